@@ -1,0 +1,244 @@
+/*
+ * warpfft.h — the whole public C ABI of warpfft, a GPU non-uniform FFT library.
+ *
+ * Include only this header; it needs no CUDA headers. Device pointers cross the ABI as
+ * `void *`, CUDA streams as `uint64_t` (the CUstream / cudaStream_t value cast to an integer).
+ *
+ * Lifecycle (four verbs over an opaque plan):
+ *
+ *     warpfft_opts opts;
+ *     warpfft_opts_default(&opts);
+ *     warpfft_plan plan;
+ *     int64_t n[3] = {256, 256, 1};
+ *     if (warpfft_plan_create(1, 2, n, +1, 1, 1e-6, WARPFFT_F32, &opts, &plan) != WARPFFT_SUCCESS)
+ *         fprintf(stderr, "%s\n", warpfft_last_error());
+ *     warpfft_setpts(plan, WARPFFT_F32, M, d_x, d_y, NULL);   // device arrays of M floats
+ *     warpfft_execute(plan, WARPFFT_F32, d_c, d_fk);          // complex float, interleaved
+ *     warpfft_plan_destroy(plan);
+ *
+ * Definitions (as FINUFFT):
+ *   type 1:  f[k] = sum_j c[j] exp(iflag * i * k . x_j)        for modes k, points x_j
+ *   type 2:  c[j] = sum_k f[k] exp(iflag * i * k . x_j)
+ *   Points are 2*pi periodic: any finite real coordinate is folded into [-pi, pi).
+ *   Mode k_d runs over -floor(N_d/2) .. ceil(N_d/2)-1. Mode arrays are stored with dimension 1
+ *   fastest: f[i1 + N1*(i2 + N2*i3)], and transform t of a batch at offset t*N1*N2*N3
+ *   (strengths: c[t*M + j]). Index i_d -> k_d depends on opts.modeord:
+ *   0 (CMCL): k = i - floor(N/2);  1 (FFT order): k = i for i < ceil(N/2), else i - N.
+ *   Complex data are interleaved (re, im) pairs of the plan's precision.
+ *
+ * Errors: every function returns a warpfft_status. On failure, warpfft_last_error() returns a
+ * message for the calling thread (valid until that thread's next warpfft call). No function
+ * prints, aborts or exits.
+ *
+ * Threads: the library's global state (driver and cuFFT loading, module cache) is initialised
+ * once, on first use, thread-safely. A plan may be used by one thread at a time; different
+ * plans may be used from different threads concurrently.
+ *
+ * Streams: setpts and execute enqueue their work on opts.stream (0 = the legacy default stream)
+ * and return without waiting for the GPU, except where noted below. Input arrays must stay
+ * valid and unchanged until the work on that stream has finished.
+ *
+ * Memory: all arrays passed to setpts/execute are device pointers (cuMemAlloc, cudaMalloc,
+ * cupy, torch, warpfft_malloc, ...) on the plan's device. The plan owns its workspace
+ * (warpfft_plan_workspace_bytes) and frees it in warpfft_plan_destroy; execute never allocates.
+ */
+#ifndef WARPFFT_H
+#define WARPFFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(WARPFFT_BUILDING) && defined(__GNUC__)
+#define WARPFFT_API __attribute__((visibility("default")))
+#else
+#define WARPFFT_API
+#endif
+
+#define WARPFFT_VERSION_MAJOR 0
+#define WARPFFT_VERSION_MINOR 1
+#define WARPFFT_VERSION_PATCH 0
+
+/* Status codes. 0 is success; every other value names one kind of failure. */
+typedef enum warpfft_status {
+    WARPFFT_SUCCESS = 0,
+    WARPFFT_ERR_INVALID_ARG = 1,      /* null pointer, bad enum or option value */
+    WARPFFT_ERR_BAD_TYPE = 2,         /* transform type not 1 or 2 */
+    WARPFFT_ERR_BAD_DIM = 3,          /* dim not 1, 2 or 3 */
+    WARPFFT_ERR_BAD_SIZE = 4,         /* a mode count < 1, ntransf < 1, or sizes too large */
+    WARPFFT_ERR_BAD_TOL = 5,          /* tol outside the supported range for the precision */
+    WARPFFT_ERR_BAD_NPOINTS = 6,      /* M < 0 */
+    WARPFFT_ERR_BAD_POINTS = 7,       /* a NaN or infinite coordinate */
+    WARPFFT_ERR_PRECISION = 8,        /* arrays' precision differs from the plan's */
+    WARPFFT_ERR_NO_POINTS = 9,        /* execute before setpts */
+    WARPFFT_ERR_NO_DRIVER = 10,       /* libcuda.so.1 missing, or a symbol missing in it */
+    WARPFFT_ERR_NO_DEVICE = 11,       /* no CUDA device, or the device ordinal is out of range */
+    WARPFFT_ERR_DRIVER_TOO_OLD = 12,  /* driver older than the embedded kernels need */
+    WARPFFT_ERR_NO_KERNEL = 13,       /* no embedded image runs on this GPU, or a kernel missing */
+    WARPFFT_ERR_NO_CUFFT = 14,        /* cuFFT library not found or a symbol missing */
+    WARPFFT_ERR_CUFFT = 15,           /* a cuFFT call failed */
+    WARPFFT_ERR_OUT_OF_MEMORY = 16,   /* device (or host) memory exhausted */
+    WARPFFT_ERR_CUDA = 17,            /* any other CUDA driver error */
+    WARPFFT_ERR_UNSUPPORTED = 18,     /* valid request this build does not do (e.g. type 3) */
+    WARPFFT_ERR_INTERNAL = 19         /* a bug in warpfft: please report it */
+} warpfft_status;
+
+typedef enum warpfft_precision { WARPFFT_F32 = 1, WARPFFT_F64 = 2 } warpfft_precision;
+
+/* How points meet the fine grid (spreading for type 1, interpolation for type 2). */
+typedef enum warpfft_method {
+    WARPFFT_METHOD_AUTO = 0, /* pick by measured rules per (type, dim, precision, width, density) */
+    WARPFFT_METHOD_GM = 1,   /* points-driven over bin-sorted points, global-memory atomics */
+    WARPFFT_METHOD_SM = 2    /* subproblems: per-bin tiles in shared memory */
+} warpfft_method;
+
+/* Options. Always initialise with warpfft_opts_default, then change fields. */
+typedef struct warpfft_opts {
+    uint32_t struct_size;   /* set by warpfft_opts_default; lets the ABI grow */
+    int32_t modeord;        /* 0: CMCL order (default), 1: FFT order */
+    int32_t method;         /* a warpfft_method; default AUTO */
+    int32_t device;         /* CUDA device ordinal; default 0 */
+    double upsampfac;       /* fine grid / modes: 2.0 (default) or 1.25 */
+    uint64_t stream;        /* CUstream as an integer; 0 = legacy default stream */
+    int32_t bin_size[3];    /* spreading bin edge per dim in fine-grid points; 0 = automatic */
+    int32_t max_subprob;    /* points per shared-memory subproblem; 0 = automatic */
+} warpfft_opts;
+
+typedef struct warpfft_plan_s *warpfft_plan;
+
+/* What a plan chose; filled by warpfft_plan_get_info. */
+typedef struct warpfft_plan_info {
+    int32_t type, dim, precision, method;  /* method: the one actually used (never AUTO) */
+    int32_t width;                         /* kernel width in fine-grid points */
+    double beta;                           /* exponential-of-semicircle shape parameter */
+    double upsampfac;
+    int64_t n_modes[3];                    /* N1, N2, N3 (1 for unused dims) */
+    int64_t n_fine[3];                     /* fine-grid size per dim (1 for unused dims) */
+    int32_t bin_size[3];
+    int64_t ntransf;
+    int64_t n_points;                      /* M of the last setpts, -1 before */
+    size_t workspace_bytes;                /* device memory the plan holds now */
+} warpfft_plan_info;
+
+/* ---- library, build and runtime information (no GPU needed unless stated) ---- */
+
+/* "0.1.0". */
+WARPFFT_API const char *warpfft_version(void);
+/* Message for the last failure on this thread ("" if none). */
+WARPFFT_API const char *warpfft_last_error(void);
+/* Short fixed name of a status, e.g. "WARPFFT_ERR_NO_DEVICE". */
+WARPFFT_API const char *warpfft_status_name(int status);
+/* JSON describing the embedded kernels: mode ("jit", "aot" or "aot+jit"), real archs, PTX arch,
+ * toolkit version, content hash, modules and their kernel names. Static; never fails. */
+WARPFFT_API const char *warpfft_build_manifest(void);
+
+/* Embedded kernel blobs, for inspection (e.g. to list a fatbin's images). Modules are numbered
+ * 0..warpfft_embedded_module_count()-1, blobs within a module 0..n-1. kind: 1 = PTX text,
+ * 2 = fatbin. Any output pointer may be NULL. */
+WARPFFT_API size_t warpfft_embedded_module_count(void);
+WARPFFT_API warpfft_status warpfft_embedded_module(size_t module, const char **name,
+                                                   size_t *n_blobs);
+WARPFFT_API warpfft_status warpfft_embedded_blob(size_t module, size_t blob, int *kind,
+                                                 const char **label, const void **data,
+                                                 size_t *size);
+
+/* Finds and loads cuFFT (no GPU needed). Search order: $WARPFFT_CUFFT_LIB; NVIDIA pip wheels
+ * beside libwarpfft (../nvidia/cufft/lib, ../nvidia/cu13/lib, ../nvidia/cu12/lib) and in
+ * $VIRTUAL_ENV's site-packages; $CUDA_PATH/lib64 and $CUDA_HOME/lib64; /usr/local/cuda/lib64;
+ * then the system loader by SONAME (libcufft.so.12, libcufft.so.11). Setting
+ * WARPFFT_CUFFT_DEFAULT_PATHS=0 skips the last two (for hermetic deployments and tests).
+ * On success writes the loaded file's path (NUL-terminated, truncated to path_len) and
+ * cufftGetVersion's value. On failure WARPFFT_ERR_NO_CUFFT; the message lists every place tried. */
+WARPFFT_API warpfft_status warpfft_cufft_probe(char *path, size_t path_len, int *version);
+
+/* Initialises the driver and the device in opts-less form (device ordinal), retaining its
+ * primary context. Called implicitly by plan creation; explicit calls are optional. */
+WARPFFT_API warpfft_status warpfft_init(int device);
+
+/* Runtime report as JSON into buf (NUL-terminated, truncated to len; *needed, if not NULL,
+ * receives the full length + 1): build manifest summary, driver version, device name, sm,
+ * per loaded module the image the driver used ("sass" or "ptx-jit") and JIT/load time in ms,
+ * cuFFT path and version. Always fills buf with what is known (with "gpu_error" and
+ * "cufft_error" fields for what failed); returns the status of driver/device initialisation
+ * for `device`. */
+WARPFFT_API warpfft_status warpfft_runtime_info(int device, char *buf, size_t len, size_t *needed);
+
+/* ---- device memory helpers, for callers without CUDA bindings ---- */
+
+/* All operate on `device` (its primary context). Copies are synchronous. */
+WARPFFT_API warpfft_status warpfft_malloc(int device, size_t bytes, void **dptr);
+WARPFFT_API warpfft_status warpfft_free(int device, void *dptr); /* NULL is a no-op */
+WARPFFT_API warpfft_status warpfft_memcpy_htod(int device, void *dst, const void *src,
+                                               size_t bytes);
+WARPFFT_API warpfft_status warpfft_memcpy_dtoh(int device, void *dst, const void *src,
+                                               size_t bytes);
+/* Waits for all work on a stream (0 = legacy default stream) of the device. */
+WARPFFT_API warpfft_status warpfft_stream_sync(int device, uint64_t stream);
+
+/* ---- plans ---- */
+
+WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts);
+
+/* Creates a plan. type 1 or 2; dim 1..3; n_modes[0..dim-1] >= 1 (entries past dim ignored);
+ * iflag: sign of the exponent (>= 0 means +1, < 0 means -1); ntransf >= 1 transforms share
+ * one point set; tol: requested relative l2 accuracy, f32 1e-6..1e-1, f64 1e-13..1e-1 (see
+ * README: accuracy floor); opts may be NULL for defaults. Loads the kernels the plan needs
+ * (JIT builds compile them now), creates the cuFFT plan and allocates the fine grid. */
+WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t n_modes[3],
+                                               int iflag, int64_t ntransf, double tol,
+                                               warpfft_precision precision,
+                                               const warpfft_opts *opts, warpfft_plan *plan);
+
+/* Sets the M non-uniform points (device arrays of M reals of the plan's precision; y needed
+ * for dim >= 2, z for dim 3; unused ones may be NULL). Sorts points into bins. The plan keeps
+ * the pointers: the arrays must stay valid and unchanged until the next setpts or destroy.
+ * Host sync: waits once for its own work on the stream, to check every coordinate is finite
+ * (WARPFFT_ERR_BAD_POINTS otherwise) and to size the subproblem list. */
+WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision,
+                                          int64_t M, const void *x, const void *y,
+                                          const void *z);
+
+/* Runs ntransf transforms. type 1: reads c (ntransf*M complex), writes fk (ntransf*N1*N2*N3
+ * complex); type 2: reads fk, writes c. Asynchronous on the plan's stream; no allocation. */
+WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision,
+                                           void *c, void *fk);
+
+/* Frees everything the plan holds. NULL is a no-op. */
+WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan);
+
+WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info);
+
+/* Device bytes the plan holds now (fine grid, cuFFT work area, sort and bin arrays). */
+WARPFFT_API warpfft_status warpfft_plan_workspace_bytes(warpfft_plan plan, size_t *bytes);
+
+/* Computes what warpfft_plan_create would choose (width, beta, fine grid, bins, method where
+ * it does not depend on the GPU) without a GPU. Same argument checks as plan_create. */
+WARPFFT_API warpfft_status warpfft_plan_params(int type, int dim, const int64_t n_modes[3],
+                                               int64_t ntransf, double tol,
+                                               warpfft_precision precision,
+                                               const warpfft_opts *opts, warpfft_plan_info *info);
+
+/* ---- reference ---- */
+
+/* Exact non-uniform DFT in double precision on the GPU, at a sample of outputs, for checking
+ * accuracy. Arguments as the plan's (x, y, z, c, fk device arrays of `precision`, transform 0 of
+ * a batch). type 1: out[s] = f[k(sample[s])] for mode-array indices sample[s] (0 <= sample <
+ * N1*N2*N3, index ordering per modeord); type 2: out[s] = c[sample[s]] for point indices.
+ * sample: host array of n_sample indices; out: host array of 2*n_sample doubles (re, im).
+ * Synchronous. */
+WARPFFT_API warpfft_status warpfft_direct_sample(int type, int dim, const int64_t n_modes[3],
+                                                 int iflag, int modeord,
+                                                 warpfft_precision precision, int device,
+                                                 int64_t M, const void *x, const void *y,
+                                                 const void *z, const void *c, const void *fk,
+                                                 int64_t n_sample, const int64_t *sample,
+                                                 double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WARPFFT_H */
