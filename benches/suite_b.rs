@@ -1,0 +1,189 @@
+//! Benchmark suite B of DESIGN.md: per case the plan, set-points and execute times (median of
+//! repeated runs after a warm-up, host clock around work + stream sync), throughput and the
+//! measured relative error on a sample of outputs against the exact sum (in double, on the GPU),
+//! printed beside the reference times; JSON to $WARPFFT_BENCH_JSON (default
+//! target/suite_b.json).
+//!
+//! `cargo bench --bench suite_b [-- B2 B3]` runs all or the named cases.
+//! `WARPFFT_BENCH_METHODS=all` also times each case with the GM and SM methods forced.
+//! `WARPFFT_BENCH_REPS=N` sets the timed repetitions (default 20).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::*;
+use std::os::raw::c_void;
+use std::time::Instant;
+use warpfft::sys;
+
+struct Bench {
+    name: &'static str,
+    dim: i32,
+    ty: i32,
+    f64: bool,
+    n: [i64; 3],
+    m: i64,
+    ntransf: i64,
+    tol: f64,
+    ref_ms: f64,
+}
+
+#[rustfmt::skip]
+const SUITE: &[Bench] = &[
+    Bench { name: "B1", dim: 1, ty: 1, f64: false, n: [1_000_000, 1, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 0.62 },
+    Bench { name: "B2", dim: 2, ty: 1, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 2.07 },
+    Bench { name: "B3", dim: 2, ty: 2, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 1.30 },
+    Bench { name: "B4", dim: 3, ty: 1, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 5.61 },
+    Bench { name: "B5", dim: 3, ty: 2, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 3.19 },
+    Bench { name: "B6", dim: 2, ty: 1, f64: true, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 12.6 },
+    Bench { name: "B7", dim: 3, ty: 1, f64: true, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 341.0 },
+    Bench { name: "B8", dim: 3, ty: 2, f64: true, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 20.5 },
+    Bench { name: "B9", dim: 2, ty: 1, f64: false, n: [256, 256, 1], m: 1_000_000, ntransf: 8, tol: 1e-5, ref_ms: 2.66 },
+];
+
+struct Row {
+    name: String,
+    method: String,
+    width: i32,
+    plan_ms: f64,
+    setpts_ms: f64,
+    exec_ms: f64,
+    ref_ms: f64,
+    err: f64,
+    tol: f64,
+    pts_per_s: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn upload(f64: bool, v: &[f64]) -> Dev {
+    if f64 {
+        Dev::from(v)
+    } else {
+        Dev::from(&v.iter().map(|&a| a as f32).collect::<Vec<_>>())
+    }
+}
+
+fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
+    let mut rng = Rng::new(42);
+    let prec = if b.f64 { sys::WARPFFT_F64 } else { sys::WARPFFT_F32 };
+    let el = if b.f64 { 8 } else { 4 };
+    let pi = std::f64::consts::PI;
+    let pts: Vec<Dev> = (0..b.dim)
+        .map(|_| upload(b.f64, &(0..b.m).map(|_| rng.range(-pi, pi)).collect::<Vec<_>>()))
+        .collect();
+    let ptr = |d: usize| pts.get(d).map_or(std::ptr::null(), |p| p.ptr as *const c_void);
+    let nm: i64 = b.n.iter().product();
+    let (n_in, n_out) = if b.ty == 1 { (b.m, nm) } else { (nm, b.m) };
+    let input = upload(b.f64, &(0..2 * n_in * b.ntransf).map(|_| rng.range(-1.0, 1.0)).collect::<Vec<_>>());
+    let output = Dev::new((2 * n_out * b.ntransf) as usize * el);
+
+    let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
+    unsafe { sys::warpfft_opts_default(&mut opts) };
+    opts.method = method;
+    let mut plan: sys::warpfft_plan = std::ptr::null_mut();
+    let t0 = Instant::now();
+    let st = unsafe { sys::warpfft_plan_create(b.ty, b.dim, b.n.as_ptr(), 1, b.ntransf, b.tol, prec, &opts, &mut plan) };
+    if st != sys::WARPFFT_SUCCESS {
+        return Err(last_error());
+    }
+    let plan_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let result = (|| {
+        let mut setpts = Vec::new();
+        for _ in 0..5 {
+            let t = Instant::now();
+            check(unsafe { sys::warpfft_setpts(plan, prec, b.m, ptr(0), ptr(1), ptr(2)) }, "setpts");
+            check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
+            setpts.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        let (cp, fp) = if b.ty == 1 { (input.ptr, output.ptr) } else { (output.ptr, input.ptr) };
+        for _ in 0..3 {
+            check(unsafe { sys::warpfft_execute(plan, prec, cp, fp) }, "execute");
+        }
+        check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
+        let mut exec = Vec::new();
+        for _ in 0..reps {
+            let t = Instant::now();
+            check(unsafe { sys::warpfft_execute(plan, prec, cp, fp) }, "execute");
+            check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
+            exec.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        // error on a sample of transform 0
+        let nsamp = 64i64;
+        let sample: Vec<i64> = (0..nsamp).map(|_| rng.below(n_out as u64) as i64).collect();
+        let mut exact = vec![0.0; 2 * nsamp as usize];
+        let (dc, dfk) = if b.ty == 1 { (input.ptr as *const c_void, std::ptr::null()) } else { (std::ptr::null(), input.ptr as *const c_void) };
+        check(
+            unsafe {
+                sys::warpfft_direct_sample(b.ty, b.dim, b.n.as_ptr(), 1, 0, prec, 0, b.m, ptr(0), ptr(1), ptr(2), dc, dfk, nsamp, sample.as_ptr(), exact.as_mut_ptr())
+            },
+            "direct_sample",
+        );
+        let out: Vec<f64> = if b.f64 {
+            output.to_vec::<f64>(2 * n_out as usize)
+        } else {
+            output.to_vec::<f32>(2 * n_out as usize).into_iter().map(f64::from).collect()
+        };
+        let approx: Vec<f64> = sample.iter().flat_map(|&s| [out[2 * s as usize], out[2 * s as usize + 1]]).collect();
+        let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
+        check(unsafe { sys::warpfft_plan_get_info(plan, &mut info) }, "get_info");
+        let exec_ms = median(exec);
+        Ok(Row {
+            name: b.name.to_string(),
+            method: ["auto", "GM", "SM"][info.method as usize].to_string(),
+            width: info.width,
+            plan_ms,
+            setpts_ms: median(setpts),
+            exec_ms,
+            ref_ms: b.ref_ms,
+            err: rel_l2(&approx, &exact),
+            tol: b.tol,
+            pts_per_s: (b.m * b.ntransf) as f64 / (exec_ms * 1e-3),
+        })
+    })();
+    unsafe { sys::warpfft_plan_destroy(plan) };
+    result
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    if !gpu_or_skip("benches/suite_b") {
+        return;
+    }
+    let reps: usize = std::env::var("WARPFFT_BENCH_REPS").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
+    let methods: &[i32] = if std::env::var("WARPFFT_BENCH_METHODS").as_deref() == Ok("all") { &[0, 1, 2] } else { &[0] };
+    let mut rows = Vec::new();
+    println!("{:<4} {:<6} {:>2} {:>9} {:>10} {:>10} {:>8} {:>6} {:>9} {:>7} {:>10}", "case", "method", "w", "plan_ms", "setpts_ms", "exec_ms", "ref_ms", "ratio", "rel_err", "tol", "Mpts/s");
+    for b in SUITE.iter().filter(|b| args.is_empty() || args.iter().any(|a| a == b.name)) {
+        for &m in methods {
+            match run(b, m, reps) {
+                Ok(mut r) => {
+                    if m != 0 {
+                        r.method = format!("{}!", r.method);
+                    }
+                    println!(
+                        "{:<4} {:<6} {:>2} {:>9.1} {:>10.3} {:>10.3} {:>8.2} {:>6.2} {:>9.2e} {:>7.0e} {:>10.0}{}",
+                        r.name, r.method, r.width, r.plan_ms, r.setpts_ms, r.exec_ms, r.ref_ms, r.exec_ms / r.ref_ms, r.err, r.tol, r.pts_per_s / 1e6,
+                        if r.err > r.tol { "  ERR>TOL" } else { "" }
+                    );
+                    rows.push(r);
+                }
+                Err(e) => println!("{:<4} method {m}: failed: {e}", b.name),
+            }
+        }
+    }
+    let json: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"case\":\"{}\",\"method\":\"{}\",\"width\":{},\"plan_ms\":{:.3},\"setpts_ms\":{:.4},\"exec_ms\":{:.4},\"ref_ms\":{},\"rel_err\":{:.3e},\"tol\":{:e},\"points_per_s\":{:.4e}}}",
+                r.name, r.method, r.width, r.plan_ms, r.setpts_ms, r.exec_ms, r.ref_ms, r.err, r.tol, r.pts_per_s
+            )
+        })
+        .collect();
+    let path = std::env::var("WARPFFT_BENCH_JSON").unwrap_or_else(|_| "target/suite_b.json".into());
+    let _ = std::fs::write(&path, format!("[\n{}\n]\n", json.join(",\n")));
+    println!("JSON written to {path}");
+}

@@ -1,0 +1,86 @@
+# warpfft tasks. `just` lists them. scripts/setup.sh installs what they need.
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+# Architectures the CI's AOT builds embed (the default list is much longer; see README).
+ci_archs := "80;90"
+
+default:
+    @just --list
+
+# Build and run the main demo (a 2D type-1 NUFFT checked against the exact sum)
+demo:
+    cargo run --release --example demo
+
+# Release build of the crate and libwarpfft.so
+build:
+    cargo build --release
+
+# Everything that runs without a GPU, plus the GPU tests (which skip visibly without one)
+test: lint
+    @echo "== fatbuild: toolchain unit tests"
+    cargo test -p fatbuild
+    @echo "== C core: host-side unit tests (ASan + UBSan)"
+    bash c_core/tests/run.sh
+    @echo "== jit build: Rust tests, doc tests, GPU tests (skip without a GPU)"
+    cargo test -- --nocapture
+    @echo "== aot build (sm {{ci_archs}}): embedded fatbins hold exactly those ELF images"
+    WARPFFT_CUDA_ARCHS="{{ci_archs}}" WARPFFT_EXPECT_ARCHS="{{ci_archs}}" cargo test --no-default-features --features aot --test manifest --test no_gpu -- --nocapture
+    @echo "== aot+jit build: ELF images plus one PTX fallback per single-source module"
+    WARPFFT_CUDA_ARCHS="{{ci_archs}}" WARPFFT_EXPECT_ARCHS="{{ci_archs}}" cargo test --features aot --test manifest -- --nocapture
+    @echo "== missing toolkit: the build fails with one clear message"
+    bash scripts/check_missing_toolkit.sh
+    @echo "== committed bindings equal bindgen's output"
+    cargo test --features bindgen --test bindings
+    @echo "== consumer crate (path dependency, aot only)"
+    WARPFFT_CUDA_ARCHS="{{ci_archs}}" cargo run -q --manifest-path tests/consumer/Cargo.toml
+    @echo "== C ABI from C: install to a prefix, build the example with pkg-config, run it"
+    just install target/prefix
+    bash examples/c/run.sh target/prefix
+    @echo "== C ABI from Python (ctypes), wheel, cuFFT wheel discovery"
+    just wheel
+    WARPFFT_LIBRARY=target/release/libwarpfft.so python3 -m pytest python/tests -q -rs
+
+# GPU tests only (on a machine with a GPU)
+test-gpu:
+    cargo test --release --test gpu_accuracy --test gpu_api -- --nocapture --test-threads=1
+
+# Build release test/bench binaries here into .gpu/ with a run.sh for a GPU machine
+gpu-bundle:
+    bash scripts/gpu_bundle.sh
+
+# Benchmark suite B (DESIGN.md) on the GPU; `just bench B2 B3` for some cases
+bench *cases:
+    cargo bench --bench suite_b -- {{cases}}
+
+fmt:
+    cargo fmt --all
+    clang-format -i c_core/include/*.h c_core/src/*.[ch] c_core/tests/*.[ch] examples/c/*.c
+
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --all-targets -- -D warnings
+    clang-format --dry-run --Werror c_core/include/*.h c_core/src/*.[ch] c_core/tests/*.[ch] examples/c/*.c
+
+# Install libwarpfft.so, warpfft.h and warpfft.pc under PREFIX
+install PREFIX="/usr/local":
+    cargo build --release
+    v=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1); \
+    p=$(realpath -m "{{PREFIX}}"); \
+    install -d "$p/lib/pkgconfig" "$p/include"; \
+    install -m 755 target/release/libwarpfft.so.0 "$p/lib/libwarpfft.so.$v"; \
+    ln -sf "libwarpfft.so.$v" "$p/lib/libwarpfft.so.0"; \
+    ln -sf "libwarpfft.so.0" "$p/lib/libwarpfft.so"; \
+    install -m 644 c_core/include/warpfft.h "$p/include/"; \
+    sed -e "s|@PREFIX@|$p|" -e "s|@VERSION@|$v|" c_core/warpfft.pc.in > "$p/lib/pkgconfig/warpfft.pc"; \
+    echo "installed warpfft $v under $p"
+
+# A platform wheel holding libwarpfft.so (no CUDA library linked) into dist/
+wheel:
+    cargo build --release
+    cp target/release/libwarpfft.so.0 python/warpfft/libwarpfft.so
+    python3 -m pip wheel --no-deps -q python/ -w dist/
+    ls dist/*.whl
+
+# What CI runs
+ci:
+    bash .ci/run

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds, on this CPU-only machine, everything the GPU machine runs (it has no cargo) into the
+# git-ignored .gpu/: release test, bench and example binaries for a `jit` and an `aot`
+# (WARPFFT_GPU_ARCHS, default sm_90) build, libwarpfft.so, the C example, and run.sh.
+# On the GPU machine: `bash .gpu/run.sh [stage...]`; logs go to $OUT (or .gpu/logs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+archs=${WARPFFT_GPU_ARCHS:-90}
+rm -rf .gpu && mkdir -p .gpu/lib .gpu/c
+collect() { # mode, then cargo args: copies every built executable to .gpu/<mode>/<name>
+    local mode=$1; shift
+    mkdir -p ".gpu/$mode"
+    python3 - "$mode" <<'PY' < <("$@" --message-format=json)
+import json, os, shutil, sys
+mode = sys.argv[1]
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    exe = m.get("executable") if m.get("reason") == "compiler-artifact" else None
+    if exe:
+        name = m["target"]["name"]
+        shutil.copy2(exe, f".gpu/{mode}/{name}")
+        print(f"  .gpu/{mode}/{name}  ({os.path.getsize(exe) // 1024} KiB)")
+PY
+}
+for mode in jit aot; do
+    if [ $mode = jit ]; then feats=(--features jit); else feats=(--no-default-features --features aot); fi
+    export CARGO_TARGET_DIR=target/gpu-$mode WARPFFT_CUDA_ARCHS=$archs
+    echo "== $mode build (archs $archs)"
+    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu
+    collect $mode cargo build --release "${feats[@]}" --bench suite_b --example demo --example load_time
+done
+cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so
+cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so.0
+cc -O2 -Ic_core/include examples/c/type1_2d.c -o .gpu/c/type1_2d -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft -lm
+cp scripts/gpu_run.sh .gpu/run.sh
+strip .gpu/*/* 2>/dev/null || true
+du -sh .gpu

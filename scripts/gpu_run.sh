@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
+# Stages: info tests sanitize bench load python c (default: all). Logs: $OUT or .gpu/logs,
+# few files (the device tool returns at most 8).
+set -uo pipefail
+L=${OUT:-.gpu/logs}; mkdir -p "$L"
+G=.gpu
+stages=${*:-info tests load c python sanitize bench}
+log=$L/run.log
+say() { echo "== $*" | tee -a "$log"; }
+run() { "$@" 2>&1 | tee -a "$log"; local rc=${PIPESTATUS[0]}; echo "-- exit $rc: $*" | tee -a "$log"; return $rc; }
+fails=0
+for s in $stages; do case $s in
+info)
+    say info
+    run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv ;;
+tests)
+    for m in aot jit; do
+        for t in no_gpu gpu_api gpu_accuracy; do
+            say "$m $t"; run $G/$m/$t --test-threads=1 --nocapture || fails=$((fails+1))
+        done
+    done ;;
+load)
+    # module load time: AOT vs JIT, driver cache off and warm
+    export CUDA_CACHE_PATH=$(mktemp -d)
+    for m in aot jit; do
+        say "$m load, cache off"; CUDA_CACHE_DISABLE=1 run $G/$m/load_time || fails=$((fails+1))
+        say "$m load, cold cache"; run $G/$m/load_time
+        say "$m load, warm cache"; run $G/$m/load_time
+    done ;;
+c)
+    say "C example"; run $G/c/type1_2d || fails=$((fails+1)) ;;
+python)
+    say python
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 -m pytest python/tests -q -rs -p no:cacheprovider || fails=$((fails+1))
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 examples/python/type1_2d.py || fails=$((fails+1)) ;;
+sanitize)
+    say "compute-sanitizer memcheck (aot gpu_api)"
+    run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_api --test-threads=1 > "$L/sanitize.log" 2>&1 || fails=$((fails+1))
+    tail -5 "$L/sanitize.log" | tee -a "$log"
+    say "compute-sanitizer racecheck (aot gpu_api, shared-memory kernels)"
+    run compute-sanitizer --tool racecheck --error-exitcode 9 $G/aot/gpu_api --test-threads=1 >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
+    tail -5 "$L/sanitize.log" | tee -a "$log" ;;
+bench)
+    say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} run $G/aot/suite_b || fails=$((fails+1)) ;;
+esac; done
+say "stages with failures: $fails"
+exit $fails

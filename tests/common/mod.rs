@@ -1,0 +1,109 @@
+//! Shared helpers for the GPU tests and the benchmark runner: a GPU probe that explains itself,
+//! a small deterministic RNG, a device buffer over the raw C ABI, and error formatting.
+#![allow(dead_code)]
+
+use std::ffi::CStr;
+use std::os::raw::c_void;
+use warpfft::sys;
+
+/// The last error message of this thread, from the C core.
+pub fn last_error() -> String {
+    unsafe { CStr::from_ptr(sys::warpfft_last_error()) }.to_string_lossy().into_owned()
+}
+
+/// Panics with the status name and the C core's message unless `st` is success.
+#[track_caller]
+pub fn check(st: sys::warpfft_status, what: &str) {
+    if st != sys::WARPFFT_SUCCESS {
+        let name = unsafe { CStr::from_ptr(sys::warpfft_status_name(st as i32)) };
+        panic!("{what}: {} ({})", name.to_string_lossy(), last_error());
+    }
+}
+
+/// `true` when device 0 initialises; otherwise prints a visible skip line naming the test and
+/// the reason, so a CPU-only run shows what it did not run.
+pub fn gpu_or_skip(test: &str) -> bool {
+    let st = unsafe { sys::warpfft_init(0) };
+    if st == sys::WARPFFT_SUCCESS {
+        return true;
+    }
+    eprintln!("skipped: no GPU: {test}: {}", last_error());
+    false
+}
+
+/// splitmix64: deterministic, seedable, good enough for test data.
+pub struct Rng(u64);
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+    /// Uniform in [lo, hi).
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.uniform()
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
+/// A device allocation through the C ABI (freed on drop).
+pub struct Dev {
+    pub ptr: *mut c_void,
+    pub bytes: usize,
+}
+impl Dev {
+    pub fn new(bytes: usize) -> Dev {
+        let mut ptr = std::ptr::null_mut();
+        check(unsafe { sys::warpfft_malloc(0, bytes.max(1), &mut ptr) }, "warpfft_malloc");
+        Dev { ptr, bytes }
+    }
+    pub fn from<T: Copy>(host: &[T]) -> Dev {
+        let bytes = std::mem::size_of_val(host);
+        let d = Dev::new(bytes);
+        if bytes > 0 {
+            check(
+                unsafe { sys::warpfft_memcpy_htod(0, d.ptr, host.as_ptr() as *const c_void, bytes) },
+                "warpfft_memcpy_htod",
+            );
+        }
+        d
+    }
+    pub fn to_vec<T: Copy + Default>(&self, n: usize) -> Vec<T> {
+        let mut v = vec![T::default(); n];
+        let bytes = std::mem::size_of_val(v.as_slice());
+        assert!(bytes <= self.bytes);
+        if bytes > 0 {
+            check(
+                unsafe { sys::warpfft_memcpy_dtoh(0, v.as_mut_ptr() as *mut c_void, self.ptr, bytes) },
+                "warpfft_memcpy_dtoh",
+            );
+        }
+        v
+    }
+}
+impl Drop for Dev {
+    fn drop(&mut self) {
+        unsafe { sys::warpfft_free(0, self.ptr) };
+    }
+}
+
+/// Relative l2 distance between two complex vectors stored as (re, im) pairs of f64.
+pub fn rel_l2(approx: &[f64], exact: &[f64]) -> f64 {
+    let (mut num, mut den) = (0.0, 0.0);
+    for (a, e) in approx.iter().zip(exact) {
+        num += (a - e) * (a - e);
+        den += e * e;
+    }
+    (num / den).sqrt()
+}
