@@ -38,8 +38,8 @@ fn main() {
 }
 
 fn build_kernels(jit: bool, aot: bool) -> Result<fatbuild::Embedded, fatbuild::Error> {
-    let mut b = fatbuild::Build::new();
-    b.mode(fatbuild::Mode::from_features(jit, aot)?)
+    let mut b = fatbuild::Build::new()
+        .mode(fatbuild::Mode::from_features(jit, aot)?)
         .archs_from_env("WARPFFT_CUDA_ARCHS")
         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
         .include("kernels")
@@ -49,7 +49,7 @@ fn build_kernels(jit: bool, aot: bool) -> Result<fatbuild::Embedded, fatbuild::E
     for (p, widths) in [("f32", WIDTHS_F32), ("f64", WIDTHS_F64)] {
         let prec = &p[1..];
         for stage in ["prep", "direct"] {
-            b.module(
+            b = b.module(
                 fatbuild::Module::new(format!("{stage}_{p}"))
                     .source(format!("kernels/{stage}.cu"))
                     .define("WF_PREC", prec),
@@ -57,12 +57,12 @@ fn build_kernels(jit: bool, aot: bool) -> Result<fatbuild::Embedded, fatbuild::E
         }
         for dim in 1..=3 {
             for w in widths.clone() {
-                b.module(
+                b = b.module(
                     fatbuild::Module::new(format!("si_{dim}d_{p}_w{w}"))
                         .source("kernels/spreadinterp.cu")
-                        .define("WF_DIM", dim.to_string())
+                        .define("WF_DIM", dim.to_string().as_str())
                         .define("WF_PREC", prec)
-                        .define("WF_W", w.to_string()),
+                        .define("WF_W", w.to_string().as_str()),
                 );
             }
         }

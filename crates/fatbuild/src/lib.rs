@@ -1,0 +1,154 @@
+//! Builds CUDA kernels from a Cargo build script and embeds them in a generated C file.
+//!
+//! fatbuild drives the CUDA toolkit's command-line tools (nvcc, ptxas, nvlink, fatbinary),
+//! caches every output under a content hash, and writes the results as C arrays that a C core
+//! (or Rust, through FFI) hands to the CUDA driver (`cuModuleLoadData`, or `cuLink*` for
+//! multi-file PTX).
+//!
+//! # Walk-through
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let jit = std::env::var_os("CARGO_FEATURE_JIT").is_some();
+//!     let aot = std::env::var_os("CARGO_FEATURE_AOT").is_some();
+//!     // 1. Describe the build. Each knob is a method; `*_from_env` methods read a variable
+//!     //    and make Cargo rerun the script when it changes.
+//!     let emb = fatbuild::Build::new()
+//!         .mode(fatbuild::Mode::from_features(jit, aot)?) // neither -> error saying why
+//!         .archs_from_env("WARPFFT_CUDA_ARCHS")             // "80;90", "sm_80,sm_90", "native"
+//!         .ptx_arch("compute_75")                           // the default
+//!         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
+//!         .include("kernels")                               // -I; its headers are tracked
+//!         // 2. Modules: one or more .cu files linked together, with their defines.
+//!         .module(fatbuild::Module::new("sort").source("kernels/sort.cu").source("kernels/scan.cu"))
+//!         .module(
+//!             fatbuild::Module::new("si_2d_f32_w6")
+//!                 .source("kernels/spreadinterp.cu")
+//!                 .define("WF_DIM", "2")
+//!                 .define("WF_PREC", "32")
+//!                 .define("WF_W", "6"),
+//!         )
+//!         // 3. Compile what the cache lacks; write OUT_DIR/warpfft_kernels.{c,h}.
+//!         .embed("warpfft_kernels")
+//!         .unwrap_or_else(|e| panic!("{e}")); // the message says what failed and the fix
+//!     // 4. Compile the generated C with the rest of the C code.
+//!     //    cc::Build::new().file(&emb.c_file).include(emb.h_file.parent().unwrap()).compile(..)
+//!     println!("{} kernels built, {} tool runs", emb.modules.len(), emb.stats.tools_run());
+//!     Ok(())
+//! }
+//! ```
+//!
+//! # Modes
+//!
+//! | [`Mode`]  | pipeline | blobs per module |
+//! |-----------|----------|------------------|
+//! | `Jit`     | `nvcc -ptx -rdc=true -arch=compute_75` per source | one PTX per source |
+//! | `Aot`     | PTX → `ptxas -c -arch=sm_XX` per source and arch → `nvlink -arch=sm_XX` per arch → `fatbinary` (one ELF per arch) | one fatbin |
+//! | `AotJit`  | as `Aot`; a single-source module's fatbin also holds its PTX | one fatbin; for multi-source modules also one PTX per source |
+//!
+//! Multi-source modules use relocatable device code, so their PTX cannot be JIT-loaded file by
+//! file: it goes in separate PTX blobs that the loader links with `cuLinkCreate` /
+//! `cuLinkAddData(CU_JIT_INPUT_PTX)` / `cuLinkComplete`. PTX is always built first (also for
+//! `Aot`), so kernel names are read from its `.entry` lines into the manifest, and JIT and AOT
+//! builds share the cached PTX.
+//!
+//! # Generated C
+//!
+//! `<name>.h` declares the `fatbuild_blob` / `fatbuild_module` types (shared by every embed,
+//! guarded by `FATBUILD_TYPES_DEFINED`) and `<name>_modules`, `<name>_n_modules`,
+//! `<name>_manifest` (JSON), `<name>_mode` (`"jit"`, `"aot"`, `"aot+jit"`) and
+//! `<name>_cuda_version` (e.g. 13000). Per module the blobs are, in order: the fatbin
+//! (`FATBUILD_BLOB_FATBIN`, label `"fatbin"`) in the AOT modes, then the PTX blobs
+//! (`FATBUILD_BLOB_PTX`, label = the source's file stem) where the mode table above has them.
+//! Every blob is 8-byte aligned; PTX is NUL-terminated and `size` excludes the NUL.
+//!
+//! The manifest:
+//! `{"name":..,"mode":..,"archs":[80,90],"ptx_arch":"compute_75","toolkit":"13.0.88",
+//! "hash":"<sha256 of all blobs>","modules":[{"name":..,"sources":[..],"defines":{..},
+//! "kernels":[..],"blobs":[{"kind":"fatbin","label":"fatbin","bytes":N,
+//! "images":["elf sm_80","elf sm_90","ptx sm_75"]},{"kind":"ptx","label":"scan","bytes":N}]}]}`.
+//!
+//! # Archs
+//!
+//! The default list for the AOT modes is [`DEFAULT_ARCHS`] = 75, 80, 86, 89, 90, 100, 120
+//! (Turing to Blackwell; SASS for sm_X0 also runs on later sm_Xy, so this covers every GPU
+//! CUDA 13 supports except Jetson Thor, sm_110), filtered to what the toolkit supports. The PTX
+//! arch defaults to [`DEFAULT_PTX_ARCH`] = `compute_75`, the lowest CUDA 13 accepts. Arch
+//! lists are validated against `nvcc --list-gpu-code`; CUDA 13.0 knows 75 80 86 87 88 89 90
+//! 100 103 110 120 121. `native` runs `nvidia-smi --query-gpu=compute_cap
+//! --format=csv,noheader` (build machine GPUs only). In [`Mode::Jit`] the arch list is not
+//! read at all.
+//!
+//! # Cache
+//!
+//! Every output is stored as `<stem>.<key>.<ext>` in the cache directory; an output that exists
+//! is up to date, and its tool does not run. A fully cached build runs no tool at all
+//! ([`Embedded::stats`]). The keys are SHA-256 hashes over:
+//!
+//! - PTX: the toolkit version, the nvcc command line (minus the output path), the source's path
+//!   and contents, the names of the header files (`.h .hh .hpp .hxx .cuh .inc .inl .def`) under
+//!   the include directories and beside the sources, and the contents of every file the source
+//!   included when it was last compiled (nvcc's `-MD` list, kept as `<stem>.<key>.deps`). So
+//!   editing a header recompiles exactly the sources that include it; adding or removing a
+//!   header (which may change what an `#include` finds) recompiles everything.
+//! - cubins: the ptxas command line and the PTX contents (a header edit that leaves the PTX
+//!   unchanged stops there); linked cubins and fatbins: their command lines and the keyed names
+//!   of their inputs.
+//!
+//! The same `.cu` with other defines or flags is a different output, and JIT and AOT builds
+//! share the PTX. Outputs are written to a temporary name and renamed, so concurrent builds
+//! sharing the cache are safe. Nothing is ever deleted: `cargo clean` (or removing the
+//! directory) does that. Tools run in parallel within each stage, `NUM_JOBS` at a time.
+//!
+//! # Environment
+//!
+//! | variable | read by | meaning |
+//! |----------|---------|---------|
+//! | `NVCC` | [`Toolkit::find`] | path of nvcc; the toolkit is its directory |
+//! | `CUDA_PATH`, `CUDA_HOME` | [`Toolkit::find`] | toolkit root (`bin/nvcc`) |
+//! | `PATH`, then `/usr/local/cuda` | [`Toolkit::find`] | searched when none of the above is set |
+//! | any, e.g. `WARPFFT_CUDA_ARCHS` | [`Build::archs_from_env`] | arch list |
+//! | any, e.g. `WARPFFT_NVCC_FLAGS` | [`Build::nvcc_flags_from_env`] | extra nvcc flags, whitespace-separated |
+//! | `FATBUILD_CACHE_DIR` | [`Build::embed`] | cache directory (default: `<target>/<profile>/../fatbuild-cache`) |
+//! | `NUM_JOBS` | [`Build::embed`] | parallel tool runs (Cargo sets it from `-j`) |
+//! | `OUT_DIR` | [`Build::embed`] | where the C files go; also: print `cargo:` lines only when set |
+//!
+//! Every variable above except `PATH`, `NUM_JOBS` and `OUT_DIR` is printed as
+//! `cargo:rerun-if-env-changed`; every source, every header file in the include directories
+//! and beside the sources, and every other non-system file a source included, as
+//! `cargo:rerun-if-changed`. (The include directories themselves are not printed: Cargo would
+//! then rerun the build script whenever anything at all under them changed, e.g. files of a
+//! test build.)
+//!
+//! # Errors
+//!
+//! [`Build::embed`] returns [`Error`], whose message names the tool, the full command line,
+//! its exit status and output, and the fix (or, for a missing toolkit, every place searched).
+//! A build script should stop with it: `panic!("{e}")`, or print it and exit non-zero.
+//!
+//! # Fatbins
+//!
+//! [`fatbin::parse`] lists the images in a fatbin without the toolkit (the header layout is
+//! documented in that module), e.g. to test that an AOT build holds the intended archs.
+
+mod arch;
+mod builder;
+mod cache;
+mod embed;
+mod error;
+pub mod fatbin;
+mod mode;
+mod plan;
+mod run;
+mod toolkit;
+
+pub use arch::{
+    native as native_archs, parse as parse_archs, CUDA_13_0_ARCHS, DEFAULT_ARCHS, DEFAULT_PTX_ARCH,
+};
+pub use builder::{Build, Embedded, EmbeddedBlob, EmbeddedModule, Module, CACHE_DIR_ENV};
+pub use embed::BlobKind;
+pub use error::{Error, ErrorKind};
+pub use mode::Mode;
+pub use run::Stats;
+pub use toolkit::{Toolkit, DEFAULT_CUDA_ROOT, TOOLKIT_ENV_VARS};
