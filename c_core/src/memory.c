@@ -1,0 +1,138 @@
+/*
+ * memory.c — device allocation for the core, and the public memory helpers for callers that
+ * have no CUDA bindings of their own (Python ctypes, Julia, plain C).
+ *
+ * Every helper works in the device's primary context, the one plans use, so pointers from
+ * warpfft_malloc can be passed to any plan on that device.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runtime.h"
+
+warpfft_status wf_alloc(CUdeviceptr *p, size_t bytes, const char *what) {
+    const wf_driver *d = NULL;
+    if (!p)
+        return wf_error(WARPFFT_ERR_INTERNAL, "wf_alloc: NULL result pointer");
+    *p = 0;
+    if (bytes == 0)
+        return WARPFFT_SUCCESS;
+    warpfft_status st = wf_driver_get(&d);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    CUresult r = d->cuMemAlloc(p, bytes);
+    if (r == WF_CUDA_SUCCESS)
+        return WARPFFT_SUCCESS;
+    *p = 0;
+    size_t free_b = 0, total_b = 0;
+    char msg[384];
+    /* For out-of-memory, say how much there was: the usual fix is a smaller batch or grid. */
+    if (r == WF_CUDA_ERROR_OUT_OF_MEMORY && d->cuMemGetInfo(&free_b, &total_b) == 0)
+        snprintf(msg, sizeof msg, "cuMemAlloc of %zu bytes for %s (%zu of %zu MiB free)", bytes,
+                 what ? what : "warpfft", free_b >> 20, total_b >> 20);
+    else
+        snprintf(msg, sizeof msg, "cuMemAlloc of %zu bytes for %s", bytes, what ? what : "warpfft");
+    return wf_cuda_error(r, msg);
+}
+
+void wf_free(CUdeviceptr *p) {
+    const wf_driver *d = NULL;
+    if (!p || *p == 0)
+        return;
+    if (wf_driver_get(&d) == WARPFFT_SUCCESS)
+        d->cuMemFree(*p); /* a failure here (sticky context error) leaves nothing to undo */
+    *p = 0;
+}
+
+/* Device state for a public helper, with its primary context made current. */
+static warpfft_status enter(int device, const wf_device **dev) {
+    warpfft_status st = wf_device_get(device, dev);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_ctx_enter(*dev);
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_malloc(int device, size_t bytes, void **dptr) {
+    wf_clear_error();
+    if (!dptr)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_malloc: dptr is NULL");
+    *dptr = NULL;
+    const wf_device *dev = NULL;
+    warpfft_status st = enter(device, &dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    CUdeviceptr p = 0;
+    st = wf_alloc(&p, bytes, "warpfft_malloc");
+    wf_ctx_leave(dev);
+    *dptr = (void *)(uintptr_t)p;
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_free(int device, void *dptr) {
+    wf_clear_error();
+    if (!dptr)
+        return WARPFFT_SUCCESS;
+    const wf_device *dev = NULL;
+    const wf_driver *d = NULL;
+    warpfft_status st = enter(device, &dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    wf_driver_get(&d); /* cannot fail once the device is up */
+    CUresult r = d->cuMemFree((CUdeviceptr)(uintptr_t)dptr);
+    wf_ctx_leave(dev);
+    if (r != WF_CUDA_SUCCESS)
+        return wf_cuda_error(r, "warpfft_free: cuMemFree");
+    return WARPFFT_SUCCESS;
+}
+
+/* Both synchronous copies; NULL pointers are fine only for an empty copy. */
+static warpfft_status copy(const char *fn, int device, void *dst, const void *src, size_t bytes,
+                           int to_device) {
+    wf_clear_error();
+    if (bytes > 0 && (!dst || !src))
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: %s is NULL for a copy of %zu bytes", fn,
+                        !dst ? "dst" : "src", bytes);
+    const wf_device *dev = NULL;
+    const wf_driver *d = NULL;
+    warpfft_status st = enter(device, &dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    wf_driver_get(&d); /* cannot fail once the device is up */
+    CUresult r = WF_CUDA_SUCCESS;
+    if (bytes > 0 && to_device)
+        r = d->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, bytes);
+    else if (bytes > 0)
+        r = d->cuMemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes);
+    wf_ctx_leave(dev);
+    if (r != WF_CUDA_SUCCESS) {
+        char what[96];
+        snprintf(what, sizeof what, "%s of %zu bytes", fn, bytes);
+        return wf_cuda_error(r, what);
+    }
+    return WARPFFT_SUCCESS;
+}
+
+WARPFFT_API warpfft_status warpfft_memcpy_htod(int device, void *dst, const void *src,
+                                               size_t bytes) {
+    return copy("warpfft_memcpy_htod", device, dst, src, bytes, 1);
+}
+
+WARPFFT_API warpfft_status warpfft_memcpy_dtoh(int device, void *dst, const void *src,
+                                               size_t bytes) {
+    return copy("warpfft_memcpy_dtoh", device, dst, src, bytes, 0);
+}
+
+WARPFFT_API warpfft_status warpfft_stream_sync(int device, uint64_t stream) {
+    wf_clear_error();
+    const wf_device *dev = NULL;
+    const wf_driver *d = NULL;
+    warpfft_status st = enter(device, &dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    wf_driver_get(&d);
+    CUresult r = d->cuStreamSynchronize((CUstream)(uintptr_t)stream);
+    wf_ctx_leave(dev);
+    if (r != WF_CUDA_SUCCESS)
+        return wf_cuda_error(r, "warpfft_stream_sync: cuStreamSynchronize");
+    return WARPFFT_SUCCESS;
+}

@@ -1,0 +1,403 @@
+/*
+ * module.c — loads the embedded kernel modules onto a device, finds kernels, launches them.
+ *
+ * A module is loaded the first time a plan needs it (JIT costs ~0.1 s per kernel on a cold
+ * driver cache, so nothing is loaded eagerly) and kept for the process's lifetime, once per
+ * device. Which image the driver used and how long the load took are recorded for
+ * warpfft_runtime_info: that is the first thing to look at when a first call is slow.
+ *
+ * Image order: the fatbin (SASS for the built archs, maybe PTX inside) when there is one; if
+ * the driver finds nothing in it for this GPU, the separate PTX blobs, JIT-compiled by the
+ * driver (one file) or JIT-linked with cuLink (several files with relocatable device code).
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fatbin.h"
+#include "runtime.h"
+#include "warpfft_kernels.h"
+
+/* CUjit_option and CUjitInputType values (cuda.h), used without including it. */
+enum { WF_JIT_ERROR_LOG_BUFFER = 5, WF_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
+enum { WF_JIT_INPUT_PTX = 1 };
+enum { WF_CUDA_ERROR_INVALID_IMAGE = 200 };
+
+typedef struct wf_loaded {
+    wf_module_record rec;
+    CUmodule mod;
+} wf_loaded;
+
+static pthread_mutex_t wf_mod_lock = PTHREAD_MUTEX_INITIALIZER;
+static wf_loaded *wf_mods; /* guarded by wf_mod_lock, as are the two counts */
+static size_t wf_n_mods, wf_cap_mods;
+
+/* One load attempt: what was tried, its result and the JIT log. */
+typedef struct attempt {
+    CUmodule mod;
+    CUresult r;
+    const char *image; /* "sass", "ptx-jit", "ptx-link" */
+    const char *step;  /* the driver call, for messages */
+    CUresult fatbin_r; /* result of the fatbin load when PTX was the fallback, else 0 */
+    char log[2048];
+} attempt;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+long wf_embedded_find(const char *name) {
+    for (size_t i = 0; name && i < warpfft_kernels_n_modules; i++)
+        if (warpfft_kernels_modules[i].name && strcmp(warpfft_kernels_modules[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* ---- the three ways to load ---- */
+
+static void jit_log_options(attempt *a, int opts[2], void *vals[2]) {
+    a->log[0] = '\0';
+    opts[0] = WF_JIT_ERROR_LOG_BUFFER;
+    vals[0] = a->log;
+    opts[1] = WF_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
+    vals[1] = (void *)(uintptr_t)(sizeof a->log - 1);
+}
+
+static void load_ptx(const wf_driver *d, const fatbuild_blob *ptx, attempt *a) {
+    int opts[2];
+    void *vals[2];
+    jit_log_options(a, opts, vals);
+    a->image = "ptx-jit";
+    a->step = "cuModuleLoadDataEx (PTX JIT)";
+    a->r = d->cuModuleLoadDataEx(&a->mod, ptx->data, 2, opts, vals);
+}
+
+/* Several PTX files with relocatable device code: the driver links them into one cubin. */
+static void load_ptx_linked(const wf_driver *d, const fatbuild_module *m, attempt *a) {
+    int opts[2];
+    void *vals[2];
+    CUlinkState ls = NULL;
+    jit_log_options(a, opts, vals);
+    a->image = "ptx-link";
+    a->step = "cuLinkCreate";
+    a->r = d->cuLinkCreate(2, opts, vals, &ls);
+    for (size_t i = 0; a->r == WF_CUDA_SUCCESS && i < m->n_blobs; i++) {
+        const fatbuild_blob *b = &m->blobs[i];
+        if (b->kind != FATBUILD_BLOB_PTX)
+            continue;
+        a->step = "cuLinkAddData (PTX)";
+        /* size + 1: the driver wants PTX with its terminating NUL, which the blob has. */
+        a->r = d->cuLinkAddData(ls, WF_JIT_INPUT_PTX, (void *)b->data, b->size + 1, b->label, 0,
+                                NULL, NULL);
+    }
+    void *cubin = NULL;
+    size_t cubin_size = 0;
+    if (a->r == WF_CUDA_SUCCESS) {
+        a->step = "cuLinkComplete";
+        a->r = d->cuLinkComplete(ls, &cubin, &cubin_size);
+    }
+    if (a->r == WF_CUDA_SUCCESS) {
+        a->step = "cuModuleLoadData (linked cubin)";
+        a->r = d->cuModuleLoadData(&a->mod, cubin); /* before cuLinkDestroy frees the cubin */
+    }
+    if (ls)
+        d->cuLinkDestroy(ls);
+}
+
+/* The image the driver will take from the fatbin, by reading its entry headers. Our own blob
+ * always parses; if it did not, the load itself still decides and we only lose the label. */
+static const char *fatbin_image(const fatbuild_blob *fat, int sm) {
+    wf_fatbin_entry e[64];
+    size_t n = 0;
+    const char *img = NULL;
+    if (wf_fatbin_parse(fat->data, fat->size, e, 64, &n) == WARPFFT_SUCCESS)
+        img = wf_fatbin_image_for(e, n < 64 ? n : 64, sm);
+    return img ? img : "fatbin";
+}
+
+/* Errors after which the separate PTX blobs may still work. */
+static int ptx_may_help(CUresult r) {
+    return r == WF_CUDA_ERROR_NO_BINARY_FOR_GPU || r == WF_CUDA_ERROR_INVALID_PTX ||
+           r == WF_CUDA_ERROR_UNSUPPORTED_PTX_VERSION || r == WF_CUDA_ERROR_INVALID_IMAGE;
+}
+
+static void load_images(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
+                        attempt *a) {
+    const fatbuild_blob *fat = NULL, *ptx = NULL;
+    size_t n_ptx = 0;
+    for (size_t i = 0; i < m->n_blobs; i++) {
+        if (m->blobs[i].kind == FATBUILD_BLOB_FATBIN && !fat)
+            fat = &m->blobs[i];
+        if (m->blobs[i].kind == FATBUILD_BLOB_PTX && n_ptx++ == 0)
+            ptx = &m->blobs[i];
+    }
+    if (fat) {
+        a->image = fatbin_image(fat, dev->sm);
+        a->step = "cuModuleLoadData (fatbin)";
+        a->log[0] = '\0';
+        a->r = d->cuModuleLoadData(&a->mod, fat->data);
+        if (a->r == WF_CUDA_SUCCESS || n_ptx == 0 || !ptx_may_help(a->r))
+            return;
+        a->fatbin_r = a->r;
+    }
+    if (n_ptx == 1)
+        load_ptx(d, ptx, a);
+    else if (n_ptx > 1)
+        load_ptx_linked(d, m, a);
+    else {
+        a->step = "module without images";
+        a->r = WF_CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+}
+
+/* ---- errors ---- */
+
+/* "R580" for CUDA 13.0: the driver branch a toolkit release needs (Linux). */
+static const char *driver_branch(int cuda_version) {
+    static const struct {
+        int cuda;
+        const char *branch;
+    } t[] = {{12000, "R525"}, {12010, "R530"}, {12020, "R535"}, {12030, "R545"}, {12040, "R550"},
+             {12050, "R555"}, {12060, "R560"}, {12080, "R570"}, {12090, "R575"}, {13000, "R580"}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].cuda == cuda_version)
+            return t[i].branch;
+    return NULL;
+}
+
+static warpfft_status too_old(const wf_device *dev, const char *module) {
+    int need = warpfft_kernels_cuda_version, have = dev->driver_version;
+    const char *branch = driver_branch(need);
+    /* warpfft_last_error() holds the driver's error: keep it at the end. */
+    return wf_error(WARPFFT_ERR_DRIVER_TOO_OLD,
+                    "module '%s': the NVIDIA driver (CUDA %d.%d) is older than the kernels need: "
+                    "they were built with CUDA %d.%d (driver %s%s); update the NVIDIA driver or "
+                    "build warpfft with an older toolkit [%s]",
+                    module, have / 1000, have % 1000 / 10, need / 1000, need % 1000 / 10,
+                    branch ? branch : "of that release", branch ? " or newer" : "",
+                    warpfft_last_error());
+}
+
+static warpfft_status no_image(const wf_device *dev, const fatbuild_module *m) {
+    char have[512] = "no fatbin";
+    for (size_t i = 0; i < m->n_blobs; i++) {
+        if (m->blobs[i].kind != FATBUILD_BLOB_FATBIN)
+            continue;
+        wf_fatbin_entry e[64];
+        size_t n = 0;
+        if (wf_fatbin_parse(m->blobs[i].data, m->blobs[i].size, e, 64, &n) == WARPFFT_SUCCESS)
+            wf_fatbin_describe(e, n < 64 ? n : 64, have, sizeof have);
+        break;
+    }
+    int need = warpfft_kernels_cuda_version, drv = dev->driver_version;
+    char note[160] = "";
+    if (drv < need)
+        snprintf(note, sizeof note,
+                 "; note also the driver (CUDA %d.%d) is older than the "
+                 "toolkit that built the kernels (CUDA %d.%d)",
+                 drv / 1000, drv % 1000 / 10, need / 1000, need % 1000 / 10);
+    return wf_error(WARPFFT_ERR_NO_KERNEL,
+                    "module '%s': no embedded image runs on device %d (%s, sm_%d); the build "
+                    "holds: %s; rebuild with this arch in WARPFFT_CUDA_ARCHS (or `native`), or "
+                    "with the `jit` feature%s [%s]",
+                    m->name, dev->ordinal, dev->name, dev->sm, have, note, warpfft_last_error());
+}
+
+/* JIT logs are multi-line; messages are one line. */
+static void one_line(char *s) {
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '\n' || s[i] == '\r' || s[i] == '\t')
+            s[i] = ' ';
+    while (n > 0 && s[n - 1] == ' ')
+        s[--n] = '\0';
+}
+
+static warpfft_status load_error(const wf_device *dev, const fatbuild_module *m, attempt *a) {
+    one_line(a->log);
+    char what[1024]; /* the JIT log's start says what failed; the rest is cut */
+    snprintf(what, sizeof what, "loading module '%s' on device %d with %s%s%.700s", m->name,
+             dev->ordinal, a->step, a->log[0] ? "; JIT log: " : "", a->log);
+    warpfft_status st = wf_cuda_error(a->r, what);
+    int older = dev->driver_version < warpfft_kernels_cuda_version;
+    if (a->r == WF_CUDA_ERROR_UNSUPPORTED_PTX_VERSION || a->r == WF_CUDA_ERROR_INSUFFICIENT_DRIVER)
+        return too_old(dev, m->name);
+    if (a->r == WF_CUDA_ERROR_NO_BINARY_FOR_GPU)
+        return no_image(dev, m);
+    if (older && ptx_may_help(a->r)) /* invalid PTX/image from a newer toolkit */
+        return too_old(dev, m->name);
+    if (a->fatbin_r != WF_CUDA_SUCCESS)
+        return wf_error(st, "%s (the PTX fallback, after the fatbin failed with CUDA error %d)",
+                        warpfft_last_error(), a->fatbin_r);
+    return st;
+}
+
+/* ---- the cache ---- */
+
+static warpfft_status load_locked(const wf_device *dev, const fatbuild_module *m, CUmodule *mod) {
+    const wf_driver *d = NULL;
+    warpfft_status st = wf_driver_get(&d);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    if (wf_n_mods == wf_cap_mods) {
+        size_t cap = wf_cap_mods ? 2 * wf_cap_mods : 32;
+        wf_loaded *grown = realloc(wf_mods, cap * sizeof *grown);
+        if (!grown)
+            return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation for the module cache");
+        wf_mods = grown;
+        wf_cap_mods = cap;
+    }
+    if ((st = wf_ctx_enter(dev)) != WARPFFT_SUCCESS)
+        return st;
+    attempt a;
+    memset(&a, 0, sizeof a);
+    double t0 = now_ms();
+    load_images(d, dev, m, &a);
+    double ms = now_ms() - t0;
+    wf_ctx_leave(dev);
+    if (a.r != WF_CUDA_SUCCESS)
+        return load_error(dev, m, &a);
+    wf_loaded *l = &wf_mods[wf_n_mods++];
+    l->rec = (wf_module_record){dev->ordinal, m->name, a.image, ms};
+    l->mod = a.mod;
+    *mod = a.mod;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_module_get(const wf_device *dev, const char *name, CUmodule *mod) {
+    if (!dev || !name || !mod)
+        return wf_error(WARPFFT_ERR_INTERNAL, "wf_module_get: NULL argument");
+    long idx = wf_embedded_find(name);
+    if (idx < 0)
+        return wf_error(WARPFFT_ERR_NO_KERNEL,
+                        "no kernel module '%s' is embedded in this build (mode %s, %zu modules)",
+                        name, warpfft_kernels_mode, warpfft_kernels_n_modules);
+    warpfft_status st = WARPFFT_SUCCESS;
+    pthread_mutex_lock(&wf_mod_lock);
+    size_t i = 0;
+    while (i < wf_n_mods &&
+           (wf_mods[i].rec.device != dev->ordinal || strcmp(wf_mods[i].rec.name, name) != 0))
+        i++;
+    if (i < wf_n_mods)
+        *mod = wf_mods[i].mod;
+    else /* loading under the lock: two threads never JIT the same module twice */
+        st = load_locked(dev, &warpfft_kernels_modules[idx], mod);
+    pthread_mutex_unlock(&wf_mod_lock);
+    return st;
+}
+
+size_t wf_module_records(wf_module_record *out, size_t max) {
+    pthread_mutex_lock(&wf_mod_lock);
+    size_t n = wf_n_mods;
+    for (size_t i = 0; out && i < n && i < max; i++)
+        out[i] = wf_mods[i].rec;
+    pthread_mutex_unlock(&wf_mod_lock);
+    return n;
+}
+
+/* ---- kernels ---- */
+
+warpfft_status wf_kernel_get(const wf_device *dev, const char *module, const char *kernel,
+                             CUfunction *fn) {
+    CUmodule mod = NULL;
+    const wf_driver *d = NULL;
+    warpfft_status st = wf_module_get(dev, module, &mod);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_driver_get(&d);
+    if (st == WARPFFT_SUCCESS && !kernel)
+        st = wf_error(WARPFFT_ERR_INTERNAL, "wf_kernel_get: no kernel name");
+    if (st == WARPFFT_SUCCESS)
+        st = wf_ctx_enter(dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    CUresult r = d->cuModuleGetFunction(fn, mod, kernel);
+    wf_ctx_leave(dev);
+    if (r == WF_CUDA_ERROR_NOT_FOUND)
+        return wf_error(WARPFFT_ERR_NO_KERNEL,
+                        "kernel '%s' not found in module '%s' (the C core and the embedded "
+                        "kernels disagree; see kernels/ABI.md)",
+                        kernel, module);
+    if (r != WF_CUDA_SUCCESS) {
+        char what[256];
+        snprintf(what, sizeof what, "cuModuleGetFunction('%s') in module '%s'", kernel, module);
+        return wf_cuda_error(r, what);
+    }
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_launch(CUfunction fn, const char *kname, unsigned grid_x, unsigned grid_y,
+                         unsigned block_x, unsigned shared_bytes, CUstream stream, void **args) {
+    /* Empty work (e.g. M = 0) is legal for callers; CUDA rejects empty grids. */
+    if (grid_x == 0 || grid_y == 0)
+        return WARPFFT_SUCCESS;
+    const wf_driver *d = NULL;
+    warpfft_status st = wf_driver_get(&d);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    if (!fn)
+        return wf_error(WARPFFT_ERR_INTERNAL, "launching %s: no function", kname ? kname : "?");
+    CUresult r =
+        d->cuLaunchKernel(fn, grid_x, grid_y, 1, block_x, 1, 1, shared_bytes, stream, args, NULL);
+    if (r != WF_CUDA_SUCCESS) {
+        char what[256];
+        snprintf(what, sizeof what,
+                 "launching %s (grid %u x %u, block %u, %u bytes of dynamic shared memory)",
+                 kname ? kname : "?", grid_x, grid_y, block_x, shared_bytes);
+        return wf_cuda_error(r, what);
+    }
+    return WARPFFT_SUCCESS;
+}
+
+/* ---- public: what is embedded ---- */
+
+WARPFFT_API const char *warpfft_build_manifest(void) {
+    return warpfft_kernels_manifest;
+}
+
+WARPFFT_API size_t warpfft_embedded_module_count(void) {
+    return warpfft_kernels_n_modules;
+}
+
+WARPFFT_API warpfft_status warpfft_embedded_module(size_t module, const char **name,
+                                                   size_t *n_blobs) {
+    wf_clear_error();
+    if (module >= warpfft_kernels_n_modules)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_embedded_module: module %zu requested but %zu embedded", module,
+                        warpfft_kernels_n_modules);
+    const fatbuild_module *m = &warpfft_kernels_modules[module];
+    if (name)
+        *name = m->name;
+    if (n_blobs)
+        *n_blobs = m->n_blobs;
+    return WARPFFT_SUCCESS;
+}
+
+WARPFFT_API warpfft_status warpfft_embedded_blob(size_t module, size_t blob, int *kind,
+                                                 const char **label, const void **data,
+                                                 size_t *size) {
+    size_t n = 0;
+    warpfft_status st = warpfft_embedded_module(module, NULL, &n);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    if (blob >= n)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_embedded_blob: blob %zu of module %zu ('%s') requested but it "
+                        "has %zu",
+                        blob, module, warpfft_kernels_modules[module].name, n);
+    const fatbuild_blob *b = &warpfft_kernels_modules[module].blobs[blob];
+    if (kind)
+        *kind = b->kind;
+    if (label)
+        *label = b->label;
+    if (data)
+        *data = b->data;
+    if (size)
+        *size = b->size;
+    return WARPFFT_SUCCESS;
+}
