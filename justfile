@@ -78,6 +78,7 @@ install PREFIX="/usr/local":
 wheel:
     cargo build --release
     cp target/release/libwarpfft.so.0 python/warpfft/libwarpfft.so
+    rm -f dist/warpfft-*.whl
     python3 -m pip wheel --no-deps -q python/ -w dist/
     ls dist/*.whl
 

@@ -35,6 +35,8 @@ done
 cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so
 cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so.0
 cc -O2 -Ic_core/include examples/c/type1_2d.c -o .gpu/c/type1_2d -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft -lm
+# pytest is not installed on the GPU machine's python; it is pure Python, so carry it
+python3 -m pip install -q --no-compile --target .gpu/pylib pytest
 cp scripts/gpu_run.sh .gpu/run.sh
 strip .gpu/*/* 2>/dev/null || true
 du -sh .gpu

@@ -32,7 +32,7 @@ c)
     say "C example"; run $G/c/type1_2d || fails=$((fails+1)) ;;
 python)
     say python
-    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 -m pytest python/tests -q -rs -p no:cacheprovider || fails=$((fails+1))
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib run python3 -m pytest python/tests -q -rs -p no:cacheprovider || fails=$((fails+1))
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 examples/python/type1_2d.py || fails=$((fails+1)) ;;
 sanitize)
     say "compute-sanitizer memcheck (aot gpu_api)"

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Builds and runs the C examples against an installed warpfft (`just install PREFIX=...`):
+#     examples/c/run.sh PREFIX
+# Exit 0 on success, or when no GPU is present (type1_2d then exits 2 after printing why).
+set -eu
+prefix=$(cd "${1:?usage: examples/c/run.sh PREFIX}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+export PKG_CONFIG_PATH
+for ex in info type1_2d; do
+    # shellcheck disable=SC2046  # word splitting of pkg-config's flags is intended
+    ${CC:-cc} -Wall -Wextra "$here/$ex.c" $(pkg-config --cflags --libs warpfft) -o "$out/$ex"
+done
+"$out/info"
+rc=0
+"$out/type1_2d" || rc=$?
+if [ "$rc" -eq 2 ]; then
+    echo "run.sh: no GPU here (type1_2d exit 2): examples built and failed cleanly"
+    exit 0
+fi
+exit "$rc"

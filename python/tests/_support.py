@@ -1,0 +1,124 @@
+"""Shared test helpers: import warpfft (skip the module visibly if no library was found),
+GPU detection, a numpy direct sum, an ELF DT_NEEDED reader, subprocess helpers."""
+
+import functools
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(PYDIR)
+
+LIBRARY = os.environ.get("WARPFFT_LIBRARY")
+if not LIBRARY:
+    pytest.skip("no libwarpfft.so: set WARPFFT_LIBRARY or run `cargo build` "
+                "(looked in target/release and target/debug)", allow_module_level=True)
+
+import warpfft  # noqa: E402  (fails loudly if WARPFFT_LIBRARY is set but unusable)
+
+
+@functools.lru_cache(maxsize=None)
+def gpu_status():
+    """None if device 0 initialises, else the reason (the library's message)."""
+    try:
+        warpfft.init(0)
+        return None
+    except warpfft.WarpfftError as e:
+        return str(e)
+
+
+def require_gpu():
+    reason = gpu_status()
+    if reason is not None:
+        pytest.skip(f"no GPU: {reason}")
+
+
+def require_no_gpu():
+    if gpu_status() is None:
+        pytest.skip("a GPU is present: the no-device path cannot be exercised here")
+
+
+def mode_indices(n, modeord):
+    """Integer modes k for indices 0..n-1 (CMCL order or FFT order)."""
+    i = np.arange(n)
+    if modeord == 0:
+        return i - n // 2
+    return np.where(i < (n + 1) // 2, i, i - n)
+
+
+def direct_matrix(pts, n_modes, isign, modeord=0):
+    """A[j, flat] = exp(isign i k(flat) . x_j), flat indexing the C-ordered (N3, N2, N1)
+    array -- so type 1 is A.T @ c and type 2 is A @ f.ravel()."""
+    grids = np.meshgrid(*[mode_indices(n, modeord) for n in n_modes[::-1]], indexing="ij")
+    ks = [g.ravel() for g in grids[::-1]]  # k1, k2, k3 per flat index
+    phase = sum(np.outer(np.asarray(p, np.float64), k) for p, k in zip(pts, ks))
+    return np.exp(isign * 1j * phase)
+
+
+def rel_err(a, b):
+    a = np.asarray(a, np.complex128).ravel()
+    b = np.asarray(b, np.complex128).ravel()
+    return np.linalg.norm(a - b) / np.linalg.norm(b)
+
+
+def dt_needed(path):
+    """The DT_NEEDED entries of an ELF64 little-endian shared object (no readelf needed)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, "not an ELF64 LE file"
+    e_phoff, = struct.unpack_from("<Q", data, 0x20)
+    e_phentsize, e_phnum = struct.unpack_from("<HH", data, 0x36)
+    loads, dynamic = [], None
+    for i in range(e_phnum):
+        p_type, _, p_offset, p_vaddr, _, p_filesz, _, _ = struct.unpack_from(
+            "<IIQQQQQQ", data, e_phoff + i * e_phentsize)
+        if p_type == 1:
+            loads.append((p_vaddr, p_offset, p_filesz))
+        elif p_type == 2:
+            dynamic = (p_offset, p_filesz)
+    assert dynamic is not None, "no PT_DYNAMIC: not a shared object"
+
+    def file_offset(vaddr):
+        for v, o, sz in loads:
+            if v <= vaddr < v + sz:
+                return vaddr - v + o
+        raise AssertionError(f"address {vaddr:#x} not in a PT_LOAD segment")
+
+    entries = []
+    off, end = dynamic[0], dynamic[0] + dynamic[1]
+    while off < end:
+        tag, val = struct.unpack_from("<qQ", data, off)
+        off += 16
+        if tag == 0:
+            break
+        entries.append((tag, val))
+    strtab = file_offset(next(v for t, v in entries if t == 5))  # DT_STRTAB
+    names = []
+    for tag, val in entries:
+        if tag == 1:  # DT_NEEDED
+            s = strtab + val
+            names.append(data[s:data.index(b"\0", s)].decode())
+    return names
+
+
+def clean_env(**extra):
+    """os.environ without the variables that steer library/cuFFT discovery, plus `extra`."""
+    env = dict(os.environ)
+    for k in ("WARPFFT_LIBRARY", "WARPFFT_CUFFT_LIB", "WARPFFT_CUFFT_DEFAULT_PATHS", "CUDA_PATH",
+              "CUDA_HOME", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH"):
+        env.pop(k, None)
+    env.update({k: v for k, v in extra.items() if v is not None})
+    return env
+
+
+def run(cmd, env=None, cwd=None, timeout=600):
+    """Runs a command, returning CompletedProcess (text); never raises on a non-zero exit."""
+    return subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def run_python(code, env, python=sys.executable, cwd=None):
+    return run([python, "-c", code], env=env, cwd=cwd)

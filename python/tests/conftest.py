@@ -1,0 +1,37 @@
+"""Test setup: import warpfft from the source tree (python/), with the library from
+$WARPFFT_LIBRARY or, if unset, target/release or target/debug of this checkout.
+
+Run from the repository root:
+    WARPFFT_LIBRARY=target/release/libwarpfft.so python -m pytest python/tests -q -rs
+"""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYDIR = os.path.dirname(HERE)
+REPO = os.path.dirname(PYDIR)
+
+if PYDIR not in sys.path:
+    sys.path.insert(0, PYDIR)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+if not os.environ.get("WARPFFT_LIBRARY"):
+    for profile in ("release", "debug"):
+        candidate = os.path.join(REPO, "target", profile, "libwarpfft.so")
+        if os.path.exists(candidate):
+            os.environ["WARPFFT_LIBRARY"] = candidate
+            break
+elif not os.path.isabs(os.environ["WARPFFT_LIBRARY"]):
+    # Subprocesses run in other directories: make the path absolute once, here.
+    os.environ["WARPFFT_LIBRARY"] = os.path.abspath(os.environ["WARPFFT_LIBRARY"])
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "network: needs PyPI (skip: WARPFFT_SKIP_NETWORK_TESTS=1)")
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skips with 'no GPU: ...')")
+
+
+def pytest_report_header(config):
+    return f"warpfft library: {os.environ.get('WARPFFT_LIBRARY') or '(not found: tests skip)'}"

@@ -1,0 +1,120 @@
+"""Loading, version, manifest, header coverage, error mapping, and the clean no-GPU path."""
+
+import os
+import re
+
+import pytest
+from _support import LIBRARY, REPO, clean_env, require_no_gpu, run_python, warpfft
+from warpfft import _errors, _lib
+
+HEADER = os.path.join(REPO, "c_core", "include", "warpfft.h")
+
+
+def test_loaded_from_warpfft_library():
+    assert os.path.samefile(warpfft.library_path(), LIBRARY)
+
+
+def test_version():
+    v = warpfft.version()
+    assert re.fullmatch(r"\d+\.\d+\.\d+", v), v
+    with open(HEADER) as f:
+        h = f.read()
+    parts = [re.search(rf"#define WARPFFT_VERSION_{p} (\d+)", h).group(1)
+             for p in ("MAJOR", "MINOR", "PATCH")]
+    assert v == ".".join(parts)
+    assert warpfft.__version__ == v
+
+
+def test_build_manifest():
+    m = warpfft.build_manifest()
+    assert m["mode"] in ("jit", "aot", "aot+jit"), m
+    assert "archs" in m and isinstance(m["archs"], list)
+    assert m["modules"], "the manifest lists no kernel modules"
+    if m["mode"] != "jit":
+        assert m["archs"], "an aot build must list its real archs"
+
+
+def test_embedded_modules():
+    mods = warpfft.embedded_modules()
+    assert mods and all(m["name"] and m["blobs"] for m in mods)
+    kinds = {b["kind"] for m in mods for b in m["blobs"]}
+    assert kinds <= {"ptx", "fatbin"}
+    assert all(b["size"] > 0 for m in mods for b in m["blobs"])
+    manifest = warpfft.build_manifest()
+    assert [m["name"] for m in mods] == [m["name"] for m in manifest["modules"]]
+    if manifest["mode"] == "jit":
+        assert kinds == {"ptx"}
+    else:
+        assert "fatbin" in kinds
+
+
+def _header_functions():
+    """name -> number of parameters, for every WARPFFT_API function of warpfft.h."""
+    with open(HEADER) as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    out = {}
+    for m in re.finditer(r"WARPFFT_API\s[^;{]*?\b(warpfft_\w+)\s*\(([^)]*)\)\s*;", text):
+        params = m.group(2).strip()
+        out[m.group(1)] = 0 if params in ("", "void") else params.count(",") + 1
+    return out
+
+
+def test_every_header_function_is_declared():
+    funcs = _header_functions()
+    assert len(funcs) >= 20, funcs
+    assert set(funcs) == set(_lib.SIGNATURES), set(funcs) ^ set(_lib.SIGNATURES)
+    for name, nparams in funcs.items():
+        assert len(_lib.SIGNATURES[name][1]) == nparams, name
+
+
+def test_status_names_and_classes():
+    statuses = [v for k, v in vars(_errors).items() if k.startswith("ERR_")]
+    assert sorted(statuses) == list(range(1, 20))
+    assert warpfft.status_name(0) == "WARPFFT_SUCCESS"
+    for k, v in vars(_errors).items():
+        if k.startswith("ERR_"):
+            assert warpfft.status_name(v) == "WARPFFT_" + k
+    assert _errors.error_class(_errors.ERR_NO_DRIVER) is warpfft.NoGpuError
+    assert _errors.error_class(_errors.ERR_NO_DEVICE) is warpfft.NoGpuError
+    assert _errors.error_class(_errors.ERR_NO_CUFFT) is warpfft.NoCufftError
+    assert _errors.error_class(_errors.ERR_BAD_DIM) is warpfft.InvalidArgumentError
+    assert issubclass(warpfft.InvalidArgumentError, ValueError)
+    assert issubclass(warpfft.LibraryNotFoundError, ImportError)
+
+
+def test_missing_library_is_an_import_error(tmp_path):
+    env = clean_env(WARPFFT_LIBRARY=str(tmp_path / "nope" / "libwarpfft.so"),
+                    PYTHONPATH=os.path.join(REPO, "python"))
+    r = run_python("import warpfft", env, cwd=str(tmp_path))
+    assert r.returncode != 0
+    assert "LibraryNotFoundError" in r.stderr and "nope/libwarpfft.so" in r.stderr, r.stderr
+
+
+def test_no_gpu_plan_raises_no_gpu_error():
+    require_no_gpu()
+    with pytest.raises(warpfft.NoGpuError) as ei:
+        warpfft.Plan(1, (16, 16))
+    e = ei.value
+    assert e.status in (_errors.ERR_NO_DRIVER, _errors.ERR_NO_DEVICE)
+    assert e.name == warpfft.status_name(e.status)
+    assert e.message and e.message in str(e)
+    if e.status == _errors.ERR_NO_DRIVER:
+        assert "libcuda" in e.message
+
+
+def test_no_gpu_runtime_info_attaches_json():
+    require_no_gpu()
+    with pytest.raises(warpfft.NoGpuError) as ei:
+        warpfft.runtime_info()
+    e = ei.value
+    assert isinstance(e.info, dict), e.json
+    assert "gpu_error" in e.info
+    assert e.json.startswith("{")
+
+
+def test_no_gpu_helpers_fail_cleanly():
+    require_no_gpu()
+    with pytest.raises(warpfft.NoGpuError):
+        warpfft.DeviceArray((4,), "f4")
+    with pytest.raises(warpfft.NoGpuError):
+        warpfft.nufft1d1([0.0, 1.0], [1 + 0j, 2 + 0j], 8)
