@@ -1,0 +1,138 @@
+/*
+ * execute.c — runs a plan's transforms on its stream, asynchronously, without allocating:
+ *   type 1: zero fw, spread c -> fw, FFT in place, deconvolve fw -> fk;
+ *   type 2: amplify fk -> fw (every fine-grid element written), FFT in place, interp fw -> c.
+ */
+#include <stdint.h>
+
+#include "plan.h"
+
+static warpfft_status check_args(const struct warpfft_plan_s *plan, int precision, const void *c,
+                                 const void *fk) {
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_execute: plan is NULL");
+    if (!plan->has_points)
+        return wf_error(WARPFFT_ERR_NO_POINTS, "warpfft_execute: the plan has no points (call "
+                                               "warpfft_setpts first; its last call failed or "
+                                               "was never made)");
+    if (precision != plan->p.precision)
+        return wf_error(WARPFFT_ERR_PRECISION, "warpfft_execute: precision = %d but the plan is %s",
+                        precision, wf_prec_name(plan->p.precision));
+    if (!fk)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_execute: fk is NULL");
+    if (!c && plan->M > 0)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_execute: c is NULL and M = %lld",
+                        (long long)plan->M);
+    return WARPFFT_SUCCESS;
+}
+
+/* wf_deconvolve_p (in = fw, out = fk) or wf_amplify_p (in = fk, out = fw) over n items. */
+static warpfft_status launch_modes(struct warpfft_plan_s *plan, CUdeviceptr in, CUdeviceptr out,
+                                   int64_t n) {
+    const wf_params *p = &plan->p;
+    int dim = p->dim, modeord = p->modeord;
+    long long N1 = p->n_modes[0], N2 = p->n_modes[1], N3 = p->n_modes[2];
+    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
+    long long ntransf = p->ntransf;
+    CUdeviceptr fac1 = plan->fac[0].ptr, fac2 = plan->fac[1].ptr, fac3 = plan->fac[2].ptr;
+    void *args[] = {&dim,     &N1,   &N2,   &N3,   &nf1,     &nf2, &nf3,
+                    &ntransf, &fac1, &fac2, &fac3, &modeord, &in,  &out};
+    return wf_plan_launch(plan, &plan->k_modes, n, args);
+}
+
+/* In-place FFT of the whole batch on the fine grid (the cuFFT plan is bound to the stream). */
+static warpfft_status exec_fft(struct warpfft_plan_s *plan) {
+    void *fw = (void *)(uintptr_t)plan->fw.ptr;
+    cufftResult r;
+    if (plan->p.precision == WARPFFT_F64)
+        r = plan->cufft->cufftExecZ2Z(plan->fft, fw, fw, plan->fft_dir);
+    else
+        r = plan->cufft->cufftExecC2C(plan->fft, fw, fw, plan->fft_dir);
+    if (r != 0)
+        return wf_cufft_error(r, plan->p.precision == WARPFFT_F64
+                                     ? "cufftExecZ2Z on the fine grid"
+                                     : "cufftExecC2C on the fine grid");
+    return WARPFFT_SUCCESS;
+}
+
+/* SM spread/interp: one block per subproblem (grid-stride), grid.y over transforms. */
+static warpfft_status launch_sm(struct warpfft_plan_s *plan, CUdeviceptr c, void *beta) {
+    const wf_params *p = &plan->p;
+    long long M = plan->M, ntransf = p->ntransf;
+    CUdeviceptr x = plan->x, y = plan->y, z = plan->z, sort_idx = plan->sort_idx.ptr;
+    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
+    int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
+    long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
+    CUdeviceptr bin_start = plan->bin_start.ptr, bin_count = plan->bin_count.ptr;
+    CUdeviceptr nsub_start = plan->nsub_start.ptr, subprob_bin = plan->subprob_bin.ptr;
+    long long n_subprob = plan->n_subprob, maxsub = p->maxsub;
+    CUdeviceptr fw = plan->fw.ptr;
+    void *args[] = {&M,         &x,          &y,           &z,         &c,      &nf1,
+                    &nf2,       &nf3,        &ntransf,     &sort_idx,  beta,    &bs1,
+                    &bs2,       &bs3,        &nb1,         &nb2,       &nb3,    &bin_start,
+                    &bin_count, &nsub_start, &subprob_bin, &n_subprob, &maxsub, &fw};
+    unsigned gx = n_subprob < (long long)WF_GRID_MAX ? (unsigned)n_subprob : WF_GRID_MAX;
+    unsigned gy = ntransf < 65535 ? (unsigned)ntransf : 65535u;
+    return wf_launch(plan->k_spreadinterp.fn, plan->k_spreadinterp.name, gx, gy, WF_BLOCK,
+                     (unsigned)p->tile_bytes, plan->stream, args);
+}
+
+/* Spread c -> fw (type 1) or interp fw -> c (type 2); the two share one parameter list. */
+static warpfft_status launch_spreadinterp(struct warpfft_plan_s *plan, CUdeviceptr c) {
+    const wf_params *p = &plan->p;
+    float beta_f = (float)p->beta; /* the kernel's T beta: pass exactly sizeof(T) */
+    double beta_d = p->beta;
+    void *beta = p->precision == WARPFFT_F64 ? (void *)&beta_d : (void *)&beta_f;
+    if (p->method == WARPFFT_METHOD_SM)
+        return launch_sm(plan, c, beta);
+    long long M = plan->M, ntransf = p->ntransf;
+    CUdeviceptr x = plan->x, y = plan->y, z = plan->z, sort_idx = plan->sort_idx.ptr;
+    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
+    CUdeviceptr fw = plan->fw.ptr;
+    void *args[] = {&M, &x, &y, &z, &c, &nf1, &nf2, &nf3, &ntransf, &sort_idx, beta, &fw};
+    return wf_plan_launch(plan, &plan->k_spreadinterp, M, args);
+}
+
+static warpfft_status exec_type1(struct warpfft_plan_s *plan, CUdeviceptr c, CUdeviceptr fk) {
+    const wf_params *p = &plan->p;
+    int64_t n_out = p->mode_prod * p->ntransf;
+    if (plan->M == 0) /* no points: every mode is an empty sum */
+        return wf_plan_memset(plan, fk, (size_t)n_out * p->complex_bytes, "fk (no points)");
+    warpfft_status st = wf_plan_memset(plan, plan->fw.ptr, plan->fw.bytes, "the fine grid");
+    if (st == WARPFFT_SUCCESS)
+        st = launch_spreadinterp(plan, c);
+    if (st == WARPFFT_SUCCESS)
+        st = exec_fft(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = launch_modes(plan, plan->fw.ptr, fk, n_out);
+    return st;
+}
+
+static warpfft_status exec_type2(struct warpfft_plan_s *plan, CUdeviceptr c, CUdeviceptr fk) {
+    const wf_params *p = &plan->p;
+    if (plan->M == 0) /* no outputs */
+        return WARPFFT_SUCCESS;
+    warpfft_status st = launch_modes(plan, fk, plan->fw.ptr, p->fine_prod * p->ntransf);
+    if (st == WARPFFT_SUCCESS)
+        st = exec_fft(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = launch_spreadinterp(plan, c);
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,
+                                           void *fk) {
+    wf_clear_error();
+    warpfft_status st = check_args(plan, (int)precision, c, fk);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    st = wf_ctx_enter(plan->dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    if (plan->p.type == 1)
+        st = exec_type1(plan, wf_dptr(c), wf_dptr(fk));
+    else
+        st = exec_type2(plan, wf_dptr(c), wf_dptr(fk));
+    wf_ctx_leave(plan->dev);
+    return st;
+}

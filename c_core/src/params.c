@@ -1,0 +1,598 @@
+/*
+ * params.c — plan parameters on the host: validation, kernel width/shape, fine grid,
+ * deconvolution factors, bins and method, mode ordering. No GPU; see params.h.
+ */
+#include "params.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime.h"
+
+_Static_assert(sizeof(size_t) == 8, "warpfft needs a 64-bit size_t");
+
+#define WF_PI      3.14159265358979323846
+#define WF_INV_2PI 0.15915494309189533576888376337251436 /* same literal as kernels/common.cuh */
+
+const char *wf_prec_name(int precision) {
+    return precision == WARPFFT_F64 ? "f64" : "f32";
+}
+
+/* ---------------------------------------------------------------- options */
+
+static void opts_defaults(warpfft_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->struct_size = (uint32_t)sizeof *o;
+    o->modeord = 0;
+    o->method = WARPFFT_METHOD_AUTO;
+    o->device = 0;
+    o->upsampfac = 2.0;
+    o->stream = 0;
+    o->max_subprob = 0;
+}
+
+WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts) {
+    wf_clear_error();
+    if (!opts)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts is NULL");
+    opts_defaults(opts);
+    return WARPFFT_SUCCESS;
+}
+
+static warpfft_status check_opts_enums(const warpfft_opts *o) {
+    if (o->modeord != 0 && o->modeord != 1)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.modeord = %d; must be 0 (CMCL) or 1 (FFT)",
+                        (int)o->modeord);
+    if (o->method < WARPFFT_METHOD_AUTO || o->method > WARPFFT_METHOD_SM)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "opts.method = %d; must be 0 (AUTO), 1 (GM) or 2 (SM)", (int)o->method);
+    if (o->upsampfac != 2.0 && o->upsampfac != 1.25)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.upsampfac = %g; must be 2.0 or 1.25",
+                        o->upsampfac);
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
+    if (!opts) {
+        opts_defaults(out);
+        return WARPFFT_SUCCESS;
+    }
+    if (opts->struct_size != sizeof(warpfft_opts))
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "opts.struct_size = %u; expected %zu (initialise opts with "
+                        "warpfft_opts_default)",
+                        (unsigned)opts->struct_size, sizeof(warpfft_opts));
+    warpfft_status st = check_opts_enums(opts);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    for (int d = 0; d < 3; d++)
+        if (opts->bin_size[d] < 0)
+            return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.bin_size[%d] = %d; must be >= 0", d,
+                            (int)opts->bin_size[d]);
+    if (opts->max_subprob < 0)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.max_subprob = %d; must be >= 0",
+                        (int)opts->max_subprob);
+    *out = *opts;
+    return WARPFFT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- argument checks */
+
+warpfft_status wf_check_type(int type) {
+    if (type == 3)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED, "type 3 is not implemented yet");
+    if (type != 1 && type != 2)
+        return wf_error(WARPFFT_ERR_BAD_TYPE, "type = %d; must be 1 or 2", type);
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_check_dim(int dim) {
+    if (dim < 1 || dim > 3)
+        return wf_error(WARPFFT_ERR_BAD_DIM, "dim = %d; must be 1, 2 or 3", dim);
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_check_precision(int precision) {
+    if (precision != WARPFFT_F32 && precision != WARPFFT_F64)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "precision = %d; must be WARPFFT_F32 (1) or WARPFFT_F64 (2)", precision);
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_check_modes(int dim, const int64_t n_modes[3]) {
+    if (!n_modes)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "n_modes is NULL");
+    for (int d = 0; d < dim; d++) {
+        if (n_modes[d] < 1)
+            return wf_error(WARPFFT_ERR_BAD_SIZE, "n_modes[%d] = %lld; must be >= 1", d,
+                            (long long)n_modes[d]);
+        if (n_modes[d] > WF_MAX_MODES_PER_DIM)
+            return wf_error(WARPFFT_ERR_BAD_SIZE, "n_modes[%d] = %lld is too large (max %lld)", d,
+                            (long long)n_modes[d], (long long)WF_MAX_MODES_PER_DIM);
+    }
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_check_tol(double tol, int precision) {
+    double lo = precision == WARPFFT_F64 ? 1e-13 : 1e-6, hi = 1e-1;
+    if (!(tol >= lo && tol <= hi)) /* also rejects NaN; inf is above hi */
+        return wf_error(WARPFFT_ERR_BAD_TOL,
+                        "tol = %g is outside the supported range [%g, %g] "
+                        "for %s",
+                        tol, lo, hi, wf_prec_name(precision));
+    return WARPFFT_SUCCESS;
+}
+
+const char *wf_missing_coord(int dim, const void *x, const void *y, const void *z) {
+    if (!x)
+        return "x";
+    if (dim >= 2 && !y)
+        return "y";
+    if (dim >= 3 && !z)
+        return "z";
+    return NULL;
+}
+
+static warpfft_status check_plan_args(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
+                                      double tol, int precision) {
+    warpfft_status st = wf_check_type(type);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_check_dim(dim);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_check_precision(precision);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_check_modes(dim, n_modes);
+    if (st == WARPFFT_SUCCESS && ntransf < 1)
+        st = wf_error(WARPFFT_ERR_BAD_SIZE, "ntransf = %lld; must be >= 1", (long long)ntransf);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_check_tol(tol, precision);
+    return st;
+}
+
+/* ---------------------------------------------------------------- kernel width and shape */
+
+/* FINUFFT's width rules measured 1-4x over tol in 2D/3D even in exact arithmetic (a host
+ * emulation of the whole pipeline against the direct sum, tol 1e-1..1e-13, dims 1-3). So the
+ * formula is applied to tol / safety: 10 at upsampfac 2 (exactly one more point: measured
+ * 0.03-0.38x tol), 20 at 1.25 (about 2 more; its error falls only ~4x per point: 0.03-0.40x;
+ * safety 8 still gave 0.92x at tol 1e-7 in 3D). Safety 1 restores FINUFFT's widths. */
+typedef struct wf_width_safety {
+    double upsampfac, safety;
+} wf_width_safety;
+
+static const wf_width_safety WIDTH_SAFETY[] = {{2.0, 10.0}, {1.25, 20.0}};
+
+/* Further corrections for particular tolerances, should the GPU accuracy tests need them:
+ * `extra` points for tol in [tol_lo, tol_hi] at this upsampfac (precision 0 = both). */
+typedef struct wf_width_tweak {
+    int precision;
+    double upsampfac, tol_lo, tol_hi;
+    int extra;
+} wf_width_tweak;
+
+static const wf_width_tweak WIDTH_TWEAKS[] = {
+    {0, 0.0, 0.0, 0.0, 0}, /* placeholder: matches nothing */
+};
+
+int wf_kernel_width_finufft(double tol, double sigma) {
+    double x = sigma == 2.0 ? -log10(tol / 10.0) : -log(tol) / (WF_PI * sqrt(1.0 - 1.0 / sigma));
+    if (!(x < 100.0))
+        return 100;
+    /* 1e-9 slack: exact powers of ten (tol = 1e-5 -> x = 6) must not round up to 7 */
+    int w = (int)ceil(x - 1e-9);
+    return w < 2 ? 2 : w;
+}
+
+int wf_kernel_width(double tol, double sigma, int precision) {
+    double safety = 1.0;
+    for (size_t i = 0; i < sizeof WIDTH_SAFETY / sizeof WIDTH_SAFETY[0]; i++)
+        if (WIDTH_SAFETY[i].upsampfac == sigma)
+            safety = WIDTH_SAFETY[i].safety;
+    int w = wf_kernel_width_finufft(tol / safety, sigma);
+    for (size_t i = 0; i < sizeof WIDTH_TWEAKS / sizeof WIDTH_TWEAKS[0]; i++) {
+        const wf_width_tweak *t = &WIDTH_TWEAKS[i];
+        if ((t->precision == 0 || t->precision == precision) && t->upsampfac == sigma &&
+            tol >= t->tol_lo && tol <= t->tol_hi)
+            w += t->extra;
+    }
+    return w < 2 ? 2 : w;
+}
+
+double wf_kernel_beta(int width, double sigma) {
+    double bw;
+    if (sigma == 2.0)
+        bw = width == 2 ? 2.20 : width == 3 ? 2.26 : width == 4 ? 2.38 : 2.30;
+    else
+        bw = 0.97 * WF_PI * (1.0 - 1.0 / (2.0 * sigma));
+    return bw * width;
+}
+
+int wf_max_width(int precision) {
+    return precision == WARPFFT_F64 ? WF_MAX_WIDTH_F64 : WF_MAX_WIDTH_F32;
+}
+
+static warpfft_status set_kernel(wf_params *p) {
+    int w = wf_kernel_width(p->tol, p->upsampfac, p->precision);
+    int wmax = wf_max_width(p->precision);
+    if (w > wmax) {
+        if (p->upsampfac != 2.0)
+            return wf_error(WARPFFT_ERR_BAD_TOL,
+                            "tol %g needs width %d at upsampfac %g; the maximum is %d; use "
+                            "upsampfac 2.0",
+                            p->tol, w, p->upsampfac, wmax);
+        return wf_error(WARPFFT_ERR_BAD_TOL, "tol %g needs width %d; the maximum for %s is %d",
+                        p->tol, w, wf_prec_name(p->precision), wmax);
+    }
+    p->width = w;
+    p->beta = wf_kernel_beta(w, p->upsampfac);
+    return WARPFFT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- fine grid */
+
+int wf_is_smooth(int64_t n) {
+    if (n < 1)
+        return 0;
+    static const int primes[4] = {2, 3, 5, 7};
+    for (int i = 0; i < 4; i++)
+        while (n % primes[i] == 0)
+            n /= primes[i];
+    return n == 1;
+}
+
+int64_t wf_next_smooth_even(int64_t n) {
+    if (n < 2)
+        n = 2;
+    int64_t best = 2;
+    while (best < n)
+        best *= 2; /* a power of two: smooth, even, < 2n */
+    /* every candidate is 2^a * 3^b * 5^c * 7^d with a >= 1: odd part p, doubled until >= n */
+    for (int64_t p7 = 1; p7 < best; p7 *= 7)
+        for (int64_t p5 = p7; p5 < best; p5 *= 5)
+            for (int64_t p3 = p5; p3 < best; p3 *= 3) {
+                int64_t m = 2 * p3;
+                while (m < n)
+                    m *= 2;
+                if (m < best)
+                    best = m;
+            }
+    return best;
+}
+
+int64_t wf_fine_size(int64_t n_modes, double sigma, int width) {
+    int64_t n = (int64_t)ceil(sigma * (double)n_modes);
+    if (n < 2 * (int64_t)width)
+        n = 2 * (int64_t)width;
+    return wf_next_smooth_even(n);
+}
+
+static warpfft_status set_grid(wf_params *p) {
+    int64_t fine = 1, modes = 1, bytes;
+    for (int d = 0; d < 3 && fine > 0; d++) {
+        p->n_fine[d] = d < p->dim ? wf_fine_size(p->n_modes[d], p->upsampfac, p->width) : 1;
+        if (__builtin_mul_overflow(fine, p->n_fine[d], &fine))
+            fine = -1;
+        else
+            modes *= p->n_modes[d]; /* N_d <= nf_d, so modes <= fine */
+    }
+    if (fine < 0 || __builtin_mul_overflow(fine, p->ntransf, &bytes) ||
+        __builtin_mul_overflow(bytes, (int64_t)p->complex_bytes, &bytes))
+        return wf_error(WARPFFT_ERR_BAD_SIZE,
+                        "the fine grid of n_modes = {%lld, %lld, %lld} (upsampfac %g) times "
+                        "ntransf = %lld is too large to address",
+                        (long long)p->n_modes[0], (long long)p->n_modes[1],
+                        (long long)p->n_modes[2], p->upsampfac, (long long)p->ntransf);
+    p->fine_prod = fine;
+    p->mode_prod = modes;
+    return WARPFFT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- deconvolution factors */
+
+void wf_gauss_legendre(int n, double *x, double *w) {
+    for (int i = 0; i < (n + 1) / 2; i++) {
+        double z = cos(WF_PI * (i + 0.75) / (n + 0.5)), dp = 1.0, dz = 1.0;
+        for (int it = 0; it < 100 && fabs(dz) > 1e-16; it++) {
+            double p0 = 1.0, p1 = z; /* P_0, P_1; after the loop P_{n-1}, P_n */
+            for (int k = 2; k <= n; k++) {
+                double p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
+                p0 = p1;
+                p1 = p2;
+            }
+            dp = n * (z * p1 - p0) / (z * z - 1.0);
+            dz = p1 / dp;
+            z -= dz;
+        }
+        x[i] = -z;
+        x[n - 1 - i] = z;
+        w[i] = w[n - 1 - i] = 2.0 / ((1.0 - z * z) * dp * dp);
+    }
+}
+
+int wf_quad_nodes(int width) {
+    return 4 * width + 32; /* converged to rounding with <= 62 for all widths (test_params) */
+}
+
+#define WF_MAX_QUAD 512 /* nodes over the full interval, at most */
+
+/* Positive half of the rule after t = (w/2) sin(theta): phase steps a[j] = 2 pi t_j / nf and
+ * weights g[j] (factor 2 for the mirrored node, dtheta scale, Jacobian, phi). Returns count. */
+static int half_rule(int64_t nf, int width, double beta, int n_quad, double *a, double *g) {
+    double x[WF_MAX_QUAD], wt[WF_MAX_QUAD];
+    if (n_quad > WF_MAX_QUAD)
+        n_quad = WF_MAX_QUAD;
+    n_quad += n_quad & 1;
+    wf_gauss_legendre(n_quad, x, wt);
+    int h = n_quad / 2;
+    double hw = 0.5 * width;
+    for (int j = 0; j < h; j++) {
+        double th = 0.5 * WF_PI * x[h + j], sh = sin(0.5 * th);
+        a[j] = 2.0 * WF_PI * hw * sin(th) / (double)nf;
+        /* phi = exp(beta (cos th - 1)) with cos th - 1 = -2 sin^2(th/2): no cancellation, which
+         * beta (up to 37) would amplify to ~1e-14 */
+        g[j] = 2.0 * 0.5 * WF_PI * wt[h + j] * hw * cos(th) * exp(-2.0 * beta * sh * sh);
+    }
+    return h;
+}
+
+double wf_phihat(double k, int64_t nf, int width, double beta, int n_quad) {
+    double a[WF_MAX_QUAD / 2], g[WF_MAX_QUAD / 2], s = 0.0;
+    int h = half_rule(nf, width, beta, n_quad, a, g);
+    for (int j = 0; j < h; j++)
+        s += g[j] * cos(k * a[j]);
+    return s;
+}
+
+#define WF_RESEED 32 /* exact cos/sin every WF_RESEED modes bounds the recurrence's drift */
+
+/* Sums g[j] cos(k a[j]) for k = k0..k1 (k1 - k0 < WF_RESEED) by rotating (cos, sin) from an
+ * exact start; four accumulators (h is a multiple of 4) keep the adds independent. */
+static void phihat_run(int h, const double *a, const double *g, const double *ca, const double *sa,
+                       int64_t k0, int64_t k1, double *fac) {
+    double c[WF_MAX_QUAD / 2], s[WF_MAX_QUAD / 2];
+    for (int j = 0; j < h; j++) {
+        c[j] = cos((double)k0 * a[j]);
+        s[j] = sin((double)k0 * a[j]);
+    }
+    for (int64_t k = k0; k <= k1; k++) {
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (int j = 0; j < h; j += 4) {
+            s0 += g[j] * c[j];
+            s1 += g[j + 1] * c[j + 1];
+            s2 += g[j + 2] * c[j + 2];
+            s3 += g[j + 3] * c[j + 3];
+        }
+        for (int j = 0; j < h; j++) {
+            double cn = c[j] * ca[j] - s[j] * sa[j];
+            s[j] = s[j] * ca[j] + c[j] * sa[j];
+            c[j] = cn;
+        }
+        fac[k] = 1.0 / ((s0 + s1) + (s2 + s3));
+    }
+}
+
+void wf_deconv_factors(int64_t n_modes, int64_t nf, int width, double beta, double *fac) {
+    double a[WF_MAX_QUAD / 2], g[WF_MAX_QUAD / 2], ca[WF_MAX_QUAD / 2], sa[WF_MAX_QUAD / 2];
+    int h = half_rule(nf, width, beta, wf_quad_nodes(width), a, g);
+    for (; h % 4 != 0; h++)
+        a[h] = g[h] = 0.0; /* padding nodes contribute nothing */
+    for (int j = 0; j < h; j++) {
+        ca[j] = cos(a[j]);
+        sa[j] = sin(a[j]);
+    }
+    int64_t kmax = n_modes / 2;
+    for (int64_t k0 = 0; k0 <= kmax; k0 += WF_RESEED) {
+        int64_t k1 = k0 + WF_RESEED - 1 < kmax ? k0 + WF_RESEED - 1 : kmax;
+        phihat_run(h, a, g, ca, sa, k0, k1, fac);
+    }
+}
+
+/* ---------------------------------------------------------------- bins and method */
+
+void wf_default_bins(int method, int dim, int precision, int32_t bs[3]) {
+    static const int32_t gm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 16}};
+    static const int32_t sm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 2}};
+    (void)precision; /* f64 3D SM: 16x16x2 as f32 (tile fitting shrinks it when needed) */
+    const int32_t *src = method == WARPFFT_METHOD_SM ? sm[dim - 1] : gm[dim - 1];
+    for (int d = 0; d < 3; d++)
+        bs[d] = src[d];
+}
+
+size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes) {
+    size_t pad = (size_t)(width + 1) / 2, bytes = complex_bytes;
+    for (int d = 0; d < dim; d++)
+        if (__builtin_mul_overflow(bytes, (size_t)bs[d] + 2 * pad, &bytes))
+            return SIZE_MAX;
+    return bytes;
+}
+
+int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size_t limit) {
+    while (wf_tile_bytes(dim, bs, width, complex_bytes) > limit) {
+        int big = 0;
+        for (int d = 1; d < dim; d++)
+            if (bs[d] > bs[big])
+                big = d;
+        if (bs[big] <= 2)
+            return 0;
+        bs[big] = bs[big] / 2 < 2 ? 2 : bs[big] / 2;
+    }
+    return 1;
+}
+
+int wf_auto_method(int type, int dim, int precision, int width, int sm_fits) {
+    (void)precision;
+    (void)width;
+    if (type == 1 && dim >= 2 && sm_fits)
+        return WARPFFT_METHOD_SM;
+    return WARPFFT_METHOD_GM;
+}
+
+/* Defaults for `method`, then opts.bin_size overrides, clamped to [1, nf_d]; unused dims 1. */
+static void initial_bins(const wf_params *p, int method, const warpfft_opts *o, int32_t bs[3]) {
+    wf_default_bins(method, p->dim, p->precision, bs);
+    for (int d = 0; d < 3; d++) {
+        if (d >= p->dim) {
+            bs[d] = 1;
+            continue;
+        }
+        if (o->bin_size[d] > 0)
+            bs[d] = o->bin_size[d];
+        if ((int64_t)bs[d] > p->n_fine[d])
+            bs[d] = (int32_t)p->n_fine[d];
+    }
+}
+
+static warpfft_status set_bin_counts(wf_params *p) {
+    int64_t nbins = 1;
+    for (int d = 0; d < 3; d++) {
+        p->n_bins[d] = (p->n_fine[d] + p->bin_size[d] - 1) / p->bin_size[d];
+        if (__builtin_mul_overflow(nbins, p->n_bins[d], &nbins) || nbins > INT32_MAX)
+            return wf_error(WARPFFT_ERR_BAD_SIZE,
+                            "more than 2^31 - 1 spreading bins (bin_size {%d, %d, %d} on a fine "
+                            "grid of {%lld, %lld, %lld}); use larger opts.bin_size",
+                            (int)p->bin_size[0], (int)p->bin_size[1], (int)p->bin_size[2],
+                            (long long)p->n_fine[0], (long long)p->n_fine[1],
+                            (long long)p->n_fine[2]);
+    }
+    p->nbins = nbins;
+    return WARPFFT_SUCCESS;
+}
+
+static warpfft_status sm_unfit(const wf_params *p, const int32_t bs[3], size_t limit) {
+    return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                    "opts.method = SM: the smallest shared-memory tile (bins {%d, %d, %d}, width "
+                    "%d, %s) needs %zu bytes; the device allows %zu; use method GM or AUTO",
+                    (int)bs[0], (int)bs[1], (int)bs[2], p->width, wf_prec_name(p->precision),
+                    wf_tile_bytes(p->dim, bs, p->width, p->complex_bytes), limit);
+}
+
+static warpfft_status set_method(wf_params *p, const warpfft_opts *o, size_t limit) {
+    int32_t sm[3];
+    initial_bins(p, WARPFFT_METHOD_SM, o, sm);
+    int fits = wf_fit_sm_bins(p->dim, sm, p->width, p->complex_bytes, limit);
+    int m = o->method;
+    if (m == WARPFFT_METHOD_AUTO)
+        m = wf_auto_method(p->type, p->dim, p->precision, p->width, fits);
+    if (m == WARPFFT_METHOD_SM && !fits)
+        return sm_unfit(p, sm, limit);
+    p->method = m;
+    p->maxsub = o->max_subprob > 0 ? o->max_subprob : WF_DEFAULT_MAXSUB;
+    if (m == WARPFFT_METHOD_SM) {
+        memcpy(p->bin_size, sm, sizeof sm);
+        p->tile_bytes = wf_tile_bytes(p->dim, sm, p->width, p->complex_bytes);
+    } else {
+        initial_bins(p, WARPFFT_METHOD_GM, o, p->bin_size);
+        p->tile_bytes = 0;
+    }
+    return set_bin_counts(p);
+}
+
+/* ---------------------------------------------------------------- the whole choice */
+
+static void set_basics(wf_params *p, int type, int dim, const int64_t n_modes[3], int64_t ntransf,
+                       double tol, int precision, const warpfft_opts *o) {
+    memset(p, 0, sizeof *p);
+    p->type = type;
+    p->dim = dim;
+    p->precision = precision;
+    p->modeord = o->modeord;
+    p->tol = tol;
+    p->upsampfac = o->upsampfac;
+    p->ntransf = ntransf;
+    for (int d = 0; d < 3; d++)
+        p->n_modes[d] = d < dim ? n_modes[d] : 1;
+    p->real_bytes = precision == WARPFFT_F64 ? 8 : 4;
+    p->complex_bytes = 2 * p->real_bytes;
+}
+
+warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
+                              double tol, int precision, const warpfft_opts *opts,
+                              size_t shared_limit, wf_params *p) {
+    warpfft_opts o;
+    warpfft_status st = check_plan_args(type, dim, n_modes, ntransf, tol, precision);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_opts_resolve(opts, &o);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    set_basics(p, type, dim, n_modes, ntransf, tol, precision, &o);
+    st = set_kernel(p);
+    if (st == WARPFFT_SUCCESS)
+        st = set_grid(p);
+    if (st == WARPFFT_SUCCESS)
+        st = set_method(p, &o, shared_limit);
+    return st;
+}
+
+void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
+    memset(info, 0, sizeof *info);
+    info->type = p->type;
+    info->dim = p->dim;
+    info->precision = p->precision;
+    info->method = p->method;
+    info->width = p->width;
+    info->beta = p->beta;
+    info->upsampfac = p->upsampfac;
+    for (int d = 0; d < 3; d++) {
+        info->n_modes[d] = p->n_modes[d];
+        info->n_fine[d] = p->n_fine[d];
+        info->bin_size[d] = p->bin_size[d];
+    }
+    info->ntransf = p->ntransf;
+    info->n_points = -1;
+    info->workspace_bytes = 0;
+}
+
+/* Layout must match plan.c's allocations (plan_alloc_fixed). */
+size_t wf_params_fixed_bytes(const wf_params *p) {
+    size_t b = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
+    for (int d = 0; d < p->dim; d++)
+        b += (size_t)(p->n_modes[d] / 2 + 1) * p->real_bytes;
+    size_t per_bin = p->method == WARPFFT_METHOD_SM ? 4 : 2; /* u64 arrays per bin */
+    b += (size_t)p->nbins * per_bin * sizeof(uint64_t);
+    return b + 24; /* setpts result block: u64 x2 + i32 bad flag + padding */
+}
+
+int64_t wf_params_subprob_cap(const wf_params *p, int64_t M) {
+    return p->nbins + (M + p->maxsub - 1) / p->maxsub;
+}
+
+WARPFFT_API warpfft_status warpfft_plan_params(int type, int dim, const int64_t n_modes[3],
+                                               int64_t ntransf, double tol,
+                                               warpfft_precision precision,
+                                               const warpfft_opts *opts, warpfft_plan_info *info) {
+    wf_clear_error();
+    if (!info)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "info is NULL");
+    wf_params p;
+    warpfft_status st = wf_params_make(type, dim, n_modes, ntransf, tol, (int)precision, opts,
+                                       WF_SHARED_OPTIN_SM90, &p);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    wf_params_to_info(&p, info);
+    info->workspace_bytes = wf_params_fixed_bytes(&p); /* cuFFT's work area not included */
+    return WARPFFT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- mode order and folding */
+
+int64_t wf_mode_of_index(int64_t i, int64_t n, int modeord) {
+    if (modeord == 0)
+        return i - n / 2;
+    return i < (n + 1) / 2 ? i : i - n;
+}
+
+int64_t wf_index_of_mode(int64_t k, int64_t n, int modeord) {
+    if (modeord == 0)
+        return k + n / 2;
+    return k >= 0 ? k : n + k;
+}
+
+double wf_fold(double x, int64_t nf) {
+    double u = x * WF_INV_2PI;
+    u = u - floor(u);
+    u = u * (double)nf;
+    if (u >= (double)nf)
+        u -= (double)nf;
+    return u;
+}

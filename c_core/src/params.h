@@ -1,0 +1,114 @@
+/*
+ * params.h — what a plan chooses, computed on the host without a GPU: argument validation,
+ * kernel width and shape, fine-grid sizes, deconvolution factors, spreading bins and method,
+ * mode ordering. Pure functions of their arguments (unit-tested in c_core/tests/test_params.c).
+ */
+#ifndef WARPFFT_PARAMS_H
+#define WARPFFT_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "warpfft.h"
+
+#define WF_MAX_WIDTH_F32     12                   /* widths embedded for f32 kernels: 2..12 */
+#define WF_MAX_WIDTH_F64     16                   /* widths embedded for f64 kernels: 2..16 */
+#define WF_SHARED_OPTIN_SM90 ((size_t)227 * 1024) /* opt-in shared memory per block, sm_90 */
+#define WF_SHARED_STATIC_MAX ((size_t)48 * 1024)  /* dynamic shared memory without opt-in */
+#define WF_DEFAULT_MAXSUB    1024                 /* points per shared-memory subproblem */
+#define WF_MAX_MODES_PER_DIM ((int64_t)1 << 52)   /* keeps upsampfac * N exact in double */
+
+/* Everything a plan chose. Unused dimensions have n_modes = n_fine = bin_size = n_bins = 1. */
+typedef struct wf_params {
+    int type, dim, precision; /* precision: WARPFFT_F32 / WARPFFT_F64 */
+    int method;               /* WARPFFT_METHOD_GM or WARPFFT_METHOD_SM (never AUTO) */
+    int modeord;
+    double tol, upsampfac;
+    int width;   /* kernel width w in fine-grid points */
+    double beta; /* ES shape parameter */
+    int64_t n_modes[3], n_fine[3];
+    int64_t mode_prod, fine_prod; /* N1*N2*N3, nf1*nf2*nf3 */
+    int64_t ntransf;
+    int32_t bin_size[3];
+    int64_t n_bins[3], nbins; /* bins per dim, and their product (fits in int32) */
+    int64_t maxsub;           /* points per subproblem (SM) */
+    size_t tile_bytes;        /* SM: dynamic shared memory per block; GM: 0 */
+    size_t real_bytes;        /* sizeof(T): 4 or 8 */
+    size_t complex_bytes;     /* sizeof(cT): 8 or 16 */
+} wf_params;
+
+/* "f32" or "f64": the kernel-name suffix of a precision. */
+const char *wf_prec_name(int precision);
+
+/* ---- validation (each returns a status with a message naming the argument and its value) ---- */
+warpfft_status wf_check_type(int type);
+warpfft_status wf_check_dim(int dim);
+warpfft_status wf_check_precision(int precision);
+/* n_modes non-NULL, n_modes[d] in [1, WF_MAX_MODES_PER_DIM] for d < dim. */
+warpfft_status wf_check_modes(int dim, const int64_t n_modes[3]);
+warpfft_status wf_check_tol(double tol, int precision);
+/* Name of the first coordinate array dim needs that is NULL ("x", "y", "z"), or NULL. */
+const char *wf_missing_coord(int dim, const void *x, const void *y, const void *z);
+/* opts NULL -> defaults into *out; else validated copy. */
+warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out);
+
+/* Validates all plan arguments and fills *p. shared_limit: the device's opt-in shared memory
+ * per block (bytes), deciding whether SM tiles fit (WF_SHARED_OPTIN_SM90 without a GPU). */
+warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
+                              double tol, int precision, const warpfft_opts *opts,
+                              size_t shared_limit, wf_params *p);
+/* Fills the plan_info fields that *p determines (n_points = -1, workspace_bytes = 0). */
+void wf_params_to_info(const wf_params *p, warpfft_plan_info *info);
+/* Device bytes a plan with these params allocates at creation, without cuFFT's work area:
+ * fine grid, deconvolution factors, per-bin arrays and the setpts result block. */
+size_t wf_params_fixed_bytes(const wf_params *p);
+/* Upper bound on the number of subproblems for M points: nbins + ceil(M / maxsub). */
+int64_t wf_params_subprob_cap(const wf_params *p, int64_t M);
+
+/* ---- kernel width and shape (exponential of semicircle, FINUFFT's rules) ---- */
+/* FINUFFT's rule: sigma = 2: ceil(-log10(tol/10)); else ceil(-ln(tol)/(pi sqrt(1-1/sigma)));
+ * at least 2. */
+int wf_kernel_width_finufft(double tol, double sigma);
+/* The width a plan uses: FINUFFT's rule at tol / safety(sigma), plus the tuning table; >= 2,
+ * not clamped above (params.c explains the safety factors). */
+int wf_kernel_width(double tol, double sigma, int precision);
+double wf_kernel_beta(int width, double sigma);
+int wf_max_width(int precision);
+
+/* ---- fine grid ---- */
+int wf_is_smooth(int64_t n); /* only prime factors 2, 3, 5, 7 (n >= 1) */
+/* Smallest even 2,3,5,7-smooth integer >= max(n, 2); n <= 2^60. */
+int64_t wf_next_smooth_even(int64_t n);
+/* nf = next_smooth_even(max(ceil(sigma * N), 2w)). */
+int64_t wf_fine_size(int64_t n_modes, double sigma, int width);
+
+/* ---- deconvolution factors ---- */
+/* Gauss-Legendre nodes x[0..n-1] (ascending) and weights on [-1, 1], by Newton's method. */
+void wf_gauss_legendre(int n, double *x, double *w);
+/* Nodes over the full interval that wf_deconv_factors uses for width w (even). */
+int wf_quad_nodes(int width);
+/* phihat(k) = int_{-w/2}^{w/2} phi(t) cos(2 pi k t / nf) dt with n_quad Gauss-Legendre nodes
+ * after t = (w/2) sin(theta) (which removes the square-root endpoint behaviour of phi). */
+double wf_phihat(double k, int64_t nf, int width, double beta, int n_quad);
+/* fac[k] = 1 / phihat(k) for k = 0..N/2 (N/2 + 1 entries). */
+void wf_deconv_factors(int64_t n_modes, int64_t nf, int width, double beta, double *fac);
+
+/* ---- bins and method ---- */
+/* Default bin edges per method (GM or SM) and dim; unused dims 1. */
+void wf_default_bins(int method, int dim, int precision, int32_t bs[3]);
+/* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * complex_bytes, pad = (w+1)/2. */
+size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes);
+/* Halves the largest bin edge (not below 2) until the tile fits in limit; 1 if it fits. */
+int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size_t limit);
+/* The AUTO rule (to be replaced by measurements): GM or SM. */
+int wf_auto_method(int type, int dim, int precision, int width, int sm_fits);
+
+/* ---- mode order and point folding ---- */
+/* Mode k of array index i (0 <= i < N): modeord 0: i - N/2; 1: i < ceil(N/2) ? i : i - N. */
+int64_t wf_mode_of_index(int64_t i, int64_t n, int modeord);
+/* Inverse of wf_mode_of_index, for -(N/2) <= k <= (N-1)/2. */
+int64_t wf_index_of_mode(int64_t k, int64_t n, int modeord);
+/* Point -> fine-grid coordinate in [0, nf), exactly as kernels/ABI.md (and common.cuh). */
+double wf_fold(double x, int64_t nf);
+
+#endif /* WARPFFT_PARAMS_H */

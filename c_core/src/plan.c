@@ -1,0 +1,357 @@
+/*
+ * plan.c — plan creation and destruction: validation (params.c), device and cuFFT, the kernels
+ * the plan uses, the fine grid, deconvolution factors, the cuFFT plan and the per-bin arrays.
+ * Every failure takes one cleanup path (plan_release), so a half-built plan leaks nothing.
+ */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(wf_setpts_result) == 24, "params.c counts 24 bytes for the result block");
+
+/* ---------------------------------------------------------------- shared helpers */
+
+warpfft_status wf_plan_alloc(struct warpfft_plan_s *plan, wf_dbuf *b, size_t bytes,
+                             const char *what) {
+    warpfft_status st = wf_alloc(&b->ptr, bytes, what);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    b->bytes = bytes;
+    plan->workspace += bytes;
+    return WARPFFT_SUCCESS;
+}
+
+void wf_plan_free(struct warpfft_plan_s *plan, wf_dbuf *b) {
+    if (b->ptr)
+        wf_free(&b->ptr);
+    plan->workspace -= b->bytes;
+    b->bytes = 0;
+}
+
+warpfft_status wf_plan_launch(const struct warpfft_plan_s *plan, const wf_kernel *k, int64_t n,
+                              void **args) {
+    if (n <= 0)
+        return WARPFFT_SUCCESS;
+    int64_t blocks = n / WF_BLOCK + (n % WF_BLOCK != 0);
+    int64_t cap = (int64_t)(plan->dev->n_sm > 0 ? plan->dev->n_sm : 1) * WF_BLOCKS_PER_SM;
+    if (cap > (int64_t)WF_GRID_MAX)
+        cap = WF_GRID_MAX;
+    if (blocks > cap)
+        blocks = cap;
+    return wf_launch(k->fn, k->name, (unsigned)blocks, 1, WF_BLOCK, 0, plan->stream, args);
+}
+
+warpfft_status wf_plan_memset(const struct warpfft_plan_s *plan, CUdeviceptr p, size_t bytes,
+                              const char *what) {
+    if (bytes == 0)
+        return WARPFFT_SUCCESS;
+    CUresult r = plan->drv->cuMemsetD8Async(p, 0, bytes, plan->stream);
+    if (r != WF_CUDA_SUCCESS) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "cuMemsetD8Async of %zu bytes (%s)", bytes, what);
+        return wf_cuda_error(r, msg);
+    }
+    return WARPFFT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+static warpfft_status load_kernel(struct warpfft_plan_s *plan, const char *module, const char *name,
+                                  wf_kernel *k) {
+    snprintf(k->name, sizeof k->name, "%s", name);
+    return wf_kernel_get(plan->dev, module, k->name, &k->fn);
+}
+
+/* Module "sort": the binning kernels (subproblem ones only for SM). */
+static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
+    warpfft_status st = load_kernel(plan, "sort", "wf_scan_u64", &plan->k_scan);
+    if (st == WARPFFT_SUCCESS)
+        st = load_kernel(plan, "sort", "wf_bin_scatter", &plan->k_scatter);
+    if (st == WARPFFT_SUCCESS && plan->p.method == WARPFFT_METHOD_SM)
+        st = load_kernel(plan, "sort", "wf_subprob_count", &plan->k_subprob_count);
+    if (st == WARPFFT_SUCCESS && plan->p.method == WARPFFT_METHOD_SM)
+        st = load_kernel(plan, "sort", "wf_subprob_fill", &plan->k_subprob_fill);
+    return st;
+}
+
+/* Modules "prep_p" (bin count, deconvolve/amplify) and "si_{d}d_p_w{w}" (spread or interp). */
+static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
+    const wf_params *p = &plan->p;
+    const char *ps = wf_prec_name(p->precision);
+    char mod[32], name[64];
+    warpfft_status st = load_sort_kernels(plan);
+    snprintf(mod, sizeof mod, "prep_%s", ps);
+    snprintf(name, sizeof name, "wf_bin_count_%s", ps);
+    if (st == WARPFFT_SUCCESS)
+        st = load_kernel(plan, mod, name, &plan->k_bin_count);
+    snprintf(name, sizeof name, "wf_%s_%s", p->type == 1 ? "deconvolve" : "amplify", ps);
+    if (st == WARPFFT_SUCCESS)
+        st = load_kernel(plan, mod, name, &plan->k_modes);
+    snprintf(mod, sizeof mod, "si_%dd_%s_w%d", p->dim, ps, p->width);
+    snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", p->type == 1 ? "spread" : "interp",
+             p->method == WARPFFT_METHOD_SM ? "sm" : "gm", p->dim, ps, p->width);
+    if (st == WARPFFT_SUCCESS)
+        st = load_kernel(plan, mod, name, &plan->k_spreadinterp);
+    return st;
+}
+
+/* SM tiles above the 48 KiB default need the function's dynamic shared memory limit raised. */
+static warpfft_status set_shared_limit(struct warpfft_plan_s *plan) {
+    const wf_params *p = &plan->p;
+    if (p->method != WARPFFT_METHOD_SM || p->tile_bytes <= WF_SHARED_STATIC_MAX)
+        return WARPFFT_SUCCESS;
+    CUresult r = plan->drv->cuFuncSetAttribute(plan->k_spreadinterp.fn,
+                                               WF_FUNC_ATTR_MAX_DYNAMIC_SHARED, (int)p->tile_bytes);
+    if (r != WF_CUDA_SUCCESS) {
+        char what[160];
+        snprintf(what, sizeof what, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %zu) on %s",
+                 p->tile_bytes, plan->k_spreadinterp.name);
+        return wf_cuda_error(r, what);
+    }
+    return WARPFFT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+/* Converts fac (double) to the plan's precision and uploads it into b. */
+static warpfft_status upload_fac(struct warpfft_plan_s *plan, wf_dbuf *b, const double *fac,
+                                 int64_t count) {
+    const wf_params *p = &plan->p;
+    size_t bytes = (size_t)count * p->real_bytes;
+    float *f32 = NULL;
+    const void *src = fac;
+    if (p->precision == WARPFFT_F32) {
+        if (!(f32 = malloc(bytes)))
+            return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation of %zu bytes", bytes);
+        for (int64_t k = 0; k < count; k++)
+            f32[k] = (float)fac[k];
+        src = f32;
+    }
+    warpfft_status st = wf_plan_alloc(plan, b, bytes, "deconvolution factors");
+    if (st == WARPFFT_SUCCESS) {
+        CUresult r = plan->drv->cuMemcpyHtoD(b->ptr, src, bytes);
+        if (r != WF_CUDA_SUCCESS)
+            st = wf_cuda_error(r, "cuMemcpyHtoD of the deconvolution factors");
+    }
+    free(f32);
+    return st;
+}
+
+/* fac_d[k] = 1/phihat_d(k), k = 0..N_d/2, for each used dim (computed once per distinct
+ * (N_d, nf_d)). */
+static warpfft_status make_factors(struct warpfft_plan_s *plan) {
+    const wf_params *p = &plan->p;
+    int64_t kmax = 0;
+    for (int d = 0; d < p->dim; d++)
+        kmax = p->n_modes[d] / 2 > kmax ? p->n_modes[d] / 2 : kmax;
+    double *fac = malloc((size_t)(kmax + 1) * sizeof *fac);
+    if (!fac)
+        return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation of %zu bytes",
+                        (size_t)(kmax + 1) * sizeof *fac);
+    warpfft_status st = WARPFFT_SUCCESS;
+    for (int d = 0; d < p->dim && st == WARPFFT_SUCCESS; d++) {
+        int same = d > 0 && p->n_modes[d] == p->n_modes[d - 1] && p->n_fine[d] == p->n_fine[d - 1];
+        if (!same)
+            wf_deconv_factors(p->n_modes[d], p->n_fine[d], p->width, p->beta, fac);
+        st = upload_fac(plan, &plan->fac[d], fac, p->n_modes[d] / 2 + 1);
+    }
+    free(fac);
+    return st;
+}
+
+/* The fine grid, the per-bin arrays and the setpts result block. */
+static warpfft_status alloc_fixed(struct warpfft_plan_s *plan) {
+    const wf_params *p = &plan->p;
+    size_t per_bin = (size_t)p->nbins * sizeof(uint64_t);
+    size_t fw = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
+    warpfft_status st = wf_plan_alloc(plan, &plan->fw, fw, "the fine grid");
+    if (st == WARPFFT_SUCCESS)
+        st = wf_plan_alloc(plan, &plan->bin_count, per_bin, "bin counts");
+    if (st == WARPFFT_SUCCESS)
+        st = wf_plan_alloc(plan, &plan->bin_start, per_bin, "bin starts");
+    if (st == WARPFFT_SUCCESS && p->method == WARPFFT_METHOD_SM)
+        st = wf_plan_alloc(plan, &plan->nsub, per_bin, "subproblem counts");
+    if (st == WARPFFT_SUCCESS && p->method == WARPFFT_METHOD_SM)
+        st = wf_plan_alloc(plan, &plan->nsub_start, per_bin, "subproblem starts");
+    if (st == WARPFFT_SUCCESS)
+        st = wf_plan_alloc(plan, &plan->result, sizeof(wf_setpts_result), "setpts results");
+    return st;
+}
+
+/* ---------------------------------------------------------------- cuFFT */
+
+static warpfft_status fft_plan_many(struct warpfft_plan_s *plan, size_t *work) {
+    const wf_params *p = &plan->p;
+    long long n[3] = {1, 1, 1}; /* slowest dimension first */
+    for (int d = 0; d < p->dim; d++)
+        n[d] = (long long)p->n_fine[p->dim - 1 - d];
+    int type = p->precision == WARPFFT_F64 ? WF_CUFFT_Z2Z : WF_CUFFT_C2C;
+    long long dist = (long long)p->fine_prod;
+    cufftResult r = plan->cufft->cufftMakePlanMany64(plan->fft, p->dim, n, NULL, 1, dist, NULL, 1,
+                                                     dist, type, (long long)p->ntransf, work);
+    if (r != 0) {
+        char what[192];
+        snprintf(what, sizeof what, "cufftMakePlanMany64 (%s, n = {%lld, %lld, %lld}, batch %lld)",
+                 type == WF_CUFFT_Z2Z ? "Z2Z" : "C2C", n[0], n[1], n[2], (long long)p->ntransf);
+        return wf_cufft_error(r, what);
+    }
+    return WARPFFT_SUCCESS;
+}
+
+/* In-place batched C2C/Z2Z over the fine grid, with a work area the plan owns, on its stream. */
+static warpfft_status make_fft(struct warpfft_plan_s *plan) {
+    const wf_cufft *cf = plan->cufft;
+    cufftResult r = cf->cufftCreate(&plan->fft);
+    if (r != 0)
+        return wf_cufft_error(r, "cufftCreate");
+    plan->fft_created = 1;
+    if ((r = cf->cufftSetAutoAllocation(plan->fft, 0)) != 0)
+        return wf_cufft_error(r, "cufftSetAutoAllocation");
+    size_t work = 0;
+    warpfft_status st = fft_plan_many(plan, &work);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_plan_alloc(plan, &plan->fft_work, work, "the cuFFT work area");
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    if ((r = cf->cufftSetWorkArea(plan->fft, (void *)(uintptr_t)plan->fft_work.ptr)) != 0)
+        return wf_cufft_error(r, "cufftSetWorkArea");
+    if ((r = cf->cufftSetStream(plan->fft, plan->stream)) != 0)
+        return wf_cufft_error(r, "cufftSetStream");
+    return WARPFFT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- build and release */
+
+/* Everything on the GPU; the device's context is current. */
+static warpfft_status plan_build(struct warpfft_plan_s *plan) {
+    warpfft_status st = load_kernels(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = set_shared_limit(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = alloc_fixed(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = make_factors(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = make_fft(plan);
+    return st;
+}
+
+/* Frees whatever exists (any stage of a partial build); the device's context is current.
+ * Returns cufftDestroy's result (0 on success or when there was no cuFFT plan). */
+static cufftResult plan_release(struct warpfft_plan_s *plan) {
+    cufftResult r = 0;
+    if (plan->fft_created)
+        r = plan->cufft->cufftDestroy(plan->fft);
+    plan->fft_created = 0;
+    wf_dbuf *bufs[] = {&plan->fw,         &plan->fac[0],     &plan->fac[1],    &plan->fac[2],
+                       &plan->fft_work,   &plan->bin_count,  &plan->bin_start, &plan->nsub,
+                       &plan->nsub_start, &plan->result,     &plan->sort_idx,  &plan->bin_of,
+                       &plan->pos_in_bin, &plan->subprob_bin};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        wf_plan_free(plan, bufs[i]);
+    plan->point_cap = 0;
+    plan->has_points = 0;
+    return r;
+}
+
+/* Device, driver table and cuFFT for a plan (no GPU work yet). */
+static warpfft_status plan_attach(struct warpfft_plan_s *plan, const warpfft_opts *o) {
+    warpfft_status st = wf_device_get(o->device, &plan->dev);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_driver_get(&plan->drv);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_cufft_get(&plan->cufft);
+    plan->stream = (CUstream)(uintptr_t)o->stream;
+    return st;
+}
+
+/* Chooses parameters for this device and builds the plan; frees everything on failure. */
+static warpfft_status plan_init(struct warpfft_plan_s *plan, int type, int dim,
+                                const int64_t n_modes[3], int64_t ntransf, double tol,
+                                int precision, const warpfft_opts *o) {
+    warpfft_status st = plan_attach(plan, o);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    size_t limit = plan->dev->max_shared_optin > 0 ? (size_t)plan->dev->max_shared_optin : 0;
+    st = wf_params_make(type, dim, n_modes, ntransf, tol, precision, o, limit, &plan->p);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_ctx_enter(plan->dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    st = plan_build(plan);
+    if (st != WARPFFT_SUCCESS)
+        plan_release(plan);
+    wf_ctx_leave(plan->dev);
+    return st;
+}
+
+/* ---------------------------------------------------------------- public */
+
+WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t n_modes[3],
+                                               int iflag, int64_t ntransf, double tol,
+                                               warpfft_precision precision,
+                                               const warpfft_opts *opts, warpfft_plan *plan) {
+    wf_clear_error();
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "plan (the output pointer) is NULL");
+    *plan = NULL;
+    wf_params check; /* argument errors first, without touching the GPU */
+    warpfft_opts o;
+    warpfft_status st = wf_params_make(type, dim, n_modes, ntransf, tol, (int)precision, opts,
+                                       WF_SHARED_OPTIN_SM90, &check);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_opts_resolve(opts, &o);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    struct warpfft_plan_s *pl = calloc(1, sizeof *pl);
+    if (!pl)
+        return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation of the plan (%zu bytes)",
+                        sizeof *pl);
+    pl->iflag = iflag;
+    pl->fft_dir = iflag >= 0 ? WF_CUFFT_INVERSE : WF_CUFFT_FORWARD;
+    pl->M = -1;
+    st = plan_init(pl, type, dim, n_modes, ntransf, tol, (int)precision, &o);
+    if (st != WARPFFT_SUCCESS) {
+        free(pl);
+        return st;
+    }
+    *plan = pl;
+    return WARPFFT_SUCCESS;
+}
+
+WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
+    wf_clear_error();
+    if (!plan)
+        return WARPFFT_SUCCESS;
+    warpfft_status st = wf_ctx_enter(plan->dev);
+    if (st == WARPFFT_SUCCESS) {
+        cufftResult r = plan_release(plan);
+        wf_ctx_leave(plan->dev);
+        if (r != 0)
+            st = wf_cufft_error(r, "cufftDestroy");
+    }
+    free(plan);
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info) {
+    wf_clear_error();
+    if (!plan || !info)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_plan_get_info: %s is NULL",
+                        !plan ? "plan" : "info");
+    wf_params_to_info(&plan->p, info);
+    info->n_points = plan->has_points ? plan->M : -1;
+    info->workspace_bytes = plan->workspace;
+    return WARPFFT_SUCCESS;
+}
+
+WARPFFT_API warpfft_status warpfft_plan_workspace_bytes(warpfft_plan plan, size_t *bytes) {
+    wf_clear_error();
+    if (!plan || !bytes)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_plan_workspace_bytes: %s is NULL",
+                        !plan ? "plan" : "bytes");
+    *bytes = plan->workspace;
+    return WARPFFT_SUCCESS;
+}

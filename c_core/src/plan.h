@@ -1,0 +1,96 @@
+/*
+ * plan.h — the internal plan (struct warpfft_plan_s), shared by plan.c (create/destroy/info),
+ * setpts.c (binning) and execute.c (spread/interp, FFT, deconvolve). Not installed.
+ */
+#ifndef WARPFFT_PLAN_H
+#define WARPFFT_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "params.h"
+#include "runtime.h"
+
+#define WF_BLOCK         256  /* threads per block for every grid-stride kernel (ABI.md) */
+#define WF_SCAN_BLOCK    1024 /* wf_scan_u64: exactly one block of this many threads */
+#define WF_GRID_MAX      (65535u * 4u)
+#define WF_BLOCKS_PER_SM 32 /* grid cap for grid-stride kernels: n_sm * this */
+
+/* A device allocation the plan owns; `bytes` counts toward the plan's workspace. */
+typedef struct wf_dbuf {
+    CUdeviceptr ptr;
+    size_t bytes;
+} wf_dbuf;
+
+/* A resolved kernel and its name (for error messages). */
+typedef struct wf_kernel {
+    CUfunction fn;
+    char name[64];
+} wf_kernel;
+
+/* What setpts reads back in one copy: scan totals and the non-finite flag. */
+typedef struct wf_setpts_result {
+    uint64_t n_sorted;  /* total of the bin_count scan (= M) */
+    uint64_t n_subprob; /* total of the nsub scan (SM) */
+    int32_t bad;        /* set by wf_bin_count_p for a NaN/inf coordinate */
+    int32_t unused;
+} wf_setpts_result;
+
+struct warpfft_plan_s {
+    wf_params p;
+    int iflag;
+    int fft_dir; /* WF_CUFFT_INVERSE (iflag >= 0) or WF_CUFFT_FORWARD */
+    const wf_driver *drv;
+    const wf_device *dev;
+    const wf_cufft *cufft;
+    CUstream stream;
+
+    /* kernels this plan uses (only these modules are loaded) */
+    wf_kernel k_bin_count, k_scan, k_scatter, k_subprob_count, k_subprob_fill;
+    wf_kernel k_modes;        /* wf_deconvolve_p (type 1) or wf_amplify_p (type 2) */
+    wf_kernel k_spreadinterp; /* spread (type 1) or interp (type 2), GM or SM */
+
+    /* allocated at creation */
+    wf_dbuf fw;     /* ntransf * nfprod complex */
+    wf_dbuf fac[3]; /* N_d/2 + 1 reals per used dim */
+    wf_dbuf fft_work;
+    wf_dbuf bin_count, bin_start; /* u64 per bin */
+    wf_dbuf nsub, nsub_start;     /* u64 per bin (SM) */
+    wf_dbuf result;               /* wf_setpts_result */
+    cufftHandle fft;
+    int fft_created;
+
+    /* per point set, grown by setpts */
+    wf_dbuf sort_idx, bin_of, pos_in_bin; /* i64, i32, u64 per point */
+    wf_dbuf subprob_bin;                  /* i32, nbins + ceil(M / maxsub) (SM) */
+    int64_t point_cap;
+
+    size_t workspace; /* sum of the bytes of every wf_dbuf above */
+
+    /* the current point set */
+    int has_points;
+    int64_t M, n_subprob;
+    CUdeviceptr x, y, z;
+    wf_setpts_result result_host; /* target of setpts' device-to-host copy */
+};
+
+/* Allocation through wf_alloc that keeps plan->workspace current. */
+warpfft_status wf_plan_alloc(struct warpfft_plan_s *plan, wf_dbuf *b, size_t bytes,
+                             const char *what);
+void wf_plan_free(struct warpfft_plan_s *plan, wf_dbuf *b);
+
+/* Launches a grid-stride kernel over n items on the plan's stream: block WF_BLOCK, grid
+ * min(ceil(n / WF_BLOCK), n_sm * WF_BLOCKS_PER_SM); nothing for n <= 0. */
+warpfft_status wf_plan_launch(const struct warpfft_plan_s *plan, const wf_kernel *k, int64_t n,
+                              void **args);
+
+/* cuMemsetD8Async of bytes on the plan's stream; nothing for bytes == 0. */
+warpfft_status wf_plan_memset(const struct warpfft_plan_s *plan, CUdeviceptr p, size_t bytes,
+                              const char *what);
+
+/* Device pointer of a user array. */
+static inline CUdeviceptr wf_dptr(const void *p) {
+    return (CUdeviceptr)(uintptr_t)p;
+}
+
+#endif /* WARPFFT_PLAN_H */

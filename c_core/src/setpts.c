@@ -1,0 +1,179 @@
+/*
+ * setpts.c — takes a point set: bins the points (count, scan, scatter into sort_idx), and for
+ * the SM method splits bins into subproblems. One host sync, to read the non-finite flag and
+ * the subproblem count.
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "plan.h"
+
+static warpfft_status check_args(const struct warpfft_plan_s *plan, int precision, int64_t M,
+                                 const void *x, const void *y, const void *z) {
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_setpts: plan is NULL");
+    if (precision != plan->p.precision)
+        return wf_error(WARPFFT_ERR_PRECISION, "warpfft_setpts: precision = %d but the plan is %s",
+                        precision, wf_prec_name(plan->p.precision));
+    if (M < 0)
+        return wf_error(WARPFFT_ERR_BAD_NPOINTS, "warpfft_setpts: M = %lld; must be >= 0",
+                        (long long)M);
+    if (M > ((int64_t)1 << 56))
+        return wf_error(WARPFFT_ERR_BAD_NPOINTS, "warpfft_setpts: M = %lld is too large",
+                        (long long)M);
+    const char *missing = wf_missing_coord(plan->p.dim, x, y, z);
+    if (M > 0 && missing)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_setpts: %s is NULL but the plan is %dD and M = %lld", missing,
+                        plan->p.dim, (long long)M);
+    return WARPFFT_SUCCESS;
+}
+
+/* Per-point arrays for M points; reallocated only when M exceeds the capacity. */
+static warpfft_status ensure_capacity(struct warpfft_plan_s *plan, int64_t M) {
+    if (M <= plan->point_cap)
+        return WARPFFT_SUCCESS;
+    wf_plan_free(plan, &plan->sort_idx);
+    wf_plan_free(plan, &plan->bin_of);
+    wf_plan_free(plan, &plan->pos_in_bin);
+    wf_plan_free(plan, &plan->subprob_bin);
+    plan->point_cap = 0;
+    size_t m = (size_t)M;
+    warpfft_status st = wf_plan_alloc(plan, &plan->sort_idx, m * sizeof(int64_t), "sort_idx");
+    if (st == WARPFFT_SUCCESS)
+        st = wf_plan_alloc(plan, &plan->bin_of, m * sizeof(int32_t), "bin_of");
+    if (st == WARPFFT_SUCCESS)
+        st = wf_plan_alloc(plan, &plan->pos_in_bin, m * sizeof(uint64_t), "pos_in_bin");
+    if (st == WARPFFT_SUCCESS && plan->p.method == WARPFFT_METHOD_SM)
+        st = wf_plan_alloc(plan, &plan->subprob_bin,
+                           (size_t)wf_params_subprob_cap(&plan->p, M) * sizeof(int32_t),
+                           "subprob_bin");
+    if (st == WARPFFT_SUCCESS)
+        plan->point_cap = M;
+    return st;
+}
+
+/* wf_bin_count_p: bin of each point, its position in the bin, bin sizes, non-finite flag. */
+static warpfft_status launch_bin_count(struct warpfft_plan_s *plan) {
+    const wf_params *p = &plan->p;
+    long long M = plan->M;
+    int dim = p->dim;
+    CUdeviceptr x = plan->x, y = plan->y, z = plan->z;
+    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
+    int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
+    long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
+    CUdeviceptr bin_of = plan->bin_of.ptr, pos = plan->pos_in_bin.ptr;
+    CUdeviceptr count = plan->bin_count.ptr;
+    CUdeviceptr bad = plan->result.ptr + offsetof(wf_setpts_result, bad);
+    void *args[] = {&M,   &dim, &x,   &y,   &z,   &nf1,    &nf2, &nf3,   &bs1,
+                    &bs2, &bs3, &nb1, &nb2, &nb3, &bin_of, &pos, &count, &bad};
+    return wf_plan_launch(plan, &plan->k_bin_count, M, args);
+}
+
+/* wf_scan_u64 (exclusive scan, one block of 1024 threads) of n u64 values. */
+static warpfft_status launch_scan(struct warpfft_plan_s *plan, CUdeviceptr in, CUdeviceptr out,
+                                  CUdeviceptr total) {
+    long long n = plan->p.nbins;
+    void *args[] = {&n, &in, &out, &total};
+    return wf_launch(plan->k_scan.fn, plan->k_scan.name, 1, 1, WF_SCAN_BLOCK, 0, plan->stream,
+                     args);
+}
+
+/* wf_bin_scatter: sort_idx[bin_start[bin_of[j]] + pos_in_bin[j]] = j. */
+static warpfft_status launch_scatter(struct warpfft_plan_s *plan) {
+    long long M = plan->M;
+    CUdeviceptr bin_of = plan->bin_of.ptr, pos = plan->pos_in_bin.ptr;
+    CUdeviceptr start = plan->bin_start.ptr, sort_idx = plan->sort_idx.ptr;
+    void *args[] = {&M, &bin_of, &pos, &start, &sort_idx};
+    return wf_plan_launch(plan, &plan->k_scatter, M, args);
+}
+
+/* SM: nsub[b] = ceil(count[b] / maxsub), its scan, and the subproblem -> bin list. */
+static warpfft_status launch_subprobs(struct warpfft_plan_s *plan) {
+    long long nbins = plan->p.nbins, maxsub = plan->p.maxsub;
+    CUdeviceptr count = plan->bin_count.ptr, nsub = plan->nsub.ptr;
+    CUdeviceptr nsub_start = plan->nsub_start.ptr, subprob_bin = plan->subprob_bin.ptr;
+    void *count_args[] = {&nbins, &count, &maxsub, &nsub};
+    warpfft_status st = wf_plan_launch(plan, &plan->k_subprob_count, nbins, count_args);
+    if (st == WARPFFT_SUCCESS)
+        st = launch_scan(plan, nsub, nsub_start,
+                         plan->result.ptr + offsetof(wf_setpts_result, n_subprob));
+    void *fill_args[] = {&nbins, &nsub_start, &nsub, &subprob_bin};
+    if (st == WARPFFT_SUCCESS)
+        st = wf_plan_launch(plan, &plan->k_subprob_fill, nbins, fill_args);
+    return st;
+}
+
+/* The whole binning pipeline on the plan's stream. */
+static warpfft_status enqueue_binning(struct warpfft_plan_s *plan) {
+    warpfft_status st =
+        wf_plan_memset(plan, plan->bin_count.ptr, plan->bin_count.bytes, "bin counts");
+    if (st == WARPFFT_SUCCESS)
+        st = wf_plan_memset(plan, plan->result.ptr, plan->result.bytes, "setpts results");
+    if (st == WARPFFT_SUCCESS)
+        st = launch_bin_count(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = launch_scan(plan, plan->bin_count.ptr, plan->bin_start.ptr,
+                         plan->result.ptr + offsetof(wf_setpts_result, n_sorted));
+    if (st == WARPFFT_SUCCESS)
+        st = launch_scatter(plan);
+    if (st == WARPFFT_SUCCESS && plan->p.method == WARPFFT_METHOD_SM)
+        st = launch_subprobs(plan);
+    return st;
+}
+
+/* Copies the result block back (on the stream, then waits for the stream only) and checks it. */
+static warpfft_status read_result(struct warpfft_plan_s *plan) {
+    wf_setpts_result *r = &plan->result_host;
+    WF_CU(plan->drv->cuMemcpyDtoHAsync(r, plan->result.ptr, sizeof *r, plan->stream),
+          "cuMemcpyDtoHAsync of the setpts results");
+    WF_CU(plan->drv->cuStreamSynchronize(plan->stream), "cuStreamSynchronize after setpts");
+    if (r->bad)
+        return wf_error(WARPFFT_ERR_BAD_POINTS,
+                        "warpfft_setpts: x, y or z holds a NaN or infinite coordinate (M = %lld)",
+                        (long long)plan->M);
+    int64_t cap = wf_params_subprob_cap(&plan->p, plan->M);
+    if (r->n_sorted != (uint64_t)plan->M ||
+        (plan->p.method == WARPFFT_METHOD_SM && r->n_subprob > (uint64_t)cap))
+        return wf_error(WARPFFT_ERR_INTERNAL,
+                        "warpfft_setpts: binning counted %llu of %lld points and %llu "
+                        "subproblems (at most %lld)",
+                        (unsigned long long)r->n_sorted, (long long)plan->M,
+                        (unsigned long long)r->n_subprob, (long long)cap);
+    plan->n_subprob = plan->p.method == WARPFFT_METHOD_SM ? (int64_t)r->n_subprob : 0;
+    return WARPFFT_SUCCESS;
+}
+
+static warpfft_status setpts_run(struct warpfft_plan_s *plan, int64_t M, const void *x,
+                                 const void *y, const void *z) {
+    int dim = plan->p.dim;
+    plan->M = M;
+    plan->x = wf_dptr(x);
+    plan->y = dim >= 2 ? wf_dptr(y) : 0;
+    plan->z = dim >= 3 ? wf_dptr(z) : 0;
+    plan->n_subprob = 0;
+    if (M == 0)
+        return WARPFFT_SUCCESS; /* execute writes zeros (type 1) or nothing (type 2) */
+    warpfft_status st = ensure_capacity(plan, M);
+    if (st == WARPFFT_SUCCESS)
+        st = enqueue_binning(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = read_result(plan);
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
+                                          const void *x, const void *y, const void *z) {
+    wf_clear_error();
+    warpfft_status st = check_args(plan, (int)precision, M, x, y, z);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    plan->has_points = 0;
+    st = wf_ctx_enter(plan->dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    st = setpts_run(plan, M, x, y, z);
+    wf_ctx_leave(plan->dev);
+    plan->has_points = st == WARPFFT_SUCCESS;
+    return st;
+}

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Builds c_core/tests/test_params.c with the params code (ASan + UBSan) and runs it.
+# Links c_core/src/error.c when it is there and links on its own; else a stub in the test.
+set -e
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out="${TMPDIR:-/tmp}/warpfft_test_params"
+src="$root/c_core/src"
+flags="-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -pthread -Wall -Wextra -Werror -O1 -g
+       -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+       -I $root/c_core/include -I $src"
+files="$root/c_core/tests/test_params.c $src/params.c"
+# shellcheck disable=SC2086
+if [ -f "$src/error.c" ] && gcc $flags $files "$src/error.c" -lm -o "$out" 2>/dev/null; then
+    echo "test_params: with c_core/src/error.c"
+else
+    echo "test_params: with the stub error functions"
+    gcc $flags -DWF_TEST_STUB_ERROR $files -lm -o "$out"
+fi
+exec "$out"

@@ -1,0 +1,530 @@
+/*
+ * test_params.c — unit tests of c_core/src/params.c (no GPU): kernel width and shape, fine-grid
+ * sizes, Gauss-Legendre quadrature and deconvolution factors, mode ordering, point folding,
+ * argument validation through warpfft_plan_params, bins and method choice.
+ *
+ * Build and run: c_core/tests/run_test_params.sh (ASan + UBSan). Prints "N passed, M failed";
+ * exits non-zero on any failure.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "params.h"
+#include "runtime.h"
+
+#ifdef WF_TEST_STUB_ERROR
+/* error.c is not there yet: a minimal thread-unsafe stand-in for the two runtime.h functions. */
+#include <stdarg.h>
+static char stub_msg[1024];
+warpfft_status wf_error(warpfft_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(stub_msg, sizeof stub_msg, fmt, ap);
+    va_end(ap);
+    return status;
+}
+void wf_clear_error(void) {
+    stub_msg[0] = '\0';
+}
+const char *warpfft_last_error(void) {
+    return stub_msg;
+}
+#endif
+
+#define PI 3.14159265358979323846
+
+static int n_pass, n_fail;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            n_pass++;                                                                              \
+        } else {                                                                                   \
+            n_fail++;                                                                              \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                 \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+/* ------------------------------------------------------------------ width and beta */
+
+static void test_width_beta(void) {
+    static const struct {
+        double tol, sigma;
+        int w;
+        double beta;
+    } t[] = {
+        {1e-1, 2.0, 2, 4.40},  {1e-2, 2.0, 3, 6.78},   {1e-3, 2.0, 4, 9.52},
+        {1e-4, 2.0, 5, 11.5},  {1e-5, 2.0, 6, 13.8},   {5e-6, 2.0, 7, 16.1},
+        {1e-6, 2.0, 7, 16.1},  {1e-7, 2.0, 8, 18.4},   {1e-9, 2.0, 10, 23.0},
+        {2e-9, 2.0, 10, 23.0}, {1e-12, 2.0, 13, 29.9}, {1e-13, 2.0, 14, 32.2},
+        {1e-1, 1.25, 2, -1},   {1e-2, 1.25, 4, -1},    {1e-3, 1.25, 5, -1},
+        {1e-5, 1.25, 9, -1},   {1e-6, 1.25, 10, -1},   {1e-9, 1.25, 15, -1},
+        {1e-13, 1.25, 22, -1},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        int w = wf_kernel_width_finufft(t[i].tol, t[i].sigma);
+        CHECK(w == t[i].w, "tol %g sigma %g: width %d, expected %d", t[i].tol, t[i].sigma, w,
+              t[i].w);
+        /* the plan's width: FINUFFT's at tol / safety (10 at sigma 2, 20 at 1.25) */
+        double safety = t[i].sigma == 2.0 ? 10.0 : 20.0;
+        int wp = wf_kernel_width(t[i].tol, t[i].sigma, WARPFFT_F32);
+        CHECK(wp == wf_kernel_width_finufft(t[i].tol / safety, t[i].sigma),
+              "tol %g sigma %g: plan width %d", t[i].tol, t[i].sigma, wp);
+        if (t[i].sigma == 2.0)
+            CHECK(wp == t[i].w + 1, "tol %g: plan width %d = FINUFFT + 1", t[i].tol, wp);
+        double beta = wf_kernel_beta(t[i].w, t[i].sigma);
+        double expect = t[i].beta > 0 ? t[i].beta : 0.97 * PI * (1 - 1 / (2 * t[i].sigma)) * t[i].w;
+        CHECK(fabs(beta - expect) < 1e-12, "tol %g sigma %g: beta %.15g, expected %.15g", t[i].tol,
+              t[i].sigma, beta, expect);
+    }
+    /* the formula, checked across a fine sweep of tol (no power-of-ten rounding surprises) */
+    for (double lt = -13.0; lt <= -1.0; lt += 0.01) {
+        double tol = pow(10.0, lt);
+        int w = wf_kernel_width_finufft(tol, 2.0);
+        double x = -log10(tol / 10.0);
+        CHECK(w >= 2 && w >= x - 1e-6 && w < x + 1.0, "tol %g: width %d for x %.12g", tol, w, x);
+        w = wf_kernel_width_finufft(tol, 1.25);
+        x = -log(tol) / (PI * sqrt(1 - 1 / 1.25));
+        CHECK(w >= 2 && w >= x - 1e-6 && w < x + 1.0, "tol %g (1.25): width %d for x %.12g", tol, w,
+              x);
+    }
+    CHECK(wf_max_width(WARPFFT_F32) == 12 && wf_max_width(WARPFFT_F64) == 16, "max widths");
+}
+
+/* ------------------------------------------------------------------ fine grid */
+
+static int brute_next(int64_t n) {
+    for (int64_t m = n < 2 ? 2 : n;; m++)
+        if (m % 2 == 0 && wf_is_smooth(m))
+            return (int)m;
+}
+
+static void test_fine_grid(void) {
+    CHECK(wf_is_smooth(1) && wf_is_smooth(2 * 3 * 5 * 7 * 8) && !wf_is_smooth(22) &&
+              !wf_is_smooth(0) && !wf_is_smooth(13 * 4),
+          "smoothness predicate");
+    for (int64_t n = -3; n < 5000; n++) {
+        int64_t m = wf_next_smooth_even(n);
+        CHECK(m == brute_next(n), "next_smooth_even(%lld) = %lld, brute %d", (long long)n,
+              (long long)m, brute_next(n));
+    }
+    int64_t big = ((int64_t)1 << 52) + 12345;
+    int64_t m = wf_next_smooth_even(big);
+    CHECK(m >= big && m % 2 == 0 && wf_is_smooth(m) && m <= 2 * big, "large: %lld", (long long)m);
+    static const double sig[2] = {2.0, 1.25};
+    for (int s = 0; s < 2; s++)
+        for (int w = 2; w <= 16; w++)
+            for (int64_t N = 1; N < 700; N += 7) {
+                int64_t nf = wf_fine_size(N, sig[s], w);
+                int64_t lo = (int64_t)ceil(sig[s] * N);
+                lo = lo < 2 * w ? 2 * w : lo;
+                CHECK(nf >= lo && nf % 2 == 0 && wf_is_smooth(nf) && nf == brute_next(lo),
+                      "N %lld w %d sigma %g: nf %lld", (long long)N, w, sig[s], (long long)nf);
+            }
+    CHECK(wf_fine_size(1024, 2.0, 6) == 2048 && wf_fine_size(128, 2.0, 6) == 256 &&
+              wf_fine_size(1000, 1.25, 9) == 1250 && wf_fine_size(1, 2.0, 7) == 14,
+          "fine sizes of reference cases");
+}
+
+/* ------------------------------------------------------------------ quadrature */
+
+static void test_gauss_legendre(void) {
+    static double x[400], w[400];
+    static const int ns[] = {1, 2, 3, 5, 8, 17, 32, 64, 100, 255, 400};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        int n = ns[i];
+        wf_gauss_legendre(n, x, w);
+        int sorted = 1;
+        for (int j = 1; j < n; j++)
+            sorted &= x[j] > x[j - 1];
+        CHECK(sorted && x[0] > -1 && x[n - 1] < 1, "n %d: nodes ascending in (-1, 1)", n);
+        int kmax = 2 * n - 1 < 40 ? 2 * n - 1 : 40; /* x^k, k <= 2n-1, exact */
+        for (int k = 0; k <= kmax; k++) {
+            double s = 0.0;
+            for (int j = 0; j < n; j++)
+                s += w[j] * pow(x[j], k);
+            double exact = k % 2 ? 0.0 : 2.0 / (k + 1);
+            CHECK(fabs(s - exact) < 1e-14, "n %d: int x^%d = %.17g, exact %.17g", n, k, s, exact);
+        }
+    }
+}
+
+/* Reference phihat: the same theta substitution as params.c, but all 400 nodes of the full
+ * interval (no symmetry, no recurrence), rule computed once. */
+static double phihat_ref(double k, int64_t nf, int width, double beta) {
+    static double x[400], wt[400];
+    static int ready;
+    if (!ready) {
+        wf_gauss_legendre(400, x, wt);
+        ready = 1;
+    }
+    double hw = 0.5 * width, s = 0.0;
+    for (int j = 0; j < 400; j++) {
+        double th = 0.5 * PI * x[j];
+        double sh = sin(0.5 * th);
+        s += 0.5 * PI * wt[j] * hw * cos(th) * exp(-2 * beta * sh * sh) *
+             cos(2 * PI * k * hw * sin(th) / (double)nf);
+    }
+    return s;
+}
+
+/* phihat by plain Gauss-Legendre in t with 2000 nodes (no substitution): independent check of
+ * the substitution itself. */
+static double phihat_t_domain(double k, int64_t nf, int width, double beta) {
+    static double x[2000], wt[2000];
+    static int ready;
+    if (!ready) {
+        wf_gauss_legendre(2000, x, wt);
+        ready = 1;
+    }
+    double hw = 0.5 * width, s = 0.0;
+    for (int j = 0; j < 2000; j++) {
+        double t = hw * x[j], a = x[j];
+        s += wt[j] * hw * exp(beta * (sqrt(1 - a * a) - 1)) * cos(2 * PI * k * t / (double)nf);
+    }
+    return s;
+}
+
+static void check_factors(int64_t N, int64_t nf, int w, double beta, double sigma) {
+    int64_t K = N / 2 + 1;
+    double *fac = malloc((size_t)K * sizeof *fac);
+    wf_deconv_factors(N, nf, w, beta, fac);
+    double ref0 = phihat_ref(0, nf, w, beta), max_rel = 0.0, max_abs = 0.0;
+    int positive = ref0 > 0;
+    for (int64_t k = 0; k < K; k++) {
+        double ref = phihat_ref((double)k, nf, w, beta), ph = 1.0 / fac[k];
+        positive &= fac[k] > 0 && isfinite(fac[k]);
+        max_rel = fmax(max_rel, fabs(ph - ref) / fabs(ref));
+        max_abs = fmax(max_abs, fabs(ph - ref) / ref0);
+    }
+    CHECK(positive, "N %lld w %d sigma %g: phihat(0) > 0 and fac > 0", (long long)N, w, sigma);
+    CHECK(max_abs < 1e-14, "N %lld w %d sigma %g: |err| / phihat(0) = %.3g", (long long)N, w, sigma,
+          max_abs);
+    /* sigma = 2 keeps phihat(N/2) >= 0.1 phihat(0): relative accuracy throughout */
+    if (sigma == 2.0)
+        CHECK(max_rel < 1e-14, "N %lld w %d: relative error %.3g", (long long)N, w, max_rel);
+    free(fac);
+}
+
+static void test_phihat(void) {
+    static const double sig[2] = {2.0, 1.25};
+    for (int s = 0; s < 2; s++)
+        for (int w = 2; w <= 16; w++) {
+            double beta = wf_kernel_beta(w, sig[s]);
+            static const int64_t Ns[] = {1, 2, 7, 64, 1000, 4097};
+            for (size_t i = 0; i < sizeof Ns / sizeof Ns[0]; i++)
+                check_factors(Ns[i], wf_fine_size(Ns[i], sig[s], w), w, beta, sig[s]);
+            /* substitution vs plain t-domain quadrature: the sqrt endpoint term (~e^-beta)
+             * limits the latter, so compare only where it is negligible */
+            if (w >= 8) {
+                int64_t nf = wf_fine_size(200, sig[s], w);
+                for (int k = 0; k <= 100; k += 5) {
+                    double a = wf_phihat(k, nf, w, beta, wf_quad_nodes(w));
+                    double b = phihat_t_domain(k, nf, w, beta);
+                    CHECK(fabs(a - b) <= 1e-12 * fabs(b), "w %d sigma %g k %d: %.17g vs %.17g", w,
+                          sig[s], k, a, b);
+                }
+            }
+        }
+    /* the factors are 1/phihat: phihat(0) of w = 2 by the t-domain rule, loosely */
+    double a = wf_phihat(0, 12, 2, 4.4, 400), b = phihat_t_domain(0, 12, 2, 4.4);
+    CHECK(fabs(a - b) < 1e-8 * b, "w 2 phihat(0): %.17g vs %.17g", a, b);
+}
+
+/* ------------------------------------------------------------------ modes and folding */
+
+static void test_modes(void) {
+    static const int64_t Ns[] = {1, 2, 3, 4, 5, 7, 8, 16, 17, 1000, 1001};
+    for (size_t t = 0; t < sizeof Ns / sizeof Ns[0]; t++)
+        for (int ord = 0; ord < 2; ord++) {
+            int64_t N = Ns[t], kmin = -(N / 2), kmax = (N - 1) / 2;
+            char *seen = calloc((size_t)N, 1);
+            int ok = 1;
+            for (int64_t i = 0; i < N; i++) {
+                int64_t k = wf_mode_of_index(i, N, ord);
+                ok &= k >= kmin && k <= kmax && wf_index_of_mode(k, N, ord) == i;
+                if (k >= kmin && k <= kmax)
+                    seen[k - kmin]++;
+            }
+            for (int64_t k = kmin; k <= kmax; k++)
+                ok &= seen[k - kmin] == 1 &&
+                      wf_mode_of_index(wf_index_of_mode(k, N, ord), N, ord) == k;
+            free(seen);
+            CHECK(ok, "N %lld modeord %d: round trip", (long long)N, ord);
+            CHECK(wf_mode_of_index(0, N, ord) == (ord ? 0 : kmin), "N %lld modeord %d: i = 0",
+                  (long long)N, ord);
+        }
+    CHECK(wf_mode_of_index(3, 7, 1) == 3 && wf_mode_of_index(4, 7, 1) == -3 &&
+              wf_mode_of_index(4, 8, 1) == -4 && wf_mode_of_index(0, 8, 0) == -4,
+          "FFT order examples");
+}
+
+static void test_fold(void) {
+    int64_t nf = 2000;
+    CHECK(wf_fold(-PI, nf) == 1000.0, "-pi -> nf/2: %.17g", wf_fold(-PI, nf));
+    CHECK(wf_fold(0.0, nf) == 0.0, "0 -> 0");
+    CHECK(fabs(wf_fold(PI / 2, nf) - 500.0) < 1e-9, "pi/2 -> nf/4");
+    CHECK(fabs(wf_fold(-PI / 2, nf) - 1500.0) < 1e-9, "-pi/2 -> 3nf/4");
+    CHECK(fabs(wf_fold(PI / 2 + 4 * PI, nf) - 500.0) < 1e-9, "folds 2 pi periods");
+    static const double xs[] = {-1e-300,
+                                -1e-17,
+                                -5e-324,
+                                1e-17,
+                                3 * PI,
+                                -3 * PI,
+                                1e15,
+                                -1e15,
+                                2 * PI,
+                                -2 * PI,
+                                6.283185307179585,
+                                -6.283185307179585};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        double u = wf_fold(xs[i], nf);
+        CHECK(u >= 0.0 && u < (double)nf, "x %.17g -> u %.17g outside [0, nf)", xs[i], u);
+    }
+}
+
+/* ------------------------------------------------------------------ validation */
+
+static warpfft_opts defaults(void) {
+    warpfft_opts o;
+    warpfft_opts_default(&o);
+    return o;
+}
+
+/* Runs warpfft_plan_params and checks status and that the message contains `word`. */
+static void expect(int status, const char *word, int type, int dim, const int64_t *n,
+                   int64_t ntransf, double tol, int prec, const warpfft_opts *o, int line) {
+    warpfft_plan_info info;
+    int st = warpfft_plan_params(type, dim, n, ntransf, tol, (warpfft_precision)prec, o, &info);
+    const char *msg = warpfft_last_error();
+    int ok = st == status && (status == 0 ? msg[0] == '\0' : strstr(msg, word) != NULL);
+    if (ok) {
+        n_pass++;
+    } else {
+        n_fail++;
+        printf("FAIL line %d: status %d (want %d), message \"%s\" (want \"%s\")\n", line, st,
+               status, msg, word);
+    }
+}
+
+#define EXPECT(status, word, type, dim, n, nt, tol, prec, o)                                       \
+    expect(status, word, type, dim, n, nt, tol, prec, o, __LINE__)
+
+static void test_validation_args(void) {
+    const int64_t n[3] = {64, 32, 16}, bad0[3] = {0, 8, 8}, bad2[3] = {8, 8, -1};
+    EXPECT(WARPFFT_SUCCESS, "", 1, 3, n, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_UNSUPPORTED, "type 3", 3, 2, n, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_TYPE, "type = 0", 0, 2, n, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_TYPE, "type = 4", 4, 2, n, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_DIM, "dim = 0", 1, 0, n, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_DIM, "dim = 4", 1, 4, n, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "precision = 3", 1, 2, n, 1, 1e-6, 3, NULL);
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "precision = 0", 1, 2, n, 1, 1e-6, 0, NULL);
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "n_modes is NULL", 1, 2, NULL, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "n_modes[0] = 0", 1, 2, bad0, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "n_modes[2] = -1", 2, 3, bad2, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_SUCCESS, "", 2, 2, bad2, 1, 1e-6, WARPFFT_F32, NULL); /* n[2] unused */
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "ntransf = 0", 1, 2, n, 0, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "ntransf = -5", 1, 2, n, -5, 1e-6, WARPFFT_F32, NULL);
+}
+
+static void test_validation_tol(void) {
+    const int64_t n[3] = {64, 32, 16};
+    EXPECT(WARPFFT_SUCCESS, "", 1, 1, n, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_SUCCESS, "", 1, 1, n, 1, 1e-1, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_SUCCESS, "", 1, 1, n, 1, 1e-13, WARPFFT_F64, NULL);
+    EXPECT(WARPFFT_SUCCESS, "", 1, 1, n, 1, 1e-1, WARPFFT_F64, NULL);
+    EXPECT(WARPFFT_ERR_BAD_TOL, "[1e-06, 0.1]", 1, 1, n, 1, 9e-7, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = 0.11", 1, 1, n, 1, 0.11, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_TOL, "[1e-13, 0.1]", 1, 1, n, 1, 1e-14, WARPFFT_F64, NULL);
+    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = nan", 1, 1, n, 1, NAN, WARPFFT_F64, NULL);
+    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = inf", 1, 1, n, 1, INFINITY, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = -inf", 1, 1, n, 1, -INFINITY, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = 0", 1, 1, n, 1, 0.0, WARPFFT_F64, NULL);
+    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = -0.01", 1, 1, n, 1, -0.01, WARPFFT_F64, NULL);
+    warpfft_opts o = defaults();
+    o.upsampfac = 1.25;
+    EXPECT(WARPFFT_ERR_BAD_TOL, "tol 1e-13 needs width 24 at upsampfac 1.25; the maximum is 16", 1,
+           2, n, 1, 1e-13, WARPFFT_F64, &o);
+    EXPECT(WARPFFT_ERR_BAD_TOL, "tol 1e-09 needs width 17", 1, 2, n, 1, 1e-9, WARPFFT_F64, &o);
+    EXPECT(WARPFFT_SUCCESS, "", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o); /* width 12 */
+    EXPECT(WARPFFT_SUCCESS, "", 1, 2, n, 1, 1e-8, WARPFFT_F64, &o); /* width 16 */
+}
+
+static void test_validation_opts(void) {
+    const int64_t n[3] = {64, 32, 16};
+    warpfft_opts o = defaults();
+    o.struct_size = 8;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "struct_size = 8", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    o = defaults();
+    o.modeord = 2;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "modeord = 2", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    o = defaults();
+    o.modeord = -1;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "modeord = -1", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    o = defaults();
+    o.method = 3;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "method = 3", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    o = defaults();
+    o.method = -1;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "method = -1", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    o = defaults();
+    o.upsampfac = 1.5;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "upsampfac = 1.5", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    o.upsampfac = NAN;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "upsampfac = nan", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    o = defaults();
+    o.bin_size[1] = -4;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "bin_size[1] = -4", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    o = defaults();
+    o.max_subprob = -1;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "max_subprob = -1", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    warpfft_plan_info info;
+    CHECK(warpfft_plan_params(1, 1, n, 1, 1e-6, WARPFFT_F32, NULL, NULL) == WARPFFT_ERR_INVALID_ARG,
+          "info NULL");
+    (void)info;
+    CHECK(warpfft_opts_default(NULL) == WARPFFT_ERR_INVALID_ARG, "opts_default(NULL)");
+    o = defaults();
+    CHECK(o.struct_size == sizeof o && o.modeord == 0 && o.method == 0 && o.device == 0 &&
+              o.upsampfac == 2.0 && o.stream == 0 && o.bin_size[0] == 0 && o.bin_size[1] == 0 &&
+              o.bin_size[2] == 0 && o.max_subprob == 0,
+          "opts defaults");
+}
+
+static void test_validation_size(void) {
+    const int64_t huge2[3] = {(int64_t)1 << 40, (int64_t)1 << 40, 1};
+    const int64_t toobig[3] = {((int64_t)1 << 52) + 1, 1, 1};
+    const int64_t big1[3] = {(int64_t)1 << 45, 1, 1};
+    const int64_t n[3] = {1024, 1024, 1};
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "too large to address", 1, 2, huge2, 1, 1e-6, WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "n_modes[0] = 4503599627370497", 1, 1, toobig, 1, 1e-6,
+           WARPFFT_F32, NULL);
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "ntransf = 4611686018427387904", 1, 2, n, (int64_t)1 << 62, 1e-6,
+           WARPFFT_F32, NULL);
+    /* fine grid addressable, but 2^36 bins of 1024 points exceed int32 */
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "spreading bins", 1, 1, big1, 1, 1e-6, WARPFFT_F32, NULL);
+    warpfft_opts o = defaults();
+    o.bin_size[0] = 1 << 30;
+    EXPECT(WARPFFT_SUCCESS, "", 1, 1, big1, 1, 1e-6, WARPFFT_F32, &o);
+}
+
+/* ------------------------------------------------------------------ bins and method */
+
+static void test_bins(void) {
+    int32_t bs[3] = {16, 16, 2};
+    /* f64 w 16: 32*32*18*16 = 294912 > 227 KiB -> the largest edge halves once */
+    CHECK(wf_tile_bytes(3, bs, 16, 16) == 294912, "tile bytes %zu", wf_tile_bytes(3, bs, 16, 16));
+    CHECK(wf_fit_sm_bins(3, bs, 16, 16, WF_SHARED_OPTIN_SM90) && bs[0] == 8 && bs[1] == 16 &&
+              bs[2] == 2,
+          "shrunk to {%d, %d, %d}", (int)bs[0], (int)bs[1], (int)bs[2]);
+    int32_t b2[3] = {32, 32, 1};
+    CHECK(wf_fit_sm_bins(2, b2, 7, 8, 3000) && b2[0] == 8 && b2[1] == 8,
+          "2D shrink to {%d, %d}: %zu bytes", (int)b2[0], (int)b2[1], wf_tile_bytes(2, b2, 7, 8));
+    int32_t b3[3] = {32, 32, 1};
+    CHECK(!wf_fit_sm_bins(2, b3, 16, 16, 1000) && b3[0] == 2 && b3[1] == 2, "cannot fit");
+    int32_t b1[3] = {1024, 1, 1};
+    CHECK(wf_tile_bytes(1, b1, 7, 8) == (1024 + 8) * 8, "1D tile, pad (w+1)/2");
+
+    const int64_t n2[3] = {1024, 1024, 1}, n3[3] = {128, 128, 128}, n1[3] = {1000000, 1, 1};
+    warpfft_plan_info in;
+    warpfft_plan_params(1, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, &in);
+    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 32 && in.bin_size[1] == 32 &&
+              in.bin_size[2] == 1 && in.width == 7 && in.n_fine[0] == 2048 && in.n_fine[2] == 1,
+          "2D t1 f32: method %d bins %d %d %d", in.method, in.bin_size[0], in.bin_size[1],
+          in.bin_size[2]);
+    warpfft_plan_params(2, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, &in);
+    CHECK(in.method == WARPFFT_METHOD_GM && in.bin_size[0] == 32, "2D t2: GM");
+    warpfft_plan_params(1, 1, n1, 1, 1e-5, WARPFFT_F32, NULL, &in);
+    CHECK(in.method == WARPFFT_METHOD_GM && in.bin_size[0] == 1024 && in.n_fine[0] == 2000000,
+          "1D t1: GM, nf %lld", (long long)in.n_fine[0]);
+    warpfft_plan_params(1, 3, n3, 1, 1e-9, WARPFFT_F64, NULL, &in);
+    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 16 && in.bin_size[2] == 2 &&
+              in.width == 11,
+          "3D t1 f64 1e-9: SM 16x16x2 (w %d)", in.width);
+    warpfft_plan_params(1, 3, n3, 1, 1e-13, WARPFFT_F64, NULL, &in);
+    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 16 &&
+              in.bin_size[2] == 2 && in.width == 15,
+          "3D t1 f64 1e-13: w 15 tile shrinks to 8x16x2: %d %d %d", in.bin_size[0], in.bin_size[1],
+          in.bin_size[2]);
+    warpfft_plan_params(2, 3, n3, 1, 1e-5, WARPFFT_F32, NULL, &in);
+    CHECK(in.method == WARPFFT_METHOD_GM && in.bin_size[0] == 16 && in.bin_size[2] == 16,
+          "3D t2: GM 16^3");
+}
+
+static void test_method_fallback(void) {
+    const int64_t n3[3] = {128, 128, 128}, small[3] = {5, 3, 1};
+    warpfft_opts o = defaults();
+    wf_params p;
+    /* a device with little shared memory: AUTO falls back to GM, explicit SM fails */
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, &o, 4096, &p) == 0 &&
+              p.method == WARPFFT_METHOD_GM && p.bin_size[2] == 16 && p.tile_bytes == 0,
+          "AUTO -> GM");
+    o.method = WARPFFT_METHOD_SM;
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, &o, 4096, &p) == WARPFFT_ERR_UNSUPPORTED &&
+              strstr(warpfft_last_error(), "method = SM"),
+          "explicit SM: %s", warpfft_last_error());
+    CHECK(wf_params_make(2, 3, n3, 1, 1e-9, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_SM && p.maxsub == 1024 &&
+              p.tile_bytes == wf_tile_bytes(3, p.bin_size, 11, 16),
+          "explicit SM for type 2");
+    o.method = WARPFFT_METHOD_GM;
+    o.bin_size[0] = 64;
+    o.max_subprob = 77;
+    CHECK(wf_params_make(1, 3, n3, 2, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_GM && p.bin_size[0] == 64 && p.bin_size[1] == 16 &&
+              p.maxsub == 77 && p.n_bins[0] == 4 && p.nbins == 4 * 16 * 16,
+          "overrides: bins %d, nbins %lld", (int)p.bin_size[0], (long long)p.nbins);
+    /* bins never exceed the fine grid; unused dims are 1 */
+    CHECK(wf_params_make(1, 2, small, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.n_fine[0] == 14 && p.bin_size[0] == 14 && p.bin_size[2] == 1 && p.n_bins[2] == 1 &&
+              p.mode_prod == 15 && p.fine_prod == 196,
+          "small grid: nf %lld bins %d", (long long)p.n_fine[0], (int)p.bin_size[0]);
+}
+
+static void test_reference_cases(void) {
+    static const struct {
+        int64_t N;
+        double tol;
+        int prec, w;
+        double beta;
+        int64_t nf;
+    } t[] = {{1024, 1e-5, WARPFFT_F32, 7, 16.1, 2048},
+             {128, 1e-5, WARPFFT_F32, 7, 16.1, 256},
+             {1024, 1e-9, WARPFFT_F64, 11, 25.3, 2048},
+             {128, 1e-9, WARPFFT_F64, 11, 25.3, 256}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        int64_t n[3] = {t[i].N, t[i].N, t[i].N};
+        warpfft_plan_info in;
+        int st = warpfft_plan_params(1, 3, n, 1, t[i].tol, (warpfft_precision)t[i].prec, NULL, &in);
+        CHECK(st == 0 && in.width == t[i].w && fabs(in.beta - t[i].beta) < 1e-12 &&
+                  in.n_fine[0] == t[i].nf && in.n_points == -1,
+              "N %lld tol %g: w %d beta %g nf %lld", (long long)t[i].N, t[i].tol, in.width, in.beta,
+              (long long)in.n_fine[0]);
+        printf("N=%lld tol=%g %s: width %d beta %.4g nf %lld\n", (long long)t[i].N, t[i].tol,
+               t[i].prec == WARPFFT_F32 ? "f32" : "f64", in.width, in.beta,
+               (long long)in.n_fine[0]);
+    }
+}
+
+int main(void) {
+    test_width_beta();
+    test_fine_grid();
+    test_gauss_legendre();
+    test_phihat();
+    test_modes();
+    test_fold();
+    test_validation_args();
+    test_validation_tol();
+    test_validation_opts();
+    test_validation_size();
+    test_bins();
+    test_method_fallback();
+    test_reference_cases();
+    printf("%d passed, %d failed\n", n_pass, n_fail);
+    return n_fail ? 1 : 0;
+}
