@@ -32,7 +32,13 @@ fn main() {
     generate_bindings(&out);
 
     println!("cargo:root={}", out.display());
-    println!("cargo:include={}", Path::new("c_core/include").canonicalize().unwrap().display());
+    println!(
+        "cargo:include={}",
+        Path::new("c_core/include")
+            .canonicalize()
+            .unwrap()
+            .display()
+    );
     println!("cargo:rerun-if-changed=c_core");
     println!("cargo:rerun-if-changed=build.rs");
 }
@@ -44,7 +50,9 @@ fn build_kernels(jit: bool, aot: bool) -> Result<fatbuild::Embedded, fatbuild::E
         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
         .include("kernels")
         .module(
-            fatbuild::Module::new("sort").source("kernels/sort.cu").source("kernels/scan.cu"),
+            fatbuild::Module::new("sort")
+                .source("kernels/sort.cu")
+                .source("kernels/scan.cu"),
         );
     for (p, widths) in [("f32", WIDTHS_F32), ("f64", WIDTHS_F64)] {
         let prec = &p[1..];
@@ -77,7 +85,7 @@ fn compile_c_core(out: &Path, kernels_c: &Path) -> PathBuf {
     let mut sources: Vec<PathBuf> = fs::read_dir("c_core/src")
         .expect("c_core/src")
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().map_or(false, |x| x == "c"))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
         .collect();
     sources.sort();
     let mut cc = cc::Build::new();
@@ -129,13 +137,19 @@ fn link_shared_library(out: &Path, core: &Path) {
         .status()
         .expect("running the C compiler to link libwarpfft.so");
     assert!(status.success(), "linking libwarpfft.so failed: {status}");
-    for link in [format!("libwarpfft.so.{major}"), "libwarpfft.so".to_string()] {
+    for link in [
+        format!("libwarpfft.so.{major}"),
+        "libwarpfft.so".to_string(),
+    ] {
         let p = lib_dir.join(&link);
         let _ = fs::remove_file(&p);
         std::os::unix::fs::symlink(real.file_name().unwrap(), &p).unwrap();
     }
     if let Some(profile_dir) = profile_dir(out) {
-        for name in [format!("libwarpfft.so.{major}"), "libwarpfft.so".to_string()] {
+        for name in [
+            format!("libwarpfft.so.{major}"),
+            "libwarpfft.so".to_string(),
+        ] {
             let dst = profile_dir.join(name);
             let _ = fs::remove_file(&dst);
             fs::copy(&real, &dst).unwrap();
@@ -163,7 +177,9 @@ fn generate_bindings(out: &Path) {
         .generate_comments(true)
         .generate()
         .expect("bindgen failed on c_core/include/warpfft.h");
-    bindings.write_to_file(out.join("bindings.rs")).expect("writing bindings.rs");
+    bindings
+        .write_to_file(out.join("bindings.rs"))
+        .expect("writing bindings.rs");
 }
 
 #[cfg(not(feature = "bindgen"))]

@@ -20,7 +20,8 @@ test: lint
     @echo "== fatbuild: toolchain unit tests"
     cargo test -p fatbuild
     @echo "== C core: host-side unit tests (ASan + UBSan)"
-    bash c_core/tests/run.sh
+    bash c_core/tests/run_tests.sh
+    bash c_core/tests/run_test_params.sh
     @echo "== jit build: Rust tests, doc tests, GPU tests (skip without a GPU)"
     cargo test -- --nocapture
     @echo "== aot build (sm {{ci_archs}}): embedded fatbins hold exactly those ELF images"

@@ -68,16 +68,33 @@ fn upload(f64: bool, v: &[f64]) -> Dev {
 
 fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     let mut rng = Rng::new(42);
-    let prec = if b.f64 { sys::WARPFFT_F64 } else { sys::WARPFFT_F32 };
+    let prec = if b.f64 {
+        sys::WARPFFT_F64
+    } else {
+        sys::WARPFFT_F32
+    };
     let el = if b.f64 { 8 } else { 4 };
     let pi = std::f64::consts::PI;
     let pts: Vec<Dev> = (0..b.dim)
-        .map(|_| upload(b.f64, &(0..b.m).map(|_| rng.range(-pi, pi)).collect::<Vec<_>>()))
+        .map(|_| {
+            upload(
+                b.f64,
+                &(0..b.m).map(|_| rng.range(-pi, pi)).collect::<Vec<_>>(),
+            )
+        })
         .collect();
-    let ptr = |d: usize| pts.get(d).map_or(std::ptr::null(), |p| p.ptr as *const c_void);
+    let ptr = |d: usize| {
+        pts.get(d)
+            .map_or(std::ptr::null(), |p| p.ptr as *const c_void)
+    };
     let nm: i64 = b.n.iter().product();
     let (n_in, n_out) = if b.ty == 1 { (b.m, nm) } else { (nm, b.m) };
-    let input = upload(b.f64, &(0..2 * n_in * b.ntransf).map(|_| rng.range(-1.0, 1.0)).collect::<Vec<_>>());
+    let input = upload(
+        b.f64,
+        &(0..2 * n_in * b.ntransf)
+            .map(|_| rng.range(-1.0, 1.0))
+            .collect::<Vec<_>>(),
+    );
     let output = Dev::new((2 * n_out * b.ntransf) as usize * el);
 
     let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
@@ -85,28 +102,54 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     opts.method = method;
     let mut plan: sys::warpfft_plan = std::ptr::null_mut();
     let t0 = Instant::now();
-    let st = unsafe { sys::warpfft_plan_create(b.ty, b.dim, b.n.as_ptr(), 1, b.ntransf, b.tol, prec, &opts, &mut plan) };
+    let st = unsafe {
+        sys::warpfft_plan_create(
+            b.ty,
+            b.dim,
+            b.n.as_ptr(),
+            1,
+            b.ntransf,
+            b.tol,
+            prec,
+            &opts,
+            &mut plan,
+        )
+    };
     if st != sys::WARPFFT_SUCCESS {
         return Err(last_error());
     }
     let plan_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let result = (|| {
+    let _guard = PlanGuard(plan);
+    {
         let mut setpts = Vec::new();
         for _ in 0..5 {
             let t = Instant::now();
-            check(unsafe { sys::warpfft_setpts(plan, prec, b.m, ptr(0), ptr(1), ptr(2)) }, "setpts");
+            check(
+                unsafe { sys::warpfft_setpts(plan, prec, b.m, ptr(0), ptr(1), ptr(2)) },
+                "setpts",
+            );
             check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
             setpts.push(t.elapsed().as_secs_f64() * 1e3);
         }
-        let (cp, fp) = if b.ty == 1 { (input.ptr, output.ptr) } else { (output.ptr, input.ptr) };
+        let (cp, fp) = if b.ty == 1 {
+            (input.ptr, output.ptr)
+        } else {
+            (output.ptr, input.ptr)
+        };
         for _ in 0..3 {
-            check(unsafe { sys::warpfft_execute(plan, prec, cp, fp) }, "execute");
+            check(
+                unsafe { sys::warpfft_execute(plan, prec, cp, fp) },
+                "execute",
+            );
         }
         check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
         let mut exec = Vec::new();
         for _ in 0..reps {
             let t = Instant::now();
-            check(unsafe { sys::warpfft_execute(plan, prec, cp, fp) }, "execute");
+            check(
+                unsafe { sys::warpfft_execute(plan, prec, cp, fp) },
+                "execute",
+            );
             check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
             exec.push(t.elapsed().as_secs_f64() * 1e3);
         }
@@ -114,21 +157,52 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
         let nsamp = 64i64;
         let sample: Vec<i64> = (0..nsamp).map(|_| rng.below(n_out as u64) as i64).collect();
         let mut exact = vec![0.0; 2 * nsamp as usize];
-        let (dc, dfk) = if b.ty == 1 { (input.ptr as *const c_void, std::ptr::null()) } else { (std::ptr::null(), input.ptr as *const c_void) };
+        let (dc, dfk) = if b.ty == 1 {
+            (input.ptr as *const c_void, std::ptr::null())
+        } else {
+            (std::ptr::null(), input.ptr as *const c_void)
+        };
         check(
             unsafe {
-                sys::warpfft_direct_sample(b.ty, b.dim, b.n.as_ptr(), 1, 0, prec, 0, b.m, ptr(0), ptr(1), ptr(2), dc, dfk, nsamp, sample.as_ptr(), exact.as_mut_ptr())
+                sys::warpfft_direct_sample(
+                    b.ty,
+                    b.dim,
+                    b.n.as_ptr(),
+                    1,
+                    0,
+                    prec,
+                    0,
+                    b.m,
+                    ptr(0),
+                    ptr(1),
+                    ptr(2),
+                    dc,
+                    dfk,
+                    nsamp,
+                    sample.as_ptr(),
+                    exact.as_mut_ptr(),
+                )
             },
             "direct_sample",
         );
         let out: Vec<f64> = if b.f64 {
             output.to_vec::<f64>(2 * n_out as usize)
         } else {
-            output.to_vec::<f32>(2 * n_out as usize).into_iter().map(f64::from).collect()
+            output
+                .to_vec::<f32>(2 * n_out as usize)
+                .into_iter()
+                .map(f64::from)
+                .collect()
         };
-        let approx: Vec<f64> = sample.iter().flat_map(|&s| [out[2 * s as usize], out[2 * s as usize + 1]]).collect();
+        let approx: Vec<f64> = sample
+            .iter()
+            .flat_map(|&s| [out[2 * s as usize], out[2 * s as usize + 1]])
+            .collect();
         let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-        check(unsafe { sys::warpfft_plan_get_info(plan, &mut info) }, "get_info");
+        check(
+            unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
+            "get_info",
+        );
         let exec_ms = median(exec);
         Ok(Row {
             name: b.name.to_string(),
@@ -142,21 +216,45 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
             tol: b.tol,
             pts_per_s: (b.m * b.ntransf) as f64 / (exec_ms * 1e-3),
         })
-    })();
-    unsafe { sys::warpfft_plan_destroy(plan) };
-    result
+    }
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     if !gpu_or_skip("benches/suite_b") {
         return;
     }
-    let reps: usize = std::env::var("WARPFFT_BENCH_REPS").ok().and_then(|s| s.parse().ok()).unwrap_or(20);
-    let methods: &[i32] = if std::env::var("WARPFFT_BENCH_METHODS").as_deref() == Ok("all") { &[0, 1, 2] } else { &[0] };
+    let reps: usize = std::env::var("WARPFFT_BENCH_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    let methods: &[i32] = if std::env::var("WARPFFT_BENCH_METHODS").as_deref() == Ok("all") {
+        &[0, 1, 2]
+    } else {
+        &[0]
+    };
     let mut rows = Vec::new();
-    println!("{:<4} {:<6} {:>2} {:>9} {:>10} {:>10} {:>8} {:>6} {:>9} {:>7} {:>10}", "case", "method", "w", "plan_ms", "setpts_ms", "exec_ms", "ref_ms", "ratio", "rel_err", "tol", "Mpts/s");
-    for b in SUITE.iter().filter(|b| args.is_empty() || args.iter().any(|a| a == b.name)) {
+    println!(
+        "{:<4} {:<6} {:>2} {:>9} {:>10} {:>10} {:>8} {:>6} {:>9} {:>7} {:>10}",
+        "case",
+        "method",
+        "w",
+        "plan_ms",
+        "setpts_ms",
+        "exec_ms",
+        "ref_ms",
+        "ratio",
+        "rel_err",
+        "tol",
+        "Mpts/s"
+    );
+    for b in SUITE
+        .iter()
+        .filter(|b| args.is_empty() || args.iter().any(|a| a == b.name))
+    {
         for &m in methods {
             match run(b, m, reps) {
                 Ok(mut r) => {

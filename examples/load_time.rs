@@ -7,7 +7,9 @@ use std::time::Instant;
 use warpfft::sys;
 
 fn last_error() -> String {
-    unsafe { CStr::from_ptr(sys::warpfft_last_error()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(sys::warpfft_last_error()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn main() {
@@ -21,7 +23,17 @@ fn main() {
     let mut plan: sys::warpfft_plan = std::ptr::null_mut();
     let t = Instant::now();
     let st = unsafe {
-        sys::warpfft_plan_create(1, 2, n.as_ptr(), 1, 1, 1e-5, sys::WARPFFT_F32, std::ptr::null(), &mut plan)
+        sys::warpfft_plan_create(
+            1,
+            2,
+            n.as_ptr(),
+            1,
+            1,
+            1e-5,
+            sys::WARPFFT_F32,
+            std::ptr::null(),
+            &mut plan,
+        )
     };
     let plan_ms = t.elapsed().as_secs_f64() * 1e3;
     if st != sys::WARPFFT_SUCCESS {
@@ -29,7 +41,14 @@ fn main() {
         std::process::exit(1);
     }
     let mut buf = vec![0u8; 1 << 16];
-    let st = unsafe { sys::warpfft_runtime_info(0, buf.as_mut_ptr() as *mut _, buf.len(), std::ptr::null_mut()) };
+    let st = unsafe {
+        sys::warpfft_runtime_info(
+            0,
+            buf.as_mut_ptr() as *mut _,
+            buf.len(),
+            std::ptr::null_mut(),
+        )
+    };
     let info = unsafe { CStr::from_ptr(buf.as_ptr() as *const _) }.to_string_lossy();
     println!("init (cuInit + primary context): {init_ms:.1} ms");
     println!("first plan (module load/JIT + cuFFT plan + allocations): {plan_ms:.1} ms");

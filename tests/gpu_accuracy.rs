@@ -34,7 +34,6 @@ struct Case {
 
 struct Outcome {
     err: f64,
-    adj: Option<f64>,
 }
 
 fn elem(f64: bool) -> usize {
@@ -63,7 +62,9 @@ fn points(rng: &mut Rng, c: &Case) -> Vec<Vec<f64>> {
                     Dist::Uniform => rng.range(-pi, pi),
                     Dist::Wide => rng.range(-3.0 * pi, 3.0 * pi),
                     // a cube of 8 fine-grid cells (upsampling 2) at an arbitrary place
-                    Dist::Cluster => 0.3 + d as f64 * 0.1 + rng.uniform() * 8.0 * pi / c.n[d as usize] as f64,
+                    Dist::Cluster => {
+                        0.3 + d as f64 * 0.1 + rng.uniform() * 8.0 * pi / c.n[d as usize] as f64
+                    }
                 })
                 .collect()
         })
@@ -73,13 +74,30 @@ fn points(rng: &mut Rng, c: &Case) -> Vec<Vec<f64>> {
 fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
     let mut rng = Rng::new(seed);
     let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
-    check(unsafe { sys::warpfft_opts_default(&mut opts) }, "opts_default");
+    check(
+        unsafe { sys::warpfft_opts_default(&mut opts) },
+        "opts_default",
+    );
     opts.modeord = c.modeord;
     opts.method = c.method;
-    let prec = if c.f64 { sys::WARPFFT_F64 } else { sys::WARPFFT_F32 };
+    let prec = if c.f64 {
+        sys::WARPFFT_F64
+    } else {
+        sys::WARPFFT_F32
+    };
     let mut plan: sys::warpfft_plan = std::ptr::null_mut();
     let st = unsafe {
-        sys::warpfft_plan_create(c.ty, c.dim, c.n.as_ptr(), 1, c.ntransf, c.tol, prec, &opts, &mut plan)
+        sys::warpfft_plan_create(
+            c.ty,
+            c.dim,
+            c.n.as_ptr(),
+            1,
+            c.ntransf,
+            c.tol,
+            prec,
+            &opts,
+            &mut plan,
+        )
     };
     if st != sys::WARPFFT_SUCCESS {
         return Err(format!("plan_create: {}", last_error()));
@@ -87,32 +105,66 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
     let nmodes: i64 = c.n.iter().product();
     let pts = points(&mut rng, c);
     let dpts: Vec<Dev> = pts.iter().map(|p| upload(c.f64, p)).collect();
-    let ptr = |d: usize| dpts.get(d).map_or(std::ptr::null(), |b| b.ptr as *const c_void);
-    let res = (|| {
-        check(unsafe { sys::warpfft_setpts(plan, prec, c.m, ptr(0), ptr(1), ptr(2)) }, "setpts");
+    let ptr = |d: usize| {
+        dpts.get(d)
+            .map_or(std::ptr::null(), |b| b.ptr as *const c_void)
+    };
+    let _guard = PlanGuard(plan);
+    {
+        check(
+            unsafe { sys::warpfft_setpts(plan, prec, c.m, ptr(0), ptr(1), ptr(2)) },
+            "setpts",
+        );
         let n_in = if c.ty == 1 { c.m } else { nmodes } * c.ntransf;
         let n_out = if c.ty == 1 { nmodes } else { c.m } * c.ntransf;
         let input: Vec<f64> = (0..2 * n_in).map(|_| rng.range(-1.0, 1.0)).collect();
         let din = upload(c.f64, &input);
         let dout = Dev::new((2 * n_out) as usize * elem(c.f64));
-        let (cptr, fkptr) = if c.ty == 1 { (din.ptr, dout.ptr) } else { (dout.ptr, din.ptr) };
-        check(unsafe { sys::warpfft_execute(plan, prec, cptr, fkptr) }, "execute");
+        let (cptr, fkptr) = if c.ty == 1 {
+            (din.ptr, dout.ptr)
+        } else {
+            (dout.ptr, din.ptr)
+        };
+        check(
+            unsafe { sys::warpfft_execute(plan, prec, cptr, fkptr) },
+            "execute",
+        );
         check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
         // Check the last transform of the batch: offsets exercise the batch layout.
         let t = c.ntransf - 1;
         let per_out = n_out / c.ntransf;
         let per_in = n_in / c.ntransf;
         let nsamp = per_out.min(48);
-        let sample: Vec<i64> = (0..nsamp).map(|_| rng.below(per_out as u64) as i64).collect();
+        let sample: Vec<i64> = (0..nsamp)
+            .map(|_| rng.below(per_out as u64) as i64)
+            .collect();
         let off_in = (t * per_in * 2) as usize * elem(c.f64);
         let in_t = unsafe { (din.ptr as *const u8).add(off_in) } as *const c_void;
         let mut exact = vec![0.0f64; 2 * nsamp as usize];
-        let (dc, dfk) = if c.ty == 1 { (in_t, std::ptr::null()) } else { (std::ptr::null(), in_t) };
+        let (dc, dfk) = if c.ty == 1 {
+            (in_t, std::ptr::null())
+        } else {
+            (std::ptr::null(), in_t)
+        };
         check(
             unsafe {
                 sys::warpfft_direct_sample(
-                    c.ty, c.dim, c.n.as_ptr(), 1, c.modeord, prec, 0, c.m, ptr(0), ptr(1), ptr(2),
-                    dc, dfk, nsamp, sample.as_ptr(), exact.as_mut_ptr(),
+                    c.ty,
+                    c.dim,
+                    c.n.as_ptr(),
+                    1,
+                    c.modeord,
+                    prec,
+                    0,
+                    c.m,
+                    ptr(0),
+                    ptr(1),
+                    ptr(2),
+                    dc,
+                    dfk,
+                    nsamp,
+                    sample.as_ptr(),
+                    exact.as_mut_ptr(),
                 )
             },
             "direct_sample",
@@ -120,7 +172,10 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
         let out: Vec<f64> = if c.f64 {
             dout.to_vec::<f64>((2 * n_out) as usize)
         } else {
-            dout.to_vec::<f32>((2 * n_out) as usize).into_iter().map(f64::from).collect()
+            dout.to_vec::<f32>((2 * n_out) as usize)
+                .into_iter()
+                .map(f64::from)
+                .collect()
         };
         let base = (t * per_out) as usize;
         let approx: Vec<f64> = sample
@@ -130,10 +185,10 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
                 [out[i], out[i + 1]]
             })
             .collect();
-        Ok::<_, String>(Outcome { err: rel_l2(&approx, &exact), adj: None })
-    })();
-    unsafe { sys::warpfft_plan_destroy(plan) };
-    res
+        Ok(Outcome {
+            err: rel_l2(&approx, &exact),
+        })
+    }
 }
 
 const FLOOR_F32: f64 = 1e-6;
@@ -144,7 +199,10 @@ fn cases() -> Vec<Case> {
     let mut k = 0usize;
     for dim in 1..=3 {
         for ty in [1, 2] {
-            for (f64, tols) in [(false, &[1e-2, 1e-5][..]), (true, &[1e-2, 1e-5, 1e-9, 1e-12][..])] {
+            for (f64, tols) in [
+                (false, &[1e-2, 1e-5][..]),
+                (true, &[1e-2, 1e-5, 1e-9, 1e-12][..]),
+            ] {
                 for &tol in tols {
                     for method in [1, 2] {
                         // two variants per combination, cycling the remaining factors
@@ -158,11 +216,15 @@ fn cases() -> Vec<Case> {
                             };
                             let nd = base + i64::from(odd);
                             let mut n = [1i64; 3];
-                            for d in 0..dim as usize {
-                                n[d] = nd + d as i64; // unequal sizes per dim
+                            for (d, nd_d) in n.iter_mut().take(dim as usize).enumerate() {
+                                *nd_d = nd + d as i64; // unequal sizes per dim
                             }
                             let large = k % 3 == 0;
-                            let m = if large { 200_000 } else { 3_000 + (k as i64 % 7) };
+                            let m = if large {
+                                200_000
+                            } else {
+                                3_000 + (k as i64 % 7)
+                            };
                             let dist = match k % 5 {
                                 0 => Dist::Cluster,
                                 1 => Dist::Wide,
@@ -226,7 +288,12 @@ fn accuracy_table() {
             failures.push(format!("{c:?}: {err_s}"));
         }
     }
-    assert!(failures.is_empty(), "{} case(s) above tol:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} case(s) above tol:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// <type1(c), f> = <c, type2(f)> with opposite signs: the two transforms are adjoint.
@@ -235,30 +302,63 @@ fn adjointness() {
     if !gpu_or_skip("gpu_accuracy::adjointness") {
         return;
     }
-    for (dim, f64, tol) in [(1, false, 1e-5), (2, false, 1e-5), (3, true, 1e-10), (2, true, 1e-12)] {
+    for (dim, f64, tol) in [
+        (1, false, 1e-5),
+        (2, false, 1e-5),
+        (3, true, 1e-10),
+        (2, true, 1e-12),
+    ] {
         let mut rng = Rng::new(7 + dim as u64);
         let n = [[3001, 1, 1], [120, 97, 1], [30, 27, 33]][dim as usize - 1];
         let m = 20_000i64;
         let nm: i64 = n.iter().product();
-        let prec = if f64 { sys::WARPFFT_F64 } else { sys::WARPFFT_F32 };
+        let prec = if f64 {
+            sys::WARPFFT_F64
+        } else {
+            sys::WARPFFT_F32
+        };
         let pi = std::f64::consts::PI;
-        let pts: Vec<Vec<f64>> = (0..dim).map(|_| (0..m).map(|_| rng.range(-pi, pi)).collect()).collect();
+        let pts: Vec<Vec<f64>> = (0..dim)
+            .map(|_| (0..m).map(|_| rng.range(-pi, pi)).collect())
+            .collect();
         let dp: Vec<Dev> = pts.iter().map(|p| upload(f64, p)).collect();
-        let ptr = |d: usize| dp.get(d).map_or(std::ptr::null(), |b| b.ptr as *const c_void);
+        let ptr = |d: usize| {
+            dp.get(d)
+                .map_or(std::ptr::null(), |b| b.ptr as *const c_void)
+        };
         let cv: Vec<f64> = (0..2 * m).map(|_| rng.range(-1.0, 1.0)).collect();
         let fv: Vec<f64> = (0..2 * nm).map(|_| rng.range(-1.0, 1.0)).collect();
         let (dc, df) = (upload(f64, &cv), upload(f64, &fv));
-        let (dfk, dcc) = (Dev::new((2 * nm) as usize * elem(f64)), Dev::new((2 * m) as usize * elem(f64)));
+        let (dfk, dcc) = (
+            Dev::new((2 * nm) as usize * elem(f64)),
+            Dev::new((2 * m) as usize * elem(f64)),
+        );
         for (ty, iflag, cp, fp) in [(1, 1, dc.ptr, dfk.ptr), (2, -1, dcc.ptr, df.ptr)] {
             let mut plan: sys::warpfft_plan = std::ptr::null_mut();
             check(
                 unsafe {
-                    sys::warpfft_plan_create(ty, dim, n.as_ptr(), iflag, 1, tol, prec, std::ptr::null(), &mut plan)
+                    sys::warpfft_plan_create(
+                        ty,
+                        dim,
+                        n.as_ptr(),
+                        iflag,
+                        1,
+                        tol,
+                        prec,
+                        std::ptr::null(),
+                        &mut plan,
+                    )
                 },
                 "plan_create",
             );
-            check(unsafe { sys::warpfft_setpts(plan, prec, m, ptr(0), ptr(1), ptr(2)) }, "setpts");
-            check(unsafe { sys::warpfft_execute(plan, prec, cp, fp) }, "execute");
+            check(
+                unsafe { sys::warpfft_setpts(plan, prec, m, ptr(0), ptr(1), ptr(2)) },
+                "setpts",
+            );
+            check(
+                unsafe { sys::warpfft_execute(plan, prec, cp, fp) },
+                "execute",
+            );
             check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
             unsafe { sys::warpfft_plan_destroy(plan) };
         }
@@ -266,21 +366,32 @@ fn adjointness() {
             if f64 {
                 d.to_vec::<f64>(2 * n as usize)
             } else {
-                d.to_vec::<f32>(2 * n as usize).into_iter().map(f64::from).collect()
+                d.to_vec::<f32>(2 * n as usize)
+                    .into_iter()
+                    .map(f64::from)
+                    .collect()
             }
         };
         let (fk, cc) = (get(&dfk, nm), get(&dcc, m));
         let dot = |a: &[f64], b: &[f64]| {
             // <a, b> = Σ conj(a) b
-            a.chunks(2).zip(b.chunks(2)).fold((0.0, 0.0), |(re, im), (x, y)| {
-                (re + x[0] * y[0] + x[1] * y[1], im + x[0] * y[1] - x[1] * y[0])
-            })
+            a.chunks(2)
+                .zip(b.chunks(2))
+                .fold((0.0, 0.0), |(re, im), (x, y)| {
+                    (
+                        re + x[0] * y[0] + x[1] * y[1],
+                        im + x[0] * y[1] - x[1] * y[0],
+                    )
+                })
         };
         let lhs = dot(&fk, &fv);
         let rhs = dot(&cv, &cc);
         let norm = (lhs.0.hypot(lhs.1)).max(1e-300);
         let rel = (lhs.0 - rhs.0).hypot(lhs.1 - rhs.1) / norm;
-        println!("adjointness dim {dim} {} tol {tol:e}: relative difference {rel:.2e}", if f64 { "f64" } else { "f32" });
+        println!(
+            "adjointness dim {dim} {} tol {tol:e}: relative difference {rel:.2e}",
+            if f64 { "f64" } else { "f32" }
+        );
         // Each side carries an error ≤ tol relative to its norms; the inner products differ by
         // up to about tol·|c|·|f|·sqrt(N·M)/|<.,.>|: allow a generous factor, still far below 1.
         assert!(rel < tol * 1e3, "adjointness failed: {rel:e}");

@@ -19,17 +19,32 @@ fn modules() -> Vec<(String, Vec<Blob>)> {
         .map(|m| {
             let mut name: *const c_char = std::ptr::null();
             let mut nb = 0usize;
-            assert_eq!(unsafe { sys::warpfft_embedded_module(m, &mut name, &mut nb) }, 0);
-            let name = unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned();
+            assert_eq!(
+                unsafe { sys::warpfft_embedded_module(m, &mut name, &mut nb) },
+                0
+            );
+            let name = unsafe { CStr::from_ptr(name) }
+                .to_string_lossy()
+                .into_owned();
             let blobs = (0..nb)
                 .map(|b| {
-                    let (mut kind, mut label, mut data, mut size) =
-                        (0, std::ptr::null::<c_char>(), std::ptr::null::<c_void>(), 0usize);
-                    let st = unsafe { sys::warpfft_embedded_blob(m, b, &mut kind, &mut label, &mut data, &mut size) };
+                    let (mut kind, mut label, mut data, mut size) = (
+                        0,
+                        std::ptr::null::<c_char>(),
+                        std::ptr::null::<c_void>(),
+                        0usize,
+                    );
+                    let st = unsafe {
+                        sys::warpfft_embedded_blob(
+                            m, b, &mut kind, &mut label, &mut data, &mut size,
+                        )
+                    };
                     assert_eq!(st, 0);
                     Blob {
                         kind,
-                        label: unsafe { CStr::from_ptr(label) }.to_string_lossy().into_owned(),
+                        label: unsafe { CStr::from_ptr(label) }
+                            .to_string_lossy()
+                            .into_owned(),
                         data: unsafe { std::slice::from_raw_parts(data as *const u8, size) },
                     }
                 })
@@ -40,7 +55,9 @@ fn modules() -> Vec<(String, Vec<Blob>)> {
 }
 
 fn manifest() -> String {
-    unsafe { CStr::from_ptr(sys::warpfft_build_manifest()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(sys::warpfft_build_manifest()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn expected_archs() -> Option<Vec<u32>> {
@@ -48,7 +65,11 @@ fn expected_archs() -> Option<Vec<u32>> {
     let mut v: Vec<u32> = s
         .split(|c: char| c == ';' || c == ',' || c.is_whitespace())
         .filter(|t| !t.is_empty())
-        .map(|t| t.trim_start_matches("sm_").parse().expect("WARPFFT_EXPECT_ARCHS"))
+        .map(|t| {
+            t.trim_start_matches("sm_")
+                .parse()
+                .expect("WARPFFT_EXPECT_ARCHS")
+        })
         .collect();
     v.sort();
     Some(v)
@@ -58,15 +79,36 @@ fn expected_archs() -> Option<Vec<u32>> {
 fn embedded_images_match_the_build_mode() {
     let jit = cfg!(feature = "jit");
     let aot = cfg!(feature = "aot");
-    let mode = if jit && aot { "aot+jit" } else if aot { "aot" } else { "jit" };
+    let mode = if jit && aot {
+        "aot+jit"
+    } else if aot {
+        "aot"
+    } else {
+        "jit"
+    };
     let man = manifest();
-    assert!(man.contains(&format!("\"mode\":\"{mode}\"")), "manifest mode: {man}");
+    assert!(
+        man.contains(&format!("\"mode\":\"{mode}\"")),
+        "manifest mode: {man}"
+    );
     let mods = modules();
     // Every module a plan can need is there: sort, prep/direct per precision, and the
     // width-specialised spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3).
     let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
-    for want in ["sort", "prep_f32", "prep_f64", "direct_f32", "direct_f64", "si_1d_f32_w2", "si_3d_f64_w16", "si_2d_f32_w12"] {
-        assert!(names.contains(&want), "module {want} missing from {names:?}");
+    for want in [
+        "sort",
+        "prep_f32",
+        "prep_f64",
+        "direct_f32",
+        "direct_f64",
+        "si_1d_f32_w2",
+        "si_3d_f64_w16",
+        "si_2d_f32_w12",
+    ] {
+        assert!(
+            names.contains(&want),
+            "module {want} missing from {names:?}"
+        );
     }
     assert_eq!(mods.len(), 5 + 3 * (11 + 15), "module count");
     let expect = expected_archs();
@@ -77,9 +119,16 @@ fn embedded_images_match_the_build_mode() {
         assert_eq!(fatbins.len(), aot as usize, "{name}: fatbin count");
         if let Some(fb) = fatbins.first() {
             let images = fatbuild::fatbin::parse(fb.data).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let mut elf: Vec<u32> = images.iter().filter(|i| i.kind == fatbuild::fatbin::ImageKind::Elf).map(|i| i.sm).collect();
+            let mut elf: Vec<u32> = images
+                .iter()
+                .filter(|i| i.kind == fatbuild::fatbin::ImageKind::Elf)
+                .map(|i| i.sm)
+                .collect();
             elf.sort();
-            let n_ptx = images.iter().filter(|i| i.kind == fatbuild::fatbin::ImageKind::Ptx).count();
+            let n_ptx = images
+                .iter()
+                .filter(|i| i.kind == fatbuild::fatbin::ImageKind::Ptx)
+                .count();
             if let Some(want) = &expect {
                 assert_eq!(&elf, want, "{name}: ELF images");
             }
@@ -89,18 +138,46 @@ fn embedded_images_match_the_build_mode() {
             assert_eq!(images.len(), elf.len() + n_ptx, "{name}: other images");
         }
         // PTX blobs: one per source where the fatbin does not carry it.
-        let want_ptx_blobs = if !jit { 0 } else if !aot || multi_source { if multi_source { 2 } else { 1 } } else { 0 };
-        assert_eq!(ptx.len(), want_ptx_blobs, "{name}: PTX blobs {:?}", ptx.iter().map(|b| &b.label).collect::<Vec<_>>());
+        let want_ptx_blobs = if !jit {
+            0
+        } else if !aot || multi_source {
+            if multi_source {
+                2
+            } else {
+                1
+            }
+        } else {
+            0
+        };
+        assert_eq!(
+            ptx.len(),
+            want_ptx_blobs,
+            "{name}: PTX blobs {:?}",
+            ptx.iter().map(|b| &b.label).collect::<Vec<_>>()
+        );
         for p in ptx {
             let text = std::str::from_utf8(p.data).expect("PTX is text");
-            assert!(text.contains(".version") && text.contains(".target"), "{name}: not PTX");
+            assert!(
+                text.contains(".version") && text.contains(".target"),
+                "{name}: not PTX"
+            );
         }
     }
     // The kernels a plan launches are there by their extern "C" names.
     let kernels = all_ptx_or_manifest_entries(&man);
-    for k in ["wf_scan_u64", "wf_bin_scatter", "wf_bin_count_f32", "wf_deconvolve_f64", "wf_amplify_f32",
-              "wf_spread_gm_2d_f32_w6", "wf_spread_sm_3d_f64_w10", "wf_interp_gm_1d_f32_w12", "wf_interp_sm_3d_f64_w16",
-              "wf_direct_t1_f64", "wf_direct_t2_f32"] {
+    for k in [
+        "wf_scan_u64",
+        "wf_bin_scatter",
+        "wf_bin_count_f32",
+        "wf_deconvolve_f64",
+        "wf_amplify_f32",
+        "wf_spread_gm_2d_f32_w6",
+        "wf_spread_sm_3d_f64_w10",
+        "wf_interp_gm_1d_f32_w12",
+        "wf_interp_sm_3d_f64_w16",
+        "wf_direct_t1_f64",
+        "wf_direct_t2_f32",
+    ] {
         assert!(kernels.contains(k), "kernel {k} not embedded");
     }
     println!("{} modules, mode {mode}, archs {:?}", mods.len(), expect);

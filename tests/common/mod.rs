@@ -8,7 +8,9 @@ use warpfft::sys;
 
 /// The last error message of this thread, from the C core.
 pub fn last_error() -> String {
-    unsafe { CStr::from_ptr(sys::warpfft_last_error()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(sys::warpfft_last_error()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Panics with the status name and the C core's message unless `st` is success.
@@ -65,7 +67,10 @@ pub struct Dev {
 impl Dev {
     pub fn new(bytes: usize) -> Dev {
         let mut ptr = std::ptr::null_mut();
-        check(unsafe { sys::warpfft_malloc(0, bytes.max(1), &mut ptr) }, "warpfft_malloc");
+        check(
+            unsafe { sys::warpfft_malloc(0, bytes.max(1), &mut ptr) },
+            "warpfft_malloc",
+        );
         Dev { ptr, bytes }
     }
     pub fn from<T: Copy>(host: &[T]) -> Dev {
@@ -73,7 +78,9 @@ impl Dev {
         let d = Dev::new(bytes);
         if bytes > 0 {
             check(
-                unsafe { sys::warpfft_memcpy_htod(0, d.ptr, host.as_ptr() as *const c_void, bytes) },
+                unsafe {
+                    sys::warpfft_memcpy_htod(0, d.ptr, host.as_ptr() as *const c_void, bytes)
+                },
                 "warpfft_memcpy_htod",
             );
         }
@@ -85,7 +92,9 @@ impl Dev {
         assert!(bytes <= self.bytes);
         if bytes > 0 {
             check(
-                unsafe { sys::warpfft_memcpy_dtoh(0, v.as_mut_ptr() as *mut c_void, self.ptr, bytes) },
+                unsafe {
+                    sys::warpfft_memcpy_dtoh(0, v.as_mut_ptr() as *mut c_void, self.ptr, bytes)
+                },
                 "warpfft_memcpy_dtoh",
             );
         }
@@ -106,4 +115,12 @@ pub fn rel_l2(approx: &[f64], exact: &[f64]) -> f64 {
         den += e * e;
     }
     (num / den).sqrt()
+}
+
+/// Destroys a plan when dropped (also when a check panics).
+pub struct PlanGuard(pub sys::warpfft_plan);
+impl Drop for PlanGuard {
+    fn drop(&mut self) {
+        unsafe { sys::warpfft_plan_destroy(self.0) };
+    }
 }
