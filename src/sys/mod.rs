@@ -3,7 +3,12 @@
 //! The bindings are committed (`src/sys/bindings.rs`) so that building warpfft needs no
 //! libclang. The `bindgen` feature regenerates them at build time; the test
 //! `tests/bindings.rs` (run with `--features bindgen`) proves the committed file is current.
-#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code)]
+#![allow(
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    dead_code
+)]
 #![allow(clippy::all)]
 
 #[cfg(not(feature = "bindgen"))]

@@ -1,0 +1,194 @@
+//! Library, build and runtime information, and [`PlanInfo`].
+
+use std::ffi::CStr;
+use std::os::raw::c_char;
+use std::path::PathBuf;
+
+use crate::device::device_ordinal;
+use crate::error::{check, Error, Result};
+use crate::plan::{Method, TransformType};
+use crate::{sys, Precision};
+
+/// A `'static` C string from the library as `&'static str` (`""` if not UTF-8; the C core
+/// returns ASCII).
+fn static_str(p: *const c_char) -> &'static str {
+    if p.is_null() {
+        return "";
+    }
+    // SAFETY: the C core returns pointers to static NUL-terminated strings here.
+    unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
+}
+
+/// The C core's version, e.g. `"0.1.0"` (`warpfft_version`; no GPU needed).
+pub fn version() -> &'static str {
+    // SAFETY: plain call returning a static string.
+    static_str(unsafe { sys::warpfft_version() })
+}
+
+/// JSON describing the embedded kernels (`warpfft_build_manifest`; no GPU needed): mode
+/// (`"jit"`, `"aot"` or `"aot+jit"`), real archs, PTX arch, toolkit version, content hash,
+/// modules and their kernel names.
+pub fn build_manifest() -> &'static str {
+    // SAFETY: plain call returning a static string.
+    static_str(unsafe { sys::warpfft_build_manifest() })
+}
+
+/// Initialises the CUDA driver and `device` (retaining its primary context), as plan creation
+/// does implicitly (`warpfft_init`). A cheap way to ask "is there a usable GPU?":
+/// `Err(e) if e.is_no_gpu()` means no.
+pub fn init(device: usize) -> Result<()> {
+    let device = device_ordinal(device)?;
+    // SAFETY: plain call.
+    check(unsafe { sys::warpfft_init(device) })
+}
+
+/// The runtime report of [`runtime_report`]: the JSON the C core always writes, and the
+/// status of initialising the driver and device.
+#[derive(Debug, Clone)]
+pub struct RuntimeReport {
+    json: String,
+    error: Option<Error>,
+}
+
+impl RuntimeReport {
+    /// The JSON report: build manifest summary, driver version, device name, sm, per loaded
+    /// module the image used (`"sass"` or `"ptx-jit"`) and load/JIT time, cuFFT path and
+    /// version. Present even when the GPU could not be initialised (then with `"gpu_error"` /
+    /// `"cufft_error"` fields saying why).
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The error from initialising the driver and device, if any.
+    pub fn error(&self) -> Option<&Error> {
+        self.error.as_ref()
+    }
+
+    /// `Ok(json)` when the device initialised, otherwise the error (the JSON is dropped).
+    pub fn into_result(self) -> Result<String> {
+        match self.error {
+            None => Ok(self.json),
+            Some(e) => Err(e),
+        }
+    }
+}
+
+/// The runtime report for `device` (`warpfft_runtime_info`), whether or not the GPU could be
+/// initialised: always the JSON, plus the error if initialisation failed. Use it for
+/// diagnostics (`warpfft info`-style output); use [`runtime_info`] when a failure should be
+/// an error.
+pub fn runtime_report(device: usize) -> RuntimeReport {
+    let device = match device_ordinal(device) {
+        Ok(d) => d,
+        Err(e) => {
+            return RuntimeReport {
+                json: String::new(),
+                error: Some(e),
+            }
+        }
+    };
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut attempts = 0;
+    loop {
+        let mut needed = 0usize;
+        // SAFETY: `buf` is writable for `buf.len()` bytes; `needed` is a valid out-pointer.
+        let status = unsafe {
+            sys::warpfft_runtime_info(device, buf.as_mut_ptr().cast(), buf.len(), &mut needed)
+        };
+        // Read the message now, before any other warpfft call on this thread.
+        let error = (status != sys::WARPFFT_SUCCESS).then(|| Error::from_status(status));
+        attempts += 1;
+        if needed > buf.len() && attempts < 4 {
+            buf = vec![0u8; needed];
+            continue;
+        }
+        let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        let json = String::from_utf8_lossy(&buf[..end]).into_owned();
+        return RuntimeReport { json, error };
+    }
+}
+
+/// The runtime report for `device` as JSON (see [`RuntimeReport::json`]), or the error from
+/// initialising the driver and device. [`runtime_report`] gives the JSON in both cases.
+pub fn runtime_info(device: usize) -> Result<String> {
+    runtime_report(device).into_result()
+}
+
+/// Finds and loads cuFFT (no GPU needed; `warpfft_cufft_probe`): the loaded file's path and
+/// `cufftGetVersion`'s value. On failure [`Error::NoCufft`], whose message lists every place
+/// tried (`$WARPFFT_CUFFT_LIB`, pip wheels, `$CUDA_PATH`, `$CUDA_HOME`, `/usr/local/cuda`,
+/// the system loader).
+pub fn cufft_probe() -> Result<(PathBuf, i32)> {
+    let mut buf = vec![0u8; 4096];
+    let mut version = 0;
+    // SAFETY: `buf` is writable for its length; `version` is a valid out-pointer.
+    check(unsafe { sys::warpfft_cufft_probe(buf.as_mut_ptr().cast(), buf.len(), &mut version) })?;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    buf.truncate(end);
+    use std::os::unix::ffi::OsStringExt;
+    Ok((PathBuf::from(std::ffi::OsString::from_vec(buf)), version))
+}
+
+/// What a plan chose: from [`Plan::info`](crate::Plan::info) (`warpfft_plan_get_info`) or,
+/// without a GPU, [`PlanBuilder::params`](crate::PlanBuilder::params)
+/// (`warpfft_plan_params`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct PlanInfo {
+    /// Transform type.
+    pub transform_type: TransformType,
+    /// Dimension (1, 2 or 3).
+    pub dim: usize,
+    /// Precision.
+    pub precision: Precision,
+    /// Spreading/interpolation method: the one actually used by a plan (never `Auto`);
+    /// from `params()` possibly `Auto` when the choice depends on the GPU.
+    pub method: Method,
+    /// Kernel width in fine-grid points.
+    pub width: usize,
+    /// Exponential-of-semicircle shape parameter β.
+    pub beta: f64,
+    /// Fine grid size / modes.
+    pub upsampfac: f64,
+    /// Mode counts `N1, N2, N3` (1 for unused dimensions).
+    pub n_modes: [usize; 3],
+    /// Fine-grid size per dimension (1 for unused dimensions).
+    pub n_fine: [usize; 3],
+    /// Spreading bin edge per dimension.
+    pub bin_size: [usize; 3],
+    /// Transforms per execute.
+    pub ntransf: usize,
+    /// `M` of the last successful setpts; `None` before one (and from `params()`).
+    pub n_points: Option<usize>,
+    /// Device bytes the plan holds now; from `params()`, the fixed part estimated on the
+    /// host (fine grid, bins; without cuFFT's work area and the per-point arrays).
+    pub workspace_bytes: usize,
+}
+
+impl PlanInfo {
+    /// Converts the C struct, rejecting values this crate does not know.
+    pub(crate) fn from_raw(r: &sys::warpfft_plan_info) -> Result<PlanInfo> {
+        let count = |what: &str, v: i64| {
+            usize::try_from(v)
+                .map_err(|_| Error::Internal(format!("the C core reported {what} = {v}")))
+        };
+        let three = |what: &str, v: [i64; 3]| -> Result<[usize; 3]> {
+            Ok([count(what, v[0])?, count(what, v[1])?, count(what, v[2])?])
+        };
+        Ok(PlanInfo {
+            transform_type: TransformType::from_raw(r.type_)?,
+            dim: count("dim", r.dim.into())?,
+            precision: Precision::from_raw(r.precision)?,
+            method: Method::from_raw(r.method)?,
+            width: count("width", r.width.into())?,
+            beta: r.beta,
+            upsampfac: r.upsampfac,
+            n_modes: three("n_modes", r.n_modes)?,
+            n_fine: three("n_fine", r.n_fine)?,
+            bin_size: three("bin_size", r.bin_size.map(i64::from))?,
+            ntransf: count("ntransf", r.ntransf)?,
+            n_points: usize::try_from(r.n_points).ok(),
+            workspace_bytes: r.workspace_bytes,
+        })
+    }
+}

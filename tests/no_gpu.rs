@@ -1,0 +1,361 @@
+//! The safe API on a machine without a GPU (CI): everything that needs no GPU works, and
+//! everything that does fails cleanly with `Error::NoDriver` / `Error::NoDevice` and the C
+//! core's message. On a machine with a GPU the same tests check the GPU-side outcome instead,
+//! so they pass there too.
+
+use warpfft::{
+    Complex, DeviceBuffer, Error, Method, ModeOrder, Plan, PlanInfo, Precision, TransformType,
+};
+
+/// `None` when a GPU is usable, otherwise the no-GPU error (any other error fails the test).
+fn no_gpu() -> Option<Error> {
+    match warpfft::init(0) {
+        Ok(()) => None,
+        Err(e) if e.is_no_gpu() => Some(e),
+        Err(e) => panic!("warpfft::init(0) failed with an error other than 'no GPU': {e}"),
+    }
+}
+
+/// The checks every no-GPU error must pass.
+fn assert_clean_no_gpu(e: &Error, what: &str) {
+    assert!(
+        e.is_no_gpu(),
+        "{what}: expected NoDriver/NoDevice, got {e:?}"
+    );
+    assert!(
+        !e.message().trim().is_empty(),
+        "{what}: empty message in {e:?}"
+    );
+    if let Error::NoDriver(m) = e {
+        assert!(
+            m.contains("libcuda"),
+            "{what}: NoDriver message should name libcuda: {m}"
+        );
+    }
+    let shown = e.to_string();
+    assert!(
+        shown.contains(e.message()),
+        "{what}: Display should include the message: {shown}"
+    );
+}
+
+#[test]
+fn version_matches_header_and_crate() {
+    let v = warpfft::version();
+    let header = format!(
+        "{}.{}.{}",
+        warpfft::sys::WARPFFT_VERSION_MAJOR,
+        warpfft::sys::WARPFFT_VERSION_MINOR,
+        warpfft::sys::WARPFFT_VERSION_PATCH
+    );
+    assert_eq!(v, header);
+    assert_eq!(v, env!("CARGO_PKG_VERSION"));
+}
+
+#[test]
+fn build_manifest_is_json() {
+    let m = warpfft::build_manifest();
+    assert!(
+        m.trim_start().starts_with('{') && m.trim_end().ends_with('}'),
+        "manifest: {m}"
+    );
+    assert!(m.contains("\"mode\""), "manifest has no mode: {m}");
+}
+
+#[test]
+fn plan_build_without_gpu_is_a_clean_error() {
+    let result = Plan::<f32>::type1(&[32, 32]).tol(1e-5).build();
+    match (no_gpu(), result) {
+        (Some(_), Err(e)) => assert_clean_no_gpu(&e, "Plan::build"),
+        (Some(reason), Ok(_)) => panic!("init says no GPU ({reason}) but a plan was built"),
+        (None, Ok(plan)) => eprintln!("GPU present: built {plan:?}"),
+        (None, Err(e)) => panic!("GPU present but Plan::build failed: {e}"),
+    }
+}
+
+#[test]
+fn f64_and_type2_builds_give_the_same_no_gpu_error() {
+    let Some(_) = no_gpu() else {
+        eprintln!("GPU present: nothing to check here");
+        return;
+    };
+    let e1 = Plan::<f64>::type2(&[8, 8, 8])
+        .tol(1e-9)
+        .build()
+        .unwrap_err();
+    let e2 = Plan::<f32>::type1(&[100]).build().unwrap_err();
+    assert_clean_no_gpu(&e1, "f64 type 2 build");
+    assert_clean_no_gpu(&e2, "f32 type 1 build");
+    assert_eq!(e1.status(), e2.status());
+}
+
+#[test]
+fn params_without_gpu() {
+    let info: PlanInfo = Plan::<f32>::type1(&[100, 64])
+        .tol(1e-5)
+        .ntransf(3)
+        .params()
+        .unwrap();
+    assert_eq!(info.transform_type, TransformType::Type1);
+    assert_eq!(info.dim, 2);
+    assert_eq!(info.precision, Precision::F32);
+    assert_eq!(info.n_modes, [100, 64, 1]);
+    assert_eq!(info.ntransf, 3);
+    assert_eq!(info.n_points, None);
+    // The host estimate of the fixed workspace covers at least the batch's fine grids.
+    let fine: usize = info.n_fine.iter().product();
+    assert!(
+        info.workspace_bytes >= fine * 3 * 8,
+        "workspace_bytes {} for {fine} fine points x 3 transforms",
+        info.workspace_bytes
+    );
+    assert_eq!(info.upsampfac, 2.0);
+    assert!((2..=16).contains(&info.width), "width {}", info.width);
+    assert!(info.beta > 0.0, "beta {}", info.beta);
+    for d in 0..2 {
+        assert!(
+            info.n_fine[d] >= 2 * info.n_modes[d],
+            "n_fine {:?}",
+            info.n_fine
+        );
+        assert!(info.n_fine[d] >= 2 * info.width, "n_fine {:?}", info.n_fine);
+        assert!(
+            info.n_fine[d] <= 4 * info.n_modes[d] + 4 * info.width,
+            "n_fine {:?}",
+            info.n_fine
+        );
+        assert!(info.bin_size[d] >= 1, "bin_size {:?}", info.bin_size);
+    }
+    assert_eq!(info.n_fine[2], 1);
+}
+
+#[test]
+fn params_width_follows_tol_and_precision() {
+    let width = |tol: f64| Plan::<f64>::type2(&[64]).tol(tol).params().unwrap().width;
+    let (w1, w6, w12) = (width(1e-1), width(1e-6), width(1e-12));
+    assert!(
+        w1 < w6 && w6 < w12,
+        "widths for tol 1e-1, 1e-6, 1e-12: {w1}, {w6}, {w12}"
+    );
+    let f32_w = Plan::<f32>::type1(&[64]).tol(1e-6).params().unwrap().width;
+    assert!(f32_w <= 16);
+    // upsampfac 1.25: smaller fine grid.
+    let p2 = Plan::<f32>::type1(&[512]).tol(1e-4).params().unwrap();
+    let p125 = Plan::<f32>::type1(&[512])
+        .tol(1e-4)
+        .upsampfac(1.25)
+        .params()
+        .unwrap();
+    assert_eq!(p125.upsampfac, 1.25);
+    assert!(
+        p125.n_fine[0] < p2.n_fine[0],
+        "{:?} vs {:?}",
+        p125.n_fine,
+        p2.n_fine
+    );
+    assert!(p125.n_fine[0] >= 640, "{:?}", p125.n_fine);
+}
+
+#[test]
+fn params_reflect_options() {
+    let info = Plan::<f64>::type2(&[16, 8, 4])
+        .tol(1e-9)
+        .modeord(ModeOrder::Fft)
+        .method(Method::GlobalMemory)
+        .params()
+        .unwrap();
+    assert_eq!(info.transform_type, TransformType::Type2);
+    assert_eq!(info.precision, Precision::F64);
+    assert_eq!(info.dim, 3);
+    assert_eq!(info.n_modes, [16, 8, 4]);
+    assert_eq!(info.method, Method::GlobalMemory);
+}
+
+fn params_err<T: warpfft::Real>(b: warpfft::PlanBuilder<T>) -> Error {
+    let e = b.params().expect_err("params() should have failed");
+    assert!(!e.message().is_empty(), "empty message: {e:?}");
+    e
+}
+
+#[test]
+fn bad_tol_dim_size_via_params() {
+    // tol
+    for tol in [1e-9, 0.5, 0.0, -1e-3, f64::NAN] {
+        let e = params_err(Plan::<f32>::type1(&[32]).tol(tol));
+        assert!(matches!(e, Error::BadTol(_)), "f32 tol {tol}: {e:?}");
+        assert_eq!(e.status(), warpfft::sys::WARPFFT_ERR_BAD_TOL);
+        assert_eq!(e.status_name(), "WARPFFT_ERR_BAD_TOL");
+    }
+    let e = params_err(Plan::<f64>::type2(&[32]).tol(1e-15));
+    assert!(matches!(e, Error::BadTol(_)), "f64 tol 1e-15: {e:?}");
+    // dim: from the length of n_modes
+    for n in [&[][..], &[4, 4, 4, 4][..]] {
+        let e = params_err(Plan::<f32>::type1(n));
+        assert!(matches!(e, Error::BadDim(_)), "n_modes {n:?}: {e:?}");
+    }
+    // size
+    let e = params_err(Plan::<f32>::type1(&[16, 0]));
+    assert!(matches!(e, Error::BadSize(_)), "n_modes [16, 0]: {e:?}");
+    let e = params_err(Plan::<f64>::type2(&[16]).ntransf(0));
+    assert!(matches!(e, Error::BadSize(_)), "ntransf 0: {e:?}");
+    let e = params_err(Plan::<f32>::type1(&[usize::MAX]));
+    assert!(matches!(e, Error::BadSize(_)), "n_modes usize::MAX: {e:?}");
+    // an option value the C core rejects
+    let e = params_err(Plan::<f32>::type1(&[16]).upsampfac(3.0));
+    assert!(matches!(e, Error::InvalidArg(_)), "upsampfac 3.0: {e:?}");
+}
+
+#[test]
+fn build_runs_the_same_argument_checks_before_the_gpu() {
+    let e = Plan::<f32>::type1(&[32]).tol(1e-9).build().unwrap_err();
+    assert!(matches!(e, Error::BadTol(_)), "{e:?}");
+    let e = Plan::<f32>::type2(&[4, 4, 4, 4]).build().unwrap_err();
+    assert!(matches!(e, Error::BadDim(_)), "{e:?}");
+}
+
+#[test]
+fn shape_errors_come_before_the_gpu() {
+    // direct_sample checks shapes before uploading anything: Shape, not NoDriver.
+    let problem = Plan::<f32>::type1(&[16, 16]);
+    let x = vec![0.5f32; 10];
+    let y = vec![0.25f32; 9];
+    let c = vec![Complex::new(1.0f32, 0.0); 10];
+    let shape = |r: warpfft::Result<Vec<Complex<f64>>>, what: &str| match r {
+        Err(e @ Error::Shape(_)) => {
+            assert_eq!(e.status(), warpfft::sys::WARPFFT_ERR_INVALID_ARG);
+            assert!(!e.message().is_empty());
+        }
+        other => panic!("{what}: expected Error::Shape, got {other:?}"),
+    };
+    shape(
+        warpfft::direct_sample(&problem, &[&x], &c, &[0]),
+        "one coordinate array for 2D",
+    );
+    shape(
+        warpfft::direct_sample(&problem, &[&x, &y], &c, &[0]),
+        "unequal coordinate lengths",
+    );
+    shape(
+        warpfft::direct_sample(&problem, &[&x, &x], &c[..5], &[0]),
+        "c too short",
+    );
+    shape(
+        warpfft::direct_sample(&problem, &[&x, &x], &c, &[256]),
+        "sample out of range",
+    );
+    let problem2 = Plan::<f32>::type2(&[16, 16]);
+    shape(
+        warpfft::direct_sample(&problem2, &[&x, &x], &c, &[0]),
+        "type 2 input is fk, not c",
+    );
+}
+
+#[test]
+fn device_buffer_without_gpu() {
+    match (no_gpu(), DeviceBuffer::from_slice(&[1.0f32, 2.0, 3.0])) {
+        (Some(_), Err(e)) => assert_clean_no_gpu(&e, "DeviceBuffer::from_slice"),
+        (Some(reason), Ok(_)) => panic!("init says no GPU ({reason}) but memory was allocated"),
+        (None, Ok(b)) => assert_eq!(b.to_vec().unwrap(), vec![1.0, 2.0, 3.0]),
+        (None, Err(e)) => panic!("GPU present but DeviceBuffer::from_slice failed: {e}"),
+    }
+    if no_gpu().is_some() {
+        let e = DeviceBuffer::<Complex<f64>>::zeros(4).unwrap_err();
+        assert_clean_no_gpu(&e, "DeviceBuffer::zeros");
+    }
+}
+
+#[test]
+fn runtime_report_without_gpu() {
+    let report = warpfft::runtime_report(0);
+    assert!(
+        report.json().trim_start().starts_with('{'),
+        "json: {}",
+        report.json()
+    );
+    match (no_gpu(), report.error()) {
+        (Some(_), Some(e)) => {
+            assert_clean_no_gpu(e, "runtime_report");
+            let e = warpfft::runtime_info(0).unwrap_err();
+            assert_clean_no_gpu(&e, "runtime_info");
+        }
+        (None, None) => {
+            warpfft::runtime_info(0).unwrap();
+        }
+        (gpu, err) => panic!("init and runtime_report disagree: {gpu:?} vs {err:?}"),
+    }
+}
+
+#[test]
+fn cufft_probe_finds_it_or_lists_where_it_looked() {
+    match warpfft::cufft_probe() {
+        Ok((path, version)) => {
+            assert!(
+                path.exists(),
+                "cuFFT path {} does not exist",
+                path.display()
+            );
+            assert!(version > 0, "cuFFT version {version}");
+        }
+        Err(e) => {
+            assert!(matches!(e, Error::NoCufft(_)), "{e:?}");
+            assert!(!e.message().is_empty());
+        }
+    }
+}
+
+#[test]
+fn errors_are_well_behaved() {
+    fn assert_traits<T: std::error::Error + Send + Sync + 'static>() {}
+    assert_traits::<Error>();
+    fn send<T: Send>() {}
+    fn send_sync<T: Send + Sync>() {}
+    send::<Plan<f32>>();
+    send::<Plan<f64>>();
+    send_sync::<DeviceBuffer<f32>>();
+    send_sync::<DeviceBuffer<Complex<f64>>>();
+
+    let e = Error::NoDevice("device ordinal 3 out of range".into());
+    assert!(e.is_no_gpu());
+    assert!(Error::NoDriver(String::new()).is_no_gpu());
+    assert!(!Error::Cuda("x".into()).is_no_gpu());
+    assert!(!Error::Shape("x".into()).is_no_gpu());
+    assert_eq!(e.status(), warpfft::sys::WARPFFT_ERR_NO_DEVICE);
+    assert!(e.to_string().contains("device ordinal 3 out of range"));
+    let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(e);
+    assert!(!boxed.to_string().is_empty());
+    // An empty message still displays something useful.
+    assert!(Error::Internal(String::new())
+        .to_string()
+        .contains("WARPFFT_ERR_INTERNAL"));
+}
+
+#[test]
+fn relative_l2_error_helper() {
+    let exact = [Complex::new(3.0, 4.0), Complex::new(0.0, 0.0)];
+    let approx = [Complex::new(3.0f32, 4.0), Complex::new(0.0, 0.5)];
+    assert!((warpfft::relative_l2_error(&approx, &exact) - 0.1).abs() < 1e-12);
+    assert_eq!(warpfft::relative_l2_error::<f64>(&[], &[]), 0.0);
+}
+
+/// The tests above adapt to the machine: this one states which case ran, and checks that the
+/// entry points agree about it.
+#[test]
+fn tests_adapt_to_a_gpu_if_present() {
+    let none = no_gpu();
+    let plan = Plan::<f32>::type1(&[8]).build();
+    let buf = DeviceBuffer::<f32>::zeros(1);
+    assert_eq!(
+        none.is_some(),
+        plan.is_err(),
+        "init vs Plan::build: {none:?} / {plan:?}"
+    );
+    assert_eq!(
+        none.is_some(),
+        buf.is_err(),
+        "init vs DeviceBuffer: {none:?} / {buf:?}"
+    );
+    match none {
+        Some(reason) => eprintln!("no GPU on this machine ({reason}): checked the clean errors"),
+        None => eprintln!("GPU present: checked the GPU-side outcomes"),
+    }
+}
