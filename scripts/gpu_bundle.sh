@@ -34,6 +34,7 @@ for mode in jit aot; do
 done
 cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so
 cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so.0
+cc -O2 -Ic_core/include examples/c/hello.c -o .gpu/c/hello -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft
 cc -O2 -Ic_core/include examples/c/type1_2d.c -o .gpu/c/type1_2d -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft -lm
 # pytest is not installed on the GPU machine's python; it is pure Python, so carry it
 python3 -m pip install -q --no-compile --target .gpu/pylib pytest

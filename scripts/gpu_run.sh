@@ -29,7 +29,7 @@ load)
         say "$m load, warm cache"; run $G/$m/load_time
     done ;;
 c)
-    say "C example"; run $G/c/type1_2d || fails=$((fails+1)) ;;
+    say "C examples"; run $G/c/hello || fails=$((fails+1)); run $G/c/type1_2d || fails=$((fails+1)) ;;
 python)
     say python
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib run python3 -m pytest python/tests -q -rs -p no:cacheprovider || fails=$((fails+1))

@@ -175,3 +175,8 @@ impl Real for f64 {
         v
     }
 }
+
+/// README.md's Rust example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
