@@ -65,25 +65,25 @@ extern "C" {
 /* Status codes. 0 is success; every other value names one kind of failure. */
 typedef enum warpfft_status {
     WARPFFT_SUCCESS = 0,
-    WARPFFT_ERR_INVALID_ARG = 1,      /* null pointer, bad enum or option value */
-    WARPFFT_ERR_BAD_TYPE = 2,         /* transform type not 1 or 2 */
-    WARPFFT_ERR_BAD_DIM = 3,          /* dim not 1, 2 or 3 */
-    WARPFFT_ERR_BAD_SIZE = 4,         /* a mode count < 1, ntransf < 1, or sizes too large */
-    WARPFFT_ERR_BAD_TOL = 5,          /* tol outside the supported range for the precision */
-    WARPFFT_ERR_BAD_NPOINTS = 6,      /* M < 0 */
-    WARPFFT_ERR_BAD_POINTS = 7,       /* a NaN or infinite coordinate */
-    WARPFFT_ERR_PRECISION = 8,        /* arrays' precision differs from the plan's */
-    WARPFFT_ERR_NO_POINTS = 9,        /* execute before setpts */
-    WARPFFT_ERR_NO_DRIVER = 10,       /* libcuda.so.1 missing, or a symbol missing in it */
-    WARPFFT_ERR_NO_DEVICE = 11,       /* no CUDA device, or the device ordinal is out of range */
-    WARPFFT_ERR_DRIVER_TOO_OLD = 12,  /* driver older than the embedded kernels need */
-    WARPFFT_ERR_NO_KERNEL = 13,       /* no embedded image runs on this GPU, or a kernel missing */
-    WARPFFT_ERR_NO_CUFFT = 14,        /* cuFFT library not found or a symbol missing */
-    WARPFFT_ERR_CUFFT = 15,           /* a cuFFT call failed */
-    WARPFFT_ERR_OUT_OF_MEMORY = 16,   /* device (or host) memory exhausted */
-    WARPFFT_ERR_CUDA = 17,            /* any other CUDA driver error */
-    WARPFFT_ERR_UNSUPPORTED = 18,     /* valid request this build does not do (e.g. type 3) */
-    WARPFFT_ERR_INTERNAL = 19         /* a bug in warpfft: please report it */
+    WARPFFT_ERR_INVALID_ARG = 1,     /* null pointer, bad enum or option value */
+    WARPFFT_ERR_BAD_TYPE = 2,        /* transform type not 1 or 2 */
+    WARPFFT_ERR_BAD_DIM = 3,         /* dim not 1, 2 or 3 */
+    WARPFFT_ERR_BAD_SIZE = 4,        /* a mode count < 1, ntransf < 1, or sizes too large */
+    WARPFFT_ERR_BAD_TOL = 5,         /* tol outside the supported range for the precision */
+    WARPFFT_ERR_BAD_NPOINTS = 6,     /* M < 0 */
+    WARPFFT_ERR_BAD_POINTS = 7,      /* a NaN or infinite coordinate */
+    WARPFFT_ERR_PRECISION = 8,       /* arrays' precision differs from the plan's */
+    WARPFFT_ERR_NO_POINTS = 9,       /* execute before setpts */
+    WARPFFT_ERR_NO_DRIVER = 10,      /* libcuda.so.1 missing, or a symbol missing in it */
+    WARPFFT_ERR_NO_DEVICE = 11,      /* no CUDA device, or the device ordinal is out of range */
+    WARPFFT_ERR_DRIVER_TOO_OLD = 12, /* driver older than the embedded kernels need */
+    WARPFFT_ERR_NO_KERNEL = 13,      /* no embedded image runs on this GPU, or a kernel missing */
+    WARPFFT_ERR_NO_CUFFT = 14,       /* cuFFT library not found or a symbol missing */
+    WARPFFT_ERR_CUFFT = 15,          /* a cuFFT call failed */
+    WARPFFT_ERR_OUT_OF_MEMORY = 16,  /* device (or host) memory exhausted */
+    WARPFFT_ERR_CUDA = 17,           /* any other CUDA driver error */
+    WARPFFT_ERR_UNSUPPORTED = 18,    /* valid request this build does not do (e.g. type 3) */
+    WARPFFT_ERR_INTERNAL = 19        /* a bug in warpfft: please report it */
 } warpfft_status;
 
 typedef enum warpfft_precision { WARPFFT_F32 = 1, WARPFFT_F64 = 2 } warpfft_precision;
@@ -97,30 +97,30 @@ typedef enum warpfft_method {
 
 /* Options. Always initialise with warpfft_opts_default, then change fields. */
 typedef struct warpfft_opts {
-    uint32_t struct_size;   /* set by warpfft_opts_default; lets the ABI grow */
-    int32_t modeord;        /* 0: CMCL order (default), 1: FFT order */
-    int32_t method;         /* a warpfft_method; default AUTO */
-    int32_t device;         /* CUDA device ordinal; default 0 */
-    double upsampfac;       /* fine grid / modes: 2.0 (default) or 1.25 */
-    uint64_t stream;        /* CUstream as an integer; 0 = legacy default stream */
-    int32_t bin_size[3];    /* spreading bin edge per dim in fine-grid points; 0 = automatic */
-    int32_t max_subprob;    /* points per shared-memory subproblem; 0 = automatic */
+    uint32_t struct_size; /* set by warpfft_opts_default; lets the ABI grow */
+    int32_t modeord;      /* 0: CMCL order (default), 1: FFT order */
+    int32_t method;       /* a warpfft_method; default AUTO */
+    int32_t device;       /* CUDA device ordinal; default 0 */
+    double upsampfac;     /* fine grid / modes: 2.0 (default) or 1.25 */
+    uint64_t stream;      /* CUstream as an integer; 0 = legacy default stream */
+    int32_t bin_size[3];  /* spreading bin edge per dim in fine-grid points; 0 = automatic */
+    int32_t max_subprob;  /* points per shared-memory subproblem; 0 = automatic */
 } warpfft_opts;
 
 typedef struct warpfft_plan_s *warpfft_plan;
 
 /* What a plan chose; filled by warpfft_plan_get_info. */
 typedef struct warpfft_plan_info {
-    int32_t type, dim, precision, method;  /* method: the one actually used (never AUTO) */
-    int32_t width;                         /* kernel width in fine-grid points */
-    double beta;                           /* exponential-of-semicircle shape parameter */
+    int32_t type, dim, precision, method; /* method: the one actually used (never AUTO) */
+    int32_t width;                        /* kernel width in fine-grid points */
+    double beta;                          /* exponential-of-semicircle shape parameter */
     double upsampfac;
-    int64_t n_modes[3];                    /* N1, N2, N3 (1 for unused dims) */
-    int64_t n_fine[3];                     /* fine-grid size per dim (1 for unused dims) */
+    int64_t n_modes[3]; /* N1, N2, N3 (1 for unused dims) */
+    int64_t n_fine[3];  /* fine-grid size per dim (1 for unused dims) */
     int32_t bin_size[3];
     int64_t ntransf;
-    int64_t n_points;                      /* M of the last setpts, -1 before */
-    size_t workspace_bytes;                /* device memory the plan holds now */
+    int64_t n_points;       /* M of the last setpts, -1 before */
+    size_t workspace_bytes; /* device memory the plan holds now */
 } warpfft_plan_info;
 
 /* ---- library, build and runtime information (no GPU needed unless stated) ---- */
@@ -197,14 +197,13 @@ WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t 
  * the pointers: the arrays must stay valid and unchanged until the next setpts or destroy.
  * Host sync: waits once for its own work on the stream, to check every coordinate is finite
  * (WARPFFT_ERR_BAD_POINTS otherwise) and to size the subproblem list. */
-WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision,
-                                          int64_t M, const void *x, const void *y,
-                                          const void *z);
+WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
+                                          const void *x, const void *y, const void *z);
 
 /* Runs ntransf transforms. type 1: reads c (ntransf*M complex), writes fk (ntransf*N1*N2*N3
  * complex); type 2: reads fk, writes c. Asynchronous on the plan's stream; no allocation. */
-WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision,
-                                           void *c, void *fk);
+WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,
+                                           void *fk);
 
 /* Frees everything the plan holds. NULL is a no-op. */
 WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan);
@@ -231,11 +230,10 @@ WARPFFT_API warpfft_status warpfft_plan_params(int type, int dim, const int64_t 
  * Synchronous. */
 WARPFFT_API warpfft_status warpfft_direct_sample(int type, int dim, const int64_t n_modes[3],
                                                  int iflag, int modeord,
-                                                 warpfft_precision precision, int device,
-                                                 int64_t M, const void *x, const void *y,
-                                                 const void *z, const void *c, const void *fk,
-                                                 int64_t n_sample, const int64_t *sample,
-                                                 double *out);
+                                                 warpfft_precision precision, int device, int64_t M,
+                                                 const void *x, const void *y, const void *z,
+                                                 const void *c, const void *fk, int64_t n_sample,
+                                                 const int64_t *sample, double *out);
 
 #ifdef __cplusplus
 }

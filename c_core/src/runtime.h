@@ -56,28 +56,28 @@ typedef struct wf_driver {
     CUresult (*cuDeviceGet)(CUdevice *, int);
     CUresult (*cuDeviceGetName)(char *, int, CUdevice);
     CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
-    CUresult (*cuDeviceTotalMem)(size_t *, CUdevice);                    /* _v2 */
+    CUresult (*cuDeviceTotalMem)(size_t *, CUdevice); /* _v2 */
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);                     /* _v2 */
-    CUresult (*cuCtxPushCurrent)(CUcontext);                             /* _v2 */
-    CUresult (*cuCtxPopCurrent)(CUcontext *);                            /* _v2 */
+    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice); /* _v2 */
+    CUresult (*cuCtxPushCurrent)(CUcontext);         /* _v2 */
+    CUresult (*cuCtxPopCurrent)(CUcontext *);        /* _v2 */
     CUresult (*cuModuleLoadData)(CUmodule *, const void *);
     CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned int, int *, void **);
     CUresult (*cuModuleUnload)(CUmodule);
     CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
-    CUresult (*cuLinkCreate)(unsigned int, int *, void **, CUlinkState *);          /* _v2 */
-    CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *, unsigned int,
-                              int *, void **);                                      /* _v2 */
+    CUresult (*cuLinkCreate)(unsigned int, int *, void **, CUlinkState *); /* _v2 */
+    CUresult (*cuLinkAddData)(CUlinkState, int, void *, size_t, const char *, unsigned int, int *,
+                              void **); /* _v2 */
     CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
     CUresult (*cuLinkDestroy)(CUlinkState);
     CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                unsigned, unsigned, CUstream, void **, void **);
-    CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);                        /* _v2 */
-    CUresult (*cuMemFree)(CUdeviceptr);                                   /* _v2 */
-    CUresult (*cuMemGetInfo)(size_t *, size_t *);                         /* _v2 */
-    CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);          /* _v2 */
-    CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);                /* _v2 */
+    CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);                              /* _v2 */
+    CUresult (*cuMemFree)(CUdeviceptr);                                         /* _v2 */
+    CUresult (*cuMemGetInfo)(size_t *, size_t *);                               /* _v2 */
+    CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);                /* _v2 */
+    CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);                      /* _v2 */
     CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream); /* _v2 */
     CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);       /* _v2 */
     CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
@@ -105,12 +105,12 @@ warpfft_status wf_driver_get(const wf_driver **drv);
 typedef struct wf_device {
     int ordinal;
     CUdevice dev;
-    CUcontext ctx;                 /* retained primary context */
-    int sm;                        /* major*10 + minor, e.g. 90 */
-    int n_sm;                      /* multiprocessor count */
-    int max_shared_optin;          /* bytes a block may opt in to */
+    CUcontext ctx;        /* retained primary context */
+    int sm;               /* major*10 + minor, e.g. 90 */
+    int n_sm;             /* multiprocessor count */
+    int max_shared_optin; /* bytes a block may opt in to */
     char name[256];
-    int driver_version;            /* cuDriverGetVersion, e.g. 13000 */
+    int driver_version; /* cuDriverGetVersion, e.g. 13000 */
 } wf_device;
 
 /* Initialises the driver and device `ordinal` (retains its primary context). */
@@ -127,11 +127,11 @@ void wf_ctx_leave(const wf_device *dev);
 warpfft_status wf_cuda_error(CUresult r, const char *what);
 
 /* Shorthand: on failure returns wf_cuda_error from the enclosing function. */
-#define WF_CU(call, what)                                 \
-    do {                                                  \
-        CUresult wf_r_ = (call);                          \
-        if (wf_r_ != WF_CUDA_SUCCESS)                     \
-            return wf_cuda_error(wf_r_, (what));          \
+#define WF_CU(call, what)                                                                          \
+    do {                                                                                           \
+        CUresult wf_r_ = (call);                                                                   \
+        if (wf_r_ != WF_CUDA_SUCCESS)                                                              \
+            return wf_cuda_error(wf_r_, (what));                                                   \
     } while (0)
 
 /* ---- device memory (memory.c) ---- */
@@ -168,15 +168,15 @@ typedef struct wf_cufft {
     cufftResult (*cufftDestroy)(cufftHandle);
     cufftResult (*cufftSetAutoAllocation)(cufftHandle, int);
     cufftResult (*cufftMakePlanMany64)(cufftHandle, int, long long *, long long *, long long,
-                                       long long, long long *, long long, long long, int,
-                                       long long, size_t *);
+                                       long long, long long *, long long, long long, int, long long,
+                                       size_t *);
     cufftResult (*cufftSetWorkArea)(cufftHandle, void *);
     cufftResult (*cufftSetStream)(cufftHandle, CUstream);
     cufftResult (*cufftExecC2C)(cufftHandle, void *, void *, int);
     cufftResult (*cufftExecZ2Z)(cufftHandle, void *, void *, int);
     cufftResult (*cufftGetVersion)(int *);
-    char path[4096];  /* the file that was loaded */
-    int version;      /* cufftGetVersion, e.g. 12000 */
+    char path[4096]; /* the file that was loaded */
+    int version;     /* cufftGetVersion, e.g. 12000 */
 } wf_cufft;
 
 /* Finds and loads cuFFT once per process, in the order warpfft.h documents (thread-safe).
