@@ -10,20 +10,7 @@ rm -rf .gpu && mkdir -p .gpu/lib .gpu/c
 collect() { # mode, then cargo args: copies every built executable to .gpu/<mode>/<name>
     local mode=$1; shift
     mkdir -p ".gpu/$mode"
-    python3 - "$mode" <<'PY' < <("$@" --message-format=json)
-import json, os, shutil, sys
-mode = sys.argv[1]
-for line in sys.stdin:
-    try:
-        m = json.loads(line)
-    except ValueError:
-        continue
-    exe = m.get("executable") if m.get("reason") == "compiler-artifact" else None
-    if exe:
-        name = m["target"]["name"]
-        shutil.copy2(exe, f".gpu/{mode}/{name}")
-        print(f"  .gpu/{mode}/{name}  ({os.path.getsize(exe) // 1024} KiB)")
-PY
+    "$@" --message-format=json | python3 scripts/copy_artifacts.py ".gpu/$mode"
 }
 for mode in jit aot; do
     if [ $mode = jit ]; then feats=(--features jit); else feats=(--no-default-features --features aot); fi
@@ -40,4 +27,6 @@ cc -O2 -Ic_core/include examples/c/type1_2d.c -o .gpu/c/type1_2d -L.gpu/lib -Wl,
 python3 -m pip install -q --no-compile --target .gpu/pylib pytest
 cp scripts/gpu_run.sh .gpu/run.sh
 strip .gpu/*/* 2>/dev/null || true
+# The device tool carries at most 64 MiB; the embedded kernels compress about 5x.
+(cd .gpu && tar czf bundle.tgz jit aot lib c pylib && rm -rf jit aot lib c pylib)
 du -sh .gpu

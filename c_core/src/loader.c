@@ -48,6 +48,7 @@ static const struct {
     WF_SYM(cuLinkComplete, "cuLinkComplete"),
     WF_SYM(cuLinkDestroy, "cuLinkDestroy"),
     WF_SYM(cuFuncSetAttribute, "cuFuncSetAttribute"),
+    WF_SYM(cuFuncGetAttribute, "cuFuncGetAttribute"),
     WF_SYM(cuLaunchKernel, "cuLaunchKernel"),
     WF_SYM(cuMemAlloc, "cuMemAlloc_v2"),
     WF_SYM(cuMemFree, "cuMemFree_v2"),

@@ -393,8 +393,12 @@ void wf_deconv_factors(int64_t n_modes, int64_t nf, int width, double beta, doub
 void wf_default_bins(int method, int dim, int precision, int32_t bs[3]) {
     static const int32_t gm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 16}};
     static const int32_t sm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 2}};
-    (void)precision; /* f64 3D SM: 16x16x2 as f32 (tile fitting shrinks it when needed) */
+    /* f64 3D SM: 8x8x2 measured 2.2x faster than 16x16x2 on the H100 (3D type 1, w10,
+     * M=1e7: 35 vs 76 ms): smaller tiles keep more blocks resident. */
+    static const int32_t sm_3d_f64[3] = {8, 8, 2};
     const int32_t *src = method == WARPFFT_METHOD_SM ? sm[dim - 1] : gm[dim - 1];
+    if (method == WARPFFT_METHOD_SM && dim == 3 && precision == WARPFFT_F64)
+        src = sm_3d_f64;
     for (int d = 0; d < 3; d++)
         bs[d] = src[d];
 }
@@ -520,7 +524,8 @@ warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64
     if (st == WARPFFT_SUCCESS)
         st = set_grid(p);
     if (st == WARPFFT_SUCCESS)
-        st = set_method(p, &o, shared_limit);
+        st = set_method(
+            p, &o, shared_limit > WF_SM_STATIC_RESERVE ? shared_limit - WF_SM_STATIC_RESERVE : 0);
     return st;
 }
 

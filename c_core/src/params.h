@@ -15,8 +15,11 @@
 #define WF_MAX_WIDTH_F64     16                   /* widths embedded for f64 kernels: 2..16 */
 #define WF_SHARED_OPTIN_SM90 ((size_t)227 * 1024) /* opt-in shared memory per block, sm_90 */
 #define WF_SHARED_STATIC_MAX ((size_t)48 * 1024)  /* dynamic shared memory without opt-in */
-#define WF_DEFAULT_MAXSUB    1024                 /* points per shared-memory subproblem */
-#define WF_MAX_MODES_PER_DIM ((int64_t)1 << 52)   /* keeps upsampfac * N exact in double */
+/* Static shared memory an SM kernel declares on top of its dynamic tile (kernels/ABI.md: at
+ * most 8.3 KiB, in 3D spread SM f64 w16); tiles are fitted to the opt-in limit minus this. */
+#define WF_SM_STATIC_RESERVE ((size_t)9 * 1024)
+#define WF_DEFAULT_MAXSUB    1024               /* points per shared-memory subproblem */
+#define WF_MAX_MODES_PER_DIM ((int64_t)1 << 52) /* keeps upsampfac * N exact in double */
 
 /* Everything a plan chose. Unused dimensions have n_modes = n_fine = bin_size = n_bins = 1. */
 typedef struct wf_params {

@@ -97,13 +97,27 @@ static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     return st;
 }
 
-/* SM tiles above the 48 KiB default need the function's dynamic shared memory limit raised. */
+/* SM tiles whose dynamic plus static shared memory exceeds the 48 KiB default need the
+ * function's dynamic shared memory limit raised; the sum must fit the device's opt-in limit. */
 static warpfft_status set_shared_limit(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
-    if (p->method != WARPFFT_METHOD_SM || p->tile_bytes <= WF_SHARED_STATIC_MAX)
+    if (p->method != WARPFFT_METHOD_SM)
         return WARPFFT_SUCCESS;
-    CUresult r = plan->drv->cuFuncSetAttribute(plan->k_spreadinterp.fn,
-                                               WF_FUNC_ATTR_MAX_DYNAMIC_SHARED, (int)p->tile_bytes);
+    int static_bytes = 0;
+    CUresult r = plan->drv->cuFuncGetAttribute(&static_bytes, WF_FUNC_ATTR_SHARED_SIZE_BYTES,
+                                               plan->k_spreadinterp.fn);
+    if (r != WF_CUDA_SUCCESS)
+        return wf_cuda_error(r, "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+    if (p->tile_bytes + (size_t)static_bytes > (size_t)plan->dev->max_shared_optin)
+        return wf_error(WARPFFT_ERR_INTERNAL,
+                        "%s: tile of %zu bytes + %d bytes of static shared memory exceed the "
+                        "device's %d bytes per block (WF_SM_STATIC_RESERVE too small)",
+                        plan->k_spreadinterp.name, p->tile_bytes, static_bytes,
+                        plan->dev->max_shared_optin);
+    if (p->tile_bytes + (size_t)static_bytes <= WF_SHARED_STATIC_MAX)
+        return WARPFFT_SUCCESS;
+    r = plan->drv->cuFuncSetAttribute(plan->k_spreadinterp.fn, WF_FUNC_ATTR_MAX_DYNAMIC_SHARED,
+                                      (int)p->tile_bytes);
     if (r != WF_CUDA_SUCCESS) {
         char what[160];
         snprintf(what, sizeof what, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %zu) on %s",

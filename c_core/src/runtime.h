@@ -71,6 +71,7 @@ typedef struct wf_driver {
     CUresult (*cuLinkComplete)(CUlinkState, void **, size_t *);
     CUresult (*cuLinkDestroy)(CUlinkState);
     CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+    CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                unsigned, unsigned, CUstream, void **, void **);
     CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);                              /* _v2 */
@@ -94,7 +95,7 @@ enum {
     WF_ATTR_CC_MINOR = 76,
     WF_ATTR_MAX_SHARED_PER_BLOCK_OPTIN = 97
 };
-enum { WF_FUNC_ATTR_MAX_DYNAMIC_SHARED = 8 };
+enum { WF_FUNC_ATTR_SHARED_SIZE_BYTES = 1, WF_FUNC_ATTR_MAX_DYNAMIC_SHARED = 8 };
 
 /* Loads libcuda.so.1 and calls cuInit(0) once per process (thread-safe). On failure returns
  * WARPFFT_ERR_NO_DRIVER / NO_DEVICE / DRIVER_TOO_OLD / CUDA with a message; later calls

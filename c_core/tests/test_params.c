@@ -443,13 +443,13 @@ static void test_bins(void) {
     CHECK(in.method == WARPFFT_METHOD_GM && in.bin_size[0] == 1024 && in.n_fine[0] == 2000000,
           "1D t1: GM, nf %lld", (long long)in.n_fine[0]);
     warpfft_plan_params(1, 3, n3, 1, 1e-9, WARPFFT_F64, NULL, &in);
-    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 16 && in.bin_size[2] == 2 &&
-              in.width == 11,
-          "3D t1 f64 1e-9: SM 16x16x2 (w %d)", in.width);
+    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
+              in.bin_size[2] == 2 && in.width == 11,
+          "3D t1 f64 1e-9: SM 8x8x2 (w %d)", in.width);
     warpfft_plan_params(1, 3, n3, 1, 1e-13, WARPFFT_F64, NULL, &in);
-    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 16 &&
+    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
               in.bin_size[2] == 2 && in.width == 15,
-          "3D t1 f64 1e-13: w 15 tile shrinks to 8x16x2: %d %d %d", in.bin_size[0], in.bin_size[1],
+          "3D t1 f64 1e-13: w 15, 8x8x2 tile fits: %d %d %d", in.bin_size[0], in.bin_size[1],
           in.bin_size[2]);
     warpfft_plan_params(2, 3, n3, 1, 1e-5, WARPFFT_F32, NULL, &in);
     CHECK(in.method == WARPFFT_METHOD_GM && in.bin_size[0] == 16 && in.bin_size[2] == 16,

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# kernels/check.sh — compile every kernel module the way the build does and check the result.
+#
+#   nvcc -ptx -rdc=true -arch=compute_75 -Ikernels <defines> <file>.cu        (per file)
+#   ptxas -c -arch=<sm> -v -warn-spills -warn-lmem-usage <file>.ptx            (per file, per sm)
+#   nvlink -arch=<sm> <cubins of the module>                                   (per module)
+#
+# Fails on any nvcc warning or error, on any ptxas/nvlink warning for the first arch (sm_90 by
+# default) and on any spill or stack frame there; for further archs (-a) ptxas errors fail and
+# spills are listed as notes (the register caps are tuned for the first arch; on sm_75..sm_89 the
+# calling convention also makes the cross-file scan call save registers to the stack).
+# Prints one line per kernel: module, nvcc seconds, ptxas seconds, registers, spills, stack,
+# static shared memory.
+#
+# Usage: kernels/check.sh [-j JOBS] [-o OUTDIR] [-a "sm_90 sm_80 ..."] [MODULE_GLOB]
+#   -j   parallel jobs (default: number of cores)
+#   -o   output folder (default kernels/build): <module>.ptx files, <module>.<sm>.cubin (linked)
+#   -a   real archs for ptxas/nvlink (default sm_90); the first one is reported
+#   MODULE_GLOB  only modules matching it, e.g. 'si_3d_f64_*' (default all)
+# Environment: CUDA_PATH / CUDA_HOME (default /usr/local/cuda); WF_EXTRA_DEFS: extra nvcc
+# flags for experiments (e.g. "-DWF_SI_TEAM=0" for the thread-per-point variant).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cuda="${CUDA_PATH:-${CUDA_HOME:-/usr/local/cuda}}"
+NVCC="$cuda/bin/nvcc"
+PTXAS="$cuda/bin/ptxas"
+NVLINK="$cuda/bin/nvlink"
+
+# ---- one module (worker; called back through xargs) ----
+if [[ "${1:-}" == "--one" ]]; then
+    mod="$2"; out="$3"; archs="$4"
+    log="$out/$mod.log"; : >"$log"
+    ok=1
+    case "$mod" in
+    sort) files="sort scan"; defs="" ;;
+    prep_f32 | prep_f64) files="prep"; defs="-DWF_PREC=${mod#prep_f}" ;;
+    direct_f32 | direct_f64) files="direct"; defs="-DWF_PREC=${mod#direct_f}" ;;
+    si_*)
+        IFS=_ read -r _ d p w <<<"$mod"
+        files="spreadinterp"
+        defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_W=${w#w}" ;;
+    *) echo "unknown module $mod" >&2; exit 2 ;;
+    esac
+    t_nvcc=0; t_ptxas=0
+    first_arch="${archs%% *}"
+    for f in $files; do
+        ptx="$out/$mod.$f.ptx"
+        t0=$(date +%s%N)
+        if ! "$NVCC" -ptx -rdc=true -arch=compute_75 -I"$here" $defs ${WF_EXTRA_DEFS:-} \
+            "$here/$f.cu" -o "$ptx" \
+            >>"$log" 2>&1; then ok=0; fi
+        t1=$(date +%s%N)
+        t_nvcc=$((t_nvcc + (t1 - t0) / 1000000))
+        [[ $ok == 1 ]] || break
+        for a in $archs; do
+            t0=$(date +%s%N)
+            if [[ "$a" == "$first_arch" ]]; then
+                "$PTXAS" -c -arch="$a" -v -warn-spills -warn-lmem-usage "$ptx" \
+                    -o "$out/$mod.$f.$a.o" >"$out/$mod.$f.ptxas" 2>&1 || ok=0
+                cat "$out/$mod.$f.ptxas" >>"$log"
+            else
+                "$PTXAS" -c -arch="$a" -warn-spills -warn-lmem-usage "$ptx" \
+                    -o "$out/$mod.$f.$a.o" >"$out/$mod.$f.$a.ptxas" 2>&1 || ok=0
+                grep -q "error" "$out/$mod.$f.$a.ptxas" && cat "$out/$mod.$f.$a.ptxas" >>"$log"
+            fi
+            t1=$(date +%s%N)
+            if [[ "$a" == "$first_arch" ]]; then t_ptxas=$((t_ptxas + (t1 - t0) / 1000000)); fi
+        done
+    done
+    if [[ $ok == 1 ]]; then
+        for a in $archs; do
+            objs=()
+            for f in $files; do objs+=("$out/$mod.$f.$a.o"); done
+            "$NVLINK" -arch="$a" "${objs[@]}" -o "$out/$mod.$a.cubin" >>"$log" 2>&1 || ok=0
+        done
+    fi
+    # warnings in the log (nvcc; ptxas of the first arch; nvlink) fail the module
+    if grep -qi "warning" "$log"; then ok=0; fi
+    # per-kernel summary from the first arch's ptxas -v
+    summary=""
+    if [[ -f "$out/$mod.${files%% *}.ptxas" ]]; then
+        for f in $files; do
+            summary+=$(awk -v mod="$mod" '
+                /Compiling entry function/ { split($0, q, "\x27"); k=q[2] }
+                /Function properties for/ { fn=$NF }
+                /bytes stack frame/ { st=$1; sp=$5; sl=$9;
+                    if (st+0 > 0 && fn !~ /__internal_trig_reduction_slowpath/) bad=bad " stack:" fn;
+                    if (sp+0 > 0 || sl+0 > 0) bad=bad " spill:" fn }
+                /Used [0-9]+ registers/ { r=$5; sm="0";
+                    for (i=1;i<=NF;i++) if ($i ~ /smem/) sm=$(i-2);
+                    printf "  %-34s regs %3d  stack %3s  spill %s/%s  smem %s\n", k, r, st, sp, sl, sm }
+                END { if (bad != "") printf "  BAD%s\n", bad }' "$out/$mod.$f.ptxas")$'\n'
+        done
+    fi
+    if grep -q "BAD" <<<"$summary"; then ok=0; fi
+    # other archs: spills are reported, not fatal (register caps are tuned for the first arch)
+    for a in $archs; do
+        [[ "$a" == "$first_arch" ]] && continue
+        for f in $files; do
+            [[ -f "$out/$mod.$f.$a.ptxas" ]] || continue
+            grep -o "function '[^']*', [0-9]* bytes spill stores" "$out/$mod.$f.$a.ptxas" |
+                sed "s/^/  note $a: spill in /" >>"$out/$mod.notes" || true
+        done
+    done
+    [[ -f "$out/$mod.notes" ]] && summary+=$(sort -u "$out/$mod.notes")$'\n' && rm -f "$out/$mod.notes"
+    status=$([[ $ok == 1 ]] && echo ok || echo FAIL)
+    printf "%-16s %-4s nvcc %5d ms  ptxas(%s) %5d ms\n%s" "$mod" "$status" "$t_nvcc" \
+        "$first_arch" "$t_ptxas" "$summary" >"$out/$mod.summary"
+    [[ $ok == 1 ]] || { echo "---- $mod log:"; cat "$log"; } >>"$out/$mod.summary"
+    exit 0
+fi
+
+# ---- driver ----
+jobs=$(nproc 2>/dev/null || echo 2)
+out="$here/build"
+archs="sm_90"
+while getopts "j:o:a:" opt; do
+    case "$opt" in
+    j) jobs="$OPTARG" ;;
+    o) out="$OPTARG" ;;
+    a) archs="$OPTARG" ;;
+    *) sed -n '2,20p' "$0"; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+glob="${1:-*}"
+
+for tool in "$NVCC" "$PTXAS" "$NVLINK"; do
+    [[ -x "$tool" ]] || { echo "check.sh: $tool not found (set CUDA_PATH)" >&2; exit 2; }
+done
+mkdir -p "$out"
+
+modules=(sort prep_f32 prep_f64 direct_f32 direct_f64)
+for d in 1 2 3; do
+    for w in $(seq 2 12); do modules+=("si_${d}d_f32_w$w"); done
+    for w in $(seq 2 16); do modules+=("si_${d}d_f64_w$w"); done
+done
+selected=()
+for m in "${modules[@]}"; do
+    # shellcheck disable=SC2053
+    [[ "$m" == $glob ]] && selected+=("$m")
+done
+[[ ${#selected[@]} -gt 0 ]] || { echo "check.sh: no module matches '$glob'" >&2; exit 2; }
+
+echo "check.sh: ${#selected[@]} modules, archs: $archs, $jobs jobs, output $out"
+t0=$(date +%s)
+printf "%s\n" "${selected[@]}" | xargs -P "$jobs" -I{} bash "$0" --one {} "$out" "$archs"
+t1=$(date +%s)
+
+nfail=0
+for m in "${selected[@]}"; do
+    cat "$out/$m.summary"
+    grep -q "^$m *FAIL" "$out/$m.summary" && nfail=$((nfail + 1))
+done
+echo "check.sh: $(( ${#selected[@]} - nfail )) ok, $nfail failed, $((t1 - t0)) s"
+[[ $nfail == 0 ]]

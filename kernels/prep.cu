@@ -1,0 +1,215 @@
+/*
+ * prep.cu — module prep_f32 / prep_f64 (-DWF_PREC=32|64): per-point binning for the sort, and
+ * the per-mode correction steps around the FFT (kernels/ABI.md, "Module prep_p").
+ */
+#include "common.cuh"
+
+#ifndef WF_PREC
+#error "prep.cu needs -DWF_PREC=32|64"
+#endif
+
+/* Fine-grid bin of one coordinate: min(floor(u)/bs, nb - 1). */
+__device__ __forceinline__ i64 wf_bin_of_coord(wf_real x, i64 nf, i32 bs, i64 nb) {
+    const double u = wf_fold((double)x, nf);
+    const i64 b = (i64)floor(u) / bs;
+    return b < nb - 1 ? b : nb - 1;
+}
+
+/* Per point: finite check, bin, and rank inside the bin (pos_in_bin).
+ * The points of a warp that fall into the same bin take one atomicAdd together
+ * (__match_any_sync): sorted or clustered inputs would otherwise serialise on a few counters.
+ * The loop runs warp-uniformly (a warp's 32 lanes always iterate together), which needs
+ * blockDim.x to be a multiple of 32 (ABI: 256).
+ * A non-finite point sets *bad_flag and is counted in bin 0, so that the scan and scatter that
+ * follow stay in bounds (the host refuses to execute such a point set). */
+extern "C" __global__ void __launch_bounds__(256)
+    WF_PNAME(bin_count)(i64 M, i32 dim, const wf_real *__restrict__ x,
+                        const wf_real *__restrict__ y, const wf_real *__restrict__ z, i64 nf1,
+                        i64 nf2, i64 nf3, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
+                        i32 *__restrict__ bin_of, u64 *__restrict__ pos_in_bin,
+                        u64 *__restrict__ bin_count, i32 *bad_flag) {
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 wbase = (i64)blockIdx.x * blockDim.x + (threadIdx.x & ~31); wbase < M;
+         wbase += stride) {
+        const i64 j = wbase + lane;
+        int bin = -1; /* -1: no point (past M) */
+        if (j < M) {
+            const wf_real xv = __ldg(x + j);
+            const wf_real yv = dim >= 2 ? __ldg(y + j) : (wf_real)0;
+            const wf_real zv = dim >= 3 ? __ldg(z + j) : (wf_real)0;
+            if (isfinite(xv) && isfinite(yv) && isfinite(zv)) {
+                i64 b = wf_bin_of_coord(xv, nf1, bs1, nb1);
+                if (dim >= 2) {
+                    i64 b2 = wf_bin_of_coord(yv, nf2, bs2, nb2);
+                    i64 b3 = dim >= 3 ? wf_bin_of_coord(zv, nf3, bs3, nb3) : 0;
+                    b += nb1 * (b2 + nb2 * b3);
+                }
+                bin = (int)b;
+            } else {
+                *bad_flag = 1;
+                bin = 0;
+            }
+        }
+        const unsigned peers = __match_any_sync(full, bin);
+        if (bin >= 0) {
+            const int leader = __ffs(peers) - 1;
+            const unsigned rank = __popc(peers & ((1u << lane) - 1u));
+            u64 first = 0;
+            if (lane == leader)
+                first = atomicAdd(bin_count + bin, (u64)__popc(peers));
+            first = __shfl_sync(peers, first, leader);
+            bin_of[j] = bin;
+            pos_in_bin[j] = first + rank;
+        }
+    }
+}
+
+/* ---- deconvolve / amplify ---- */
+
+/* q = a / b, r = a % b for a >= 0, b > 0: 32-bit when both fit (a 64-bit division is a
+ * ~70-instruction subroutine call) */
+__device__ __forceinline__ void wf_divmod(i64 a, i64 b, i64 &q, i64 &r) {
+    if (((u64)a | (u64)b) <= 0xffffffffull) {
+        const unsigned qa = (unsigned)a / (unsigned)b;
+        q = qa;
+        r = (unsigned)a - qa * (unsigned)b;
+    } else {
+        q = a / b;
+        r = a - q * b;
+    }
+}
+
+/* Mode k of index i along a dimension of N modes (ABI.md: kmin = -(N/2); modeord 0 is CMCL
+ * order i = k - kmin, modeord 1 is FFT order i = k >= 0 ? k : N + k). */
+__device__ __forceinline__ i64 wf_mode_of_index(i64 i, i64 N, i32 modeord) {
+    if (modeord == 0)
+        return i - N / 2;
+    return i < (N + 1) / 2 ? i : i - N;
+}
+__device__ __forceinline__ i64 wf_index_of_mode(i64 k, i64 N, i32 modeord) {
+    if (modeord == 0)
+        return k + N / 2;
+    return k >= 0 ? k : N + k;
+}
+
+/* Fine-grid index l in [0, nf) -> mode k, or false when l is not a mode (N modes). */
+__device__ __forceinline__ bool wf_mode_of_fine(i64 l, i64 N, i64 nf, i64 &k) {
+    if (l <= (N - 1) / 2) {
+        k = l;
+        return true;
+    }
+    if (l >= nf - N / 2) {
+        k = l - nf;
+        return true;
+    }
+    return false;
+}
+
+__device__ __forceinline__ wf_real wf_fac_at(const wf_real *__restrict__ f, i64 k) {
+    return __ldg(f + (k < 0 ? -k : k));
+}
+
+/* Type 1 after the FFT: fk[t][i(k)] = fw[t][l(k)] * fac1[|k1|]*fac2[|k2|]*fac3[|k3|], one
+ * thread per mode (the mode array is small: per-element 32-bit index splitting measured faster
+ * here than row chunks, which idle half a block when N1 < blockDim.x), the factor reused for
+ * every transform. */
+extern "C" __global__ void __launch_bounds__(256)
+    WF_PNAME(deconvolve)(i32 dim, i64 N1, i64 N2, i64 N3, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
+                         const wf_real *__restrict__ fac1, const wf_real *__restrict__ fac2,
+                         const wf_real *__restrict__ fac3, i32 modeord,
+                         const wf_cplx *__restrict__ fw, wf_cplx *__restrict__ fk) {
+    const i64 Nprod = N1 * N2 * N3;
+    const i64 nfprod = nf1 * nf2 * nf3;
+    WF_GRID_STRIDE(idx, Nprod) {
+        i64 row, i1, i2, i3;
+        wf_divmod(idx, N1, row, i1);
+        wf_divmod(row, N2, i3, i2);
+        const i64 k1 = wf_mode_of_index(i1, N1, modeord);
+        wf_real f = wf_fac_at(fac1, k1);
+        i64 l = k1 >= 0 ? k1 : nf1 + k1;
+        if (dim >= 2) {
+            const i64 k2 = wf_mode_of_index(i2, N2, modeord);
+            f *= wf_fac_at(fac2, k2);
+            l += nf1 * (k2 >= 0 ? k2 : nf2 + k2);
+        }
+        if (dim >= 3) {
+            const i64 k3 = wf_mode_of_index(i3, N3, modeord);
+            f *= wf_fac_at(fac3, k3);
+            l += nf1 * nf2 * (k3 >= 0 ? k3 : nf3 + k3);
+        }
+        for (i64 t = 0; t < ntransf; ++t) {
+            const wf_cplx v = wf_ldg(fw + t * nfprod + l);
+            wf_cplx r;
+            r.x = v.x * f;
+            r.y = v.y * f;
+            fk[t * Nprod + idx] = r;
+        }
+    }
+}
+
+/* Type 2 before the FFT: every fine-grid element l gets fk[t][i(k)] * fac(k) when each l_d is a
+ * mode (l_d <= (N_d-1)/2: k_d = l_d; l_d >= nf_d - N_d/2: k_d = l_d - nf_d), else 0. Writing the
+ * zeros here saves the host a memset of the fine grid. The grid is walked as (row, chunk)
+ * items — a row is one line along dimension 1, a chunk blockDim.x consecutive elements of it —
+ * one item per block and grid-stride step, so index splitting and the row's mode logic are
+ * block-uniform. Any grid size is correct. */
+extern "C" __global__ void __launch_bounds__(256)
+    WF_PNAME(amplify)(i32 dim, i64 N1, i64 N2, i64 N3, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
+                      const wf_real *__restrict__ fac1, const wf_real *__restrict__ fac2,
+                      const wf_real *__restrict__ fac3, i32 modeord, const wf_cplx *__restrict__ fk,
+                      wf_cplx *__restrict__ fw) {
+    const i64 Nprod = N1 * N2 * N3;
+    const i64 nfprod = nf1 * nf2 * nf3;
+    const i64 nchunk = (nf1 + blockDim.x - 1) / blockDim.x;
+    const i64 nitems = nchunk * nf2 * nf3;
+    wf_cplx zero;
+    zero.x = 0;
+    zero.y = 0;
+    for (i64 w = blockIdx.x; w < nitems; w += gridDim.x) {
+        /* block-uniform: the fine-grid row (l2, l3), whether it holds modes, their factor and
+         * mode-array row offset */
+        i64 row, chunk, l2, l3;
+        wf_divmod(w, nchunk, row, chunk);
+        wf_divmod(row, nf2, l3, l2);
+        const i64 l1 = chunk * blockDim.x + threadIdx.x;
+        bool row_modes = true;
+        wf_real frow = (wf_real)1;
+        i64 irow = 0;
+        if (dim >= 2) {
+            i64 k2 = 0;
+            row_modes = wf_mode_of_fine(l2, N2, nf2, k2);
+            if (row_modes) {
+                frow *= wf_fac_at(fac2, k2);
+                irow += N1 * wf_index_of_mode(k2, N2, modeord);
+            }
+        }
+        if (dim >= 3 && row_modes) {
+            i64 k3 = 0;
+            row_modes = wf_mode_of_fine(l3, N3, nf3, k3);
+            if (row_modes) {
+                frow *= wf_fac_at(fac3, k3);
+                irow += N1 * N2 * wf_index_of_mode(k3, N3, modeord);
+            }
+        }
+        if (l1 >= nf1)
+            continue;
+        const i64 l = row * nf1 + l1;
+        i64 k1 = 0;
+        if (row_modes && wf_mode_of_fine(l1, N1, nf1, k1)) {
+            const wf_real f = frow * wf_fac_at(fac1, k1);
+            const i64 i = irow + wf_index_of_mode(k1, N1, modeord);
+            for (i64 t = 0; t < ntransf; ++t) {
+                const wf_cplx v = wf_ldg(fk + t * Nprod + i);
+                wf_cplx r;
+                r.x = v.x * f;
+                r.y = v.y * f;
+                fw[t * nfprod + l] = r;
+            }
+        } else {
+            for (i64 t = 0; t < ntransf; ++t)
+                fw[t * nfprod + l] = zero;
+        }
+    }
+}
