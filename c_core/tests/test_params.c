@@ -409,7 +409,8 @@ static void test_validation_size(void) {
     /* fine grid addressable, but 2^36 bins of 1024 points exceed int32 */
     EXPECT(WARPFFT_ERR_BAD_SIZE, "spreading bins", 1, 1, big1, 1, 1e-6, WARPFFT_F32, NULL);
     warpfft_opts o = defaults();
-    o.bin_size[0] = 1 << 30;
+    o.bin_size[0] = 1 << 30; /* GM: SM would shrink bins to fit shared memory */
+    o.method = WARPFFT_METHOD_GM;
     EXPECT(WARPFFT_SUCCESS, "", 1, 1, big1, 1, 1e-6, WARPFFT_F32, &o);
 }
 
@@ -438,10 +439,10 @@ static void test_bins(void) {
           "2D t1 f32: method %d bins %d %d %d", in.method, in.bin_size[0], in.bin_size[1],
           in.bin_size[2]);
     warpfft_plan_params(2, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, &in);
-    CHECK(in.method == WARPFFT_METHOD_GM && in.bin_size[0] == 32, "2D t2: GM");
+    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 32, "2D t2: SM");
     warpfft_plan_params(1, 1, n1, 1, 1e-5, WARPFFT_F32, NULL, &in);
-    CHECK(in.method == WARPFFT_METHOD_GM && in.bin_size[0] == 1024 && in.n_fine[0] == 2000000,
-          "1D t1: GM, nf %lld", (long long)in.n_fine[0]);
+    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 1024 && in.n_fine[0] == 2000000,
+          "1D t1: SM, nf %lld", (long long)in.n_fine[0]);
     warpfft_plan_params(1, 3, n3, 1, 1e-9, WARPFFT_F64, NULL, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
               in.bin_size[2] == 2 && in.width == 11,
@@ -452,8 +453,8 @@ static void test_bins(void) {
           "3D t1 f64 1e-13: w 15, 8x8x2 tile fits: %d %d %d", in.bin_size[0], in.bin_size[1],
           in.bin_size[2]);
     warpfft_plan_params(2, 3, n3, 1, 1e-5, WARPFFT_F32, NULL, &in);
-    CHECK(in.method == WARPFFT_METHOD_GM && in.bin_size[0] == 16 && in.bin_size[2] == 16,
-          "3D t2: GM 16^3");
+    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 16 && in.bin_size[2] == 2,
+          "3D t2: SM 16x16x2");
 }
 
 static void test_method_fallback(void) {
