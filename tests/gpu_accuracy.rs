@@ -30,6 +30,7 @@ struct Case {
     n: [i64; 3],
     m: i64,
     dist: Dist,
+    upsampfac: f64,
 }
 
 struct Outcome {
@@ -80,6 +81,7 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
     );
     opts.modeord = c.modeord;
     opts.method = c.method;
+    opts.upsampfac = c.upsampfac;
     let prec = if c.f64 {
         sys::WARPFFT_F64
     } else {
@@ -241,10 +243,37 @@ fn cases() -> Vec<Case> {
                                 n,
                                 m,
                                 dist,
+                                upsampfac: 2.0,
                             });
                         }
                     }
                 }
+            }
+        }
+    }
+    // upsampling 1.25 (smaller fine grid, wider kernel): every dim and type, both precisions
+    for dim in 1..=3 {
+        for ty in [1, 2] {
+            for (f64, tol) in [(false, 1e-5), (true, 1e-8)] {
+                k += 1;
+                let base: i64 = [1500, 80, 20][dim as usize - 1];
+                let mut n = [1i64; 3];
+                for (d, nd) in n.iter_mut().take(dim as usize).enumerate() {
+                    *nd = base + d as i64 + (k % 2) as i64;
+                }
+                v.push(Case {
+                    dim,
+                    ty,
+                    f64,
+                    tol,
+                    method: 1 + (k % 2) as i32,
+                    modeord: 0,
+                    ntransf: 1,
+                    n,
+                    m: 20_000,
+                    dist: Dist::Uniform,
+                    upsampfac: 1.25,
+                });
             }
         }
     }
@@ -258,8 +287,8 @@ fn accuracy_table() {
     }
     let mut failures = Vec::new();
     println!(
-        "{:>3} {:>4} {:>4} {:>7} {:>6} {:>3} {:>3} {:>16} {:>7} {:>7} {:>9}  ok",
-        "dim", "type", "prec", "tol", "method", "ord", "nt", "N", "M", "dist", "rel_err"
+        "{:>3} {:>4} {:>4} {:>7} {:>6} {:>3} {:>3} {:>4} {:>16} {:>7} {:>7} {:>9}  ok",
+        "dim", "type", "prec", "tol", "method", "ord", "nt", "up", "N", "M", "dist", "rel_err"
     );
     for (i, c) in cases().iter().enumerate() {
         let floor = if c.f64 { FLOOR_F64 } else { FLOOR_F32 };
@@ -270,7 +299,7 @@ fn accuracy_table() {
             Err(e) => (e.clone(), false),
         };
         println!(
-            "{:>3} {:>4} {:>4} {:>7.0e} {:>6} {:>3} {:>3} {:>16} {:>7} {:>7} {:>9}  {}",
+            "{:>3} {:>4} {:>4} {:>7.0e} {:>6} {:>3} {:>3} {:>4} {:>16} {:>7} {:>7} {:>9}  {}",
             c.dim,
             c.ty,
             if c.f64 { "f64" } else { "f32" },
@@ -278,6 +307,7 @@ fn accuracy_table() {
             if c.method == 1 { "GM" } else { "SM" },
             c.modeord,
             c.ntransf,
+            c.upsampfac,
             format!("{:?}", &c.n[..c.dim as usize]),
             c.m,
             format!("{:?}", c.dist),
