@@ -53,7 +53,9 @@ fn main() {
     println!("init (cuInit + primary context): {init_ms:.1} ms");
     println!("first plan (module load/JIT + cuFFT plan + allocations): {plan_ms:.1} ms");
     // The report embeds the whole build manifest; print the parts about this run.
-    let loaded = info.find("\"driver_version\"").map_or(&info[..], |i| &info[i..]);
+    let loaded = info
+        .find("\"driver_version\"")
+        .map_or(&info[..], |i| &info[i..]);
     println!("runtime_info (status {st}): {{{loaded}");
     unsafe { sys::warpfft_plan_destroy(plan) };
 }
