@@ -66,6 +66,24 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
+/* The coordinates in sorted order, for spreading/interpolation to read contiguously:
+ * xs[i] = x[sort_idx[i]] (likewise y, z for dim >= 2, 3; unused ones may be NULL). One gather
+ * per point at setpts instead of one per point and execute. */
+extern "C" __global__ void __launch_bounds__(256)
+    WF_PNAME(sort_coords)(i64 M, i32 dim, const i64 *__restrict__ sort_idx,
+                          const wf_real *__restrict__ x, const wf_real *__restrict__ y,
+                          const wf_real *__restrict__ z, wf_real *__restrict__ xs,
+                          wf_real *__restrict__ ys, wf_real *__restrict__ zs) {
+    WF_GRID_STRIDE(i, M) {
+        const i64 j = __ldg(sort_idx + i);
+        xs[i] = __ldg(x + j);
+        if (dim >= 2)
+            ys[i] = __ldg(y + j);
+        if (dim >= 3)
+            zs[i] = __ldg(z + j);
+    }
+}
+
 /* ---- deconvolve / amplify ---- */
 
 /* q = a / b, r = a % b for a >= 0, b > 0: 32-bit when both fit (a 64-bit division is a

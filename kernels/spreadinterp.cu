@@ -67,8 +67,11 @@ typedef wf_cplx C;
 #ifndef WF_SPREAD_SM_OD
 #define WF_SPREAD_SM_OD (WF_DIM == 3)
 #endif
+/* 3D f64 SM interp: team per point measured faster (H100, B8 w11, 8x8x4 bins: 17.1 vs 20.7 ms;
+ * 8x8x2: 19.4 vs 22.1); 3D f32 w7 slower (3.0 vs 2.8 ms at 16x16x4), 2D f32 w7 much slower.
+ * Narrow f64 widths (unmeasured) keep thread per point: a team of W < 8 wastes lanes. */
 #ifndef WF_INTERP_SM_TEAM
-#define WF_INTERP_SM_TEAM 0
+#define WF_INTERP_SM_TEAM (WF_DIM == 3 && WF_PREC == 64 && WF_W >= 8)
 #endif
 /* Register cap for SM spreading (__maxnreg__, so that 256-thread blocks fit 64K / (256 * cap)
  * per SM): only SM spreading measured faster with more resident blocks (H100, suite B: 3D f32
@@ -140,12 +143,14 @@ struct wf_raw {
     T x, y, z;
     C v; /* strength (spreading) */
 };
-__device__ __forceinline__ wf_raw wf_fetch(const wf_pts &P, i64 j, const C *__restrict__ cv) {
+/* i = sorted position (the coordinates are stored in sorted order, ABI.md), j = the point's
+ * input index (strengths). */
+__device__ __forceinline__ wf_raw wf_fetch(const wf_pts &P, i64 i, i64 j, const C *__restrict__ cv) {
     wf_raw r;
     r.j = j;
-    r.x = __ldg(P.x + j);
-    r.y = WF_DIM >= 2 ? __ldg(P.y + j) : (T)0;
-    r.z = WF_DIM >= 3 ? __ldg(P.z + j) : (T)0;
+    r.x = __ldg(P.x + i);
+    r.y = WF_DIM >= 2 ? __ldg(P.y + i) : (T)0;
+    r.z = WF_DIM >= 3 ? __ldg(P.z + i) : (T)0;
     r.v.x = 0;
     r.v.y = 0;
     if (cv)
@@ -319,7 +324,7 @@ struct wf_team_pt {
     i64 a1, a2, a3;
     T k1, k2, k3;
 };
-__device__ __forceinline__ wf_team_pt wf_team_point(bool active, i64 j, i64 o1, i64 o2, i64 o3,
+__device__ __forceinline__ wf_team_pt wf_team_point(bool active, i64 i, i64 j, i64 o1, i64 o2, i64 o3,
                                                     const wf_lane &l, const wf_pts &P) {
     wf_team_pt t;
     double u1 = 0.0;
@@ -328,19 +333,19 @@ __device__ __forceinline__ wf_team_pt wf_team_point(bool active, i64 j, i64 o1, 
     t.a2 = o2;
     t.a3 = o3;
     if (active)
-        wf_locate(P.x, j, P.nf1, u1, t.a1);
+        wf_locate(P.x, i, P.nf1, u1, t.a1);
     t.k1 = wf_kernel_value(t.a1, l.q, u1, P);
     t.k2 = t.k3 = (T)0;
 #if WF_DIM >= 2
     double u2 = 0.0;
     if (active)
-        wf_locate(P.y, j, P.nf2, u2, t.a2);
+        wf_locate(P.y, i, P.nf2, u2, t.a2);
     t.k2 = wf_kernel_value(t.a2, l.q, u2, P);
 #endif
 #if WF_DIM == 3
     double u3 = 0.0;
     if (active)
-        wf_locate(P.z, j, P.nf3, u3, t.a3);
+        wf_locate(P.z, i, P.nf3, u3, t.a3);
     t.k3 = wf_kernel_value(t.a3, l.q, u3, P);
 #endif
     return t;
@@ -358,7 +363,7 @@ __device__ __forceinline__ void wf_spread_gm_thread(i64 M, const wf_pts &P, cons
         const i64 j = sort_idx ? __ldg(sort_idx + i) : i;
         double u1;
         i64 a1;
-        wf_locate(P.x, j, P.nf1, u1, a1);
+        wf_locate(P.x, i, P.nf1, u1, a1);
         T k1[W];
         wf_kernel_values(k1, a1, u1, P);
 #if WF_DIM == 1
@@ -376,13 +381,13 @@ __device__ __forceinline__ void wf_spread_gm_thread(i64 M, const wf_pts &P, cons
             col[q] = (int)wf_wrap1(a1 + q, P.nf1);
         double u2;
         i64 a2;
-        wf_locate(P.y, j, P.nf2, u2, a2);
+        wf_locate(P.y, i, P.nf2, u2, a2);
 #if WF_DIM == 3
         T k2[W];
         wf_kernel_values(k2, a2, u2, P);
         double u3;
         i64 a3;
-        wf_locate(P.z, j, P.nf3, u3, a3);
+        wf_locate(P.z, i, P.nf3, u3, a3);
 #endif
         for (i64 t = 0; t < ntransf; ++t) {
             const C v = wf_ldg(c + t * M + j);
@@ -428,7 +433,7 @@ __device__ __forceinline__ void wf_spread_gm_team(i64 M, const wf_pts &P, const 
         const i64 i = base + l.g;
         const bool active = l.used && i < M;
         const i64 j = active ? (sort_idx ? __ldg(sort_idx + i) : i) : 0;
-        const wf_team_pt pt = wf_team_point(active, j, 0, 0, 0, l, P);
+        const wf_team_pt pt = wf_team_point(active, i, j, 0, 0, 0, l, P);
         const i64 col = wf_wrap1(pt.a1 + l.q, P.nf1);
 #if WF_DIM >= 2
         T k2[W];
@@ -481,11 +486,11 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
     const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
     const i64 stride = (i64)gridDim.x * blockDim.x;
     i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    wf_raw nxt = i < M ? wf_fetch(P, sort_idx ? __ldg(sort_idx + i) : i, nullptr) : wf_raw_none();
+    wf_raw nxt = i < M ? wf_fetch(P, i, sort_idx ? __ldg(sort_idx + i) : i, nullptr) : wf_raw_none();
     for (; i < M; i += stride) {
         const wf_raw pt = nxt;
         if (i + stride < M)
-            nxt = wf_fetch(P, sort_idx ? __ldg(sort_idx + i + stride) : i + stride, nullptr);
+            nxt = wf_fetch(P, i + stride, sort_idx ? __ldg(sort_idx + i + stride) : i + stride, nullptr);
         const i64 j = pt.j;
         double u1;
         i64 a1;
@@ -589,7 +594,7 @@ __device__ __forceinline__ void wf_interp_gm_team(i64 M, const wf_pts &P, C *__r
         const i64 i = base + l.g;
         const bool active = l.used && i < M;
         const i64 j = active ? (sort_idx ? __ldg(sort_idx + i) : i) : 0;
-        const wf_team_pt pt = wf_team_point(active, j, 0, 0, 0, l, P);
+        const wf_team_pt pt = wf_team_point(active, i, j, 0, 0, 0, l, P);
         const i64 col = wf_wrap1(pt.a1 + l.q, P.nf1);
 #if WF_DIM >= 2
         T k2[W];
@@ -652,11 +657,11 @@ __device__ __forceinline__ void wf_spread_sm_thread(C *tile, const wf_tile &tl,
     const int npts = sp.npts, bd = blockDim.x;
     const i64 first = sp.first;
     int q = threadIdx.x;
-    wf_raw nxt = q < npts ? wf_fetch(P, __ldg(sort_idx + first + q), cv) : wf_raw_none();
+    wf_raw nxt = q < npts ? wf_fetch(P, first + q, __ldg(sort_idx + first + q), cv) : wf_raw_none();
     for (; q < npts; q += bd) {
         const wf_raw pt = nxt;
         if (q + bd < npts)
-            nxt = wf_fetch(P, __ldg(sort_idx + first + q + bd), cv);
+            nxt = wf_fetch(P, first + q + bd, __ldg(sort_idx + first + q + bd), cv);
         const C v = pt.v;
         double u1;
         i64 a1;
@@ -717,7 +722,7 @@ __device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, co
         v.y = 0;
         if (active)
             v = wf_ldg(cv + j);
-        const wf_team_pt pt = wf_team_point(active, j, sp.o1, sp.o2, sp.o3, l, P);
+        const wf_team_pt pt = wf_team_point(active, sp.first + pi, j, sp.o1, sp.o2, sp.o3, l, P);
         const T vr = pt.k1 * v.x, vi = pt.k1 * v.y;
         const int i0 = (int)(pt.a1 - sp.o1) + l.q;
 #if WF_DIM == 1
@@ -796,11 +801,12 @@ __device__ __forceinline__ void wf_spread_sm_od(C *tile, const wf_tile &tl, cons
             const int b = threadIdx.x;
             int l1 = 0, l2 = 0, l3 = 0;
             if (b < nb) {
-                const i64 j = __ldg(sort_idx + sp.first + b0 + b);
+                const i64 i = sp.first + b0 + b;
+                const i64 j = __ldg(sort_idx + i);
                 const C v = wf_ldg(cv + j);
                 double u;
                 i64 a;
-                wf_locate(P.x, j, P.nf1, u, a);
+                wf_locate(P.x, i, P.nf1, u, a);
 #pragma unroll 1
                 for (int q = 0; q < W; ++q) {
                     const T k = wf_kernel_value(a, q, u, P);
@@ -811,14 +817,14 @@ __device__ __forceinline__ void wf_spread_sm_od(C *tile, const wf_tile &tl, cons
                 }
                 l1 = (int)(a - sp.o1);
 #if WF_DIM >= 2
-                wf_locate(P.y, j, P.nf2, u, a);
+                wf_locate(P.y, i, P.nf2, u, a);
 #pragma unroll 1
                 for (int q = 0; q < W; ++q)
                     s_k2[b][q] = wf_kernel_value(a, q, u, P);
                 l2 = (int)(a - sp.o2);
 #endif
 #if WF_DIM == 3
-                wf_locate(P.z, j, P.nf3, u, a);
+                wf_locate(P.z, i, P.nf3, u, a);
 #pragma unroll 1
                 for (int q = 0; q < W; ++q)
                     s_k3[b][q] = wf_kernel_value(a, q, u, P);
@@ -893,11 +899,11 @@ __device__ __forceinline__ void wf_interp_sm_thread(const C *tile, const wf_tile
     const int npts = sp.npts, bd = blockDim.x;
     const i64 first = sp.first;
     int q = threadIdx.x;
-    wf_raw nxt = q < npts ? wf_fetch(P, __ldg(sort_idx + first + q), nullptr) : wf_raw_none();
+    wf_raw nxt = q < npts ? wf_fetch(P, first + q, __ldg(sort_idx + first + q), nullptr) : wf_raw_none();
     for (; q < npts; q += bd) {
         const wf_raw pt = nxt;
         if (q + bd < npts)
-            nxt = wf_fetch(P, __ldg(sort_idx + first + q + bd), nullptr);
+            nxt = wf_fetch(P, first + q + bd, __ldg(sort_idx + first + q + bd), nullptr);
         const i64 j = pt.j;
         double u1;
         i64 a1;
@@ -988,7 +994,7 @@ __device__ __forceinline__ void wf_interp_sm_team(const C *tile, const wf_tile &
         const int pi = base + l.g;
         const bool active = l.used && pi < sp.npts;
         const i64 j = active ? __ldg(sort_idx + sp.first + pi) : 0;
-        const wf_team_pt pt = wf_team_point(active, j, sp.o1, sp.o2, sp.o3, l, P);
+        const wf_team_pt pt = wf_team_point(active, sp.first + pi, j, sp.o1, sp.o2, sp.o3, l, P);
         const int i0 = (int)(pt.a1 - sp.o1) + l.q;
         C acc;
         acc.x = 0;

@@ -59,7 +59,9 @@ static warpfft_status exec_fft(struct warpfft_plan_s *plan) {
 static warpfft_status launch_sm(struct warpfft_plan_s *plan, CUdeviceptr c, void *beta) {
     const wf_params *p = &plan->p;
     long long M = plan->M, ntransf = p->ntransf;
-    CUdeviceptr x = plan->x, y = plan->y, z = plan->z, sort_idx = plan->sort_idx.ptr;
+    /* the coordinates in sorted order (setpts), indexed like sort_idx */
+    CUdeviceptr x = plan->xs[0].ptr, y = plan->xs[1].ptr, z = plan->xs[2].ptr;
+    CUdeviceptr sort_idx = plan->sort_idx.ptr;
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
     int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
     long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
@@ -86,7 +88,8 @@ static warpfft_status launch_spreadinterp(struct warpfft_plan_s *plan, CUdevicep
     if (p->method == WARPFFT_METHOD_SM)
         return launch_sm(plan, c, beta);
     long long M = plan->M, ntransf = p->ntransf;
-    CUdeviceptr x = plan->x, y = plan->y, z = plan->z, sort_idx = plan->sort_idx.ptr;
+    CUdeviceptr x = plan->xs[0].ptr, y = plan->xs[1].ptr, z = plan->xs[2].ptr;
+    CUdeviceptr sort_idx = plan->sort_idx.ptr;
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
     CUdeviceptr fw = plan->fw.ptr;
     void *args[] = {&M, &x, &y, &z, &c, &nf1, &nf2, &nf3, &ntransf, &sort_idx, beta, &fw};

@@ -212,7 +212,17 @@ int wf_max_width(int precision) {
     return precision == WARPFFT_F64 ? WF_MAX_WIDTH_F64 : WF_MAX_WIDTH_F32;
 }
 
+/* f32 at upsampfac 1.25: the deconvolution factors grow ~1000x towards the band edge and
+ * amplify f32 rounding; measured on the H100 at tol 1e-5: 1.3e-5 (2D type 1) to 9.1e-5 (3D
+ * type 2). Below this tol, f32 plans need upsampfac 2.0. */
+#define WF_F32_MIN_TOL_UPSAMP_125 1e-4
+
 static warpfft_status set_kernel(wf_params *p) {
+    if (p->precision == WARPFFT_F32 && p->upsampfac != 2.0 && p->tol < WF_F32_MIN_TOL_UPSAMP_125)
+        return wf_error(WARPFFT_ERR_BAD_TOL,
+                        "tol %g is below what f32 reaches at upsampfac %g (%g: rounding errors "
+                        "are amplified by the deconvolution); use upsampfac 2.0 or f64",
+                        p->tol, p->upsampfac, WF_F32_MIN_TOL_UPSAMP_125);
     int w = wf_kernel_width(p->tol, p->upsampfac, p->precision);
     int wmax = wf_max_width(p->precision);
     if (w > wmax) {
@@ -390,15 +400,26 @@ void wf_deconv_factors(int64_t n_modes, int64_t nf, int width, double beta, doub
 
 /* ---------------------------------------------------------------- bins and method */
 
-void wf_default_bins(int method, int dim, int precision, int32_t bs[3]) {
+void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]) {
     static const int32_t gm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 16}};
     static const int32_t sm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 2}};
-    /* f64 3D SM: 8x8x2 measured 2.2x faster than 16x16x2 on the H100 (3D type 1, w10,
-     * M=1e7: 35 vs 76 ms): smaller tiles keep more blocks resident. */
-    static const int32_t sm_3d_f64[3] = {8, 8, 2};
+    /* 3D SM, measured on the H100 (kernels alone, M = 1e7, 128^3 modes; smaller tiles keep
+     * more blocks resident, thicker ones waste less on the halo):
+     *  - f64 type 1: 8x8x2 2.2x faster than 16x16x2 (w10: 35 vs 76 ms);
+     *  - f64 type 2: 8x8x4 (w11 interp 17.1 ms; 8x8x2 19.4, 16x8x4 25.9, 16x16x2 27.2);
+     *  - f32 type 1: 16x8x4 (w7 spread 7.7 ms; 16x4x8 7.7, 16x16x2 8.8, 8x8x8 8.7,
+     *    8x8x4 8.9, 16x8x6 8.6, 24x8x4 9.5, 16x16x4 10.4, 32x8x4 10.4, 32x16x2 14.5);
+     *  - f32 type 2: 16x16x4 (w7 interp 2.8 ms; 16x16x6 2.8, 16x8x4 3.4, 16x16x2 3.5,
+     *    16x16x8 3.3, 32x16x4 3.8, 8x8x8 4.2). */
+    static const int32_t sm_3d_f64_t1[3] = {8, 8, 2}, sm_3d_f64_t2[3] = {8, 8, 4};
+    static const int32_t sm_3d_f32_t1[3] = {16, 8, 4}, sm_3d_f32_t2[3] = {16, 16, 4};
     const int32_t *src = method == WARPFFT_METHOD_SM ? sm[dim - 1] : gm[dim - 1];
-    if (method == WARPFFT_METHOD_SM && dim == 3 && precision == WARPFFT_F64)
-        src = sm_3d_f64;
+    if (method == WARPFFT_METHOD_SM && dim == 3) {
+        if (precision == WARPFFT_F64)
+            src = type == 1 ? sm_3d_f64_t1 : sm_3d_f64_t2;
+        else
+            src = type == 1 ? sm_3d_f32_t1 : sm_3d_f32_t2;
+    }
     for (int d = 0; d < 3; d++)
         bs[d] = src[d];
 }
@@ -438,7 +459,7 @@ int wf_auto_method(int type, int dim, int precision, int width, int sm_fits) {
 
 /* Defaults for `method`, then opts.bin_size overrides, clamped to [1, nf_d]; unused dims 1. */
 static void initial_bins(const wf_params *p, int method, const warpfft_opts *o, int32_t bs[3]) {
-    wf_default_bins(method, p->dim, p->precision, bs);
+    wf_default_bins(p->type, method, p->dim, p->precision, bs);
     for (int d = 0; d < 3; d++) {
         if (d >= p->dim) {
             bs[d] = 1;

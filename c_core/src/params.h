@@ -97,8 +97,9 @@ double wf_phihat(double k, int64_t nf, int width, double beta, int n_quad);
 void wf_deconv_factors(int64_t n_modes, int64_t nf, int width, double beta, double *fac);
 
 /* ---- bins and method ---- */
-/* Default bin edges per method (GM or SM) and dim; unused dims 1. */
-void wf_default_bins(int method, int dim, int precision, int32_t bs[3]);
+/* Default bin edges per transform type (1, 2), method (GM or SM), dim and precision; unused
+ * dims 1. */
+void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]);
 /* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * complex_bytes, pad = (w+1)/2. */
 size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes);
 /* Halves the largest bin edge (not below 2) until the tile fits in limit; 1 if it fits. */

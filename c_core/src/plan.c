@@ -86,6 +86,9 @@ static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     snprintf(name, sizeof name, "wf_bin_count_%s", ps);
     if (st == WARPFFT_SUCCESS)
         st = load_kernel(plan, mod, name, &plan->k_bin_count);
+    snprintf(name, sizeof name, "wf_sort_coords_%s", ps);
+    if (st == WARPFFT_SUCCESS)
+        st = load_kernel(plan, mod, name, &plan->k_sort_coords);
     snprintf(name, sizeof name, "wf_%s_%s", p->type == 1 ? "deconvolve" : "amplify", ps);
     if (st == WARPFFT_SUCCESS)
         st = load_kernel(plan, mod, name, &plan->k_modes);
@@ -259,10 +262,11 @@ static cufftResult plan_release(struct warpfft_plan_s *plan) {
     if (plan->fft_created)
         r = plan->cufft->cufftDestroy(plan->fft);
     plan->fft_created = 0;
-    wf_dbuf *bufs[] = {&plan->fw,         &plan->fac[0],     &plan->fac[1],    &plan->fac[2],
-                       &plan->fft_work,   &plan->bin_count,  &plan->bin_start, &plan->nsub,
-                       &plan->nsub_start, &plan->result,     &plan->sort_idx,  &plan->bin_of,
-                       &plan->pos_in_bin, &plan->subprob_bin};
+    wf_dbuf *bufs[] = {&plan->fw,         &plan->fac[0],      &plan->fac[1],    &plan->fac[2],
+                       &plan->fft_work,   &plan->bin_count,   &plan->bin_start, &plan->nsub,
+                       &plan->nsub_start, &plan->result,      &plan->sort_idx,  &plan->bin_of,
+                       &plan->pos_in_bin, &plan->subprob_bin, &plan->xs[0],     &plan->xs[1],
+                       &plan->xs[2]};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         wf_plan_free(plan, bufs[i]);
     plan->point_cap = 0;

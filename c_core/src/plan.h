@@ -47,6 +47,7 @@ struct warpfft_plan_s {
 
     /* kernels this plan uses (only these modules are loaded) */
     wf_kernel k_bin_count, k_scan, k_scatter, k_subprob_count, k_subprob_fill;
+    wf_kernel k_sort_coords;  /* wf_sort_coords_p */
     wf_kernel k_modes;        /* wf_deconvolve_p (type 1) or wf_amplify_p (type 2) */
     wf_kernel k_spreadinterp; /* spread (type 1) or interp (type 2), GM or SM */
 
@@ -62,7 +63,8 @@ struct warpfft_plan_s {
 
     /* per point set, grown by setpts */
     wf_dbuf sort_idx, bin_of, pos_in_bin; /* i64, i32, u64 per point */
-    wf_dbuf subprob_bin;                  /* i32, nbins + ceil(M / maxsub) (SM) */
+    wf_dbuf xs[3];       /* the coordinates in sorted order, T per point per used dim */
+    wf_dbuf subprob_bin; /* i32, nbins + ceil(M / maxsub) (SM) */
     int64_t point_cap;
 
     size_t workspace; /* sum of the bytes of every wf_dbuf above */
@@ -70,7 +72,7 @@ struct warpfft_plan_s {
     /* the current point set */
     int has_points;
     int64_t M, n_subprob;
-    CUdeviceptr x, y, z;
+    CUdeviceptr x, y, z;          /* the user's coordinates (binning reads them) */
     wf_setpts_result result_host; /* target of setpts' device-to-host copy */
 };
 

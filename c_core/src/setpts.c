@@ -1,5 +1,6 @@
 /*
- * setpts.c — takes a point set: bins the points (count, scan, scatter into sort_idx), and for
+ * setpts.c — takes a point set: bins the points (count, scan, scatter into sort_idx), copies
+ * the coordinates in sorted order (spread/interp then read them contiguously; ABI.md), and for
  * the SM method splits bins into subproblems. One host sync, to read the non-finite flag and
  * the subproblem count.
  */
@@ -37,6 +38,8 @@ static warpfft_status ensure_capacity(struct warpfft_plan_s *plan, int64_t M) {
     wf_plan_free(plan, &plan->bin_of);
     wf_plan_free(plan, &plan->pos_in_bin);
     wf_plan_free(plan, &plan->subprob_bin);
+    for (int d = 0; d < 3; d++)
+        wf_plan_free(plan, &plan->xs[d]);
     plan->point_cap = 0;
     size_t m = (size_t)M;
     warpfft_status st = wf_plan_alloc(plan, &plan->sort_idx, m * sizeof(int64_t), "sort_idx");
@@ -44,6 +47,9 @@ static warpfft_status ensure_capacity(struct warpfft_plan_s *plan, int64_t M) {
         st = wf_plan_alloc(plan, &plan->bin_of, m * sizeof(int32_t), "bin_of");
     if (st == WARPFFT_SUCCESS)
         st = wf_plan_alloc(plan, &plan->pos_in_bin, m * sizeof(uint64_t), "pos_in_bin");
+    static const char *const xs_what[3] = {"sorted x", "sorted y", "sorted z"};
+    for (int d = 0; d < plan->p.dim && st == WARPFFT_SUCCESS; d++)
+        st = wf_plan_alloc(plan, &plan->xs[d], m * plan->p.real_bytes, xs_what[d]);
     if (st == WARPFFT_SUCCESS && plan->p.method == WARPFFT_METHOD_SM)
         st = wf_plan_alloc(plan, &plan->subprob_bin,
                            (size_t)wf_params_subprob_cap(&plan->p, M) * sizeof(int32_t),
@@ -88,6 +94,16 @@ static warpfft_status launch_scatter(struct warpfft_plan_s *plan) {
     return wf_plan_launch(plan, &plan->k_scatter, M, args);
 }
 
+/* wf_sort_coords_p: xs_d[i] = x_d[sort_idx[i]] for the used dims. */
+static warpfft_status launch_sort_coords(struct warpfft_plan_s *plan) {
+    long long M = plan->M;
+    int dim = plan->p.dim;
+    CUdeviceptr sort_idx = plan->sort_idx.ptr, x = plan->x, y = plan->y, z = plan->z;
+    CUdeviceptr xs = plan->xs[0].ptr, ys = plan->xs[1].ptr, zs = plan->xs[2].ptr;
+    void *args[] = {&M, &dim, &sort_idx, &x, &y, &z, &xs, &ys, &zs};
+    return wf_plan_launch(plan, &plan->k_sort_coords, M, args);
+}
+
 /* SM: nsub[b] = ceil(count[b] / maxsub), its scan, and the subproblem -> bin list. */
 static warpfft_status launch_subprobs(struct warpfft_plan_s *plan) {
     long long nbins = plan->p.nbins, maxsub = plan->p.maxsub;
@@ -117,6 +133,8 @@ static warpfft_status enqueue_binning(struct warpfft_plan_s *plan) {
                          plan->result.ptr + offsetof(wf_setpts_result, n_sorted));
     if (st == WARPFFT_SUCCESS)
         st = launch_scatter(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = launch_sort_coords(plan);
     if (st == WARPFFT_SUCCESS && plan->p.method == WARPFFT_METHOD_SM)
         st = launch_subprobs(plan);
     return st;

@@ -26,6 +26,7 @@ import cupy as cp
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("WF_BUILD", os.path.join(HERE, "..", "build"))
 ARCH = os.environ.get("WF_ARCH", "sm_90")
+OLDABI = os.environ.get("WF_OLDABI", "0") == "1"  # spread/interp take unsorted coordinates
 _mods = {}
 
 
@@ -116,6 +117,9 @@ class Points:
     def ptr(self, d):
         return self.coords[d] if d < self.dim else NULL
 
+    def sptr(self, d):  # coordinates in sorted order (what spread/interp read)
+        return self.scoords[d] if d < self.dim else NULL
+
     def run_setpts(self):
         M, nf, bs, nb = self.M, self.nf, self.bs, self.nb
         self.bin_count.fill(0)
@@ -129,6 +133,14 @@ class Points:
         self.sort_idx = cp.empty(max(M, 1), dtype=cp.int64)
         fn("sort", "wf_bin_scatter")((grid_for(M),), (256,),
                                      (I64(M), self.bin_of, self.pos, self.bin_start, self.sort_idx))
+        if OLDABI:  # kernels before the sorted-coordinate ABI (A/B timing): unsorted coords
+            self.scoords = list(self.coords)
+        else:
+            self.scoords = [cp.empty(max(M, 1), dtype=rdt(self.prec)) for _ in range(self.dim)]
+            fn(f"prep_{psuf(self.prec)}", f"wf_sort_coords_{psuf(self.prec)}")(
+                (grid_for(M),), (256,),
+                (I64(M), I32(self.dim), self.sort_idx, self.ptr(0), self.ptr(1), self.ptr(2),
+                 self.sptr(0), self.sptr(1), self.sptr(2)))
         nsub = cp.empty(nbins, dtype=cp.uint64)
         fn("sort", "wf_subprob_count")((grid_for(nbins),), (256,),
                                        (I64(nbins), self.bin_count, I64(self.maxsub), nsub))
@@ -151,8 +163,10 @@ def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1):
     dim, prec, nf = P.dim, P.prec, P.nf
     m, k = si_name(f"{op}_{method}", dim, prec, w)
     f = fn(m, k)
-    base = (I64(P.M), P.ptr(0), P.ptr(1), P.ptr(2), cvec, I64(nf[0]), I64(nf[1]), I64(nf[2]),
-            I64(ntransf), NULL if (NOSORT and method == "gm") else P.sort_idx, rdt(prec)(beta))
+    nosort = NOSORT and method == "gm"
+    xyz = (P.ptr(0), P.ptr(1), P.ptr(2)) if nosort else (P.sptr(0), P.sptr(1), P.sptr(2))
+    base = (I64(P.M),) + xyz + (cvec, I64(nf[0]), I64(nf[1]), I64(nf[2]),
+            I64(ntransf), NULL if nosort else P.sort_idx, rdt(prec)(beta))
     if method == "gm":
         f((grid_for(P.M),), (256,), base + (fw,))
     else:
@@ -176,7 +190,10 @@ class Plan:
         if nf is not None:
             self.nf = list(nf) + [1] * (3 - len(nf))
         if bs is None:
-            bs = {1: [1024, 1, 1], 2: [32, 32, 1], 3: [16, 16, 2] if method == "sm" else [16, 16, 16]}[dim]
+            # the host's defaults (c_core/src/params.c, wf_default_bins)
+            sm3 = {(1, 32): [16, 8, 4], (2, 32): [16, 16, 4], (1, 64): [8, 8, 2],
+                   (2, 64): [8, 8, 4]}[(typ, prec)]
+            bs = {1: [1024, 1, 1], 2: [32, 32, 1], 3: sm3 if method == "sm" else [16, 16, 16]}[dim]
         self.bs = list(bs) + [1] * (3 - len(bs))
         if method == "sm":  # shrink bins until the tile fits in 200 KiB of shared memory
             pad = (self.w + 1) // 2
