@@ -58,14 +58,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn upload(f64: bool, v: &[f64]) -> Dev {
-    if f64 {
-        Dev::from(v)
-    } else {
-        Dev::from(&v.iter().map(|&a| a as f32).collect::<Vec<_>>())
-    }
-}
-
 fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     let mut rng = Rng::new(42);
     let prec = if b.f64 {
@@ -73,11 +65,11 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     } else {
         sys::WARPFFT_F32
     };
-    let el = if b.f64 { 8 } else { 4 };
+    let el = real_bytes(b.f64);
     let pi = std::f64::consts::PI;
     let pts: Vec<Dev> = (0..b.dim)
         .map(|_| {
-            upload(
+            Dev::from_reals(
                 b.f64,
                 &(0..b.m).map(|_| rng.range(-pi, pi)).collect::<Vec<_>>(),
             )
@@ -89,7 +81,7 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     };
     let nm: i64 = b.n.iter().product();
     let (n_in, n_out) = if b.ty == 1 { (b.m, nm) } else { (nm, b.m) };
-    let input = upload(
+    let input = Dev::from_reals(
         b.f64,
         &(0..2 * n_in * b.ntransf)
             .map(|_| rng.range(-1.0, 1.0))
@@ -185,15 +177,7 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
             },
             "direct_sample",
         );
-        let out: Vec<f64> = if b.f64 {
-            output.to_vec::<f64>(2 * n_out as usize)
-        } else {
-            output
-                .to_vec::<f32>(2 * n_out as usize)
-                .into_iter()
-                .map(f64::from)
-                .collect()
-        };
+        let out = output.reals(b.f64, 2 * n_out as usize);
         let approx: Vec<f64> = sample
             .iter()
             .flat_map(|&s| [out[2 * s as usize], out[2 * s as usize + 1]])

@@ -37,23 +37,6 @@ struct Outcome {
     err: f64,
 }
 
-fn elem(f64: bool) -> usize {
-    if f64 {
-        8
-    } else {
-        4
-    }
-}
-
-/// Uploads reals in the case's precision.
-fn upload(f64: bool, v: &[f64]) -> Dev {
-    if f64 {
-        Dev::from(v)
-    } else {
-        Dev::from(&v.iter().map(|&a| a as f32).collect::<Vec<_>>())
-    }
-}
-
 fn points(rng: &mut Rng, c: &Case) -> Vec<Vec<f64>> {
     let pi = std::f64::consts::PI;
     (0..c.dim)
@@ -106,7 +89,7 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
     }
     let nmodes: i64 = c.n.iter().product();
     let pts = points(&mut rng, c);
-    let dpts: Vec<Dev> = pts.iter().map(|p| upload(c.f64, p)).collect();
+    let dpts: Vec<Dev> = pts.iter().map(|p| Dev::from_reals(c.f64, p)).collect();
     let ptr = |d: usize| {
         dpts.get(d)
             .map_or(std::ptr::null(), |b| b.ptr as *const c_void)
@@ -120,8 +103,8 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
         let n_in = if c.ty == 1 { c.m } else { nmodes } * c.ntransf;
         let n_out = if c.ty == 1 { nmodes } else { c.m } * c.ntransf;
         let input: Vec<f64> = (0..2 * n_in).map(|_| rng.range(-1.0, 1.0)).collect();
-        let din = upload(c.f64, &input);
-        let dout = Dev::new((2 * n_out) as usize * elem(c.f64));
+        let din = Dev::from_reals(c.f64, &input);
+        let dout = Dev::new((2 * n_out) as usize * real_bytes(c.f64));
         let (cptr, fkptr) = if c.ty == 1 {
             (din.ptr, dout.ptr)
         } else {
@@ -140,7 +123,7 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
         let sample: Vec<i64> = (0..nsamp)
             .map(|_| rng.below(per_out as u64) as i64)
             .collect();
-        let off_in = (t * per_in * 2) as usize * elem(c.f64);
+        let off_in = (t * per_in * 2) as usize * real_bytes(c.f64);
         let in_t = unsafe { (din.ptr as *const u8).add(off_in) } as *const c_void;
         let mut exact = vec![0.0f64; 2 * nsamp as usize];
         let (dc, dfk) = if c.ty == 1 {
@@ -171,14 +154,7 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
             },
             "direct_sample",
         );
-        let out: Vec<f64> = if c.f64 {
-            dout.to_vec::<f64>((2 * n_out) as usize)
-        } else {
-            dout.to_vec::<f32>((2 * n_out) as usize)
-                .into_iter()
-                .map(f64::from)
-                .collect()
-        };
+        let out = dout.reals(c.f64, (2 * n_out) as usize);
         let base = (t * per_out) as usize;
         let approx: Vec<f64> = sample
             .iter()
@@ -351,17 +327,17 @@ fn adjointness() {
         let pts: Vec<Vec<f64>> = (0..dim)
             .map(|_| (0..m).map(|_| rng.range(-pi, pi)).collect())
             .collect();
-        let dp: Vec<Dev> = pts.iter().map(|p| upload(f64, p)).collect();
+        let dp: Vec<Dev> = pts.iter().map(|p| Dev::from_reals(f64, p)).collect();
         let ptr = |d: usize| {
             dp.get(d)
                 .map_or(std::ptr::null(), |b| b.ptr as *const c_void)
         };
         let cv: Vec<f64> = (0..2 * m).map(|_| rng.range(-1.0, 1.0)).collect();
         let fv: Vec<f64> = (0..2 * nm).map(|_| rng.range(-1.0, 1.0)).collect();
-        let (dc, df) = (upload(f64, &cv), upload(f64, &fv));
+        let (dc, df) = (Dev::from_reals(f64, &cv), Dev::from_reals(f64, &fv));
         let (dfk, dcc) = (
-            Dev::new((2 * nm) as usize * elem(f64)),
-            Dev::new((2 * m) as usize * elem(f64)),
+            Dev::new((2 * nm) as usize * real_bytes(f64)),
+            Dev::new((2 * m) as usize * real_bytes(f64)),
         );
         for (ty, iflag, cp, fp) in [(1, 1, dc.ptr, dfk.ptr), (2, -1, dcc.ptr, df.ptr)] {
             let mut plan: sys::warpfft_plan = std::ptr::null_mut();
@@ -392,16 +368,7 @@ fn adjointness() {
             check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
             unsafe { sys::warpfft_plan_destroy(plan) };
         }
-        let get = |d: &Dev, n: i64| -> Vec<f64> {
-            if f64 {
-                d.to_vec::<f64>(2 * n as usize)
-            } else {
-                d.to_vec::<f32>(2 * n as usize)
-                    .into_iter()
-                    .map(f64::from)
-                    .collect()
-            }
-        };
+        let get = |d: &Dev, n: i64| d.reals(f64, 2 * n as usize);
         let (fk, cc) = (get(&dfk, nm), get(&dcc, m));
         let dot = |a: &[f64], b: &[f64]| {
             // <a, b> = Σ conj(a) b

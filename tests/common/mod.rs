@@ -101,6 +101,34 @@ impl Dev {
         v
     }
 }
+impl Dev {
+    /// Uploads reals (or interleaved complex parts) in f64, or converted to f32.
+    pub fn from_reals(f64: bool, v: &[f64]) -> Dev {
+        if f64 {
+            Dev::from(v)
+        } else {
+            Dev::from(&v.iter().map(|&a| a as f32).collect::<Vec<_>>())
+        }
+    }
+    /// Downloads `n` reals of the given precision, widened to f64.
+    pub fn reals(&self, f64: bool, n: usize) -> Vec<f64> {
+        if f64 {
+            self.to_vec::<f64>(n)
+        } else {
+            self.to_vec::<f32>(n).into_iter().map(f64::from).collect()
+        }
+    }
+}
+
+/// Bytes of one real of the precision.
+pub fn real_bytes(f64: bool) -> usize {
+    if f64 {
+        8
+    } else {
+        4
+    }
+}
+
 impl Drop for Dev {
     fn drop(&mut self) {
         unsafe { sys::warpfft_free(0, self.ptr) };
