@@ -14,11 +14,12 @@
  *    (dim 1) and computing the dim-2/3 kernel values of index q, which team mates fetch with
  *    a shuffle. Every memory instruction of a team touches W consecutive cells: 1-2 cache
  *    lines (global atomics) and distinct banks with no two lanes on one cell (shared tile).
- *    Used for GM spreading and 2D SM spreading.
+ *    Used for GM spreading and 2D f32 SM spreading.
  *  - output-driven (cell per thread): the block takes points one step at a time, each thread
  *    owning fixed cells of the footprint, and adds with plain loads/stores; no atomics at all.
  *    Used for 3D SM spreading (W^3 cells keep a 256-thread block busy): 3D f32 w6 went from
- *    22 ms (thread per point) and 15 ms (team) to 4.8 ms, 3D f64 w10 from 320 ms to 34 ms.
+ *    22 ms (thread per point) and 15 ms (team) to 4.8 ms, 3D f64 w10 from 320 ms to 34 ms;
+ *    and for 2D f64 SM spreading, several points per step (wf_spread_sm_od2): w11 9.0 -> 5.7 ms.
  * Shared-memory float atomicAdd is a compare-and-swap loop on sm_90 (ATOMS.CAST.SPIN), which
  * is why avoiding shared atomics pays off so much.
  *
@@ -73,6 +74,16 @@ typedef wf_cplx C;
 #ifndef WF_INTERP_SM_TEAM
 #define WF_INTERP_SM_TEAM (WF_DIM == 3 && WF_PREC == 64 && WF_W >= 8)
 #endif
+/* 2D SM spread output-driven with several points per step (see wf_spread_sm_od2). Measured on
+ * the H100 (kernels alone, suite B, 32x32 bins): f64 w11 (B6) 8.98 -> 5.68 ms against the
+ * team; f32 w7 2.53 -> 2.60 ms (B2, slower) and 2.30 -> 2.26 (B9), so f32 keeps the team.
+ * Other f64 widths are unmeasured (the team's 64-bit CAS loops are what it removes). */
+#ifndef WF_SPREAD_SM_OD2
+#define WF_SPREAD_SM_OD2 (WF_DIM == 2 && WF_PREC == 64)
+#endif
+#if WF_SPREAD_SM_OD2 && WF_DIM != 2
+#error "WF_SPREAD_SM_OD2 is for WF_DIM == 2"
+#endif
 /* Register cap for SM spreading (__maxnreg__, so that 256-thread blocks fit 64K / (256 * cap)
  * per SM): only SM spreading measured faster with more resident blocks (H100, suite B: 3D f32
  * w6 6.2 -> 4.7 ms at 40 registers = 6 blocks). A register cap rather than
@@ -84,6 +95,8 @@ typedef wf_cplx C;
 #define WF_SPREAD_SM_MAXREG (WF_W <= 6 ? 40 : WF_W <= 8 ? 48 : WF_W <= 10 ? 64 : 80)
 #elif WF_SPREAD_SM_OD && WF_DIM == 3
 #define WF_SPREAD_SM_MAXREG (WF_W <= 8 ? 64 : 128)
+#elif WF_SPREAD_SM_OD2
+#define WF_SPREAD_SM_MAXREG (WF_PREC == 32 ? 48 : 64)
 #elif WF_SPREAD_SM_TEAM && !WF_SPREAD_SM_OD && WF_DIM == 2
 #define WF_SPREAD_SM_MAXREG (WF_PREC == 32 ? 48 : WF_W <= 12 ? 64 : 80)
 #else
@@ -97,6 +110,17 @@ typedef wf_cplx C;
 #endif
 #ifndef WF_INTERP_SM_MINB
 #define WF_INTERP_SM_MINB 1
+#endif
+/* Register cap for SM interpolation (0 = none: __launch_bounds__(256, WF_INTERP_SM_MINB)).
+ * 3D f32 thread per point at 64 registers (4 blocks of 256 per SM instead of 3): H100, B5 w7
+ * 16x16x4 bins, interp 2.81 -> 2.75 ms. */
+#ifndef WF_INTERP_SM_MAXREG
+#define WF_INTERP_SM_MAXREG (WF_DIM == 3 && WF_PREC == 32 && WF_W <= 8 && !WF_INTERP_SM_TEAM ? 64 : 0)
+#endif
+#if WF_INTERP_SM_MAXREG > 0
+#define WF_INTERP_SM_BOUNDS __maxnreg__(WF_INTERP_SM_MAXREG)
+#else
+#define WF_INTERP_SM_BOUNDS __launch_bounds__(256, WF_INTERP_SM_MINB)
 #endif
 #ifndef WF_GM_MINB
 #define WF_GM_MINB 1
@@ -889,6 +913,111 @@ __device__ __forceinline__ void wf_spread_sm_od(C *tile, const wf_tile &tl, cons
     }
 }
 
+/* 2D output-driven, several points per step: W^2 cells per point leave most of a 256-thread
+ * block idle, so the block is cut into WF_OD2_G slots of W^2 threads (thread tid: slot
+ * tid / W^2, footprint cell tid % W^2, 5 slots at w7) and a step adds up to WF_OD2_G points
+ * whose footprints are pairwise disjoint, one per slot, with plain loads/stores. Per batch of
+ * WF_OD2_NB points the block first computes the kernel values in teams of W lanes (lane q: the
+ * dim-1 value of column q times the strength, the dim-2 value of row q) into static shared
+ * memory; then one lane per group of WF_OD2_G consecutive points splits the group greedily
+ * into steps (a point opens a new step when its footprint meets one of the open step's). A
+ * barrier closes each step. Needs blockDim.x >= WF_OD_MIN_BLOCK, like the 3D path. */
+#define WF_OD2_G_RAW (WF_OD_MIN_BLOCK / (W * W))
+#define WF_OD2_G     (WF_OD2_G_RAW > 8 ? 8 : WF_OD2_G_RAW)
+#define WF_OD2_NBT   ((WF_OD_MIN_BLOCK / W) < 32 ? (WF_OD_MIN_BLOCK / W) : 32)
+#define WF_OD2_NB    (WF_OD2_G * (WF_OD2_NBT / WF_OD2_G))
+#define WF_OD2_NG    (WF_OD2_NB / WF_OD2_G)
+
+__device__ __forceinline__ void wf_spread_sm_od2(C *tile, const wf_tile &tl, const wf_subprob &sp,
+                                                 const wf_pts &P, const C *__restrict__ cv,
+                                                 const i64 *__restrict__ sort_idx) {
+    __shared__ C s_k1c[WF_OD2_NB][W]; /* phi_1(q) * c */
+    __shared__ T s_k2[WF_OD2_NB][W];
+    __shared__ int s_l1[WF_OD2_NB], s_l2[WF_OD2_NB]; /* footprint origin in the tile */
+    __shared__ unsigned s_gstart[WF_OD2_NG];         /* per group: bit m = member m opens a step */
+    const int tid = threadIdx.x;
+    const int slot = tid / (W * W);
+    const int e = tid - slot * (W * W);
+    const int qq = e % W;
+    const int off = qq + tl.td1 * (e / W);
+    const bool has_cell = slot < WF_OD2_G;
+    const int pb = tid / W, pq = tid - pb * W; /* team of the preparation */
+
+    for (int b0 = 0; b0 < sp.npts; b0 += WF_OD2_NB) {
+        const int nb = min(WF_OD2_NB, sp.npts - b0);
+        if (pb < nb) {
+            const i64 i = sp.first + b0 + pb;
+            const i64 j = __ldg(sort_idx + i);
+            const C v = wf_ldg(cv + j);
+            double u;
+            i64 a;
+            wf_locate(P.x, i, P.nf1, u, a);
+            const T k = wf_kernel_value(a, pq, u, P);
+            C kc;
+            kc.x = k * v.x;
+            kc.y = k * v.y;
+            s_k1c[pb][pq] = kc;
+            const int l1 = (int)(a - sp.o1);
+            wf_locate(P.y, i, P.nf2, u, a);
+            s_k2[pb][pq] = wf_kernel_value(a, pq, u, P);
+            if (pq == 0) {
+                s_l1[pb] = l1;
+                s_l2[pb] = (int)(a - sp.o2);
+            }
+        }
+        __syncthreads();
+        if (tid < WF_OD2_NG) {
+            const int g0 = tid * WF_OD2_G;
+            const int gn = min(WF_OD2_G, nb - g0);
+            int gx[WF_OD2_G], gy[WF_OD2_G];
+#pragma unroll
+            for (int m = 0; m < WF_OD2_G; ++m) {
+                gx[m] = m < gn ? s_l1[g0 + m] : 0;
+                gy[m] = m < gn ? s_l2[g0 + m] : 0;
+            }
+            unsigned starts = 1u;
+            int open = 0;
+#pragma unroll
+            for (int m = 1; m < WF_OD2_G; ++m) {
+                bool clash = false;
+#pragma unroll
+                for (int o = 0; o < m; ++o)
+                    clash |= o >= open && abs(gx[o] - gx[m]) < W && abs(gy[o] - gy[m]) < W;
+                if (clash && m < gn) {
+                    starts |= 1u << m;
+                    open = m;
+                }
+            }
+            s_gstart[tid] = starts;
+        }
+        __syncthreads();
+        const int ng = (nb + WF_OD2_G - 1) / WF_OD2_G;
+        for (int gi = 0; gi < ng; ++gi) {
+            const unsigned starts = s_gstart[gi];
+            const int gbase = gi * WF_OD2_G;
+            const int gn = min(WF_OD2_G, nb - gbase);
+            int st = 0;
+            while (st < gn) {
+                const unsigned hi = starts & ~((2u << st) - 1u);
+                const int en = hi ? __ffs(hi) - 1 : gn;
+                const int m = st + slot;
+                if (has_cell && m < en) {
+                    const int pi = gbase + m;
+                    const C kc = s_k1c[pi][qq];
+                    const T kk = s_k2[pi][e / W];
+                    C *cell = tile + s_l1[pi] + tl.td1 * s_l2[pi] + off;
+                    C old = *cell;
+                    old.x += kc.x * kk;
+                    old.y += kc.y * kk;
+                    *cell = old;
+                }
+                __syncthreads();
+                st = en;
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* SM interp: the points of one subproblem from the loaded tile                                */
 
@@ -1128,7 +1257,11 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
                 tile[e].y = 0;
             }
             __syncthreads();
-#if WF_SPREAD_SM_OD
+#if WF_SPREAD_SM_OD2
+            if (blockDim.x < WF_OD_MIN_BLOCK)
+                __trap();
+            wf_spread_sm_od2(tile, tl, sp, P, c + t * M, sort_idx);
+#elif WF_SPREAD_SM_OD
             if (blockDim.x < WF_OD_MIN_BLOCK)
                 __trap();
             wf_spread_sm_od(tile, tl, sp, P, c + t * M, sort_idx);
@@ -1151,7 +1284,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
 
 /* SM interp: per subproblem and transform, load the tile from fw (wrapped), then interpolate
  * the points from shared memory. */
-extern "C" __global__ void __launch_bounds__(256, WF_INTERP_SM_MINB)
+extern "C" __global__ void WF_INTERP_SM_BOUNDS
     WF_SINAME(interp_sm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
                          const T *__restrict__ z, C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3,
                          i64 ntransf, const i64 *__restrict__ sort_idx, T beta, i32 bs1, i32 bs2,
