@@ -18,13 +18,7 @@ typedef struct direct_req {
 
 static warpfft_status check_scalars(int type, int dim, const int64_t n_modes[3], int modeord,
                                     int precision, int64_t M, int64_t n_sample) {
-    warpfft_status st = wf_check_type(type);
-    if (st == WARPFFT_SUCCESS)
-        st = wf_check_dim(dim);
-    if (st == WARPFFT_SUCCESS)
-        st = wf_check_precision(precision);
-    if (st == WARPFFT_SUCCESS)
-        st = wf_check_modes(dim, n_modes);
+    warpfft_status st = wf_check_problem(type, dim, precision, n_modes);
     if (st != WARPFFT_SUCCESS)
         return st;
     if (modeord != 0 && modeord != 1)

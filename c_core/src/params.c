@@ -134,8 +134,7 @@ const char *wf_missing_coord(int dim, const void *x, const void *y, const void *
     return NULL;
 }
 
-static warpfft_status check_plan_args(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
-                                      double tol, int precision) {
+warpfft_status wf_check_problem(int type, int dim, int precision, const int64_t n_modes[3]) {
     warpfft_status st = wf_check_type(type);
     if (st == WARPFFT_SUCCESS)
         st = wf_check_dim(dim);
@@ -143,6 +142,12 @@ static warpfft_status check_plan_args(int type, int dim, const int64_t n_modes[3
         st = wf_check_precision(precision);
     if (st == WARPFFT_SUCCESS)
         st = wf_check_modes(dim, n_modes);
+    return st;
+}
+
+static warpfft_status check_plan_args(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
+                                      double tol, int precision) {
+    warpfft_status st = wf_check_problem(type, dim, precision, n_modes);
     if (st == WARPFFT_SUCCESS && ntransf < 1)
         st = wf_error(WARPFFT_ERR_BAD_SIZE, "ntransf = %lld; must be >= 1", (long long)ntransf);
     if (st == WARPFFT_SUCCESS)

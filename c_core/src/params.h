@@ -50,6 +50,8 @@ warpfft_status wf_check_precision(int precision);
 /* n_modes non-NULL, n_modes[d] in [1, WF_MAX_MODES_PER_DIM] for d < dim. */
 warpfft_status wf_check_modes(int dim, const int64_t n_modes[3]);
 warpfft_status wf_check_tol(double tol, int precision);
+/* type, dim, precision and n_modes, in that order (what plans and direct sums share). */
+warpfft_status wf_check_problem(int type, int dim, int precision, const int64_t n_modes[3]);
 /* Name of the first coordinate array dim needs that is NULL ("x", "y", "z"), or NULL. */
 const char *wf_missing_coord(int dim, const void *x, const void *y, const void *z);
 /* opts NULL -> defaults into *out; else validated copy. */
