@@ -41,7 +41,10 @@ sanitize)
     run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_api --test-threads=1 > "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize.log" | tee -a "$log"
     say "compute-sanitizer racecheck (aot gpu_api, shared-memory kernels)"
-    run compute-sanitizer --tool racecheck --error-exitcode 9 $G/aot/gpu_api --test-threads=1 >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
+    # The multi-threaded test is skipped: under racecheck, launches from several host threads
+    # at once gave "Internal Sanitizer Error: failure to track a kernel launch" once and a hang
+    # once (H100, 2026-11-22); memcheck above runs it.
+    run compute-sanitizer --tool racecheck --error-exitcode 9 $G/aot/gpu_api --test-threads=1 --skip plans_move_between_threads >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize.log" | tee -a "$log" ;;
 bench)
     say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} run $G/aot/suite_b || fails=$((fails+1)) ;;
