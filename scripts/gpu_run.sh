@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
-# Stages: info tests sanitize bench load python c (default: all). Logs: $OUT or .gpu/logs,
+# Stages: info tests demo load c python sanitize bench (default: all). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
 L=${OUT:-.gpu/logs}; mkdir -p "$L"
 G=.gpu
 [ -d $G/aot ] || tar xzf $G/bundle.tgz -C $G
-stages=${*:-info tests load c python sanitize bench}
+stages=${*:-info tests demo load c python sanitize bench}
 log=$L/run.log
 say() { echo "== $*" | tee -a "$log"; }
 run() { "$@" 2>&1 | tee -a "$log"; local rc=${PIPESTATUS[0]}; echo "-- exit $rc: $*" | tee -a "$log"; return $rc; }
@@ -21,6 +21,8 @@ tests)
             say "$m $t"; run $G/$m/$t --test-threads=1 --nocapture || fails=$((fails+1))
         done
     done ;;
+demo)
+    for m in aot jit; do say "$m demo"; run $G/$m/demo || fails=$((fails+1)); done ;;
 load)
     # module load time: AOT vs JIT, driver cache off and warm
     export CUDA_CACHE_PATH=$(mktemp -d)
