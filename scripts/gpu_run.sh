@@ -40,7 +40,9 @@ python)
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 examples/python/type1_2d.py || fails=$((fails+1)) ;;
 sanitize)
     say "compute-sanitizer memcheck (aot gpu_api)"
-    run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_api --test-threads=1 > "$L/sanitize.log" 2>&1 || fails=$((fails+1))
+    run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_api --test-threads=1 --skip out_of_device_memory > "$L/sanitize.log" 2>&1 || fails=$((fails+1))
+    # that test makes cuMemAlloc fail on purpose: memcheck would count those API returns
+    run compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 $G/aot/gpu_api --test-threads=1 out_of_device_memory >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize.log" | tee -a "$log"
     say "compute-sanitizer racecheck (aot gpu_api, shared-memory kernels)"
     # The multi-threaded test is skipped: under racecheck, launches from several host threads

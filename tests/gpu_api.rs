@@ -651,3 +651,31 @@ fn bad_device_ordinal_is_no_device() {
     let e = DeviceBuffer::from_slice_on(4096, &[1.0f32]).unwrap_err();
     assert!(matches!(e, Error::NoDevice(_)), "{e:?}");
 }
+
+/// Out of device memory is a status with a message, not a crash, and leaves nothing behind: a
+/// plan whose fine grid cannot exist (80000² complex f64 = 102 GB) fails with OutOfMemory, and
+/// so does a point set whose sort arrays cannot exist (2^40 points, caught before any point is
+/// read); afterwards the same plan still takes a sane point set and executes.
+#[test]
+fn out_of_device_memory() {
+    require_gpu!();
+    let e = Plan::<f64>::type1(&[40_000, 40_000])
+        .tol(1e-9)
+        .build()
+        .unwrap_err();
+    assert!(matches!(e, Error::OutOfMemory(_)), "{e:?}");
+    assert!(!e.message().is_empty());
+
+    let mut plan = Plan::<f32>::type1(&[64]).tol(1e-5).build().unwrap();
+    let x = DeviceBuffer::from_slice(&[0.5f32; 16]).unwrap();
+    // SAFETY: the pointer is valid for 16 points; M = 2^40 fails while allocating the sort
+    // arrays, before any coordinate is read.
+    let e = unsafe { plan.set_points_raw(1 << 40, x.as_raw(), 0, 0) }.unwrap_err();
+    assert!(matches!(e, Error::OutOfMemory(_)), "{e:?}");
+    // the plan is still usable with a sane point set
+    plan.set_points(&[&[0.1f32, -2.0, 3.0]]).unwrap();
+    let mut fk = vec![Complex::default(); plan.fk_len()];
+    plan.execute(&[Complex::new(1.0f32, 0.0); 3], &mut fk)
+        .unwrap();
+    assert!((fk[32].re - 3.0).abs() < 1e-4, "f[0] = {}", fk[32]);
+}
