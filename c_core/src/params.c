@@ -501,10 +501,22 @@ static warpfft_status sm_unfit(const wf_params *p, const int32_t bs[3], size_t l
                     wf_tile_bytes(p->dim, bs, p->width, p->complex_bytes), limit);
 }
 
+/* Whether bins of size bs on the fine grid number at most INT32_MAX (the kernels' bin index). */
+static int bins_addressable(const wf_params *p, const int32_t bs[3]) {
+    int64_t nbins = 1;
+    for (int d = 0; d < 3; d++)
+        if (__builtin_mul_overflow(nbins, (p->n_fine[d] + bs[d] - 1) / bs[d], &nbins))
+            return 0;
+    return nbins <= INT32_MAX;
+}
+
 static warpfft_status set_method(wf_params *p, const warpfft_opts *o, size_t limit) {
     int32_t sm[3];
     initial_bins(p, WARPFFT_METHOD_SM, o, sm);
     int fits = wf_fit_sm_bins(p->dim, sm, p->width, p->complex_bytes, limit);
+    /* AUTO: small SM bins on a huge grid can outnumber int32; GM's larger bins may not */
+    if (o->method == WARPFFT_METHOD_AUTO && fits && !bins_addressable(p, sm))
+        fits = 0;
     int m = o->method;
     if (m == WARPFFT_METHOD_AUTO)
         m = wf_auto_method(p->type, p->dim, p->precision, p->width, fits);

@@ -472,6 +472,11 @@ static void test_method_fallback(void) {
     const int64_t n3[3] = {128, 128, 128}, small[3] = {5, 3, 1};
     warpfft_opts o = defaults();
     wf_params p;
+    /* AUTO on a grid whose SM bins would outnumber int32 (8192^3 fine, 8x8x2 bins): GM */
+    const int64_t n4k[3] = {4096, 4096, 4096};
+    CHECK(wf_params_make(1, 3, n4k, 1, 1e-9, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_GM && p.nbins <= INT32_MAX,
+          "AUTO -> GM for too many SM bins: %s", warpfft_last_error());
     /* a device with little shared memory: AUTO falls back to GM, explicit SM fails */
     CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, &o, 4096, &p) == 0 &&
               p.method == WARPFFT_METHOD_GM && p.bin_size[2] == 16 && p.tile_bytes == 0,
