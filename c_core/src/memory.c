@@ -44,9 +44,12 @@ void wf_free(CUdeviceptr *p) {
     *p = 0;
 }
 
-/* Device state for a public helper, with its primary context made current. */
-static warpfft_status enter(int device, const wf_device **dev) {
+/* Device state (and, if drv is not NULL, the driver table) for a public helper, with the
+ * device's primary context made current. */
+static warpfft_status enter(int device, const wf_device **dev, const wf_driver **drv) {
     warpfft_status st = wf_device_get(device, dev);
+    if (st == WARPFFT_SUCCESS && drv)
+        st = wf_driver_get(drv);
     if (st == WARPFFT_SUCCESS)
         st = wf_ctx_enter(*dev);
     return st;
@@ -58,7 +61,7 @@ WARPFFT_API warpfft_status warpfft_malloc(int device, size_t bytes, void **dptr)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_malloc: dptr is NULL");
     *dptr = NULL;
     const wf_device *dev = NULL;
-    warpfft_status st = enter(device, &dev);
+    warpfft_status st = enter(device, &dev, NULL);
     if (st != WARPFFT_SUCCESS)
         return st;
     CUdeviceptr p = 0;
@@ -74,10 +77,9 @@ WARPFFT_API warpfft_status warpfft_free(int device, void *dptr) {
         return WARPFFT_SUCCESS;
     const wf_device *dev = NULL;
     const wf_driver *d = NULL;
-    warpfft_status st = enter(device, &dev);
+    warpfft_status st = enter(device, &dev, &d);
     if (st != WARPFFT_SUCCESS)
         return st;
-    wf_driver_get(&d); /* cannot fail once the device is up */
     CUresult r = d->cuMemFree((CUdeviceptr)(uintptr_t)dptr);
     wf_ctx_leave(dev);
     if (r != WF_CUDA_SUCCESS)
@@ -94,10 +96,9 @@ static warpfft_status copy(const char *fn, int device, void *dst, const void *sr
                         !dst ? "dst" : "src", bytes);
     const wf_device *dev = NULL;
     const wf_driver *d = NULL;
-    warpfft_status st = enter(device, &dev);
+    warpfft_status st = enter(device, &dev, &d);
     if (st != WARPFFT_SUCCESS)
         return st;
-    wf_driver_get(&d); /* cannot fail once the device is up */
     CUresult r = WF_CUDA_SUCCESS;
     if (bytes > 0 && to_device)
         r = d->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, bytes);
@@ -126,10 +127,9 @@ WARPFFT_API warpfft_status warpfft_stream_sync(int device, uint64_t stream) {
     wf_clear_error();
     const wf_device *dev = NULL;
     const wf_driver *d = NULL;
-    warpfft_status st = enter(device, &dev);
+    warpfft_status st = enter(device, &dev, &d);
     if (st != WARPFFT_SUCCESS)
         return st;
-    wf_driver_get(&d);
     CUresult r = d->cuStreamSynchronize((CUstream)(uintptr_t)stream);
     wf_ctx_leave(dev);
     if (r != WF_CUDA_SUCCESS)
