@@ -11,7 +11,6 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 use common::*;
-use std::os::raw::c_void;
 use std::time::Instant;
 use warpfft::sys;
 
@@ -75,10 +74,7 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
             )
         })
         .collect();
-    let ptr = |d: usize| {
-        pts.get(d)
-            .map_or(std::ptr::null(), |p| p.ptr as *const c_void)
-    };
+    let ptr = |d: usize| point_ptr(&pts, d);
     let nm: i64 = b.n.iter().product();
     let (n_in, n_out) = if b.ty == 1 { (b.m, nm) } else { (nm, b.m) };
     let input = Dev::from_reals(
@@ -148,40 +144,18 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
         // error on a sample of transform 0
         let nsamp = 64i64;
         let sample: Vec<i64> = (0..nsamp).map(|_| rng.below(n_out as u64) as i64).collect();
-        let mut exact = vec![0.0; 2 * nsamp as usize];
-        let (dc, dfk) = if b.ty == 1 {
-            (input.ptr as *const c_void, std::ptr::null())
-        } else {
-            (std::ptr::null(), input.ptr as *const c_void)
-        };
-        check(
-            unsafe {
-                sys::warpfft_direct_sample(
-                    b.ty,
-                    b.dim,
-                    b.n.as_ptr(),
-                    1,
-                    0,
-                    prec,
-                    0,
-                    b.m,
-                    ptr(0),
-                    ptr(1),
-                    ptr(2),
-                    dc,
-                    dfk,
-                    nsamp,
-                    sample.as_ptr(),
-                    exact.as_mut_ptr(),
-                )
-            },
-            "direct_sample",
-        );
+        let exact = Exact {
+            ty: b.ty,
+            dim: b.dim,
+            n: b.n,
+            modeord: 0,
+            f64: b.f64,
+            m: b.m,
+            pts: &pts,
+        }
+        .sample(input.ptr, &sample);
         let out = output.reals(b.f64, 2 * n_out as usize);
-        let approx: Vec<f64> = sample
-            .iter()
-            .flat_map(|&s| [out[2 * s as usize], out[2 * s as usize + 1]])
-            .collect();
+        let approx = gather(&out, 0, &sample);
         let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
         check(
             unsafe { sys::warpfft_plan_get_info(plan, &mut info) },

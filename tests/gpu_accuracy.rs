@@ -90,10 +90,7 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
     let nmodes: i64 = c.n.iter().product();
     let pts = points(&mut rng, c);
     let dpts: Vec<Dev> = pts.iter().map(|p| Dev::from_reals(c.f64, p)).collect();
-    let ptr = |d: usize| {
-        dpts.get(d)
-            .map_or(std::ptr::null(), |b| b.ptr as *const c_void)
-    };
+    let ptr = |d: usize| point_ptr(&dpts, d);
     let _guard = PlanGuard(plan);
     {
         check(
@@ -125,44 +122,18 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
             .collect();
         let off_in = (t * per_in * 2) as usize * real_bytes(c.f64);
         let in_t = unsafe { (din.ptr as *const u8).add(off_in) } as *const c_void;
-        let mut exact = vec![0.0f64; 2 * nsamp as usize];
-        let (dc, dfk) = if c.ty == 1 {
-            (in_t, std::ptr::null())
-        } else {
-            (std::ptr::null(), in_t)
-        };
-        check(
-            unsafe {
-                sys::warpfft_direct_sample(
-                    c.ty,
-                    c.dim,
-                    c.n.as_ptr(),
-                    1,
-                    c.modeord,
-                    prec,
-                    0,
-                    c.m,
-                    ptr(0),
-                    ptr(1),
-                    ptr(2),
-                    dc,
-                    dfk,
-                    nsamp,
-                    sample.as_ptr(),
-                    exact.as_mut_ptr(),
-                )
-            },
-            "direct_sample",
-        );
+        let exact = Exact {
+            ty: c.ty,
+            dim: c.dim,
+            n: c.n,
+            modeord: c.modeord,
+            f64: c.f64,
+            m: c.m,
+            pts: &dpts,
+        }
+        .sample(in_t, &sample);
         let out = dout.reals(c.f64, (2 * n_out) as usize);
-        let base = (t * per_out) as usize;
-        let approx: Vec<f64> = sample
-            .iter()
-            .flat_map(|&s| {
-                let i = 2 * (base + s as usize);
-                [out[i], out[i + 1]]
-            })
-            .collect();
+        let approx = gather(&out, (t * per_out) as usize, &sample);
         Ok(Outcome {
             err: rel_l2(&approx, &exact),
         })
@@ -328,10 +299,7 @@ fn adjointness() {
             .map(|_| (0..m).map(|_| rng.range(-pi, pi)).collect())
             .collect();
         let dp: Vec<Dev> = pts.iter().map(|p| Dev::from_reals(f64, p)).collect();
-        let ptr = |d: usize| {
-            dp.get(d)
-                .map_or(std::ptr::null(), |b| b.ptr as *const c_void)
-        };
+        let ptr = |d: usize| point_ptr(&dp, d);
         let cv: Vec<f64> = (0..2 * m).map(|_| rng.range(-1.0, 1.0)).collect();
         let fv: Vec<f64> = (0..2 * nm).map(|_| rng.range(-1.0, 1.0)).collect();
         let (dc, df) = (Dev::from_reals(f64, &cv), Dev::from_reals(f64, &fv));

@@ -152,3 +152,74 @@ impl Drop for PlanGuard {
         unsafe { sys::warpfft_plan_destroy(self.0) };
     }
 }
+
+/// Device pointer of coordinate array `d` (x, y, z), or NULL past the dimension.
+pub fn point_ptr(pts: &[Dev], d: usize) -> *const c_void {
+    pts.get(d)
+        .map_or(std::ptr::null(), |b| b.ptr as *const c_void)
+}
+
+/// A problem as the exact (double precision, GPU) reference sees it: iflag +1, transform 0 of
+/// `input` (c for type 1, fk for type 2), points `pts` in the precision `f64` selects.
+pub struct Exact<'a> {
+    pub ty: i32,
+    pub dim: i32,
+    pub n: [i64; 3],
+    pub modeord: i32,
+    pub f64: bool,
+    pub m: i64,
+    pub pts: &'a [Dev],
+}
+
+impl Exact<'_> {
+    /// Exact outputs at the given indices, as (re, im) pairs.
+    pub fn sample(&self, input: *const c_void, sample: &[i64]) -> Vec<f64> {
+        let ptr = |d: usize| point_ptr(self.pts, d);
+        let (c, fk) = if self.ty == 1 {
+            (input, std::ptr::null())
+        } else {
+            (std::ptr::null(), input)
+        };
+        let prec = if self.f64 {
+            sys::WARPFFT_F64
+        } else {
+            sys::WARPFFT_F32
+        };
+        let mut exact = vec![0.0f64; 2 * sample.len()];
+        check(
+            unsafe {
+                sys::warpfft_direct_sample(
+                    self.ty,
+                    self.dim,
+                    self.n.as_ptr(),
+                    1,
+                    self.modeord,
+                    prec,
+                    0,
+                    self.m,
+                    ptr(0),
+                    ptr(1),
+                    ptr(2),
+                    c,
+                    fk,
+                    sample.len() as i64,
+                    sample.as_ptr(),
+                    exact.as_mut_ptr(),
+                )
+            },
+            "direct_sample",
+        );
+        exact
+    }
+}
+
+/// The (re, im) pairs of `out` (interleaved complex) at `base + s` for each s in `sample`.
+pub fn gather(out: &[f64], base: usize, sample: &[i64]) -> Vec<f64> {
+    sample
+        .iter()
+        .flat_map(|&s| {
+            let i = 2 * (base + s as usize);
+            [out[i], out[i + 1]]
+        })
+        .collect()
+}
