@@ -60,33 +60,42 @@ __device__ __forceinline__ i64 wf_first_index(double u, int w) {
     return (i64)ceil(u - 0.5 * (double)w);
 }
 
-/* ---- ES kernel: phi(z) = exp(beta*(sqrt(1 - (2z/w)^2) - 1)) for |z| < w/2, else 0 ----
- * inv_hw = 2/w. In float the exponent is evaluated as -beta*a^2/(1 + sqrt(1 - a^2)) (a = 2z/w),
- * which avoids the cancellation in sqrt(.) - 1: measured against a double reference, its
- * rms error is ~3e-8 instead of ~1.5e-7 (w = 6..12). In double the cancellation costs
- * ~beta*1e-16, far below any tolerance, so the direct form (no division) is used. */
-__device__ __forceinline__ float wf_es(float z, float inv_hw, float beta) {
+/* ---- kernel: sinh type (Potts & Tasche, "Continuous window functions for NFFT", 2021) ----
+ *   phi(z) = 2 e^-beta sinh(beta s) / s,  s = sqrt(1 - (2z/w)^2),  |z| < w/2; else 0,
+ * with beta = pi (1 - 1/(2 upsampfac)) w (params.c). At the same width its aliasing error is
+ * 2-3x below the exponential of semicircle's (params.c, wf_alias_error), which is what lets
+ * tol 1e-5 run at width 6 in 1D/2D. Evaluated as (E^2 - C) / (E s), E = e^(beta (s - 1)),
+ * C = e^(-2 beta) (caller's e2b): one exp, one division. The difference E^2 - C cancels near
+ * the footprint's edge (s -> 0), but there the value is ~2 beta e^-beta of the peak, so the
+ * absolute error stays ~eps e^-beta / s, far below any tolerance.
+ * In float the exponent beta (s - 1) is evaluated as -beta a^2 / (1 + s) (a = 2z/w), which
+ * avoids the cancellation in s - 1. inv_hw = 2/w. */
+__device__ __forceinline__ float wf_phi(float z, float inv_hw, float beta, float e2b) {
     float a = z * inv_hw;
     float a2 = a * a;
-    float s = 1.0f - a2;
-    if (!(s > 0.0f))
+    float s2 = 1.0f - a2;
+    if (!(s2 > 0.0f))
         return 0.0f;
-    return expf(-beta * __fdividef(a2, 1.0f + sqrtf(s)));
+    float s = sqrtf(s2);
+    float e = expf(-beta * __fdividef(a2, 1.0f + s));
+    return __fdividef(e * e - e2b, e * s);
 }
 
-__device__ __forceinline__ double wf_es(double z, double inv_hw, double beta) {
+__device__ __forceinline__ double wf_phi(double z, double inv_hw, double beta, double e2b) {
     double a = z * inv_hw;
-    double s = 1.0 - a * a;
-    if (!(s > 0.0))
+    double s2 = 1.0 - a * a;
+    if (!(s2 > 0.0))
         return 0.0;
-    return exp(beta * (sqrt(s) - 1.0));
+    double s = sqrt(s2);
+    double e = exp(beta * (s - 1.0));
+    return (e * e - e2b) / (e * s);
 }
 
 /* Kernel value at footprint position t of a point: offset (i0 + t) - u in double, cast to the
  * working precision (ABI.md), then phi in that precision. */
 template <typename T>
-__device__ __forceinline__ T wf_ker_at(i64 i0, int t, double u, T inv_hw, T beta) {
-    return wf_es((T)((double)(i0 + t) - u), inv_hw, beta);
+__device__ __forceinline__ T wf_ker_at(i64 i0, int t, double u, T inv_hw, T beta, T e2b) {
+    return wf_phi((T)((double)(i0 + t) - u), inv_hw, beta, e2b);
 }
 
 /* ---- periodic wrap ----

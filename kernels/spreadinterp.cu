@@ -135,7 +135,7 @@ struct wf_pts {
     const T *__restrict__ y;
     const T *__restrict__ z;
     i64 nf1, nf2, nf3;
-    T beta, inv_hw; /* inv_hw = 2/W */
+    T beta, inv_hw, e2b; /* inv_hw = 2/W, e2b = exp(-2 beta) */
 };
 
 /* One coordinate of point j: u in [0, nf) and the footprint's first index a = ceil(u - W/2). */
@@ -151,12 +151,12 @@ __device__ __forceinline__ void wf_kernel_values(T (&k)[W], i64 a, double u, con
     const double da = (double)a;
 #pragma unroll
     for (int t = 0; t < W; ++t)
-        k[t] = wf_es((T)((da + (double)t) - u), P.inv_hw, P.beta);
+        k[t] = wf_phi((T)((da + (double)t) - u), P.inv_hw, P.beta, P.e2b);
 }
 
 /* one value, for a run-time t */
 __device__ __forceinline__ T wf_kernel_value(i64 a, int t, double u, const wf_pts &P) {
-    return wf_es((T)(((double)a + (double)t) - u), P.inv_hw, P.beta);
+    return wf_phi((T)(((double)a + (double)t) - u), P.inv_hw, P.beta, P.e2b);
 }
 
 /* A point's raw data, loaded one loop iteration ahead (software pipelining) so that the
@@ -1187,6 +1187,7 @@ __device__ __forceinline__ void wf_interp_sm_team(const C *tile, const wf_tile &
     P.nf2 = nf2;                                                                                   \
     P.nf3 = nf3;                                                                                   \
     P.beta = beta;                                                                                 \
+    P.e2b = (T)exp(-2.0 * (double)beta);                                                           \
     P.inv_hw = (T)(2.0 / W)
 
 #define WF_BINS_INIT                                                                               \

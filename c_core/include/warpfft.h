@@ -113,7 +113,7 @@ typedef struct warpfft_plan_s *warpfft_plan;
 typedef struct warpfft_plan_info {
     int32_t type, dim, precision, method; /* method: the one actually used (never AUTO) */
     int32_t width;                        /* kernel width in fine-grid points */
-    double beta;                          /* exponential-of-semicircle shape parameter */
+    double beta;                          /* kernel shape parameter (sinh type, see README) */
     double upsampfac;
     int64_t n_modes[3]; /* N1, N2, N3 (1 for unused dims) */
     int64_t n_fine[3];  /* fine-grid size per dim (1 for unused dims) */

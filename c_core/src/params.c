@@ -157,60 +157,132 @@ static warpfft_status check_plan_args(int type, int dim, const int64_t n_modes[3
 
 /* ---------------------------------------------------------------- kernel width and shape */
 
-/* FINUFFT's width rules measured 1-4x over tol in 2D/3D even in exact arithmetic (a host
- * emulation of the whole pipeline against the direct sum, tol 1e-1..1e-13, dims 1-3). So the
- * formula is applied to tol / safety: 10 at upsampfac 2 (exactly one more point: measured
- * 0.03-0.38x tol), 20 at 1.25 (about 2 more; its error falls only ~4x per point: 0.03-0.40x;
- * safety 8 still gave 0.92x at tol 1e-7 in 3D). Safety 1 restores FINUFFT's widths. */
-typedef struct wf_width_safety {
-    double upsampfac, safety;
-} wf_width_safety;
-
-static const wf_width_safety WIDTH_SAFETY[] = {{2.0, 10.0}, {1.25, 20.0}};
-
-/* Further corrections for particular tolerances, should the GPU accuracy tests need them:
- * `extra` points for tol in [tol_lo, tol_hi] at this upsampfac (precision 0 = both). */
-typedef struct wf_width_tweak {
-    int precision;
-    double upsampfac, tol_lo, tol_hi;
-    int extra;
-} wf_width_tweak;
-
-static const wf_width_tweak WIDTH_TWEAKS[] = {
-    {0, 0.0, 0.0, 0.0, 0}, /* placeholder: matches nothing */
-};
-
-int wf_kernel_width_finufft(double tol, double sigma) {
-    double x = sigma == 2.0 ? -log10(tol / 10.0) : -log(tol) / (WF_PI * sqrt(1.0 - 1.0 / sigma));
-    if (!(x < 100.0))
-        return 100;
-    /* 1e-9 slack: exact powers of ten (tol = 1e-5 -> x = 6) must not round up to 7 */
-    int w = (int)ceil(x - 1e-9);
-    return w < 2 ? 2 : w;
-}
-
-int wf_kernel_width(double tol, double sigma, int precision) {
-    double safety = 1.0;
-    for (size_t i = 0; i < sizeof WIDTH_SAFETY / sizeof WIDTH_SAFETY[0]; i++)
-        if (WIDTH_SAFETY[i].upsampfac == sigma)
-            safety = WIDTH_SAFETY[i].safety;
-    int w = wf_kernel_width_finufft(tol / safety, sigma);
-    for (size_t i = 0; i < sizeof WIDTH_TWEAKS / sizeof WIDTH_TWEAKS[0]; i++) {
-        const wf_width_tweak *t = &WIDTH_TWEAKS[i];
-        if ((t->precision == 0 || t->precision == precision) && t->upsampfac == sigma &&
-            tol >= t->tol_lo && tol <= t->tol_hi)
-            w += t->extra;
-    }
-    return w < 2 ? 2 : w;
-}
+/* The kernel is the sinh type (kernels/common.cuh): phi(t) = 2 e^-beta sinh(beta s) / s,
+ * s = sqrt(1 - (2t/w)^2), beta = WF_BETA_SCALE pi (1 - 1/(2 sigma)) w (Potts & Tasche's choice;
+ * a least-squares fit of beta/w per width, sigma 2: 2.341-2.353 vs 2.356, so the 0.995).
+ *
+ * Width: the smallest w whose predicted error, times WF_ALIAS_SAFETY, is <= tol. The
+ * prediction is the plan's own aliasing error for random points and strengths: per dim,
+ * a(k) = sum_{m != 0} phihat(k + m nf)^2 / phihat(k)^2 averaged over the plan's modes k, and
+ * the error is sqrt(sum over dims of those means). A numpy emulation of the whole pipeline
+ * against the direct sum (uniform and clustered points, N 6..2001, dims 1-3, widths 3..13)
+ * measured within 5% of it; FINUFFT's rule (tol-only) missed small even N in 3D, where the
+ * band-edge mode -N/2 carries 1/N of the weight, and lost a point of width everywhere else. */
+#define WF_MAX_QUAD     512 /* Gauss-Legendre nodes over the full interval, at most */
+#define WF_BETA_SCALE   0.995
+#define WF_ALIAS_SAFETY 1.25
+#define WF_ALIAS_MMAX   4  /* aliases m = +-1..+-4 by quadrature; beyond, the jump asymptote */
+#define WF_ALIAS_SAMPLE 32 /* |k| samples per dim when N/2 is larger */
 
 double wf_kernel_beta(int width, double sigma) {
-    double bw;
-    if (sigma == 2.0)
-        bw = width == 2 ? 2.20 : width == 3 ? 2.26 : width == 4 ? 2.38 : 2.30;
-    else
-        bw = 0.97 * WF_PI * (1.0 - 1.0 / (2.0 * sigma));
-    return bw * width;
+    return WF_BETA_SCALE * WF_PI * (1.0 - 1.0 / (2.0 * sigma)) * (double)width;
+}
+
+/* Gauss-Legendre in theta after t = (w/2) sin(theta): nodes t[j] >= 0 (half rule) and weights
+ * g[j] = (both halves) * dtheta scale * Jacobian * phi. With the Jacobian hw cos(theta) the
+ * 1/s of phi cancels: g = pi wt hw (E - C/E), E = e^-2beta sin^2(th/2), C/E = e^-2beta cos^2(th/2)
+ * (no cancellation in cos(th) -+ 1, which beta (up to 38) would amplify). Returns the count. */
+static int phi_rule(int width, double beta, int n_quad, double *t, double *g) {
+    double x[WF_MAX_QUAD], wt[WF_MAX_QUAD];
+    if (n_quad > WF_MAX_QUAD)
+        n_quad = WF_MAX_QUAD;
+    n_quad += n_quad & 1;
+    wf_gauss_legendre(n_quad, x, wt);
+    int h = n_quad / 2;
+    double hw = 0.5 * width;
+    for (int j = 0; j < h; j++) {
+        double th = 0.5 * WF_PI * x[h + j], sh = sin(0.5 * th), ch = cos(0.5 * th);
+        t[j] = hw * sin(th);
+        g[j] = WF_PI * wt[h + j] * hw * (exp(-2.0 * beta * sh * sh) - exp(-2.0 * beta * ch * ch));
+    }
+    return h;
+}
+
+/* sum_{m != 0} phihat(xi + m)^2 / phihat(xi)^2 for |xi| <= 1/2, from a half rule (t, g) and
+ * (cb, sb) = (cos, sin)(2 pi t): the phases of xi + m are rotations of xi's by m steps. */
+static double alias_ratio(int h, const double *t, const double *g, const double *cb,
+                          const double *sb, double xi, double edge2, int width) {
+    double main = 0.0, p[WF_ALIAS_MMAX] = {0}, q[WF_ALIAS_MMAX] = {0};
+    for (int j = 0; j < h; j++) {
+        double c0 = cos(2.0 * WF_PI * xi * t[j]), s0 = sin(2.0 * WF_PI * xi * t[j]);
+        double cp = c0, sp = s0, cq = c0, sq = s0;
+        main += g[j] * c0;
+        for (int m = 0; m < WF_ALIAS_MMAX; m++) {
+            double cn = cp * cb[j] - sp * sb[j]; /* phase + 2 pi t */
+            sp = sp * cb[j] + cp * sb[j];
+            cp = cn;
+            cn = cq * cb[j] + sq * sb[j]; /* phase - 2 pi t */
+            sq = sq * cb[j] - cq * sb[j];
+            cq = cn;
+            p[m] += g[j] * cp;
+            q[m] += g[j] * cq;
+        }
+    }
+    double al = 0.0;
+    for (int m = 0; m < WF_ALIAS_MMAX; m++)
+        al += p[m] * p[m] + q[m] * q[m];
+    /* |m| > MMAX: the jumps of phi at +-w/2 (edge value phi_e) give phihat(xi) ~ phi_e
+     * sin(pi w xi) / (pi xi); sum 1/(m + xi)^2 over m >= MMAX+1 ~ 1/(MMAX + 1/2 + xi) */
+    double sn = sin(WF_PI * width * xi), mm = WF_ALIAS_MMAX + 0.5;
+    al += edge2 * sn * sn / (WF_PI * WF_PI) * (1.0 / (mm + xi) + 1.0 / (mm - xi));
+    return al / (main * main);
+}
+
+double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta) {
+    double t[WF_MAX_QUAD / 2], g[WF_MAX_QUAD / 2];
+    /* the aliases reach |xi| ~ MMAX + 1/2: phase 2 pi xi t up to pi w (MMAX + 1/2) */
+    int n_quad = (int)ceil(WF_PI * width * (WF_ALIAS_MMAX + 0.5)) + 40;
+    double cb[WF_MAX_QUAD / 2], sb[WF_MAX_QUAD / 2];
+    int h = phi_rule(width, beta, n_quad, t, g);
+    for (int j = 0; j < h; j++) {
+        cb[j] = cos(2.0 * WF_PI * t[j]);
+        sb[j] = sin(2.0 * WF_PI * t[j]);
+    }
+    double edge = 2.0 * beta * exp(-beta), edge2 = edge * edge, sum = 0.0;
+    int64_t kmax = n_modes / 2; /* modes -(N/2) .. (N-1)/2; a(k) = a(-k) */
+    if (kmax <= WF_ALIAS_SAMPLE) {
+        for (int64_t k = -(n_modes / 2); k <= (n_modes - 1) / 2; k++)
+            sum += alias_ratio(h, t, g, cb, sb, (double)k / (double)nf, edge2, width);
+        return sum / (double)n_modes;
+    }
+    /* midpoint rule in |k| over [0, N/2] (a(k) is smooth; the ends are O(1/N) of the mean) */
+    for (int i = 0; i < WF_ALIAS_SAMPLE; i++) {
+        double k = (i + 0.5) / WF_ALIAS_SAMPLE * (0.5 * (double)n_modes);
+        sum += alias_ratio(h, t, g, cb, sb, k / (double)nf, edge2, width);
+    }
+    return sum / WF_ALIAS_SAMPLE;
+}
+
+double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width) {
+    double beta = wf_kernel_beta(width, sigma), sum = 0.0, mean = 0.0;
+    for (int d = 0; d < dim; d++) {
+        if (d == 0 || n_modes[d] != n_modes[d - 1]) /* cubes: one evaluation */
+            mean = wf_alias_mean(n_modes[d], wf_fine_size(n_modes[d], sigma, width), width, beta);
+        sum += mean;
+    }
+    return sqrt(sum);
+}
+
+int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma,
+                         int max_width, int start) {
+    for (int w = start < 2 ? 2 : start; w <= max_width; w++)
+        if (WF_ALIAS_SAFETY * wf_alias_error(dim, n_modes, sigma, w) <= tol)
+            return w;
+    return max_width + 1;
+}
+
+/* The predicted error falls strictly with the width, so a bisection over [2, max_width] finds
+ * the linear search's answer with ~4 evaluations (test_params compares the two). */
+int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width) {
+    int lo = 2, hi = max_width + 1; /* answer in [lo, hi]; hi = none */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (WF_ALIAS_SAFETY * wf_alias_error(dim, n_modes, sigma, mid) <= tol)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
 }
 
 int wf_max_width(int precision) {
@@ -228,16 +300,17 @@ static warpfft_status set_kernel(wf_params *p) {
                         "tol %g is below what f32 reaches at upsampfac %g (%g: rounding errors "
                         "are amplified by the deconvolution); use upsampfac 2.0 or f64",
                         p->tol, p->upsampfac, WF_F32_MIN_TOL_UPSAMP_125);
-    int w = wf_kernel_width(p->tol, p->upsampfac, p->precision);
     int wmax = wf_max_width(p->precision);
+    int w = wf_kernel_width(p->dim, p->n_modes, p->tol, p->upsampfac, wmax);
     if (w > wmax) {
         if (p->upsampfac != 2.0)
             return wf_error(WARPFFT_ERR_BAD_TOL,
-                            "tol %g needs width %d at upsampfac %g; the maximum is %d; use "
-                            "upsampfac 2.0",
-                            p->tol, w, p->upsampfac, wmax);
-        return wf_error(WARPFFT_ERR_BAD_TOL, "tol %g needs width %d; the maximum for %s is %d",
-                        p->tol, w, wf_prec_name(p->precision), wmax);
+                            "tol %g needs a kernel wider than %d points at upsampfac %g (the "
+                            "maximum for %s); use upsampfac 2.0",
+                            p->tol, wmax, p->upsampfac, wf_prec_name(p->precision));
+        return wf_error(WARPFFT_ERR_BAD_TOL,
+                        "tol %g needs a kernel wider than %d points, the maximum for %s",
+                        p->tol, wmax, wf_prec_name(p->precision));
     }
     p->width = w;
     p->beta = wf_kernel_beta(w, p->upsampfac);
@@ -329,25 +402,11 @@ int wf_quad_nodes(int width) {
     return 4 * width + 32; /* converged to rounding with <= 62 for all widths (test_params) */
 }
 
-#define WF_MAX_QUAD 512 /* nodes over the full interval, at most */
-
-/* Positive half of the rule after t = (w/2) sin(theta): phase steps a[j] = 2 pi t_j / nf and
- * weights g[j] (factor 2 for the mirrored node, dtheta scale, Jacobian, phi). Returns count. */
+/* The deconvolution's half rule: phase steps a[j] = 2 pi t_j / nf and weights g[j]. */
 static int half_rule(int64_t nf, int width, double beta, int n_quad, double *a, double *g) {
-    double x[WF_MAX_QUAD], wt[WF_MAX_QUAD];
-    if (n_quad > WF_MAX_QUAD)
-        n_quad = WF_MAX_QUAD;
-    n_quad += n_quad & 1;
-    wf_gauss_legendre(n_quad, x, wt);
-    int h = n_quad / 2;
-    double hw = 0.5 * width;
-    for (int j = 0; j < h; j++) {
-        double th = 0.5 * WF_PI * x[h + j], sh = sin(0.5 * th);
-        a[j] = 2.0 * WF_PI * hw * sin(th) / (double)nf;
-        /* phi = exp(beta (cos th - 1)) with cos th - 1 = -2 sin^2(th/2): no cancellation, which
-         * beta (up to 37) would amplify to ~1e-14 */
-        g[j] = 2.0 * 0.5 * WF_PI * wt[h + j] * hw * cos(th) * exp(-2.0 * beta * sh * sh);
-    }
+    int h = phi_rule(width, beta, n_quad, a, g);
+    for (int j = 0; j < h; j++)
+        a[j] = 2.0 * WF_PI * a[j] / (double)nf;
     return h;
 }
 

@@ -28,7 +28,7 @@ typedef struct wf_params {
     int modeord;
     double tol, upsampfac;
     int width;   /* kernel width w in fine-grid points */
-    double beta; /* ES shape parameter */
+    double beta; /* kernel shape parameter (sinh type, params.c) */
     int64_t n_modes[3], n_fine[3];
     int64_t mode_prod, fine_prod; /* N1*N2*N3, nf1*nf2*nf3 */
     int64_t ntransf;
@@ -70,13 +70,17 @@ size_t wf_params_fixed_bytes(const wf_params *p);
 /* Upper bound on the number of subproblems for M points: nbins + ceil(M / maxsub). */
 int64_t wf_params_subprob_cap(const wf_params *p, int64_t M);
 
-/* ---- kernel width and shape (exponential of semicircle, FINUFFT's rules) ---- */
-/* FINUFFT's rule: sigma = 2: ceil(-log10(tol/10)); else ceil(-ln(tol)/(pi sqrt(1-1/sigma)));
- * at least 2. */
-int wf_kernel_width_finufft(double tol, double sigma);
-/* The width a plan uses: FINUFFT's rule at tol / safety(sigma), plus the tuning table; >= 2,
- * not clamped above (params.c explains the safety factors). */
-int wf_kernel_width(double tol, double sigma, int precision);
+/* ---- kernel width and shape (sinh type; params.c explains the rule) ---- */
+/* Mean over the modes -(N/2)..(N-1)/2 of sum_{m != 0} phihat(k + m nf)^2 / phihat(k)^2. */
+double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta);
+/* Predicted relative l2 error of a plan (random points and strengths): sqrt of the sum over
+ * dims of wf_alias_mean, each dim on its own fine grid. */
+double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width);
+/* Smallest width w in [start, max_width] with safety * wf_alias_error <= tol; max_width + 1
+ * if none. wf_kernel_width finds the same by bisection. */
+int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma,
+                         int max_width, int start);
+int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width);
 double wf_kernel_beta(int width, double sigma);
 int wf_max_width(int precision);
 

@@ -7,11 +7,11 @@ and compares against the direct-sum kernels, then times suite B.
     python3 kernels/test/gpu_test.py unit   # on the GPU machine
     python3 kernels/test/gpu_test.py bench
 
-Host choices mirror FINUFFT's for upsampling 2: w = ceil(-log10(tol/10)), beta = c(w)*w; fine
-grid nf = 2N (at least 2w); deconvolution factors 1/phihat(k) by Gauss-Legendre quadrature.
-The unit tests use that width + 1 (w_extra=1): with the formula's width the measured error is
-up to ~3.6x tol in 3D (same in f32 and f64, so it is the kernel width, not these kernels); the
-host's width rule must add that margin. Edge points (x = -pi, pi, 3pi, -7.5pi, 20, ...) are
+Host choices: FINUFFT's width for upsampling 2, w = ceil(-log10(tol/10)), and the sinh-type
+kernel of kernels/common.cuh with beta = 0.995 pi (3/4) w; fine grid nf = 2N (at least 2w);
+deconvolution factors 1/phihat(k) by Gauss-Legendre quadrature. The unit tests use that width + 1
+(w_extra=1), a margin over the kernel's aliasing error; the C core's width rule predicts that
+error per plan instead (c_core/src/params.c). Edge points (x = -pi, pi, 3pi, -7.5pi, 20, ...) are
 included. The bench uses the formula width, as suite B's reference did.
 Env: WF_BUILD (cubin folder, default kernels/build), WF_ARCH (default sm_90).
 """
@@ -68,7 +68,7 @@ W_EXTRA = 0  # added to the width in bench (bench wext=...)
 def width_beta(tol, extra=0):
     w = max(2, int(math.ceil(-math.log10(tol / 10.0) - 1e-9))) + extra
     w = min(w, 16)
-    c = {2: 2.20, 3: 2.26, 4: 2.38}.get(w, 2.30)
+    c = 0.995 * math.pi * 0.75
     if BETA_FACTOR is not None:
         c = BETA_FACTOR
     return w, c * w
@@ -77,7 +77,8 @@ def width_beta(tol, extra=0):
 def phi(z, w, beta):
     a = 2.0 * z / w
     s = 1.0 - a * a
-    return np.where(s > 0, np.exp(beta * (np.sqrt(np.maximum(s, 0)) - 1.0)), 0.0)
+    r = np.sqrt(np.maximum(s, 1e-300))
+    return np.where(s > 0, (np.exp(beta * (r - 1.0)) - np.exp(-beta * (r + 1.0))) / r, 0.0)
 
 
 def fac_of(N, nf, w, beta, prec):
