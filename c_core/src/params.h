@@ -78,8 +78,8 @@ double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta);
 double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width);
 /* Smallest width w in [start, max_width] with safety * wf_alias_error <= tol; max_width + 1
  * if none. wf_kernel_width finds the same by bisection. */
-int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma,
-                         int max_width, int start);
+int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width,
+                         int start);
 int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width);
 double wf_kernel_beta(int width, double sigma);
 int wf_max_width(int precision);
@@ -108,6 +108,9 @@ void wf_deconv_factors(int64_t n_modes, int64_t nf, int width, double beta, doub
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]);
 /* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * complex_bytes, pad = (w+1)/2. */
 size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes);
+/* Shared-memory bytes per SM tile cell of a plan's kernel: complex_bytes, or 16 for 2D f32
+ * spreading (fixed-point words, kernels/spreadinterp.cu WF_SPREAD_SM_FIX). */
+size_t wf_sm_cell_bytes(const wf_params *p);
 /* Halves the largest bin edge (not below 2) until the tile fits in limit; 1 if it fits. */
 int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size_t limit);
 /* The AUTO rule (to be replaced by measurements): GM or SM. */

@@ -90,13 +90,15 @@ static void test_width_beta(void) {
         CHECK(fabs(wf_kernel_beta(w, 2.0) - 0.995 * PI * 0.75 * w) < 1e-12, "beta w %d", w);
         CHECK(fabs(wf_kernel_beta(w, 1.25) - 0.995 * PI * 0.6 * w) < 1e-12, "beta 1.25 w %d", w);
     }
-    /* the model against the independent one (small N: every mode; the plan's model adds a
-     * jump asymptote for |m| > 4, which runs 2-15% high: on the safe side) */
+    /* the model against the independent one (small N: every mode, N > 128: Gauss-Legendre in
+     * |k|; the plan's model adds a jump asymptote for |m| > 4, which runs 2-15% high: on the
+     * safe side) */
     static const struct {
         int64_t N;
         int w;
         double sigma;
-    } m[] = {{8, 6, 2.0}, {25, 6, 2.0}, {7, 3, 2.0}, {6, 10, 2.0}, {9, 13, 2.0}, {10, 8, 1.25}};
+    } m[] = {{8, 6, 2.0},  {25, 6, 2.0},  {7, 3, 2.0},     {6, 10, 2.0},
+             {9, 13, 2.0}, {10, 8, 1.25}, {300, 10, 1.25}, {301, 6, 2.0}};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         int64_t nf = wf_fine_size(m[i].N, m[i].sigma, m[i].w);
         double beta = wf_kernel_beta(m[i].w, m[i].sigma);
@@ -117,11 +119,11 @@ static void test_width_beta(void) {
                     double tol = pow(10.0, lt);
                     int w = wf_kernel_width(dim, n, tol, sig[si], 16);
                     int wb = wf_kernel_width_from(dim, n, tol, sig[si], 16, 2);
-                    CHECK(w == wb, "dim %d N %lld tol %g sigma %g: width %d, full search %d",
-                          dim, (long long)Ns[i], tol, sig[si], w, wb);
+                    CHECK(w == wb, "dim %d N %lld tol %g sigma %g: width %d, full search %d", dim,
+                          (long long)Ns[i], tol, sig[si], w, wb);
                     CHECK(w >= 2 && w <= 17, "width %d", w);
-                    CHECK(w >= (prev == 100 ? 2 : prev), "monotone: tol %g width %d < %d", tol,
-                          w, prev);
+                    CHECK(w >= (prev == 100 ? 2 : prev), "monotone: tol %g width %d < %d", tol, w,
+                          prev);
                     prev = w;
                     if (w <= 16)
                         CHECK(1.25 * wf_alias_error(dim, n, sig[si], w) <= tol &&
@@ -140,8 +142,8 @@ static void test_width_beta(void) {
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
         int64_t n[3] = {b[i].N, b[i].N, b[i].N};
         int w = wf_kernel_width(b[i].dim, n, b[i].tol, 2.0, 16);
-        CHECK(w == b[i].w, "%dD N %lld tol %g: width %d, expected %d", b[i].dim,
-              (long long)b[i].N, b[i].tol, w, b[i].w);
+        CHECK(w == b[i].w, "%dD N %lld tol %g: width %d, expected %d", b[i].dim, (long long)b[i].N,
+              b[i].tol, w, b[i].w);
         printf("%dD N=%lld tol=%g: width %d, predicted error %.3g\n", b[i].dim, (long long)b[i].N,
                b[i].tol, w, wf_alias_error(b[i].dim, n, 2.0, w));
     }
@@ -499,6 +501,17 @@ static void test_bins(void) {
           in.bin_size[2]);
     warpfft_plan_params(2, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 32, "2D t2: SM");
+    /* 2D f32 spreading keeps a fixed-point tile: 16 bytes per cell; interpolation 8 */
+    wf_params p;
+    CHECK(wf_params_make(1, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.tile_bytes == 38 * 38 * 16,
+          "2D t1 f32 tile %zu bytes", p.tile_bytes);
+    CHECK(wf_params_make(2, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.tile_bytes == 38 * 38 * 8,
+          "2D t2 f32 tile %zu bytes", p.tile_bytes);
+    CHECK(wf_params_make(1, 2, n2, 1, 1e-9, WARPFFT_F64, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.tile_bytes == 42 * 42 * 16,
+          "2D t1 f64 tile %zu bytes", p.tile_bytes);
     warpfft_plan_params(1, 1, n1, 1, 1e-5, WARPFFT_F32, NULL, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 1024 && in.n_fine[0] == 2000000,
           "1D t1: SM, nf %lld", (long long)in.n_fine[0]);
