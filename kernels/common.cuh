@@ -6,7 +6,7 @@
  * - name pasting for the extern "C" entry points,
  * - the point -> fine-grid mapping, in double, exactly as kernels/ABI.md states it (binning,
  *   spreading and interpolation all call the same function, so they agree bit for bit),
- * - the exponential-of-semicircle (ES) kernel in the working precision,
+ * - the sinh-type kernel in the working precision,
  * - periodic wrap helpers and atomics.
  */
 #ifndef WF_COMMON_CUH

@@ -1,6 +1,6 @@
 /*
  * spreadinterp.cu — module si_{d}d_{p}_w{w}: spreading (type 1) and interpolation (type 2) with
- * the ES kernel of width w, one module per (dimension, precision, width) so that w is a
+ * the sinh-type kernel of width w, one module per (dimension, precision, width) so that w is a
  * compile-time constant (-DWF_DIM=1|2|3 -DWF_PREC=32|64 -DWF_W=2..16). kernels/ABI.md,
  * "Module si_{d}d_p_w{w}", is the contract; README.md explains the choices.
  *

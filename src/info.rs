@@ -146,7 +146,7 @@ pub struct PlanInfo {
     pub method: Method,
     /// Kernel width in fine-grid points.
     pub width: usize,
-    /// Exponential-of-semicircle shape parameter β.
+    /// Shape parameter β of the sinh-type kernel (README, Accuracy).
     pub beta: f64,
     /// Fine grid size / modes.
     pub upsampfac: f64,
