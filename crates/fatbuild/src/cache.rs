@@ -157,11 +157,23 @@ pub(crate) fn test_dir(name: &str) -> PathBuf {
     d
 }
 
-/// Writes an executable shell script.
+/// Writes an executable shell script. The file is created by a `cp` child process, never opened
+/// for writing in this one: otherwise a test thread that forks meanwhile (to run a tool) could
+/// inherit the write descriptor, and executing the script then fails with ETXTBSY ("Text file
+/// busy"), as CI saw once.
 #[cfg(all(test, unix))]
 pub(crate) fn write_script(path: &Path, body: &str) {
     use std::os::unix::fs::PermissionsExt;
-    fs::write(path, body).unwrap();
+    let mut src = path.as_os_str().to_owned();
+    src.push(".src");
+    let src = std::path::PathBuf::from(src);
+    fs::write(&src, body).unwrap();
+    let st = std::process::Command::new("cp")
+        .arg(&src)
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(st.success(), "cp {} {}", src.display(), path.display());
     fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
