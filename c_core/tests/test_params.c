@@ -51,6 +51,14 @@ static int n_pass, n_fail;
 
 /* ------------------------------------------------------------------ width and beta */
 
+/* A Gauss-Legendre rule computed on first use. */
+static void gl_once(int n, double *x, double *wt, int *ready) {
+    if (!*ready) {
+        wf_gauss_legendre(n, x, wt);
+        *ready = 1;
+    }
+}
+
 /* Independent aliasing model: plain Gauss-Legendre in t (no substitution, 3000 nodes), the
  * kernel by its defining formula, aliases |m| <= 40 summed explicitly (no jump asymptote). */
 static double phi_sinh(double a, double beta) {
@@ -61,10 +69,7 @@ static double phi_sinh(double a, double beta) {
 static double alias_mean_ref(int64_t N, int64_t nf, int w, double beta) {
     static double x[3000], wt[3000];
     static int ready;
-    if (!ready) {
-        wf_gauss_legendre(3000, x, wt);
-        ready = 1;
-    }
+    gl_once(3000, x, wt, &ready);
     static double ph[3000];
     double hw = 0.5 * w, sum = 0.0;
     for (int j = 0; j < 3000; j++)
@@ -213,10 +218,7 @@ static void test_gauss_legendre(void) {
 static double phihat_ref(double k, int64_t nf, int width, double beta) {
     static double x[400], wt[400];
     static int ready;
-    if (!ready) {
-        wf_gauss_legendre(400, x, wt);
-        ready = 1;
-    }
+    gl_once(400, x, wt, &ready);
     double hw = 0.5 * width, s = 0.0;
     for (int j = 0; j < 400; j++) {
         double th = 0.5 * PI * x[j];
@@ -233,10 +235,7 @@ static double phihat_ref(double k, int64_t nf, int width, double beta) {
 static double phihat_t_domain(double k, int64_t nf, int width, double beta) {
     static double x[2000], wt[2000];
     static int ready;
-    if (!ready) {
-        wf_gauss_legendre(2000, x, wt);
-        ready = 1;
-    }
+    gl_once(2000, x, wt, &ready);
     double hw = 0.5 * width, s = 0.0;
     for (int j = 0; j < 2000; j++) {
         double t = hw * x[j], a = x[j];
