@@ -424,6 +424,42 @@ __device__ __forceinline__ wf_team_pt wf_team_point(bool active, i64 i, i64 j, i
     return t;
 }
 
+/* the team's W values of v (team mate r's in row[r]; all 32 lanes must call) */
+__device__ __forceinline__ void wf_team_row(T (&row)[W], T v, const wf_lane &l) {
+#pragma unroll
+    for (int r = 0; r < W; ++r)
+        row[r] = wf_team_get(v, l, r);
+}
+
+/* grid-stride loop over batches of WF_TEAMS points per warp (warp-uniform: shuffles need every
+ * lane) */
+#define WF_GM_TEAM_LOOP(base, M)                                                                   \
+    for (i64 base = (((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5) * WF_TEAMS; base < (M);    \
+         base += (((i64)gridDim.x * blockDim.x) >> 5) * WF_TEAMS)
+
+/* GM teams: the point of this lane's team in the warp's batch starting at sorted position
+ * base, its grid column for lane q, and the team's dim-2 kernel values */
+struct wf_gm_team {
+    bool active;
+    i64 j, col;
+    wf_team_pt pt;
+    T k2[W];
+};
+__device__ __forceinline__ wf_gm_team wf_gm_team_at(i64 base, i64 M,
+                                                    const i64 *__restrict__ sort_idx,
+                                                    const wf_lane &l, const wf_pts &P) {
+    wf_gm_team g;
+    const i64 i = base + l.g;
+    g.active = l.used && i < M;
+    g.j = g.active ? (sort_idx ? __ldg(sort_idx + i) : i) : 0;
+    g.pt = wf_team_point(g.active, i, g.j, 0, 0, 0, l, P);
+    g.col = wf_wrap1(g.pt.a1 + l.q, P.nf1);
+#if WF_DIM >= 2
+    wf_team_row(g.k2, g.pt.k2, l);
+#endif
+    return g;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* GM spread                                                                                   */
 
@@ -500,48 +536,37 @@ __device__ __forceinline__ void wf_spread_gm_team(i64 M, const wf_pts &P, const 
                                                   C *__restrict__ fw) {
     const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
     const wf_lane l = wf_lane_self();
-    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
-    for (i64 base = warp * WF_TEAMS; base < M; base += nwarps * WF_TEAMS) {
-        const i64 i = base + l.g;
-        const bool active = l.used && i < M;
-        const i64 j = active ? (sort_idx ? __ldg(sort_idx + i) : i) : 0;
-        const wf_team_pt pt = wf_team_point(active, i, j, 0, 0, 0, l, P);
-        const i64 col = wf_wrap1(pt.a1 + l.q, P.nf1);
-#if WF_DIM >= 2
-        T k2[W];
-#pragma unroll
-        for (int r = 0; r < W; ++r)
-            k2[r] = wf_team_get(pt.k2, l, r);
-#endif
+    WF_GM_TEAM_LOOP(base, M) {
+        const wf_gm_team g = wf_gm_team_at(base, M, sort_idx, l, P);
         for (i64 t = 0; t < ntransf; ++t) {
             C v;
             v.x = 0;
             v.y = 0;
-            if (active)
-                v = wf_ldg(c + t * M + j);
-            const T vr = pt.k1 * v.x, vi = pt.k1 * v.y;
-            C *f = fw + t * nfprod + col;
+            if (g.active)
+                v = wf_ldg(c + t * M + g.j);
+            const T vr = g.pt.k1 * v.x, vi = g.pt.k1 * v.y;
+            C *f = fw + t * nfprod + g.col;
 #if WF_DIM == 1
-            if (active)
+            if (g.active)
                 wf_atomic_add(f, vr, vi);
 #elif WF_DIM == 2
-            if (active) {
+            if (g.active) {
 #pragma unroll
                 for (int r = 0; r < W; ++r)
-                    wf_atomic_add(f + P.nf1 * wf_wrap1(pt.a2 + r, P.nf2), k2[r] * vr, k2[r] * vi);
+                    wf_atomic_add(f + P.nf1 * wf_wrap1(g.pt.a2 + r, P.nf2), g.k2[r] * vr,
+                                  g.k2[r] * vi);
             }
 #else
 #pragma unroll 1
             for (int p = 0; p < W; ++p) {
-                const T kp = wf_team_get(pt.k3, l, p);
-                if (active) {
-                    C *plane = f + P.nf1 * P.nf2 * wf_wrap1(pt.a3 + p, P.nf3);
+                const T kp = wf_team_get(g.pt.k3, l, p);
+                if (g.active) {
+                    C *plane = f + P.nf1 * P.nf2 * wf_wrap1(g.pt.a3 + p, P.nf3);
                     const T pr = kp * vr, pim = kp * vi;
 #pragma unroll
                     for (int r = 0; r < W; ++r)
-                        wf_atomic_add(plane + P.nf1 * wf_wrap1(pt.a2 + r, P.nf2), k2[r] * pr,
-                                      k2[r] * pim);
+                        wf_atomic_add(plane + P.nf1 * wf_wrap1(g.pt.a2 + r, P.nf2), g.k2[r] * pr,
+                                      g.k2[r] * pim);
                 }
             }
 #endif
@@ -663,61 +688,49 @@ __device__ __forceinline__ void wf_interp_gm_team(i64 M, const wf_pts &P, C *__r
                                                   const C *__restrict__ fw) {
     const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
     const wf_lane l = wf_lane_self();
-    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
-    for (i64 base = warp * WF_TEAMS; base < M; base += nwarps * WF_TEAMS) {
-        const i64 i = base + l.g;
-        const bool active = l.used && i < M;
-        const i64 j = active ? (sort_idx ? __ldg(sort_idx + i) : i) : 0;
-        const wf_team_pt pt = wf_team_point(active, i, j, 0, 0, 0, l, P);
-        const i64 col = wf_wrap1(pt.a1 + l.q, P.nf1);
-#if WF_DIM >= 2
-        T k2[W];
-#pragma unroll
-        for (int r = 0; r < W; ++r)
-            k2[r] = wf_team_get(pt.k2, l, r);
-#endif
+    WF_GM_TEAM_LOOP(base, M) {
+        const wf_gm_team g = wf_gm_team_at(base, M, sort_idx, l, P);
         for (i64 t = 0; t < ntransf; ++t) {
-            const C *f = fw + t * nfprod + col;
+            const C *f = fw + t * nfprod + g.col;
             C acc;
             acc.x = 0;
             acc.y = 0;
 #if WF_DIM == 1
-            if (active)
+            if (g.active)
                 acc = wf_ldg(f);
 #elif WF_DIM == 2
-            if (active) {
+            if (g.active) {
 #pragma unroll
                 for (int r = 0; r < W; ++r) {
-                    const C v = wf_ldg(f + P.nf1 * wf_wrap1(pt.a2 + r, P.nf2));
-                    acc.x += k2[r] * v.x;
-                    acc.y += k2[r] * v.y;
+                    const C v = wf_ldg(f + P.nf1 * wf_wrap1(g.pt.a2 + r, P.nf2));
+                    acc.x += g.k2[r] * v.x;
+                    acc.y += g.k2[r] * v.y;
                 }
             }
 #else
 #pragma unroll 1
             for (int p = 0; p < W; ++p) {
-                const T kp = wf_team_get(pt.k3, l, p);
-                if (active) {
-                    const C *plane = f + P.nf1 * P.nf2 * wf_wrap1(pt.a3 + p, P.nf3);
+                const T kp = wf_team_get(g.pt.k3, l, p);
+                if (g.active) {
+                    const C *plane = f + P.nf1 * P.nf2 * wf_wrap1(g.pt.a3 + p, P.nf3);
                     C pacc;
                     pacc.x = 0;
                     pacc.y = 0;
 #pragma unroll
                     for (int r = 0; r < W; ++r) {
-                        const C v = wf_ldg(plane + P.nf1 * wf_wrap1(pt.a2 + r, P.nf2));
-                        pacc.x += k2[r] * v.x;
-                        pacc.y += k2[r] * v.y;
+                        const C v = wf_ldg(plane + P.nf1 * wf_wrap1(g.pt.a2 + r, P.nf2));
+                        pacc.x += g.k2[r] * v.x;
+                        pacc.y += g.k2[r] * v.y;
                     }
                     acc.x += kp * pacc.x;
                     acc.y += kp * pacc.y;
                 }
             }
 #endif
-            acc.x = wf_team_sum(pt.k1 * acc.x, l);
-            acc.y = wf_team_sum(pt.k1 * acc.y, l);
-            if (active && l.q == 0)
-                c[t * M + j] = acc;
+            acc.x = wf_team_sum(g.pt.k1 * acc.x, l);
+            acc.y = wf_team_sum(g.pt.k1 * acc.y, l);
+            if (g.active && l.q == 0)
+                c[t * M + g.j] = acc;
         }
     }
 }
@@ -808,9 +821,7 @@ __device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, co
             wf_tile_add(tile + i0, vr, vi);
 #else
         T k2[W];
-#pragma unroll
-        for (int r = 0; r < W; ++r)
-            k2[r] = wf_team_get(pt.k2, l, r);
+        wf_team_row(k2, pt.k2, l);
         const int i2 = i0 + tl.td1 * (int)(pt.a2 - sp.o2);
 #if WF_DIM == 2
 #if WF_SPREAD_SM_FIX
@@ -1195,9 +1206,7 @@ __device__ __forceinline__ void wf_interp_sm_team(const C *tile, const wf_tile &
             acc = tile[i0];
 #else
         T k2[W];
-#pragma unroll
-        for (int r = 0; r < W; ++r)
-            k2[r] = wf_team_get(pt.k2, l, r);
+        wf_team_row(k2, pt.k2, l);
         const int i2 = i0 + tl.td1 * (int)(pt.a2 - sp.o2);
 #if WF_DIM == 2
         if (active) {
