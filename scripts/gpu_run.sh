@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
-# Stages: info tests demo load c python sanitize bench (default: all). Logs: $OUT or .gpu/logs,
+# Stages: info tests demo load c python sanitize bench (default: all), and huge (64-bit sizes:
+# needs ~90 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
 L=${OUT:-.gpu/logs}; mkdir -p "$L"
@@ -50,6 +51,9 @@ sanitize)
     # once (H100, 2026-11-22); memcheck above runs it.
     run compute-sanitizer --tool racecheck --error-exitcode 9 $G/aot/gpu_api --test-threads=1 --skip plans_move_between_threads >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize.log" | tee -a "$log" ;;
+huge)
+    say "huge (aot gpu_huge: > 2^31 points, > 2^31 modes)"
+    WARPFFT_HUGE_TESTS=1 run $G/aot/gpu_huge --test-threads=1 --nocapture || fails=$((fails+1)) ;;
 bench)
     say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} run $G/aot/suite_b || fails=$((fails+1)) ;;
 esac; done

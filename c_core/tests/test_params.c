@@ -459,19 +459,22 @@ static void test_validation_opts(void) {
 static void test_validation_size(void) {
     const int64_t huge2[3] = {(int64_t)1 << 40, (int64_t)1 << 40, 1};
     const int64_t toobig[3] = {((int64_t)1 << 52) + 1, 1, 1};
-    const int64_t big1[3] = {(int64_t)1 << 45, 1, 1};
+    const int64_t big2[3] = {(int64_t)1 << 20, (int64_t)1 << 20, 1};
     const int64_t n[3] = {1024, 1024, 1};
     EXPECT(WARPFFT_ERR_BAD_SIZE, "too large to address", 1, 2, huge2, 1, 1e-6, WARPFFT_F32, NULL);
     EXPECT(WARPFFT_ERR_BAD_SIZE, "n_modes[0] = 4503599627370497", 1, 1, toobig, 1, 1e-6,
            WARPFFT_F32, NULL);
     EXPECT(WARPFFT_ERR_BAD_SIZE, "ntransf = 4611686018427387904", 1, 2, n, (int64_t)1 << 62, 1e-6,
            WARPFFT_F32, NULL);
-    /* fine grid addressable, but 2^36 bins of 1024 points exceed int32 */
-    EXPECT(WARPFFT_ERR_BAD_SIZE, "spreading bins", 1, 1, big1, 1, 1e-6, WARPFFT_F32, NULL);
+    /* fine grid addressable (2^42 points), but 2^32 bins of 32x32 exceed int32 */
     warpfft_opts o = defaults();
-    o.bin_size[0] = 1 << 30; /* GM: SM would shrink bins to fit shared memory */
     o.method = WARPFFT_METHOD_GM;
-    EXPECT(WARPFFT_SUCCESS, "", 1, 1, big1, 1, 1e-6, WARPFFT_F32, &o);
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "spreading bins", 1, 2, big2, 1, 1e-6, WARPFFT_F32, &o);
+    o.bin_size[0] = o.bin_size[1] = 1 << 12; /* GM: SM would shrink bins to fit shared memory */
+    EXPECT(WARPFFT_SUCCESS, "", 1, 2, big2, 1, 1e-6, WARPFFT_F32, &o);
+    /* a fine-grid dimension beyond 2^32 (cuFFT's measured limit) */
+    const int64_t long1[3] = {(int64_t)1 << 45, 1, 1};
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "2^32 per dimension", 1, 1, long1, 1, 1e-6, WARPFFT_F32, NULL);
 }
 
 /* ------------------------------------------------------------------ bins and method */
@@ -572,6 +575,18 @@ static void test_method_fallback(void) {
           "small grid: nf %lld bins %d", (long long)p.n_fine[0], (int)p.bin_size[0]);
 }
 
+/* cuFFT's limit: a fine-grid dimension of at most 2^32 points (params.h, WF_MAX_FINE_DIM) */
+static void test_fine_dim_limit(void) {
+    warpfft_plan_info in;
+    const int64_t ok[3] = {((int64_t)1 << 31) - 2, 1, 1}, big[3] = {((int64_t)1 << 31) + 2, 1, 1};
+    CHECK(warpfft_plan_params(2, 1, ok, 1, 1e-5, WARPFFT_F32, NULL, &in) == 0 &&
+              in.n_fine[0] == ((int64_t)1 << 32),
+          "N = 2^31 - 2: fine grid %lld", (long long)in.n_fine[0]);
+    int st = warpfft_plan_params(2, 1, big, 1, 1e-5, WARPFFT_F64, NULL, &in);
+    CHECK(st == WARPFFT_ERR_BAD_SIZE && strstr(warpfft_last_error(), "2^32"),
+          "N = 2^31 + 2: status %d, %s", st, warpfft_last_error());
+}
+
 static void test_reference_cases(void) {
     static const struct {
         int64_t N;
@@ -599,6 +614,7 @@ static void test_reference_cases(void) {
 
 int main(void) {
     test_width_beta();
+    test_fine_dim_limit();
     test_fine_grid();
     test_gauss_legendre();
     test_phihat();
