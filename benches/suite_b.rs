@@ -1,6 +1,6 @@
 //! Benchmark suite B of DESIGN.md: per case the plan, set-points and execute times (median of
 //! repeated runs after a warm-up, host clock around work + stream sync), throughput and the
-//! measured relative error on 1024 evenly spaced outputs against the exact sum (in double, on the GPU),
+//! measured relative error on 1024 stratified outputs against the exact sum (double, on the GPU),
 //! printed beside the reference times; JSON to $WARPFFT_BENCH_JSON (default
 //! target/suite_b.json).
 //!
@@ -161,14 +161,8 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
             check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
             exec.push(t.elapsed().as_secs_f64() * 1e3);
         }
-        // error on 1024 outputs of transform 0, one at random in each of 1024 equal strata
-        // (a few dozen random ones estimate the l2 error of the whole output only to ~+-30%;
-        // evenly spaced ones would all share the band-edge index -N/2 of the last dims)
-        let nsamp = 1024i64;
-        let sample: Vec<i64> = (0..nsamp)
-            .map(|i| ((i as f64 + rng.uniform()) * n_out as f64 / nsamp as f64) as i64)
-            .map(|s| s.min(n_out - 1))
-            .collect();
+        // error on 1024 stratified outputs of transform 0
+        let sample = stratified_sample(&mut rng, n_out, 1024);
         let exact = Exact {
             ty: b.ty,
             dim: b.dim,

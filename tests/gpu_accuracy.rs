@@ -126,19 +126,9 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
         let t = c.ntransf - 1;
         let per_out = n_out / c.ntransf;
         let per_in = n_in / c.ntransf;
-        // tol bounds the l2 error of the whole output: check every output where the exact
-        // sum is cheap, else one at random in each of 20000 equal strata (a few dozen random
-        // samples estimate it only to ~+-30%, as the band-edge modes carry most of the error;
-        // evenly spaced ones can all share a mode index such as the band edge -N/2)
-        let nsamp = per_out.min(20_000);
-        let sample: Vec<i64> = if nsamp == per_out {
-            (0..per_out).collect()
-        } else {
-            (0..nsamp)
-                .map(|i| ((i as f64 + rng.uniform()) * per_out as f64 / nsamp as f64) as i64)
-                .map(|s| s.min(per_out - 1))
-                .collect()
-        };
+        // tol bounds the l2 error of the whole output: every output where the exact sum is
+        // cheap, else 20000 stratified ones
+        let sample = stratified_sample(&mut rng, per_out, 20_000);
         let off_in = (t * per_in * 2) as usize * real_bytes(c.f64);
         let in_t = unsafe { (din.ptr as *const u8).add(off_in) } as *const c_void;
         let exact = Exact {

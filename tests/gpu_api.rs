@@ -67,7 +67,7 @@ enum Path {
     Raw,
 }
 
-/// ~50 output indices of one transform: evenly spread, plus the ends and random ones.
+/// Output indices of one transform: all of them up to 20000, else 20000 stratified plus the last.
 fn sample_indices(rng: &mut Rng, n: usize) -> Vec<usize> {
     // Every output where the exact sum is cheap: tol bounds the l2 error of the whole output,
     // and a few dozen samples estimate it only to ~+-30% (band-edge modes carry most of it).

@@ -9,7 +9,7 @@
 
 mod common;
 use common::*;
-use std::os::raw::{c_char, c_void};
+use std::os::raw::c_void;
 use warpfft::sys;
 
 const GB: f64 = 1e9;
@@ -17,17 +17,9 @@ const GB: f64 = 1e9;
 /// The two tests cannot share one GPU's memory: they take turns.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Total memory of device 0, from `warpfft_runtime_info`'s JSON.
+/// Total memory of device 0, from the runtime information's JSON.
 fn device_memory_bytes() -> f64 {
-    let mut buf = vec![0u8; 1 << 16];
-    let mut needed = 0usize;
-    check(
-        unsafe {
-            sys::warpfft_runtime_info(0, buf.as_mut_ptr() as *mut c_char, buf.len(), &mut needed)
-        },
-        "runtime_info",
-    );
-    let text = String::from_utf8_lossy(&buf[..needed.min(buf.len())]).into_owned();
+    let text = warpfft::runtime_info(0).expect("runtime_info");
     let key = "\"memory_bytes\":";
     let at = text.find(key).expect("memory_bytes in runtime_info") + key.len();
     let digits: String = text[at..]
@@ -144,28 +136,10 @@ fn run(
     );
     assert_eq!(info.n_points, m);
     assert_eq!(info.n_modes, nm);
-    // 64 outputs, one in each of 64 equal strata, plus the last one
-    let mut rng = Rng::new(3);
-    let mut sample: Vec<i64> = (0..64)
-        .map(|i| ((i as f64 + rng.uniform()) * out_len as f64 / 64.0) as i64)
-        .collect();
+    // 64 stratified outputs plus the last one
+    let mut sample = stratified_sample(&mut Rng::new(3), out_len as i64, 64);
     sample.push(out_len as i64 - 1);
-    let mut approx = Vec::with_capacity(2 * sample.len());
-    for &s in &sample {
-        let mut v = [0f32; 2];
-        check(
-            unsafe {
-                sys::warpfft_memcpy_dtoh(
-                    0,
-                    v.as_mut_ptr() as *mut c_void,
-                    (output.ptr as *const f32).add(2 * s as usize) as *const c_void,
-                    8,
-                )
-            },
-            "memcpy_dtoh",
-        );
-        approx.extend([f64::from(v[0]), f64::from(v[1])]);
-    }
+    let approx = gather(&output.reals(false, 2 * out_len), 0, &sample);
     let exact = Exact {
         ty,
         dim,
