@@ -271,10 +271,15 @@ double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width
     return sqrt(sum);
 }
 
+/* Whether width w meets tol: its predicted error, with the safety factor. */
+static int width_passes(int dim, const int64_t n_modes[3], double tol, double sigma, int w) {
+    return WF_ALIAS_SAFETY * wf_alias_error(dim, n_modes, sigma, w) <= tol;
+}
+
 int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width,
                          int start) {
     for (int w = start < 2 ? 2 : start; w <= max_width; w++)
-        if (WF_ALIAS_SAFETY * wf_alias_error(dim, n_modes, sigma, w) <= tol)
+        if (width_passes(dim, n_modes, tol, sigma, w))
             return w;
     return max_width + 1;
 }
@@ -285,16 +290,11 @@ int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double s
 int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width) {
     double x = ceil(-log(tol) / (WF_PI * sqrt(1.0 - 1.0 / sigma)));
     int w = x < 2.0 ? 2 : x > (double)max_width ? max_width : (int)x;
-#define WF_PASSES(w) (WF_ALIAS_SAFETY * wf_alias_error(dim, n_modes, sigma, (w)) <= tol)
-    if (WF_PASSES(w)) {
-        while (w > 2 && WF_PASSES(w - 1))
-            w--;
-        return w;
-    }
-    while (++w <= max_width && !WF_PASSES(w))
-        ;
+    if (!width_passes(dim, n_modes, tol, sigma, w))
+        return wf_kernel_width_from(dim, n_modes, tol, sigma, max_width, w + 1);
+    while (w > 2 && width_passes(dim, n_modes, tol, sigma, w - 1))
+        w--;
     return w;
-#undef WF_PASSES
 }
 
 int wf_max_width(int precision) {

@@ -80,7 +80,7 @@ double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta);
  * dims of wf_alias_mean, each dim on its own fine grid. */
 double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width);
 /* Smallest width w in [start, max_width] with safety * wf_alias_error <= tol; max_width + 1
- * if none. wf_kernel_width finds the same by bisection. */
+ * if none. wf_kernel_width finds the same from an estimate. */
 int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width,
                          int start);
 int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width);
