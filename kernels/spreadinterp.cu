@@ -824,15 +824,15 @@ __device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, co
         wf_team_row(k2, pt.k2, l);
         const int i2 = i0 + tl.td1 * (int)(pt.a2 - sp.o2);
 #if WF_DIM == 2
+        if (active) {
 #if WF_SPREAD_SM_FIX
-        if (FIX) {
-            if (active)
+            if (FIX)
                 wf_tile_add_rows_fix(reinterpret_cast<int *>(tile), i2, tl.td1, k2, vr, vi,
                                      lo_scale);
-        } else
+            else
 #endif
-            if (active)
-            wf_tile_add_rows(tile, i2, tl.td1, k2, vr, vi);
+                wf_tile_add_rows(tile, i2, tl.td1, k2, vr, vi);
+        }
 #else
         const int plane_sz = tl.td1 * tl.td2;
         const int i3 = i2 + plane_sz * (int)(pt.a3 - sp.o3);
@@ -1301,8 +1301,54 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
 #endif
 }
 
+/* The tile into fw (one transform) with global atomics; zeros skipped: adding 0 changes
+ * nothing. */
+__device__ __forceinline__ void wf_tile_flush(const C *tile, C *f, const wf_tile &tl,
+                                              const wf_subprob &sp, const wf_pts &P) {
+    for (int e = threadIdx.x; e < tl.n; e += blockDim.x) {
+        const C v = tile[e];
+        if (v.x != (T)0 || v.y != (T)0)
+            wf_atomic_add(f + wf_tile_cell_to_grid(e, tl, sp, P), v.x, v.y);
+    }
+}
+
+#if WF_SPREAD_SM_FIX
+/* The same for the fixed-point tile: value = (hi + lo / lo_scale) * inv_scale (wf_fix_add). */
+__device__ __forceinline__ void wf_tile_flush_fix(const C *tile, C *f, const wf_tile &tl,
+                                                  const wf_subprob &sp, const wf_pts &P,
+                                                  float inv_scale, float lo_scale) {
+    const int4 *ft = reinterpret_cast<const int4 *>(tile);
+    const float il = inv_scale / lo_scale;
+    for (int e = threadIdx.x; e < tl.n; e += blockDim.x) {
+        const int4 q = ft[e];
+        if (q.x != 0 || q.y != 0 || q.z != 0 || q.w != 0)
+            wf_atomic_add(f + wf_tile_cell_to_grid(e, tl, sp, P),
+                          (float)q.x * inv_scale + (float)q.z * il,
+                          (float)q.y * inv_scale + (float)q.w * il);
+    }
+}
+
+/* Sum over the subproblem's points of |re| + |im| of their strengths cv, for every thread of
+ * the block; *acc is block shared and zeroed before the barrier that precedes this call. */
+__device__ __forceinline__ float wf_strength_sum(const wf_subprob &sp, const C *__restrict__ cv,
+                                                 const i64 *__restrict__ sort_idx, float *acc) {
+    float part = 0.0f;
+    for (int pi = threadIdx.x; pi < sp.npts; pi += blockDim.x) {
+        const C v = wf_ldg(cv + __ldg(sort_idx + sp.first + pi));
+        part += fabsf(v.x) + fabsf(v.y);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        part += __shfl_xor_sync(0xffffffffu, part, o);
+    if ((threadIdx.x & 31) == 0)
+        atomicAdd(acc, part);
+    __syncthreads();
+    return *acc;
+}
+#endif
+
 /* SM spread: per subproblem and transform, zero the tile, add the points, flush the tile into
- * fw with global atomics (zeros skipped: adding 0 changes nothing). */
+ * fw (wf_tile_flush). */
 extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     i64 M, const T *__restrict__ x, const T *__restrict__ y, const T *__restrict__ z,
     const C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
@@ -1353,18 +1399,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
             {
                 /* scale: the subproblem's sum of |re| + |im| maps to 2^30 (wf_fix_add); zero,
                  * inf or NaN strengths take the float path (which propagates them) */
-                float part = 0.0f;
-                for (int pi = threadIdx.x; pi < sp.npts; pi += blockDim.x) {
-                    const C v = wf_ldg(c + t * M + __ldg(sort_idx + sp.first + pi));
-                    part += fabsf(v.x) + fabsf(v.y);
-                }
-#pragma unroll
-                for (int o = 16; o > 0; o >>= 1)
-                    part += __shfl_xor_sync(0xffffffffu, part, o);
-                if ((threadIdx.x & 31) == 0)
-                    atomicAdd(&s_fix_sum, part);
-                __syncthreads();
-                const float S = s_fix_sum;
+                const float S = wf_strength_sum(sp, c + t * M, sort_idx, &s_fix_sum);
                 fix = S > 0.0f && S <= 3.0e38f;
                 inv_scale = S / WF_FIX_ONE;
                 if (fix)
@@ -1381,23 +1416,11 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
             __syncthreads();
             C *f = fw + t * nfprod;
 #if WF_SPREAD_SM_FIX
-            if (fix) {
-                const int4 *ft = reinterpret_cast<const int4 *>(tile);
-                const float il = inv_scale / lo_scale;
-                for (int e = threadIdx.x; e < tl.n; e += blockDim.x) {
-                    const int4 q = ft[e];
-                    if (q.x != 0 || q.y != 0 || q.z != 0 || q.w != 0)
-                        wf_atomic_add(f + wf_tile_cell_to_grid(e, tl, sp, P),
-                                      (float)q.x * inv_scale + (float)q.z * il,
-                                      (float)q.y * inv_scale + (float)q.w * il);
-                }
-            } else
+            if (fix)
+                wf_tile_flush_fix(tile, f, tl, sp, P, inv_scale, lo_scale);
+            else
 #endif
-                for (int e = threadIdx.x; e < tl.n; e += blockDim.x) {
-                    const C v = tile[e];
-                    if (v.x != (T)0 || v.y != (T)0)
-                        wf_atomic_add(f + wf_tile_cell_to_grid(e, tl, sp, P), v.x, v.y);
-                }
+                wf_tile_flush(tile, f, tl, sp, P);
             __syncthreads(); /* the tile is zeroed again for the next transform / subproblem */
         }
     }
