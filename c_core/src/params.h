@@ -1,7 +1,13 @@
 /*
- * params.h — what a plan chooses, computed on the host without a GPU: argument validation,
- * kernel width and shape, fine-grid sizes, deconvolution factors, spreading bins and method,
- * mode ordering. Pure functions of their arguments (unit-tested in c_core/tests/test_params.c).
+ * params.h — what a plan chooses, computed on the host without a GPU, one file per stage:
+ *   params.c  options, argument checks, and wf_params_make, which runs the stages below in order;
+ *   kernel.c  the sinh kernel (beta, embedded widths), quadrature, phihat, deconvolution factors;
+ *   width.c   the width rule: predicted aliasing error and the smallest width that meets tol;
+ *   grid.c    fine-grid sizes (and their limits), mode order, point folding;
+ *   bins.c    spreading bins, shared-memory tiles and the GM/SM method.
+ * Pure functions of their arguments (unit-tested in c_core/tests/test_params.c). Size limits are
+ * the WF_MAX_* constants below, enforced in wf_check_modes (params.c), wf_params_set_grid
+ * (grid.c) and wf_params_set_method (bins.c).
  */
 #ifndef WARPFFT_PARAMS_H
 #define WARPFFT_PARAMS_H
@@ -31,7 +37,7 @@ typedef struct wf_params {
     int modeord;
     double tol, upsampfac;
     int width;   /* kernel width w in fine-grid points */
-    double beta; /* kernel shape parameter (sinh type, params.c) */
+    double beta; /* kernel shape parameter (sinh type, kernel.c) */
     int64_t n_modes[3], n_fine[3];
     int64_t mode_prod, fine_prod; /* N1*N2*N3, nf1*nf2*nf3 */
     int64_t ntransf;
@@ -42,6 +48,8 @@ typedef struct wf_params {
     size_t real_bytes;        /* sizeof(T): 4 or 8 */
     size_t complex_bytes;     /* sizeof(cT): 8 or 16 */
 } wf_params;
+
+/* ==== params.c: options, argument checks, and the assembly of a plan's parameters ==== */
 
 /* "f32" or "f64": the kernel-name suffix of a precision. */
 const char *wf_prec_name(int precision);
@@ -60,8 +68,10 @@ const char *wf_missing_coord(int dim, const void *x, const void *y, const void *
 /* opts NULL -> defaults into *out; else validated copy. */
 warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out);
 
-/* Validates all plan arguments and fills *p. shared_limit: the device's opt-in shared memory
- * per block (bytes), deciding whether SM tiles fit (WF_SHARED_OPTIN_SM90 without a GPU). */
+/* Validates all plan arguments and fills *p: the basics, then the stages below in order
+ * (wf_params_set_kernel, wf_params_set_grid, wf_params_set_method). shared_limit: the device's
+ * opt-in shared memory per block (bytes), deciding whether SM tiles fit (WF_SHARED_OPTIN_SM90
+ * without a GPU). */
 warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
                               double tol, int precision, const warpfft_opts *opts,
                               size_t shared_limit, wf_params *p);
@@ -73,7 +83,30 @@ size_t wf_params_fixed_bytes(const wf_params *p);
 /* Upper bound on the number of subproblems for M points: nbins + ceil(M / maxsub). */
 int64_t wf_params_subprob_cap(const wf_params *p, int64_t M);
 
-/* ---- kernel width and shape (sinh type; params.c explains the rule) ---- */
+/* ==== kernel.c: the sinh kernel, its quadrature, phihat and the deconvolution factors ==== */
+
+#define WF_PI       3.14159265358979323846
+#define WF_MAX_QUAD 512 /* Gauss-Legendre nodes over the full interval, at most */
+
+double wf_kernel_beta(int width, double sigma);
+int wf_max_width(int precision);
+/* Gauss-Legendre nodes x[0..n-1] (ascending) and weights on [-1, 1], by Newton's method. */
+void wf_gauss_legendre(int n, double *x, double *w);
+/* Nodes over the full interval that wf_deconv_factors uses for width w (even). */
+int wf_quad_nodes(int width);
+/* The kernel's half rule from n_quad Gauss-Legendre nodes (at most WF_MAX_QUAD, rounded up to
+ * even) after t = (w/2) sin(theta): nodes t[j] >= 0 and weights g[j] with
+ * int_{-w/2}^{w/2} phi(t) f(t) dt ~ sum_j g[j] f(t[j]) for even f. t and g hold WF_MAX_QUAD / 2;
+ * returns the count (n_quad / 2). Shared by phihat (kernel.c) and the width rule (width.c). */
+int wf_phi_rule(int width, double beta, int n_quad, double *t, double *g);
+/* phihat(k) = int_{-w/2}^{w/2} phi(t) cos(2 pi k t / nf) dt with n_quad Gauss-Legendre nodes
+ * after t = (w/2) sin(theta) (which removes the square-root endpoint behaviour of phi). */
+double wf_phihat(double k, int64_t nf, int width, double beta, int n_quad);
+/* fac[k] = 1 / phihat(k) for k = 0..N/2 (N/2 + 1 entries). */
+void wf_deconv_factors(int64_t n_modes, int64_t nf, int width, double beta, double *fac);
+
+/* ==== width.c: the kernel width rule (predicted aliasing error; width.c explains it) ==== */
+
 /* Mean over the modes -(N/2)..(N-1)/2 of sum_{m != 0} phihat(k + m nf)^2 / phihat(k)^2. */
 double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta);
 /* Predicted relative l2 error of a plan (random points and strengths): sqrt of the sum over
@@ -84,28 +117,29 @@ double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width
 int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width,
                          int start);
 int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width);
-double wf_kernel_beta(int width, double sigma);
-int wf_max_width(int precision);
+/* Plan stage: p->width and p->beta from p's dim, n_modes, tol, upsampfac and precision;
+ * WARPFFT_ERR_BAD_TOL when the precision's embedded widths cannot meet tol. */
+warpfft_status wf_params_set_kernel(wf_params *p);
 
-/* ---- fine grid ---- */
+/* ==== grid.c: fine-grid sizes, mode order and point folding ==== */
+
 int wf_is_smooth(int64_t n); /* only prime factors 2, 3, 5, 7 (n >= 1) */
 /* Smallest even 2,3,5,7-smooth integer >= max(n, 2); n <= 2^60. */
 int64_t wf_next_smooth_even(int64_t n);
 /* nf = next_smooth_even(max(ceil(sigma * N), 2w)). */
 int64_t wf_fine_size(int64_t n_modes, double sigma, int width);
+/* Plan stage (after the width): p->n_fine, fine_prod and mode_prod; WARPFFT_ERR_BAD_SIZE when
+ * the fine grid times ntransf overflows, or a dimension exceeds WF_MAX_FINE_DIM. */
+warpfft_status wf_params_set_grid(wf_params *p);
+/* Mode k of array index i (0 <= i < N): modeord 0: i - N/2; 1: i < ceil(N/2) ? i : i - N. */
+int64_t wf_mode_of_index(int64_t i, int64_t n, int modeord);
+/* Inverse of wf_mode_of_index, for -(N/2) <= k <= (N-1)/2. */
+int64_t wf_index_of_mode(int64_t k, int64_t n, int modeord);
+/* Point -> fine-grid coordinate in [0, nf), exactly as kernels/ABI.md (and common.cuh). */
+double wf_fold(double x, int64_t nf);
 
-/* ---- deconvolution factors ---- */
-/* Gauss-Legendre nodes x[0..n-1] (ascending) and weights on [-1, 1], by Newton's method. */
-void wf_gauss_legendre(int n, double *x, double *w);
-/* Nodes over the full interval that wf_deconv_factors uses for width w (even). */
-int wf_quad_nodes(int width);
-/* phihat(k) = int_{-w/2}^{w/2} phi(t) cos(2 pi k t / nf) dt with n_quad Gauss-Legendre nodes
- * after t = (w/2) sin(theta) (which removes the square-root endpoint behaviour of phi). */
-double wf_phihat(double k, int64_t nf, int width, double beta, int n_quad);
-/* fac[k] = 1 / phihat(k) for k = 0..N/2 (N/2 + 1 entries). */
-void wf_deconv_factors(int64_t n_modes, int64_t nf, int width, double beta, double *fac);
+/* ==== bins.c: spreading bins, shared-memory tiles and the method ==== */
 
-/* ---- bins and method ---- */
 /* Default bin edges per transform type (1, 2), method (GM or SM), dim and precision; unused
  * dims 1. */
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]);
@@ -118,13 +152,10 @@ size_t wf_sm_cell_bytes(const wf_params *p);
 int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size_t limit);
 /* The AUTO rule (to be replaced by measurements): GM or SM. */
 int wf_auto_method(int type, int dim, int precision, int width, int sm_fits);
-
-/* ---- mode order and point folding ---- */
-/* Mode k of array index i (0 <= i < N): modeord 0: i - N/2; 1: i < ceil(N/2) ? i : i - N. */
-int64_t wf_mode_of_index(int64_t i, int64_t n, int modeord);
-/* Inverse of wf_mode_of_index, for -(N/2) <= k <= (N-1)/2. */
-int64_t wf_index_of_mode(int64_t k, int64_t n, int modeord);
-/* Point -> fine-grid coordinate in [0, nf), exactly as kernels/ABI.md (and common.cuh). */
-double wf_fold(double x, int64_t nf);
+/* Plan stage (after the grid): p->method, bin_size, n_bins, nbins, maxsub and tile_bytes from
+ * the options; limit: shared memory per block available to the tile. WARPFFT_ERR_UNSUPPORTED
+ * when method SM was asked for and no tile fits; WARPFFT_ERR_BAD_SIZE for more than INT32_MAX
+ * bins. */
+warpfft_status wf_params_set_method(wf_params *p, const warpfft_opts *o, size_t limit);
 
 #endif /* WARPFFT_PARAMS_H */

@@ -1,7 +1,7 @@
 /*
  * runtime.h — the C core's internal seam between the runtime stages (error.c, loader.c,
- * cufft.c, module.c, memory.c, info.c) and the NUFFT stages (params.c, plan.c, setpts.c,
- * execute.c, direct.c). Not installed; not part of the ABI.
+ * cufft.c, module.c, memory.c, info.c) and the NUFFT stages (the plan parameters of params.h,
+ * plan.c, setpts.c, execute.c, direct.c). Not installed; not part of the ABI.
  *
  * CUDA types are declared here (no cuda.h): the driver and cuFFT are reached only through
  * function pointers resolved with dlopen/dlsym at run time.

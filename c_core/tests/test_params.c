@@ -1,7 +1,8 @@
 /*
- * test_params.c — unit tests of c_core/src/params.c (no GPU): kernel width and shape, fine-grid
- * sizes, Gauss-Legendre quadrature and deconvolution factors, mode ordering, point folding,
- * argument validation through warpfft_plan_params, bins and method choice.
+ * test_params.c — unit tests of the plan parameters, c_core/src/params.h (params.c, kernel.c,
+ * width.c, grid.c, bins.c; no GPU): kernel width and shape, fine-grid sizes, Gauss-Legendre
+ * quadrature and deconvolution factors, mode ordering, point folding, argument validation
+ * through warpfft_plan_params, bins and method choice.
  *
  * Build and run: c_core/tests/run_test_params.sh (ASan + UBSan). Prints "N passed, M failed";
  * exits non-zero on any failure.
@@ -213,7 +214,7 @@ static void test_gauss_legendre(void) {
     }
 }
 
-/* Reference phihat: the same theta substitution as params.c, but all 400 nodes of the full
+/* Reference phihat: the same theta substitution as kernel.c, but all 400 nodes of the full
  * interval (no symmetry, no recurrence), rule computed once. */
 static double phihat_ref(double k, int64_t nf, int width, double beta) {
     static double x[400], wt[400];
