@@ -83,7 +83,8 @@ echo '#include "fake_kernels.h"' >"$GEN/warpfft_kernels.h"
 # ---- 2. build: the lead's flags, plus sanitizers (one binary) or debug info (for valgrind) ----
 SRC="$ROOT/c_core/src"
 SRCS=("$SRC/error.c" "$SRC/loader.c" "$SRC/cufft.c" "$SRC/module.c" "$SRC/memory.c"
-    "$SRC/info.c" "$SRC/fatbin.c" "$HERE/fake_kernels.c" "$HERE/test_runtime.c")
+    "$SRC/info.c" "$SRC/fatbin.c" "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
+    "$HERE/test_rt_errors.c" "$HERE/test_rt_cufft.c" "$HERE/test_rt_driver.c")
 CFLAGS=(-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -fPIC -fvisibility=hidden -pthread
     -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$GEN" -I"$HERE")
 LIBS=(-ldl -lpthread -lm)

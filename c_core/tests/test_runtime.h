@@ -1,0 +1,58 @@
+/*
+ * test_runtime.h — the harness the runtime tests share (test_runtime.c: checks and counters, a
+ * JSON validator, child-process scenarios) and the test groups main runs, one file per stage:
+ *   test_rt_errors.c  error codes and messages, embedded blobs, the fatbin parser;
+ *   test_rt_cufft.c   the cuFFT search, one forked scenario per environment;
+ *   test_rt_driver.c  no driver or the stub driver; with a GPU: devices, memory, modules, info.
+ */
+#ifndef WARPFFT_TEST_RUNTIME_H
+#define WARPFFT_TEST_RUNTIME_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake_kernels.h"
+#include "fatbin.h"
+#include "runtime.h"
+
+extern int n_pass, n_fail;
+
+int check_(int ok, const char *expr, int line);
+int check_status_(int got, int want, const char *expr, int line);
+#define CHECK(c)             check_((c) != 0, #c, __LINE__)
+#define CHECK_ST(call, want) check_status_((call), (want), #call, __LINE__)
+#define CHECK_MSG(sub)                                                                             \
+    check_(strstr(warpfft_last_error(), (sub)) != NULL, "message has " sub, __LINE__)
+
+/* Whether s is one JSON value (RFC 8259 grammar, no semantics). */
+int json_valid(const char *s);
+/* Runs fn in a forked child and adds its pass/fail counts (a crash counts as a failure). */
+void run_isolated(const char *name, void (*fn)(void));
+
+/* ---- test_rt_errors.c ---- */
+void test_errors(void); /* status names, the error buffer, thread-local messages */
+void test_fatbin(void); /* embedded blobs and the fatbin parser */
+/* Driver and cuFFT result codes -> status and message; names: 1 where the driver names its
+ * errors (a GPU), 0 without a driver. */
+void test_error_maps(int names);
+/* A fake module's first blob in an exact-size heap block (ASan and valgrind see any read past
+ * its end); *size its bytes. The caller frees it. */
+unsigned char *blob_copy(int module, size_t *size);
+
+/* ---- test_rt_cufft.c ---- */
+/* The cuFFT search scenarios, each in its own process (before this process touches the driver:
+ * CUDA does not survive fork). */
+void test_cufft_search(void);
+
+/* ---- test_rt_driver.c ---- */
+/* mode "gpu": the GPU tests; "stub" or "nodriver": the clean failures without a usable driver. */
+void test_driver(const char *mode);
+
+#endif /* WARPFFT_TEST_RUNTIME_H */
