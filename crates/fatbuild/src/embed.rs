@@ -1,4 +1,5 @@
-//! Writing blobs as C: the `<name>.h` / `<name>.c` pair, the JSON manifest, PTX entry names.
+//! Formatting blobs as C: the `<name>.h` / `<name>.c` text (written by [`crate::output`]),
+//! JSON strings for the manifest, PTX entry names.
 //!
 //! Blob bytes become string literals of octal escapes (printable ASCII as is): gcc compiles a
 //! 20 MB blob written this way in about 1.5 s, against 33 s for a `{1,2,3,...}` byte list.

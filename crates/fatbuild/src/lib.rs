@@ -131,6 +131,23 @@
 //!
 //! [`fatbin::parse`] lists the images in a fatbin without the toolkit (the header layout is
 //! documented in that module), e.g. to test that an AOT build holds the intended archs.
+//!
+//! # Source layout
+//!
+//! [`Build::embed`] runs four stages, one file each; the rest support them.
+//!
+//! | file | job |
+//! |------|-----|
+//! | `builder.rs` | configuration: [`Module`], [`Build`] and its knobs; `embed` drives the stages (tests with a fake toolkit in `builder/tests.rs`) |
+//! | `resolve.rs` | stage 1: configuration → module specs, PTX arch, arch list, header files, out/cache dirs, job count, the inputs' `cargo:` lines |
+//! | `plan.rs` | stage 2: module specs → nvcc jobs, then (given the PTX files) ptxas/nvlink/fatbinary jobs, each output named by its cache key; runs nothing (tests in `plan/tests.rs`) |
+//! | `run.rs` | stage 3: decides every cache hit (PTX by its `.deps` list and header contents, AOT outputs by existence), runs the misses stage by stage, files outputs into the cache |
+//! | `spawn.rs` | starts the tool processes (the only place that does) and runs a stage's commands in parallel; explains failures |
+//! | `output.rs` | stage 4: reads the blobs back, [`Embedded`] and its manifest and hash, writes `<name>.h` / `<name>.c` |
+//! | `embed.rs` | formats the C text (blob literals, tables), JSON strings, PTX `.entry` names |
+//! | `cache.rs` | key hashing, the default cache directory, atomic writes |
+//! | `toolkit.rs`, `arch.rs`, `mode.rs` | finding the toolkit and what it supports; arch lists; [`Mode`] |
+//! | `fatbin.rs`, `error.rs` | the fatbin parser; [`Error`] |
 
 mod arch;
 mod builder;
@@ -139,16 +156,20 @@ mod embed;
 mod error;
 pub mod fatbin;
 mod mode;
+mod output;
 mod plan;
+mod resolve;
 mod run;
+mod spawn;
 mod toolkit;
 
 pub use arch::{
     native as native_archs, parse as parse_archs, CUDA_13_0_ARCHS, DEFAULT_ARCHS, DEFAULT_PTX_ARCH,
 };
-pub use builder::{Build, Embedded, EmbeddedBlob, EmbeddedModule, Module, CACHE_DIR_ENV};
+pub use builder::{Build, Module, CACHE_DIR_ENV};
 pub use embed::BlobKind;
 pub use error::{Error, ErrorKind};
 pub use mode::Mode;
+pub use output::{Embedded, EmbeddedBlob, EmbeddedModule};
 pub use run::Stats;
 pub use toolkit::{Toolkit, DEFAULT_CUDA_ROOT, TOOLKIT_ENV_VARS};

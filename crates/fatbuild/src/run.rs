@@ -1,18 +1,20 @@
-//! Running the planned jobs: only those whose outputs are missing, stage by stage, each stage
-//! in parallel.
+//! Stage 3, running the plan: [`compile`] alternates planning ([`crate::plan`]) and running,
+//! since the AOT jobs are named after the PTX files. Every cache hit is decided here, before
+//! anything runs: a PTX file by its `.deps` list and the header contents ([`resolve_ptx`]), an
+//! AOT output by its file existing ([`execute`]; a hit cuts off everything feeding it). Only
+//! the misses run, stage by stage, each stage in parallel, through [`crate::spawn`]; their
+//! outputs are written under temporary names and renamed into the cache here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::thread;
 
 use crate::cache::{file_digest, temp_path_for, write_atomic, KeyHasher};
 use crate::error::{Error, ErrorKind};
-use crate::plan::{Arg, Job, Plan, PtxJob, PtxPlan, Tool};
+use crate::plan::{self, Job, ModuleSpec, Plan, PlanInputs, PtxJob, PtxPlan, Tool};
+use crate::spawn::{run_parallel, run_tool};
 use crate::toolkit::Toolkit;
 
 /// How much work a build did.
@@ -44,6 +46,78 @@ impl Stats {
             Tool::Fatbinary => self.fatbinary += 1,
         }
     }
+}
+
+/// The compiled build: each module's PTX files and the AOT plan (whose outputs all exist).
+pub(crate) struct Built {
+    pub(crate) ptx_paths: Vec<Vec<PathBuf>>,
+    pub(crate) plan: Plan,
+    pub(crate) stats: Stats,
+}
+
+/// Phase 1, PTX for every source (also for AOT: kernel names come from it), then phase 2,
+/// ptxas/nvlink/fatbinary, `jobs` tools at a time. Tool warnings and the non-system headers
+/// the sources included (beyond `headers`, already announced) go to `cargo`.
+pub(crate) fn compile(
+    inputs: &PlanInputs<'_>,
+    specs: &[ModuleSpec],
+    toolkit: &Toolkit,
+    headers: &[PathBuf],
+    jobs: usize,
+    cargo: &mut Vec<String>,
+) -> Result<Built, Error> {
+    let mut stats = Stats::default();
+    let mut warnings = Vec::new();
+    let mut warn = |tool: &str, what: &str, text: &str| {
+        for l in text.lines() {
+            warnings.push(format!("warning={tool} ({what}): {l}"));
+        }
+    };
+    let ptx_plan = plan::plan_ptx(inputs, specs)?;
+    let cache_dir = inputs.cache_dir;
+    let ptx = resolve_ptx(&ptx_plan, toolkit, cache_dir, jobs, &mut stats, &mut warn);
+    if let Ok(outs) = &ptx {
+        let toolkit_root = toolkit.bin_dir().parent().unwrap_or(Path::new("/"));
+        let extra: BTreeSet<&PathBuf> = outs
+            .iter()
+            .flat_map(|o| &o.headers)
+            .filter(|h| {
+                !(h.starts_with("/usr/include")
+                    || h.starts_with("/usr/lib")
+                    || h.starts_with(toolkit_root)
+                    || headers.contains(h)
+                    || specs_have(specs, h))
+            })
+            .collect();
+        cargo.extend(
+            extra
+                .iter()
+                .map(|f| format!("rerun-if-changed={}", f.display())),
+        );
+    }
+    let res = ptx.and_then(|ptx| {
+        let ptx_paths: Vec<Vec<PathBuf>> = ptx_plan
+            .modules
+            .iter()
+            .map(|ids| ids.iter().map(|&i| ptx[i].path.clone()).collect())
+            .collect();
+        let plan = plan::plan_aot(inputs, specs, &ptx_paths)?;
+        let roots: Vec<usize> = plan.modules.iter().filter_map(|m| m.fatbin).collect();
+        execute(&plan, &roots, toolkit, jobs, &mut stats, &mut warn)?;
+        Ok((ptx_paths, plan))
+    });
+    cargo.append(&mut warnings);
+    let (ptx_paths, plan) = res?;
+    Ok(Built {
+        ptx_paths,
+        plan,
+        stats,
+    })
+}
+
+/// Whether `p` is one of the sources.
+fn specs_have(specs: &[ModuleSpec], p: &Path) -> bool {
+    specs.iter().flat_map(|m| &m.sources).any(|(s, _)| s == p)
 }
 
 /// The PTX of one nvcc job: its file and the headers it included.
@@ -266,45 +340,6 @@ pub(crate) fn execute(
     Ok(())
 }
 
-/// Runs `f` on every item of `items` with up to `n_threads` threads. After the first failure
-/// no new item starts, and the failure of the earliest failing item is returned.
-fn run_parallel<T: Send>(
-    items: &[usize],
-    n_threads: usize,
-    f: impl Fn(usize) -> Result<T, Error> + Sync,
-) -> Result<Vec<(usize, T)>, Error> {
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let results: Mutex<Vec<Option<Result<T, Error>>>> =
-        Mutex::new((0..items.len()).map(|_| None).collect());
-    let workers = n_threads.clamp(1, items.len().max(1));
-    thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= items.len() || failed.load(Ordering::Relaxed) {
-                    break;
-                }
-                let r = f(items[i]);
-                if r.is_err() {
-                    failed.store(true, Ordering::Relaxed);
-                }
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            });
-        }
-    });
-    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    let mut done = Vec::new();
-    for (&item, r) in items.iter().zip(results) {
-        match r {
-            Some(Ok(v)) => done.push((item, v)),
-            Some(Err(e)) => return Err(e),
-            None => {}
-        }
-    }
-    Ok(done)
-}
-
 /// Runs one AOT job into a temporary file and renames it into place; returns its output.
 fn run_job(job: &Job, toolkit: &Toolkit) -> Result<String, Error> {
     if let Some(dir) = job.output.parent() {
@@ -317,112 +352,6 @@ fn run_job(job: &Job, toolkit: &Toolkit) -> Result<String, Error> {
         Error::io("moving into the cache", &job.output, e)
     })?;
     Ok(text)
-}
-
-/// Runs a tool writing `out`; returns its stdout + stderr. On failure `out` is removed and the
-/// error tells the whole story.
-fn run_tool(
-    toolkit: &Toolkit,
-    tool: Tool,
-    args: &[Arg],
-    out: &Path,
-    extra: &[OsString],
-    what: &str,
-) -> Result<String, Error> {
-    if let Some(dir) = out.parent() {
-        fs::create_dir_all(dir).map_err(|e| Error::io("creating directory", dir, e))?;
-    }
-    let program = toolkit.tool(tool.name());
-    let mut argv: Vec<OsString> = args.iter().map(|a| a.render(out)).collect();
-    argv.extend(extra.iter().cloned());
-    let fail = |status: String, output: &str| {
-        let _ = fs::remove_file(out);
-        tool_error(tool, what, &program, &argv, &status, output)
-    };
-    let res = Command::new(&program)
-        .args(&argv)
-        .output()
-        .map_err(|e| fail(format!("could not be started: {e}"), ""))?;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&res.stdout),
-        String::from_utf8_lossy(&res.stderr)
-    );
-    if !res.status.success() {
-        return Err(fail(res.status.to_string(), &text));
-    }
-    if !out.is_file() {
-        return Err(fail("succeeded but wrote no output file".into(), &text));
-    }
-    Ok(text)
-}
-
-/// The error for a failed tool: what, the command, the status, its output and the fix.
-fn tool_error(
-    tool: Tool,
-    what: &str,
-    program: &Path,
-    args: &[OsString],
-    status: &str,
-    output: &str,
-) -> Error {
-    let fix = match tool {
-        Tool::Nvcc => {
-            "correct the CUDA source at the location named above (flags from nvcc_flags / the \
-             flags environment variable are part of the command; run it by hand to reproduce)"
-        }
-        Tool::Ptxas => {
-            "ptxas rejected the PTX for this arch: check the arch list and the ptxas flags, or \
-             that the PTX arch is not newer than the target arch"
-        }
-        Tool::Nvlink => {
-            "an undefined reference means a __device__ function lives in a source that is not \
-             part of this module: add that file with Module::source"
-        }
-        Tool::Fatbinary => {
-            "fatbinary should not fail on files ptxas/nvlink wrote; check the toolkit \
-             installation and rerun the command by hand"
-        }
-    };
-    let output = if output.trim().is_empty() {
-        "  (no output)".to_string()
-    } else {
-        output
-            .trim_end()
-            .lines()
-            .map(|l| format!("  {l}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    Error::new(
-        ErrorKind::ToolFailed,
-        format!(
-            "fatbuild: {} failed building {} ({status})\ncommand: {}\noutput:\n{output}\nfix: \
-             {fix}",
-            tool.name(),
-            what,
-            command_line(program, args)
-        ),
-    )
-}
-
-/// A shell-pasteable rendering of a command.
-pub(crate) fn command_line(program: &Path, args: &[OsString]) -> String {
-    let quote = |s: &str| {
-        let plain = !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_=+.,/:@%".contains(c));
-        if plain {
-            s.to_string()
-        } else {
-            format!("'{}'", s.replace('\'', "'\\''"))
-        }
-    };
-    std::iter::once(program.as_os_str())
-        .chain(args.iter().map(|a| a.as_os_str()))
-        .map(|a| quote(&a.to_string_lossy()))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]
@@ -442,17 +371,5 @@ mod tests {
         ];
         assert_eq!(got, want.iter().map(PathBuf::from).collect::<Vec<_>>());
         assert!(parse_make_deps("").is_empty());
-    }
-
-    #[test]
-    fn command_lines_are_quoted_for_the_shell() {
-        let args: Vec<OsString> = ["-DX=1", "a b.cu", "it's", ""]
-            .iter()
-            .map(OsString::from)
-            .collect();
-        assert_eq!(
-            command_line(Path::new("/cuda/bin/nvcc"), &args),
-            "/cuda/bin/nvcc -DX=1 'a b.cu' 'it'\\''s' ''"
-        );
     }
 }

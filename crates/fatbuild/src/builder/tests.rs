@@ -1,0 +1,214 @@
+//! The builder against a fake toolkit of shell scripts (no CUDA needed); the real toolchain
+//! is exercised by `tests/end_to_end.rs`.
+
+use std::fs;
+use std::path::PathBuf;
+
+use super::{Build, Module};
+use crate::cache::{test_dir, write_script};
+use crate::error::ErrorKind;
+use crate::mode::Mode;
+use crate::toolkit::Toolkit;
+
+struct Fake {
+    dir: PathBuf,
+    log: PathBuf,
+    toolkit: Toolkit,
+}
+
+fn fake() -> Fake {
+    let dir = test_dir("builder");
+    let bin = dir.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let log = dir.join("log");
+    let out_arg = r#"out=""; src=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out="$2"; shift ;; -MF) deps="$2"; shift ;; --create=*) out="${1#--create=}" ;;
+    *.cu) src="$1" ;;
+  esac
+  shift
+done"#;
+    let log_s = log.display();
+    write_script(
+        &bin.join("nvcc"),
+        &format!(
+            "#!/bin/sh\n{out_arg}\necho nvcc >> {log_s}\n\
+             if grep -q FAIL \"$src\"; then echo \"$src(1): error: boom\" >&2; exit 2; fi\n\
+             n=$(basename \"$src\" .cu)\n\
+             hdr=\"\"; [ \"$n\" = a ] && hdr=\"$(dirname \"$src\")/common.cuh\"\n\
+             printf '%s : %s %s\\n' \"$out\" \"$src\" \"$hdr\" > \"$deps\"\n\
+             printf '.version 9.0\\n.target sm_75\\n.visible .entry %s_k(\\n)\\n' \"$n\" > \"$out\"\n"
+        ),
+    );
+    for tool in ["ptxas", "nvlink"] {
+        write_script(
+            &bin.join(tool),
+            &format!("#!/bin/sh\n{out_arg}\necho {tool} >> {log_s}\necho cubin > \"$out\"\n"),
+        );
+    }
+    // An empty but well-formed fatbin container.
+    write_script(
+        &bin.join("fatbinary"),
+        &format!(
+            "#!/bin/sh\n{out_arg}\necho fatbinary >> {log_s}\n\
+             printf '\\120\\355\\125\\272\\001\\000\\020\\000\\000\\000\\000\\000\\000\\000\\000\\000' > \"$out\"\n"
+        ),
+    );
+    let k = dir.join("kernels");
+    fs::create_dir_all(&k).unwrap();
+    fs::write(k.join("a.cu"), "// a").unwrap();
+    fs::write(k.join("b.cu"), "// b").unwrap();
+    fs::write(k.join("common.cuh"), "// common").unwrap();
+    Fake {
+        toolkit: Toolkit::fake(&bin),
+        log,
+        dir,
+    }
+}
+
+impl Fake {
+    fn build(&self, mode: Mode) -> Build {
+        let k = self.dir.join("kernels");
+        Build::new()
+            .mode(mode)
+            .arch_list(&[80, 90])
+            .toolkit(self.toolkit.clone())
+            .cargo_metadata(false)
+            .out_dir(self.dir.join("out"))
+            .cache_dir(self.dir.join("cache"))
+            .module(
+                Module::new("pair")
+                    .source(k.join("a.cu"))
+                    .source(k.join("b.cu")),
+            )
+            .module(Module::new("solo").source(k.join("a.cu")).define("X", "1"))
+    }
+
+    fn runs(&self) -> usize {
+        let n = fs::read_to_string(&self.log).map_or(0, |s| s.lines().count());
+        let _ = fs::remove_file(&self.log);
+        n
+    }
+}
+
+#[test]
+fn second_embed_runs_no_tool_and_jit_aot_share_ptx() {
+    let f = fake();
+    let e = f.build(Mode::Jit).embed("k").unwrap();
+    assert_eq!((e.stats.nvcc, e.stats.tools_run()), (3, 3));
+    assert_eq!(f.runs(), 3);
+    assert_eq!(e.modules[0].kernels, ["a_k", "b_k"]);
+    let e = f.build(Mode::Jit).embed("k").unwrap();
+    assert_eq!(
+        (e.stats.tools_run(), e.stats.cache_hits, f.runs()),
+        (0, 3, 0)
+    );
+    // AOT reuses the PTX; ptxas keys on the PTX content, and the fake writes the same PTX
+    // for a.cu with and without X=1: 2 distinct PTX x 2 archs ptxas, 2 modules x 2 archs
+    // nvlink, 2 fatbins.
+    let e = f.build(Mode::Aot).embed("k").unwrap();
+    let s = e.stats;
+    assert_eq!((s.nvcc, s.ptxas, s.nvlink, s.fatbinary), (0, 4, 4, 2));
+    assert_eq!(f.runs(), 10);
+    let e = f.build(Mode::Aot).embed("k").unwrap();
+    assert_eq!((e.stats.tools_run(), f.runs()), (0, 0));
+    // Editing a header reruns nvcc for the sources that include it (the fake says only
+    // a.cu does, in two modules with different defines), and nothing downstream here since
+    // the fake's PTX does not depend on the header.
+    fs::write(f.dir.join("kernels/common.cuh"), "// edited").unwrap();
+    let e = f.build(Mode::Aot).embed("k").unwrap();
+    assert_eq!((e.stats.nvcc, e.stats.tools_run()), (2, 2));
+    // A new header anywhere in an include dir or beside a source may shadow another one:
+    // everything is recompiled.
+    fs::write(f.dir.join("kernels/new.h"), "").unwrap();
+    let e = f.build(Mode::Aot).embed("k").unwrap();
+    assert_eq!(e.stats.nvcc, 3);
+    let c = fs::read_to_string(&e.c_file).unwrap();
+    assert!(c.contains("const char k_mode[] = \"aot\";"));
+    let _ = fs::remove_dir_all(&f.dir);
+}
+
+#[test]
+fn a_failing_tool_reports_command_status_output_and_fix() {
+    let f = fake();
+    fs::write(f.dir.join("kernels/b.cu"), "FAIL").unwrap();
+    let e = f.build(Mode::Jit).embed("k").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ToolFailed);
+    let msg = e.to_string();
+    for want in [
+        "nvcc failed building PTX of ",
+        "b.cu (module `pair`)",
+        "exit status: 2",
+        "command: ",
+        "/bin/nvcc -ptx -rdc=true -arch=compute_75 ",
+        "error: boom",
+        "fix: correct the CUDA source",
+    ] {
+        assert!(msg.contains(want), "missing `{want}` in:\n{msg}");
+    }
+    // No partial outputs are left in the cache.
+    let names: Vec<String> = fs::read_dir(f.dir.join("cache"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.contains(".tmp")), "{names:?}");
+    let _ = fs::remove_dir_all(&f.dir);
+}
+
+#[test]
+fn configuration_errors_are_explained() {
+    let f = fake();
+    let err = |b: Build, name: &str| b.embed(name).unwrap_err().to_string();
+    assert!(err(f.build(Mode::Jit), "bad-name").contains("C identifier"));
+    let msg = err(f.build(Mode::Aot).archs("80;95"), "k");
+    assert!(
+        msg.contains("sm_95 is not supported") && msg.contains("75 80 86"),
+        "{msg}"
+    );
+    let msg = err(
+        f.build(Mode::Aot).arch_list(&[75]).ptx_arch("compute_80"),
+        "k",
+    );
+    assert!(msg.contains("older than the PTX arch"), "{msg}");
+    let msg = err(f.build(Mode::Jit).ptx_arch("compute_52"), "k");
+    assert!(msg.contains("PTX arch `compute_52`"), "{msg}");
+    let msg = err(
+        f.build(Mode::Jit)
+            .module(Module::new("pair").source("x.cu")),
+        "k",
+    );
+    assert!(msg.contains("two modules are named `pair`"), "{msg}");
+    let msg = err(f.build(Mode::Jit).module(Module::new("empty")), "k");
+    assert!(msg.contains("module `empty` has no sources"), "{msg}");
+    let msg = err(f.build(Mode::Jit).include(f.dir.join("nope")), "k");
+    assert!(msg.contains("nope does not exist"), "{msg}");
+    // In JIT mode a bad arch list is never looked at.
+    assert!(f.build(Mode::Jit).archs("nonsense").embed("k").is_ok());
+    let _ = fs::remove_dir_all(&f.dir);
+}
+
+#[test]
+fn cargo_lines_cover_sources_includes_and_env_vars() {
+    let f = fake();
+    let b = f.build(Mode::Jit).include(f.dir.join("kernels"));
+    let b = b.archs_from_env("FATBUILD_TEST_UNSET_ARCHS");
+    let b = b.nvcc_flags_from_env("FATBUILD_TEST_UNSET_FLAGS");
+    let mut lines = Vec::new();
+    b.embed_inner("k", &mut lines).unwrap();
+    for want in [
+        "rerun-if-env-changed=FATBUILD_TEST_UNSET_ARCHS".to_string(),
+        "rerun-if-env-changed=FATBUILD_TEST_UNSET_FLAGS".to_string(),
+        "rerun-if-env-changed=FATBUILD_CACHE_DIR".to_string(),
+        format!("rerun-if-changed={}", f.dir.join("kernels/a.cu").display()),
+        format!(
+            "rerun-if-changed={}",
+            f.dir.join("kernels/common.cuh").display()
+        ),
+    ] {
+        assert!(lines.contains(&want), "missing {want} in {lines:?}");
+    }
+    // An explicit toolkit means NVCC & co. are not read.
+    assert!(!lines.iter().any(|l| l.ends_with("=NVCC")));
+    let _ = fs::remove_dir_all(&f.dir);
+}

@@ -1,0 +1,253 @@
+//! Stage 1, resolving the configuration: checks a [`Build`](crate::Build)'s settings against
+//! the file system and the toolkit and turns them into what the planner takes (module specs,
+//! the PTX arch, the arch list, the header files, the output and cache directories, the job
+//! count) plus the `cargo:` lines for the inputs. Nothing runs here but `native` arch
+//! detection; no cache entry is looked at.
+
+use std::collections::BTreeSet;
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::arch::{self, DEFAULT_ARCHS};
+use crate::builder::{Archs, Module, CACHE_DIR_ENV};
+use crate::cache::{self, KeyHasher};
+use crate::error::{Error, ErrorKind};
+use crate::plan::ModuleSpec;
+use crate::toolkit::{Toolkit, TOOLKIT_ENV_VARS};
+
+/// Extensions of the files in include dirs (and beside sources) that are watched as headers.
+const HEADER_EXTENSIONS: &[&str] = &["h", "hh", "hpp", "hxx", "cuh", "inc", "inl", "def"];
+
+/// Validates the modules and resolves their paths.
+pub(crate) fn module_specs(
+    modules: &[Module],
+    abs: &dyn Fn(&Path) -> PathBuf,
+) -> Result<Vec<ModuleSpec>, Error> {
+    let config = |msg: String| Error::new(ErrorKind::InvalidConfig, msg);
+    let mut names = BTreeSet::new();
+    let mut specs = Vec::new();
+    for m in modules {
+        if m.name.is_empty() {
+            return Err(config("fatbuild: a module has an empty name".into()));
+        }
+        if !names.insert(m.name.as_str()) {
+            return Err(config(format!(
+                "fatbuild: two modules are named `{}`; module names must be unique",
+                m.name
+            )));
+        }
+        if m.sources.is_empty() {
+            return Err(config(format!(
+                "fatbuild: module `{}` has no sources; add them with Module::source",
+                m.name
+            )));
+        }
+        specs.push(ModuleSpec {
+            name: m.name.clone(),
+            sources: m
+                .sources
+                .iter()
+                .map(|s| (abs(s), s.to_string_lossy().replace('\\', "/")))
+                .collect(),
+            defines: m.defines.clone(),
+            flags: m.flags.clone(),
+        });
+    }
+    Ok(specs)
+}
+
+/// Pushes the `rerun-if-env-changed` lines (the build's own variables, the cache directory's
+/// and, when the toolkit is searched for (`find_toolkit`), the toolkit's) and the
+/// `rerun-if-changed` lines of the sources and of the header files in the include dirs and
+/// beside the sources; returns the latter.
+pub(crate) fn announce_inputs(
+    env_vars: &[String],
+    find_toolkit: bool,
+    specs: &[ModuleSpec],
+    includes: &[PathBuf],
+    cargo: &mut Vec<String>,
+) -> Result<Vec<PathBuf>, Error> {
+    let mut vars: Vec<&str> = env_vars.iter().map(String::as_str).collect();
+    vars.push(CACHE_DIR_ENV);
+    if find_toolkit {
+        vars.extend(TOOLKIT_ENV_VARS);
+    }
+    let mut seen = BTreeSet::new();
+    for v in vars.into_iter().filter(|v| seen.insert(*v)) {
+        cargo.push(format!("rerun-if-env-changed={v}"));
+    }
+    for (src, _) in specs.iter().flat_map(|m| &m.sources) {
+        cargo.push(format!("rerun-if-changed={}", src.display()));
+    }
+    let headers = header_files(includes, specs)?;
+    for h in &headers {
+        cargo.push(format!("rerun-if-changed={}", h.display()));
+    }
+    Ok(headers)
+}
+
+/// The output directory and the cache directory, from the explicit settings, else `OUT_DIR`
+/// and [`CACHE_DIR_ENV`] (else the default beside the target dir).
+pub(crate) fn dirs(
+    out_dir: Option<&Path>,
+    cache_dir: Option<&Path>,
+    abs: &dyn Fn(&Path) -> PathBuf,
+) -> Result<(PathBuf, PathBuf), Error> {
+    let out_dir = match out_dir {
+        Some(d) => abs(d),
+        None => env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                "fatbuild: OUT_DIR is not set: embed() is meant to run in a Cargo build \
+                 script; elsewhere set Build::out_dir",
+            )
+        })?,
+    };
+    let cache_dir = match (cache_dir, env::var_os(CACHE_DIR_ENV)) {
+        (Some(d), _) => abs(d),
+        (None, Some(d)) if !d.is_empty() => abs(Path::new(&d)),
+        _ => cache::default_cache_dir(&out_dir),
+    };
+    Ok((out_dir, cache_dir))
+}
+
+/// How many tools run at once when [`Build::jobs`](crate::Build::jobs) is not set: `NUM_JOBS`,
+/// else the available parallelism.
+pub(crate) fn default_jobs() -> usize {
+    env::var("NUM_JOBS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// `"compute_75"`, `"sm_75"`, `"75"` → 75, checked against the toolkit.
+pub(crate) fn parse_ptx_arch(s: &str, tk: &Toolkit, tk_name: &str) -> Result<u32, Error> {
+    let t = s.trim().to_ascii_lowercase();
+    let t = t
+        .strip_prefix("compute_")
+        .or_else(|| t.strip_prefix("sm_"))
+        .unwrap_or(&t);
+    match t.parse::<u32>() {
+        Ok(a) if tk.supported_ptx_archs().contains(&a) => Ok(a),
+        _ => Err(Error::new(
+            ErrorKind::InvalidArch,
+            format!(
+                "fatbuild: PTX arch `{s}` is not a virtual arch {tk_name} supports.\nfix: use one \
+                 of compute_{}",
+                tk.supported_ptx_archs()
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", compute_")
+            ),
+        )),
+    }
+}
+
+/// The real archs of an AOT build, checked against the toolkit and the PTX arch.
+pub(crate) fn resolve_archs(
+    archs: &Archs,
+    tk: &Toolkit,
+    tk_name: &str,
+    ptx_arch: u32,
+) -> Result<Vec<u32>, Error> {
+    let supported = tk.supported_archs();
+    let archs = match archs {
+        Archs::Default => DEFAULT_ARCHS
+            .iter()
+            .copied()
+            .filter(|a| supported.contains(a) && *a >= ptx_arch)
+            .collect(),
+        Archs::Spec { spec, origin } => {
+            arch::parse_with(spec, origin, tk_name, supported, &mut arch::native)?
+        }
+        Archs::List(list) => {
+            let spec = list
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(";");
+            let origin = format!("arch list {list:?}");
+            arch::parse_with(&spec, &origin, tk_name, supported, &mut || Ok(vec![]))?
+        }
+    };
+    if archs.is_empty() {
+        return Err(Error::new(
+            ErrorKind::InvalidArch,
+            format!(
+                "fatbuild: no arch of the default list {} is supported by {tk_name}.\nfix: \
+                 give an arch list; supported: {}",
+                arch::list(DEFAULT_ARCHS),
+                arch::list(supported)
+            ),
+        ));
+    }
+    if let Some(a) = archs.iter().find(|&&a| a < ptx_arch) {
+        return Err(Error::new(
+            ErrorKind::InvalidArch,
+            format!(
+                "fatbuild: sm_{a} is older than the PTX arch compute_{ptx_arch}, so ptxas \
+                 cannot compile the PTX for it.\nfix: drop sm_{a} from the arch list or \
+                 lower the PTX arch"
+            ),
+        ));
+    }
+    Ok(archs)
+}
+
+/// The header-like files (by extension) under the include dirs, recursively, and beside the
+/// sources. Their names go into every PTX key (a new header may shadow another) and they are
+/// printed as `rerun-if-changed`; which of them a source really includes, and so whose
+/// contents its key covers, nvcc reports when it compiles it.
+fn header_files(includes: &[PathBuf], specs: &[ModuleSpec]) -> Result<Vec<PathBuf>, Error> {
+    let is_header = |p: &Path| {
+        p.extension()
+            .is_some_and(|x| HEADER_EXTENSIONS.iter().any(|h| x == *h))
+    };
+    let mut files = BTreeSet::new();
+    for dir in includes {
+        if !dir.is_dir() {
+            return Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "fatbuild: include directory {} does not exist",
+                    dir.display()
+                ),
+            ));
+        }
+        files.extend(
+            cache::files_under(dir)?
+                .into_iter()
+                .filter(|p| is_header(p)),
+        );
+    }
+    let src_dirs: BTreeSet<&Path> = specs
+        .iter()
+        .flat_map(|m| &m.sources)
+        .filter_map(|(p, _)| p.parent())
+        .collect();
+    for dir in src_dirs {
+        let Ok(entries) = fs::read_dir(dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if is_header(&p) && p.is_file() {
+                files.insert(p);
+            }
+        }
+    }
+    Ok(files.into_iter().collect())
+}
+
+/// The key over the header files' names that enters every PTX key
+/// ([`PlanInputs::header_listing`](crate::plan::PlanInputs::header_listing)).
+pub(crate) fn header_listing(headers: &[PathBuf]) -> String {
+    let mut listing = KeyHasher::new();
+    for h in headers {
+        listing.field("header", h.to_string_lossy().as_bytes());
+    }
+    listing.finish_key()
+}
