@@ -1,5 +1,5 @@
-//! Device memory: [`DeviceBuffer`], a small owned array in GPU memory (RAII over
-//! `warpfft_malloc` / `warpfft_free`), and the [`DeviceCopy`] element types it can hold.
+//! Device memory: [`DeviceBuffer`], a small owned array of [`DeviceCopy`] elements in GPU
+//! memory (RAII over `warpfft_malloc` / `warpfft_free`).
 
 use std::ffi::c_void;
 use std::fmt;
@@ -7,31 +7,9 @@ use std::marker::PhantomData;
 use std::mem::size_of;
 use std::os::raw::c_int;
 
-use num_complex::Complex;
-
 use crate::error::{check, shape, Error, Result};
 use crate::sys;
-use crate::Real;
-
-pub(crate) mod sealed {
-    /// Prevents implementations of [`Real`](crate::Real) and
-    /// [`DeviceCopy`](crate::DeviceCopy) outside this crate.
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-    impl<T: crate::Real> Sealed for num_complex::Complex<T> {}
-}
-
-/// Element types a [`DeviceBuffer`] can hold: `f32`, `f64`, `Complex<f32>` and `Complex<f64>`.
-///
-/// Sealed: plain-old-data types for which every bit pattern is a valid value, so bytes copied
-/// back from the GPU are always valid. `Complex<T>` is `#[repr(C)]` `(re, im)`, the interleaved
-/// layout the C core uses.
-pub trait DeviceCopy: sealed::Sealed + Copy + Default + Send + Sync + 'static {}
-
-impl DeviceCopy for f32 {}
-impl DeviceCopy for f64 {}
-impl<T: Real> DeviceCopy for Complex<T> {}
+use crate::types::DeviceCopy;
 
 /// Converts a device ordinal to the C `int`.
 pub(crate) fn device_ordinal(device: usize) -> Result<c_int> {

@@ -1,5 +1,7 @@
-//! Accuracy checks: exact transform values at sampled outputs (`warpfft_direct_sample`), and
-//! the relative l2 error the accuracy contract is stated in.
+//! Accuracy checks: exact transform values at sampled outputs of a [`Problem`]
+//! (`warpfft_direct_sample`; the public entries are [`direct_sample`](crate::direct_sample) and
+//! [`Plan::direct_sample`](crate::Plan::direct_sample)), and the relative l2 error the accuracy
+//! contract is stated in.
 
 use std::ffi::c_void;
 use std::os::raw::c_int;
@@ -8,8 +10,8 @@ use num_complex::Complex;
 
 use crate::device::DeviceBuffer;
 use crate::error::{check, shape, Result};
-use crate::plan::{ModeOrder, PlanBuilder, TransformType};
-use crate::{sys, Real};
+use crate::sys;
+use crate::types::{ModeOrder, Real, TransformType};
 
 /// A direct-sum problem: everything `warpfft_direct_sample` needs except the arrays.
 pub(crate) struct Problem {
@@ -83,32 +85,9 @@ pub(crate) unsafe fn direct_sample_raw<T: Real>(
     Ok(out)
 }
 
-/// Exact transform values at a sample of outputs, computed by direct summation in double
-/// precision on the GPU (`warpfft_direct_sample`), for checking accuracy without a plan.
-///
-/// `problem` describes the transform (type, modes, sign, mode order, device; tolerance and
-/// tuning options are ignored); `points` holds one slice of `M` coordinates per dimension,
-/// `input` one transform's input (type 1: `M` strengths; type 2: `N1·N2·N3` modes), and
-/// `sample` the output indices (type 1: mode-array indices; type 2: point indices). Shapes are
-/// checked before anything reaches the GPU ([`Error::Shape`](crate::Error::Shape)).
-///
-/// ```no_run
-/// use warpfft::{Complex, Plan};
-/// # fn main() -> warpfft::Result<()> {
-/// let x = [0.1f64, -2.0, 3.0];
-/// let c = [Complex::new(1.0, 0.0); 3];
-/// let problem = Plan::<f64>::type1(&[16]);
-/// let exact = warpfft::direct_sample(&problem, &[&x], &c, &[0, 8, 15])?;
-/// assert_eq!(exact.len(), 3);
-/// # Ok(()) }
-/// ```
-pub fn direct_sample<T: Real, S: AsRef<[T]>>(
-    problem: &PlanBuilder<T>,
-    points: &[S],
-    input: &[Complex<T>],
-    sample: &[usize],
-) -> Result<Vec<Complex<f64>>> {
-    let dim = problem.n_modes().len();
+/// For [`direct_sample`](crate::direct_sample): checks the coordinate arrays (one per
+/// dimension, equal lengths) and returns `M`.
+pub(crate) fn point_count<T, S: AsRef<[T]>>(points: &[S], dim: usize) -> Result<usize> {
     if points.len() != dim {
         return Err(shape(format!(
             "direct_sample: {} coordinate arrays given, the problem is {dim}-dimensional",
@@ -119,7 +98,20 @@ pub fn direct_sample<T: Real, S: AsRef<[T]>>(
     if points.iter().any(|x| x.as_ref().len() != m) {
         return Err(shape("direct_sample: coordinate arrays differ in length"));
     }
-    let p = problem.direct_problem(m)?;
+    Ok(m)
+}
+
+/// For [`direct_sample`](crate::direct_sample): checks `input` and `sample` against `p`,
+/// uploads the points (one slice of `p.m` per dimension, from [`point_count`]) and the input to
+/// `device`, and sums.
+pub(crate) fn direct_sample_host<T: Real, S: AsRef<[T]>>(
+    p: &Problem,
+    device: usize,
+    points: &[S],
+    input: &[Complex<T>],
+    sample: &[usize],
+) -> Result<Vec<Complex<f64>>> {
+    let m = p.m;
     let want = match p.ty {
         TransformType::Type1 => m,
         TransformType::Type2 => p.n_modes.iter().product(),
@@ -131,7 +123,6 @@ pub fn direct_sample<T: Real, S: AsRef<[T]>>(
         )));
     }
     let idx = sample_indices(sample, p.out_len)?;
-    let device = problem.device_ordinal();
     let bufs = points
         .iter()
         .map(|x| DeviceBuffer::from_slice_on(device, x.as_ref()))
@@ -142,7 +133,7 @@ pub fn direct_sample<T: Real, S: AsRef<[T]>>(
     }
     let input = DeviceBuffer::from_slice_on(device, input)?;
     // SAFETY: the buffers were just uploaded with the checked lengths on `device`.
-    unsafe { direct_sample_raw::<T>(&p, xyz, input.as_raw(), &idx) }
+    unsafe { direct_sample_raw::<T>(p, xyz, input.as_raw(), &idx) }
 }
 
 /// Relative l2 error `‖approx − exact‖₂ / ‖exact‖₂`, the measure of warpfft's accuracy

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use crate::device::device_ordinal;
 use crate::error::{check, Error, Result};
-use crate::plan::{Method, TransformType};
-use crate::{sys, Precision};
+use crate::sys;
+use crate::types::{Method, Precision, TransformType};
 
 /// A `'static` C string from the library as `&'static str` (`""` if not UTF-8; the C core
 /// returns ASCII).

@@ -91,90 +91,33 @@ compile_error!(
 #[allow(missing_docs)]
 pub mod sys;
 
+// Modules, bottom to top; each imports only from those before it.
+mod error;
+mod types;
+
 mod device;
 mod direct;
-mod error;
 mod info;
+
+mod builder;
 mod plan;
 
-pub use device::{DeviceBuffer, DeviceCopy};
-pub use direct::{direct_sample, relative_l2_error};
+pub use builder::{direct_sample, PlanBuilder};
+pub use device::DeviceBuffer;
+pub use direct::relative_l2_error;
 pub use error::{Error, Result};
 pub use info::{
     build_manifest, cufft_probe, init, runtime_info, runtime_report, version, PlanInfo,
     RuntimeReport,
 };
-pub use plan::{Method, ModeOrder, Plan, PlanBuilder, TransformType};
+pub use plan::Plan;
+pub use types::{DeviceCopy, Method, ModeOrder, Precision, Real, TransformType};
 
 /// The `num-complex` crate, re-exported so users need not depend on it themselves.
 pub use num_complex;
 /// Complex numbers (`num_complex::Complex`): `#[repr(C)]` `(re, im)`, the interleaved layout
 /// of the C ABI.
 pub use num_complex::Complex;
-
-use std::fmt::{Debug, Display};
-
-/// The precision of a plan's data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Precision {
-    /// Single precision (`f32`, `WARPFFT_F32`).
-    F32,
-    /// Double precision (`f64`, `WARPFFT_F64`).
-    F64,
-}
-
-impl Precision {
-    /// The C value (`WARPFFT_F32` / `WARPFFT_F64`).
-    pub fn as_raw(self) -> sys::warpfft_precision {
-        match self {
-            Precision::F32 => sys::WARPFFT_F32,
-            Precision::F64 => sys::WARPFFT_F64,
-        }
-    }
-
-    pub(crate) fn from_raw(v: i32) -> Result<Self> {
-        match v as sys::warpfft_precision {
-            sys::WARPFFT_F32 => Ok(Precision::F32),
-            sys::WARPFFT_F64 => Ok(Precision::F64),
-            _ => Err(Error::Internal(format!(
-                "the C core reported precision {v}"
-            ))),
-        }
-    }
-}
-
-/// The real types a plan can work in: `f32` and `f64` (sealed).
-pub trait Real:
-    DeviceCopy + PartialOrd + Debug + Display + Into<f64> + device::sealed::Sealed
-{
-    /// The C precision value.
-    const PRECISION: Precision;
-    /// The tolerance a [`PlanBuilder`] uses unless told otherwise: `1e-6` for `f32`, `1e-12`
-    /// for `f64`.
-    const DEFAULT_TOL: f64;
-    /// Converts to `f64` (exact).
-    fn to_f64(self) -> f64 {
-        self.into()
-    }
-    /// Converts from `f64` (rounding for `f32`).
-    fn from_f64(v: f64) -> Self;
-}
-
-impl Real for f32 {
-    const PRECISION: Precision = Precision::F32;
-    const DEFAULT_TOL: f64 = 1e-6;
-    fn from_f64(v: f64) -> Self {
-        v as f32
-    }
-}
-
-impl Real for f64 {
-    const PRECISION: Precision = Precision::F64;
-    const DEFAULT_TOL: f64 = 1e-12;
-    fn from_f64(v: f64) -> Self {
-        v
-    }
-}
 
 /// README.md's Rust example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -1,438 +1,24 @@
-//! The safe plan: [`PlanBuilder`] (options, checked without a GPU by
-//! [`PlanBuilder::params`]) and [`Plan`] (RAII over `warpfft_plan`: `set_points`, `execute`,
-//! `Drop` destroys).
+//! [`Plan`]: RAII over `warpfft_plan`. [`PlanBuilder::build`] makes it; here are its
+//! accessors, the `execute*` paths, `direct_sample*` on its points, and `Drop`. Setting the
+//! points (and knowing which set the C plan reads) is in `plan/points.rs`.
+
+mod points;
 
 use std::ffi::c_void;
 use std::fmt;
-use std::marker::PhantomData;
 use std::os::raw::c_int;
 
 use num_complex::Complex;
 
-use crate::device::{device_ordinal, DeviceBuffer};
+use crate::builder::PlanBuilder;
+use crate::device::DeviceBuffer;
+use crate::direct::{self, Problem};
 use crate::error::{check, shape, Error, Result};
 use crate::info::PlanInfo;
-use crate::{sys, Real};
+use crate::sys;
+use crate::types::{ModeOrder, Real, TransformType};
 
-/// The NUFFT type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum TransformType {
-    /// Type 1, non-uniform points → uniform modes: `f[k] = Σ_j c[j] exp(±i k·x_j)`.
-    Type1,
-    /// Type 2, uniform modes → non-uniform points: `c[j] = Σ_k f[k] exp(±i k·x_j)`
-    /// (the adjoint of type 1 with the opposite sign).
-    Type2,
-}
-
-impl TransformType {
-    /// The C value (1 or 2).
-    pub fn as_raw(self) -> c_int {
-        match self {
-            TransformType::Type1 => 1,
-            TransformType::Type2 => 2,
-        }
-    }
-
-    pub(crate) fn from_raw(v: i32) -> Result<Self> {
-        match v {
-            1 => Ok(TransformType::Type1),
-            2 => Ok(TransformType::Type2),
-            _ => Err(Error::Internal(format!(
-                "the C core reported transform type {v}"
-            ))),
-        }
-    }
-}
-
-/// How mode arrays are ordered along each dimension (`opts.modeord`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum ModeOrder {
-    /// CMCL order (the default): index `i` holds mode `k = i - floor(N/2)`, so modes run from
-    /// `-floor(N/2)` to `ceil(N/2) - 1`.
-    #[default]
-    Cmcl,
-    /// FFT order: index `i` holds mode `k = i` for `i < ceil(N/2)`, else `k = i - N`.
-    Fft,
-}
-
-impl ModeOrder {
-    /// The C value (0 or 1).
-    pub fn as_raw(self) -> c_int {
-        match self {
-            ModeOrder::Cmcl => 0,
-            ModeOrder::Fft => 1,
-        }
-    }
-}
-
-/// How points meet the fine grid (spreading for type 1, interpolation for type 2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Method {
-    /// Let warpfft pick by its measured rules per type, dimension, precision, kernel width and
-    /// point density (the default). [`Plan::info`] reports the method actually used.
-    #[default]
-    Auto,
-    /// Points-driven over bin-sorted points, with global-memory atomics (`WARPFFT_METHOD_GM`).
-    GlobalMemory,
-    /// Subproblems: per-bin tiles in shared memory (`WARPFFT_METHOD_SM`).
-    SharedMemory,
-}
-
-impl Method {
-    /// The C value (`WARPFFT_METHOD_*`).
-    pub fn as_raw(self) -> c_int {
-        match self {
-            Method::Auto => sys::WARPFFT_METHOD_AUTO as c_int,
-            Method::GlobalMemory => sys::WARPFFT_METHOD_GM as c_int,
-            Method::SharedMemory => sys::WARPFFT_METHOD_SM as c_int,
-        }
-    }
-
-    pub(crate) fn from_raw(v: i32) -> Result<Self> {
-        match v as sys::warpfft_method {
-            sys::WARPFFT_METHOD_AUTO => Ok(Method::Auto),
-            sys::WARPFFT_METHOD_GM => Ok(Method::GlobalMemory),
-            sys::WARPFFT_METHOD_SM => Ok(Method::SharedMemory),
-            _ => Err(Error::Internal(format!("the C core reported method {v}"))),
-        }
-    }
-}
-
-/// Options for a [`Plan`]; made by [`Plan::type1`], [`Plan::type2`] or [`Plan::builder`].
-///
-/// Every setter takes and returns the builder, so a plan reads as one expression:
-///
-/// ```
-/// use warpfft::{Method, ModeOrder, Plan};
-///
-/// let builder = Plan::<f64>::type2(&[64, 32, 16])
-///     .tol(1e-9)
-///     .modeord(ModeOrder::Fft)
-///     .ntransf(4)
-///     .method(Method::Auto)
-///     .upsampfac(2.0);
-/// // What the plan would choose, computed on the host (no GPU needed):
-/// let info = builder.params()?;
-/// assert_eq!(info.dim, 3);
-/// assert!(info.n_fine[0] >= 128);
-/// // builder.build()? makes the plan on device 0.
-/// # Ok::<(), warpfft::Error>(())
-/// ```
-///
-/// Nothing is checked until [`build`](PlanBuilder::build) or [`params`](PlanBuilder::params),
-/// which run the same argument checks.
-#[derive(Clone)]
-pub struct PlanBuilder<T: Real> {
-    ty: TransformType,
-    n_modes: Vec<usize>,
-    tol: f64,
-    iflag: Option<i32>,
-    modeord: ModeOrder,
-    ntransf: usize,
-    method: Method,
-    upsampfac: f64,
-    device: usize,
-    stream: u64,
-    bin_size: [usize; 3],
-    max_subprob: usize,
-    _real: PhantomData<T>,
-}
-
-impl<T: Real> fmt::Debug for PlanBuilder<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PlanBuilder")
-            .field("precision", &T::PRECISION)
-            .field("type", &self.ty)
-            .field("n_modes", &self.n_modes)
-            .field("tol", &self.tol)
-            .field("iflag", &self.sign())
-            .field("modeord", &self.modeord)
-            .field("ntransf", &self.ntransf)
-            .field("method", &self.method)
-            .field("upsampfac", &self.upsampfac)
-            .field("device", &self.device)
-            .field("stream", &self.stream)
-            .field("bin_size", &self.bin_size)
-            .field("max_subprob", &self.max_subprob)
-            .finish()
-    }
-}
-
-/// The C plan arguments a builder converts to.
-struct RawArgs {
-    ty: c_int,
-    dim: c_int,
-    n_modes: [i64; 3],
-    iflag: c_int,
-    ntransf: i64,
-    opts: sys::warpfft_opts,
-}
-
-impl<T: Real> PlanBuilder<T> {
-    fn new(ty: TransformType, n_modes: &[usize]) -> Self {
-        PlanBuilder {
-            ty,
-            n_modes: n_modes.to_vec(),
-            tol: T::DEFAULT_TOL,
-            iflag: None,
-            modeord: ModeOrder::Cmcl,
-            ntransf: 1,
-            method: Method::Auto,
-            upsampfac: 2.0,
-            device: 0,
-            stream: 0,
-            bin_size: [0; 3],
-            max_subprob: 0,
-            _real: PhantomData,
-        }
-    }
-
-    /// Requested relative l2 accuracy against the exact sum. Supported: f32 `1e-6..=1e-1`,
-    /// f64 `1e-13..=1e-1` (others give [`Error::BadTol`]). Default: [`Real::DEFAULT_TOL`].
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
-    }
-
-    /// Sign of the exponent: `>= 0` means `+1`, `< 0` means `-1`. Default: `+1` for type 1
-    /// and `-1` for type 2 (so the default type 2 is the adjoint of the default type 1, as in
-    /// FINUFFT's Python interface).
-    pub fn iflag(mut self, iflag: i32) -> Self {
-        self.iflag = Some(iflag);
-        self
-    }
-
-    /// Order of the mode arrays. Default: [`ModeOrder::Cmcl`].
-    pub fn modeord(mut self, modeord: ModeOrder) -> Self {
-        self.modeord = modeord;
-        self
-    }
-
-    /// Number of transforms executed together on one point set (`>= 1`, default 1). Batched
-    /// arrays hold transform `t` at offset `t*M` (strengths) or `t*N1*N2*N3` (modes).
-    pub fn ntransf(mut self, ntransf: usize) -> Self {
-        self.ntransf = ntransf;
-        self
-    }
-
-    /// Spreading/interpolation method. Default: [`Method::Auto`].
-    pub fn method(mut self, method: Method) -> Self {
-        self.method = method;
-        self
-    }
-
-    /// Fine grid size / mode count per dimension: `2.0` (default) or `1.25` (smaller grid,
-    /// wider kernel).
-    pub fn upsampfac(mut self, upsampfac: f64) -> Self {
-        self.upsampfac = upsampfac;
-        self
-    }
-
-    /// CUDA device ordinal (default 0). Device buffers passed to the plan must live on it.
-    pub fn device(mut self, device: usize) -> Self {
-        self.device = device;
-        self
-    }
-
-    /// Spreading bin edge per dimension in fine-grid points (entries past the dimension are
-    /// ignored); `0` (the default) lets warpfft choose.
-    pub fn bin_size(mut self, bin_size: [usize; 3]) -> Self {
-        self.bin_size = bin_size;
-        self
-    }
-
-    /// Points per shared-memory subproblem; `0` (the default) lets warpfft choose.
-    pub fn max_subprob(mut self, max_subprob: usize) -> Self {
-        self.max_subprob = max_subprob;
-        self
-    }
-
-    /// Runs the plan's work on `stream` (a `CUstream` / `cudaStream_t` as an integer, e.g. from
-    /// another CUDA crate) instead of the legacy default stream `0`.
-    ///
-    /// With a stream other than `0`, the plan's safe methods that take device buffers
-    /// ([`Plan::set_device_points`], [`Plan::execute_device`]) wait for the stream before they
-    /// return, so no borrowed buffer is in use after the borrow ends; use
-    /// [`Plan::execute_raw`] to stay fully asynchronous.
-    ///
-    /// Work on a non-blocking stream is not ordered with the legacy default stream that
-    /// [`DeviceBuffer`] copies use: order it yourself (e.g. [`Plan::synchronize`]) when other
-    /// work touches the same buffers.
-    ///
-    /// # Safety
-    /// `stream` must be `0` or a valid stream of the plan's device's primary context, and must
-    /// outlive the plan (the C core enqueues on it until `warpfft_plan_destroy`).
-    pub unsafe fn stream(mut self, stream: u64) -> Self {
-        self.stream = stream;
-        self
-    }
-
-    /// The transform type.
-    pub fn transform_type(&self) -> TransformType {
-        self.ty
-    }
-
-    /// The mode counts as given.
-    pub fn n_modes(&self) -> &[usize] {
-        &self.n_modes
-    }
-
-    /// The exponent sign the plan will use (`+1` or `-1`).
-    pub fn sign(&self) -> i32 {
-        match self.iflag {
-            Some(f) if f >= 0 => 1,
-            Some(_) => -1,
-            None if self.ty == TransformType::Type1 => 1,
-            None => -1,
-        }
-    }
-
-    /// The mode order.
-    pub fn mode_order(&self) -> ModeOrder {
-        self.modeord
-    }
-
-    /// The device ordinal.
-    pub fn device_ordinal(&self) -> usize {
-        self.device
-    }
-
-    /// Converts to C arguments, with the Rust-side range checks (counts must fit C's types).
-    fn raw_args(&self) -> Result<RawArgs> {
-        let dim = self.n_modes.len();
-        if !(1..=3).contains(&dim) {
-            return Err(Error::BadDim(format!(
-                "n_modes has {dim} entries ({:?}); the dimension must be 1, 2 or 3",
-                self.n_modes
-            )));
-        }
-        let mut n_modes = [1i64; 3];
-        for (d, &n) in self.n_modes.iter().enumerate() {
-            n_modes[d] = i64::try_from(n)
-                .map_err(|_| Error::BadSize(format!("n_modes[{d}] = {n} does not fit int64")))?;
-        }
-        let ntransf = i64::try_from(self.ntransf).map_err(|_| {
-            Error::BadSize(format!("ntransf = {} does not fit int64", self.ntransf))
-        })?;
-        let mut opts = default_opts()?;
-        opts.modeord = self.modeord.as_raw();
-        opts.method = self.method.as_raw();
-        opts.device = device_ordinal(self.device)?;
-        opts.upsampfac = self.upsampfac;
-        opts.stream = self.stream;
-        for (d, &b) in self.bin_size.iter().enumerate() {
-            opts.bin_size[d] = i32::try_from(b).map_err(|_| {
-                Error::InvalidArg(format!("bin_size[{d}] = {b} does not fit int32"))
-            })?;
-        }
-        opts.max_subprob = i32::try_from(self.max_subprob).map_err(|_| {
-            Error::InvalidArg(format!(
-                "max_subprob = {} does not fit int32",
-                self.max_subprob
-            ))
-        })?;
-        Ok(RawArgs {
-            ty: self.ty.as_raw(),
-            dim: dim as c_int,
-            n_modes,
-            iflag: self.sign(),
-            ntransf,
-            opts,
-        })
-    }
-
-    /// What [`build`](PlanBuilder::build) would choose — kernel width and shape, fine grid,
-    /// bins, and the method where it does not depend on the GPU — computed on the host without
-    /// a GPU (`warpfft_plan_params`). Runs the same argument checks as `build`, so it is also a
-    /// GPU-free way to validate options. `n_points` is `None`; `workspace_bytes` is the plan's
-    /// fixed device memory (fine grid, bins) as estimated on the host, without cuFFT's work
-    /// area.
-    pub fn params(&self) -> Result<PlanInfo> {
-        let a = self.raw_args()?;
-        let mut info = std::mem::MaybeUninit::<sys::warpfft_plan_info>::zeroed();
-        // SAFETY: all pointers are valid for the call; `info` is plain data the call fills.
-        check(unsafe {
-            sys::warpfft_plan_params(
-                a.ty,
-                a.dim,
-                a.n_modes.as_ptr(),
-                a.ntransf,
-                self.tol,
-                T::PRECISION.as_raw(),
-                &a.opts,
-                info.as_mut_ptr(),
-            )
-        })?;
-        // SAFETY: zero-initialised plain data, filled on success.
-        PlanInfo::from_raw(unsafe { &info.assume_init() })
-    }
-
-    /// Creates the plan on the GPU (`warpfft_plan_create`): loads the kernels it needs (JIT
-    /// builds compile them now), creates the cuFFT plan and allocates the fine grid.
-    ///
-    /// Without a GPU this returns [`Error::NoDriver`] or [`Error::NoDevice`]
-    /// ([`Error::is_no_gpu`]) with the C core's message.
-    pub fn build(&self) -> Result<Plan<T>> {
-        let a = self.raw_args()?;
-        let mut raw: sys::warpfft_plan = std::ptr::null_mut();
-        // SAFETY: all pointers are valid for the call; `raw` receives the new plan.
-        check(unsafe {
-            sys::warpfft_plan_create(
-                a.ty,
-                a.dim,
-                a.n_modes.as_ptr(),
-                a.iflag,
-                a.ntransf,
-                self.tol,
-                T::PRECISION.as_raw(),
-                &a.opts,
-                &mut raw,
-            )
-        })?;
-        if raw.is_null() {
-            return Err(Error::Internal(
-                "warpfft_plan_create succeeded but gave no plan".into(),
-            ));
-        }
-        let mut n_modes = [1usize; 3];
-        n_modes[..self.n_modes.len()].copy_from_slice(&self.n_modes);
-        Ok(Plan {
-            raw,
-            ty: self.ty,
-            dim: self.n_modes.len(),
-            n_modes,
-            ntransf: self.ntransf,
-            iflag: a.iflag,
-            modeord: self.modeord,
-            device: a.opts.device,
-            stream: self.stream,
-            stored: Vec::new(),
-            active: None,
-            scratch_in: None,
-            scratch_out: None,
-        })
-    }
-}
-
-/// `warpfft_opts_default` (no GPU involved).
-fn default_opts() -> Result<sys::warpfft_opts> {
-    let mut opts = std::mem::MaybeUninit::<sys::warpfft_opts>::zeroed();
-    // SAFETY: `opts` is a valid out-pointer to plain data.
-    check(unsafe { sys::warpfft_opts_default(opts.as_mut_ptr()) })?;
-    // SAFETY: zero-initialised plain data, filled on success.
-    Ok(unsafe { opts.assume_init() })
-}
-
-/// The point set the C plan uses now (after a successful setpts).
-#[derive(Debug, Clone, Copy)]
-struct ActivePoints {
-    m: usize,
-    xyz: [u64; 3],
-    /// True when the arrays are the plan's own `stored` buffers (host upload or moved in);
-    /// false for `set_points_raw`.
-    owned: bool,
-}
+use points::ActivePoints;
 
 /// A NUFFT plan on one GPU, for one precision `T` (`f32` or `f64`).
 ///
@@ -514,6 +100,54 @@ pub struct Plan<T: Real> {
 // method that calls into it takes `&self` or `&mut self`, and without `Sync` no two threads
 // can hold references at once. The buffers it owns are `Send`.
 unsafe impl<T: Real> Send for Plan<T> {}
+
+impl<T: Real> PlanBuilder<T> {
+    /// Creates the plan on the GPU (`warpfft_plan_create`): loads the kernels it needs (JIT
+    /// builds compile them now), creates the cuFFT plan and allocates the fine grid.
+    ///
+    /// Without a GPU this returns [`Error::NoDriver`] or [`Error::NoDevice`]
+    /// ([`Error::is_no_gpu`]) with the C core's message.
+    pub fn build(&self) -> Result<Plan<T>> {
+        let a = self.raw_args()?;
+        let mut raw: sys::warpfft_plan = std::ptr::null_mut();
+        // SAFETY: all pointers are valid for the call; `raw` receives the new plan.
+        check(unsafe {
+            sys::warpfft_plan_create(
+                a.ty,
+                a.dim,
+                a.n_modes.as_ptr(),
+                a.iflag,
+                a.ntransf,
+                self.tol,
+                T::PRECISION.as_raw(),
+                &a.opts,
+                &mut raw,
+            )
+        })?;
+        if raw.is_null() {
+            return Err(Error::Internal(
+                "warpfft_plan_create succeeded but gave no plan".into(),
+            ));
+        }
+        let mut n_modes = [1usize; 3];
+        n_modes[..self.n_modes.len()].copy_from_slice(&self.n_modes);
+        Ok(Plan {
+            raw,
+            ty: self.ty,
+            dim: self.n_modes.len(),
+            n_modes,
+            ntransf: self.ntransf,
+            iflag: a.iflag,
+            modeord: self.modeord,
+            device: a.opts.device,
+            stream: self.stream,
+            stored: Vec::new(),
+            active: None,
+            scratch_in: None,
+            scratch_out: None,
+        })
+    }
+}
 
 impl<T: Real> Plan<T> {
     /// A builder for a type-1 plan (points → modes) with `n_modes = [N1]`, `[N1, N2]` or
@@ -631,179 +265,6 @@ impl<T: Real> Plan<T> {
             self.synchronize()?;
         }
         Ok(())
-    }
-
-    /// Checks the coordinate arrays: one per dimension, equal lengths. Returns `M`.
-    fn check_coords(&self, lens: &[usize]) -> Result<usize> {
-        if lens.len() != self.dim {
-            return Err(shape(format!(
-                "set_points: {} coordinate arrays given, the plan is {}-dimensional (one array \
-                 per dimension: x, y, z)",
-                lens.len(),
-                self.dim
-            )));
-        }
-        let m = lens[0];
-        if let Some(d) = lens.iter().position(|&l| l != m) {
-            return Err(shape(format!(
-                "set_points: coordinate arrays differ in length: {} has {} points, x has {m}",
-                ["x", "y", "z"][d],
-                lens[d]
-            )));
-        }
-        if m.checked_mul(self.ntransf)
-            .and_then(|n| i64::try_from(n).ok())
-            .is_none()
-        {
-            return Err(Error::BadNpoints(format!(
-                "M = {m} points (times ntransf = {}) do not fit int64",
-                self.ntransf
-            )));
-        }
-        Ok(m)
-    }
-
-    /// Calls setpts on the plan's `stored` buffers and records them as active.
-    fn setpts_stored(&mut self, m: usize) -> Result<()> {
-        let mut xyz = [0u64; 3];
-        for (d, b) in self.stored.iter().enumerate() {
-            xyz[d] = b.as_raw();
-        }
-        // SAFETY: the arrays are `stored` buffers of `m` elements on the plan's device; the plan
-        // owns them until the next set_points / take_points / drop, and `active` is cleared
-        // before any of those could free them.
-        unsafe { self.setpts_ptrs(m, xyz, true) }
-    }
-
-    /// setpts with device addresses; on success records the active point set.
-    ///
-    /// # Safety
-    /// As [`Plan::set_points_raw`].
-    unsafe fn setpts_ptrs(&mut self, m: usize, xyz: [u64; 3], owned: bool) -> Result<()> {
-        self.active = None;
-        let ptr = |a: u64| a as *const c_void;
-        check(sys::warpfft_setpts(
-            self.raw,
-            T::PRECISION.as_raw(),
-            m as i64,
-            ptr(xyz[0]),
-            ptr(xyz[1]),
-            ptr(xyz[2]),
-        ))?;
-        self.active = Some(ActivePoints { m, xyz, owned });
-        Ok(())
-    }
-
-    /// Sets the `M` non-uniform points from host slices: one slice of `M` coordinates per
-    /// dimension (`&[&x]`, `&[&x, &y]` or `&[&x, &y, &z]`). Coordinates may be any finite
-    /// values (2π-periodic).
-    ///
-    /// The coordinates are uploaded into device buffers the plan owns (reused when `M` is
-    /// unchanged), then bin-sorted on the GPU. Errors: [`Error::Shape`] (wrong number of arrays
-    /// or unequal lengths, checked before any GPU work), [`Error::BadPoints`] (a NaN or
-    /// infinite coordinate). After an error the plan has no points until the next successful
-    /// `set_points*`.
-    pub fn set_points<S: AsRef<[T]>>(&mut self, coords: &[S]) -> Result<()> {
-        let lens: Vec<usize> = coords.iter().map(|c| c.as_ref().len()).collect();
-        let m = self.check_coords(&lens)?;
-        // The C plan may point into `stored`: forget the active set, and let work still
-        // reading it finish, before overwriting or freeing it.
-        self.active = None;
-        self.sync_if_custom_stream()?;
-        let reusable = self.stored.len() == self.dim
-            && self
-                .stored
-                .iter()
-                .all(|b| b.len() == m && b.device() == self.device());
-        if reusable {
-            for (buf, c) in self.stored.iter_mut().zip(coords) {
-                buf.copy_from(c.as_ref())?;
-            }
-        } else {
-            self.stored.clear();
-            for c in coords {
-                self.stored
-                    .push(DeviceBuffer::from_slice_on(self.device(), c.as_ref())?);
-            }
-        }
-        self.setpts_stored(m)?;
-        self.sync_if_custom_stream()
-    }
-
-    /// Sets the points from device buffers, one per dimension, which the plan takes ownership
-    /// of (no copy): `plan.set_device_points([x, y])?`. Get them back with
-    /// [`take_points`](Plan::take_points).
-    ///
-    /// The buffers must be on the plan's device and of equal length ([`Error::Shape`]
-    /// otherwise). The plan keeps the buffers even when this fails, so `take_points` returns
-    /// them in every case; after an error the plan has no points.
-    pub fn set_device_points<I>(&mut self, coords: I) -> Result<()>
-    where
-        I: IntoIterator<Item = DeviceBuffer<T>>,
-    {
-        self.active = None;
-        let coords: Vec<DeviceBuffer<T>> = coords.into_iter().collect();
-        // The buffers being replaced may still be read by work on a custom stream.
-        if let Err(e) = self.sync_if_custom_stream() {
-            self.stored = coords;
-            return Err(e);
-        }
-        self.stored = coords;
-        let lens: Vec<usize> = self.stored.iter().map(|b| b.len()).collect();
-        let m = self.check_coords(&lens)?;
-        if let Some(b) = self.stored.iter().find(|b| b.device() != self.device()) {
-            return Err(shape(format!(
-                "set_device_points: a buffer is on device {}, the plan on device {}",
-                b.device(),
-                self.device
-            )));
-        }
-        self.setpts_stored(m)?;
-        self.sync_if_custom_stream()
-    }
-
-    /// Takes back the point buffers the plan owns (those moved in by
-    /// [`set_device_points`](Plan::set_device_points) or uploaded by
-    /// [`set_points`](Plan::set_points)); empty if it owns none. If the plan's active point
-    /// set was made of them, the plan has no points afterwards ([`Error::NoPoints`] until the
-    /// next `set_points*`).
-    ///
-    /// With a custom stream, this first waits for the stream (work enqueued by
-    /// [`execute_raw`](Plan::execute_raw) may still read the points).
-    pub fn take_points(&mut self) -> Vec<DeviceBuffer<T>> {
-        if self.active.is_some_and(|a| a.owned) {
-            self.active = None;
-        }
-        // Nothing to report an error to here; a failed wait means a broken context, in which
-        // no further work on these buffers can run either.
-        let _ = self.sync_if_custom_stream();
-        std::mem::take(&mut self.stored)
-    }
-
-    /// Sets the points from raw device addresses (`CUdeviceptr` values, e.g. from another CUDA
-    /// crate): `m` coordinates of type `T` at each of `x`, `y` (dim ≥ 2) and `z` (dim 3);
-    /// pass `0` for unused dimensions. Like `warpfft_setpts`, it waits once for its own work
-    /// on the plan's stream.
-    ///
-    /// # Safety
-    /// `x`, `y`, `z` (those the dimension uses) must each point to `m` values of `T` in memory
-    /// accessible from the plan's device, and must stay valid and unchanged until the next
-    /// `set_points*` on this plan or its drop: the plan reads them at every execute (and in
-    /// [`direct_sample`](Plan::direct_sample)).
-    pub unsafe fn set_points_raw(&mut self, m: usize, x: u64, y: u64, z: u64) -> Result<()> {
-        let lens = vec![m; self.dim];
-        let m = self.check_coords(&lens)?;
-        self.setpts_ptrs(m, [x, y, z], false)
-    }
-
-    /// The active point set, or [`Error::NoPoints`].
-    fn active(&self, what: &str) -> Result<ActivePoints> {
-        self.active.ok_or_else(|| {
-            Error::NoPoints(format!(
-                "{what}: the plan has no points (call set_points first; a failed set_points or \
-                 take_points also clears them)"
-            ))
-        })
     }
 
     /// Lengths of (input, output) for a whole batch: type 1 (c, fk), type 2 (fk, c).
@@ -948,7 +409,7 @@ impl<T: Real> Plan<T> {
         sample: &[usize],
     ) -> Result<Vec<Complex<f64>>> {
         let out_len = self.direct_out_len("direct_sample", input.len())?;
-        crate::direct::sample_indices(sample, out_len)?;
+        direct::sample_indices(sample, out_len)?;
         let input = DeviceBuffer::from_slice_on(self.device(), input)?;
         self.direct_sample_device(&input, sample)
     }
@@ -976,7 +437,7 @@ impl<T: Real> Plan<T> {
         sample: &[usize],
     ) -> Result<Vec<Complex<f64>>> {
         let out_len = self.direct_out_len("direct_sample_device", input.len())?;
-        let idx = crate::direct::sample_indices(sample, out_len)?;
+        let idx = direct::sample_indices(sample, out_len)?;
         let a = self.active("direct_sample_device")?;
         if input.device() != self.device() {
             return Err(shape(format!(
@@ -985,7 +446,7 @@ impl<T: Real> Plan<T> {
                 self.device
             )));
         }
-        let problem = crate::direct::Problem {
+        let problem = Problem {
             ty: self.ty,
             dim: self.dim,
             n_modes: self.n_modes,
@@ -997,7 +458,7 @@ impl<T: Real> Plan<T> {
         };
         // SAFETY: the active points are valid (owned by the plan, or promised by
         // set_points_raw's contract); `input` was checked to hold one transform's input.
-        unsafe { crate::direct::direct_sample_raw::<T>(&problem, a.xyz, input.as_raw(), &idx) }
+        unsafe { direct::direct_sample_raw::<T>(&problem, a.xyz, input.as_raw(), &idx) }
     }
 }
 
@@ -1027,28 +488,5 @@ impl<T: Real> fmt::Debug for Plan<T> {
             .field("stream", &self.stream)
             .field("n_points", &self.n_points())
             .finish()
-    }
-}
-
-impl<T: Real> PlanBuilder<T> {
-    /// The pieces of a direct-sum problem this builder describes (no points yet).
-    pub(crate) fn direct_problem(&self, m: usize) -> Result<crate::direct::Problem> {
-        let a = self.raw_args()?;
-        let mut n_modes = [1usize; 3];
-        n_modes[..self.n_modes.len()].copy_from_slice(&self.n_modes);
-        let n: usize = n_modes.iter().product();
-        Ok(crate::direct::Problem {
-            ty: self.ty,
-            dim: self.n_modes.len(),
-            n_modes,
-            iflag: a.iflag,
-            modeord: self.modeord,
-            device: a.opts.device,
-            m,
-            out_len: match self.ty {
-                TransformType::Type1 => n,
-                TransformType::Type2 => m,
-            },
-        })
     }
 }

@@ -1,0 +1,358 @@
+//! [`PlanBuilder`]: a plan's options, checked and resolved on the host without a GPU
+//! ([`PlanBuilder::params`]), and the direct-sum problem they describe ([`direct_sample`]).
+//! The plan itself is made by `build` in plan.rs.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::os::raw::c_int;
+
+use num_complex::Complex;
+
+use crate::device::device_ordinal;
+use crate::direct::{self, Problem};
+use crate::error::{check, Error, Result};
+use crate::info::PlanInfo;
+use crate::sys;
+use crate::types::{Method, ModeOrder, Real, TransformType};
+
+/// Options for a [`Plan`]; made by [`Plan::type1`], [`Plan::type2`] or [`Plan::builder`].
+///
+/// Every setter takes and returns the builder, so a plan reads as one expression:
+///
+/// ```
+/// use warpfft::{Method, ModeOrder, Plan};
+///
+/// let builder = Plan::<f64>::type2(&[64, 32, 16])
+///     .tol(1e-9)
+///     .modeord(ModeOrder::Fft)
+///     .ntransf(4)
+///     .method(Method::Auto)
+///     .upsampfac(2.0);
+/// // What the plan would choose, computed on the host (no GPU needed):
+/// let info = builder.params()?;
+/// assert_eq!(info.dim, 3);
+/// assert!(info.n_fine[0] >= 128);
+/// // builder.build()? makes the plan on device 0.
+/// # Ok::<(), warpfft::Error>(())
+/// ```
+///
+/// Nothing is checked until [`build`](PlanBuilder::build) or [`params`](PlanBuilder::params),
+/// which run the same argument checks.
+///
+/// [`Plan`]: crate::Plan
+/// [`Plan::type1`]: crate::Plan::type1
+/// [`Plan::type2`]: crate::Plan::type2
+/// [`Plan::builder`]: crate::Plan::builder
+#[derive(Clone)]
+pub struct PlanBuilder<T: Real> {
+    // `pub(crate)`: read by `build` (plan.rs), which makes the plan.
+    pub(crate) ty: TransformType,
+    pub(crate) n_modes: Vec<usize>,
+    pub(crate) tol: f64,
+    iflag: Option<i32>,
+    pub(crate) modeord: ModeOrder,
+    pub(crate) ntransf: usize,
+    method: Method,
+    upsampfac: f64,
+    device: usize,
+    pub(crate) stream: u64,
+    bin_size: [usize; 3],
+    max_subprob: usize,
+    _real: PhantomData<T>,
+}
+
+impl<T: Real> fmt::Debug for PlanBuilder<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PlanBuilder")
+            .field("precision", &T::PRECISION)
+            .field("type", &self.ty)
+            .field("n_modes", &self.n_modes)
+            .field("tol", &self.tol)
+            .field("iflag", &self.sign())
+            .field("modeord", &self.modeord)
+            .field("ntransf", &self.ntransf)
+            .field("method", &self.method)
+            .field("upsampfac", &self.upsampfac)
+            .field("device", &self.device)
+            .field("stream", &self.stream)
+            .field("bin_size", &self.bin_size)
+            .field("max_subprob", &self.max_subprob)
+            .finish()
+    }
+}
+
+/// The C plan arguments a builder converts to.
+pub(crate) struct RawArgs {
+    pub(crate) ty: c_int,
+    pub(crate) dim: c_int,
+    pub(crate) n_modes: [i64; 3],
+    pub(crate) iflag: c_int,
+    pub(crate) ntransf: i64,
+    pub(crate) opts: sys::warpfft_opts,
+}
+
+impl<T: Real> PlanBuilder<T> {
+    pub(crate) fn new(ty: TransformType, n_modes: &[usize]) -> Self {
+        PlanBuilder {
+            ty,
+            n_modes: n_modes.to_vec(),
+            tol: T::DEFAULT_TOL,
+            iflag: None,
+            modeord: ModeOrder::Cmcl,
+            ntransf: 1,
+            method: Method::Auto,
+            upsampfac: 2.0,
+            device: 0,
+            stream: 0,
+            bin_size: [0; 3],
+            max_subprob: 0,
+            _real: PhantomData,
+        }
+    }
+
+    /// Requested relative l2 accuracy against the exact sum. Supported: f32 `1e-6..=1e-1`,
+    /// f64 `1e-13..=1e-1` (others give [`Error::BadTol`]). Default: [`Real::DEFAULT_TOL`].
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+
+    /// Sign of the exponent: `>= 0` means `+1`, `< 0` means `-1`. Default: `+1` for type 1
+    /// and `-1` for type 2 (so the default type 2 is the adjoint of the default type 1, as in
+    /// FINUFFT's Python interface).
+    pub fn iflag(mut self, iflag: i32) -> Self {
+        self.iflag = Some(iflag);
+        self
+    }
+
+    /// Order of the mode arrays. Default: [`ModeOrder::Cmcl`].
+    pub fn modeord(mut self, modeord: ModeOrder) -> Self {
+        self.modeord = modeord;
+        self
+    }
+
+    /// Number of transforms executed together on one point set (`>= 1`, default 1). Batched
+    /// arrays hold transform `t` at offset `t*M` (strengths) or `t*N1*N2*N3` (modes).
+    pub fn ntransf(mut self, ntransf: usize) -> Self {
+        self.ntransf = ntransf;
+        self
+    }
+
+    /// Spreading/interpolation method. Default: [`Method::Auto`].
+    pub fn method(mut self, method: Method) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// Fine grid size / mode count per dimension: `2.0` (default) or `1.25` (smaller grid,
+    /// wider kernel).
+    pub fn upsampfac(mut self, upsampfac: f64) -> Self {
+        self.upsampfac = upsampfac;
+        self
+    }
+
+    /// CUDA device ordinal (default 0). Device buffers passed to the plan must live on it.
+    pub fn device(mut self, device: usize) -> Self {
+        self.device = device;
+        self
+    }
+
+    /// Spreading bin edge per dimension in fine-grid points (entries past the dimension are
+    /// ignored); `0` (the default) lets warpfft choose.
+    pub fn bin_size(mut self, bin_size: [usize; 3]) -> Self {
+        self.bin_size = bin_size;
+        self
+    }
+
+    /// Points per shared-memory subproblem; `0` (the default) lets warpfft choose.
+    pub fn max_subprob(mut self, max_subprob: usize) -> Self {
+        self.max_subprob = max_subprob;
+        self
+    }
+
+    /// Runs the plan's work on `stream` (a `CUstream` / `cudaStream_t` as an integer, e.g. from
+    /// another CUDA crate) instead of the legacy default stream `0`.
+    ///
+    /// With a stream other than `0`, the plan's safe methods that take device buffers
+    /// ([`Plan::set_device_points`], [`Plan::execute_device`]) wait for the stream before they
+    /// return, so no borrowed buffer is in use after the borrow ends; use
+    /// [`Plan::execute_raw`] to stay fully asynchronous.
+    ///
+    /// Work on a non-blocking stream is not ordered with the legacy default stream that
+    /// [`DeviceBuffer`] copies use: order it yourself (e.g. [`Plan::synchronize`]) when other
+    /// work touches the same buffers.
+    ///
+    /// # Safety
+    /// `stream` must be `0` or a valid stream of the plan's device's primary context, and must
+    /// outlive the plan (the C core enqueues on it until `warpfft_plan_destroy`).
+    ///
+    /// [`Plan::set_device_points`]: crate::Plan::set_device_points
+    /// [`Plan::execute_device`]: crate::Plan::execute_device
+    /// [`Plan::execute_raw`]: crate::Plan::execute_raw
+    /// [`Plan::synchronize`]: crate::Plan::synchronize
+    /// [`DeviceBuffer`]: crate::DeviceBuffer
+    pub unsafe fn stream(mut self, stream: u64) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// The transform type.
+    pub fn transform_type(&self) -> TransformType {
+        self.ty
+    }
+
+    /// The mode counts as given.
+    pub fn n_modes(&self) -> &[usize] {
+        &self.n_modes
+    }
+
+    /// The exponent sign the plan will use (`+1` or `-1`).
+    pub fn sign(&self) -> i32 {
+        match self.iflag {
+            Some(f) if f >= 0 => 1,
+            Some(_) => -1,
+            None if self.ty == TransformType::Type1 => 1,
+            None => -1,
+        }
+    }
+
+    /// The mode order.
+    pub fn mode_order(&self) -> ModeOrder {
+        self.modeord
+    }
+
+    /// The device ordinal.
+    pub fn device_ordinal(&self) -> usize {
+        self.device
+    }
+
+    /// Converts to C arguments, with the Rust-side range checks (counts must fit C's types).
+    pub(crate) fn raw_args(&self) -> Result<RawArgs> {
+        let dim = self.n_modes.len();
+        if !(1..=3).contains(&dim) {
+            return Err(Error::BadDim(format!(
+                "n_modes has {dim} entries ({:?}); the dimension must be 1, 2 or 3",
+                self.n_modes
+            )));
+        }
+        let mut n_modes = [1i64; 3];
+        for (d, &n) in self.n_modes.iter().enumerate() {
+            n_modes[d] = i64::try_from(n)
+                .map_err(|_| Error::BadSize(format!("n_modes[{d}] = {n} does not fit int64")))?;
+        }
+        let ntransf = i64::try_from(self.ntransf).map_err(|_| {
+            Error::BadSize(format!("ntransf = {} does not fit int64", self.ntransf))
+        })?;
+        let mut opts = default_opts()?;
+        opts.modeord = self.modeord.as_raw();
+        opts.method = self.method.as_raw();
+        opts.device = device_ordinal(self.device)?;
+        opts.upsampfac = self.upsampfac;
+        opts.stream = self.stream;
+        for (d, &b) in self.bin_size.iter().enumerate() {
+            opts.bin_size[d] = i32::try_from(b).map_err(|_| {
+                Error::InvalidArg(format!("bin_size[{d}] = {b} does not fit int32"))
+            })?;
+        }
+        opts.max_subprob = i32::try_from(self.max_subprob).map_err(|_| {
+            Error::InvalidArg(format!(
+                "max_subprob = {} does not fit int32",
+                self.max_subprob
+            ))
+        })?;
+        Ok(RawArgs {
+            ty: self.ty.as_raw(),
+            dim: dim as c_int,
+            n_modes,
+            iflag: self.sign(),
+            ntransf,
+            opts,
+        })
+    }
+
+    /// What [`build`](PlanBuilder::build) would choose — kernel width and shape, fine grid,
+    /// bins, and the method where it does not depend on the GPU — computed on the host without
+    /// a GPU (`warpfft_plan_params`). Runs the same argument checks as `build`, so it is also a
+    /// GPU-free way to validate options. `n_points` is `None`; `workspace_bytes` is the plan's
+    /// fixed device memory (fine grid, bins) as estimated on the host, without cuFFT's work
+    /// area.
+    pub fn params(&self) -> Result<PlanInfo> {
+        let a = self.raw_args()?;
+        let mut info = std::mem::MaybeUninit::<sys::warpfft_plan_info>::zeroed();
+        // SAFETY: all pointers are valid for the call; `info` is plain data the call fills.
+        check(unsafe {
+            sys::warpfft_plan_params(
+                a.ty,
+                a.dim,
+                a.n_modes.as_ptr(),
+                a.ntransf,
+                self.tol,
+                T::PRECISION.as_raw(),
+                &a.opts,
+                info.as_mut_ptr(),
+            )
+        })?;
+        // SAFETY: zero-initialised plain data, filled on success.
+        PlanInfo::from_raw(unsafe { &info.assume_init() })
+    }
+
+    /// The pieces of a direct-sum problem this builder describes (no points yet).
+    pub(crate) fn direct_problem(&self, m: usize) -> Result<Problem> {
+        let a = self.raw_args()?;
+        let mut n_modes = [1usize; 3];
+        n_modes[..self.n_modes.len()].copy_from_slice(&self.n_modes);
+        let n: usize = n_modes.iter().product();
+        Ok(Problem {
+            ty: self.ty,
+            dim: self.n_modes.len(),
+            n_modes,
+            iflag: a.iflag,
+            modeord: self.modeord,
+            device: a.opts.device,
+            m,
+            out_len: match self.ty {
+                TransformType::Type1 => n,
+                TransformType::Type2 => m,
+            },
+        })
+    }
+}
+
+/// `warpfft_opts_default` (no GPU involved).
+fn default_opts() -> Result<sys::warpfft_opts> {
+    let mut opts = std::mem::MaybeUninit::<sys::warpfft_opts>::zeroed();
+    // SAFETY: `opts` is a valid out-pointer to plain data.
+    check(unsafe { sys::warpfft_opts_default(opts.as_mut_ptr()) })?;
+    // SAFETY: zero-initialised plain data, filled on success.
+    Ok(unsafe { opts.assume_init() })
+}
+
+/// Exact transform values at a sample of outputs, computed by direct summation in double
+/// precision on the GPU (`warpfft_direct_sample`), for checking accuracy without a plan.
+///
+/// `problem` describes the transform (type, modes, sign, mode order, device; tolerance and
+/// tuning options are ignored); `points` holds one slice of `M` coordinates per dimension,
+/// `input` one transform's input (type 1: `M` strengths; type 2: `N1·N2·N3` modes), and
+/// `sample` the output indices (type 1: mode-array indices; type 2: point indices). Shapes are
+/// checked before anything reaches the GPU ([`Error::Shape`]).
+///
+/// ```no_run
+/// use warpfft::{Complex, Plan};
+/// # fn main() -> warpfft::Result<()> {
+/// let x = [0.1f64, -2.0, 3.0];
+/// let c = [Complex::new(1.0, 0.0); 3];
+/// let problem = Plan::<f64>::type1(&[16]);
+/// let exact = warpfft::direct_sample(&problem, &[&x], &c, &[0, 8, 15])?;
+/// assert_eq!(exact.len(), 3);
+/// # Ok(()) }
+/// ```
+pub fn direct_sample<T: Real, S: AsRef<[T]>>(
+    problem: &PlanBuilder<T>,
+    points: &[S],
+    input: &[Complex<T>],
+    sample: &[usize],
+) -> Result<Vec<Complex<f64>>> {
+    let m = direct::point_count(points, problem.n_modes().len())?;
+    let p = problem.direct_problem(m)?;
+    direct::direct_sample_host(&p, problem.device_ordinal(), points, input, sample)
+}
