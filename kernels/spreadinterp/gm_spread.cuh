@@ -1,0 +1,123 @@
+/*
+ * spreadinterp/gm_spread.cuh — GM spreading (points-driven, global atomics into fw):
+ * wf_spread_gm_thread (thread per point) and wf_spread_gm_team (team per point, the default); the
+ * entry point picks one by WF_SPREAD_GM_TEAM.
+ *
+ * Part of the spreadinterp.cu translation unit: included there, in order, after its
+ * configuration macros (T, C, W, PAD, WF_TEAMS, WF_*), which it relies on.
+ */
+#ifndef WF_SI_GM_SPREAD_CUH
+#define WF_SI_GM_SPREAD_CUH
+
+/* thread per point: global atomics over the footprint */
+__device__ __forceinline__ void wf_spread_gm_thread(i64 M, const wf_pts &P, const C *__restrict__ c,
+                                                    i64 ntransf, const i64 *__restrict__ sort_idx,
+                                                    C *__restrict__ fw) {
+    const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
+    WF_GRID_STRIDE(i, M) {
+        const i64 j = sort_idx ? __ldg(sort_idx + i) : i;
+        double u1;
+        i64 a1;
+        wf_locate(P.x, i, P.nf1, u1, a1);
+        T k1[W];
+        wf_kernel_values(k1, a1, u1, P);
+#if WF_DIM == 1
+        for (i64 t = 0; t < ntransf; ++t) {
+            const C v = wf_ldg(c + t * M + j);
+            C *f = fw + t * nfprod;
+#pragma unroll
+            for (int q = 0; q < W; ++q)
+                wf_atomic_add(f + wf_wrap1(a1 + q, P.nf1), k1[q] * v.x, k1[q] * v.y);
+        }
+#else
+        int col[W]; /* wrapped dim-1 indices (nf1 < 2^31 for dim >= 2) */
+#pragma unroll
+        for (int q = 0; q < W; ++q)
+            col[q] = (int)wf_wrap1(a1 + q, P.nf1);
+        double u2;
+        i64 a2;
+        wf_locate(P.y, i, P.nf2, u2, a2);
+#if WF_DIM == 3
+        T k2[W];
+        wf_kernel_values(k2, a2, u2, P);
+        double u3;
+        i64 a3;
+        wf_locate(P.z, i, P.nf3, u3, a3);
+#endif
+        for (i64 t = 0; t < ntransf; ++t) {
+            const C v = wf_ldg(c + t * M + j);
+            C *f = fw + t * nfprod;
+#if WF_DIM == 2
+#pragma unroll 1
+            for (int r = 0; r < W; ++r) {
+                const T kr = wf_kernel_value(a2, r, u2, P);
+                C *row = f + P.nf1 * wf_wrap1(a2 + r, P.nf2);
+#pragma unroll
+                for (int q = 0; q < W; ++q)
+                    wf_atomic_add(row + col[q], k1[q] * kr * v.x, k1[q] * kr * v.y);
+            }
+#else
+#pragma unroll 1
+            for (int p = 0; p < W; ++p) {
+                const T kp = wf_kernel_value(a3, p, u3, P);
+                C *plane = f + P.nf1 * P.nf2 * wf_wrap1(a3 + p, P.nf3);
+#pragma unroll 1
+                for (int r = 0; r < W; ++r) {
+                    const T kr = kp * wf_pick(k2, r);
+                    C *row = plane + P.nf1 * wf_wrap1(a2 + r, P.nf2);
+#pragma unroll
+                    for (int q = 0; q < W; ++q)
+                        wf_atomic_add(row + col[q], k1[q] * kr * v.x, k1[q] * kr * v.y);
+                }
+            }
+#endif
+        }
+#endif
+    }
+}
+
+/* team per point: each team row is W consecutive cells (1-2 cache lines per atomic) */
+__device__ __forceinline__ void wf_spread_gm_team(i64 M, const wf_pts &P, const C *__restrict__ c,
+                                                  i64 ntransf, const i64 *__restrict__ sort_idx,
+                                                  C *__restrict__ fw) {
+    const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
+    const wf_lane l = wf_lane_self();
+    WF_GM_TEAM_LOOP(base, M) {
+        const wf_gm_team g = wf_gm_team_at(base, M, sort_idx, l, P);
+        for (i64 t = 0; t < ntransf; ++t) {
+            C v;
+            v.x = 0;
+            v.y = 0;
+            if (g.active)
+                v = wf_ldg(c + t * M + g.j);
+            const T vr = g.pt.k1 * v.x, vi = g.pt.k1 * v.y;
+            C *f = fw + t * nfprod + g.col;
+#if WF_DIM == 1
+            if (g.active)
+                wf_atomic_add(f, vr, vi);
+#elif WF_DIM == 2
+            if (g.active) {
+#pragma unroll
+                for (int r = 0; r < W; ++r)
+                    wf_atomic_add(f + P.nf1 * wf_wrap1(g.pt.a2 + r, P.nf2), g.k2[r] * vr,
+                                  g.k2[r] * vi);
+            }
+#else
+#pragma unroll 1
+            for (int p = 0; p < W; ++p) {
+                const T kp = wf_team_get(g.pt.k3, l, p);
+                if (g.active) {
+                    C *plane = f + P.nf1 * P.nf2 * wf_wrap1(g.pt.a3 + p, P.nf3);
+                    const T pr = kp * vr, pim = kp * vi;
+#pragma unroll
+                    for (int r = 0; r < W; ++r)
+                        wf_atomic_add(plane + P.nf1 * wf_wrap1(g.pt.a2 + r, P.nf2), g.k2[r] * pr,
+                                      g.k2[r] * pim);
+                }
+            }
+#endif
+        }
+    }
+}
+
+#endif /* WF_SI_GM_SPREAD_CUH */

@@ -1,0 +1,80 @@
+/*
+ * spreadinterp/point.cuh — per-point helpers: the point set and kernel shape as the kernels
+ * receive them (wf_pts), one coordinate's fold and first footprint index (wf_locate, wf_locate_v),
+ * the kernel values over the footprint (wf_kernel_values, wf_kernel_value), and a point's raw data
+ * loaded one loop iteration ahead by the thread-per-point loops (wf_raw, wf_fetch).
+ *
+ * Part of the spreadinterp.cu translation unit: included there, in order, after its
+ * configuration macros (T, C, W, PAD, WF_TEAMS, WF_*), which it relies on.
+ */
+#ifndef WF_SI_POINT_CUH
+#define WF_SI_POINT_CUH
+
+/* The point set and kernel shape, as the kernels receive them. */
+struct wf_pts {
+    const T *__restrict__ x;
+    const T *__restrict__ y;
+    const T *__restrict__ z;
+    i64 nf1, nf2, nf3;
+    T beta, inv_hw, e2b; /* inv_hw = 2/W, e2b = exp(-2 beta) */
+};
+
+/* One coordinate of point j: u in [0, nf) and the footprint's first index a = ceil(u - W/2). */
+__device__ __forceinline__ void wf_locate(const T *__restrict__ x, i64 j, i64 nf, double &u,
+                                          i64 &a) {
+    u = wf_fold((double)__ldg(x + j), nf);
+    a = wf_first_index(u, W);
+}
+
+/* phi((a + t) - u) for t = 0..W-1; (double)a + t is exact, so this is ABI.md's
+ * (T)((double)(i0 + t) - u). */
+__device__ __forceinline__ void wf_kernel_values(T (&k)[W], i64 a, double u, const wf_pts &P) {
+    const double da = (double)a;
+#pragma unroll
+    for (int t = 0; t < W; ++t)
+        k[t] = wf_phi((T)((da + (double)t) - u), P.inv_hw, P.beta, P.e2b);
+}
+
+/* one value, for a run-time t */
+__device__ __forceinline__ T wf_kernel_value(i64 a, int t, double u, const wf_pts &P) {
+    return wf_phi((T)(((double)a + (double)t) - u), P.inv_hw, P.beta, P.e2b);
+}
+
+/* A point's raw data, loaded one loop iteration ahead (software pipelining) so that the
+ * latency of these random gathers overlaps the current point's work: on H100 the thread-per-
+ * point interpolation waited on them most of its time. */
+struct wf_raw {
+    i64 j;
+    T x, y, z;
+    C v; /* strength (spreading) */
+};
+/* i = sorted position (the coordinates are stored in sorted order, ABI.md), j = the point's
+ * input index (strengths). */
+__device__ __forceinline__ wf_raw wf_fetch(const wf_pts &P, i64 i, i64 j,
+                                           const C *__restrict__ cv) {
+    wf_raw r;
+    r.j = j;
+    r.x = __ldg(P.x + i);
+    r.y = WF_DIM >= 2 ? __ldg(P.y + i) : (T)0;
+    r.z = WF_DIM >= 3 ? __ldg(P.z + i) : (T)0;
+    r.v.x = 0;
+    r.v.y = 0;
+    if (cv)
+        r.v = wf_ldg(cv + j);
+    return r;
+}
+__device__ __forceinline__ wf_raw wf_raw_none() {
+    wf_raw r;
+    r.j = 0;
+    r.x = r.y = r.z = (T)0;
+    r.v.x = 0;
+    r.v.y = 0;
+    return r;
+}
+/* wf_locate for an already loaded coordinate */
+__device__ __forceinline__ void wf_locate_v(T xv, i64 nf, double &u, i64 &a) {
+    u = wf_fold((double)xv, nf);
+    a = wf_first_index(u, W);
+}
+
+#endif /* WF_SI_POINT_CUH */
