@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
-# Stages: info tests demo load c python sanitize bench (default: all), and huge (64-bit sizes:
+# Stages: info tests demo load c python sanitize bench (default: all), bench-jit, and huge (64-bit sizes:
 # needs ~90 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
+BENCH_CASES=${BENCH_CASES:-}
 L=${OUT:-.gpu/logs}; mkdir -p "$L"
 G=.gpu
 [ -d $G/aot ] || tar xzf $G/bundle.tgz -C $G
@@ -55,7 +56,9 @@ huge)
     say "huge (aot gpu_huge: > 2^31 points, > 2^31 modes)"
     WARPFFT_HUGE_TESTS=1 run $G/aot/gpu_huge --test-threads=1 --nocapture || fails=$((fails+1)) ;;
 bench)
-    say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} run $G/aot/suite_b || fails=$((fails+1)) ;;
+    say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
+bench-jit)
+    say "bench (jit)"; WARPFFT_BENCH_JSON=$L/suite_b_jit.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} run $G/jit/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
 esac; done
 say "stages with failures: $fails"
 exit $fails

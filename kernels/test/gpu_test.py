@@ -11,7 +11,7 @@ Host choices: FINUFFT's width for upsampling 2, w = ceil(-log10(tol/10)), and th
 kernel of kernels/common.cuh with beta = 0.995 pi (3/4) w; fine grid nf = 2N (at least 2w);
 deconvolution factors 1/phihat(k) by Gauss-Legendre quadrature. The unit tests use that width + 1
 (w_extra=1), a margin over the kernel's aliasing error; the C core's width rule predicts that
-error per plan instead (c_core/src/params.c). Edge points (x = -pi, pi, 3pi, -7.5pi, 20, ...) are
+error per plan instead (c_core/src/width.c). Edge points (x = -pi, pi, 3pi, -7.5pi, 20, ...) are
 included. The bench uses the formula width, as suite B's reference did.
 Env: WF_BUILD (cubin folder, default kernels/build), WF_ARCH (default sm_90).
 """
@@ -191,7 +191,7 @@ class Plan:
         if nf is not None:
             self.nf = list(nf) + [1] * (3 - len(nf))
         if bs is None:
-            # the host's defaults (c_core/src/params.c, wf_default_bins)
+            # the host's defaults (c_core/src/bins.c, wf_default_bins)
             sm3 = {(1, 32): [16, 8, 4], (2, 32): [16, 16, 4], (1, 64): [8, 8, 2],
                    (2, 64): [8, 8, 4]}[(typ, prec)]
             bs = {1: [1024, 1, 1], 2: [32, 32, 1], 3: sm3 if method == "sm" else [16, 16, 16]}[dim]
