@@ -1,13 +1,14 @@
-"""warpfft: GPU non-uniform FFT (NUFFT) -- Python bindings (ctypes over libwarpfft.so).
+"""warpfft: GPU non-uniform FFT (NUFFT) -- Python bindings (ctypes over libwarpfft.so), a
+drop-in for the reference GPU NUFFT package's (cufinufft's) Python interface:
 
-    import numpy as np, warpfft
-    x, y = np.random.uniform(-np.pi, np.pi, (2, 10000)).astype(np.float32)
-    c = (np.random.randn(10000) + 1j * np.random.randn(10000)).astype(np.complex64)
-    f = warpfft.nufft2d1(x, y, c, (64, 32), eps=1e-5)   # f.shape == (32, 64): (N2, N1)
+    import warpfft as cufinufft            # or: warpfft.install_as_cufinufft(); import cufinufft
+    f = cufinufft.nufft2d1(x, y, c, (N1, N2), eps=1e-6)     # f.shape == (N1, N2), x <-> axis 0
+    plan = cufinufft.Plan(1, (N1, N2), n_trans=1, eps=1e-6, dtype="complex64")
+    plan.setpts(x, y); f = plan.execute(c)
 
-Shape convention: numpy C order with the C ABI's memory layout (dimension 1 fastest), so a
-mode array has shape (N1,), (N2, N1) or (N3, N2, N1) -- the reverse of ``n_modes`` -- and a
-batch axis first when n_trans > 1: (n_trans, N3, N2, N1); strengths/values: ([n_trans,] M).
+Shapes: modes ``(N1[, N2[, N3]])`` with x along axis 0, a batch axis first when
+n_trans > 1; strengths/values ``([n_trans,] M)``. Arrays: numpy, cupy, torch, jax, numba and
+anything with ``__cuda_array_interface__`` or ``__dlpack__`` (device arrays zero-copy).
 
 The library is found through $WARPFFT_LIBRARY (a path), else libwarpfft.so next to this file
 (the wheel), else the system loader (libwarpfft.so.0). cuFFT is found by the C library at run
@@ -16,6 +17,13 @@ time (NVIDIA's pip wheels ``pip install warpfft[cuda13]``, $CUDA_PATH, /usr/loca
 
 __version__ = "0.1.0"
 
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+
+from ._cache import clear as clear_plan_cache  # noqa: E402
+from ._cache import info as plan_cache_info  # noqa: E402
+from ._cache import set_limits as set_plan_cache_limits  # noqa: E402
+from ._compat import Plan, plan_params  # noqa: E402
 from ._device import DeviceArray  # noqa: E402
 from ._errors import (  # noqa: E402
     InvalidArgumentError,
@@ -23,6 +31,7 @@ from ._errors import (  # noqa: E402
     NoCufftError,
     NoGpuError,
     OutOfMemoryError,
+    UnsupportedError,
     WarpfftError,
 )
 from ._info import (  # noqa: E402
@@ -32,19 +41,55 @@ from ._info import (  # noqa: E402
     embedded_modules,
     init,
     library_path,
-    plan_params,
     runtime_info,
     version,
 )
 from ._lib import last_error, status_name  # noqa: E402
-from ._plan import Plan  # noqa: E402
-from ._simple import nufft1d1, nufft1d2, nufft2d1, nufft2d2, nufft3d1, nufft3d2  # noqa: E402
+from ._simple import (  # noqa: E402
+    nufft1d1,
+    nufft1d2,
+    nufft1d3,
+    nufft2d1,
+    nufft2d2,
+    nufft2d3,
+    nufft3d1,
+    nufft3d2,
+    nufft3d3,
+)
+
+#: The reference package's version this module stands in for, in its format ("2.6.0").
+CUFINUFFT_VERSION = "2.6.0"
+
+_REFERENCE_NAMES = ("Plan", "nufft1d1", "nufft1d2", "nufft1d3", "nufft2d1", "nufft2d2",
+                    "nufft2d3", "nufft3d1", "nufft3d2", "nufft3d3")
+
+
+def install_as_cufinufft():
+    """Makes ``import cufinufft`` (and ``from cufinufft import Plan``) give warpfft, for
+    packages that import the reference by name: puts a module with the reference's public
+    names (``Plan``, the nine one-call functions, ``__version__`` in the reference's format)
+    into ``sys.modules["cufinufft"]``. Call it before those packages import cufinufft. If the
+    real cufinufft was already imported, it is replaced for later imports only. Returns the
+    module."""
+    mod = _types.ModuleType("cufinufft", "warpfft standing in for cufinufft "
+                            "(warpfft.install_as_cufinufft())")
+    for name in _REFERENCE_NAMES:
+        setattr(mod, name, globals()[name])
+    mod.__all__ = list(_REFERENCE_NAMES)
+    mod.__version__ = CUFINUFFT_VERSION
+    mod.__warpfft_version__ = __version__
+    mod.warpfft = _sys.modules[__name__]
+    _sys.modules["cufinufft"] = mod
+    return mod
+
 
 __all__ = [
     "Plan", "DeviceArray",
     "nufft1d1", "nufft2d1", "nufft3d1", "nufft1d2", "nufft2d2", "nufft3d2",
+    "nufft1d3", "nufft2d3", "nufft3d3", "install_as_cufinufft",
+    "clear_plan_cache", "plan_cache_info", "set_plan_cache_limits",
     "version", "library_path", "build_manifest", "embedded_modules", "init", "runtime_info",
     "cufft_probe", "plan_params", "direct_sample", "status_name", "last_error",
     "WarpfftError", "LibraryNotFoundError", "NoGpuError", "NoCufftError",
-    "InvalidArgumentError", "OutOfMemoryError",
+    "InvalidArgumentError", "OutOfMemoryError", "UnsupportedError",
 ]

@@ -1,13 +1,164 @@
-"""Device memory: DeviceArray (warpfft_malloc'd, exposes __cuda_array_interface__) and helpers
-that read the pointer out of any object exposing __cuda_array_interface__ (cupy, torch, numba)."""
+"""Device memory and the few CUDA driver calls the C ABI does not expose.
+
+* :class:`DeviceArray`: warpfft_malloc'd memory exposing ``__cuda_array_interface__``.
+* :data:`driver`: ``libcuda.so.1`` through ctypes (loaded on first use), for what the Python
+  layer must do itself around the C calls: ask which device a pointer belongs to
+  (``cuPointerGetAttribute``), and order work between streams with events
+  (``cuEventRecord`` + ``cuStreamWaitEvent``) instead of host waits.
+
+Streams are integers: 0 is the legacy default stream (the C ABI's convention). The
+``__cuda_array_interface__`` / DLPack values 1 (legacy) and 2 (per-thread default) are the
+driver's ``CU_STREAM_LEGACY`` / ``CU_STREAM_PER_THREAD`` handles and are passed as they are.
+"""
 
 import ctypes
 import math
+import threading
 
 import numpy as np
 
 from . import _lib
-from ._errors import invalid
+from ._errors import ERR_CUDA, ERR_NO_DRIVER, invalid, python_error
+
+CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
+CU_EVENT_DISABLE_TIMING = 0x2
+CUDA_ERROR_NOT_READY = 600
+
+
+def same_stream(a, b):
+    """True if two stream values name the same stream (0 and 1 are both the legacy stream)."""
+    return (1 if a == 0 else a) == (1 if b == 0 else b)
+
+
+class _Driver:
+    """libcuda.so.1 through ctypes: pointer attributes and events, each call made with the
+    device's primary context current (the context the C library, cupy and torch use)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._cu = None
+        self._error = None
+        self._ctx = {}
+        self._free_events = {}
+
+    def _load(self):
+        if self._cu is not None:
+            return self._cu
+        with self._lock:
+            if self._cu is None:
+                try:
+                    cu = ctypes.CDLL("libcuda.so.1")
+                except OSError as e:
+                    raise python_error(f"cannot load libcuda.so.1 ({e})", ERR_NO_DRIVER) from None
+                vp, u, i = ctypes.c_void_p, ctypes.c_uint, ctypes.c_int
+                sig = {
+                    "cuInit": [u],
+                    "cuDeviceGet": [ctypes.POINTER(i), i],
+                    "cuDevicePrimaryCtxRetain": [ctypes.POINTER(vp), i],
+                    "cuCtxPushCurrent_v2": [vp],
+                    "cuCtxPopCurrent_v2": [ctypes.POINTER(vp)],
+                    "cuPointerGetAttribute": [vp, i, ctypes.c_uint64],
+                    "cuEventCreate": [ctypes.POINTER(vp), u],
+                    "cuEventRecord": [vp, vp],
+                    "cuEventQuery": [vp],
+                    "cuEventSynchronize": [vp],
+                    "cuEventDestroy_v2": [vp],
+                    "cuStreamWaitEvent": [vp, vp, u],
+                }
+                for name, args in sig.items():
+                    f = getattr(cu, name)
+                    f.argtypes, f.restype = args, i
+                self._check(cu.cuInit(0), "cuInit")
+                self._cu = cu
+        return self._cu
+
+    @staticmethod
+    def _check(status, what):
+        if status != 0:
+            raise python_error(f"{what} failed: CUDA driver error {status}", ERR_CUDA)
+
+    def _context(self, device):
+        ctx = self._ctx.get(device)
+        if ctx is None:
+            cu = self._load()
+            dev, c = ctypes.c_int(), ctypes.c_void_p()
+            self._check(cu.cuDeviceGet(ctypes.byref(dev), device), "cuDeviceGet")
+            self._check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(c), dev), "cuDevicePrimaryCtxRetain")
+            ctx = self._ctx.setdefault(device, c.value)  # retained for the process's life
+        return ctx
+
+    def _call(self, device, fn):
+        cu = self._load()
+        self._check(cu.cuCtxPushCurrent_v2(self._context(device)), "cuCtxPushCurrent")
+        try:
+            return fn(cu)
+        finally:
+            cu.cuCtxPopCurrent_v2(ctypes.byref(ctypes.c_void_p()))
+
+    def pointer_device(self, ptr, device):
+        """The device ordinal `ptr` belongs to, or None if the driver does not know the pointer
+        (host memory, or a bogus value)."""
+        out = ctypes.c_int(-1)
+
+        def q(cu):
+            return cu.cuPointerGetAttribute(ctypes.byref(out), CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                            ctypes.c_uint64(ptr))
+
+        return out.value if self._call(device, q) == 0 else None
+
+    def record(self, device, stream):
+        """A new event recorded on `stream` (reuses destroyed events of this device)."""
+
+        def r(cu):
+            pool = self._free_events.setdefault(device, [])
+            ev = pool.pop() if pool else None
+            if ev is None:
+                e = ctypes.c_void_p()
+                self._check(cu.cuEventCreate(ctypes.byref(e), CU_EVENT_DISABLE_TIMING),
+                            "cuEventCreate")
+                ev = e.value
+            st = cu.cuEventRecord(ev, stream or None)
+            if st != 0:
+                pool.append(ev)
+                self._check(st, "cuEventRecord")
+            return ev
+
+        return self._call(device, r)
+
+    def wait(self, device, stream, event):
+        """Work queued on `stream` from now on waits for `event`."""
+        self._call(device, lambda cu: self._check(cu.cuStreamWaitEvent(stream or None, event, 0),
+                                                  "cuStreamWaitEvent"))
+
+    def order(self, device, before, after):
+        """Work queued on stream `after` from now on runs after the work queued on `before`
+        so far (no host wait). No-op when they are the same stream."""
+        if same_stream(before, after):
+            return
+        ev = self.record(device, before)
+        try:
+            self.wait(device, after, ev)
+        finally:
+            self.release(device, ev)
+
+    def done(self, device, event):
+        """True if the work before `event` has finished (cuEventQuery); raises on an error."""
+        st = self._call(device, lambda cu: cu.cuEventQuery(event))
+        if st == CUDA_ERROR_NOT_READY:
+            return False
+        self._check(st, "cuEventQuery")
+        return True
+
+    def synchronize(self, device, event):
+        self._call(device, lambda cu: self._check(cu.cuEventSynchronize(event),
+                                                  "cuEventSynchronize"))
+
+    def release(self, device, event):
+        """Returns an event to the pool (recording it again later is fine)."""
+        self._free_events.setdefault(device, []).append(event)
+
+
+driver = _Driver()
 
 
 def _cai_stream(stream):
@@ -25,11 +176,15 @@ class DeviceArray:
     """
 
     def __init__(self, shape, dtype, device=0):
-        self.shape = tuple(int(s) for s in (shape if np.iterable(shape) else (shape,)))
+        shape = tuple(shape) if np.iterable(shape) else (shape,)
+        self.shape = tuple(_lib.as_int("shape", s, 0, _lib.INT64_MAX) for s in shape)
         self.dtype = np.dtype(dtype)
-        self.device = int(device)
+        self.device = _lib.as_int("device", device, 0, _lib.INT32_MAX)
         self.size = math.prod(self.shape)
         self.nbytes = self.size * self.dtype.itemsize
+        if self.nbytes > _lib.INT64_MAX:
+            raise invalid(f"DeviceArray{self.shape} of {self.dtype} needs {self.nbytes} bytes: "
+                          "more than any device can hold (and more than size_t)")
         self.stream = None
         self.ptr = 0
         if self.nbytes > 0:
@@ -39,14 +194,17 @@ class DeviceArray:
 
     @classmethod
     def from_host(cls, a, dtype=None, device=0):
-        """Copies a host array (anything numpy.asarray accepts) to a new DeviceArray."""
+        """Copies a host array (anything numpy.asarray accepts) to a new DeviceArray. The copy
+        is complete on the legacy default stream when this returns; work on another stream
+        must be ordered after it (Plan does this)."""
         a = np.ascontiguousarray(a, dtype=dtype)
         d = cls(a.shape, a.dtype, device)
         d.copy_from_host(a)
         return d
 
     def copy_from_host(self, a):
-        """Synchronous host-to-device copy of a numpy array of the same size and dtype."""
+        """Host-to-device copy of a numpy array of the same size and dtype, on the legacy
+        default stream (synchronous for the host buffer)."""
         a = np.ascontiguousarray(a, dtype=self.dtype)
         if a.size != self.size:
             raise invalid(f"size mismatch: host array has {a.size} elements, "
@@ -94,59 +252,3 @@ class DeviceArray:
 
     def __repr__(self):
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, device={self.device})"
-
-
-def is_device(obj):
-    """True for objects exposing __cuda_array_interface__ (cupy, torch CUDA tensors, ...)."""
-    try:
-        return obj is not None and hasattr(obj, "__cuda_array_interface__")
-    except Exception:
-        return False
-
-
-def device_pointer(obj, dtype, size, what, device, stream, writable=False):
-    """The device pointer of a __cuda_array_interface__ object, after checking its dtype,
-    size and C-contiguity, and waiting for the producer's stream if it differs from ours."""
-    cai = obj.__cuda_array_interface__
-    shape = tuple(cai["shape"])
-    got = np.dtype(cai["typestr"])
-    if got != np.dtype(dtype):
-        raise invalid(f"{what}: dtype {got} but the plan needs {np.dtype(dtype)}")
-    n = math.prod(shape)
-    if n != size:
-        raise invalid(f"{what}: {n} elements (shape {shape}) but {size} are needed")
-    strides = cai.get("strides")
-    if strides is not None:
-        expect = got.itemsize
-        for extent, stride in zip(reversed(shape), reversed(tuple(strides))):
-            if extent > 1 and stride != expect:
-                raise invalid(f"{what}: device array must be C-contiguous "
-                              f"(strides {tuple(strides)})")
-            expect *= extent
-    ptr, readonly = cai["data"]
-    if writable and readonly:
-        raise invalid(f"{what}: device array is read-only")
-    producer = cai.get("stream")
-    if producer is not None and producer != _cai_stream(stream):
-        _lib.call("stream_sync", device, int(producer))
-    return ptr or 0
-
-
-def alloc_like(template, shape, dtype, device):
-    """A new device array of the same kind as `template` (DeviceArray, cupy, torch)."""
-    mod = type(template).__module__.split(".")[0]
-    if isinstance(template, DeviceArray):
-        return DeviceArray(shape, dtype, device)
-    if mod == "cupy":
-        import cupy
-
-        with cupy.cuda.Device(template.device.id):
-            return cupy.empty(shape, dtype)
-    if mod == "torch":
-        import torch
-
-        tdt = {np.dtype(np.complex64): torch.complex64, np.dtype(np.complex128): torch.complex128}
-        return torch.empty(shape, dtype=tdt[np.dtype(dtype)], device=template.device)
-    raise invalid(
-        f"cannot allocate an output like a {type(template).__name__}: pass out= (a device array)"
-    )

@@ -23,8 +23,9 @@ ERR_UNSUPPORTED = 18
 ERR_INTERNAL = 19
 
 
-class WarpfftError(Exception):
-    """A warpfft call failed.
+class WarpfftError(RuntimeError):
+    """A warpfft call failed. A ``RuntimeError``, as the reference package raises for a failed
+    library call, so code written for it catches ours.
 
     Attributes: ``status`` (the C ``warpfft_status`` value, ``None`` where no C call was made),
     ``name`` (e.g. ``"WARPFFT_ERR_NO_DEVICE"``) and ``message`` (``warpfft_last_error()`` read
@@ -50,9 +51,15 @@ class NoCufftError(WarpfftError):
     """cuFFT was not found (WARPFFT_ERR_NO_CUFFT); the message lists every place tried."""
 
 
-class InvalidArgumentError(WarpfftError, ValueError):
+class InvalidArgumentError(WarpfftError, ValueError, TypeError):
     """A bad argument: INVALID_ARG, BAD_TYPE, BAD_DIM, BAD_SIZE, BAD_TOL, BAD_NPOINTS,
-    BAD_POINTS or PRECISION (also raised by the Python layer's own checks)."""
+    BAD_POINTS or PRECISION (also raised by the Python layer's own checks: dtype, shape,
+    contiguity, option names, integer ranges). Also a ``ValueError`` and a ``TypeError``: the
+    reference package raises ``TypeError`` for a wrong dtype, shape or option name."""
+
+
+class UnsupportedError(WarpfftError, NotImplementedError):
+    """A valid request this build does not do (WARPFFT_ERR_UNSUPPORTED), e.g. type 3."""
 
 
 class OutOfMemoryError(WarpfftError, MemoryError):
@@ -64,6 +71,7 @@ _CLASS_BY_STATUS = {
     ERR_NO_DEVICE: NoGpuError,
     ERR_NO_CUFFT: NoCufftError,
     ERR_OUT_OF_MEMORY: OutOfMemoryError,
+    ERR_UNSUPPORTED: UnsupportedError,
 }
 for _s in range(ERR_INVALID_ARG, ERR_PRECISION + 1):
     _CLASS_BY_STATUS[_s] = InvalidArgumentError
@@ -74,9 +82,30 @@ def error_class(status):
     return _CLASS_BY_STATUS.get(status, WarpfftError)
 
 
-_NAMES = {ERR_INVALID_ARG: "WARPFFT_ERR_INVALID_ARG", ERR_BAD_DIM: "WARPFFT_ERR_BAD_DIM"}
+_NAMES = {
+    ERR_INVALID_ARG: "WARPFFT_ERR_INVALID_ARG",
+    ERR_BAD_TYPE: "WARPFFT_ERR_BAD_TYPE",
+    ERR_BAD_DIM: "WARPFFT_ERR_BAD_DIM",
+    ERR_BAD_SIZE: "WARPFFT_ERR_BAD_SIZE",
+    ERR_BAD_NPOINTS: "WARPFFT_ERR_BAD_NPOINTS",
+    ERR_PRECISION: "WARPFFT_ERR_PRECISION",
+    ERR_NO_POINTS: "WARPFFT_ERR_NO_POINTS",
+    ERR_UNSUPPORTED: "WARPFFT_ERR_UNSUPPORTED",
+    ERR_CUDA: "WARPFFT_ERR_CUDA",
+}
 
 
 def invalid(message, status=ERR_INVALID_ARG):
     """An InvalidArgumentError raised by the Python layer's own checks (no C call made)."""
     return InvalidArgumentError(message, status, _NAMES[status])
+
+
+def unsupported(message):
+    """An UnsupportedError raised by the Python layer (no C call made)."""
+    return UnsupportedError(message, ERR_UNSUPPORTED, _NAMES[ERR_UNSUPPORTED])
+
+
+def python_error(message, status):
+    """The error class of `status`, raised by the Python layer (e.g. a CUDA driver call made
+    from Python for pointer and stream checks)."""
+    return error_class(status)(message, status, _NAMES.get(status))

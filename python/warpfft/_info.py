@@ -7,9 +7,11 @@ import math
 import numpy as np
 
 from . import _lib
-from ._device import DeviceArray, device_pointer, is_device
-from ._errors import invalid
-from ._plan import info_dict, make_opts, normalize_modes, precision_of
+from ._arrays import wrap
+from ._compat import normalize_modes
+from ._device import DeviceArray, driver
+from ._errors import ERR_BAD_NPOINTS, ERR_BAD_SIZE, invalid
+from ._plan import precision_of
 
 
 def version():
@@ -48,18 +50,19 @@ def embedded_modules():
 
 def init(device=0):
     """Initialises the driver and `device` (optional: plan creation does it)."""
-    _lib.call("init", int(device))
+    _lib.call("init", _lib.as_int("device", device, 0, _lib.INT32_MAX))
 
 
 def runtime_info(device=0):
     """The runtime report (warpfft_runtime_info) as a dict. If the driver or the device cannot
     be initialised, raises the matching WarpfftError (e.g. NoGpuError) with the report attached
     as ``.info`` (dict) and ``.json`` (text)."""
+    dev = _lib.as_int("device", device, 0, _lib.INT32_MAX)
     needed = ctypes.c_size_t(0)
     size = 4096
     while True:
         buf = ctypes.create_string_buffer(size)
-        status = _lib.lib.warpfft_runtime_info(int(device), buf, size, ctypes.byref(needed))
+        status = _lib.lib.warpfft_runtime_info(dev, buf, size, ctypes.byref(needed))
         err = _lib.make_error(status) if status != 0 else None
         if needed.value <= size:
             break
@@ -84,64 +87,91 @@ def cufft_probe():
     return _lib._str(buf.value), ver.value
 
 
-def plan_params(type, n_modes, dtype=np.complex64, eps=1e-6, n_trans=1, modeord=0,
-                method="auto", upsampfac=2.0, bin_size=None, max_subprob=None):
-    """What Plan(...) would choose (kernel width, beta, fine grid, bins), without a GPU; the
-    same argument checks as plan creation (InvalidArgumentError on a bad dim, size, eps...)."""
-    n = normalize_modes(n_modes)
-    prec, _, _ = precision_of(dtype)
-    opts = make_opts(modeord, method, upsampfac, 0, 0, bin_size, max_subprob)
-    info = _lib.PlanInfo()
-    _lib.call("plan_params", int(type), len(n), _lib.n_modes_array(n), int(n_trans), float(eps),
-              prec, ctypes.byref(opts), ctypes.byref(info))
-    return info_dict(info)
-
-
-def _device_arg(obj, dtype, name, device, keep):
-    """Device pointer and element count of a host (uploaded, kept in `keep`) or device array."""
-    if obj is None:
-        return None, 0
-    if is_device(obj):
-        n = math.prod(obj.__cuda_array_interface__["shape"])
-        return device_pointer(obj, dtype, n, name, device, 0) or None, n
-    d = DeviceArray.from_host(np.asarray(obj, dtype=dtype).ravel(), device=device)
+def _device_arg(arr, device, keep):
+    """Device pointer of a classified argument: host arrays are uploaded (kept in `keep`)."""
+    if arr is None:
+        return None
+    if arr.is_device:
+        if arr.device is None:
+            dev = driver.pointer_device(arr.ptr, device) if arr.ptr else device
+            if dev != device:
+                raise invalid(f"{arr.name}: not device memory of device {device}")
+        elif arr.device != device:
+            raise invalid(f"{arr.name}: array is on device {arr.device}, not {device}")
+        keep.append(arr)
+        return arr.ptr or None
+    d = DeviceArray.from_host(arr.host.ravel(), device=device)
     keep.append(d)
-    return d.ptr or None, d.size
+    return d.ptr or None
 
 
-def direct_sample(type, n_modes, x, y=None, z=None, c=None, fk=None, sample=None, isign=1,
+def direct_sample(type, n_modes, x, y=None, z=None, c=None, fk=None, sample=None, isign=None,
                   modeord=0, device=0):
     """Exact non-uniform DFT (double precision, on the GPU) at a sample of outputs of
-    transform 0, for checking accuracy (warpfft_direct_sample).
+    transform 0, for checking accuracy (warpfft_direct_sample), in the same conventions as
+    Plan: ``n_modes = (N1[, N2[, N3]])`` with x paired with N1 (axis 0).
 
-    type 1: needs c; returns f at the flat indices `sample` of the mode array (flat index into
-    the C-ordered (N3, N2, N1) array, modes per `modeord`). type 2: needs fk; returns c at the
-    point indices `sample`. Arrays: numpy (uploaded) or device arrays; precision from the
-    complex data's dtype. Returns a complex128 numpy array of len(sample).
+    type 1: needs c (M strengths); returns f at the flat indices `sample` of the C-ordered
+    mode array of shape n_modes (modes per `modeord`). type 2: needs fk (N1*N2*N3 modes);
+    returns c at the point indices `sample`. x, y, z: M points each (y, z as the dimension
+    needs, else None). Arrays: numpy (uploaded) or device arrays of the data's precision;
+    every length is checked before the GPU reads anything. ``isign``: default +1 for type 1,
+    -1 for type 2. Returns a complex128 numpy array of len(sample).
     """
-    n = normalize_modes(n_modes)
-    data = c if int(type) == 1 else fk
+    type_ = _lib.as_int("type", type, 1, 2)
+    dim, n = normalize_modes(type_, n_modes)
+    if isign is None:
+        isign = -1 if type_ == 2 else 1
+    isign = 1 if _lib.as_int("isign", isign, -_lib.INT64_MAX, _lib.INT64_MAX) >= 0 else -1
+    modeord = _lib.as_int("modeord", modeord, -_lib.INT32_MAX - 1, _lib.INT32_MAX)
+    device = _lib.as_int("device", device, 0, _lib.INT32_MAX)
+    if any(v < 1 for v in n):
+        raise invalid(f"n_modes {n}: every entry must be >= 1", ERR_BAD_SIZE)
+    data = c if type_ == 1 else fk
     if data is None:
         raise invalid("type 1 needs c, type 2 needs fk")
-    dt = np.dtype(data.__cuda_array_interface__["typestr"]) if is_device(data) else \
-        np.asarray(data).dtype
-    if dt not in (np.complex64, np.complex128):
-        dt = np.dtype(np.complex128)
-    prec, cdt, rdt = precision_of(dt)
-    keep = []
-    px, M = _device_arg(x, rdt, "x", device, keep)
-    py, _ = _device_arg(y, rdt, "y", device, keep)
-    pz, _ = _device_arg(z, rdt, "z", device, keep)
-    pc, _ = _device_arg(c, cdt, "c", device, keep)
-    pf, _ = _device_arg(fk, cdt, "fk", device, keep)
-    s = np.ascontiguousarray(np.ravel(sample if sample is not None else []), dtype=np.int64)
+    if (fk if type_ == 1 else c) is not None:
+        raise invalid("type 1 takes c (not fk), type 2 takes fk (not c)")
+    d = wrap(data, "c" if type_ == 1 else "fk", None)
+    prec, cdt, rdt = precision_of(d.dtype)
+    coords = (x, y, z)
+    pts = []
+    for i in range(3):
+        if (coords[i] is not None) != (i < dim):
+            name = "xyz"[i]
+            raise invalid(f"{name} is {'needed' if i < dim else 'not allowed'} for a {dim}D "
+                          "transform")
+        if i < dim:
+            pts.append(wrap(coords[i], "xyz"[i], rdt))
+    M = pts[0].size
+    for a in pts[1:]:
+        if a.size != M:
+            raise invalid(f"{a.name} has {a.size} points but x has {M}", ERR_BAD_NPOINTS)
+    N = math.prod(n)
+    if type_ == 1 and d.size != M:
+        raise invalid(f"c has {d.size} elements but there are {M} points", ERR_BAD_NPOINTS)
+    if type_ == 2 and d.size != N:
+        raise invalid(f"fk has {d.size} elements but n_modes {n} needs {N}", ERR_BAD_SIZE)
+    s = np.ascontiguousarray(np.ravel(sample if sample is not None else []))
+    if s.size and s.dtype.kind not in "iu":
+        raise invalid(f"sample must hold integers, not {s.dtype}")
+    s = s.astype(np.int64)
+    bound = N if type_ == 1 else M
+    if s.size and (s.min() < 0 or s.max() >= bound):
+        raise invalid(f"sample indices must be in [0, {bound})")
     out = np.zeros(2 * s.size, np.float64)
+    keep = []
     try:
-        _lib.call("direct_sample", int(type), len(n), _lib.n_modes_array(n), int(isign),
-                  int(modeord), prec, int(device), M, px, py, pz, pc, pf, s.size,
+        ptrs = [_device_arg(a, device, keep) for a in pts]
+        pd = _device_arg(d, device, keep)
+        ptrs = ptrs[::-1] + [None] * (3 - dim)  # the C ABI's dimension 1 is the last axis
+        _lib.call("direct_sample", type_, dim, _lib.n_modes_array(n[::-1]), isign, modeord,
+                  prec, device, M, *ptrs, pd if type_ == 1 else None,
+                  pd if type_ == 2 else None, s.size,
                   s.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                   out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
     finally:
-        for d in keep:
-            d.close()
+        for k in keep:
+            if isinstance(k, DeviceArray):
+                k.close()
     return out.view(np.complex128)

@@ -198,3 +198,28 @@ def default_opts():
     opts = Opts()
     call("opts_default", ctypes.byref(opts))
     return opts
+
+
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+UINT64_MAX = 2**64 - 1
+SIZE_MAX = 2**64 - 1
+
+
+def as_int(name, value, lo, hi):
+    """`value` as a Python int within [lo, hi], or InvalidArgumentError naming `name`. ctypes
+    would wrap an out-of-range integer silently (2**32 + 1 -> 1 for a C int), so every integer
+    that crosses the ABI goes through here first. Floats, bools and strings are refused."""
+    import operator
+
+    from ._errors import invalid
+
+    if isinstance(value, bool):
+        raise invalid(f"{name} must be an integer, not a bool")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise invalid(f"{name} must be an integer, not {type(value).__name__} {value!r}") from None
+    if not lo <= v <= hi:
+        raise invalid(f"{name} = {v} is out of range [{lo}, {hi}]")
+    return v

@@ -1,90 +1,118 @@
-"""One-call transforms in the style of finufft: nufft{1,2,3}d{1,2}."""
+"""One-call transforms with the reference's (cufinufft's) signatures:
+nufft{1,2,3}d{1,2} and nufft{1,2,3}d3.
 
-import math
+``nufft2d1(x, y, data, n_modes=None, out=None, eps=1e-6, isign=1, **kwargs)`` returns modes of
+shape ``([n_trans,] N1, N2)`` (x with axis 0); ``nufft2d2(x, y, data, out=None, eps=1e-6,
+isign=-1, **kwargs)`` takes ``data`` of shape ``([n_trans,] N1, N2)``. The dtype comes from
+``data`` (complex64 or complex128; points of the matching real dtype: no silent casts);
+``n_trans`` from a leading batch axis; for type 1 with ``out`` given, ``n_modes`` from
+``out.shape`` (as in the reference). ``**kwargs``: Plan options (see ``warpfft.Plan``).
+
+Plans are reused through a bounded LRU cache (``warpfft._cache``): a repeated call of the same
+shape costs setpts + execute only. Host (numpy) arrays: the call waits and raises any error.
+Device arrays: the call returns without waiting (as the reference's), its work ordered after and
+before the producers' streams; an asynchronous failure is raised by the next call that uses the
+same cached plan, by ``clear_plan_cache()`` or, with the cache off, by this call's destroy.
+"""
 
 import numpy as np
 
-from ._device import is_device
-from ._errors import invalid
-from ._plan import Plan, normalize_modes
+from . import _cache
+from ._arrays import wrap
+from ._compat import TYPE3_MESSAGE, Plan, normalize_options
+from ._errors import invalid, unsupported
+from ._plan import precision_of
 
 
-def _dtype_of(data):
-    """complex64/complex128 for the data (real or integer input -> the matching complex)."""
-    if is_device(data):
-        dt = np.dtype(data.__cuda_array_interface__["typestr"])
-    else:
-        dt = np.asarray(data).dtype
-    if dt in (np.complex64, np.float32):
-        return np.dtype(np.complex64)
-    return np.dtype(np.complex128)
-
-
-def _shape(a):
-    return tuple(a.__cuda_array_interface__["shape"]) if is_device(a) else np.shape(a)
-
-
-def _type1(dim, pts, c, n_modes, out, eps, isign, kwargs):
-    M = math.prod(_shape(pts[0]))
-    shape = _shape(c)
-    n_trans = shape[0] if len(shape) >= 2 else 1
-    if math.prod(shape) != n_trans * M:
-        raise invalid(f"c has shape {shape}: expected ({M},) or (n_trans, {M})")
+def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs):
+    d = wrap(data, "data", None)
+    _, dtype, _ = precision_of(d.dtype)
+    core = 1 if nufft_type == 1 else dim
+    if len(d.shape) < core:
+        raise invalid(f"Argument `data` has shape {d.shape}: expected {core} axes or "
+                      f"{core + 1} with a leading batch axis")
+    n_trans = 1 if len(d.shape) == core else d.shape[0]
+    if nufft_type == 1 and out is not None:
+        o = wrap(out, "out", dtype, output=True)
+        n_modes = o.shape[-dim:]
+    elif nufft_type == 2:
+        n_modes = d.shape[-dim:]
     if n_modes is None:
-        if out is None:
-            raise invalid("give n_modes (or out, whose shape gives it)")
-        n_modes = _shape(out)[-dim:][::-1]
-    n = normalize_modes(n_modes)
-    if len(n) == 1 and dim > 1:
-        n = n * dim
-    if len(n) != dim:
-        raise invalid(f"n_modes {n} has {len(n)} entries for a {dim}D transform")
-    return _run(1, n, pts, c, out, eps, isign, n_trans, _dtype_of(c), kwargs)
-
-
-def _type2(dim, pts, f, out, eps, isign, kwargs):
-    shape = _shape(f)
-    if len(shape) not in (dim, dim + 1):
-        raise invalid(f"f has shape {shape}: expected {dim} axes ([N3,] [N2,] N1), "
-                      f"or {dim + 1} with a leading batch axis")
-    n_trans = shape[0] if len(shape) == dim + 1 else 1
-    return _run(2, shape[-dim:][::-1], pts, f, out, eps, isign, n_trans, _dtype_of(f), kwargs)
-
-
-def _run(type_, n_modes, pts, data, out, eps, isign, n_trans, dtype, kwargs):
-    with Plan(type_, n_modes, dtype=dtype, eps=eps, isign=isign, n_trans=n_trans,
-              **kwargs) as plan:
+        raise invalid("n_modes is needed (or out, whose shape gives it)")
+    if isign is None:
+        isign = -1 if nufft_type == 2 else 1
+    got = (n_modes,) if np.ndim(n_modes) == 0 else tuple(n_modes)
+    if len(got) != dim:
+        raise invalid(f"n_modes {got} has {len(got)} entries for a {dim}D transform")
+    n_modes = got
+    _, okey = normalize_options(nufft_type, kwargs)
+    key = (nufft_type, n_modes, n_trans, float(eps), isign >= 0, dtype.str, okey)
+    plan = _cache.acquire(key)
+    if plan is None:
+        plan = Plan(nufft_type, n_modes, n_trans, eps, isign, dtype, **kwargs)
+    try:
         plan.setpts(*pts)
-        return plan.execute(data, out)
+        result = plan.execute(data, out)
+        plan.release_points()
+    except BaseException:
+        try:
+            plan.close()
+        except Exception:
+            pass  # the first error is the one to report
+        raise
+    _cache.release(key, plan)
+    return result
 
 
-def nufft1d1(x, c, n_modes=None, out=None, eps=1e-6, isign=1, **kwargs):
-    """Type 1 in 1D: f[k] = sum_j c[j] exp(isign i k x[j]); returns shape ([n_trans,] N1).
-    kwargs: Plan options (modeord, method, upsampfac, device, stream, ...)."""
-    return _type1(1, (x,), c, n_modes, out, eps, isign, kwargs)
+def _type3(*_args, **_kwargs):
+    raise unsupported(TYPE3_MESSAGE)
 
 
-def nufft2d1(x, y, c, n_modes=None, out=None, eps=1e-6, isign=1, **kwargs):
-    """Type 1 in 2D; n_modes = (N1, N2) (or one int for both); returns shape
-    ([n_trans,] N2, N1): f[i2, i1] is mode (k1, k2), k1 paired with x."""
-    return _type1(2, (x, y), c, n_modes, out, eps, isign, kwargs)
+def nufft1d1(x, data, n_modes=None, out=None, eps=1e-6, isign=1, **kwargs):
+    """1D type 1: f[k1] = sum_j c[j] exp(+/-i k1 x[j]), -N1/2 <= k1 <= (N1-1)/2.
+    data: complex[M] or complex[n_tr, M]; returns complex[N1] or complex[n_tr, N1]."""
+    return _invoke(1, 1, (x,), data, out, eps, isign, n_modes, kwargs)
 
 
-def nufft3d1(x, y, z, c, n_modes=None, out=None, eps=1e-6, isign=1, **kwargs):
-    """Type 1 in 3D; n_modes = (N1, N2, N3); returns shape ([n_trans,] N3, N2, N1)."""
-    return _type1(3, (x, y, z), c, n_modes, out, eps, isign, kwargs)
+def nufft1d2(x, data, out=None, eps=1e-6, isign=-1, **kwargs):
+    """1D type 2: c[j] = sum_k1 f[k1] exp(+/-i k1 x[j]). data: complex[N1] or
+    complex[n_tr, N1]; returns complex[M] or complex[n_tr, M]."""
+    return _invoke(1, 2, (x,), data, out, eps, isign, None, kwargs)
 
 
-def nufft1d2(x, f, out=None, eps=1e-6, isign=-1, **kwargs):
-    """Type 2 in 1D: c[j] = sum_k f[k] exp(isign i k x[j]); f shape ([n_trans,] N1)."""
-    return _type2(1, (x,), f, out, eps, isign, kwargs)
+def nufft2d1(x, y, data, n_modes=None, out=None, eps=1e-6, isign=1, **kwargs):
+    """2D type 1: f[k1, k2] = sum_j c[j] exp(+/-i (k1 x[j] + k2 y[j])).
+    data: complex[M] or complex[n_tr, M]; returns complex[N1, N2] or complex[n_tr, N1, N2]."""
+    return _invoke(2, 1, (x, y), data, out, eps, isign, n_modes, kwargs)
 
 
-def nufft2d2(x, y, f, out=None, eps=1e-6, isign=-1, **kwargs):
-    """Type 2 in 2D; f shape ([n_trans,] N2, N1); returns shape ([n_trans,] M)."""
-    return _type2(2, (x, y), f, out, eps, isign, kwargs)
+def nufft2d2(x, y, data, out=None, eps=1e-6, isign=-1, **kwargs):
+    """2D type 2: c[j] = sum_{k1,k2} f[k1, k2] exp(+/-i (k1 x[j] + k2 y[j])).
+    data: complex[N1, N2] or complex[n_tr, N1, N2]; returns complex[M] or complex[n_tr, M]."""
+    return _invoke(2, 2, (x, y), data, out, eps, isign, None, kwargs)
 
 
-def nufft3d2(x, y, z, f, out=None, eps=1e-6, isign=-1, **kwargs):
-    """Type 2 in 3D; f shape ([n_trans,] N3, N2, N1); returns shape ([n_trans,] M)."""
-    return _type2(3, (x, y, z), f, out, eps, isign, kwargs)
+def nufft3d1(x, y, z, data, n_modes=None, out=None, eps=1e-6, isign=1, **kwargs):
+    """3D type 1; returns complex[N1, N2, N3] or complex[n_tr, N1, N2, N3]."""
+    return _invoke(3, 1, (x, y, z), data, out, eps, isign, n_modes, kwargs)
+
+
+def nufft3d2(x, y, z, data, out=None, eps=1e-6, isign=-1, **kwargs):
+    """3D type 2; data: complex[N1, N2, N3] or complex[n_tr, N1, N2, N3]."""
+    return _invoke(3, 2, (x, y, z), data, out, eps, isign, None, kwargs)
+
+
+def nufft1d3(x, data, s, out=None, eps=1e-6, isign=1, **kwargs):
+    """1D type 3 (points x -> frequencies s): not in this build (raises UnsupportedError)."""
+    _type3()
+
+
+def nufft2d3(x, y, data, s, t, out=None, eps=1e-6, isign=1, **kwargs):
+    """2D type 3 (points x, y -> frequencies s, t): not in this build (UnsupportedError)."""
+    _type3()
+
+
+def nufft3d3(x, y, z, data, s, t, u, out=None, eps=1e-6, isign=1, **kwargs):
+    """3D type 3 (points x, y, z -> frequencies s, t, u): not in this build
+    (UnsupportedError)."""
+    _type3()

@@ -1,0 +1,274 @@
+"""Array protocols: what an argument is (host or device), its pointer, shape and dtype, the
+checks on them, and an output array of the same kind.
+
+Accepted, in this order:
+  * numpy arrays (and lists/scalars, converted with numpy) -> host;
+  * torch tensors (CUDA: zero-copy through ``data_ptr``, also with ``requires_grad``; CPU: as
+    numpy, zero-copy);
+  * anything with ``__cuda_array_interface__`` (cupy, numba, pycuda's GPUArray,
+    :class:`~warpfft.DeviceArray`, ...): zero-copy; version 0-3; a ``mask``, negative extents or
+    non-C-contiguous strides are refused; its v3 ``stream`` is the producer's stream;
+  * anything with ``__dlpack__`` / ``__dlpack_device__`` (jax, and any array-API library):
+    CUDA memory zero-copy (``__dlpack__(stream=<the plan's stream>)``, so the producer orders its
+    work before ours, as the DLPack protocol defines), CPU memory through numpy.
+
+Errors raised by an array's own protocol (anything but AttributeError for a missing attribute)
+propagate unchanged.
+"""
+
+import ctypes
+import math
+import warnings
+
+import numpy as np
+
+from ._device import DeviceArray
+from ._errors import invalid
+
+_TORCH_DTYPES = {"complex64", "complex128", "float32", "float64", "float16", "int32", "int64",
+                 "int8", "int16", "uint8", "bool"}
+
+
+class Arr:
+    """One argument, classified. ``kind``: "host" (``host`` is a C-contiguous numpy array) or
+    "device" (``ptr``, ``device`` ordinal, ``stream``: the producer's stream or None)."""
+
+    __slots__ = ("name", "kind", "lib", "obj", "host", "ptr", "shape", "dtype", "readonly",
+                 "device", "stream", "keep")
+
+    def __init__(self, name, kind, lib, obj, shape, dtype, ptr=0, host=None, readonly=False,
+                 device=None, stream=None, keep=None):
+        self.name, self.kind, self.lib, self.obj = name, kind, lib, obj
+        self.shape, self.dtype, self.ptr, self.host = tuple(shape), np.dtype(dtype), ptr, host
+        self.readonly, self.device, self.stream, self.keep = readonly, device, stream, keep
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    @property
+    def is_device(self):
+        return self.kind == "device"
+
+
+def _module(obj):
+    return type(obj).__module__.split(".")[0]
+
+
+def _attr(obj, name):
+    """obj.name, or None if the attribute does not exist. Other exceptions propagate."""
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        return None
+
+
+def _host(name, a, lib="numpy", obj=None, output=False):
+    if output:
+        if not a.flags.c_contiguous:
+            raise invalid(f"{name}: output array must be C-contiguous (strides {a.strides})")
+        if not a.flags.writeable:
+            raise invalid(f"{name}: output array is read-only")
+    elif not a.flags.c_contiguous:
+        warnings.warn(f"Argument `{name}` is not C-contiguous: copying it (this may reduce "
+                      "performance)", stacklevel=4)
+        a = np.ascontiguousarray(a)
+    return Arr(name, "host", lib, a if obj is None else obj, a.shape, a.dtype, host=a,
+               readonly=not a.flags.writeable)
+
+
+def _check_shape(name, shape):
+    try:
+        shape = tuple(int(s) for s in shape)
+    except (TypeError, ValueError):
+        raise invalid(f"{name}: shape {shape!r} is not a tuple of integers") from None
+    if any(s < 0 for s in shape):
+        raise invalid(f"{name}: negative extent in shape {shape}")
+    return shape
+
+
+def _check_c_strides(name, shape, strides, itemsize):
+    if strides is None:
+        return
+    strides = tuple(int(s) for s in strides)
+    if len(strides) != len(shape):
+        raise invalid(f"{name}: {len(strides)} strides for shape {shape}")
+    expect = itemsize
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent > 1 and stride != expect:
+            raise invalid(f"{name}: device array must be C-contiguous (shape {shape}, "
+                          f"strides {strides})")
+        expect *= extent
+
+
+def _from_cai(name, obj, cai, output):
+    if not isinstance(cai, dict):
+        raise invalid(f"{name}: __cuda_array_interface__ is not a dict")
+    if cai.get("mask") is not None:
+        raise invalid(f"{name}: __cuda_array_interface__ with a mask is not supported")
+    shape = _check_shape(name, cai["shape"])
+    dtype = np.dtype(cai["typestr"])
+    _check_c_strides(name, shape, cai.get("strides"), dtype.itemsize)
+    ptr, readonly = cai["data"]
+    if output and readonly:
+        raise invalid(f"{name}: output device array is read-only")
+    stream = cai.get("stream") if int(cai.get("version", 0)) >= 3 else None
+    if stream is not None:
+        stream = int(stream)
+        if stream == 0:
+            raise invalid(f"{name}: __cuda_array_interface__ stream 0 is disallowed by the "
+                          "protocol (1: legacy default stream, 2: per-thread default stream)")
+    lib = _module(obj)
+    return Arr(name, "device", lib if lib in ("cupy", "numba") else
+               "warpfft" if isinstance(obj, DeviceArray) else "cai",
+               obj, shape, dtype, ptr=int(ptr or 0), readonly=bool(readonly), stream=stream)
+
+
+def _from_torch(name, t, output):
+    if str(t.dtype).replace("torch.", "") not in _TORCH_DTYPES:
+        raise invalid(f"{name}: torch dtype {t.dtype} is not supported")
+    dtype = np.dtype(str(t.dtype).replace("torch.", ""))
+    if not t.is_cuda:
+        if t.device.type != "cpu":
+            raise invalid(f"{name}: torch tensor on {t.device}: only CUDA and CPU tensors")
+        if output and t.requires_grad:
+            raise invalid(f"{name}: output tensor requires grad")
+        a = t.detach().numpy()
+        arr = _host(name, a, "torch", t, output)
+        if arr.host is not a:  # copied to make it contiguous: keep the copy, not the tensor
+            arr.obj = arr.host
+        return arr
+    if not t.is_contiguous():
+        if output:
+            raise invalid(f"{name}: output tensor must be contiguous (strides {t.stride()})")
+        warnings.warn(f"Argument `{name}` is not contiguous: copying it (this may reduce "
+                      "performance)", stacklevel=4)
+        t = t.contiguous()
+    import torch
+
+    stream = torch.cuda.current_stream(t.device).cuda_stream
+    return Arr(name, "device", "torch", t, tuple(t.shape), dtype, ptr=t.data_ptr(),
+               device=t.device.index, stream=int(stream) or 1)
+
+
+# DLPack (dlpack.h v0.8 / 1.0 unversioned capsule "dltensor").
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
+_DL_KIND = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
+_capsule_get = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_get.restype, _capsule_get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+
+
+def _from_dlpack(name, obj, output, stream):
+    dev_type, dev_id = obj.__dlpack_device__()
+    if dev_type in (_DL_CPU, _DL_CUDA_HOST):
+        if output:
+            raise invalid(f"{name}: a DLPack array cannot be written: give a numpy or device "
+                          "array as out")
+        return _host(name, np.from_dlpack(obj), _module(obj), obj)
+    if dev_type not in (_DL_CUDA, _DL_CUDA_MANAGED):
+        raise invalid(f"{name}: DLPack device type {dev_type} is not CUDA or CPU memory")
+    if output:
+        raise invalid(f"{name}: a DLPack array cannot be written in place (jax arrays are "
+                      "immutable): leave out=None to get a new array")
+    # The consumer passes the stream it will use; the producer orders its work before it.
+    try:
+        capsule = obj.__dlpack__(stream=1 if stream == 0 else int(stream))
+    except TypeError:
+        capsule = obj.__dlpack__()
+    t = _DLTensor.from_address(_capsule_get(capsule, b"dltensor"))
+    if t.dtype.lanes != 1 or t.dtype.code not in _DL_KIND:
+        raise invalid(f"{name}: DLPack dtype (code {t.dtype.code}, {t.dtype.bits} bits, "
+                      f"{t.dtype.lanes} lanes) is not supported")
+    dtype = np.dtype(f"{_DL_KIND[t.dtype.code]}{t.dtype.bits // 8}")
+    shape = _check_shape(name, [t.shape[i] for i in range(t.ndim)])
+    strides = None if not t.strides else [t.strides[i] * dtype.itemsize for i in range(t.ndim)]
+    _check_c_strides(name, shape, strides, dtype.itemsize)
+    # The capsule stays unconsumed and referenced (keep): its destructor releases the tensor.
+    return Arr(name, "device", _module(obj), obj, shape, dtype,
+               ptr=(t.data or 0) + t.byte_offset, device=t.device.device_id, stream=None,
+               keep=capsule)
+
+
+def wrap(obj, name, dtype=None, output=False, stream=0):
+    """Classifies `obj` (see the module doc) and checks its dtype against `dtype` (if given).
+    `stream`: the stream the work will run on (passed to ``__dlpack__``)."""
+    if obj is None:
+        return None
+    if isinstance(obj, np.ndarray):
+        arr = _host(name, obj, output=output)
+    elif _module(obj) == "torch" and hasattr(obj, "data_ptr"):
+        arr = _from_torch(name, obj, output)
+    else:
+        cai = _attr(obj, "__cuda_array_interface__")
+        if cai is not None:
+            arr = _from_cai(name, obj, cai, output)
+        elif _attr(obj, "__dlpack_device__") is not None:
+            arr = _from_dlpack(name, obj, output, stream)
+        elif output:
+            raise invalid(f"{name}: {type(obj).__name__} is not a writeable array (numpy or "
+                          "device)")
+        else:
+            if isinstance(obj, (str, bytes, dict)):
+                raise invalid(f"{name}: {type(obj).__name__} is not an array")
+            host = np.asarray(obj, dtype=dtype if _attr(obj, "dtype") is None else None)
+            if host.dtype == object:
+                raise invalid(f"{name}: {type(obj).__name__} is not an array")
+            arr = _host(name, host)
+    if dtype is not None and arr.dtype != np.dtype(dtype):
+        raise invalid(f"Argument `{name}` does not have the correct dtype: {arr.dtype} was "
+                      f"given, but {np.dtype(dtype)} was expected (no silent casts)")
+    return arr
+
+
+def empty_like(arr, shape, dtype, device):
+    """A new array of `arr`'s kind: numpy for host arrays (a torch CPU tensor for one), else a
+    device array of the same library (cupy, torch, numba; a DeviceArray otherwise — a jax or
+    other DLPack producer gets its result converted back after the work, see `finish`)."""
+    shape = tuple(int(s) for s in shape)
+    if arr.kind == "host":
+        out = np.empty(shape, dtype)
+        if arr.lib == "torch":
+            import torch
+
+            return torch.from_numpy(out)
+        return out
+    if arr.lib == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(device):
+            return cupy.empty(shape, dtype)
+    if arr.lib == "torch":
+        import torch
+
+        tdt = {np.dtype(np.complex64): torch.complex64, np.dtype(np.complex128): torch.complex128}
+        return torch.empty(shape, dtype=tdt[np.dtype(dtype)], device=arr.obj.device)
+    if arr.lib == "numba":
+        from numba import cuda
+
+        with cuda.gpus[device]:
+            return cuda.device_array(shape, dtype)
+    return DeviceArray(shape, dtype, device)
+
+
+def finish(template, out):
+    """The result handed back for an output made by `empty_like`: jax (and other DLPack
+    producers with a from_dlpack) get their own array type back, zero-copy."""
+    if template.kind == "device" and template.lib == "jax" and isinstance(out, DeviceArray):
+        import jax.dlpack
+
+        return jax.dlpack.from_dlpack(out)
+    return out

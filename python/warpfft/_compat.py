@@ -1,0 +1,463 @@
+"""The reference's (cufinufft's) Python conventions over the C ABI plan.
+
+Shapes: a mode array has shape ``n_modes = (N1, N2, N3)`` in numpy C order, ``x`` pairs with
+axis 0 (``N1``), ``y`` with axis 1, ``z`` with axis 2; a batch axis comes first:
+``(n_trans, N1, N2, N3)`` and ``(n_trans, M)``. The C ABI keeps dimension 1 fastest, so the
+mode counts and the coordinates are handed to it reversed -- ``(N3, N2, N1)`` and
+``(z, y, x)`` -- which is the same memory with no copy or transpose of any data.
+
+Options (the reference's names, as keyword arguments of Plan and of the one-call functions):
+
+==========================  ==================================================================
+``modeord``                 honoured: 0 CMCL order (default), 1 FFT order
+``upsampfac``               honoured: 2.0 or 1.25; 0 (the reference's "auto") means 2.0
+``gpu_method``              honoured: 0 auto, 1 GM, 2 SM; 3 (OD) and 4 (block gather) are
+                            output-driven shared-memory methods: SM. For type 2 (where the
+                            reference says SM has no effect) 2-4 mean auto.
+``gpu_binsizex/y/z``        honoured: spreading bin edge of the C ABI's dimension 1/2/3
+                            (x/y/z in the reference's C order, as there); <= 0 automatic
+``gpu_maxsubprobsize``      honoured: points per SM subproblem (0 automatic)
+``gpu_device_id``           honoured: the device ordinal
+``gpu_stream``              honoured: a CUDA stream (int handle, ctypes pointer, cupy/torch
+                            stream object or anything with ``.ptr``/``.cuda_stream``)
+``gpu_sort``                accepted (0/1), ignored: points are always sorted into bins; the
+                            result does not depend on it
+``gpu_kerevalmeth``         accepted (0/1), ignored: one kernel evaluation; same result
+``gpu_maxbatchsize``        accepted (>= 0), ignored: the batch is done at once; same result
+``gpu_obinsizex/y/z``       accepted, ignored (block-gather method tuning); same result
+``gpu_np``                  accepted, ignored (OD method tuning); same result
+``debug``                   accepted, ignored (nothing is printed)
+``gpu_spreadinterponly``    0 accepted; 1 (spread/interpolate only) raises UnsupportedError:
+                            it changes the result and this build does not implement it yet
+==========================  ==================================================================
+
+Any other name raises InvalidArgumentError (also a TypeError, as in the reference).
+"""
+
+import math
+import threading
+
+import numpy as np
+
+from . import _lib
+from ._arrays import empty_like, finish, wrap
+from ._device import DeviceArray, driver, same_stream
+from ._errors import ERR_NO_POINTS, WarpfftError, invalid, unsupported
+from ._plan import CPlan, make_opts, plan_params_c, precision_of
+
+_I32 = (-_lib.INT32_MAX - 1, _lib.INT32_MAX)
+_IGNORED = {"gpu_sort": (0, 1), "gpu_kerevalmeth": (0, 1), "gpu_maxbatchsize": (0, None),
+            "gpu_obinsizex": _I32, "gpu_obinsizey": _I32, "gpu_obinsizez": _I32,
+            "gpu_np": _I32, "debug": _I32}
+_HONOURED = ("modeord", "upsampfac", "gpu_method", "gpu_binsizex", "gpu_binsizey",
+             "gpu_binsizez", "gpu_maxsubprobsize", "gpu_device_id", "gpu_stream",
+             "gpu_spreadinterponly")
+OPTION_NAMES = frozenset(_HONOURED) | frozenset(_IGNORED)
+TYPE3_MESSAGE = ("type 3 NUFFT is not implemented in this build of warpfft (the C ABI has no "
+                 "type 3 yet)")
+
+
+def stream_value(s):
+    """A CUDA stream given as an int, None, ctypes pointer or a stream object -> int."""
+    if s is None:
+        return 0
+    if hasattr(s, "value") and not isinstance(s, (int, np.integer)):  # ctypes.c_void_p
+        return 0 if s.value is None else _lib.as_int("gpu_stream", s.value, 0, _lib.UINT64_MAX)
+    for attr in ("cuda_stream", "ptr", "handle"):  # torch, cupy, pycuda/numba
+        v = getattr(s, attr, None)
+        if v is not None and not callable(v):
+            return _lib.as_int("gpu_stream", v, 0, _lib.UINT64_MAX)
+    return _lib.as_int("gpu_stream", s, 0, _lib.UINT64_MAX)
+
+
+def normalize_options(type_, kwargs):
+    """The reference's option keywords -> (our option values, a hashable key). Unknown names
+    raise; ignored ones are range-checked; gpu_spreadinterponly=1 raises UnsupportedError."""
+    for k in kwargs:
+        if k not in OPTION_NAMES:
+            raise invalid(f"Invalid option '{k}' (known: {', '.join(sorted(OPTION_NAMES))})")
+    for k, (lo, hi) in _IGNORED.items():
+        if k in kwargs:
+            _lib.as_int(k, kwargs[k], lo, _lib.INT32_MAX if hi is None else hi)
+    g = kwargs.get
+    if _lib.as_int("gpu_spreadinterponly", g("gpu_spreadinterponly", 0), 0, 1):
+        raise unsupported("gpu_spreadinterponly=1 (spread/interpolate only) is not implemented "
+                          "in this build of warpfft")
+    method = _lib.as_int("gpu_method", g("gpu_method", 0), 0, 4)
+    if method >= 2:
+        method = 2 if type_ == 1 else 0
+    upsampfac = float(g("upsampfac", 2.0))
+    if upsampfac == 0.0:
+        upsampfac = 2.0
+    bins = tuple(max(0, _lib.as_int(k, g(k, 0), *_I32))
+                 for k in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez"))
+    opts = {
+        "modeord": _lib.as_int("modeord", g("modeord", 0), *_I32),
+        "method": method,
+        "upsampfac": upsampfac,
+        "device": _lib.as_int("gpu_device_id", g("gpu_device_id", 0), 0, _lib.INT32_MAX),
+        "stream": stream_value(g("gpu_stream")),
+        "bin_size": bins,
+        "max_subprob": max(0, _lib.as_int("gpu_maxsubprobsize", g("gpu_maxsubprobsize", 0),
+                                          *_I32)),
+    }
+    return opts, tuple(sorted(opts.items()))
+
+
+def normalize_modes(nufft_type, n_modes):
+    """(dim, n_modes tuple in the Python order) as the reference reads them."""
+    if nufft_type == 3:
+        raise unsupported(TYPE3_MESSAGE)
+    if isinstance(n_modes, (bool, float, str, bytes)):
+        raise invalid(f"Invalid n_modes {n_modes!r}: an integer or a tuple of 1 to 3 integers")
+    if np.ndim(n_modes) == 0:
+        n = (n_modes,)
+    else:
+        if np.ndim(n_modes) != 1:
+            raise invalid(f"Invalid n_modes {n_modes!r}: an integer or a flat tuple of 1 to 3 "
+                          "integers")
+        n = tuple(n_modes)
+    if not 1 <= len(n) <= 3:
+        raise invalid(f"Only dimensions 1, 2, and 3 supported (n_modes {n_modes!r})")
+    return len(n), tuple(_lib.as_int("n_modes", v, -_lib.INT64_MAX, _lib.INT64_MAX) for v in n)
+
+
+def plan_params(nufft_type, n_modes, n_trans=1, eps=1e-6, dtype="complex64", **kwargs):
+    """What ``Plan(nufft_type, n_modes, n_trans, eps, dtype=dtype, **kwargs)`` would choose
+    (kernel width, beta, fine grid, bins, method), without a GPU; the same argument checks as
+    plan creation. Per-dimension tuples are in the Python order (axis 0 first)."""
+    from ._plan import info_dict
+
+    nufft_type = _lib.as_int("nufft_type", nufft_type, -_lib.INT32_MAX, _lib.INT32_MAX)
+    dim, n = normalize_modes(nufft_type, n_modes)
+    prec, _, _ = precision_of(dtype)
+    o, _ = normalize_options(nufft_type, kwargs)
+    return info_dict(plan_params_c(nufft_type, n[::-1], n_trans, float(eps), prec, make_opts(**o)))
+
+
+class Plan:
+    """A NUFFT plan, with the reference's (cufinufft's) interface:
+
+    ``Plan(nufft_type, n_modes, n_trans=1, eps=1e-6, isign=None, dtype="complex64", **kwargs)``
+
+    * ``nufft_type``: 1 (points -> modes) or 2 (modes -> points). (3 raises UnsupportedError.)
+    * ``n_modes``: ``N1``, ``(N1, N2)`` or ``(N1, N2, N3)``: the mode array's shape; ``N1``
+      goes with ``x``.
+    * ``isign``: sign of the exponent; default +1 for type 1, -1 for type 2.
+    * ``dtype``: "complex64" (points float32) or "complex128" (points float64).
+    * ``**kwargs``: the reference's option names (see ``warpfft._compat``'s table): honoured,
+      or accepted and ignored where they change no result; unknown names raise.
+
+    ``setpts(x, y=None, z=None)`` then ``execute(data, out=None)``. Arrays: numpy (copied to the
+    device; ``execute`` returns numpy and waits), or device arrays -- cupy, torch, jax, numba,
+    anything with ``__cuda_array_interface__`` or ``__dlpack__`` -- used in place (zero-copy);
+    ``execute`` then returns an array of the input's kind without waiting, its work queued on
+    the plan's stream (``gpu_stream``) after the producers' streams (event waits, no host
+    wait), and the producers' streams wait for it in turn. Arrays the queued work reads or
+    writes are kept referenced by the plan until an event shows the work is done.
+    Shapes: data ``(M,)``/``(n_trans, M)`` and modes ``n_modes``/``(n_trans, *n_modes)``.
+
+    One thread at a time per plan is what the C library allows: calls on one Plan are
+    serialised by a lock, so sharing one between threads is safe (not concurrent).
+    """
+
+    def __init__(self, nufft_type, n_modes, n_trans=1, eps=1e-6, isign=None, dtype="complex64",
+                 **kwargs):
+        self._c = None
+        self._points = []  # arrays the C plan points at now
+        self._pending = []  # (event, refs): device work queued, not yet known complete
+        self._buffers = {}  # host path: plan-owned device buffers
+        self._lock = threading.RLock()
+        nufft_type = _lib.as_int("nufft_type", nufft_type, -_lib.INT32_MAX, _lib.INT32_MAX)
+        if isign is None:
+            isign = -1 if nufft_type == 2 else 1
+        isign = _lib.as_int("isign", isign, -_lib.INT64_MAX, _lib.INT64_MAX)
+        self._dim, self._n_modes = normalize_modes(nufft_type, n_modes)
+        self._precision, self._dtype, self._real_dtype = precision_of(dtype)
+        self._type = nufft_type
+        self._isign = 1 if isign >= 0 else -1
+        self._eps = float(eps)
+        self._n_trans = _lib.as_int("n_trans", n_trans, -_lib.INT64_MAX, _lib.INT64_MAX)
+        o, self._key = normalize_options(nufft_type, kwargs)
+        self._device, self._stream, self._modeord = o["device"], o["stream"], o["modeord"]
+        self._c = CPlan(nufft_type, self._n_modes[::-1], self._isign, self._n_trans, self._eps,
+                        self._precision, make_opts(**o))
+
+    # ---- the reference's properties ----
+
+    type = property(lambda self: self._type)
+    dtype = property(lambda self: self._dtype)
+    dim = property(lambda self: self._dim)
+    n_modes = property(lambda self: self._n_modes)
+    n_trans = property(lambda self: self._n_trans)
+    isign = property(lambda self: self._isign)
+    eps = property(lambda self: self._eps)
+    device = property(lambda self: self._device)
+    stream = property(lambda self: self._stream)
+
+    @property
+    def M(self):
+        """Number of points set by the last successful setpts (None before, or after one that
+        failed)."""
+        return None if self._c is None else self._c.M
+
+    @property
+    def fk_shape(self):
+        """Shape of the mode array: ([n_trans,] N1[, N2[, N3]])."""
+        return ((self._n_trans,) if self._n_trans > 1 else ()) + self._n_modes
+
+    @property
+    def c_shape(self):
+        """Shape of the strengths/values: ([n_trans,] M)."""
+        if self.M is None:
+            raise WarpfftError("setpts has not been called", ERR_NO_POINTS, "WARPFFT_ERR_NO_POINTS")
+        return ((self._n_trans,) if self._n_trans > 1 else ()) + (self.M,)
+
+    # ---- device bookkeeping ----
+
+    def _check_device(self, arr):
+        """A device array must be on the plan's device (asked of the driver when the array does
+        not say)."""
+        if arr.ptr == 0:
+            if arr.size:
+                raise invalid(f"{arr.name}: null device pointer for {arr.size} elements")
+            return
+        dev = arr.device
+        if dev is None:
+            dev = driver.pointer_device(arr.ptr, self._device)
+            if dev is None:
+                raise invalid(f"{arr.name}: pointer {arr.ptr:#x} is not device memory the CUDA "
+                              "driver knows")
+        if dev != self._device:
+            raise invalid(f"{arr.name}: array is on device {dev}, the plan on device "
+                          f"{self._device}")
+
+    def _wait_for_producers(self, arrs):
+        """The plan's stream waits for each producer's stream (events; no host wait)."""
+        for a in arrs:
+            if a.stream is not None and not same_stream(a.stream, self._stream):
+                driver.order(self._device, a.stream, self._stream)
+
+    def _queued(self, refs, arrs=()):
+        """Records that device work just queued on the plan's stream uses `refs`: they stay
+        referenced until an event after it completes; producers' streams wait for it."""
+        ev = driver.record(self._device, self._stream)
+        for a in arrs:
+            if a.stream is not None and not same_stream(a.stream, self._stream):
+                driver.wait(self._device, a.stream, ev)
+        self._pending.append((ev, refs))
+        if len(self._pending) > 64:  # bound what is held: wait for the oldest
+            old, _ = self._pending[0]
+            driver.synchronize(self._device, old)
+        self._reap()
+
+    def _reap(self):
+        """Drops the references of device work known complete (and raises an asynchronous
+        error the driver reports for it)."""
+        while self._pending:
+            ev, _ = self._pending[0]
+            if not driver.done(self._device, ev):
+                break
+            self._pending.pop(0)
+            driver.release(self._device, ev)
+
+    def _uploaded(self):
+        """Host-to-device copies (warpfft_memcpy_htod) run on the legacy stream: order them
+        before the plan's stream."""
+        if self._stream != 0:
+            driver.order(self._device, 0, self._stream)
+
+    def _buffer(self, key, n, dtype):
+        buf = self._buffers.get(key)
+        if buf is None or buf.size != n or buf.dtype != dtype:
+            if buf is not None:
+                self._retire([buf])
+            buf = self._buffers[key] = DeviceArray((n,), dtype, self._device)
+        return buf
+
+    def _retire(self, refs):
+        """Arrays the plan no longer points at, but queued work may still use."""
+        if refs and self._c is not None and not self._c.closed and self._pending is not None:
+            self._queued(list(refs))
+
+    def _live(self):
+        if self._c is None or self._c.closed:
+            raise invalid("the plan is closed")
+        return self._c
+
+    # ---- the verbs ----
+
+    def setpts(self, x, y=None, z=None, s=None, t=None, u=None):
+        """Sets the M non-uniform points: x (and y for 2D, z for 3D), 1-D arrays of the plan's
+        real dtype (float32 for complex64). numpy arrays are copied to the device; device
+        arrays are used in place and must stay unchanged until the next setpts or close (the
+        plan keeps a reference). ``s, t, u`` are type 3's target frequencies (type 3 is not
+        in this build)."""
+        with self._lock:
+            c = self._live()
+            if any(v is not None for v in (s, t, u)):
+                raise invalid("s, t, u are the target frequencies of a type 3 plan; this is a "
+                              f"type {self._type} plan")
+            coords = (x, y, z)
+            for d in range(3):
+                given = coords[d] is not None
+                if given != (d < self._dim):
+                    name = "xyz"[d]
+                    need = "needed" if d < self._dim else "not allowed"
+                    raise invalid(f"{name} is {need} for a {self._dim}D plan")
+            arrs = [wrap(coords[d], "xyz"[d], self._real_dtype, stream=self._stream)
+                    for d in range(self._dim)]
+            M = arrs[0].size
+            if len(arrs[0].shape) != 1:
+                raise invalid(f"Argument `x` must be a vector (shape {arrs[0].shape})")
+            for a in arrs[1:]:
+                if a.shape != arrs[0].shape:
+                    raise invalid(f"Argument `{a.name}` must be of shape {arrs[0].shape} "
+                                  f"(got {a.shape})")
+            keep, ptrs, uploaded = [], [], False
+            for a in arrs:
+                if a.is_device:
+                    self._check_device(a)
+                    keep.append(a.keep if a.keep is not None else a.obj)
+                    ptrs.append(a.ptr)
+                else:
+                    d = DeviceArray.from_host(a.host, device=self._device)
+                    keep.append(d)
+                    ptrs.append(d.ptr)
+                    uploaded = True
+            if uploaded:
+                self._uploaded()
+            self._wait_for_producers(arrs)
+            old, self._points = self._points, []
+            self._retire(old)
+            try:
+                # Reversed: the C ABI's dimension 1 is the last Python axis.
+                c.setpts(M, *ptrs[::-1])
+            finally:
+                self._points = keep  # the C plan may point at these now, even on failure
+            return self
+
+    def _shapes(self, data_shape):
+        """(batch shape, required output core shape) for an input of `data_shape`."""
+        if self._type == 1:
+            core_in, core_out = (self.M,), self._n_modes
+        else:
+            core_in, core_out = self._n_modes, (self.M,)
+        k = len(core_in)
+        batch = tuple(data_shape[:-k]) if len(data_shape) >= k else None
+        if (batch is None or tuple(data_shape[-k:]) != core_in
+                or math.prod(batch) != self._n_trans):
+            want = core_in if self._n_trans == 1 else (self._n_trans,) + core_in
+            raise invalid(f"Argument `data` must be of shape {want} (got {tuple(data_shape)})")
+        return batch, core_out
+
+    def execute(self, data, out=None):
+        """Runs the transform(s): type 1 data = strengths ``([n_trans,] M)`` -> modes
+        ``([n_trans,] *n_modes)``; type 2 the reverse. Returns ``out`` if given (which must have
+        exactly that shape), else a new array of data's kind."""
+        with self._lock:
+            c = self._live()
+            if c.M is None:
+                raise WarpfftError("execute before setpts", ERR_NO_POINTS,
+                                   "WARPFFT_ERR_NO_POINTS")
+            d = wrap(data, "data", self._dtype, stream=self._stream)
+            o = wrap(out, "out", self._dtype, output=True, stream=self._stream)
+            batch, core_out = self._shapes(d.shape)
+            out_shape = batch + core_out
+            if o is not None and o.shape != out_shape:
+                raise invalid(f"Argument `out` must be of shape {out_shape} (got {o.shape})")
+            if d.is_device:
+                return self._execute_device(c, d, o, out, out_shape)
+            if o is not None and o.is_device:
+                raise invalid("data is a host array: out must be a host (numpy) array or None")
+            return self._execute_host(c, d, o, out, out_shape)
+
+    def _execute_device(self, c, d, o, out, out_shape):
+        if o is None:
+            out = empty_like(d, out_shape, self._dtype, self._device)
+            o = wrap(out, "out", self._dtype, output=True, stream=self._stream)
+        elif not o.is_device:
+            raise invalid("data is a device array: out must be a device array too")
+        self._check_device(d)
+        self._check_device(o)
+        self._wait_for_producers((d, o))
+        pin, pout = d.ptr, o.ptr
+        cp, fp = (pin, pout) if self._type == 1 else (pout, pin)
+        c.execute(cp, fp)
+        self._queued([d.obj, d.keep, o.obj, o.keep], (d, o))
+        if isinstance(o.obj, DeviceArray):
+            o.obj.stream = self._stream
+        return finish(d, out)
+
+    def _execute_host(self, c, d, o, out, out_shape):
+        if o is None:
+            out = empty_like(d, out_shape, self._dtype, self._device)
+            o = wrap(out, "out", self._dtype, output=True)
+        din = self._buffer("in", d.size, self._dtype)
+        dout = self._buffer("out", o.size, self._dtype)
+        din.copy_from_host(d.host)
+        self._uploaded()
+        cp, fp = (din.ptr, dout.ptr) if self._type == 1 else (dout.ptr, din.ptr)
+        c.execute(cp, fp)
+        c.sync()
+        dout.get(o.host.reshape(-1))
+        return out
+
+    # ---- introspection ----
+
+    @property
+    def info(self):
+        """What the plan chose (warpfft_plan_get_info) as a dict; per-dimension tuples in the
+        Python order (axis 0 first)."""
+        return self._live().info()
+
+    @property
+    def workspace_bytes(self):
+        """Device bytes the plan holds now."""
+        return self._live().workspace_bytes()
+
+    # ---- lifetime ----
+
+    def release_points(self):
+        """Forget the points (the cache calls this so that a cached plan pins no user array):
+        the arrays stay referenced only until the queued work that uses them is done."""
+        with self._lock:
+            if self._c is not None and not self._c.closed:
+                old, self._points = self._points, []
+                self._retire(old)
+                self._c.M = None
+
+    def close(self):
+        """Waits for the plan's stream, destroys the plan and frees what it allocated
+        (idempotent). Raises the status of failed asynchronous work or of the destroy."""
+        with self._lock:
+            c = self._c
+            try:
+                if c is not None:
+                    c.destroy(sync=True)
+            finally:
+                for ev, _ in self._pending:
+                    driver.release(self._device, ev)
+                self._pending = []
+                for buf in self._buffers.values():
+                    buf.close()
+                self._buffers = {}
+                self._points = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # garbage collection / interpreter shutdown: nowhere to raise
+            pass
+
+    def __repr__(self):
+        state = "closed" if self._c is None or self._c.closed else f"M={self.M}"
+        return (f"Plan(nufft_type={self._type}, n_modes={self._n_modes}, "
+                f"n_trans={self._n_trans}, eps={self._eps:g}, isign={self._isign:+d}, "
+                f"dtype={self._dtype.name!r}, {state})")
