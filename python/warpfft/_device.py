@@ -187,9 +187,10 @@ class DeviceArray:
                           "more than any device can hold (and more than size_t)")
         self.stream = None
         self.ptr = 0
+        self._L = _lib.lib  # the library that allocated it frees it
         if self.nbytes > 0:
             p = ctypes.c_void_p()
-            _lib.call("malloc", self.device, self.nbytes, ctypes.byref(p))
+            _lib.check(self._L.warpfft_malloc(self.device, self.nbytes, ctypes.byref(p)))
             self.ptr = p.value or 0
 
     @classmethod
@@ -210,7 +211,8 @@ class DeviceArray:
             raise invalid(f"size mismatch: host array has {a.size} elements, "
                           f"device array {self.size}")
         if self.nbytes:
-            _lib.call("memcpy_htod", self.device, self.ptr, a.ctypes.data, self.nbytes)
+            _lib.check(self._L.warpfft_memcpy_htod(self.device, self.ptr, a.ctypes.data,
+                                                   self.nbytes))
 
     def get(self, out=None):
         """Waits for ``stream`` (if set) and copies the array to host memory (a numpy array of
@@ -222,9 +224,10 @@ class DeviceArray:
             raise invalid("out must be a writeable C-contiguous numpy array of the same dtype "
                           "and size")
         if self.stream is not None:
-            _lib.call("stream_sync", self.device, self.stream)
+            _lib.check(self._L.warpfft_stream_sync(self.device, self.stream))
         if self.nbytes:
-            _lib.call("memcpy_dtoh", self.device, out.ctypes.data, self.ptr, self.nbytes)
+            _lib.check(self._L.warpfft_memcpy_dtoh(self.device, out.ctypes.data, self.ptr,
+                                                   self.nbytes))
         return out
 
     @property
@@ -241,8 +244,8 @@ class DeviceArray:
     def close(self):
         """Frees the device memory now (idempotent)."""
         ptr, self.ptr = self.ptr, 0
-        if ptr and _lib is not None and _lib.lib is not None:
-            _lib.lib.warpfft_free(self.device, ptr)
+        if ptr and getattr(self, "_L", None) is not None:
+            self._L.warpfft_free(self.device, ptr)
 
     def __del__(self):
         try:

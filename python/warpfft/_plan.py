@@ -109,8 +109,9 @@ class CPlan:
         iflag = 1 if iflag >= 0 else -1
         ntransf = _lib.as_int("n_trans", ntransf, -_lib.INT64_MAX, _lib.INT64_MAX)
         handle = ctypes.c_void_p()
-        _lib.call("plan_create", self.type, self.dim, n, iflag, ntransf, float(tol),
-                  precision, ctypes.byref(opts), ctypes.byref(handle))
+        self._L = L = _lib.lib  # the library this plan lives in (every later call uses it)
+        _lib.check(L.warpfft_plan_create(self.type, self.dim, n, iflag, ntransf, float(tol),
+                                         precision, ctypes.byref(opts), ctypes.byref(handle)))
         self._handle = handle.value
 
     @property
@@ -128,7 +129,7 @@ class CPlan:
         with self._lock:
             handle = self._live()
             self.M = None
-            _lib.check(_lib.lib.warpfft_setpts(handle, self.precision, M, px or None,
+            _lib.check(self._L.warpfft_setpts(handle, self.precision, M, px or None,
                                                py or None, pz or None))
             self.M = M
 
@@ -138,23 +139,23 @@ class CPlan:
             if self.M is None:
                 raise WarpfftError("execute before a successful setpts", ERR_NO_POINTS,
                                    "WARPFFT_ERR_NO_POINTS")
-            _lib.check(_lib.lib.warpfft_execute(handle, self.precision, c or None, fk or None))
+            _lib.check(self._L.warpfft_execute(handle, self.precision, c or None, fk or None))
 
     def sync(self):
         """Waits for the plan's stream; raises the status of asynchronous work that failed."""
         with self._lock:
-            _lib.check(_lib.lib.warpfft_stream_sync(self.device, self.stream))
+            _lib.check(self._L.warpfft_stream_sync(self.device, self.stream))
 
     def info(self, reverse=True):
         info = _lib.PlanInfo()
         with self._lock:
-            _lib.call("plan_get_info", self._live(), ctypes.byref(info))
+            _lib.check(self._L.warpfft_plan_get_info(self._live(), ctypes.byref(info)))
         return info_dict(info, reverse)
 
     def workspace_bytes(self):
         n = ctypes.c_size_t()
         with self._lock:
-            _lib.call("plan_workspace_bytes", self._live(), ctypes.byref(n))
+            _lib.check(self._L.warpfft_plan_workspace_bytes(self._live(), ctypes.byref(n)))
         return n.value
 
     def destroy(self, sync=True):
@@ -166,10 +167,10 @@ class CPlan:
                 return
             err = None
             if sync:
-                st = _lib.lib.warpfft_stream_sync(self.device, self.stream)
+                st = self._L.warpfft_stream_sync(self.device, self.stream)
                 if st != 0:
                     err = _lib.make_error(st)
-            st = _lib.lib.warpfft_plan_destroy(handle)
+            st = self._L.warpfft_plan_destroy(handle)
             if st != 0 and err is None:
                 err = _lib.make_error(st)
         if err is not None:

@@ -1,0 +1,206 @@
+"""A fake C library and CUDA driver for GPU-free tests of the Python layer.
+
+``FakeLib`` stands in for ``warpfft._lib.lib``: "device memory" is host memory (ctypes
+buffers), and ``warpfft_execute`` computes the exact non-uniform DFT with the C ABI's
+conventions as warpfft.h states them (dimension 1 fastest, k per modeord, iflag sign), so the
+Python layer's conventions (axis reversal, shapes, batch, defaults) are checked end to end
+against a numpy direct sum with no GPU. Every call is logged in ``calls``; ``fail`` maps a
+function name to a status it returns; ``delay`` makes execute sleep (thread tests).
+``FakeDriver`` stands in for ``warpfft._device.driver`` (events, stream waits, pointer
+devices) and logs the same way.
+"""
+
+import ctypes
+import itertools
+import threading
+import time
+
+import numpy as np
+from warpfft import _device, _lib
+
+
+def _k(n, modeord):
+    i = np.arange(n)
+    return i - n // 2 if modeord == 0 else np.where(i < (n + 1) // 2, i, i - n)
+
+
+class FakeLib:
+    def __init__(self, real):
+        self._real = real
+        self.calls = []
+        self.fail = {}
+        self.delay = 0.0
+        self.buffers = {}
+        self.plans = {}
+        self._ids = itertools.count(1)
+        self.active = 0
+        self.max_active = 0
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name):  # everything not faked: the real library (no GPU needed)
+        return getattr(self._real, name)
+
+    def _log(self, name, *args):
+        self.calls.append((name,) + args)
+        return self.fail.get(name, 0)
+
+    def names(self):
+        return [c[0] for c in self.calls]
+
+    # memory
+    def alloc(self, nbytes):
+        buf = ctypes.create_string_buffer(max(1, nbytes))
+        ptr = ctypes.addressof(buf)
+        self.buffers[ptr] = buf
+        return ptr
+
+    def view(self, ptr, dtype, n):
+        return np.frombuffer((ctypes.c_char * (n * np.dtype(dtype).itemsize)).from_address(ptr),
+                             dtype)
+
+    def warpfft_malloc(self, device, nbytes, pptr):
+        st = self._log("warpfft_malloc", device, nbytes)
+        if st == 0:
+            pptr._obj.value = self.alloc(nbytes)
+        return st
+
+    def warpfft_free(self, device, ptr):
+        self._log("warpfft_free", device, ptr)
+        self.buffers.pop(ptr if isinstance(ptr, int) else getattr(ptr, "value", ptr), None)
+        return 0
+
+    def warpfft_memcpy_htod(self, device, dst, src, nbytes):
+        st = self._log("warpfft_memcpy_htod", device, dst, nbytes)
+        ctypes.memmove(dst, src, nbytes)
+        return st
+
+    def warpfft_memcpy_dtoh(self, device, dst, src, nbytes):
+        st = self._log("warpfft_memcpy_dtoh", device, src, nbytes)
+        ctypes.memmove(dst, src, nbytes)
+        return st
+
+    def warpfft_stream_sync(self, device, stream):
+        return self._log("warpfft_stream_sync", device, stream)
+
+    # plans
+    def warpfft_plan_create(self, type_, dim, n, iflag, ntransf, tol, precision, popts, phandle):
+        opts = popts._obj
+        st = self._log("warpfft_plan_create", type_, dim, tuple(n[:3]), iflag, ntransf, tol,
+                       precision, opts.modeord, opts.device, opts.stream)
+        if st == 0:
+            h = next(self._ids)
+            self.plans[h] = dict(type=type_, dim=dim, n=tuple(n[:dim]), iflag=iflag,
+                                 ntransf=ntransf, precision=precision, modeord=opts.modeord,
+                                 M=None, pts=None)
+            phandle._obj.value = h
+        return st
+
+    def warpfft_setpts(self, h, precision, M, x, y, z):
+        st = self._log("warpfft_setpts", h, precision, M, x, y, z)
+        if st == 0:
+            self.plans[h].update(M=M, pts=(x, y, z))
+        return st
+
+    def warpfft_execute(self, h, precision, c, fk):
+        with self._lock:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        try:
+            st = self._log("warpfft_execute", h, precision, c, fk)
+            if self.delay:
+                time.sleep(self.delay)
+            if st == 0:
+                self._nudft(self.plans[h], c, fk)
+            return st
+        finally:
+            with self._lock:
+                self.active -= 1
+
+    def _nudft(self, p, c, fk):
+        real = np.float32 if p["precision"] == 1 else np.float64
+        cplx = np.complex64 if p["precision"] == 1 else np.complex128
+        M, nt, n = p["M"], p["ntransf"], p["n"]
+        pts = [self.view(q, real, M).astype(np.float64) for q in p["pts"][:p["dim"]]]
+        # flat index i1 + N1 (i2 + N2 i3): numpy shape (N3, N2, N1) in C order
+        grids = np.meshgrid(*[_k(v, p["modeord"]) for v in n[::-1]], indexing="ij")
+        ks = [g.ravel() for g in grids[::-1]]
+        A = np.exp(p["iflag"] * 1j * sum(np.outer(x, k) for x, k in zip(pts, ks)))  # (M, N)
+        N = A.shape[1]
+        cv, fv = self.view(c, cplx, nt * M), self.view(fk, cplx, nt * N)
+        if p["type"] == 1:
+            fv[:] = (cv.reshape(nt, M).astype(np.complex128) @ A).ravel().astype(cplx)
+        else:
+            cv[:] = (fv.reshape(nt, N).astype(np.complex128) @ A.T).ravel().astype(cplx)
+
+    def warpfft_plan_destroy(self, h):
+        st = self._log("warpfft_plan_destroy", h)
+        self.plans.pop(h, None)
+        return st
+
+    def warpfft_plan_workspace_bytes(self, h, pn):
+        pn._obj.value = 1000
+        return self._log("warpfft_plan_workspace_bytes", h)
+
+    def warpfft_last_error(self):
+        return b"fake failure"
+
+
+class FakeDriver:
+    def __init__(self):
+        self.calls = []
+        self.complete = True
+        self.devices = {}  # ptr -> device ordinal (default 0); None: unknown pointer
+        self._ids = itertools.count(1000)
+
+    def pointer_device(self, ptr, device):
+        self.calls.append(("pointer_device", ptr))
+        return self.devices.get(ptr, 0)
+
+    def record(self, device, stream):
+        ev = next(self._ids)
+        self.calls.append(("record", stream, ev))
+        return ev
+
+    def wait(self, device, stream, event):
+        self.calls.append(("wait", stream, event))
+
+    def order(self, device, before, after):
+        if not _device.same_stream(before, after):
+            self.calls.append(("order", before, after))
+
+    def done(self, device, event):
+        return self.complete
+
+    def synchronize(self, device, event):
+        self.calls.append(("synchronize", event))
+
+    def release(self, device, event):
+        pass
+
+
+class FakeDeviceArray:
+    """A "device" array (host memory of the fake library) exposing __cuda_array_interface__."""
+
+    def __init__(self, fake, host, stream=None, readonly=False):
+        host = np.ascontiguousarray(host)
+        self.shape, self.dtype = host.shape, host.dtype
+        self.ptr = fake.alloc(host.nbytes)
+        fake.view(self.ptr, host.dtype, host.size)[:] = host.ravel()
+        self._fake, self.stream, self.readonly = fake, stream, readonly
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr, self.readonly),
+                "strides": None, "version": 3, "stream": self.stream}
+
+    def get(self):
+        return self._fake.view(self.ptr, self.dtype, int(np.prod(self.shape))).reshape(self.shape)
+
+
+def install(monkeypatch):
+    """Installs a FakeLib and a FakeDriver; returns (fake lib, fake driver)."""
+    fake, drv = FakeLib(_lib.lib), FakeDriver()
+    monkeypatch.setattr(_lib, "lib", fake)
+    for name in ("pointer_device", "record", "wait", "order", "done", "synchronize", "release"):
+        monkeypatch.setattr(_device.driver, name, getattr(drv, name))
+    return fake, drv

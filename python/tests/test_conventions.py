@@ -1,0 +1,212 @@
+"""The reference's (cufinufft's) Python conventions, checked without a GPU: the Python layer
+runs over a fake C library (tests/_fake.py) that computes the exact sum with the C ABI's
+conventions, so shapes, axis order (x <-> axis 0, passed reversed to the C ABI), batch axes,
+defaults, modeord and option names are checked against a numpy direct sum. test_gpu.py runs
+the same conventions on the real library."""
+
+import gc
+import inspect
+
+import numpy as np
+import pytest
+from _fake import FakeDeviceArray, install
+from _support import warpfft
+
+SHAPES = {1: (7,), 2: (6, 5), 3: (4, 5, 3)}  # (N1[, N2[, N3]]): distinct, odd and even
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    f, drv = install(monkeypatch)
+    f.driver = drv
+    yield f
+    warpfft.clear_plan_cache()
+    gc.collect()
+
+
+def modes(n, modeord=0):
+    i = np.arange(n)
+    return i - n // 2 if modeord == 0 else np.where(i < (n + 1) // 2, i, i - n)
+
+
+def exact(type_, pts, data, n_modes, isign, modeord=0):
+    """The reference's definition in its own shapes: f[k1, k2, k3] (axis 0 <-> x)."""
+    grids = np.meshgrid(*[modes(n, modeord) for n in n_modes], indexing="ij")
+    phase = sum(np.multiply.outer(np.asarray(p, np.float64), g) for p, g in zip(pts, grids))
+    E = np.exp(isign * 1j * phase)  # (M, N1, N2, N3)
+    data = np.asarray(data, np.complex128)
+    if type_ == 1:
+        return np.tensordot(data, E, axes=([-1], [0]))  # ([nt,] N1, N2, N3)
+    axes = tuple(range(1, len(n_modes) + 1))
+    return np.tensordot(data, E, axes=(tuple(range(data.ndim - len(n_modes), data.ndim)),
+                                       axes))
+
+
+def problem(dim, dtype=np.complex128, n_trans=None, M=11, seed=0):
+    rng = np.random.default_rng(seed)
+    real = np.float32 if dtype == np.complex64 else np.float64
+    pts = [rng.uniform(-np.pi, np.pi, M).astype(real) for _ in range(dim)]
+    b = () if n_trans is None else (n_trans,)
+    c = (rng.standard_normal(b + (M,)) + 1j * rng.standard_normal(b + (M,))).astype(dtype)
+    f = (rng.standard_normal(b + SHAPES[dim]) + 1j * rng.standard_normal(b + SHAPES[dim]))
+    return pts, c, f.astype(dtype)
+
+
+def close(a, b, tol=1e-9):
+    return np.linalg.norm(np.ravel(a) - np.ravel(b)) <= tol * np.linalg.norm(np.ravel(b))
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_simple_shapes_axis_order_and_default_isign(fake, dim):
+    n = SHAPES[dim]
+    pts, c, f = problem(dim)
+    f1 = getattr(warpfft, f"nufft{dim}d1")(*pts, c, n)
+    assert f1.shape == n  # (N1, N2, N3): x <-> axis 0
+    assert close(f1, exact(1, pts, c, n, +1))
+    c2 = getattr(warpfft, f"nufft{dim}d2")(*pts, f)
+    assert c2.shape == c.shape
+    assert close(c2, exact(2, pts, f, n, -1))
+    # the C ABI got the dimensions and the coordinates reversed (no data transposed)
+    create = [x for x in fake.calls if x[0] == "warpfft_plan_create"][0]
+    assert create[3][:dim] == n[::-1]
+
+
+def test_axis_reversal_is_zero_copy_for_device_points(fake):
+    pts, c, _ = problem(3)
+    dev = [FakeDeviceArray(fake, p) for p in pts]
+    with warpfft.Plan(1, SHAPES[3], dtype="complex128") as plan:
+        plan.setpts(*dev)
+        setpts = [x for x in fake.calls if x[0] == "warpfft_setpts"][-1]
+        assert setpts[4:7] == (dev[2].ptr, dev[1].ptr, dev[0].ptr)  # (z, y, x) -> C (x, y, z)
+        out = plan.execute(FakeDeviceArray(fake, c))
+        assert isinstance(out, warpfft.DeviceArray) and out.shape == SHAPES[3]
+        got = fake.view(out.ptr, np.complex128, out.size).reshape(out.shape)
+        assert close(got, exact(1, pts, c, SHAPES[3], 1))
+
+
+@pytest.mark.parametrize("type_", [1, 2])
+def test_plan_signature_defaults_batch_and_modeord(fake, type_):
+    n, nt = SHAPES[2], 3
+    pts, c, f = problem(2, n_trans=nt, seed=1)
+    plan = warpfft.Plan(type_, n, nt, 1e-9, None, "complex128", modeord=1)
+    assert plan.isign == (1 if type_ == 1 else -1)
+    assert (plan.type, plan.n_modes, plan.n_trans, plan.dim) == (type_, n, nt, 2)
+    assert plan.dtype == np.complex128
+    plan.setpts(*pts)
+    data = c if type_ == 1 else f
+    out = plan.execute(data)
+    assert out.shape == ((nt,) + n if type_ == 1 else (nt, 11))
+    assert close(out, exact(type_, pts, data, n, plan.isign, modeord=1))
+    given = np.empty_like(out)
+    assert plan.execute(data, out=given) is given
+    with pytest.raises(TypeError):  # the reference: out must have the exact shape
+        plan.execute(data, out=np.empty(out.size, out.dtype))
+    plan.close()
+
+
+def test_reference_signatures():
+    """The public signatures are the reference's (cufinufft 2.x)."""
+    sig = inspect.signature(warpfft.Plan)
+    assert list(sig.parameters)[:6] == ["nufft_type", "n_modes", "n_trans", "eps", "isign",
+                                        "dtype"]
+    assert sig.parameters["n_trans"].default == 1 and sig.parameters["eps"].default == 1e-6
+    assert sig.parameters["isign"].default is None
+    assert sig.parameters["dtype"].default == "complex64"
+    assert list(inspect.signature(warpfft.Plan.setpts).parameters) == [
+        "self", "x", "y", "z", "s", "t", "u"]
+    assert list(inspect.signature(warpfft.Plan.execute).parameters) == ["self", "data", "out"]
+    for dim, pts in ((1, ["x"]), (2, ["x", "y"]), (3, ["x", "y", "z"])):
+        p1 = inspect.signature(getattr(warpfft, f"nufft{dim}d1")).parameters
+        assert list(p1)[:dim + 4] == pts + ["data", "n_modes", "out", "eps"]
+        assert p1["isign"].default == 1 and p1["eps"].default == 1e-6
+        p2 = inspect.signature(getattr(warpfft, f"nufft{dim}d2")).parameters
+        assert list(p2)[:dim + 3] == pts + ["data", "out", "eps"]
+        assert p2["isign"].default == -1
+        p3 = inspect.signature(getattr(warpfft, f"nufft{dim}d3")).parameters
+        assert list(p3)[:2 * dim + 1] == pts + ["data"] + ["s", "t", "u"][:dim]
+        assert p3["isign"].default == 1
+
+
+def test_type1_n_modes_from_out(fake):
+    pts, c, _ = problem(2)
+    out = np.zeros(SHAPES[2], np.complex128)
+    r = warpfft.nufft2d1(*pts, c, out=out)
+    assert r is out and close(out, exact(1, pts, c, SHAPES[2], 1))
+
+
+def test_options_accepted_honoured_or_refused(fake):
+    pts, c, _ = problem(1)
+    for kw in ({"gpu_sort": 0}, {"gpu_kerevalmeth": 0}, {"gpu_maxbatchsize": 4},
+               {"gpu_obinsizex": 8}, {"gpu_np": 16}, {"debug": 1}, {"upsampfac": 0.0},
+               {"gpu_method": 1}, {"gpu_binsizex": -1}, {"gpu_maxsubprobsize": 1024},
+               {"gpu_spreadinterponly": 0}, {"gpu_device_id": 0}, {"gpu_stream": None}):
+        f1 = warpfft.nufft1d1(pts[0], c, SHAPES[1], **kw)
+        assert close(f1, exact(1, pts, c, SHAPES[1], 1)), kw
+    with pytest.raises(TypeError, match="Invalid option 'gpu_foo'"):
+        warpfft.nufft1d1(pts[0], c, SHAPES[1], gpu_foo=1)
+    with pytest.raises(TypeError):
+        warpfft.Plan(1, 8, method="sm")  # our old name: not the reference's
+    with pytest.raises(warpfft.UnsupportedError, match="spreadinterponly"):
+        warpfft.Plan(1, 8, gpu_spreadinterponly=1)
+    # honoured: modeord, device, stream reach the C ABI's opts
+    warpfft.Plan(1, 8, modeord=1, gpu_device_id=0, gpu_stream=0x1234).close()
+    create = [x for x in fake.calls if x[0] == "warpfft_plan_create"][-1]
+    assert create[-3:] == (1, 0, 0x1234)
+
+
+def test_type3_raises_unsupported_naming_type3():
+    for call in (lambda: warpfft.Plan(3, 2),
+                 lambda: warpfft.nufft1d3(np.zeros(3), np.zeros(3, complex), np.zeros(2)),
+                 lambda: warpfft.nufft2d3(*[np.zeros(3)] * 2, np.zeros(3, complex),
+                                          *[np.zeros(2)] * 2),
+                 lambda: warpfft.nufft3d3(*[np.zeros(3)] * 3, np.zeros(3, complex),
+                                          *[np.zeros(2)] * 3)):
+        with pytest.raises(warpfft.UnsupportedError, match="type 3") as ei:
+            call()
+        assert isinstance(ei.value, NotImplementedError)
+        assert ei.value.name == "WARPFFT_ERR_UNSUPPORTED"
+
+
+def test_errors_are_the_reference_exception_types():
+    assert issubclass(warpfft.WarpfftError, RuntimeError)
+    assert issubclass(warpfft.InvalidArgumentError, TypeError)
+    assert issubclass(warpfft.InvalidArgumentError, ValueError)
+    with pytest.raises(TypeError):
+        warpfft.Plan(1, 8, dtype="float32")
+
+
+def test_import_warpfft_as_cufinufft_names():
+    import warpfft as cufinufft
+
+    for name in ("Plan", "nufft1d1", "nufft1d2", "nufft1d3", "nufft2d1", "nufft2d2",
+                 "nufft2d3", "nufft3d1", "nufft3d2", "nufft3d3"):
+        assert callable(getattr(cufinufft, name)), name
+
+
+def test_one_call_reuses_a_cached_plan(fake):
+    warpfft.clear_plan_cache()
+    pts, c, _ = problem(2)
+    for _ in range(3):
+        warpfft.nufft2d1(*pts, c, SHAPES[2])
+    assert fake.names().count("warpfft_plan_create") == 1
+    assert warpfft.plan_cache_info()["plans"] == 1
+    warpfft.nufft2d1(*pts, c, SHAPES[2], eps=1e-5)  # another key: another plan
+    assert fake.names().count("warpfft_plan_create") == 2
+    warpfft.clear_plan_cache()
+    assert fake.names().count("warpfft_plan_destroy") == 2
+    assert warpfft.plan_cache_info()["plans"] == 0
+
+
+def test_plan_cache_is_bounded(fake):
+    warpfft.clear_plan_cache()
+    warpfft.set_plan_cache_limits(plans=2)
+    try:
+        pts, c, _ = problem(1)
+        for n in (5, 6, 7, 8):
+            warpfft.nufft1d1(pts[0], c, (n,))
+        assert warpfft.plan_cache_info()["plans"] == 2
+        assert fake.names().count("warpfft_plan_destroy") == 2
+        warpfft.set_plan_cache_limits(plans=0)
+        assert warpfft.plan_cache_info()["plans"] == 0
+    finally:
+        warpfft.set_plan_cache_limits(plans=16)
