@@ -168,8 +168,8 @@ class _DLTensor(ctypes.Structure):
 
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST, _DL_CUDA_MANAGED = 1, 2, 3, 13
 _DL_KIND = {0: "i", 1: "u", 2: "f", 5: "c", 6: "b"}
-_capsule_get = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_get.restype, _capsule_get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+_capsule_get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
 
 
 def _from_dlpack(name, obj, output, stream):

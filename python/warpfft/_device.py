@@ -241,6 +241,23 @@ class DeviceArray:
             "stream": None if self.stream is None else _cai_stream(self.stream),
         }
 
+    def __dlpack_device__(self):
+        return (_DL_CUDA, self.device)
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule (unversioned "dltensor") viewing this array, zero-copy; the array
+        stays allocated until the consumer releases it. ``stream``: the consumer's stream
+        (None or 1: legacy default, 2: per-thread default, -1: no ordering); pending work on
+        ``self.stream`` is ordered before it with an event."""
+        if copy:
+            raise BufferError("DeviceArray.__dlpack__: copy=True is not supported")
+        if dl_device is not None and tuple(dl_device) != (_DL_CUDA, self.device):
+            raise BufferError(f"DeviceArray.__dlpack__: lives on CUDA device {self.device}")
+        if stream != -1 and self.stream is not None:
+            consumer = 0 if stream in (None, 1) else int(stream)
+            driver.order(self.device, self.stream, consumer)
+        return _dlpack_export(self)
+
     def close(self):
         """Frees the device memory now (idempotent)."""
         ptr, self.ptr = self.ptr, 0
@@ -255,3 +272,69 @@ class DeviceArray:
 
     def __repr__(self):
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, device={self.device})"
+
+
+# ---- DLPack export (so jax and other DLPack consumers can take a DeviceArray zero-copy) ----
+
+_DL_CUDA = 2
+_DL_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32),
+                ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class _DLManaged(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", _DELETER)]
+
+
+_exports = {}  # address of a _DLManaged -> (struct, shape array, owner)
+_exports_lock = threading.Lock()
+_CAPSULE_NAME = b"dltensor"
+
+
+@_DELETER
+def _dl_deleter(addr):
+    with _exports_lock:
+        _exports.pop(addr, None)
+
+
+# Own function objects (ctypes.pythonapi.X is shared: setting its argtypes would change it for
+# every other user in the process).
+_capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p,
+                                 ctypes.c_void_p)(("PyCapsule_New", ctypes.pythonapi))
+_capsule_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_IsValid", ctypes.pythonapi))
+_capsule_ptr = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+@_DESTRUCTOR
+def _capsule_destructor(capsule):
+    # An unconsumed capsule ("dltensor", not renamed "used_dltensor") owns the tensor.
+    if _capsule_valid(capsule, _CAPSULE_NAME):
+        _dl_deleter(_capsule_ptr(capsule, _CAPSULE_NAME))
+
+
+def _dlpack_export(arr):
+    shape = (ctypes.c_int64 * max(1, len(arr.shape)))(*arr.shape)
+    m = _DLManaged()
+    t = m.dl_tensor
+    t.data, t.device_type, t.device_id = arr.ptr or None, _DL_CUDA, arr.device
+    t.ndim = len(arr.shape)
+    t.code, t.bits, t.lanes = _DL_CODES[arr.dtype.kind], arr.dtype.itemsize * 8, 1
+    t.shape, t.strides, t.byte_offset = shape, None, 0
+    m.deleter = _dl_deleter
+    addr = ctypes.addressof(m)
+    with _exports_lock:
+        _exports[addr] = (m, shape, arr)
+    return _capsule_new(addr, _CAPSULE_NAME, ctypes.cast(_capsule_destructor, ctypes.c_void_p))
