@@ -13,6 +13,7 @@ def test_plan_params_reports_choices():
         for dtype, eps in ((np.complex64, 1e-5), (np.complex128, 1e-10)):
             p = warpfft.plan_params(1, n, dtype=dtype, eps=eps)
             assert p["dim"] == dim and p["type"] == 1
+            assert p["n_modes"] == n  # the Python order: axis 0 (x) first
             assert p["precision"] == ("f32" if dtype == np.complex64 else "f64")
             assert p["n_modes"] == n
             assert all(f >= 2 * m for f, m in zip(p["n_fine"], n)), p
@@ -27,7 +28,7 @@ def test_plan_params_width_grows_with_accuracy():
 
 
 def _raises(status, **kw):
-    args = dict(type=1, n_modes=(32, 32), dtype=np.complex64, eps=1e-5)
+    args = dict(nufft_type=1, n_modes=(32, 32), dtype=np.complex64, eps=1e-5)
     args.update(kw)
     with pytest.raises(warpfft.InvalidArgumentError) as ei:
         warpfft.plan_params(**args)
@@ -39,8 +40,8 @@ def _raises(status, **kw):
 
 
 def test_bad_type():
-    _raises(_errors.ERR_BAD_TYPE, type=0)
-    _raises(_errors.ERR_BAD_TYPE, type=4)
+    _raises(_errors.ERR_BAD_TYPE, nufft_type=0)
+    _raises(_errors.ERR_BAD_TYPE, nufft_type=4)
 
 
 def test_bad_size():
@@ -57,8 +58,9 @@ def test_bad_tol():
 
 def test_bad_options():
     _raises(_errors.ERR_INVALID_ARG, modeord=7)
-    _raises(_errors.ERR_INVALID_ARG, method=9)
-    _raises(_errors.ERR_INVALID_ARG, method="fastest")  # Python-side check
+    _raises(_errors.ERR_INVALID_ARG, gpu_method=9)  # Python-side check (0..4)
+    _raises(_errors.ERR_INVALID_ARG, method="sm")  # not the reference's name: unknown option
+    _raises(_errors.ERR_INVALID_ARG, upsampfac=1.5)  # C check
     _raises(_errors.ERR_BAD_DIM, n_modes=(4, 4, 4, 4))  # Python-side check
 
 
@@ -89,5 +91,5 @@ def test_bad_dtype_is_rejected_before_c():
 
 
 def test_plan_params_method_never_auto_when_resolved():
-    p = warpfft.plan_params(1, (64, 64), eps=1e-5, method="sm")
+    p = warpfft.plan_params(1, (64, 64), eps=1e-5, gpu_method=2)
     assert p["method"] == "sm"

@@ -42,7 +42,7 @@ import numpy as np
 from . import _lib
 from ._arrays import empty_like, finish, wrap
 from ._device import DeviceArray, driver, same_stream
-from ._errors import ERR_NO_POINTS, WarpfftError, invalid, unsupported
+from ._errors import ERR_BAD_DIM, ERR_NO_POINTS, WarpfftError, invalid, unsupported
 from ._plan import CPlan, make_opts, plan_params_c, precision_of
 
 _I32 = (-_lib.INT32_MAX - 1, _lib.INT32_MAX)
@@ -118,7 +118,7 @@ def normalize_modes(nufft_type, n_modes):
                           "integers")
         n = tuple(n_modes)
     if not 1 <= len(n) <= 3:
-        raise invalid(f"Only dimensions 1, 2, and 3 supported (n_modes {n_modes!r})")
+        raise invalid(f"Only dimensions 1, 2, and 3 supported (n_modes {n_modes!r})", ERR_BAD_DIM)
     return len(n), tuple(_lib.as_int("n_modes", v, -_lib.INT64_MAX, _lib.INT64_MAX) for v in n)
 
 

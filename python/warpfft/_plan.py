@@ -84,8 +84,9 @@ def info_dict(info, reverse=True):
 def plan_params_c(type_, n_modes_c, ntransf, tol, precision, opts):
     """warpfft_plan_params (no GPU): the info dict of what plan_create would choose."""
     info = _lib.PlanInfo()
-    _lib.call("plan_params", _lib.as_int("nufft_type", type_, 1, 3), len(n_modes_c),
-              c_modes(type_, n_modes_c), _lib.as_int("n_trans", ntransf, 1, _lib.INT64_MAX),
+    _lib.call("plan_params", _lib.as_int("nufft_type", type_, -_lib.INT32_MAX, _lib.INT32_MAX),
+              len(n_modes_c),
+              c_modes(type_, n_modes_c), _lib.as_int("n_trans", ntransf, -_lib.INT64_MAX, _lib.INT64_MAX),
               float(tol), precision, ctypes.byref(opts), ctypes.byref(info))
     return info
 
