@@ -52,7 +52,8 @@ class Arr:
 
 
 def _module(obj):
-    return type(obj).__module__.split(".")[0]
+    mod = type(obj).__module__.split(".")[0]
+    return "jax" if mod == "jaxlib" else mod
 
 
 def _attr(obj, name):
@@ -213,7 +214,9 @@ def wrap(obj, name, dtype=None, output=False, stream=0):
     elif _module(obj) == "torch" and hasattr(obj, "data_ptr"):
         arr = _from_torch(name, obj, output)
     else:
-        cai = _attr(obj, "__cuda_array_interface__")
+        # jax arrays also expose __cuda_array_interface__ (v2, no stream): DLPack carries the
+        # stream and gives a jax result back.
+        cai = None if _module(obj) == "jax" else _attr(obj, "__cuda_array_interface__")
         if cai is not None:
             arr = _from_cai(name, obj, cai, output)
         elif _attr(obj, "__dlpack_device__") is not None:
@@ -267,8 +270,10 @@ def empty_like(arr, shape, dtype, device):
 def finish(template, out):
     """The result handed back for an output made by `empty_like`: jax (and other DLPack
     producers with a from_dlpack) get their own array type back, zero-copy."""
-    if template.kind == "device" and template.lib == "jax" and isinstance(out, DeviceArray):
-        import jax.dlpack
+    if template.lib == "jax":
+        import jax
 
-        return jax.dlpack.from_dlpack(out)
+        if isinstance(out, DeviceArray):
+            return jax.dlpack.from_dlpack(out)
+        return jax.numpy.asarray(out)
     return out

@@ -373,7 +373,8 @@ class Plan:
             return self._execute_host(c, d, o, out, out_shape)
 
     def _execute_device(self, c, d, o, out, out_shape):
-        if o is None:
+        made = o is None
+        if made:
             out = empty_like(d, out_shape, self._dtype, self._device)
             o = wrap(out, "out", self._dtype, output=True, stream=self._stream)
         elif not o.is_device:
@@ -387,10 +388,11 @@ class Plan:
         self._queued([d.obj, d.keep, o.obj, o.keep], (d, o))
         if isinstance(o.obj, DeviceArray):
             o.obj.stream = self._stream
-        return finish(d, out)
+        return finish(d, out) if made else out
 
     def _execute_host(self, c, d, o, out, out_shape):
-        if o is None:
+        made = o is None
+        if made:
             out = empty_like(d, out_shape, self._dtype, self._device)
             o = wrap(out, "out", self._dtype, output=True)
         din = self._buffer("in", d.size, self._dtype)
@@ -401,7 +403,7 @@ class Plan:
         c.execute(cp, fp)
         c.sync()
         dout.get(o.host.reshape(-1))
-        return out
+        return finish(d, out) if made else out
 
     # ---- introspection ----
 
