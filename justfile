@@ -38,7 +38,7 @@ test: lint
     just install target/prefix
     bash examples/c/run.sh target/prefix
     @echo "== C ABI from Python (ctypes), wheel, cuFFT wheel discovery"
-    just wheel
+    just wheel "{{ci_archs}}"
     WARPFFT_LIBRARY=target/release/libwarpfft.so python3 -m pytest python/tests -q -rs
 
 # GPU tests only (on a machine with a GPU)
@@ -75,13 +75,17 @@ install PREFIX="/usr/local":
     sed -e "s|@PREFIX@|$p|" -e "s|@VERSION@|$v|" c_core/warpfft.pc.in > "$p/lib/pkgconfig/warpfft.pc"; \
     echo "installed warpfft $v under $p"
 
-# A platform wheel holding libwarpfft.so (no CUDA library linked) into dist/
-wheel:
-    cargo build --release
-    cp target/release/libwarpfft.so.0 python/warpfft/libwarpfft.so
+# The wheel into dist/: libwarpfft.so built aot+jit (SASS for `archs`, default the full list
+# WARPFFT_CUDA_ARCHS or fatbuild's default, plus one PTX fallback) in target/wheel, packed by
+# python/tools/build_wheel.py, tagged manylinux by auditwheel, then checked (tag, deps, extras, size).
+# Release wheels use the default list; CI (`just test`) passes the short ci_archs list.
+wheel archs="":
+    python3 -c "import auditwheel" 2>/dev/null || python3 -m pip install -q auditwheel
+    if [ -n "{{archs}}" ]; then export WARPFFT_CUDA_ARCHS="{{archs}}"; fi; \
+    CARGO_TARGET_DIR=target/wheel cargo build --release --features aot
     rm -f dist/warpfft-*.whl
-    python3 -m pip wheel --no-deps -q python/ -w dist/
-    ls dist/*.whl
+    python3 python/tools/build_wheel.py build target/wheel/release/libwarpfft.so.0 -o dist
+    python3 python/tools/build_wheel.py check dist/warpfft-*.whl
 
 # What CI runs
 ci:

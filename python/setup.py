@@ -9,7 +9,6 @@ auditwheel); the default is this machine's, e.g. linux_x86_64.
 import os
 
 from setuptools import setup
-from setuptools.dist import Distribution
 
 try:
     from setuptools.command.bdist_wheel import bdist_wheel
@@ -19,14 +18,11 @@ except ImportError:  # setuptools < 70.1
 LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warpfft", "libwarpfft.so")
 
 
-class BinaryDistribution(Distribution):
-    """Platform-specific although it has no extension module: root_is_pure = False."""
-
-    def has_ext_modules(self):
-        return True
-
-
 class PlatformWheel(bdist_wheel):
+    def finalize_options(self):
+        super().finalize_options()
+        self.root_is_pure = False  # platform-specific although it has no extension module
+
     def get_tag(self):
         _, _, plat = super().get_tag()
         return "py3", "none", os.environ.get("WARPFFT_WHEEL_PLAT", plat)
@@ -38,4 +34,4 @@ class PlatformWheel(bdist_wheel):
         super().run()
 
 
-setup(distclass=BinaryDistribution, cmdclass={"bdist_wheel": PlatformWheel})
+setup(cmdclass={"bdist_wheel": PlatformWheel})

@@ -210,3 +210,46 @@ def test_plan_cache_is_bounded(fake):
         assert warpfft.plan_cache_info()["plans"] == 0
     finally:
         warpfft.set_plan_cache_limits(plans=16)
+
+
+class _DLPackOnly:
+    """A producer seen only through DLPack (like an array-API library's array)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+    def __dlpack__(self, stream=None, **kw):
+        return self.a.__dlpack__(**kw)
+
+
+def test_dlpack_host_producer(fake):
+    pts, c, _ = problem(2, seed=3)
+    out = warpfft.nufft2d1(*[_DLPackOnly(p) for p in pts], _DLPackOnly(c), SHAPES[2])
+    assert isinstance(out, np.ndarray) and close(out, exact(1, pts, c, SHAPES[2], 1))
+
+
+def test_jax_cpu_arrays_give_jax_results(fake):
+    jax = pytest.importorskip("jax", reason="jax not installed")
+    jax.config.update("jax_enable_x64", True)
+    pts, c, f = problem(2, seed=4)
+    out = warpfft.nufft2d1(*[jax.numpy.asarray(p) for p in pts], jax.numpy.asarray(c),
+                           SHAPES[2])
+    assert isinstance(out, jax.Array) and out.shape == SHAPES[2]
+    assert close(np.asarray(out), exact(1, pts, c, SHAPES[2], 1))
+    out2 = warpfft.nufft2d2(*[jax.numpy.asarray(p) for p in pts], jax.numpy.asarray(f))
+    assert isinstance(out2, jax.Array) and close(np.asarray(out2), exact(2, pts, f, SHAPES[2], -1))
+
+
+def test_lists_and_non_contiguous_inputs(fake):
+    pts, c, _ = problem(1, seed=5)
+    out = warpfft.nufft1d1(list(pts[0]), list(c), SHAPES[1])
+    assert close(out, exact(1, pts, c, SHAPES[1], 1))
+    x2 = np.repeat(pts[0], 2)[::2]  # strided view: copied with a warning (as the reference)
+    with pytest.warns(UserWarning, match="not C-contiguous"):
+        out = warpfft.nufft1d1(x2, c, SHAPES[1])
+    assert close(out, exact(1, pts, c, SHAPES[1], 1))
+    with pytest.raises(TypeError, match="C-contiguous"):
+        warpfft.nufft1d1(pts[0], c, out=np.empty((14,), complex)[::2])

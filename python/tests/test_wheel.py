@@ -1,11 +1,13 @@
-"""Packaging: the library links no CUDA library; `pip wheel python/` gives one platform wheel
-holding libwarpfft.so; it installs into a clean venv and loads from there; cuFFT is found in
+"""Packaging: the library links no CUDA library; python/tools/build_wheel.py (what `just wheel`
+runs) gives one manylinux wheel holding libwarpfft.so, checked with auditwheel (tag, dependencies,
+extras, size); it installs into a clean venv and loads from there; cuFFT is found in
 NVIDIA's pip wheel (network: skip with WARPFFT_SKIP_NETWORK_TESTS=1) and, without one, the
 NoCufftError lists the places tried."""
 
 import importlib.util
 import json
 import os
+import pathlib
 import re
 import shutil
 import sys
@@ -13,7 +15,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from _support import LIBRARY, PYDIR, clean_env, dt_needed, run, run_python
+from _support import LIBRARY, PYDIR, REPO, clean_env, dt_needed, run, run_python
 
 CUDA_LIB = re.compile(r"cuda|cufft|nvrtc|nvjitlink|cublas", re.I)
 NETWORK = os.environ.get("WARPFFT_SKIP_NETWORK_TESTS", "") not in ("1", "true", "yes")
@@ -24,38 +26,31 @@ def test_library_links_no_cuda_library():
     assert not [n for n in needed if CUDA_LIB.search(n)], needed
 
 
-def _offline_build_possible():
-    if importlib.util.find_spec("setuptools") is None:
-        return False
-    try:
-        import setuptools.command.bdist_wheel  # noqa: F401  (setuptools >= 70.1)
-        return True
-    except ImportError:
-        return importlib.util.find_spec("wheel") is not None
+sys.path.insert(0, os.path.join(PYDIR, "tools"))
+import build_wheel as wheeltool  # noqa: E402  (python/tools/build_wheel.py: `just wheel`)
+
+HAVE_AUDITWHEEL = importlib.util.find_spec("auditwheel") is not None
+
+
+def _need_auditwheel():
+    # CI installs it (`just wheel` does, before pytest runs); skipping is for bare checkouts.
+    if not HAVE_AUDITWHEEL:
+        pytest.skip("auditwheel not installed (pip install auditwheel): the manylinux tag "
+                    "cannot be checked")
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    """Builds the wheel as `just wheel` does, from a copy of python/ with the library in it."""
+    """Builds the wheel as `just wheel` does (python/tools/build_wheel.py, manylinux tag from
+    auditwheel), with the library under test."""
+    _need_auditwheel()
     tmp = tmp_path_factory.mktemp("wheel")
-    src = tmp / "src"
-    shutil.copytree(PYDIR, src, ignore=shutil.ignore_patterns(
-        "tests", "build", "*.egg-info", "__pycache__", "libwarpfft.so*"))
-    shutil.copy(os.path.realpath(LIBRARY), src / "warpfft" / "libwarpfft.so")
-    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", str(src), "-w", str(tmp / "dist")]
-    if _offline_build_possible():
-        cmd.insert(5, "--no-build-isolation")
-    elif not NETWORK:
-        pytest.skip("no setuptools+wheel here and WARPFFT_SKIP_NETWORK_TESTS=1: cannot build")
-    r = run(cmd, env=clean_env(), cwd=str(tmp))
-    assert r.returncode == 0, r.stdout + r.stderr
-    wheels = sorted((tmp / "dist").glob("*.whl"))
-    assert len(wheels) == 1, wheels
-    return wheels[0]
+    return pathlib.Path(wheeltool.build(os.path.realpath(LIBRARY), str(tmp / "dist")))
 
 
-def test_wheel_is_one_platform_wheel_with_the_library(wheel, tmp_path):
-    assert re.fullmatch(r"warpfft-0\.1\.0-py3-none-(many)?linux_\w+\.whl", wheel.name), wheel.name
+def test_wheel_is_one_manylinux_wheel_with_the_library(wheel, tmp_path):
+    assert re.fullmatch(r"warpfft-0\.1\.0-py3-none-manylinux_2_\d+_x86_64\.whl", wheel.name), \
+        wheel.name
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         meta = z.read(next(n for n in names if n.endswith(".dist-info/WHEEL"))).decode()
@@ -65,6 +60,41 @@ def test_wheel_is_one_platform_wheel_with_the_library(wheel, tmp_path):
     assert not [n for n in names if "tests" in n], names
     needed = dt_needed(tmp_path / "warpfft" / "libwarpfft.so")
     assert not [n for n in needed if CUDA_LIB.search(n)], needed
+
+
+def test_wheel_check_tag_deps_extras_size(wheel):
+    """What CI checks: auditwheel agrees with the manylinux tag, no CUDA library is a dependency
+    (DT_NEEDED or auditwheel's external libraries), extras [cuda12]/[cuda13] pull NVIDIA's
+    cuFFT wheels, the size is bounded."""
+    info = wheeltool.check(str(wheel), max_mb=40)
+    assert info["tag"].startswith("manylinux_2_")
+    assert any('extra == "cuda12"' in r for r in info["requires"])
+
+
+def test_wheel_check_refuses_a_cuda_dependency(wheel, tmp_path):
+    bad = tmp_path / wheel.name
+    with zipfile.ZipFile(wheel) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item)
+            if item.filename.endswith("METADATA"):
+                data = data.replace(b"Requires-Dist: numpy", b"Requires-Dist: numpy\n"
+                                    b"Requires-Dist: nvidia-cufft")
+            zout.writestr(item, data)
+    with pytest.raises(SystemExit, match="CUDA package is a plain dependency"):
+        wheeltool.check(str(bad))
+    with pytest.raises(SystemExit, match="MB"):
+        wheeltool.check(str(wheel), max_mb=0.1)
+
+
+def test_release_wheel_in_dist_passes_the_check():
+    """The wheel `just wheel` left in dist/ (aot+jit: CI builds it with a short arch list;
+    release wheels with the default list) passes the same check."""
+    _need_auditwheel()
+    found = sorted(pathlib.Path(REPO, "dist").glob("warpfft-*.whl"))
+    if not found:
+        pytest.skip("no dist/warpfft-*.whl: run `just wheel` first")
+    info = wheeltool.check(str(found[-1]), max_mb=40)
+    assert info["tag"].startswith("manylinux_2_")
 
 
 def _venv(path):
