@@ -9,7 +9,6 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import sys
 import zipfile
 

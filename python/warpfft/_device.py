@@ -83,7 +83,8 @@ class _Driver:
             cu = self._load()
             dev, c = ctypes.c_int(), ctypes.c_void_p()
             self._check(cu.cuDeviceGet(ctypes.byref(dev), device), "cuDeviceGet")
-            self._check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(c), dev), "cuDevicePrimaryCtxRetain")
+            self._check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(c), dev),
+                        "cuDevicePrimaryCtxRetain")
             ctx = self._ctx.setdefault(device, c.value)  # retained for the process's life
         return ctx
 

@@ -86,7 +86,8 @@ def plan_params_c(type_, n_modes_c, ntransf, tol, precision, opts):
     info = _lib.PlanInfo()
     _lib.call("plan_params", _lib.as_int("nufft_type", type_, -_lib.INT32_MAX, _lib.INT32_MAX),
               len(n_modes_c),
-              c_modes(type_, n_modes_c), _lib.as_int("n_trans", ntransf, -_lib.INT64_MAX, _lib.INT64_MAX),
+              c_modes(type_, n_modes_c),
+              _lib.as_int("n_trans", ntransf, -_lib.INT64_MAX, _lib.INT64_MAX),
               float(tol), precision, ctypes.byref(opts), ctypes.byref(info))
     return info
 
