@@ -253,3 +253,31 @@ def test_lists_and_non_contiguous_inputs(fake):
     assert close(out, exact(1, pts, c, SHAPES[1], 1))
     with pytest.raises(TypeError, match="C-contiguous"):
         warpfft.nufft1d1(pts[0], c, out=np.empty((14,), complex)[::2])
+
+
+def test_empty_unused_coordinates_are_allowed(fake):
+    """The reference ignores empty y/z arrays for lower-dimensional plans."""
+    pts, c, _ = problem(1, seed=6)
+    with warpfft.Plan(1, SHAPES[1], dtype="complex128") as plan:
+        plan.setpts(pts[0], np.zeros(0), np.zeros(0))
+        assert close(plan.execute(c), exact(1, pts, c, SHAPES[1], 1))
+        with pytest.raises(TypeError, match="y is not allowed"):
+            plan.setpts(pts[0], pts[0])
+
+
+def test_idle_cached_plans_release_arrays_when_work_completes(fake):
+    import weakref
+
+    warpfft.clear_plan_cache()
+    pts, c, _ = problem(1, seed=7)
+    fake.driver.complete = False
+    data = FakeDeviceArray(fake, c)
+    ref = weakref.ref(data)
+    warpfft.nufft1d1(FakeDeviceArray(fake, pts[0]), data, SHAPES[1])
+    del data
+    gc.collect()
+    assert ref() is not None  # queued work may still read it
+    fake.driver.complete = True
+    warpfft.nufft1d1(pts[0], c, (9,))  # any one-call: idle plans drop completed arrays
+    gc.collect()
+    assert ref() is None

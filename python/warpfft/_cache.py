@@ -35,13 +35,22 @@ max_bytes = _env_int("WARPFFT_PLAN_CACHE_BYTES", 1 << 30)
 
 
 def acquire(key):
-    """An idle plan for `key` (removed from the cache), or None."""
+    """An idle plan for `key` (removed from the cache), or None. Also lets every idle plan
+    drop the arrays of its last call whose work has completed (so that an idle plan pins no
+    user memory for longer than its queued work needs)."""
+    found = None
     with _lock:
         for k in reversed(_idle):
             if k[0] == key:
-                plan, _ = _idle.pop(k)
-                return plan
-    return None
+                found, _ = _idle.pop(k)
+                break
+        idle = [p for p, _ in _idle.values() if p._pending]
+    for p in idle:
+        try:
+            p._reap()
+        except Exception:  # an asynchronous error: raised when that plan is used or cleared
+            pass
+    return found
 
 
 def release(key, plan):

@@ -57,6 +57,14 @@ TYPE3_MESSAGE = ("type 3 NUFFT is not implemented in this build of warpfft (the 
                  "type 3 yet)")
 
 
+def _shape_of(a):
+    """The shape of an array-like without converting it (None if it has none)."""
+    shape = getattr(a, "shape", None)
+    if shape is None:
+        return np.shape(a)
+    return tuple(shape)
+
+
 def stream_value(s):
     """A CUDA stream given as an int, None, ctypes pointer or a stream object -> int."""
     if s is None:
@@ -254,6 +262,8 @@ class Plan:
     def _reap(self):
         """Drops the references of device work known complete (and raises an asynchronous
         error the driver reports for it)."""
+        if self._c is None or self._c.closed:
+            return
         while self._pending:
             ev, _ = self._pending[0]
             if not driver.done(self._device, ev):
@@ -298,7 +308,11 @@ class Plan:
             if any(v is not None for v in (s, t, u)):
                 raise invalid("s, t, u are the target frequencies of a type 3 plan; this is a "
                               f"type {self._type} plan")
-            coords = (x, y, z)
+            coords = [x, y, z]
+            for d in range(self._dim, 3):  # the reference allows empty arrays for unused axes
+                if coords[d] is not None and np.size(_shape_of(coords[d])) and \
+                        np.prod(_shape_of(coords[d])) == 0:
+                    coords[d] = None
             for d in range(3):
                 given = coords[d] is not None
                 if given != (d < self._dim):
