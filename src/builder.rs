@@ -58,6 +58,7 @@ pub struct PlanBuilder<T: Real> {
     pub(crate) stream: u64,
     bin_size: [usize; 3],
     max_subprob: usize,
+    spread_interp_only: bool,
     _real: PhantomData<T>,
 }
 
@@ -77,6 +78,7 @@ impl<T: Real> fmt::Debug for PlanBuilder<T> {
             .field("stream", &self.stream)
             .field("bin_size", &self.bin_size)
             .field("max_subprob", &self.max_subprob)
+            .field("spread_interp_only", &self.spread_interp_only)
             .finish()
     }
 }
@@ -106,6 +108,7 @@ impl<T: Real> PlanBuilder<T> {
             stream: 0,
             bin_size: [0; 3],
             max_subprob: 0,
+            spread_interp_only: false,
             _real: PhantomData,
         }
     }
@@ -167,6 +170,16 @@ impl<T: Real> PlanBuilder<T> {
     /// Points per shared-memory subproblem; `0` (the default) lets warpfft choose.
     pub fn max_subprob(mut self, max_subprob: usize) -> Self {
         self.max_subprob = max_subprob;
+        self
+    }
+
+    /// Spread (type 1) or interpolate (type 2) only, as the reference's `gpu_spreadinterponly`
+    /// (e.g. for sampling-density estimates): no FFT and no deconvolution. The grid is the mode
+    /// array itself (`N_d >= 2 width` per dimension; index `i_d` at coordinate `2 pi i_d / N_d`,
+    /// mode order ignored), the kernel the one `tol` and `upsampfac` choose for a NUFFT (see
+    /// [`PlanInfo`](crate::PlanInfo)'s `width` and `beta`), method GM. Default `false`.
+    pub fn spread_interp_only(mut self, on: bool) -> Self {
+        self.spread_interp_only = on;
         self
     }
 
@@ -260,6 +273,7 @@ impl<T: Real> PlanBuilder<T> {
                 self.max_subprob
             ))
         })?;
+        opts.spreadinterponly = i32::from(self.spread_interp_only);
         Ok(RawArgs {
             ty: self.ty.as_raw(),
             dim: dim as c_int,

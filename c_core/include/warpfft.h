@@ -105,6 +105,13 @@ typedef struct warpfft_opts {
     uint64_t stream;      /* CUstream as an integer; 0 = legacy default stream */
     int32_t bin_size[3];  /* spreading bin edge per dim in fine-grid points; 0 = automatic */
     int32_t max_subprob;  /* points per shared-memory subproblem; 0 = automatic */
+    /* 1: spread (type 1) or interpolate (type 2) only, as the reference's gpu_spreadinterponly:
+     * no FFT and no deconvolution; the grid is fk itself (N1 x N2 x N3, each N_d >= 2 width,
+     * index i_d at coordinate 2 pi i_d / N_d, no mode order), the kernel the one tol and
+     * upsampfac choose for a NUFFT (warpfft_plan_info: width, beta), method GM, no cuFFT
+     * needed. 0 (default): the NUFFT. Added after max_subprob: an opts with the older
+     * struct_size (offsetof this field) is still accepted, with this field 0. */
+    int32_t spreadinterponly;
 } warpfft_opts;
 
 typedef struct warpfft_plan_s *warpfft_plan;

@@ -2,6 +2,8 @@
  * execute.c — runs a plan's transforms on its stream, asynchronously, without allocating:
  *   type 1: zero fw, spread c -> fw, FFT in place, deconvolve fw -> fk;
  *   type 2: amplify fk -> fw (every fine-grid element written), FFT in place, interp fw -> c.
+ * With opts.spreadinterponly the grid is fk itself: type 1 zeroes fk and spreads c -> fk,
+ * type 2 interpolates fk -> c (no FFT, no deconvolution).
  */
 #include <stdint.h>
 
@@ -56,7 +58,8 @@ static warpfft_status exec_fft(struct warpfft_plan_s *plan) {
 }
 
 /* SM spread/interp: one block per subproblem (grid-stride), grid.y over transforms. */
-static warpfft_status launch_sm(struct warpfft_plan_s *plan, CUdeviceptr c, void *beta) {
+static warpfft_status launch_sm(struct warpfft_plan_s *plan, CUdeviceptr c, CUdeviceptr fw,
+                                void *beta) {
     const wf_params *p = &plan->p;
     long long M = plan->M, ntransf = p->ntransf;
     /* the coordinates in sorted order (setpts), indexed like sort_idx */
@@ -68,7 +71,6 @@ static warpfft_status launch_sm(struct warpfft_plan_s *plan, CUdeviceptr c, void
     CUdeviceptr bin_start = plan->bin_start.ptr, bin_count = plan->bin_count.ptr;
     CUdeviceptr nsub_start = plan->nsub_start.ptr, subprob_bin = plan->subprob_bin.ptr;
     long long n_subprob = plan->n_subprob, maxsub = p->maxsub;
-    CUdeviceptr fw = plan->fw.ptr;
     void *args[] = {&M,         &x,          &y,           &z,         &c,      &nf1,
                     &nf2,       &nf3,        &ntransf,     &sort_idx,  beta,    &bs1,
                     &bs2,       &bs3,        &nb1,         &nb2,       &nb3,    &bin_start,
@@ -79,19 +81,20 @@ static warpfft_status launch_sm(struct warpfft_plan_s *plan, CUdeviceptr c, void
                      (unsigned)p->tile_bytes, plan->stream, args);
 }
 
-/* Spread c -> fw (type 1) or interp fw -> c (type 2); the two share one parameter list. */
-static warpfft_status launch_spreadinterp(struct warpfft_plan_s *plan, CUdeviceptr c) {
+/* Spread c -> grid (type 1) or interp grid -> c (type 2); the two share one parameter list.
+ * grid: the fine grid, or fk for spread/interp only. */
+static warpfft_status launch_spreadinterp(struct warpfft_plan_s *plan, CUdeviceptr c,
+                                          CUdeviceptr fw) {
     const wf_params *p = &plan->p;
     float beta_f = (float)p->beta; /* the kernel's T beta: pass exactly sizeof(T) */
     double beta_d = p->beta;
     void *beta = p->precision == WARPFFT_F64 ? (void *)&beta_d : (void *)&beta_f;
     if (p->method == WARPFFT_METHOD_SM)
-        return launch_sm(plan, c, beta);
+        return launch_sm(plan, c, fw, beta);
     long long M = plan->M, ntransf = p->ntransf;
     CUdeviceptr x = plan->xs[0].ptr, y = plan->xs[1].ptr, z = plan->xs[2].ptr;
     CUdeviceptr sort_idx = plan->sort_idx.ptr;
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
-    CUdeviceptr fw = plan->fw.ptr;
     void *args[] = {&M, &x, &y, &z, &c, &nf1, &nf2, &nf3, &ntransf, &sort_idx, beta, &fw};
     return wf_plan_launch(plan, &plan->k_spreadinterp, M, args);
 }
@@ -101,9 +104,13 @@ static warpfft_status exec_type1(struct warpfft_plan_s *plan, CUdeviceptr c, CUd
     int64_t n_out = p->mode_prod * p->ntransf;
     if (plan->M == 0) /* no points: every mode is an empty sum */
         return wf_plan_memset(plan, fk, (size_t)n_out * p->complex_bytes, "fk (no points)");
+    if (p->spreadinterponly) { /* the grid is fk: zero it, spread into it */
+        warpfft_status st = wf_plan_memset(plan, fk, (size_t)n_out * p->complex_bytes, "fk");
+        return st == WARPFFT_SUCCESS ? launch_spreadinterp(plan, c, fk) : st;
+    }
     warpfft_status st = wf_plan_memset(plan, plan->fw.ptr, plan->fw.bytes, "the fine grid");
     if (st == WARPFFT_SUCCESS)
-        st = launch_spreadinterp(plan, c);
+        st = launch_spreadinterp(plan, c, plan->fw.ptr);
     if (st == WARPFFT_SUCCESS)
         st = exec_fft(plan);
     if (st == WARPFFT_SUCCESS)
@@ -115,11 +122,13 @@ static warpfft_status exec_type2(struct warpfft_plan_s *plan, CUdeviceptr c, CUd
     const wf_params *p = &plan->p;
     if (plan->M == 0) /* no outputs */
         return WARPFFT_SUCCESS;
+    if (p->spreadinterponly) /* the grid is fk: interpolate from it */
+        return launch_spreadinterp(plan, c, fk);
     warpfft_status st = launch_modes(plan, fk, plan->fw.ptr, p->fine_prod * p->ntransf);
     if (st == WARPFFT_SUCCESS)
         st = exec_fft(plan);
     if (st == WARPFFT_SUCCESS)
-        st = launch_spreadinterp(plan, c);
+        st = launch_spreadinterp(plan, c, plan->fw.ptr);
     return st;
 }
 

@@ -49,8 +49,17 @@ int64_t wf_fine_size(int64_t n_modes, double sigma, int width) {
 
 warpfft_status wf_params_set_grid(wf_params *p) {
     int64_t fine = 1, modes = 1, bytes;
+    for (int d = 0; d < p->dim; d++)
+        if (p->spreadinterponly && p->n_modes[d] < 2 * (int64_t)p->width)
+            return wf_error(WARPFFT_ERR_BAD_SIZE,
+                            "spreadinterponly: n_modes[%d] = %lld is below twice the kernel "
+                            "width %d (the grid is fk itself and must hold a footprint twice)",
+                            d, (long long)p->n_modes[d], p->width);
     for (int d = 0; d < 3 && fine > 0; d++) {
-        p->n_fine[d] = d < p->dim ? wf_fine_size(p->n_modes[d], p->upsampfac, p->width) : 1;
+        if (p->spreadinterponly)
+            p->n_fine[d] = d < p->dim ? p->n_modes[d] : 1;
+        else
+            p->n_fine[d] = d < p->dim ? wf_fine_size(p->n_modes[d], p->upsampfac, p->width) : 1;
         if (__builtin_mul_overflow(fine, p->n_fine[d], &fine))
             fine = -1;
         else

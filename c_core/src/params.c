@@ -5,6 +5,7 @@
  */
 #include "params.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "runtime.h"
@@ -26,6 +27,7 @@ static void opts_defaults(warpfft_opts *o) {
     o->upsampfac = 2.0;
     o->stream = 0;
     o->max_subprob = 0;
+    o->spreadinterponly = 0;
 }
 
 WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts) {
@@ -46,6 +48,9 @@ static warpfft_status check_opts_enums(const warpfft_opts *o) {
     if (o->upsampfac != 2.0 && o->upsampfac != 1.25)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.upsampfac = %g; must be 2.0 or 1.25",
                         o->upsampfac);
+    if (o->spreadinterponly != 0 && o->spreadinterponly != 1)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.spreadinterponly = %d; must be 0 or 1",
+                        (int)o->spreadinterponly);
     return WARPFFT_SUCCESS;
 }
 
@@ -54,11 +59,18 @@ warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
         opts_defaults(out);
         return WARPFFT_SUCCESS;
     }
-    if (opts->struct_size != sizeof(warpfft_opts))
+    /* An opts from a header before spreadinterponly existed: its fields, the rest default. */
+    size_t v0 = offsetof(warpfft_opts, spreadinterponly);
+    if (opts->struct_size != sizeof(warpfft_opts) && opts->struct_size != v0)
         return wf_error(WARPFFT_ERR_INVALID_ARG,
                         "opts.struct_size = %u; expected %zu (initialise opts with "
                         "warpfft_opts_default)",
                         (unsigned)opts->struct_size, sizeof(warpfft_opts));
+    warpfft_opts full;
+    opts_defaults(&full);
+    memcpy(&full, opts, opts->struct_size);
+    full.struct_size = (uint32_t)sizeof full;
+    opts = &full;
     warpfft_status st = check_opts_enums(opts);
     if (st != WARPFFT_SUCCESS)
         return st;
@@ -162,6 +174,7 @@ static void set_basics(wf_params *p, int type, int dim, const int64_t n_modes[3]
     p->modeord = o->modeord;
     p->tol = tol;
     p->upsampfac = o->upsampfac;
+    p->spreadinterponly = o->spreadinterponly;
     p->ntransf = ntransf;
     for (int d = 0; d < 3; d++)
         p->n_modes[d] = d < dim ? n_modes[d] : 1;
@@ -179,6 +192,8 @@ warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64
     if (st != WARPFFT_SUCCESS)
         return st;
     set_basics(p, type, dim, n_modes, ntransf, tol, precision, &o);
+    if (o.spreadinterponly)
+        o.method = WARPFFT_METHOD_GM; /* any grid size N >= 2w: the GM kernels only need that */
     st = wf_params_set_kernel(p);
     if (st == WARPFFT_SUCCESS)
         st = wf_params_set_grid(p);
@@ -209,9 +224,12 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
 
 /* Layout must match plan.c's allocations (plan_alloc_fixed). */
 size_t wf_params_fixed_bytes(const wf_params *p) {
-    size_t b = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
-    for (int d = 0; d < p->dim; d++)
-        b += (size_t)(p->n_modes[d] / 2 + 1) * p->real_bytes;
+    size_t b = 0;
+    if (!p->spreadinterponly) { /* the fine grid and the deconvolution factors */
+        b = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
+        for (int d = 0; d < p->dim; d++)
+            b += (size_t)(p->n_modes[d] / 2 + 1) * p->real_bytes;
+    }
     size_t per_bin = p->method == WARPFFT_METHOD_SM ? 4 : 2; /* u64 arrays per bin */
     b += (size_t)p->nbins * per_bin * sizeof(uint64_t);
     return b + 24; /* setpts result block: u64 x2 + i32 bad flag + padding */

@@ -35,6 +35,7 @@ typedef struct wf_params {
     int type, dim, precision; /* precision: WARPFFT_F32 / WARPFFT_F64 */
     int method;               /* WARPFFT_METHOD_GM or WARPFFT_METHOD_SM (never AUTO) */
     int modeord;
+    int spreadinterponly; /* 1: spread/interp only on fk itself (n_fine = n_modes; execute.c) */
     double tol, upsampfac;
     int width;   /* kernel width w in fine-grid points */
     double beta; /* kernel shape parameter (sinh type, kernel.c) */

@@ -90,7 +90,7 @@ static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     if (st == WARPFFT_SUCCESS)
         st = load_kernel(plan, mod, name, &plan->k_sort_coords);
     snprintf(name, sizeof name, "wf_%s_%s", p->type == 1 ? "deconvolve" : "amplify", ps);
-    if (st == WARPFFT_SUCCESS)
+    if (st == WARPFFT_SUCCESS && !p->spreadinterponly)
         st = load_kernel(plan, mod, name, &plan->k_modes);
     snprintf(mod, sizeof mod, "si_%dd_%s_w%d", p->dim, ps, p->width);
     snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", p->type == 1 ? "spread" : "interp",
@@ -183,7 +183,9 @@ static warpfft_status alloc_fixed(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     size_t per_bin = (size_t)p->nbins * sizeof(uint64_t);
     size_t fw = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
-    warpfft_status st = wf_plan_alloc(plan, &plan->fw, fw, "the fine grid");
+    warpfft_status st = WARPFFT_SUCCESS;
+    if (!p->spreadinterponly) /* spread/interp only: the grid is the caller's fk */
+        st = wf_plan_alloc(plan, &plan->fw, fw, "the fine grid");
     if (st == WARPFFT_SUCCESS)
         st = wf_plan_alloc(plan, &plan->bin_count, per_bin, "bin counts");
     if (st == WARPFFT_SUCCESS)
@@ -248,6 +250,8 @@ static warpfft_status plan_build(struct warpfft_plan_s *plan) {
         st = set_shared_limit(plan);
     if (st == WARPFFT_SUCCESS)
         st = alloc_fixed(plan);
+    if (plan->p.spreadinterponly) /* no FFT, no deconvolution */
+        return st;
     if (st == WARPFFT_SUCCESS)
         st = make_factors(plan);
     if (st == WARPFFT_SUCCESS)
@@ -279,7 +283,7 @@ static warpfft_status plan_attach(struct warpfft_plan_s *plan, const warpfft_opt
     warpfft_status st = wf_device_get(o->device, &plan->dev);
     if (st == WARPFFT_SUCCESS)
         st = wf_driver_get(&plan->drv);
-    if (st == WARPFFT_SUCCESS)
+    if (st == WARPFFT_SUCCESS && !o->spreadinterponly) /* spread/interp only needs no cuFFT */
         st = wf_cufft_get(&plan->cufft);
     plan->stream = (CUstream)(uintptr_t)o->stream;
     return st;

@@ -8,6 +8,7 @@
  * exits non-zero on any failure.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,6 +458,41 @@ static void test_validation_opts(void) {
           "opts defaults");
 }
 
+/* Spread/interp only (opts.spreadinterponly): the grid is fk itself (n_fine = n_modes), method
+ * GM, no fine grid or deconvolution factors in the workspace, N_d >= 2 width; the kernel is the
+ * NUFFT's for this tol; an opts of the size before the field existed is still accepted. */
+static void test_spreadinterponly(void) {
+    const int64_t n[3] = {50, 37, 1}, small[3] = {50, 9, 1};
+    warpfft_opts o = defaults();
+    o.spreadinterponly = 1;
+    o.method = WARPFFT_METHOD_SM;
+    wf_params p, q;
+    CHECK(wf_params_make(1, 2, n, 3, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0,
+          "spreadinterponly plan params: %s", warpfft_last_error());
+    CHECK(wf_params_make(1, 2, n, 3, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &q) == 0,
+          "the same NUFFT");
+    CHECK(p.spreadinterponly == 1 && p.n_fine[0] == 50 && p.n_fine[1] == 37 && p.n_fine[2] == 1 &&
+              p.fine_prod == 50 * 37 && p.method == WARPFFT_METHOD_GM,
+          "grid = fk, GM: nf {%lld, %lld}, method %d", (long long)p.n_fine[0],
+          (long long)p.n_fine[1], p.method);
+    CHECK(p.width == q.width && p.beta == q.beta, "kernel of the NUFFT: width %d vs %d", p.width,
+          q.width);
+    CHECK(wf_params_fixed_bytes(&p) < wf_params_fixed_bytes(&q) &&
+              wf_params_fixed_bytes(&p) == (size_t)p.nbins * 2 * sizeof(uint64_t) + 24,
+          "no fine grid or factors in the workspace: %zu", wf_params_fixed_bytes(&p));
+    EXPECT(WARPFFT_ERR_BAD_SIZE, "below twice the kernel width", 2, 2, small, 1, 1e-5, WARPFFT_F32,
+           &o);
+    o.spreadinterponly = 2;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "spreadinterponly = 2", 1, 2, n, 1, 1e-5, WARPFFT_F32, &o);
+    o = defaults();
+    o.spreadinterponly = 1; /* ignored: an old struct_size ends before the field */
+    o.struct_size = (uint32_t)offsetof(warpfft_opts, spreadinterponly);
+    CHECK(wf_params_make(1, 2, n, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.spreadinterponly == 0 && p.n_fine[0] == q.n_fine[0],
+          "old struct_size: %s", warpfft_last_error());
+    CHECK(defaults().spreadinterponly == 0, "default 0");
+}
+
 static void test_validation_size(void) {
     const int64_t huge2[3] = {(int64_t)1 << 40, (int64_t)1 << 40, 1};
     const int64_t toobig[3] = {((int64_t)1 << 52) + 1, 1, 1};
@@ -625,6 +661,7 @@ int main(void) {
     test_validation_tol();
     test_validation_opts();
     test_validation_size();
+    test_spreadinterponly();
     test_bins();
     test_method_fallback();
     test_reference_cases();

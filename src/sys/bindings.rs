@@ -46,12 +46,13 @@ pub struct warpfft_opts {
     pub stream: u64,
     pub bin_size: [i32; 3usize],
     pub max_subprob: i32,
+    pub spreadinterponly: i32,
 }
 #[test]
 fn bindgen_test_layout_warpfft_opts() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_opts>(),
-        48usize,
+        56usize,
         concat!("Size of: ", stringify!(warpfft_opts))
     );
     assert_eq!(
@@ -195,6 +196,23 @@ fn bindgen_test_layout_warpfft_opts() {
         );
     }
     test_field_max_subprob();
+    fn test_field_spreadinterponly() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).spreadinterponly) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opts),
+                "::",
+                stringify!(spreadinterponly)
+            )
+        );
+    }
+    test_field_spreadinterponly();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
