@@ -87,11 +87,13 @@ class FakeLib:
         opts = popts._obj
         st = self._log("warpfft_plan_create", type_, dim, tuple(n[:3]), iflag, ntransf, tol,
                        precision, opts.modeord, opts.device, opts.stream)
+        self.last_opts = {f: getattr(opts, f) for f, _ in type(opts)._fields_
+                          if f != "bin_size"}
         if st == 0:
             h = next(self._ids)
             self.plans[h] = dict(type=type_, dim=dim, n=tuple(n[:dim]), iflag=iflag,
                                  ntransf=ntransf, precision=precision, modeord=opts.modeord,
-                                 M=None, pts=None)
+                                 sio=opts.spreadinterponly, M=None, pts=None)
             phandle._obj.value = h
         return st
 
@@ -116,7 +118,58 @@ class FakeLib:
             with self._lock:
                 self.active -= 1
 
+    WIDTH, BETA = 4, 0.995 * np.pi * 0.75 * 4  # the fake's kernel (sinh type, sigma 2)
+
+    def _spreadinterp(self, p, c, fk):
+        """gpu_spreadinterponly in the C ABI's order: grid = fk (n[0] fastest)."""
+        real = np.float32 if p["precision"] == 1 else np.float64
+        cplx = np.complex64 if p["precision"] == 1 else np.complex128
+        M, nt, n, w, beta = p["M"], p["ntransf"], p["n"], self.WIDTH, self.BETA
+        N = int(np.prod(n))
+        cv, fv = self.view(c, cplx, nt * M), self.view(fk, cplx, nt * N)
+        grid = np.zeros((nt,) + tuple(n[::-1]), np.complex128)  # numpy view: (.., N2, N1)
+        fgrid = fv.reshape((nt,) + tuple(n[::-1])).astype(np.complex128)
+        out_c = np.zeros((nt, M), np.complex128)
+        for j in range(M):
+            ws, idx = [], []
+            for d in range(p["dim"]):
+                x = float(self.view(p["pts"][d], real, M)[j])
+                u = (x / (2 * np.pi) - np.floor(x / (2 * np.pi))) * n[d]
+                i0 = int(np.ceil(u - w / 2))
+                ii = np.arange(i0, i0 + w)
+                a = 2 * (ii - u) / w
+                s = np.sqrt(np.maximum(1 - a * a, 1e-300))
+                ws.append(np.where(1 - a * a > 0, 2 * np.exp(-beta) * np.sinh(beta * s) / s, 0))
+                idx.append(ii % n[d])
+            wt = ws[0]
+            for d in range(1, p["dim"]):
+                wt = np.multiply.outer(ws[d], wt)  # C order: last C dim slowest
+            ix = np.ix_(*idx[::-1])
+            for t in range(nt):
+                if p["type"] == 1:
+                    grid[t][ix] += cv.reshape(nt, M)[t, j] * wt
+                else:
+                    out_c[t, j] = np.sum(fgrid[t][ix] * wt)
+        if p["type"] == 1:
+            fv[:] = grid.ravel().astype(cplx)
+        else:
+            cv[:] = out_c.ravel().astype(cplx)
+
+    def warpfft_plan_get_info(self, h, pinfo):
+        p, info = self.plans[h], pinfo._obj
+        info.type, info.dim, info.precision = p["type"], p["dim"], p["precision"]
+        info.width, info.beta, info.upsampfac = self.WIDTH, self.BETA, 2.0
+        for d in range(3):
+            info.n_modes[d] = p["n"][d] if d < p["dim"] else 1
+            info.n_fine[d] = info.n_modes[d] * (1 if p["sio"] else 2)
+            info.bin_size[d] = 1
+        info.ntransf = p["ntransf"]
+        info.n_points = -1 if p["M"] is None else p["M"]
+        return self._log("warpfft_plan_get_info", h)
+
     def _nudft(self, p, c, fk):
+        if p["sio"]:
+            return self._spreadinterp(p, c, fk)
         real = np.float32 if p["precision"] == 1 else np.float64
         cplx = np.complex64 if p["precision"] == 1 else np.complex128
         M, nt, n = p["M"], p["ntransf"], p["n"]

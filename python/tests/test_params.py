@@ -90,6 +90,17 @@ def test_bad_dtype_is_rejected_before_c():
         warpfft.Plan(1, 8, dtype=np.int32)
 
 
+def test_spreadinterponly_params():
+    """gpu_spreadinterponly=1: the grid is the mode array (n_fine = n_modes), GM, less
+    workspace; grids below two kernel widths are refused (no GPU needed)."""
+    p = warpfft.plan_params(1, (50, 37), eps=1e-5, gpu_spreadinterponly=1, gpu_method=2)
+    q = warpfft.plan_params(1, (50, 37), eps=1e-5)
+    assert p["n_fine"] == (50, 37) and p["method"] == "gm"
+    assert (p["width"], p["beta"]) == (q["width"], q["beta"])
+    assert p["workspace_bytes"] < q["workspace_bytes"]
+    _raises(_errors.ERR_BAD_SIZE, n_modes=(64, 5), gpu_spreadinterponly=1)
+
+
 def test_plan_params_method_never_auto_when_resolved():
     p = warpfft.plan_params(1, (64, 64), eps=1e-5, gpu_method=2)
     assert p["method"] == "sm"

@@ -27,8 +27,11 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
 ``gpu_obinsizex/y/z``       accepted, ignored (block-gather method tuning); same result
 ``gpu_np``                  accepted, ignored (OD method tuning); same result
 ``debug``                   accepted, ignored (nothing is printed)
-``gpu_spreadinterponly``    0 accepted; 1 (spread/interpolate only) raises UnsupportedError:
-                            it changes the result and this build does not implement it yet
+``gpu_spreadinterponly``    honoured: 1 spreads (type 1) or interpolates (type 2) only, as the
+                            reference defines it: no FFT, no deconvolution; the grid is the
+                            mode array itself (N_d >= 2 kernel widths; index i at coordinate
+                            2 pi i / N, modeord has no effect), the kernel the one eps and
+                            upsampfac choose for a NUFFT (``plan.info``: width, beta); GM
 ==========================  ==================================================================
 
 Any other name raises InvalidArgumentError (also a TypeError, as in the reference).
@@ -88,9 +91,7 @@ def normalize_options(type_, kwargs):
         if k in kwargs:
             _lib.as_int(k, kwargs[k], lo, _lib.INT32_MAX if hi is None else hi)
     g = kwargs.get
-    if _lib.as_int("gpu_spreadinterponly", g("gpu_spreadinterponly", 0), 0, 1):
-        raise unsupported("gpu_spreadinterponly=1 (spread/interpolate only) is not implemented "
-                          "in this build of warpfft")
+    sio = _lib.as_int("gpu_spreadinterponly", g("gpu_spreadinterponly", 0), 0, 1)
     method = _lib.as_int("gpu_method", g("gpu_method", 0), 0, 4)
     if method >= 2:
         method = 2 if type_ == 1 else 0
@@ -108,6 +109,7 @@ def normalize_options(type_, kwargs):
         "bin_size": bins,
         "max_subprob": max(0, _lib.as_int("gpu_maxsubprobsize", g("gpu_maxsubprobsize", 0),
                                           *_I32)),
+        "spreadinterponly": sio,
     }
     return opts, tuple(sorted(opts.items()))
 

@@ -42,6 +42,7 @@ class Opts(Structure):
         ("stream", c_uint64),
         ("bin_size", c_int32 * 3),
         ("max_subprob", c_int32),
+        ("spreadinterponly", c_int32),
     ]
 
 

@@ -35,7 +35,7 @@ def precision_of(dtype):
 
 
 def make_opts(modeord=0, method=0, upsampfac=2.0, device=0, stream=0, bin_size=(0, 0, 0),
-              max_subprob=0):
+              max_subprob=0, spreadinterponly=0):
     """A warpfft_opts (C order bin sizes), every integer range-checked."""
     opts = _lib.default_opts()
     opts.modeord = _lib.as_int("modeord", modeord, -_lib.INT32_MAX - 1, _lib.INT32_MAX)
@@ -46,6 +46,7 @@ def make_opts(modeord=0, method=0, upsampfac=2.0, device=0, stream=0, bin_size=(
     for i, v in enumerate(bin_size):
         opts.bin_size[i] = _lib.as_int("bin size", v, 0, _lib.INT32_MAX)
     opts.max_subprob = _lib.as_int("gpu_maxsubprobsize", max_subprob, 0, _lib.INT32_MAX)
+    opts.spreadinterponly = _lib.as_int("gpu_spreadinterponly", spreadinterponly, 0, 1)
     return opts
 
 
