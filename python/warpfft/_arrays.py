@@ -120,9 +120,15 @@ def _from_cai(name, obj, cai, output):
             raise invalid(f"{name}: __cuda_array_interface__ stream 0 is disallowed by the "
                           "protocol (1: legacy default stream, 2: per-thread default stream)")
     lib = _module(obj)
+    device = None  # unknown: asked of the CUDA driver (Plan._check_device)
+    if lib == "cupy":
+        device = obj.device.id  # cupy knows (and saves a driver query per call)
+    elif isinstance(obj, DeviceArray):
+        device = obj.device
     return Arr(name, "device", lib if lib in ("cupy", "numba") else
                "warpfft" if isinstance(obj, DeviceArray) else "cai",
-               obj, shape, dtype, ptr=int(ptr or 0), readonly=bool(readonly), stream=stream)
+               obj, shape, dtype, ptr=int(ptr or 0), readonly=bool(readonly), stream=stream,
+               device=device)
 
 
 def _from_torch(name, t, output):
