@@ -42,7 +42,7 @@ import threading
 
 import numpy as np
 
-from . import _lib
+from . import _device, _lib
 from ._arrays import empty_like, finish, wrap
 from ._device import DeviceArray, driver, same_stream
 from ._errors import ERR_BAD_DIM, ERR_NO_POINTS, WarpfftError, invalid, unsupported
@@ -469,9 +469,11 @@ class Plan:
         self.close()
 
     def __del__(self):
+        if _device.exiting:  # the driver may be shutting down; the exit frees everything
+            return
         try:
             self.close()
-        except Exception:  # garbage collection / interpreter shutdown: nowhere to raise
+        except Exception:  # garbage collection: nowhere to raise
             pass
 
     def __repr__(self):

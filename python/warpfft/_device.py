@@ -11,6 +11,7 @@ Streams are integers: 0 is the legacy default stream (the C ABI's convention). T
 driver's ``CU_STREAM_LEGACY`` / ``CU_STREAM_PER_THREAD`` handles and are passed as they are.
 """
 
+import atexit
 import ctypes
 import math
 import threading
@@ -19,6 +20,18 @@ import numpy as np
 
 from . import _lib
 from ._errors import ERR_CUDA, ERR_NO_DRIVER, invalid, python_error
+
+# At interpreter exit, objects still alive are not freed one by one (the CUDA driver and cuFFT
+# may already be shutting down; the process's exit frees everything): __del__ does nothing.
+exiting = False
+
+
+def _at_exit():
+    global exiting
+    exiting = True
+
+
+atexit.register(_at_exit)
 
 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
 CU_EVENT_DISABLE_TIMING = 0x2
@@ -266,9 +279,11 @@ class DeviceArray:
             self._L.warpfft_free(self.device, ptr)
 
     def __del__(self):
+        if exiting:
+            return
         try:
             self.close()
-        except Exception:  # interpreter shutdown: nothing useful left to do
+        except Exception:  # garbage collection: nowhere to raise
             pass
 
     def __repr__(self):
