@@ -47,7 +47,8 @@ class _Driver:
     """libcuda.so.1 through ctypes: pointer attributes and events, each call made with the
     device's primary context current (the context the C library, cupy and torch use)."""
 
-    def __init__(self):
+    def __init__(self, path="libcuda.so.1"):
+        self._path = path  # tests load a stub here
         self._lock = threading.Lock()
         self._cu = None
         self._error = None
@@ -60,9 +61,9 @@ class _Driver:
         with self._lock:
             if self._cu is None:
                 try:
-                    cu = ctypes.CDLL("libcuda.so.1")
+                    cu = ctypes.CDLL(self._path)
                 except OSError as e:
-                    raise python_error(f"cannot load libcuda.so.1 ({e})", ERR_NO_DRIVER) from None
+                    raise python_error(f"cannot load {self._path} ({e})", ERR_NO_DRIVER) from None
                 vp, u, i = ctypes.c_void_p, ctypes.c_uint, ctypes.c_int
                 sig = {
                     "cuInit": [u],
