@@ -50,10 +50,19 @@ def test_bad_size():
     _raises(_errors.ERR_BAD_SIZE, n_trans=0)
 
 
-def test_bad_tol():
-    _raises(_errors.ERR_BAD_TOL, eps=1e-9)  # below the f32 range
-    _raises(_errors.ERR_BAD_TOL, eps=0.5)
-    _raises(_errors.ERR_BAD_TOL, eps=1e-20, dtype=np.complex128)
+def test_eps_outside_the_range_is_clamped_with_a_warning():
+    """The reference accepts any eps (clamping below machine epsilon with a warning): the
+    Python layer clamps into the C library's range, with a warning; the C ABI itself refuses."""
+    for eps, dtype, used in ((1e-9, np.complex64, 1e-6), (0.5, np.complex64, 0.1),
+                             (1e-20, np.complex128, 1e-13)):
+        with pytest.warns(UserWarning, match=f"using {used:g}"):
+            p = warpfft.plan_params(1, (32, 32), eps=eps, dtype=dtype)
+        assert p == warpfft.plan_params(1, (32, 32), eps=used, dtype=dtype)
+    with pytest.raises(warpfft.InvalidArgumentError, match="NaN"):
+        warpfft.plan_params(1, 8, eps=float("nan"))
+    info, n = _lib.PlanInfo(), _lib.n_modes_array((32, 32))
+    assert _lib.lib.warpfft_plan_params(1, 2, n, 1, 1e-9, 1, None, ctypes.byref(info)) == \
+        _errors.ERR_BAD_TOL
 
 
 def test_bad_options():

@@ -39,6 +39,7 @@ Any other name raises InvalidArgumentError (also a TypeError, as in the referenc
 
 import math
 import threading
+import warnings
 
 import numpy as np
 
@@ -114,6 +115,30 @@ def normalize_options(type_, kwargs):
     return opts, tuple(sorted(opts.items()))
 
 
+# The C library's supported tolerance range per precision (warpfft.h: f32 1e-6..0.1, f64
+# 1e-13..0.1). The reference accepts any eps (it clamps below machine epsilon with a warning):
+# so does this layer, to the nearest supported value, with a warning.
+_EPS_RANGE = {_lib.PRECISION_F32: (1e-6, 0.1), _lib.PRECISION_F64: (1e-13, 0.1)}
+
+
+def effective_eps(eps, precision):
+    """eps clamped into the supported range of `precision` (a warning says so); NaN or a
+    non-number raises."""
+    try:
+        e = float(eps)
+    except (TypeError, ValueError):
+        raise invalid(f"eps must be a number, not {eps!r}") from None
+    if e != e:
+        raise invalid("eps is NaN")
+    lo, hi = _EPS_RANGE[precision]
+    if lo <= e <= hi:
+        return e
+    c = min(max(e, lo), hi)
+    warnings.warn(f"eps = {e:g} is outside what warpfft supports at this precision "
+                  f"[{lo:g}, {hi:g}]: using {c:g}", stacklevel=3)
+    return c
+
+
 def normalize_modes(nufft_type, n_modes):
     """(dim, n_modes tuple in the Python order) as the reference reads them."""
     if nufft_type == 3:
@@ -142,7 +167,8 @@ def plan_params(nufft_type, n_modes, n_trans=1, eps=1e-6, dtype="complex64", **k
     dim, n = normalize_modes(nufft_type, n_modes)
     prec, _, _ = precision_of(dtype)
     o, _ = normalize_options(nufft_type, kwargs)
-    return info_dict(plan_params_c(nufft_type, n[::-1], n_trans, float(eps), prec, make_opts(**o)))
+    eps = effective_eps(eps, prec)
+    return info_dict(plan_params_c(nufft_type, n[::-1], n_trans, eps, prec, make_opts(**o)))
 
 
 class Plan:
@@ -186,7 +212,7 @@ class Plan:
         self._precision, self._dtype, self._real_dtype = precision_of(dtype)
         self._type = nufft_type
         self._isign = 1 if isign >= 0 else -1
-        self._eps = float(eps)
+        self._eps = effective_eps(eps, self._precision)
         self._n_trans = _lib.as_int("n_trans", n_trans, -_lib.INT64_MAX, _lib.INT64_MAX)
         o, self._key = normalize_options(nufft_type, kwargs)
         self._device, self._stream, self._modeord = o["device"], o["stream"], o["modeord"]
