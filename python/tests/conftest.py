@@ -12,6 +12,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PYDIR = os.path.dirname(HERE)
 REPO = os.path.dirname(PYDIR)
 
+# jax would otherwise take 75% of the GPU's memory at its first use, starving the cupy/torch
+# tests that run after it in the same process.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
 if PYDIR not in sys.path:
     sys.path.insert(0, PYDIR)
 if HERE not in sys.path:
