@@ -191,10 +191,14 @@ def _from_dlpack(name, obj, output, stream):
     if output:
         raise invalid(f"{name}: a DLPack array cannot be written in place (jax arrays are "
                       "immutable): leave out=None to get a new array")
-    # The consumer passes the stream it will use; the producer orders its work before it.
+    # The consumer passes the stream it will use; the producer orders its work before it. A
+    # producer that refuses the stream argument is waited for instead (block_until_ready for
+    # jax-like arrays), then exported without one.
     try:
         capsule = obj.__dlpack__(stream=1 if stream == 0 else int(stream))
-    except TypeError:
+    except (TypeError, ValueError, NotImplementedError, BufferError):
+        if callable(getattr(obj, "block_until_ready", None)):
+            obj.block_until_ready()
         capsule = obj.__dlpack__()
     t = _DLTensor.from_address(_capsule_get(capsule, b"dltensor"))
     if t.dtype.lanes != 1 or t.dtype.code not in _DL_KIND:
