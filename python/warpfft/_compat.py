@@ -290,14 +290,15 @@ class Plan:
     def _reap(self):
         """Drops the references of device work known complete (and raises an asynchronous
         error the driver reports for it)."""
-        if self._c is None or self._c.closed:
-            return
-        while self._pending:
-            ev, _ = self._pending[0]
-            if not driver.done(self._device, ev):
-                break
-            self._pending.pop(0)
-            driver.release(self._device, ev)
+        with self._lock:  # also called on idle cached plans, from other threads (_cache)
+            if self._c is None or self._c.closed:
+                return
+            while self._pending:
+                ev, _ = self._pending[0]
+                if not driver.done(self._device, ev):
+                    break
+                self._pending.pop(0)
+                driver.release(self._device, ev)
 
     def _uploaded(self):
         """Host-to-device copies (warpfft_memcpy_htod) run on the legacy stream: order them
