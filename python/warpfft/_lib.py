@@ -8,6 +8,7 @@ Search order (the first that applies wins):
 """
 
 import ctypes
+import operator
 import os
 from ctypes import (
     POINTER,
@@ -23,7 +24,7 @@ from ctypes import (
     c_void_p,
 )
 
-from ._errors import LibraryNotFoundError, error_class
+from ._errors import LibraryNotFoundError, error_class, invalid
 
 SONAME = "libwarpfft.so.0"
 PRECISION_F32 = 1
@@ -211,10 +212,8 @@ def as_int(name, value, lo, hi):
     """`value` as a Python int within [lo, hi], or InvalidArgumentError naming `name`. ctypes
     would wrap an out-of-range integer silently (2**32 + 1 -> 1 for a C int), so every integer
     that crosses the ABI goes through here first. Floats, bools and strings are refused."""
-    import operator
-
-    from ._errors import invalid
-
+    if type(value) is int and lo <= value <= hi:  # the common case, fast
+        return value
     if isinstance(value, bool):
         raise invalid(f"{name} must be an integer, not a bool")
     try:
