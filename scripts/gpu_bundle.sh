@@ -23,10 +23,13 @@ cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so
 cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so.0
 cc -O2 -Ic_core/include examples/c/hello.c -o .gpu/c/hello -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft
 cc -O2 -Ic_core/include examples/c/type1_2d.c -o .gpu/c/type1_2d -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft -lm
+# the wheel (aot+jit for the same archs) for the pip-install check on the GPU machine
+just wheel "$archs" >/dev/null
+mkdir -p .gpu/dist && cp dist/warpfft-*.whl .gpu/dist/
 # pytest is not installed on the GPU machine's python; it is pure Python, so carry it
 python3 -m pip install -q --no-compile --target .gpu/pylib pytest
 cp scripts/gpu_run.sh .gpu/run.sh
 strip .gpu/*/* 2>/dev/null || true
 # The device tool carries at most 64 MiB; the embedded kernels compress about 5x.
-(cd .gpu && tar czf bundle.tgz jit aot lib c pylib && rm -rf jit aot lib c pylib)
+(cd .gpu && tar czf bundle.tgz jit aot lib c pylib dist && rm -rf jit aot lib c pylib dist)
 du -sh .gpu

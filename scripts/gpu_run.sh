@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
-# Stages: info tests demo load c python sanitize bench (default: all), bench-jit, and huge (64-bit sizes:
+# Stages: info tests demo load c python sanitize bench (default: all), bench-jit, python-gpu, and huge (64-bit sizes:
 # needs ~90 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
@@ -40,6 +40,15 @@ python)
     # nothing outside the GPU machine is reachable: no PyPI downloads there
     WARPFFT_SKIP_NETWORK_TESTS=1 WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib run python3 -m pytest python/tests -q -rs -p no:cacheprovider || fails=$((fails+1))
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 examples/python/type1_2d.py || fails=$((fails+1)) ;;
+python-gpu)
+    # the Python package's device paths: memcheck, the one-shot benchmark, the wheel from pip
+    say "python device paths under compute-sanitizer memcheck"
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib run compute-sanitizer --tool memcheck --error-exitcode 9 python3 -m pytest python/tests/test_gpu.py python/tests/test_gpu_memory_safety.py -q -rs -p no:cacheprovider -k "device_array or cupy or torch or numba or dlpack or temporaries or threads or spreadinterponly" > "$L/sanitize_py.log" 2>&1 || fails=$((fails+1))
+    tail -5 "$L/sanitize_py.log" | tee -a "$log"
+    say "python one-shot benchmark"
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/oneshot.py --json $L/oneshot.json || fails=$((fails+1))
+    say "wheel: pip install beside NVIDIA's cuFFT wheel, README example"
+    run bash python/tools/gpu_wheel_check.sh $G/dist/warpfft-*.whl || fails=$((fails+1)) ;;
 sanitize)
     say "compute-sanitizer memcheck (aot gpu_api)"
     run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_api --test-threads=1 --skip out_of_device_memory > "$L/sanitize.log" 2>&1 || fails=$((fails+1))
