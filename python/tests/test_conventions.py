@@ -234,12 +234,18 @@ def test_dlpack_host_producer(fake):
 def test_jax_cpu_arrays_give_jax_results(fake):
     jax = pytest.importorskip("jax", reason="jax not installed")
     jax.config.update("jax_enable_x64", True)
+    # CPU arrays explicitly: where jax has a GPU its default device is the GPU, and the fake
+    # library (host memory) must not be handed device pointers.
+    cpu = jax.devices("cpu")[0]
+
+    def put(a):
+        return jax.device_put(jax.numpy.asarray(a), cpu)
+
     pts, c, f = problem(2, seed=4)
-    out = warpfft.nufft2d1(*[jax.numpy.asarray(p) for p in pts], jax.numpy.asarray(c),
-                           SHAPES[2])
+    out = warpfft.nufft2d1(*[put(p) for p in pts], put(c), SHAPES[2])
     assert isinstance(out, jax.Array) and out.shape == SHAPES[2]
     assert close(np.asarray(out), exact(1, pts, c, SHAPES[2], 1))
-    out2 = warpfft.nufft2d2(*[jax.numpy.asarray(p) for p in pts], jax.numpy.asarray(f))
+    out2 = warpfft.nufft2d2(*[put(p) for p in pts], put(f))
     assert isinstance(out2, jax.Array) and close(np.asarray(out2), exact(2, pts, f, SHAPES[2], -1))
 
 
