@@ -22,6 +22,7 @@ test: lint
     @echo "== C core: host-side unit tests (ASan + UBSan)"
     bash c_core/tests/run_tests.sh
     bash c_core/tests/run_test_params.sh
+    bash c_core/tests/run_test_type3.sh
     @echo "== jit build: Rust tests, doc tests, GPU tests (skip without a GPU)"
     cargo test -- --nocapture
     @echo "== aot build (sm {{ci_archs}}): embedded fatbins hold exactly those ELF images"

@@ -184,7 +184,11 @@ static int choose(wf_t3_params *q, int ip) {
     if (w > maxw)
         return -1;
     q->width = w;
+    /* below 1 for random sources (phihat falls outside the band); kept >= 1 for clustered ones,
+     * whose grid energy sits where the inner step's aliasing is larger than its mean */
     q->amp = wf_t3_amplification(q->dim, q->nf, q->upsampfac, w, q->beta);
+    if (q->amp < 1.0)
+        q->amp = 1.0;
     q->inner_tol = share * q->tol / q->amp;
     if (q->inner_tol > 0.1)
         q->inner_tol = 0.1;
