@@ -19,7 +19,7 @@ fn params3_reports_the_choice() {
     assert_eq!(t3.n_targets, None);
     // x'/h stays inside the grid with the kernel's half width to spare
     let nf = info.n_fine[0] as f64;
-    assert!(nf >= 2e6 && nf < 2.1e6, "grid {nf}");
+    assert!((2e6..2.1e6).contains(&nf), "grid {nf}");
     assert_eq!(info.n_modes[0], info.n_fine[0]);
     let u = t3.x_half[0] / t3.gamma[0] / (2.0 * PI / nf);
     assert!(
