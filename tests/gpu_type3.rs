@@ -20,7 +20,7 @@ enum Dist {
     Cluster,
     /// sources in [5, 9]^d, targets in [-0.8 S, 0.2 S]^d: both centres non-zero
     Shifted,
-    /// X·S about 10x the uniform case
+    /// sources in [-3π, 3π)^d: X·S 3x the uniform case
     Wide,
 }
 
@@ -38,7 +38,7 @@ fn problem(rng: &mut Rng, dim: usize, m: usize, k: usize, smax: f64, dist: Dist)
                     Dist::Uniform => rng.range(-pi, pi),
                     Dist::Cluster => 1.3 + 0.2 * d as f64 + 0.05 * rng.uniform(),
                     Dist::Shifted => rng.range(5.0, 9.0),
-                    Dist::Wide => rng.range(-10.0 * pi, 10.0 * pi),
+                    Dist::Wide => rng.range(-3.0 * pi, 3.0 * pi),
                 })
                 .collect()
         })
