@@ -44,7 +44,7 @@ test: lint
 
 # GPU tests only (on a machine with a GPU)
 test-gpu:
-    cargo test --release --test gpu_accuracy --test gpu_api -- --nocapture --test-threads=1
+    cargo test --release --test gpu_accuracy --test gpu_api --test gpu_type3 -- --nocapture --test-threads=1
 
 # Build release test/bench binaries here into .gpu/ with a run.sh for a GPU machine
 gpu-bundle:

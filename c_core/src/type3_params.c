@@ -281,8 +281,18 @@ warpfft_status wf_t3_spread_params(const wf_t3_params *q, const warpfft_opts *o,
     p->mode_prod = p->fine_prod = q->nf_prod;
     p->real_bytes = q->inner_precision == WARPFFT_F64 ? 8 : 4;
     p->complex_bytes = 2 * p->real_bytes;
-    return wf_params_set_method(
+    warpfft_status st = wf_params_set_method(
         p, o, shared_limit > WF_SM_STATIC_RESERVE ? shared_limit - WF_SM_STATIC_RESERVE : 0);
+    if (st != WARPFFT_SUCCESS) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", warpfft_last_error());
+        return wf_error(st,
+                        "type 3: the spreading grid {%lld, %lld, %lld} that X*S = {%g, %g, %g} "
+                        "needs: %s",
+                        (long long)q->nf[0], (long long)q->nf[1], (long long)q->nf[2],
+                        q->X[0] * q->S[0], q->X[1] * q->S[1], q->X[2] * q->S[2], msg);
+    }
+    return WARPFFT_SUCCESS;
 }
 
 warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, size_t shared_limit,
