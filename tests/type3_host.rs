@@ -157,3 +157,87 @@ fn plan_argument_checks() {
     assert!(warpfft::relative_l2_error(&out, &exact) <= 1e-6);
     assert!(matches!(plan.direct_sample(&c, &[3]), Err(Error::Shape(_))));
 }
+
+/// The C ABI's type-3 entry points refuse bad arguments before touching the GPU.
+#[test]
+fn c_abi_argument_checks() {
+    use std::ptr::null;
+    use warpfft::sys;
+    let last = || {
+        unsafe { std::ffi::CStr::from_ptr(sys::warpfft_last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let st = unsafe {
+        sys::warpfft_setpts3(
+            std::ptr::null_mut(),
+            sys::WARPFFT_F32,
+            1,
+            null(),
+            null(),
+            null(),
+            1,
+            null(),
+            null(),
+            null(),
+        )
+    };
+    assert_eq!(st, sys::WARPFFT_ERR_INVALID_ARG);
+    assert!(last().contains("plan is NULL"), "{}", last());
+    let mut plan: sys::warpfft_plan = std::ptr::null_mut();
+    for (dim, tol, prec, ntransf, want) in [
+        (0, 1e-6, sys::WARPFFT_F32, 1, sys::WARPFFT_ERR_BAD_DIM),
+        (1, 1e-7, sys::WARPFFT_F32, 1, sys::WARPFFT_ERR_BAD_TOL),
+        (1, 1e-6, 3, 1, sys::WARPFFT_ERR_INVALID_ARG),
+        (2, 1e-6, sys::WARPFFT_F64, 0, sys::WARPFFT_ERR_BAD_SIZE),
+    ] {
+        // n_modes is ignored for type 3 (NULL is fine)
+        let st = unsafe {
+            sys::warpfft_plan_create(3, dim, null(), 1, ntransf, tol, prec, null(), &mut plan)
+        };
+        assert_eq!(st, want, "dim {dim} tol {tol} prec {prec}: {}", last());
+        assert!(plan.is_null());
+    }
+    // direct_sample3: every check before the device
+    let mut out = [0.0f64; 2];
+    let one = [0i64];
+    let p = 8 as *const std::ffi::c_void; // never dereferenced: the checks fail first
+    let mut call =
+        |dim: i32, m: i64, k: i64, n: i64, sample: *const i64, s: *const std::ffi::c_void| unsafe {
+            sys::warpfft_direct_sample3(
+                dim,
+                1,
+                sys::WARPFFT_F64,
+                0,
+                m,
+                p,
+                p,
+                p,
+                p,
+                k,
+                s,
+                p,
+                p,
+                n,
+                sample,
+                out.as_mut_ptr(),
+            )
+        };
+    assert_eq!(call(4, 1, 1, 1, one.as_ptr(), p), sys::WARPFFT_ERR_BAD_DIM);
+    assert_eq!(
+        call(1, -1, 1, 1, one.as_ptr(), p),
+        sys::WARPFFT_ERR_BAD_NPOINTS
+    );
+    assert_eq!(call(1, 1, 1, 1, null(), p), sys::WARPFFT_ERR_INVALID_ARG);
+    assert_eq!(
+        call(1, 1, 1, 1, one.as_ptr(), null()),
+        sys::WARPFFT_ERR_INVALID_ARG
+    );
+    assert!(last().contains("target array s"), "{}", last());
+    assert_eq!(
+        call(1, 1, 0, 1, one.as_ptr(), p),
+        sys::WARPFFT_ERR_INVALID_ARG
+    );
+    assert!(last().contains("outside [0, 0)"), "{}", last());
+    assert_eq!(call(1, 1, 0, 0, null(), null()), sys::WARPFFT_SUCCESS);
+}
