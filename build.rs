@@ -56,7 +56,7 @@ fn build_kernels(jit: bool, aot: bool) -> Result<fatbuild::Embedded, fatbuild::E
         );
     for (p, widths) in [("f32", WIDTHS_F32), ("f64", WIDTHS_F64)] {
         let prec = &p[1..];
-        for stage in ["prep", "direct"] {
+        for stage in ["prep", "direct", "type3"] {
             b = b.module(
                 fatbuild::Module::new(format!("{stage}_{p}"))
                     .source(format!("kernels/{stage}.cu"))

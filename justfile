@@ -22,6 +22,7 @@ test: lint
     @echo "== C core: host-side unit tests (ASan + UBSan)"
     bash c_core/tests/run_tests.sh
     bash c_core/tests/run_test_params.sh
+    bash c_core/tests/run_test_type3.sh
     @echo "== jit build: Rust tests, doc tests, GPU tests (skip without a GPU)"
     cargo test -- --nocapture
     @echo "== aot build (sm {{ci_archs}}): embedded fatbins hold exactly those ELF images"
@@ -43,7 +44,7 @@ test: lint
 
 # GPU tests only (on a machine with a GPU)
 test-gpu:
-    cargo test --release --test gpu_accuracy --test gpu_api -- --nocapture --test-threads=1
+    cargo test --release --test gpu_accuracy --test gpu_api --test gpu_type3 -- --nocapture --test-threads=1
 
 # Build release test/bench binaries here into .gpu/ with a run.sh for a GPU machine
 gpu-bundle:

@@ -4,7 +4,9 @@
 //! printed beside the reference times; JSON to $WARPFFT_BENCH_JSON (default
 //! target/suite_b.json).
 //!
-//! `cargo bench --bench suite_b [-- B2 B3]` runs all or the named cases.
+//! `cargo bench --bench suite_b [-- B2 B3]` runs all or the named cases; `B3x` names all the
+//! type-3 cases (T1..T8, issue 9: sources in [-π, π)^d, targets in [-S, S]^d, M = K), which
+//! also run by their own names (`-- T1 T5`).
 //! `WARPFFT_BENCH_METHODS=all` also times each case with the GM and SM methods forced.
 //! `WARPFFT_BENCH_REPS=N` sets the timed repetitions (default 20).
 //! `WARPFFT_BENCH_BINS=B2:32x16,...` overrides a case's bin edges (tuning).
@@ -38,6 +40,32 @@ const SUITE: &[Bench] = &[
     Bench { name: "B7", dim: 3, ty: 1, f64: true, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 341.0 },
     Bench { name: "B8", dim: 3, ty: 2, f64: true, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 20.5 },
     Bench { name: "B9", dim: 2, ty: 1, f64: false, n: [256, 256, 1], m: 1_000_000, ntransf: 8, tol: 1e-5, ref_ms: 2.66 },
+];
+
+/// A type-3 case: M sources uniform in [-π, π)^dim, K targets uniform in [-smax, smax]^dim.
+struct Bench3 {
+    name: &'static str,
+    dim: i32,
+    f64: bool,
+    m: i64,
+    k: i64,
+    smax: f64,
+    tol: f64,
+    /// the reference library's execute time on the same H100, and its relative error
+    ref_ms: f64,
+    ref_err: f64,
+}
+
+#[rustfmt::skip]
+const SUITE3: &[Bench3] = &[
+    Bench3 { name: "T1", dim: 1, f64: false, m: 10_000_000, k: 10_000_000, smax: 5e5, tol: 1e-5, ref_ms: 1.89, ref_err: 1.1e-1 },
+    Bench3 { name: "T2", dim: 1, f64: true, m: 10_000_000, k: 10_000_000, smax: 5e5, tol: 1e-9, ref_ms: 3.24, ref_err: 1.7e-9 },
+    Bench3 { name: "T3", dim: 2, f64: false, m: 10_000_000, k: 10_000_000, smax: 512.0, tol: 1e-5, ref_ms: 6.85, ref_err: 1.7e-4 },
+    Bench3 { name: "T4", dim: 2, f64: true, m: 10_000_000, k: 10_000_000, smax: 512.0, tol: 1e-9, ref_ms: 27.7, ref_err: 3.9e-9 },
+    Bench3 { name: "T5", dim: 3, f64: false, m: 1_000_000, k: 1_000_000, smax: 64.0, tol: 1e-5, ref_ms: 17.8, ref_err: 3.2e-5 },
+    Bench3 { name: "T6", dim: 3, f64: true, m: 1_000_000, k: 1_000_000, smax: 64.0, tol: 1e-9, ref_ms: 184.0, ref_err: 3.1e-9 },
+    Bench3 { name: "T7", dim: 3, f64: false, m: 10_000_000, k: 10_000_000, smax: 64.0, tol: 1e-5, ref_ms: 151.0, ref_err: 4.4e-5 },
+    Bench3 { name: "T8", dim: 3, f64: true, m: 10_000_000, k: 10_000_000, smax: 64.0, tol: 1e-9, ref_ms: 854.0, ref_err: 2.2e-9 },
 ];
 
 struct Row {
@@ -196,6 +224,153 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     }
 }
 
+/// A type-3 case: plan, setpts3 (median of 5), execute (median of `reps` after 3 warm-ups),
+/// error on 1024 stratified targets of transform 0 against warpfft_direct_sample3.
+fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
+    let mut rng = Rng::new(43);
+    let prec = if b.f64 {
+        sys::WARPFFT_F64
+    } else {
+        sys::WARPFFT_F32
+    };
+    let el = real_bytes(b.f64);
+    let pi = std::f64::consts::PI;
+    let gen = |rng: &mut Rng, n: i64, lo: f64, hi: f64| {
+        Dev::from_reals(
+            b.f64,
+            &(0..n).map(|_| rng.range(lo, hi)).collect::<Vec<_>>(),
+        )
+    };
+    let x: Vec<Dev> = (0..b.dim).map(|_| gen(&mut rng, b.m, -pi, pi)).collect();
+    let s: Vec<Dev> = (0..b.dim)
+        .map(|_| gen(&mut rng, b.k, -b.smax, b.smax))
+        .collect();
+    let input = gen(&mut rng, 2 * b.m, -1.0, 1.0);
+    let output = Dev::new(2 * b.k as usize * el);
+    let xp = |d: usize| point_ptr(&x, d);
+    let sp = |d: usize| point_ptr(&s, d);
+
+    let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
+    unsafe { sys::warpfft_opts_default(&mut opts) };
+    opts.method = method;
+    let mut plan: sys::warpfft_plan = std::ptr::null_mut();
+    let t0 = Instant::now();
+    let st = unsafe {
+        sys::warpfft_plan_create(
+            3,
+            b.dim,
+            std::ptr::null(),
+            1,
+            1,
+            b.tol,
+            prec,
+            &opts,
+            &mut plan,
+        )
+    };
+    if st != sys::WARPFFT_SUCCESS {
+        return Err(last_error());
+    }
+    let plan_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let _guard = PlanGuard(plan);
+    let mut setpts = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let st = unsafe {
+            sys::warpfft_setpts3(
+                plan,
+                prec,
+                b.m,
+                xp(0),
+                xp(1),
+                xp(2),
+                b.k,
+                sp(0),
+                sp(1),
+                sp(2),
+            )
+        };
+        if st != sys::WARPFFT_SUCCESS {
+            return Err(last_error());
+        }
+        check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
+        setpts.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    for _ in 0..3 {
+        check(
+            unsafe { sys::warpfft_execute(plan, prec, input.ptr, output.ptr) },
+            "execute",
+        );
+    }
+    check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
+    let mut exec = Vec::new();
+    for _ in 0..reps {
+        let t = Instant::now();
+        check(
+            unsafe { sys::warpfft_execute(plan, prec, input.ptr, output.ptr) },
+            "execute",
+        );
+        check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
+        exec.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let sample = stratified_sample(&mut rng, b.k, 1024);
+    let mut exact = vec![0.0f64; 2 * sample.len()];
+    check(
+        unsafe {
+            sys::warpfft_direct_sample3(
+                b.dim,
+                1,
+                prec,
+                0,
+                b.m,
+                xp(0),
+                xp(1),
+                xp(2),
+                input.ptr,
+                b.k,
+                sp(0),
+                sp(1),
+                sp(2),
+                sample.len() as i64,
+                sample.as_ptr(),
+                exact.as_mut_ptr(),
+            )
+        },
+        "direct_sample3",
+    );
+    let out = output.reals(b.f64, 2 * b.k as usize);
+    let approx = gather(&out, 0, &sample);
+    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
+    check(
+        unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
+        "get_info",
+    );
+    let exec_ms = median(exec);
+    println!(
+        "{:<4} type 3: grid {:?} inner {:?} w {}/{} internal {} | reference: {:.2} ms, rel err {:.1e}",
+        b.name,
+        &info.n_fine[..b.dim as usize],
+        &info.inner_fine[..b.dim as usize],
+        info.width,
+        info.inner_width,
+        if info.inner_precision == sys::WARPFFT_F64 as i32 { "f64" } else { "f32" },
+        b.ref_ms,
+        b.ref_err
+    );
+    Ok(Row {
+        name: b.name.to_string(),
+        method: ["auto", "GM", "SM"][info.method as usize].to_string(),
+        width: info.width,
+        plan_ms,
+        setpts_ms: median(setpts),
+        exec_ms,
+        ref_ms: b.ref_ms,
+        err: rel_l2(&approx, &exact),
+        tol: b.tol,
+        pts_per_s: (b.m + b.k) as f64 / (exec_ms * 1e-3),
+    })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -228,12 +403,23 @@ fn main() {
         "tol",
         "Mpts/s"
     );
-    for b in SUITE
+    let jobs: Vec<(&'static str, bool, usize)> = SUITE
         .iter()
-        .filter(|b| args.is_empty() || args.iter().any(|a| a == b.name))
-    {
+        .enumerate()
+        .map(|(i, b)| (b.name, false, i))
+        .chain(SUITE3.iter().enumerate().map(|(i, b)| (b.name, true, i)))
+        .filter(|&(name, t3, _)| {
+            args.is_empty() || args.iter().any(|a| a == name || (t3 && a == "B3x"))
+        })
+        .collect();
+    for (name, t3, i) in jobs {
         for &m in methods {
-            match run(b, m, reps) {
+            let r = if t3 {
+                run3(&SUITE3[i], m, reps)
+            } else {
+                run(&SUITE[i], m, reps)
+            };
+            match r {
                 Ok(mut r) => {
                     if m != 0 {
                         r.method = format!("{}!", r.method);
@@ -245,7 +431,7 @@ fn main() {
                     );
                     rows.push(r);
                 }
-                Err(e) => println!("{:<4} method {m}: failed: {e}", b.name),
+                Err(e) => println!("{name:<4} method {m}: failed: {e}"),
             }
         }
     }

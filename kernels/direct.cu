@@ -155,3 +155,37 @@ extern "C" __global__ void __launch_bounds__(256)
             out[s] = make_double2(re, im);
     }
 }
+
+/* type 3: out[i] = Σ_j c[j] exp(i sgn s_k.x_j), k = k_list[i], targets (s, t, u) */
+extern "C" __global__ void __launch_bounds__(256)
+    WF_PNAME(direct_t3)(i32 dim, i64 M, const wf_real *__restrict__ x,
+                        const wf_real *__restrict__ y, const wf_real *__restrict__ z,
+                        const wf_cplx *__restrict__ c, i64 n_out, const i64 *__restrict__ k_list,
+                        const wf_real *__restrict__ s, const wf_real *__restrict__ t,
+                        const wf_real *__restrict__ u, i32 iflag, double2 *__restrict__ out) {
+    const double sgn = iflag >= 0 ? 1.0 : -1.0;
+    for (i64 o = blockIdx.x; o < n_out; o += gridDim.x) {
+        const i64 k = __ldg(k_list + o);
+        const double k1 = (double)__ldg(s + k);
+        const double k2 = dim >= 2 ? (double)__ldg(t + k) : 0.0;
+        const double k3 = dim >= 3 ? (double)__ldg(u + k) : 0.0;
+        double re = 0.0, im = 0.0;
+        for (i64 j = threadIdx.x; j < M; j += blockDim.x) {
+            double hi = 0.0, lo = 0.0;
+            wf_acc_product(k1, (double)__ldg(x + j), hi, lo);
+            if (dim >= 2)
+                wf_acc_product(k2, (double)__ldg(y + j), hi, lo);
+            if (dim >= 3)
+                wf_acc_product(k3, (double)__ldg(z + j), hi, lo);
+            double cs, sn;
+            wf_cis(sgn, hi, lo, cs, sn);
+            const wf_cplx cj = wf_ldg(c + j);
+            const double cr = (double)cj.x, ci = (double)cj.y;
+            re += cr * cs - ci * sn;
+            im += cr * sn + ci * cs;
+        }
+        wf_block_sum(re, im);
+        if (threadIdx.x == 0)
+            out[o] = make_double2(re, im);
+    }
+}

@@ -16,7 +16,7 @@ for mode in jit aot; do
     if [ $mode = jit ]; then feats=(--features jit); else feats=(--no-default-features --features aot); fi
     export CARGO_TARGET_DIR=target/gpu-$mode WARPFFT_CUDA_ARCHS=$archs
     echo "== $mode build (archs $archs)"
-    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge
+    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3
     collect $mode cargo build --release "${feats[@]}" --bench suite_b --example demo --example load_time
 done
 cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so

@@ -19,7 +19,7 @@ info)
     run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv ;;
 tests)
     for m in aot jit; do
-        for t in no_gpu gpu_api gpu_accuracy; do
+        for t in no_gpu gpu_api gpu_accuracy gpu_type3; do
             say "$m $t"; run $G/$m/$t --test-threads=1 --nocapture || fails=$((fails+1))
         done
     done ;;
@@ -55,6 +55,9 @@ sanitize)
     run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_api --test-threads=1 --skip out_of_device_memory > "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     # that test makes cuMemAlloc fail on purpose: memcheck would count those API returns
     run compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9 $G/aot/gpu_api --test-threads=1 out_of_device_memory >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
+    tail -5 "$L/sanitize.log" | tee -a "$log"
+    say "compute-sanitizer memcheck (aot gpu_type3, without the 1e6-point case)"
+    run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_type3 --test-threads=1 --skip large_spread_f32 >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize.log" | tee -a "$log"
     say "compute-sanitizer racecheck (aot gpu_api, shared-memory kernels)"
     # The multi-threaded test is skipped: under racecheck, launches from several host threads

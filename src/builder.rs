@@ -120,9 +120,9 @@ impl<T: Real> PlanBuilder<T> {
         self
     }
 
-    /// Sign of the exponent: `>= 0` means `+1`, `< 0` means `-1`. Default: `+1` for type 1
-    /// and `-1` for type 2 (so the default type 2 is the adjoint of the default type 1, as in
-    /// FINUFFT's Python interface).
+    /// Sign of the exponent: `>= 0` means `+1`, `< 0` means `-1`. Default: `+1` for types 1
+    /// and 3 and `-1` for type 2 (so the default type 2 is the adjoint of the default type 1,
+    /// as in FINUFFT's Python interface).
     pub fn iflag(mut self, iflag: i32) -> Self {
         self.iflag = Some(iflag);
         self
@@ -224,8 +224,8 @@ impl<T: Real> PlanBuilder<T> {
         match self.iflag {
             Some(f) if f >= 0 => 1,
             Some(_) => -1,
-            None if self.ty == TransformType::Type1 => 1,
-            None => -1,
+            None if self.ty == TransformType::Type2 => -1,
+            None => 1,
         }
     }
 
@@ -310,6 +310,62 @@ impl<T: Real> PlanBuilder<T> {
         PlanInfo::from_raw(unsafe { &info.assume_init() })
     }
 
+    /// What a type-3 plan ([`Plan::type3`](crate::Plan::type3)) would choose at
+    /// [`Plan::set_points3`](crate::Plan::set_points3) for sources within `sources[d] = (lo,
+    /// hi)` and targets within `targets[d]` (one pair per dimension), computed on the host
+    /// without a GPU (`warpfft_plan_params3`): the spreading grid (`n_fine`), kernel width and
+    /// the [`Type3Info`](crate::Type3Info) fields.
+    ///
+    /// ```
+    /// use warpfft::Plan;
+    /// let pi = std::f64::consts::PI;
+    /// let info = Plan::<f64>::type3(1).tol(1e-9).params3(&[(-pi, pi)], &[(-500.0, 500.0)])?;
+    /// let t3 = info.type3.expect("type-3 fields");
+    /// assert!(info.n_fine[0] >= 2000); // about 2·upsampfac·X·S/π + width
+    /// assert_eq!(t3.x_center[0], 0.0);
+    /// # Ok::<(), warpfft::Error>(())
+    /// ```
+    pub fn params3(&self, sources: &[(f64, f64)], targets: &[(f64, f64)]) -> Result<PlanInfo> {
+        let a = self.raw_args()?;
+        let dim = self.n_modes.len();
+        if self.ty != TransformType::Type3 {
+            return Err(Error::BadType(format!(
+                "params3 is for type-3 builders; this one is {:?} (use params)",
+                self.ty
+            )));
+        }
+        if sources.len() != dim || targets.len() != dim {
+            return Err(crate::error::shape(format!(
+                "params3: {} source and {} target bounds given; the plan is {dim}-dimensional",
+                sources.len(),
+                targets.len()
+            )));
+        }
+        let (mut xl, mut xh, mut sl, mut sh) = ([0f64; 3], [0f64; 3], [0f64; 3], [0f64; 3]);
+        for d in 0..dim {
+            (xl[d], xh[d]) = sources[d];
+            (sl[d], sh[d]) = targets[d];
+        }
+        let mut info = std::mem::MaybeUninit::<sys::warpfft_plan_info>::zeroed();
+        // SAFETY: all pointers are valid for the call; `info` is plain data the call fills.
+        check(unsafe {
+            sys::warpfft_plan_params3(
+                a.dim,
+                a.ntransf,
+                self.tol,
+                T::PRECISION.as_raw(),
+                &a.opts,
+                xl.as_ptr(),
+                xh.as_ptr(),
+                sl.as_ptr(),
+                sh.as_ptr(),
+                info.as_mut_ptr(),
+            )
+        })?;
+        // SAFETY: zero-initialised plain data, filled on success.
+        PlanInfo::from_raw(unsafe { &info.assume_init() })
+    }
+
     /// The pieces of a direct-sum problem this builder describes (no points yet).
     pub(crate) fn direct_problem(&self, m: usize) -> Result<Problem> {
         let a = self.raw_args()?;
@@ -326,7 +382,7 @@ impl<T: Real> PlanBuilder<T> {
             m,
             out_len: match self.ty {
                 TransformType::Type1 => n,
-                TransformType::Type2 => m,
+                TransformType::Type2 | TransformType::Type3 => m,
             },
         })
     }

@@ -60,6 +60,11 @@ pub(crate) unsafe fn direct_sample_raw<T: Real>(
     let (c, fk) = match p.ty {
         TransformType::Type1 => (input, 0),
         TransformType::Type2 => (0, input),
+        TransformType::Type3 => {
+            return Err(shape(
+                "direct_sample: type 3 needs targets: use Plan::direct_sample on a type-3 plan",
+            ))
+        }
     };
     let ptr = |a: u64| a as *const c_void;
     let mut out = vec![Complex::<f64>::default(); idx.len()];
@@ -113,7 +118,7 @@ pub(crate) fn direct_sample_host<T: Real, S: AsRef<[T]>>(
 ) -> Result<Vec<Complex<f64>>> {
     let m = p.m;
     let want = match p.ty {
-        TransformType::Type1 => m,
+        TransformType::Type1 | TransformType::Type3 => m,
         TransformType::Type2 => p.n_modes.iter().product(),
     };
     if input.len() != want {
@@ -134,6 +139,46 @@ pub(crate) fn direct_sample_host<T: Real, S: AsRef<[T]>>(
     let input = DeviceBuffer::from_slice_on(device, input)?;
     // SAFETY: the buffers were just uploaded with the checked lengths on `device`.
     unsafe { direct_sample_raw::<T>(p, xyz, input.as_raw(), &idx) }
+}
+
+/// Calls `warpfft_direct_sample3` for checked target indices.
+///
+/// # Safety
+/// `xyz` (the first `dim`) must each point to `m` values of `T` on `device`, `stu` to `k`
+/// values, `c` to `m` strengths of `Complex<T>`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn direct_sample3_raw<T: Real>(
+    dim: usize,
+    iflag: i32,
+    device: c_int,
+    m: usize,
+    xyz: [u64; 3],
+    c: u64,
+    k: usize,
+    stu: [u64; 3],
+    idx: &[i64],
+) -> Result<Vec<Complex<f64>>> {
+    let ptr = |a: u64| a as *const c_void;
+    let mut out = vec![Complex::<f64>::default(); idx.len()];
+    check(sys::warpfft_direct_sample3(
+        dim as c_int,
+        iflag,
+        T::PRECISION.as_raw(),
+        device,
+        m as i64,
+        ptr(xyz[0]),
+        ptr(xyz[1]),
+        ptr(xyz[2]),
+        ptr(c),
+        k as i64,
+        ptr(stu[0]),
+        ptr(stu[1]),
+        ptr(stu[2]),
+        idx.len() as i64,
+        idx.as_ptr(),
+        out.as_mut_ptr().cast::<f64>(),
+    ))?;
+    Ok(out)
 }
 
 /// Relative l2 error `‖approx − exact‖₂ / ‖exact‖₂`, the measure of warpfft's accuracy

@@ -163,6 +163,39 @@ pub struct PlanInfo {
     /// Device bytes the plan holds now; from `params()`, the fixed part estimated on the
     /// host (fine grid, bins; without cuFFT's work area and the per-point arrays).
     pub workspace_bytes: usize,
+    /// Type 3 only, once its grids are chosen (after `set_points3`, or from `params3`):
+    /// centres, scale factors and the inner type-2 step. For type 3, `n_fine` (= `n_modes`)
+    /// is the spreading grid and `width`/`beta` its kernel.
+    pub type3: Option<Type3Info>,
+}
+
+/// What a type-3 plan chose for its current points (see `warpfft.h`, "type 3"): sources
+/// `x_d ∈ x_center[d] ± x_half[d]`, targets `s_d ∈ s_center[d] ± s_half[d]`, rescaled sources
+/// `x' = (x − C)/γ` on the spreading grid and inner targets `s' = (2π/n_fine)·γ·(s − D)`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Type3Info {
+    /// `K` of the last successful `set_points3`; `None` before one (and from `params3`).
+    pub n_targets: Option<usize>,
+    /// Precision of the inner steps: an `f32` plan runs them in `f64` when rescaled
+    /// coordinates in `f32` would not meet the tolerance.
+    pub inner_precision: Precision,
+    /// Kernel width of the inner type-2 step.
+    pub inner_width: usize,
+    /// Kernel shape of the inner type-2 step.
+    pub inner_beta: f64,
+    /// Fine grid of the inner type-2 step (1 for unused dimensions).
+    pub inner_fine: [usize; 3],
+    /// Source centres `C_d`.
+    pub x_center: [f64; 3],
+    /// Source half-widths `X_d` (after the `X·S ≥ 1` guard).
+    pub x_half: [f64; 3],
+    /// Target centres `D_d`.
+    pub s_center: [f64; 3],
+    /// Target half-widths `S_d`.
+    pub s_half: [f64; 3],
+    /// Scale factors `γ_d`.
+    pub gamma: [f64; 3],
 }
 
 impl PlanInfo {
@@ -189,6 +222,22 @@ impl PlanInfo {
             ntransf: count("ntransf", r.ntransf)?,
             n_points: usize::try_from(r.n_points).ok(),
             workspace_bytes: r.workspace_bytes,
+            type3: if r.type_ == 3 && r.inner_precision != 0 {
+                Some(Type3Info {
+                    n_targets: usize::try_from(r.n_targets).ok(),
+                    inner_precision: Precision::from_raw(r.inner_precision)?,
+                    inner_width: count("inner_width", r.inner_width.into())?,
+                    inner_beta: r.inner_beta,
+                    inner_fine: three("inner_fine", r.inner_fine)?,
+                    x_center: r.x_center,
+                    x_half: r.x_half,
+                    s_center: r.s_center,
+                    s_half: r.s_half,
+                    gamma: r.gamma,
+                })
+            } else {
+                None
+            },
         })
     }
 }

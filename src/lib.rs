@@ -1,4 +1,4 @@
-//! warpfft — non-uniform FFTs (NUFFT types 1 and 2, in 1, 2 and 3 dimensions) on CUDA GPUs.
+//! warpfft — non-uniform FFTs (NUFFT types 1, 2 and 3, in 1, 2 and 3 dimensions) on CUDA GPUs.
 //!
 //! The work is done by a C core on the CUDA Driver API with CUDA C kernels and cuFFT, all
 //! loaded at run time (`libcuda.so.1`, `libcufft`): nothing CUDA is needed to build or link a
@@ -61,6 +61,8 @@
 //! ```
 //!
 //! Type 2 (modes → points) is the same with [`Plan::type2`] and `execute(&fk, &mut c)`.
+//! Type 3 (points → arbitrary frequencies) uses [`Plan::type3`], [`Plan::set_points3`]
+//! (sources and targets) and `execute(&c, &mut f)`.
 //! Batches ([`PlanBuilder::ntransf`]) share one point set. To keep data on the GPU use
 //! [`DeviceBuffer`] with [`Plan::set_device_points`] / [`Plan::execute_device`]; to pass
 //! memory from other CUDA libraries use the `unsafe` [`Plan::set_points_raw`] /
@@ -108,7 +110,7 @@ pub use direct::relative_l2_error;
 pub use error::{Error, Result};
 pub use info::{
     build_manifest, cufft_probe, init, runtime_info, runtime_report, version, PlanInfo,
-    RuntimeReport,
+    RuntimeReport, Type3Info,
 };
 pub use plan::Plan;
 pub use types::{DeviceCopy, Method, ModeOrder, Precision, Real, TransformType};

@@ -88,6 +88,8 @@ pub struct Plan<T: Real> {
     stream: u64,
     /// Point buffers the plan owns (uploaded from the host or moved in).
     stored: Vec<DeviceBuffer<T>>,
+    /// Type 3: the target buffers the plan owns (uploaded by `set_points3`).
+    stored_targets: Vec<DeviceBuffer<T>>,
     /// What the C plan uses now; `None` before a successful setpts, after a failed one, and
     /// after `take_points` took the arrays it used.
     active: Option<ActivePoints>,
@@ -142,6 +144,7 @@ impl<T: Real> PlanBuilder<T> {
             device: a.opts.device,
             stream: self.stream,
             stored: Vec::new(),
+            stored_targets: Vec::new(),
             active: None,
             scratch_in: None,
             scratch_out: None,
@@ -159,6 +162,15 @@ impl<T: Real> Plan<T> {
     /// A builder for a type-2 plan (modes → points); see [`Plan::type1`].
     pub fn type2(n_modes: &[usize]) -> PlanBuilder<T> {
         PlanBuilder::new(TransformType::Type2, n_modes)
+    }
+
+    /// A builder for a type-3 plan (non-uniform points → non-uniform frequencies) in `dim`
+    /// dimensions (1, 2 or 3). Points come with [`Plan::set_points3`] (sources and targets);
+    /// `execute(&c, &mut f)` maps `ntransf·M` strengths to `ntransf·K` values
+    /// `f[k] = Σ_j c[j] exp(±i s_k·x_j)`. The grids are chosen when the points are set
+    /// ([`PlanBuilder::params3`] predicts them without a GPU).
+    pub fn type3(dim: usize) -> PlanBuilder<T> {
+        PlanBuilder::new(TransformType::Type3, &vec![1; dim])
     }
 
     /// A builder for a plan of type `ty`; see [`Plan::type1`].
@@ -217,9 +229,21 @@ impl<T: Real> Plan<T> {
         self.n_modes.iter().product()
     }
 
-    /// Length of a mode array for a whole batch: `ntransf·N1·N2·N3`.
+    /// Length of a mode array for a whole batch: `ntransf·N1·N2·N3`; for type 3 the output
+    /// length `ntransf·K` of the current targets (0 before `set_points3`).
     pub fn fk_len(&self) -> usize {
-        self.ntransf * self.modes_per_transform()
+        match self.ty {
+            TransformType::Type3 => self.active.map_or(0, |a| a.k * self.ntransf),
+            _ => self.ntransf * self.modes_per_transform(),
+        }
+    }
+
+    /// Type 3: the number of targets `K` of the current point set.
+    pub fn n_targets(&self) -> Option<usize> {
+        match self.ty {
+            TransformType::Type3 => self.active.map(|a| a.k),
+            _ => None,
+        }
     }
 
     /// Length of a strength array for a whole batch, `ntransf·M`, once points are set.
@@ -267,11 +291,12 @@ impl<T: Real> Plan<T> {
         Ok(())
     }
 
-    /// Lengths of (input, output) for a whole batch: type 1 (c, fk), type 2 (fk, c).
+    /// Lengths of (input, output) for a whole batch: type 1 (c, fk), type 2 (fk, c), type 3
+    /// (c, f).
     fn io_lens(&self, m: usize) -> (usize, usize) {
         let (c, fk) = (self.ntransf * m, self.fk_len());
         match self.ty {
-            TransformType::Type1 => (c, fk),
+            TransformType::Type1 | TransformType::Type3 => (c, fk),
             TransformType::Type2 => (fk, c),
         }
     }
@@ -283,6 +308,7 @@ impl<T: Real> Plan<T> {
         let (in_name, out_name) = match self.ty {
             TransformType::Type1 => ("input c (ntransf·M)", "output fk (ntransf·N1·N2·N3)"),
             TransformType::Type2 => ("input fk (ntransf·N1·N2·N3)", "output c (ntransf·M)"),
+            TransformType::Type3 => ("input c (ntransf·M)", "output f (ntransf·K)"),
         };
         for (name, got, want) in [(in_name, input, want_in), (out_name, output, want_out)] {
             if got != want {
@@ -304,7 +330,7 @@ impl<T: Real> Plan<T> {
     /// As [`Plan::execute_raw`], with `input`/`output` in the plan type's order.
     unsafe fn execute_io(&mut self, input: u64, output: u64) -> Result<()> {
         let (c, fk) = match self.ty {
-            TransformType::Type1 => (input, output),
+            TransformType::Type1 | TransformType::Type3 => (input, output),
             TransformType::Type2 => (output, input),
         };
         self.execute_raw(c, fk)
@@ -401,7 +427,7 @@ impl<T: Real> Plan<T> {
     /// `input` is one transform's input — type 1: `M` strengths; type 2: `N1·N2·N3` modes
     /// (for transform `t` of a batch pass `&c[t*M..(t+1)*M]`). `sample` indexes the outputs:
     /// type 1 mode-array indices (`< N1·N2·N3`, ordered per the mode order), type 2 point
-    /// indices (`< M`). Returns one exact value per sample index; compare with
+    /// indices (`< M`), type 3 target indices (`< K`; input: `M` strengths). Returns one exact value per sample index; compare with
     /// [`relative_l2_error`](crate::relative_l2_error).
     pub fn direct_sample(
         &self,
@@ -421,6 +447,7 @@ impl<T: Real> Plan<T> {
         let (want, out_len) = match self.ty {
             TransformType::Type1 => (a.m, self.modes_per_transform()),
             TransformType::Type2 => (self.modes_per_transform(), a.m),
+            TransformType::Type3 => (a.m, a.k),
         };
         if input_len != want {
             return Err(shape(format!(
@@ -445,6 +472,23 @@ impl<T: Real> Plan<T> {
                 input.device(),
                 self.device
             )));
+        }
+        if self.ty == TransformType::Type3 {
+            // SAFETY: type-3 active points are always the plan's own stored buffers (sources
+            // and targets); `input` holds one transform's M strengths.
+            return unsafe {
+                direct::direct_sample3_raw::<T>(
+                    self.dim,
+                    self.iflag,
+                    self.device,
+                    a.m,
+                    a.xyz,
+                    input.as_raw(),
+                    a.k,
+                    a.stu,
+                    &idx,
+                )
+            };
         }
         let problem = Problem {
             ty: self.ty,

@@ -103,14 +103,18 @@ pub enum TransformType {
     /// Type 2, uniform modes → non-uniform points: `c[j] = Σ_k f[k] exp(±i k·x_j)`
     /// (the adjoint of type 1 with the opposite sign).
     Type2,
+    /// Type 3, non-uniform points → non-uniform frequencies: `f[k] = Σ_j c[j] exp(±i s_k·x_j)`
+    /// for `M` sources `x_j` and `K` targets `s_k` (any finite reals, not periodic).
+    Type3,
 }
 
 impl TransformType {
-    /// The C value (1 or 2).
+    /// The C value (1, 2 or 3).
     pub fn as_raw(self) -> c_int {
         match self {
             TransformType::Type1 => 1,
             TransformType::Type2 => 2,
+            TransformType::Type3 => 3,
         }
     }
 
@@ -118,6 +122,7 @@ impl TransformType {
         match v {
             1 => Ok(TransformType::Type1),
             2 => Ok(TransformType::Type2),
+            3 => Ok(TransformType::Type3),
             _ => Err(Error::Internal(format!(
                 "the C core reported transform type {v}"
             ))),

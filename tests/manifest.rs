@@ -92,7 +92,7 @@ fn embedded_images_match_the_build_mode() {
         "manifest mode: {man}"
     );
     let mods = modules();
-    // Every module a plan can need is there: sort, prep/direct per precision, and the
+    // Every module a plan can need is there: sort, prep/direct/type3 per precision, and the
     // width-specialised spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3).
     let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
@@ -101,6 +101,8 @@ fn embedded_images_match_the_build_mode() {
         "prep_f64",
         "direct_f32",
         "direct_f64",
+        "type3_f32",
+        "type3_f64",
         "si_1d_f32_w2",
         "si_3d_f64_w16",
         "si_2d_f32_w12",
@@ -110,7 +112,7 @@ fn embedded_images_match_the_build_mode() {
             "module {want} missing from {names:?}"
         );
     }
-    assert_eq!(mods.len(), 5 + 3 * (11 + 15), "module count");
+    assert_eq!(mods.len(), 7 + 3 * (11 + 15), "module count");
     let expect = expected_archs();
     for (name, blobs) in &mods {
         let fatbins: Vec<&Blob> = blobs.iter().filter(|b| b.kind == 2).collect();

@@ -19,6 +19,8 @@
  * Definitions (as FINUFFT):
  *   type 1:  f[k] = sum_j c[j] exp(iflag * i * k . x_j)        for modes k, points x_j
  *   type 2:  c[j] = sum_k f[k] exp(iflag * i * k . x_j)
+ *   type 3:  f[k] = sum_j c[j] exp(iflag * i * s_k . x_j)    for targets s_k, sources x_j
+ *   (type 3: any finite real sources and targets, not periodic; see "type 3" below.)
  *   Points are 2*pi periodic: any finite real coordinate is folded into [-pi, pi).
  *   Mode k_d runs over -floor(N_d/2) .. ceil(N_d/2)-1. Mode arrays are stored with dimension 1
  *   fastest: f[i1 + N1*(i2 + N2*i3)], and transform t of a batch at offset t*N1*N2*N3
@@ -66,9 +68,10 @@ extern "C" {
 typedef enum warpfft_status {
     WARPFFT_SUCCESS = 0,
     WARPFFT_ERR_INVALID_ARG = 1,     /* null pointer, bad enum or option value */
-    WARPFFT_ERR_BAD_TYPE = 2,        /* transform type not 1 or 2 */
+    WARPFFT_ERR_BAD_TYPE = 2,        /* transform type not 1, 2 or 3 */
     WARPFFT_ERR_BAD_DIM = 3,         /* dim not 1, 2 or 3 */
-    WARPFFT_ERR_BAD_SIZE = 4,        /* a mode count < 1, ntransf < 1, or sizes too large */
+    WARPFFT_ERR_BAD_SIZE = 4,        /* a mode count < 1, ntransf < 1, or sizes too large
+                                        (type 3: a grid the spreads of points need) */
     WARPFFT_ERR_BAD_TOL = 5,         /* tol outside the supported range for the precision */
     WARPFFT_ERR_BAD_NPOINTS = 6,     /* M < 0 */
     WARPFFT_ERR_BAD_POINTS = 7,      /* a NaN or infinite coordinate */
@@ -82,7 +85,7 @@ typedef enum warpfft_status {
     WARPFFT_ERR_CUFFT = 15,          /* a cuFFT call failed */
     WARPFFT_ERR_OUT_OF_MEMORY = 16,  /* device (or host) memory exhausted */
     WARPFFT_ERR_CUDA = 17,           /* any other CUDA driver error */
-    WARPFFT_ERR_UNSUPPORTED = 18,    /* valid request this build does not do (e.g. type 3) */
+    WARPFFT_ERR_UNSUPPORTED = 18,    /* valid request this call does not do */
     WARPFFT_ERR_INTERNAL = 19        /* a bug in warpfft: please report it */
 } warpfft_status;
 
@@ -128,6 +131,19 @@ typedef struct warpfft_plan_info {
     int64_t ntransf;
     int64_t n_points;       /* M of the last setpts, -1 before */
     size_t workspace_bytes; /* device memory the plan holds now */
+    /* type 3 (after a setpts3 with M, K > 0; before, and for types 1 and 2: n_targets -1 and
+     * the rest 0). Sources x_d = C_d + X_d*[-1, 1], targets s_d = D_d + S_d*[-1, 1];
+     * spreading grid n_fine (== n_modes: the modes of the inner type-2 step) with kernel
+     * width/beta; rescaled x' = (x - C)/gamma on it, inner targets s' = (2 pi/n_fine) gamma
+     * (s - D); the inner type-2 step's own kernel and fine grid below. */
+    int64_t n_targets;       /* K of the last setpts3, -1 before */
+    int32_t inner_precision; /* precision the inner steps run in (an f32 plan may use f64) */
+    int32_t inner_width;     /* kernel width of the inner type-2 step */
+    double inner_beta;
+    int64_t inner_fine[3];         /* fine grid of the inner type-2 step */
+    double x_center[3], x_half[3]; /* C_d, X_d */
+    double s_center[3], s_half[3]; /* D_d, S_d */
+    double gamma[3];
 } warpfft_plan_info;
 
 /* ---- library, build and runtime information (no GPU needed unless stated) ---- */
@@ -189,11 +205,12 @@ WARPFFT_API warpfft_status warpfft_stream_sync(int device, uint64_t stream);
 
 WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts);
 
-/* Creates a plan. type 1 or 2; dim 1..3; n_modes[0..dim-1] >= 1 (entries past dim ignored);
- * iflag: sign of the exponent (>= 0 means +1, < 0 means -1); ntransf >= 1 transforms share
- * one point set; tol: requested relative l2 accuracy, f32 1e-6..1e-1, f64 1e-13..1e-1 (see
- * README: accuracy floor); opts may be NULL for defaults. Loads the kernels the plan needs
- * (JIT builds compile them now), creates the cuFFT plan and allocates the fine grid. */
+/* Creates a plan. type 1, 2 or 3 (type 3: n_modes is ignored and may be NULL; the grids are
+ * chosen at warpfft_setpts3, when the points' spreads are known); dim 1..3; n_modes[0..dim-1] >= 1
+ * (entries past dim ignored); iflag: sign of the exponent (>= 0 means +1, < 0 means -1); ntransf >=
+ * 1 transforms share one point set; tol: requested relative l2 accuracy, f32 1e-6..1e-1, f64
+ * 1e-13..1e-1 (see README: accuracy floor); opts may be NULL for defaults. Loads the kernels the
+ * plan needs (JIT builds compile them now), creates the cuFFT plan and allocates the fine grid. */
 WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t n_modes[3],
                                                int iflag, int64_t ntransf, double tol,
                                                warpfft_precision precision,
@@ -208,7 +225,8 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
                                           const void *x, const void *y, const void *z);
 
 /* Runs ntransf transforms. type 1: reads c (ntransf*M complex), writes fk (ntransf*N1*N2*N3
- * complex); type 2: reads fk, writes c. Asynchronous on the plan's stream; no allocation. */
+ * complex); type 2: reads fk, writes c; type 3: reads c (ntransf*M), writes fk (ntransf*K
+ * complex, in the order of the targets). Asynchronous on the plan's stream; no allocation. */
 WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,
                                            void *fk);
 
@@ -227,6 +245,39 @@ WARPFFT_API warpfft_status warpfft_plan_params(int type, int dim, const int64_t 
                                                warpfft_precision precision,
                                                const warpfft_opts *opts, warpfft_plan_info *info);
 
+/* ---- type 3 (non-uniform to non-uniform) ----
+ *
+ * f[k] = sum_j c[j] exp(iflag * i * (s_k . x_j)), k < K, j < M, as FINUFFT. The algorithm:
+ * centre and rescale sources and targets (in double), pre-phase the strengths, spread them
+ * onto a fine grid sized from the spreads X_d*S_d, evaluate that grid's Fourier series at the
+ * rescaled targets with an inner type-2 step (FFT + interpolation), and divide by the
+ * spreading kernel's Fourier transform at each target, times a phase. Width, grids and the
+ * inner tolerance are chosen from tol with the same error prediction as types 1 and 2; f32
+ * plans whose rescaled coordinates would lose too many bits in f32 run the inner steps in f64
+ * (plan_info.inner_precision says which). */
+
+/* Sets the M sources (x, y, z: device arrays of the plan's precision; y for dim >= 2, z for
+ * dim 3) and the K targets (s, t, u likewise) of a type-3 plan, and chooses the grids (which
+ * are reallocated when they change). M = 0: execute writes zeros; K = 0: execute does nothing
+ * (as FINUFFT). The plan does not keep the pointers: the arrays may be freed or changed once
+ * the call returns. Host syncs: one to read the bounds (a NaN or infinite coordinate gives
+ * WARPFFT_ERR_BAD_POINTS), and one per binning of sources and targets. WARPFFT_ERR_BAD_SIZE
+ * names the grid a too large X_d*S_d would need. Type 1/2 plans refuse it (and type-3 plans
+ * refuse warpfft_setpts). */
+WARPFFT_API warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision,
+                                           int64_t M, const void *x, const void *y, const void *z,
+                                           int64_t K, const void *s, const void *t, const void *u);
+
+/* What warpfft_setpts3 would choose for sources in [x_lo[d], x_hi[d]] and targets in
+ * [s_lo[d], s_hi[d]] (d < dim; finite, lo <= hi), without a GPU: the same checks as
+ * plan_create(3, ...). Fills the type-3 fields of info; n_points and n_targets are -1;
+ * workspace_bytes counts the grids only (no cuFFT work area, no per-point arrays). */
+WARPFFT_API warpfft_status warpfft_plan_params3(int dim, int64_t ntransf, double tol,
+                                                warpfft_precision precision,
+                                                const warpfft_opts *opts, const double x_lo[3],
+                                                const double x_hi[3], const double s_lo[3],
+                                                const double s_hi[3], warpfft_plan_info *info);
+
 /* ---- reference ---- */
 
 /* Exact non-uniform DFT in double precision on the GPU, at a sample of outputs, for checking
@@ -241,6 +292,17 @@ WARPFFT_API warpfft_status warpfft_direct_sample(int type, int dim, const int64_
                                                  const void *x, const void *y, const void *z,
                                                  const void *c, const void *fk, int64_t n_sample,
                                                  const int64_t *sample, double *out);
+
+/* Type 3: out[i] = f[sample[i]] = sum_j c[j] exp(iflag * i * s_k . x_j), k = sample[i] (a
+ * target index, 0 <= k < K), exactly in double on the GPU, for M sources (x, y, z), K targets
+ * (s, t, u) and strengths c (device arrays of `precision`; transform 0). out: host array of
+ * 2*n_sample doubles. Synchronous. */
+WARPFFT_API warpfft_status warpfft_direct_sample3(int dim, int iflag, warpfft_precision precision,
+                                                  int device, int64_t M, const void *x,
+                                                  const void *y, const void *z, const void *c,
+                                                  int64_t K, const void *s, const void *t,
+                                                  const void *u, int64_t n_sample,
+                                                  const int64_t *sample, double *out);
 
 #ifdef __cplusplus
 }

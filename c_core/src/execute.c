@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "plan.h"
+#include "type3.h"
 
 static warpfft_status check_args(const struct warpfft_plan_s *plan, int precision, const void *c,
                                  const void *fk) {
@@ -99,6 +100,13 @@ static warpfft_status launch_spreadinterp(struct warpfft_plan_s *plan, CUdevicep
     return wf_plan_launch(plan, &plan->k_spreadinterp, M, args);
 }
 
+warpfft_status wf_plan_spread(struct warpfft_plan_s *plan, CUdeviceptr c) {
+    warpfft_status st = wf_plan_memset(plan, plan->fw.ptr, plan->fw.bytes, "the fine grid");
+    if (st == WARPFFT_SUCCESS)
+        st = launch_spreadinterp(plan, c);
+    return st;
+}
+
 static warpfft_status exec_type1(struct warpfft_plan_s *plan, CUdeviceptr c, CUdeviceptr fk) {
     const wf_params *p = &plan->p;
     int64_t n_out = p->mode_prod * p->ntransf;
@@ -135,6 +143,8 @@ static warpfft_status exec_type2(struct warpfft_plan_s *plan, CUdeviceptr c, CUd
 WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,
                                            void *fk) {
     wf_clear_error();
+    if (plan && plan->p.type == 3)
+        return wf_t3_execute(plan, (int)precision, c, fk);
     warpfft_status st = check_args(plan, (int)precision, c, fk);
     if (st != WARPFFT_SUCCESS)
         return st;

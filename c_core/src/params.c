@@ -89,7 +89,9 @@ warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
 
 warpfft_status wf_check_type(int type) {
     if (type == 3)
-        return wf_error(WARPFFT_ERR_UNSUPPORTED, "type 3 is not implemented yet");
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "type 3 depends on the points: use warpfft_plan_params3 for its "
+                        "parameters and warpfft_direct_sample3 for exact sums");
     if (type != 1 && type != 2)
         return wf_error(WARPFFT_ERR_BAD_TYPE, "type = %d; must be 1 or 2", type);
     return WARPFFT_SUCCESS;
@@ -220,6 +222,7 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     info->ntransf = p->ntransf;
     info->n_points = -1;
     info->workspace_bytes = 0;
+    info->n_targets = -1;
 }
 
 /* Layout must match plan.c's allocations (plan_alloc_fixed). */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "type3.h"
+
 _Static_assert(sizeof(wf_setpts_result) == 24, "params.c counts 24 bytes for the result block");
 
 /* ---------------------------------------------------------------- shared helpers */
@@ -319,6 +321,8 @@ WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t 
     if (!plan)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "plan (the output pointer) is NULL");
     *plan = NULL;
+    if (type == 3) /* type3.c; n_modes ignored */
+        return wf_t3_plan_create(dim, iflag, ntransf, tol, (int)precision, opts, plan);
     wf_params check; /* argument errors first, without touching the GPU */
     warpfft_opts o;
     warpfft_status st = wf_params_make(type, dim, n_modes, ntransf, tol, (int)precision, opts,
@@ -349,6 +353,8 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
         return WARPFFT_SUCCESS;
     warpfft_status st = wf_ctx_enter(plan->dev);
     if (st == WARPFFT_SUCCESS) {
+        if (plan->t3)
+            wf_t3_release(plan);
         cufftResult r = plan_release(plan);
         wf_ctx_leave(plan->dev);
         if (r != 0)
@@ -366,6 +372,10 @@ WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan
     wf_params_to_info(&plan->p, info);
     info->n_points = plan->has_points ? plan->M : -1;
     info->workspace_bytes = plan->workspace;
+    if (plan->t3) {
+        wf_t3_info(plan, info);
+        info->workspace_bytes += wf_t3_sub_workspace(plan);
+    }
     return WARPFFT_SUCCESS;
 }
 
@@ -374,6 +384,27 @@ WARPFFT_API warpfft_status warpfft_plan_workspace_bytes(warpfft_plan plan, size_
     if (!plan || !bytes)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_plan_workspace_bytes: %s is NULL",
                         !plan ? "plan" : "bytes");
-    *bytes = plan->workspace;
+    *bytes = plan->workspace + (plan->t3 ? wf_t3_sub_workspace(plan) : 0);
     return WARPFFT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- type 3 hooks (plan.h) */
+
+warpfft_status wf_plan_attach(struct warpfft_plan_s *plan, const warpfft_opts *o) {
+    return plan_attach(plan, o);
+}
+
+warpfft_status wf_plan_build_spreader(struct warpfft_plan_s *plan) {
+    warpfft_status st = load_kernels(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = set_shared_limit(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = alloc_fixed(plan);
+    if (st != WARPFFT_SUCCESS)
+        plan_release(plan);
+    return st;
+}
+
+void wf_plan_release_spreader(struct warpfft_plan_s *plan) {
+    (void)plan_release(plan); /* no cuFFT plan: nothing can fail */
 }

@@ -74,7 +74,20 @@ struct warpfft_plan_s {
     int64_t M, n_subprob;
     CUdeviceptr x, y, z;          /* the user's coordinates (binning reads them) */
     wf_setpts_result result_host; /* target of setpts' device-to-host copy */
+
+    struct wf_type3 *t3; /* type 3 only (type3.c): sub-plans and buffers; NULL otherwise */
 };
+
+/* ---- hooks for type 3 (type3.c builds on plan.c and execute.c) ---- */
+/* Device, driver and cuFFT for a plan, and its stream (no GPU work). */
+warpfft_status wf_plan_attach(struct warpfft_plan_s *plan, const warpfft_opts *o);
+/* A spread-only plan from plan->p (type 1 parameters): its kernels, SM limit, fine grid and
+ * bins; no deconvolution factors, no cuFFT plan. Frees what it made on failure. The device's
+ * context is current. Release with wf_plan_release_spreader, then free(). */
+warpfft_status wf_plan_build_spreader(struct warpfft_plan_s *plan);
+void wf_plan_release_spreader(struct warpfft_plan_s *plan);
+/* Zeroes the fine grid and spreads c (ntransf*M) onto it, on the plan's stream (execute.c). */
+warpfft_status wf_plan_spread(struct warpfft_plan_s *plan, CUdeviceptr c);
 
 /* Allocation through wf_alloc that keeps plan->workspace current. */
 warpfft_status wf_plan_alloc(struct warpfft_plan_s *plan, wf_dbuf *b, size_t bytes,

@@ -13,6 +13,9 @@ static warpfft_status check_args(const struct warpfft_plan_s *plan, int precisio
                                  const void *x, const void *y, const void *z) {
     if (!plan)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_setpts: plan is NULL");
+    if (plan->p.type == 3)
+        return wf_error(WARPFFT_ERR_BAD_TYPE, "warpfft_setpts: the plan is type 3; use "
+                                              "warpfft_setpts3 (sources and targets)");
     if (precision != plan->p.precision)
         return wf_error(WARPFFT_ERR_PRECISION, "warpfft_setpts: precision = %d but the plan is %s",
                         precision, wf_prec_name(plan->p.precision));

@@ -14,6 +14,9 @@ use crate::types::Real;
 pub(super) struct ActivePoints {
     pub(super) m: usize,
     pub(super) xyz: [u64; 3],
+    /// Type 3: the number of targets and their arrays (always `stored_targets`); else 0.
+    pub(super) k: usize,
+    pub(super) stu: [u64; 3],
     /// True when the arrays are the plan's own `stored` buffers (host upload or moved in);
     /// false for `set_points_raw`.
     owned: bool,
@@ -77,8 +80,98 @@ impl<T: Real> Plan<T> {
             ptr(xyz[1]),
             ptr(xyz[2]),
         ))?;
-        self.active = Some(ActivePoints { m, xyz, owned });
+        self.active = Some(ActivePoints {
+            m,
+            xyz,
+            k: 0,
+            stu: [0; 3],
+            owned,
+        });
         Ok(())
+    }
+
+    /// Uploads `coords` into `bufs` (reusing them when the lengths match).
+    fn upload<S: AsRef<[T]>>(
+        device: usize,
+        bufs: &mut Vec<DeviceBuffer<T>>,
+        coords: &[S],
+        m: usize,
+    ) -> Result<()> {
+        let reusable =
+            bufs.len() == coords.len() && bufs.iter().all(|b| b.len() == m && b.device() == device);
+        if reusable {
+            for (buf, c) in bufs.iter_mut().zip(coords) {
+                buf.copy_from(c.as_ref())?;
+            }
+        } else {
+            bufs.clear();
+            for c in coords {
+                bufs.push(DeviceBuffer::from_slice_on(device, c.as_ref())?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Type 3: sets the `M` sources and `K` targets from host slices, one slice per dimension
+    /// each (`&[&x, &y]`, `&[&s, &t]` in 2D). Any finite values (not periodic). The plan
+    /// uploads them into device buffers it owns, finds their bounds, chooses its grids
+    /// (reallocated when they change) and bin-sorts the rescaled points on the GPU.
+    ///
+    /// Errors: [`Error::Shape`] (wrong number of arrays, unequal lengths), [`Error::BadType`]
+    /// (not a type-3 plan), [`Error::BadPoints`] (a NaN or infinite coordinate),
+    /// [`Error::BadSize`] (spreads so large that the grids would not fit; the message names
+    /// the grid). After an error the plan has no points.
+    pub fn set_points3<S: AsRef<[T]>>(&mut self, sources: &[S], targets: &[S]) -> Result<()> {
+        if self.ty != crate::types::TransformType::Type3 {
+            return Err(Error::BadType(format!(
+                "set_points3: the plan is {:?}; use set_points",
+                self.ty
+            )));
+        }
+        let lens: Vec<usize> = sources.iter().map(|c| c.as_ref().len()).collect();
+        let m = self.check_coords(&lens)?;
+        let tlens: Vec<usize> = targets.iter().map(|c| c.as_ref().len()).collect();
+        let k = self.check_coords(&tlens).map_err(|e| match e {
+            Error::Shape(msg) => shape(format!("targets: {msg}")),
+            other => other,
+        })?;
+        self.active = None;
+        self.sync_if_custom_stream()?;
+        let dev = self.device();
+        Self::upload(dev, &mut self.stored, sources, m)?;
+        Self::upload(dev, &mut self.stored_targets, targets, k)?;
+        let (mut xyz, mut stu) = ([0u64; 3], [0u64; 3]);
+        for (d, b) in self.stored.iter().enumerate() {
+            xyz[d] = b.as_raw();
+        }
+        for (d, b) in self.stored_targets.iter().enumerate() {
+            stu[d] = b.as_raw();
+        }
+        let ptr = |a: u64| a as *const c_void;
+        // SAFETY: the arrays are the plan's own buffers of m and k elements on its device; the
+        // C plan does not keep them after the call (it copies the rescaled points).
+        check(unsafe {
+            sys::warpfft_setpts3(
+                self.raw,
+                T::PRECISION.as_raw(),
+                m as i64,
+                ptr(xyz[0]),
+                ptr(xyz[1]),
+                ptr(xyz[2]),
+                k as i64,
+                ptr(stu[0]),
+                ptr(stu[1]),
+                ptr(stu[2]),
+            )
+        })?;
+        self.active = Some(ActivePoints {
+            m,
+            xyz,
+            k,
+            stu,
+            owned: true,
+        });
+        self.sync_if_custom_stream()
     }
 
     /// Sets the `M` non-uniform points from host slices: one slice of `M` coordinates per

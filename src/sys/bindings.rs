@@ -236,12 +236,22 @@ pub struct warpfft_plan_info {
     pub ntransf: i64,
     pub n_points: i64,
     pub workspace_bytes: usize,
+    pub n_targets: i64,
+    pub inner_precision: i32,
+    pub inner_width: i32,
+    pub inner_beta: f64,
+    pub inner_fine: [i64; 3usize],
+    pub x_center: [f64; 3usize],
+    pub x_half: [f64; 3usize],
+    pub s_center: [f64; 3usize],
+    pub s_half: [f64; 3usize],
+    pub gamma: [f64; 3usize],
 }
 #[test]
 fn bindgen_test_layout_warpfft_plan_info() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_plan_info>(),
-        128usize,
+        296usize,
         concat!("Size of: ", stringify!(warpfft_plan_info))
     );
     assert_eq!(
@@ -470,6 +480,176 @@ fn bindgen_test_layout_warpfft_plan_info() {
         );
     }
     test_field_workspace_bytes();
+    fn test_field_n_targets() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_targets) as usize - ptr as usize
+            },
+            128usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(n_targets)
+            )
+        );
+    }
+    test_field_n_targets();
+    fn test_field_inner_precision() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).inner_precision) as usize - ptr as usize
+            },
+            136usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(inner_precision)
+            )
+        );
+    }
+    test_field_inner_precision();
+    fn test_field_inner_width() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).inner_width) as usize - ptr as usize
+            },
+            140usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(inner_width)
+            )
+        );
+    }
+    test_field_inner_width();
+    fn test_field_inner_beta() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).inner_beta) as usize - ptr as usize
+            },
+            144usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(inner_beta)
+            )
+        );
+    }
+    test_field_inner_beta();
+    fn test_field_inner_fine() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).inner_fine) as usize - ptr as usize
+            },
+            152usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(inner_fine)
+            )
+        );
+    }
+    test_field_inner_fine();
+    fn test_field_x_center() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).x_center) as usize - ptr as usize
+            },
+            176usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(x_center)
+            )
+        );
+    }
+    test_field_x_center();
+    fn test_field_x_half() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).x_half) as usize - ptr as usize
+            },
+            200usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(x_half)
+            )
+        );
+    }
+    test_field_x_half();
+    fn test_field_s_center() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).s_center) as usize - ptr as usize
+            },
+            224usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(s_center)
+            )
+        );
+    }
+    test_field_s_center();
+    fn test_field_s_half() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).s_half) as usize - ptr as usize
+            },
+            248usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(s_half)
+            )
+        );
+    }
+    test_field_s_half();
+    fn test_field_gamma() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gamma) as usize - ptr as usize
+            },
+            272usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(gamma)
+            )
+        );
+    }
+    test_field_gamma();
 }
 extern "C" {
     pub fn warpfft_version() -> *const ::std::os::raw::c_char;
@@ -612,6 +792,34 @@ extern "C" {
     ) -> warpfft_status;
 }
 extern "C" {
+    pub fn warpfft_setpts3(
+        plan: warpfft_plan,
+        precision: warpfft_precision,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        K: i64,
+        s: *const ::std::os::raw::c_void,
+        t: *const ::std::os::raw::c_void,
+        u: *const ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_plan_params3(
+        dim: ::std::os::raw::c_int,
+        ntransf: i64,
+        tol: f64,
+        precision: warpfft_precision,
+        opts: *const warpfft_opts,
+        x_lo: *const f64,
+        x_hi: *const f64,
+        s_lo: *const f64,
+        s_hi: *const f64,
+        info: *mut warpfft_plan_info,
+    ) -> warpfft_status;
+}
+extern "C" {
     pub fn warpfft_direct_sample(
         type_: ::std::os::raw::c_int,
         dim: ::std::os::raw::c_int,
@@ -626,6 +834,26 @@ extern "C" {
         z: *const ::std::os::raw::c_void,
         c: *const ::std::os::raw::c_void,
         fk: *const ::std::os::raw::c_void,
+        n_sample: i64,
+        sample: *const i64,
+        out: *mut f64,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_direct_sample3(
+        dim: ::std::os::raw::c_int,
+        iflag: ::std::os::raw::c_int,
+        precision: warpfft_precision,
+        device: ::std::os::raw::c_int,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        c: *const ::std::os::raw::c_void,
+        K: i64,
+        s: *const ::std::os::raw::c_void,
+        t: *const ::std::os::raw::c_void,
+        u: *const ::std::os::raw::c_void,
         n_sample: i64,
         sample: *const i64,
         out: *mut f64,
