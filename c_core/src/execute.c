@@ -103,7 +103,7 @@ static warpfft_status launch_spreadinterp(struct warpfft_plan_s *plan, CUdevicep
 warpfft_status wf_plan_spread(struct warpfft_plan_s *plan, CUdeviceptr c) {
     warpfft_status st = wf_plan_memset(plan, plan->fw.ptr, plan->fw.bytes, "the fine grid");
     if (st == WARPFFT_SUCCESS)
-        st = launch_spreadinterp(plan, c);
+        st = launch_spreadinterp(plan, c, plan->fw.ptr);
     return st;
 }
 
