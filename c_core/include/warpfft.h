@@ -97,7 +97,9 @@ typedef enum warpfft_method {
 
 /* Options. Always initialise with warpfft_opts_default, then change fields. */
 typedef struct warpfft_opts {
-    uint32_t struct_size; /* set by warpfft_opts_default; lets the ABI grow */
+    uint32_t struct_size; /* set by warpfft_opts_default; lets the ABI grow: a larger struct
+                           * (from a newer header) is accepted when the bytes this build does
+                           * not know are all zero, else WARPFFT_ERR_INVALID_ARG */
     int32_t modeord;      /* 0: CMCL order (default), 1: FFT order */
     int32_t method;       /* a warpfft_method; default AUTO */
     int32_t device;       /* CUDA device ordinal; default 0 */
@@ -150,6 +152,7 @@ WARPFFT_API warpfft_status warpfft_embedded_blob(size_t module, size_t blob, int
  * $VIRTUAL_ENV's site-packages; $CUDA_PATH/lib64 and $CUDA_HOME/lib64; /usr/local/cuda/lib64;
  * then the system loader by SONAME (libcufft.so.12, libcufft.so.11). Setting
  * WARPFFT_CUFFT_DEFAULT_PATHS=0 skips the last two (for hermetic deployments and tests).
+ * In a setuid/setgid process these environment variables are ignored (secure_getenv).
  * On success writes the loaded file's path (NUL-terminated, truncated to path_len) and
  * cufftGetVersion's value. On failure WARPFFT_ERR_NO_CUFFT; the message lists every place tried. */
 WARPFFT_API warpfft_status warpfft_cufft_probe(char *path, size_t path_len, int *version);

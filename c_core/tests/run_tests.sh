@@ -100,6 +100,10 @@ if echo "$EXPORTS" | grep -qv '^warpfft_'; then
     echo "FAIL: non-warpfft exports:"; echo "$EXPORTS" | grep -v '^warpfft_'; exit 1
 fi
 echo "exports: $(echo "$EXPORTS" | wc -l) warpfft_* functions, nothing else"
+# The environment picks what gets dlopen'ed: read through secure_getenv (ignored when AT_SECURE).
+if nm -D --undefined-only "$BUILD/libwarpfft_rt.so" | grep -qw 'getenv'; then
+    echo "FAIL: the runtime calls getenv; use secure_getenv (cufft.c wf_getenv)"; exit 1
+fi
 
 # ---- 3. run ----
 if [ -z "${WF_TEST_EXPECT:-}" ]; then

@@ -422,6 +422,28 @@ static void test_validation_opts(void) {
     warpfft_opts o = defaults();
     o.struct_size = 8;
     EXPECT(WARPFFT_ERR_INVALID_ARG, "struct_size = 8", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    /* a newer header's larger struct: accepted when the unknown tail is zero */
+    struct {
+        warpfft_opts o;
+        unsigned char tail[24];
+    } big;
+    memset(&big, 0, sizeof big);
+    big.o = defaults();
+    big.o.struct_size = (uint32_t)sizeof big;
+    big.o.method = WARPFFT_METHOD_GM;
+    warpfft_plan_info in;
+    int st = warpfft_plan_params(1, 2, n, 1, 1e-6, WARPFFT_F32, &big.o, &in);
+    CHECK(st == 0 && in.method == WARPFFT_METHOD_GM, "larger opts, zero tail: %d %s", st,
+          warpfft_last_error());
+    big.tail[17] = 1;
+    st = warpfft_plan_params(1, 2, n, 1, 1e-6, WARPFFT_F32, &big.o, &in);
+    CHECK(st == WARPFFT_ERR_INVALID_ARG && strstr(warpfft_last_error(), "is not zero"),
+          "larger opts, non-zero tail: %d %s", st, warpfft_last_error());
+    o = defaults();
+    o.struct_size = (uint32_t)sizeof o - 4;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "struct_size", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    o.struct_size = 1u << 20; /* garbage: never read that far */
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "struct_size = 1048576", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
     o = defaults();
     o.modeord = 2;
     EXPECT(WARPFFT_ERR_INVALID_ARG, "modeord = 2", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
