@@ -208,7 +208,9 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
 WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,
                                            void *fk);
 
-/* Frees everything the plan holds. NULL is a no-op. */
+/* Frees everything the plan holds. NULL is a no-op. On failure (the device's context cannot be
+ * made current, or cufftDestroy fails) the plan is not freed: it stays valid, holding only what
+ * could not be released, and warpfft_plan_destroy may be called on it again. */
 WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan);
 
 WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info);

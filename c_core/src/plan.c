@@ -343,15 +343,25 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
     wf_clear_error();
     if (!plan)
         return WARPFFT_SUCCESS;
+    /* On failure the handle stays valid (holding whatever could not be released), so the
+     * caller can destroy it again instead of losing the device buffers with it. */
     warpfft_status st = wf_ctx_enter(plan->dev);
-    if (st == WARPFFT_SUCCESS) {
-        cufftResult r = plan_release(plan);
-        wf_ctx_leave(plan->dev);
-        if (r != 0)
-            st = wf_cufft_error(r, "cufftDestroy");
+    if (st != WARPFFT_SUCCESS)
+        return wf_error(st,
+                        "warpfft_plan_destroy: %s; nothing was freed and the plan is still "
+                        "valid (call warpfft_plan_destroy again)",
+                        warpfft_last_error());
+    cufftResult r = plan_release(plan);
+    wf_ctx_leave(plan->dev);
+    if (r != 0) {
+        wf_cufft_error(r, "cufftDestroy");
+        return wf_error(WARPFFT_ERR_CUFFT,
+                        "warpfft_plan_destroy: %s; the device buffers were freed and the plan is "
+                        "still valid (call warpfft_plan_destroy again)",
+                        warpfft_last_error());
     }
     free(plan);
-    return st;
+    return WARPFFT_SUCCESS;
 }
 
 WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info) {
