@@ -199,7 +199,11 @@ WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t 
  * for dim >= 2, z for dim 3; unused ones may be NULL). Sorts points into bins. The plan keeps
  * the pointers: the arrays must stay valid and unchanged until the next setpts or destroy.
  * Host sync: waits once for its own work on the stream, to check every coordinate is finite
- * (WARPFFT_ERR_BAD_POINTS otherwise) and to size the subproblem list. */
+ * (WARPFFT_ERR_BAD_POINTS otherwise) and to size the subproblem list.
+ * On failure: argument errors and a failure to make the device's context current change
+ * nothing (the previous points stay in use); any later failure leaves the plan without points
+ * (execute returns WARPFFT_ERR_NO_POINTS until a setpts succeeds) and frees the per-point
+ * arrays the failed call allocated. */
 WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
                                           const void *x, const void *y, const void *z);
 

@@ -199,10 +199,10 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
     warpfft_status st = check_args(plan, (int)precision, M, x, y, z);
     if (st != WARPFFT_SUCCESS)
         return st;
-    plan->has_points = 0;
     st = wf_ctx_enter(plan->dev);
-    if (st != WARPFFT_SUCCESS)
+    if (st != WARPFFT_SUCCESS) /* nothing changed: the previous points stay usable */
         return st;
+    plan->has_points = 0; /* from here on the old point set is being replaced */
     st = setpts_run(plan, M, x, y, z);
     wf_ctx_leave(plan->dev);
     plan->has_points = st == WARPFFT_SUCCESS;
