@@ -34,6 +34,13 @@
  * once, on first use, thread-safely. A plan may be used by one thread at a time; different
  * plans may be used from different threads concurrently.
  *
+ * fork(): as with CUDA itself, the child of a fork() made after the parent's first GPU call
+ * cannot use the GPU: there every warpfft call that needs it (including on plans and pointers
+ * inherited from the parent) returns WARPFFT_ERR_CUDA saying so, without hanging, even if
+ * another thread of the parent was inside warpfft at the time of the fork. Calls that need no
+ * GPU (warpfft_plan_params, the manifest, warpfft_cufft_probe) work. Fork before the first
+ * GPU call, or start workers with exec (Python multiprocessing: 'spawn' or 'forkserver').
+ *
  * Streams: setpts and execute enqueue their work on opts.stream (0 = the legacy default stream)
  * and return without waiting for the GPU, except where noted below. Input arrays must stay
  * valid and unchanged until the work on that stream has finished.

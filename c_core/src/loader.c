@@ -69,7 +69,10 @@ _Static_assert(sizeof wf_driver_syms / sizeof wf_driver_syms[0] ==
                    sizeof(wf_driver) / sizeof(void (*)(void)),
                "every wf_driver field must be resolved");
 
-static pthread_once_t wf_drv_once = PTHREAD_ONCE_INIT;
+/* Not pthread_once: the fork handlers below must be able to hold the loading lock. */
+static pthread_mutex_t wf_drv_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int wf_drv_done;       /* drv_load has run (set under wf_drv_lock) */
+static atomic_int wf_forked;         /* this is the child of a fork() after the driver was up */
 static wf_driver wf_drv;             /* filled once by drv_load, read-only afterwards */
 static warpfft_status wf_drv_status; /* outcome of drv_load, replayed to every caller */
 static char wf_drv_msg[1024];        /* its message */
@@ -135,8 +138,25 @@ static void drv_load(void) {
         snprintf(wf_drv_msg, sizeof wf_drv_msg, "%s", warpfft_last_error());
 }
 
+static warpfft_status forked_error(void) {
+    return wf_error(WARPFFT_ERR_CUDA,
+                    "this process is the child of a fork() made after the CUDA driver was "
+                    "initialised in the parent; CUDA (and so warpfft) cannot be used in such a "
+                    "child: start worker processes with exec (e.g. Python's 'spawn' or "
+                    "'forkserver'), or fork before the first warpfft call");
+}
+
 warpfft_status wf_driver_get(const wf_driver **drv) {
-    pthread_once(&wf_drv_once, drv_load);
+    if (atomic_load_explicit(&wf_forked, memory_order_relaxed))
+        return forked_error();
+    if (!atomic_load_explicit(&wf_drv_done, memory_order_acquire)) {
+        pthread_mutex_lock(&wf_drv_lock);
+        if (!atomic_load_explicit(&wf_drv_done, memory_order_relaxed)) {
+            drv_load();
+            atomic_store_explicit(&wf_drv_done, 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&wf_drv_lock);
+    }
     if (wf_drv_status != WARPFFT_SUCCESS)
         return wf_error(wf_drv_status, "%s", wf_drv_msg);
     if (drv)
@@ -263,6 +283,8 @@ warpfft_status wf_device_get(int ordinal, const wf_device **dev) {
 warpfft_status wf_ctx_enter(const wf_device *dev) {
     if (!dev)
         return wf_error(WARPFFT_ERR_INTERNAL, "wf_ctx_enter: no device");
+    if (atomic_load_explicit(&wf_forked, memory_order_relaxed))
+        return forked_error(); /* a plan or pointer inherited from the parent */
     CUresult r = wf_drv.cuCtxPushCurrent(dev->ctx);
     if (r != WF_CUDA_SUCCESS) {
         char what[96];
@@ -276,6 +298,37 @@ void wf_ctx_leave(const wf_device *dev) {
     CUcontext popped = NULL;
     if (dev)
         wf_drv.cuCtxPopCurrent(&popped); /* cannot fail after a successful push */
+}
+
+/* ---- fork ----
+ * A fork() while another thread holds one of the library's locks (during a JIT, the cuFFT
+ * search or the driver loading) would leave it locked forever in the child. The handlers take
+ * every lock around fork() (no code path holds two, so any order is safe) and release them on
+ * both sides; the child of a process whose driver was up gets a clear status from every call
+ * that would use CUDA (forked_error) instead of undefined driver behaviour. */
+static void atfork_prepare(void) {
+    pthread_mutex_lock(&wf_drv_lock);
+    pthread_mutex_lock(&wf_dev_lock);
+    wf_module_atfork(0);
+    wf_cufft_atfork(0);
+}
+
+static void atfork_parent(void) {
+    wf_cufft_atfork(1);
+    wf_module_atfork(1);
+    pthread_mutex_unlock(&wf_dev_lock);
+    pthread_mutex_unlock(&wf_drv_lock);
+}
+
+static void atfork_child(void) {
+    if (atomic_load_explicit(&wf_drv_done, memory_order_relaxed) &&
+        wf_drv_status == WARPFFT_SUCCESS)
+        atomic_store_explicit(&wf_forked, 1, memory_order_relaxed);
+    atfork_parent();
+}
+
+__attribute__((constructor)) static void wf_register_atfork(void) {
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
 WARPFFT_API warpfft_status warpfft_init(int device) {

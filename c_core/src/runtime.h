@@ -117,6 +117,11 @@ typedef struct wf_device {
 /* Initialises the driver and device `ordinal` (retains its primary context). */
 warpfft_status wf_device_get(int ordinal, const wf_device **dev);
 
+/* Fork handlers' helpers (loader.c registers the handlers): phase 0 takes the file's lock,
+ * phase 1 releases it. */
+void wf_module_atfork(int phase);
+void wf_cufft_atfork(int phase);
+
 /* Makes dev's primary context current on this thread (push); wf_ctx_leave pops it. Every
  * public function that touches the GPU brackets its work with these. */
 warpfft_status wf_ctx_enter(const wf_device *dev);
