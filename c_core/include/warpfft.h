@@ -116,6 +116,8 @@ typedef struct warpfft_opts {
     int32_t max_subprob;  /* points per shared-memory subproblem; 0 = automatic */
 } warpfft_opts;
 
+/* A plan handle: valid from a successful warpfft_plan_create until a successful
+ * warpfft_plan_destroy (see there), like a pointer from malloc until free. */
 typedef struct warpfft_plan_s *warpfft_plan;
 
 /* What a plan chose; filled by warpfft_plan_get_info. */
@@ -219,9 +221,11 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
 WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,
                                            void *fk);
 
-/* Frees everything the plan holds. NULL is a no-op. On failure (the device's context cannot be
- * made current, or cufftDestroy fails) the plan is not freed: it stays valid, holding only what
- * could not be released, and warpfft_plan_destroy may be called on it again. */
+/* Frees everything the plan holds. NULL is a no-op. Like free(): after a successful destroy the
+ * handle is dangling, and passing it to any warpfft function again (a second destroy included)
+ * is undefined behaviour that warpfft does not detect; set it to NULL. On failure (the device's
+ * context cannot be made current, or cufftDestroy fails) the plan is not freed: it stays valid,
+ * holding only what could not be released, and warpfft_plan_destroy may be called on it again. */
 WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan);
 
 WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info);

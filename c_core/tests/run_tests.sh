@@ -103,6 +103,9 @@ if echo "$EXPORTS" | grep -qv '^warpfft_'; then
     echo "FAIL: non-warpfft exports:"; echo "$EXPORTS" | grep -v '^warpfft_'; exit 1
 fi
 echo "exports: $(echo "$EXPORTS" | wc -l) warpfft_* functions, nothing else"
+# warpfft.h states the handle contract (issue 19: a destroyed handle is not detected).
+grep -q "a second destroy included" "$ROOT/c_core/include/warpfft.h" ||
+    { echo "FAIL: warpfft.h must say a destroyed plan handle must not be used again"; exit 1; }
 # The environment picks what gets dlopen'ed: read through secure_getenv (ignored when AT_SECURE).
 if nm -D --undefined-only "$BUILD/libwarpfft_rt.so" | grep -qw 'getenv'; then
     echo "FAIL: the runtime calls getenv; use secure_getenv (cufft.c wf_getenv)"; exit 1
@@ -162,6 +165,7 @@ out += ["};", "const size_t warpfft_kernels_n_modules = %d;" % len(mods),
         'const char warpfft_kernels_mode[] = "jit";', "const int warpfft_kernels_cuda_version = 13000;"]
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 PYEOF
+# shellcheck disable=SC2054 # commas inside one flag
 SAN=(-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 SCFLAGS=(-std=c11 -D_GNU_SOURCE -fPIC -pthread -Wall -Wextra -Werror -I"$ROOT/c_core/include"
     -I"$SRC" -I"$HERE")
