@@ -180,13 +180,18 @@ WARPFFT_API warpfft_status warpfft_runtime_info(int device, char *buf, size_t le
 
 /* ---- device memory helpers, for callers without CUDA bindings ---- */
 
-/* All operate on `device` (its primary context). Copies are synchronous. */
+/* All operate on `device` (its primary context). Copies and memset are synchronous: they
+ * return once the data are in place, so work enqueued afterwards on any stream (a non-blocking
+ * one included) sees them. Like cuMemcpy, they are ordered after earlier work on the legacy
+ * default stream only: wait for other streams first (warpfft_stream_sync). */
 WARPFFT_API warpfft_status warpfft_malloc(int device, size_t bytes, void **dptr);
 WARPFFT_API warpfft_status warpfft_free(int device, void *dptr); /* NULL is a no-op */
 WARPFFT_API warpfft_status warpfft_memcpy_htod(int device, void *dst, const void *src,
                                                size_t bytes);
 WARPFFT_API warpfft_status warpfft_memcpy_dtoh(int device, void *dst, const void *src,
                                                size_t bytes);
+/* Sets `bytes` bytes at dptr to (unsigned char)value. */
+WARPFFT_API warpfft_status warpfft_memset(int device, void *dptr, int value, size_t bytes);
 /* Waits for all work on a stream (0 = legacy default stream) of the device. */
 WARPFFT_API warpfft_status warpfft_stream_sync(int device, uint64_t stream);
 

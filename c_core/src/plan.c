@@ -148,9 +148,12 @@ static warpfft_status upload_fac(struct warpfft_plan_s *plan, wf_dbuf *b, const 
     }
     warpfft_status st = wf_plan_alloc(plan, b, bytes, "deconvolution factors");
     if (st == WARPFFT_SUCCESS) {
-        CUresult r = plan->drv->cuMemcpyHtoD(b->ptr, src, bytes);
+        /* On the plan's stream, which execute's kernels read them on: a synchronous copy from
+         * pageable memory may still be landing (on the legacy stream) when a non-blocking
+         * stream starts. Pageable source: staged before the call returns, so freed below. */
+        CUresult r = plan->drv->cuMemcpyHtoDAsync(b->ptr, src, bytes, plan->stream);
         if (r != WF_CUDA_SUCCESS)
-            st = wf_cuda_error(r, "cuMemcpyHtoD of the deconvolution factors");
+            st = wf_cuda_error(r, "cuMemcpyHtoDAsync of the deconvolution factors");
     }
     free(f32);
     return st;

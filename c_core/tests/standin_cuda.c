@@ -24,6 +24,10 @@ static standin_counts c;
 static long fail_at;
 static int slow_load_ms;
 static __thread long depth;
+/* A synchronous host-to-device copy returns once its data are staged: until the legacy stream
+ * is waited for, work on another (the stand-in treats every non-zero stream as non-blocking)
+ * may read device memory the copy has not reached yet. */
+static int legacy_pending;
 static struct {
     unsigned char *p;
     size_t bytes;
@@ -115,6 +119,15 @@ static void *dptr(CUdeviceptr p) {
         if (standin_tick(name))                                                                    \
             return CUDA_ERROR_LAUNCH_FAILED;                                                       \
     } while (0)
+
+static void check_order(CUstream s, const char *what) {
+    pthread_mutex_lock(&lock);
+    if (s && legacy_pending)
+        violation("%s on stream %p (%zu): a synchronous host-to-device copy may still be landing "
+                  "on the legacy stream",
+                  what, (void *)s, 0);
+    pthread_mutex_unlock(&lock);
+}
 
 /* ---- initialisation and devices ---- */
 
@@ -340,7 +353,7 @@ static void emulate(const char *name, void **args) {
 API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                             unsigned by, unsigned bz, unsigned shared, CUstream s, void **args,
                             void **extra) {
-    (void)s, (void)extra, (void)shared;
+    (void)extra, (void)shared;
     TICK("cuLaunchKernel");
     if (!f || !args || gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0)
         return CUDA_ERROR_INVALID_VALUE;
@@ -349,6 +362,7 @@ API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
         violation("%s %p %zu: no current context", f->name, NULL, 0);
         pthread_mutex_unlock(&lock);
     }
+    check_order(s, f->name);
     emulate(f->name, args);
     pthread_mutex_lock(&lock);
     c.launches++;
@@ -420,22 +434,33 @@ static CUresult copy(const char *fn, void *dst, const void *src, size_t n, int d
         memcpy(dst, src, n);
     return 0;
 }
+static void set_pending(int v) {
+    pthread_mutex_lock(&lock);
+    legacy_pending = v;
+    pthread_mutex_unlock(&lock);
+}
 API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
-    return copy("cuMemcpyHtoD", dptr(d), s, n, 1);
+    CUresult r = copy("cuMemcpyHtoD", dptr(d), s, n, 1);
+    if (r == 0 && n)
+        set_pending(1);
+    return r;
 }
 API CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) {
-    return copy("cuMemcpyDtoH", d, dptr(s), n, 0);
+    CUresult r = copy("cuMemcpyDtoH", d, dptr(s), n, 0);
+    if (r == 0)
+        set_pending(0); /* it waited for the legacy stream */
+    return r;
 }
 API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) {
-    (void)st;
+    check_order(st, "cuMemcpyHtoDAsync");
     return copy("cuMemcpyHtoDAsync", dptr(d), s, n, 1);
 }
 API CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st) {
-    (void)st;
+    check_order(st, "cuMemcpyDtoHAsync");
     return copy("cuMemcpyDtoHAsync", d, dptr(s), n, 0);
 }
 API CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream st) {
-    (void)st;
+    check_order(st, "cuMemsetD8Async");
     TICK("cuMemsetD8Async");
     if (n && !standin_check_range(dptr(d), n, "cuMemsetD8Async"))
         return CUDA_ERROR_INVALID_VALUE;
@@ -443,8 +468,9 @@ API CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream 
     return 0;
 }
 API CUresult cuStreamSynchronize(CUstream s) {
-    (void)s;
     TICK("cuStreamSynchronize");
+    if (!s)
+        set_pending(0);
     return 0;
 }
 API CUresult cuGetErrorName(CUresult r, const char **s) {

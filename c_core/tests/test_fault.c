@@ -233,6 +233,48 @@ static void test_setpts_keeps_points(void) {
     arrays_free(&a);
 }
 
+/* Issue 19 item 8: with a non-blocking plan stream, nothing but a wait orders a synchronous
+ * upload (legacy stream) before the plan's kernels; the stand-in flags work on another stream
+ * while such a copy may still be landing. Also warpfft_memset. */
+static void test_stream_order(void) {
+    const config *cf = &configs[0];
+    arrays a = arrays_make(cf);
+    warpfft_opts o;
+    warpfft_opts_default(&o);
+    o.stream = 0x5150; /* any non-zero stream is non-blocking for the stand-in */
+    standin_counts s0, s;
+    get(&s0);
+    warpfft_plan plan = NULL;
+    int st = warpfft_plan_create(1, 1, n_modes, 1, 1, 1e-4, WARPFFT_F32, &o, &plan);
+    CHECK(st == 0, "create on a custom stream: %s", warpfft_last_error());
+    float x[M];
+    for (int j = 0; j < M; j++)
+        x[j] = (float)j / M;
+    st = warpfft_memcpy_htod(0, a.x, x, sizeof x);
+    if (st == 0 && plan)
+        st = warpfft_setpts(plan, WARPFFT_F32, M, a.x, NULL, NULL);
+    CHECK(st == 0, "upload + setpts: %s", warpfft_last_error());
+    if (st == 0)
+        st = warpfft_memset(0, a.c, 0x3c, M * 8);
+    if (st == 0)
+        st = warpfft_memcpy_htod(0, a.c, x, sizeof x);
+    if (st == 0)
+        st = warpfft_execute(plan, WARPFFT_F32, a.c, a.fk);
+    CHECK(st == 0, "memset + upload + execute: %s", warpfft_last_error());
+    get(&s);
+    CHECK(s.violations == s0.violations, "%ld ordering or bounds violations",
+          s.violations - s0.violations);
+    unsigned char back[M * 8];
+    CHECK(warpfft_memcpy_dtoh(0, back, a.c, sizeof back) == 0 && back[sizeof x] == 0x3c &&
+              back[sizeof back - 1] == 0x3c && memcmp(back, x, sizeof x) == 0,
+          "warpfft_memset then the copy: %s", warpfft_last_error());
+    CHECK(warpfft_memset(0, NULL, 0, 8) == WARPFFT_ERR_INVALID_ARG &&
+              warpfft_memset(0, NULL, 0, 0) == 0,
+          "warpfft_memset NULL: %s", warpfft_last_error());
+    warpfft_plan_destroy(plan);
+    arrays_free(&a);
+}
+
 /* Issue 19 item 6: fork() while another thread holds the module lock (a slow JIT). The child's
  * first call must return a clear status, not hang, and the parent must be unaffected. */
 static void *create_plan_thread(void *arg) {
@@ -299,6 +341,7 @@ int main(void) {
     long lifecycles = walk_all();
     clock_gettime(CLOCK_MONOTONIC, &t1);
     test_setpts_keeps_points();
+    test_stream_order();
     test_fork();
     standin_counts s;
     get(&s);
