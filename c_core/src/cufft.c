@@ -52,11 +52,8 @@ static pthread_mutex_t wf_cufft_lock = PTHREAD_MUTEX_INITIALIZER;
 static wf_cufft wf_cufft_tab; /* valid once wf_cufft_loaded; never unloaded */
 static int wf_cufft_loaded;   /* guarded by wf_cufft_lock */
 
-void wf_cufft_atfork(int phase) {
-    if (phase == 0)
-        pthread_mutex_lock(&wf_cufft_lock);
-    else
-        pthread_mutex_unlock(&wf_cufft_lock);
+void wf_cufft_atfork_child(void) {
+    pthread_mutex_init(&wf_cufft_lock, NULL);
 }
 
 /* The environment decides which file gets dlopen'ed: in a setuid/setgid (AT_SECURE) process it

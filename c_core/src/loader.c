@@ -69,8 +69,9 @@ _Static_assert(sizeof wf_driver_syms / sizeof wf_driver_syms[0] ==
                    sizeof(wf_driver) / sizeof(void (*)(void)),
                "every wf_driver field must be resolved");
 
-/* Not pthread_once: the fork handlers below must be able to hold the loading lock. */
+/* Not pthread_once: the fork handler below must be able to reset it in a child. */
 static pthread_mutex_t wf_drv_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int wf_drv_started;    /* drv_load has begun (set under wf_drv_lock) */
 static atomic_int wf_drv_done;       /* drv_load has run (set under wf_drv_lock) */
 static atomic_int wf_forked;         /* this is the child of a fork() after the driver was up */
 static wf_driver wf_drv;             /* filled once by drv_load, read-only afterwards */
@@ -152,6 +153,7 @@ warpfft_status wf_driver_get(const wf_driver **drv) {
     if (!atomic_load_explicit(&wf_drv_done, memory_order_acquire)) {
         pthread_mutex_lock(&wf_drv_lock);
         if (!atomic_load_explicit(&wf_drv_done, memory_order_relaxed)) {
+            atomic_store_explicit(&wf_drv_started, 1, memory_order_relaxed);
             drv_load();
             atomic_store_explicit(&wf_drv_done, 1, memory_order_release);
         }
@@ -302,33 +304,25 @@ void wf_ctx_leave(const wf_device *dev) {
 
 /* ---- fork ----
  * A fork() while another thread holds one of the library's locks (during a JIT, the cuFFT
- * search or the driver loading) would leave it locked forever in the child. The handlers take
- * every lock around fork() (no code path holds two, so any order is safe) and release them on
- * both sides; the child of a process whose driver was up gets a clear status from every call
- * that would use CUDA (forked_error) instead of undefined driver behaviour. */
-static void atfork_prepare(void) {
-    pthread_mutex_lock(&wf_drv_lock);
-    pthread_mutex_lock(&wf_dev_lock);
-    wf_module_atfork(0);
-    wf_cufft_atfork(0);
-}
-
-static void atfork_parent(void) {
-    wf_cufft_atfork(1);
-    wf_module_atfork(1);
-    pthread_mutex_unlock(&wf_dev_lock);
-    pthread_mutex_unlock(&wf_drv_lock);
-}
-
+ * search or the driver loading) would leave it locked forever in the child. The child handler
+ * re-initialises every lock (the thread that held it does not exist there), and in the child of
+ * a process whose driver was up (or coming up) marks the process, so that every call that would
+ * use CUDA returns a clear status (forked_error) instead of hanging or undefined driver
+ * behaviour. Nothing runs in the parent: fork() never waits for a JIT in another thread (nor
+ * risks a lock-order inversion with the driver's own fork handlers). */
 static void atfork_child(void) {
-    if (atomic_load_explicit(&wf_drv_done, memory_order_relaxed) &&
-        wf_drv_status == WARPFFT_SUCCESS)
+    int started = atomic_load_explicit(&wf_drv_started, memory_order_relaxed);
+    int done = atomic_load_explicit(&wf_drv_done, memory_order_relaxed);
+    if (started && !(done && wf_drv_status != WARPFFT_SUCCESS))
         atomic_store_explicit(&wf_forked, 1, memory_order_relaxed);
-    atfork_parent();
+    pthread_mutex_init(&wf_drv_lock, NULL);
+    pthread_mutex_init(&wf_dev_lock, NULL);
+    wf_module_atfork_child();
+    wf_cufft_atfork_child();
 }
 
 __attribute__((constructor)) static void wf_register_atfork(void) {
-    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    pthread_atfork(NULL, NULL, atfork_child);
 }
 
 WARPFFT_API warpfft_status warpfft_init(int device) {

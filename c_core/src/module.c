@@ -35,11 +35,8 @@ static pthread_mutex_t wf_mod_lock = PTHREAD_MUTEX_INITIALIZER;
 static wf_loaded *wf_mods; /* guarded by wf_mod_lock, as are the two counts */
 static size_t wf_n_mods, wf_cap_mods;
 
-void wf_module_atfork(int phase) {
-    if (phase == 0)
-        pthread_mutex_lock(&wf_mod_lock);
-    else
-        pthread_mutex_unlock(&wf_mod_lock);
+void wf_module_atfork_child(void) {
+    pthread_mutex_init(&wf_mod_lock, NULL);
 }
 
 /* One load attempt: what was tried, its result and the JIT log. */

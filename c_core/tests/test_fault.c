@@ -301,12 +301,14 @@ static void *create_plan_thread(void *arg) {
 }
 
 static void test_fork(void) {
-    slow_load(300);
+    slow_load(1000);
     pthread_t t;
     static const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0};
     pthread_create(&t, NULL, create_plan_thread, (void *)&cf);
     usleep(100 * 1000); /* the thread is inside cuModuleLoadData, holding the module lock */
     fflush(stdout);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid = fork();
     if (pid == 0) {
         alarm(5); /* a deadlock kills the child: the parent sees SIGALRM */
@@ -320,6 +322,9 @@ static void test_fork(void) {
         fflush(stdout);
         _exit(ok ? 0 : 1);
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
+    CHECK(ms < 500, "fork() took %.0f ms: it waited for the other thread's JIT", ms);
     int ws = 0;
     waitpid(pid, &ws, 0);
     CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "the child's first call after fork: %s",
