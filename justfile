@@ -19,7 +19,7 @@ build:
 test: lint
     @echo "== fatbuild: toolchain unit tests"
     cargo test -p fatbuild
-    @echo "== C core: host-side unit tests (ASan + UBSan)"
+    @echo "== C core: host-side unit tests and the fault-injection suite (ASan + UBSan)"
     bash c_core/tests/run_tests.sh
     bash c_core/tests/run_test_params.sh
     bash c_core/tests/run_test_type3.sh

@@ -23,7 +23,8 @@ pub(crate) fn device_ordinal(device: usize) -> Result<c_int> {
 /// `warpfft_free`. Copies to and from the host are synchronous: they are ordered after all work
 /// enqueued earlier on the device's legacy default stream (stream `0`, what plans use unless
 /// given another stream), so `to_vec` after [`Plan::execute_device`](crate::Plan::execute_device)
-/// sees the result.
+/// sees the result; and an upload has landed when it returns, so work enqueued afterwards on
+/// any stream (a non-blocking one included) reads the new data.
 ///
 /// ```no_run
 /// # fn main() -> warpfft::Result<()> {
@@ -52,15 +53,18 @@ pub struct DeviceBuffer<T: DeviceCopy> {
 
 impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Allocates `len` elements on `device` without initialising them (contents unspecified,
-    /// but any bit pattern is a valid `T`).
-    fn alloc(device: usize, len: usize) -> Result<Self> {
+    /// but any bit pattern is a valid `T`). More than `isize::MAX` bytes is [`Error::BadSize`].
+    pub(crate) fn alloc(device: usize, len: usize) -> Result<Self> {
         let device = device_ordinal(device)?;
-        let bytes = len.checked_mul(size_of::<T>()).ok_or_else(|| {
-            Error::BadSize(format!(
-                "{len} elements of {} bytes overflow usize",
-                size_of::<T>()
-            ))
-        })?;
+        let bytes = len
+            .checked_mul(size_of::<T>())
+            .filter(|&b| isize::try_from(b).is_ok())
+            .ok_or_else(|| {
+                Error::BadSize(format!(
+                    "{len} elements of {} bytes exceed isize::MAX bytes",
+                    size_of::<T>()
+                ))
+            })?;
         let mut p: *mut c_void = std::ptr::null_mut();
         // SAFETY: `p` is a valid out-pointer.
         check(unsafe { sys::warpfft_malloc(device, bytes, &mut p) })?;
@@ -89,9 +93,22 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         Self::zeros_on(0, len)
     }
 
-    /// A new buffer of `len` zeros (`T::default()`) on `device`.
+    /// A new buffer of `len` zeros on `device` (all bits zero, which is `T::default()` for
+    /// every [`DeviceCopy`] type), set on the device: no host memory of that size is used.
     pub fn zeros_on(device: usize, len: usize) -> Result<Self> {
-        Self::from_slice_on(device, &vec![T::default(); len])
+        let buf = Self::alloc(device, len)?;
+        if buf.len > 0 {
+            // SAFETY: the buffer holds `len * size_of::<T>()` bytes on `device`.
+            check(unsafe {
+                sys::warpfft_memset(
+                    buf.device,
+                    buf.ptr as *mut c_void,
+                    0,
+                    buf.len * size_of::<T>(),
+                )
+            })?;
+        }
+        Ok(buf)
     }
 
     /// Number of elements.

@@ -264,7 +264,11 @@ impl<T: Real> Plan<T> {
         // SAFETY: `raw` is a live plan; `info` is a valid out-pointer.
         check(unsafe { sys::warpfft_plan_get_info(self.raw, info.as_mut_ptr()) })?;
         // SAFETY: zero-initialised plain data, filled on success.
-        PlanInfo::from_raw(unsafe { &info.assume_init() })
+        let mut info = PlanInfo::from_raw(unsafe { &info.assume_init() })?;
+        // After take_points the C plan still holds the (taken) arrays' addresses, but this
+        // Plan has no points: report what execute would use, as n_points() does.
+        info.n_points = self.n_points();
+        Ok(info)
     }
 
     /// Device bytes the C plan holds now: fine grid, cuFFT work area, sort and bin arrays
@@ -350,7 +354,8 @@ impl<T: Real> Plan<T> {
         let stage = |slot: &mut Option<DeviceBuffer<Complex<T>>>, len: usize| -> Result<()> {
             if slot.as_ref().map_or(true, |b| b.len() != len) {
                 *slot = None; // free before allocating the new size
-                *slot = Some(DeviceBuffer::zeros_on(dev, len)?);
+                              // Uninitialised: the input is overwritten below, the output by execute.
+                *slot = Some(DeviceBuffer::alloc(dev, len)?);
             }
             Ok(())
         };

@@ -6,6 +6,9 @@
 //! "skipped: no GPU (<reason>)" on stderr when the driver or device is missing, so the file
 //! passes (vacuously) on machines without a GPU.
 
+use std::ffi::{c_void, CStr};
+use std::os::raw::{c_char, c_int, c_uint};
+
 use warpfft::{Complex, DeviceBuffer, Error, ModeOrder, Plan, Real, TransformType};
 
 /// Returns from the test, with a note on stderr, when there is no usable GPU.
@@ -765,6 +768,195 @@ fn spread_interp_only_is_the_kernel_sum() {
         assert!(
             err < 1e-12,
             "{ty:?} spread/interp only: error {err:.3e} vs the kernel sum"
+        );
+    }
+}
+
+/// A setpts that fails part-way through allocating its per-point arrays frees them: M = 2^33
+/// (f32, 1D) needs a 64 GiB sort index, which fits an H100/H200, then more arrays that do not;
+/// the plan must not keep the 64 GiB (issue 19).
+#[test]
+fn failed_set_points_frees_what_it_allocated() {
+    require_gpu!();
+    let mut plan = Plan::<f32>::type1(&[64]).tol(1e-5).build().unwrap();
+    let before = plan.workspace_bytes().unwrap();
+    let x = DeviceBuffer::from_slice(&[0.5f32; 16]).unwrap();
+    // SAFETY: M = 2^33 fails while allocating the per-point arrays (no GPU holds them all),
+    // before any coordinate is read.
+    let e = unsafe { plan.set_points_raw(1 << 33, x.as_raw(), 0, 0) }.unwrap_err();
+    assert!(matches!(e, Error::OutOfMemory(_)), "{e:?}");
+    assert_eq!(
+        plan.workspace_bytes().unwrap(),
+        before,
+        "the failed set_points kept device memory"
+    );
+    assert_eq!(plan.info().unwrap().n_points, None);
+}
+
+/// `n_points()` and `info().n_points` agree: after set_points, and after take_points (the C plan
+/// still holds the taken arrays' addresses, but the Plan has no points).
+#[test]
+fn n_points_and_info_agree_after_take_points() {
+    require_gpu!();
+    let mut plan = Plan::<f32>::type1(&[16]).tol(1e-4).build().unwrap();
+    assert_eq!(plan.info().unwrap().n_points, None);
+    plan.set_points(&[&[0.1f32, 0.2, 0.3]]).unwrap();
+    assert_eq!(plan.n_points(), Some(3));
+    assert_eq!(plan.info().unwrap().n_points, Some(3));
+    let taken = plan.take_points();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(plan.n_points(), None);
+    assert_eq!(plan.info().unwrap().n_points, None);
+}
+
+/// `DeviceBuffer::zeros` zeroes on the device (no host buffer of that size), also memory that
+/// held data before.
+#[test]
+fn device_buffer_zeros_are_zero() {
+    require_gpu!();
+    for _ in 0..3 {
+        let junk = DeviceBuffer::from_slice(&vec![Complex::new(1.5f64, -2.5); 1 << 16]).unwrap();
+        drop(junk);
+        let z = DeviceBuffer::<Complex<f64>>::zeros(1 << 16).unwrap();
+        assert!(z
+            .to_vec()
+            .unwrap()
+            .iter()
+            .all(|v| v.re == 0.0 && v.im == 0.0));
+    }
+    assert!(DeviceBuffer::<f32>::zeros(0).unwrap().is_empty());
+}
+
+/// A CUDA stream created with `CU_STREAM_NON_BLOCKING` through the driver (dlopen; the crate
+/// has no CUDA bindings): nothing orders it after the legacy default stream, on which
+/// synchronous uploads run.
+struct NonBlockingStream {
+    raw: u64,
+    ctx: *mut c_void,
+    dev: c_int,
+    push: CuPush,
+    pop: CuPop,
+    destroy: CuDestroy,
+    release: CuRelease,
+}
+
+type CuPush = unsafe extern "C" fn(*mut c_void) -> c_int;
+type CuPop = unsafe extern "C" fn(*mut *mut c_void) -> c_int;
+type CuDestroy = unsafe extern "C" fn(*mut c_void) -> c_int;
+type CuRelease = unsafe extern "C" fn(c_int) -> c_int;
+type CuGet = unsafe extern "C" fn(*mut c_int, c_int) -> c_int;
+type CuRetain = unsafe extern "C" fn(*mut *mut c_void, c_int) -> c_int;
+type CuCreate = unsafe extern "C" fn(*mut *mut c_void, c_uint) -> c_int;
+
+extern "C" {
+    fn dlopen(file: *const c_char, mode: c_int) -> *mut c_void;
+    fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void;
+}
+
+impl NonBlockingStream {
+    fn new() -> NonBlockingStream {
+        use std::mem::transmute;
+        // SAFETY: libcuda.so.1 is loaded (warpfft::init succeeded); each symbol is cast to its
+        // documented driver API signature; the context is pushed around the stream creation.
+        unsafe {
+            let h = dlopen(c"libcuda.so.1".as_ptr(), 2 /* RTLD_NOW */);
+            assert!(!h.is_null(), "dlopen libcuda.so.1");
+            let sym = |name: &CStr| {
+                let p = dlsym(h, name.as_ptr());
+                assert!(!p.is_null(), "libcuda.so.1 has no {name:?}");
+                p
+            };
+            let get = transmute::<*mut c_void, CuGet>(sym(c"cuDeviceGet"));
+            let retain = transmute::<*mut c_void, CuRetain>(sym(c"cuDevicePrimaryCtxRetain"));
+            let create = transmute::<*mut c_void, CuCreate>(sym(c"cuStreamCreate"));
+            let mut s = NonBlockingStream {
+                raw: 0,
+                ctx: std::ptr::null_mut(),
+                dev: 0,
+                push: transmute::<*mut c_void, CuPush>(sym(c"cuCtxPushCurrent_v2")),
+                pop: transmute::<*mut c_void, CuPop>(sym(c"cuCtxPopCurrent_v2")),
+                destroy: transmute::<*mut c_void, CuDestroy>(sym(c"cuStreamDestroy_v2")),
+                release: transmute::<*mut c_void, CuRelease>(sym(c"cuDevicePrimaryCtxRelease_v2")),
+            };
+            assert_eq!(get(&mut s.dev, 0), 0, "cuDeviceGet");
+            assert_eq!(retain(&mut s.ctx, s.dev), 0, "cuDevicePrimaryCtxRetain");
+            assert_eq!((s.push)(s.ctx), 0, "cuCtxPushCurrent");
+            let mut stream = std::ptr::null_mut();
+            let r = create(&mut stream, 1 /* CU_STREAM_NON_BLOCKING */);
+            (s.pop)(&mut std::ptr::null_mut());
+            assert_eq!(r, 0, "cuStreamCreate(NON_BLOCKING)");
+            s.raw = stream as u64;
+            s
+        }
+    }
+}
+
+impl Drop for NonBlockingStream {
+    fn drop(&mut self) {
+        // SAFETY: the stream and the retained context were created in new().
+        unsafe {
+            (self.push)(self.ctx);
+            (self.destroy)(self.raw as *mut c_void);
+            (self.pop)(&mut std::ptr::null_mut());
+            (self.release)(self.dev);
+        }
+    }
+}
+
+/// Host uploads are ordered before the plan's work on a non-blocking stream: set_points
+/// replaces a point set in the same device buffers (all points at 0, then random ones) and
+/// execute stages its input over the previous input (zeros, then random values). Stale data
+/// (a synchronous copy still landing on the legacy stream while the plan's kernels run) would
+/// make the outputs those of the old points or inputs. Type 2 checks the last 4096 points (the
+/// tail of the upload lands last) and a spread sample; type 1 every mode against the exact sum.
+#[test]
+fn non_blocking_stream_sees_fresh_uploads() {
+    require_gpu!();
+    let stream = NonBlockingStream::new();
+    let mut rng = Rng(23);
+    let m = 1 << 22;
+    let zeros = vec![0.0f64; m];
+    let x: Vec<f64> = rng.points(m, PI);
+    // type 2: c[j] depends on x[j] only
+    let n = 48;
+    // SAFETY: the stream outlives the plan (declared first, dropped last).
+    let mut plan = unsafe { Plan::<f64>::type2(&[n]).tol(1e-9).stream(stream.raw) }
+        .build()
+        .unwrap();
+    let fk = rng.complex::<f64>(n);
+    let mut c = vec![Complex::default(); m];
+    let sample: Vec<usize> = (m - 4096..m).chain((0..m).step_by(4099)).collect();
+    for round in 0..4 {
+        plan.set_points(&[&zeros]).unwrap();
+        plan.execute(&fk, &mut c).unwrap();
+        plan.set_points(&[&x]).unwrap();
+        plan.execute(&fk, &mut c).unwrap();
+        let exact = plan.direct_sample(&fk, &sample).unwrap();
+        let approx: Vec<Complex<f64>> = sample.iter().map(|&j| c[j]).collect();
+        let err = warpfft::relative_l2_error(&approx, &exact);
+        assert!(
+            err <= 1e-9,
+            "type 2 round {round}: error {err:.3e} (stale points?)"
+        );
+    }
+    // type 1: every mode depends on every strength
+    let mut plan = unsafe { Plan::<f64>::type1(&[n]).tol(1e-9).stream(stream.raw) }
+        .build()
+        .unwrap();
+    let c_zero = vec![Complex::default(); m];
+    let c_new = rng.complex::<f64>(m);
+    let mut out = vec![Complex::default(); n];
+    let all: Vec<usize> = (0..n).collect();
+    for round in 0..4 {
+        plan.set_points(&[&zeros]).unwrap();
+        plan.set_points(&[&x]).unwrap();
+        plan.execute(&c_zero, &mut out).unwrap();
+        plan.execute(&c_new, &mut out).unwrap();
+        let exact = plan.direct_sample(&c_new, &all).unwrap();
+        let err = warpfft::relative_l2_error(&out, &exact);
+        assert!(
+            err <= 1e-9,
+            "type 1 round {round}: error {err:.3e} (stale input?)"
         );
     }
 }

@@ -264,6 +264,21 @@ fn device_buffer_without_gpu() {
     }
 }
 
+/// Sizes past `isize::MAX` bytes are `BadSize` before any driver call (GPU or not): no panic
+/// ("capacity overflow") and no host buffer of that size.
+#[test]
+fn device_buffer_too_large_is_bad_size() {
+    let errs = [
+        DeviceBuffer::<Complex<f64>>::zeros(1 << 60).unwrap_err(),
+        DeviceBuffer::<f32>::zeros(1 << 61).unwrap_err(),
+        DeviceBuffer::<f64>::zeros_on(0, usize::MAX).unwrap_err(),
+    ];
+    for e in errs {
+        assert!(matches!(e, Error::BadSize(_)), "{e:?}");
+        assert!(e.to_string().contains("isize::MAX"), "{e}");
+    }
+}
+
 #[test]
 fn runtime_report_without_gpu() {
     let report = warpfft::runtime_report(0);

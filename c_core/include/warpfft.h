@@ -36,6 +36,13 @@
  * once, on first use, thread-safely. A plan may be used by one thread at a time; different
  * plans may be used from different threads concurrently.
  *
+ * fork(): as with CUDA itself, the child of a fork() made after the parent's first GPU call
+ * cannot use the GPU: there every warpfft call that needs it (including on plans and pointers
+ * inherited from the parent) returns WARPFFT_ERR_CUDA saying so, without hanging, even if
+ * another thread of the parent was inside warpfft at the time of the fork. Calls that need no
+ * GPU (warpfft_plan_params, the manifest, warpfft_cufft_probe) work. Fork before the first
+ * GPU call, or start workers with exec (Python multiprocessing: 'spawn' or 'forkserver').
+ *
  * Streams: setpts and execute enqueue their work on opts.stream (0 = the legacy default stream)
  * and return without waiting for the GPU, except where noted below. Input arrays must stay
  * valid and unchanged until the work on that stream has finished.
@@ -100,7 +107,9 @@ typedef enum warpfft_method {
 
 /* Options. Always initialise with warpfft_opts_default, then change fields. */
 typedef struct warpfft_opts {
-    uint32_t struct_size; /* set by warpfft_opts_default; lets the ABI grow */
+    uint32_t struct_size; /* set by warpfft_opts_default; lets the ABI grow: a larger struct
+                           * (from a newer header) is accepted when the bytes this build does
+                           * not know are all zero, else WARPFFT_ERR_INVALID_ARG */
     int32_t modeord;      /* 0: CMCL order (default), 1: FFT order */
     int32_t method;       /* a warpfft_method; default AUTO */
     int32_t device;       /* CUDA device ordinal; default 0 */
@@ -117,6 +126,8 @@ typedef struct warpfft_opts {
     int32_t spreadinterponly;
 } warpfft_opts;
 
+/* A plan handle: valid from a successful warpfft_plan_create until a successful
+ * warpfft_plan_destroy (see there), like a pointer from malloc until free. */
 typedef struct warpfft_plan_s *warpfft_plan;
 
 /* What a plan chose; filled by warpfft_plan_get_info. */
@@ -173,6 +184,7 @@ WARPFFT_API warpfft_status warpfft_embedded_blob(size_t module, size_t blob, int
  * $VIRTUAL_ENV's site-packages; $CUDA_PATH/lib64 and $CUDA_HOME/lib64; /usr/local/cuda/lib64;
  * then the system loader by SONAME (libcufft.so.12, libcufft.so.11). Setting
  * WARPFFT_CUFFT_DEFAULT_PATHS=0 skips the last two (for hermetic deployments and tests).
+ * In a setuid/setgid process these environment variables are ignored (secure_getenv).
  * On success writes the loaded file's path (NUL-terminated, truncated to path_len) and
  * cufftGetVersion's value. On failure WARPFFT_ERR_NO_CUFFT; the message lists every place tried. */
 WARPFFT_API warpfft_status warpfft_cufft_probe(char *path, size_t path_len, int *version);
@@ -191,13 +203,18 @@ WARPFFT_API warpfft_status warpfft_runtime_info(int device, char *buf, size_t le
 
 /* ---- device memory helpers, for callers without CUDA bindings ---- */
 
-/* All operate on `device` (its primary context). Copies are synchronous. */
+/* All operate on `device` (its primary context). Copies and memset are synchronous: they
+ * return once the data are in place, so work enqueued afterwards on any stream (a non-blocking
+ * one included) sees them. Like cuMemcpy, they are ordered after earlier work on the legacy
+ * default stream only: wait for other streams first (warpfft_stream_sync). */
 WARPFFT_API warpfft_status warpfft_malloc(int device, size_t bytes, void **dptr);
 WARPFFT_API warpfft_status warpfft_free(int device, void *dptr); /* NULL is a no-op */
 WARPFFT_API warpfft_status warpfft_memcpy_htod(int device, void *dst, const void *src,
                                                size_t bytes);
 WARPFFT_API warpfft_status warpfft_memcpy_dtoh(int device, void *dst, const void *src,
                                                size_t bytes);
+/* Sets `bytes` bytes at dptr to (unsigned char)value. */
+WARPFFT_API warpfft_status warpfft_memset(int device, void *dptr, int value, size_t bytes);
 /* Waits for all work on a stream (0 = legacy default stream) of the device. */
 WARPFFT_API warpfft_status warpfft_stream_sync(int device, uint64_t stream);
 
@@ -220,7 +237,11 @@ WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t 
  * for dim >= 2, z for dim 3; unused ones may be NULL). Sorts points into bins. The plan keeps
  * the pointers: the arrays must stay valid and unchanged until the next setpts or destroy.
  * Host sync: waits once for its own work on the stream, to check every coordinate is finite
- * (WARPFFT_ERR_BAD_POINTS otherwise) and to size the subproblem list. */
+ * (WARPFFT_ERR_BAD_POINTS otherwise) and to size the subproblem list.
+ * On failure: argument errors and a failure to make the device's context current change
+ * nothing (the previous points stay in use); any later failure leaves the plan without points
+ * (execute returns WARPFFT_ERR_NO_POINTS until a setpts succeeds) and frees the per-point
+ * arrays the failed call allocated. */
 WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
                                           const void *x, const void *y, const void *z);
 
@@ -230,7 +251,11 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
 WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,
                                            void *fk);
 
-/* Frees everything the plan holds. NULL is a no-op. */
+/* Frees everything the plan holds. NULL is a no-op. Like free(): after a successful destroy the
+ * handle is dangling, and passing it to any warpfft function again (a second destroy included)
+ * is undefined behaviour that warpfft does not detect; set it to NULL. On failure (the device's
+ * context cannot be made current, or cufftDestroy fails) the plan is not freed: it stays valid,
+ * holding only what could not be released, and warpfft_plan_destroy may be called on it again. */
 WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan);
 
 WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info);

@@ -52,6 +52,20 @@ static pthread_mutex_t wf_cufft_lock = PTHREAD_MUTEX_INITIALIZER;
 static wf_cufft wf_cufft_tab; /* valid once wf_cufft_loaded; never unloaded */
 static int wf_cufft_loaded;   /* guarded by wf_cufft_lock */
 
+void wf_cufft_atfork_child(void) {
+    pthread_mutex_init(&wf_cufft_lock, NULL);
+}
+
+/* The environment decides which file gets dlopen'ed: in a setuid/setgid (AT_SECURE) process it
+ * is ignored, as the dynamic loader ignores LD_LIBRARY_PATH there. */
+static const char *wf_getenv(const char *name) {
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+    return secure_getenv(name);
+#else
+    return getenv(name);
+#endif
+}
+
 /* Any object in this library: dladdr on it names the file libwarpfft was loaded from. */
 static const char wf_cufft_anchor = 0;
 
@@ -201,7 +215,7 @@ static int try_wheels_beside_us(search *s) {
 }
 
 static int try_virtual_env(search *s) {
-    const char *venv = getenv("VIRTUAL_ENV");
+    const char *venv = wf_getenv("VIRTUAL_ENV");
     if (!venv || !venv[0]) {
         tried(s, "$VIRTUAL_ENV: not set");
         return 0;
@@ -231,7 +245,7 @@ static int try_virtual_env(search *s) {
 }
 
 static int try_env_toolkit(search *s, const char *var) {
-    const char *root = getenv(var);
+    const char *root = wf_getenv(var);
     char dir[PATH_MAX], origin[32];
     if (!root || !root[0]) {
         tried(s, "$%s: not set", var);
@@ -246,7 +260,7 @@ static int try_env_toolkit(search *s, const char *var) {
 }
 
 static int try_defaults(search *s) {
-    const char *flag = getenv("WARPFFT_CUFFT_DEFAULT_PATHS");
+    const char *flag = wf_getenv("WARPFFT_CUFFT_DEFAULT_PATHS");
     if (flag && strcmp(flag, "0") == 0) {
         tried(s, "/usr/local/cuda/lib64 and the system loader: skipped "
                  "(WARPFFT_CUFFT_DEFAULT_PATHS=0)");
@@ -264,7 +278,7 @@ static warpfft_status cufft_search(wf_cufft *out) {
     search s;
     memset(&s, 0, sizeof s);
     s.out = out;
-    const char *lib = getenv("WARPFFT_CUFFT_LIB");
+    const char *lib = wf_getenv("WARPFFT_CUFFT_LIB");
     if (lib && lib[0]) {
         if (try_file(&s, lib, "$WARPFFT_CUFFT_LIB"))
             return WARPFFT_SUCCESS;

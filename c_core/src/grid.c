@@ -80,6 +80,17 @@ warpfft_status wf_params_set_grid(wf_params *p) {
                             "cuFFT 12.0, f32 and f64 alike: errors up to 0.8 at 4299816960 "
                             "points), so warpfft stops at 2^32 per dimension (N up to ~2^31)",
                             d, (long long)p->n_modes[d], (long long)p->n_fine[d], p->upsampfac);
+    /* The spreading/interpolation kernels index each dimension with 32-bit ints for dim >= 2
+     * (kernels/ABI.md): a longer dimension would address outside the fine grid. */
+    for (int d = 0; p->dim >= 2 && d < p->dim; d++)
+        if (p->n_fine[d] >= WF_MAX_FINE_DIM_ND)
+            return wf_error(WARPFFT_ERR_BAD_SIZE,
+                            "n_modes[%d] = %lld needs a fine grid of %lld points (upsampfac %g); "
+                            "in %dD the kernels index each dimension with 32-bit integers, so a "
+                            "fine-grid dimension must stay below 2^31 = 2147483648 points "
+                            "(N up to ~2^30 per dimension; 1D allows 2^32)",
+                            d, (long long)p->n_modes[d], (long long)p->n_fine[d], p->upsampfac,
+                            p->dim);
     p->fine_prod = fine;
     p->mode_prod = modes;
     return WARPFFT_SUCCESS;

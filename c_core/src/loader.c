@@ -69,7 +69,11 @@ _Static_assert(sizeof wf_driver_syms / sizeof wf_driver_syms[0] ==
                    sizeof(wf_driver) / sizeof(void (*)(void)),
                "every wf_driver field must be resolved");
 
-static pthread_once_t wf_drv_once = PTHREAD_ONCE_INIT;
+/* Not pthread_once: the fork handler below must be able to reset it in a child. */
+static pthread_mutex_t wf_drv_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int wf_drv_started;    /* drv_load has begun (set under wf_drv_lock) */
+static atomic_int wf_drv_done;       /* drv_load has run (set under wf_drv_lock) */
+static atomic_int wf_forked;         /* this is the child of a fork() after the driver was up */
 static wf_driver wf_drv;             /* filled once by drv_load, read-only afterwards */
 static warpfft_status wf_drv_status; /* outcome of drv_load, replayed to every caller */
 static char wf_drv_msg[1024];        /* its message */
@@ -135,8 +139,26 @@ static void drv_load(void) {
         snprintf(wf_drv_msg, sizeof wf_drv_msg, "%s", warpfft_last_error());
 }
 
+static warpfft_status forked_error(void) {
+    return wf_error(WARPFFT_ERR_CUDA,
+                    "this process is the child of a fork() made after the CUDA driver was "
+                    "initialised in the parent; CUDA (and so warpfft) cannot be used in such a "
+                    "child: start worker processes with exec (e.g. Python's 'spawn' or "
+                    "'forkserver'), or fork before the first warpfft call");
+}
+
 warpfft_status wf_driver_get(const wf_driver **drv) {
-    pthread_once(&wf_drv_once, drv_load);
+    if (atomic_load_explicit(&wf_forked, memory_order_relaxed))
+        return forked_error();
+    if (!atomic_load_explicit(&wf_drv_done, memory_order_acquire)) {
+        pthread_mutex_lock(&wf_drv_lock);
+        if (!atomic_load_explicit(&wf_drv_done, memory_order_relaxed)) {
+            atomic_store_explicit(&wf_drv_started, 1, memory_order_relaxed);
+            drv_load();
+            atomic_store_explicit(&wf_drv_done, 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&wf_drv_lock);
+    }
     if (wf_drv_status != WARPFFT_SUCCESS)
         return wf_error(wf_drv_status, "%s", wf_drv_msg);
     if (drv)
@@ -263,6 +285,8 @@ warpfft_status wf_device_get(int ordinal, const wf_device **dev) {
 warpfft_status wf_ctx_enter(const wf_device *dev) {
     if (!dev)
         return wf_error(WARPFFT_ERR_INTERNAL, "wf_ctx_enter: no device");
+    if (atomic_load_explicit(&wf_forked, memory_order_relaxed))
+        return forked_error(); /* a plan or pointer inherited from the parent */
     CUresult r = wf_drv.cuCtxPushCurrent(dev->ctx);
     if (r != WF_CUDA_SUCCESS) {
         char what[96];
@@ -276,6 +300,29 @@ void wf_ctx_leave(const wf_device *dev) {
     CUcontext popped = NULL;
     if (dev)
         wf_drv.cuCtxPopCurrent(&popped); /* cannot fail after a successful push */
+}
+
+/* ---- fork ----
+ * A fork() while another thread holds one of the library's locks (during a JIT, the cuFFT
+ * search or the driver loading) would leave it locked forever in the child. The child handler
+ * re-initialises every lock (the thread that held it does not exist there), and in the child of
+ * a process whose driver was up (or coming up) marks the process, so that every call that would
+ * use CUDA returns a clear status (forked_error) instead of hanging or undefined driver
+ * behaviour. Nothing runs in the parent: fork() never waits for a JIT in another thread (nor
+ * risks a lock-order inversion with the driver's own fork handlers). */
+static void atfork_child(void) {
+    int started = atomic_load_explicit(&wf_drv_started, memory_order_relaxed);
+    int done = atomic_load_explicit(&wf_drv_done, memory_order_relaxed);
+    if (started && !(done && wf_drv_status != WARPFFT_SUCCESS))
+        atomic_store_explicit(&wf_forked, 1, memory_order_relaxed);
+    pthread_mutex_init(&wf_drv_lock, NULL);
+    pthread_mutex_init(&wf_dev_lock, NULL);
+    wf_module_atfork_child();
+    wf_cufft_atfork_child();
+}
+
+__attribute__((constructor)) static void wf_register_atfork(void) {
+    pthread_atfork(NULL, NULL, atfork_child);
 }
 
 WARPFFT_API warpfft_status warpfft_init(int device) {

@@ -100,14 +100,23 @@ static warpfft_status copy(const char *fn, int device, void *dst, const void *sr
     if (st != WARPFFT_SUCCESS)
         return st;
     CUresult r = WF_CUDA_SUCCESS;
-    if (bytes > 0 && to_device)
+    const char *step = "";
+    if (bytes > 0 && to_device) {
         r = d->cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, bytes);
-    else if (bytes > 0)
+        /* From pageable memory cuMemcpyHtoD returns once the data are staged, before the DMA
+         * has landed: only the legacy stream is ordered after it. Wait, so that work on any
+         * stream (a non-blocking plan stream included) sees the data. */
+        if (r == WF_CUDA_SUCCESS) {
+            step = " (waiting for it to land)";
+            r = d->cuStreamSynchronize(NULL);
+        }
+    } else if (bytes > 0) {
         r = d->cuMemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes);
+    }
     wf_ctx_leave(dev);
     if (r != WF_CUDA_SUCCESS) {
-        char what[96];
-        snprintf(what, sizeof what, "%s of %zu bytes", fn, bytes);
+        char what[128];
+        snprintf(what, sizeof what, "%s of %zu bytes%s", fn, bytes, step);
         return wf_cuda_error(r, what);
     }
     return WARPFFT_SUCCESS;
@@ -121,6 +130,31 @@ WARPFFT_API warpfft_status warpfft_memcpy_htod(int device, void *dst, const void
 WARPFFT_API warpfft_status warpfft_memcpy_dtoh(int device, void *dst, const void *src,
                                                size_t bytes) {
     return copy("warpfft_memcpy_dtoh", device, dst, src, bytes, 0);
+}
+
+WARPFFT_API warpfft_status warpfft_memset(int device, void *dptr, int value, size_t bytes) {
+    wf_clear_error();
+    if (bytes > 0 && !dptr)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_memset: dptr is NULL for %zu bytes",
+                        bytes);
+    if (bytes == 0)
+        return WARPFFT_SUCCESS;
+    const wf_device *dev = NULL;
+    const wf_driver *d = NULL;
+    warpfft_status st = enter(device, &dev, &d);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    CUresult r =
+        d->cuMemsetD8Async((CUdeviceptr)(uintptr_t)dptr, (unsigned char)value, bytes, NULL);
+    if (r == WF_CUDA_SUCCESS)
+        r = d->cuStreamSynchronize(NULL);
+    wf_ctx_leave(dev);
+    if (r != WF_CUDA_SUCCESS) {
+        char what[96];
+        snprintf(what, sizeof what, "warpfft_memset of %zu bytes", bytes);
+        return wf_cuda_error(r, what);
+    }
+    return WARPFFT_SUCCESS;
 }
 
 WARPFFT_API warpfft_status warpfft_stream_sync(int device, uint64_t stream) {

@@ -35,6 +35,10 @@ static pthread_mutex_t wf_mod_lock = PTHREAD_MUTEX_INITIALIZER;
 static wf_loaded *wf_mods; /* guarded by wf_mod_lock, as are the two counts */
 static size_t wf_n_mods, wf_cap_mods;
 
+void wf_module_atfork_child(void) {
+    pthread_mutex_init(&wf_mod_lock, NULL);
+}
+
 /* One load attempt: what was tried, its result and the JIT log. */
 typedef struct attempt {
     CUmodule mod;

@@ -12,6 +12,9 @@
 
 _Static_assert(sizeof(size_t) == 8, "warpfft needs a 64-bit size_t");
 
+/* Largest opts struct accepted from a newer header (a guard against an uninitialised size). */
+#define WF_MAX_OPTS_SIZE 4096
+
 const char *wf_prec_name(int precision) {
     return precision == WARPFFT_F64 ? "f64" : "f32";
 }
@@ -59,16 +62,30 @@ warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
         opts_defaults(out);
         return WARPFFT_SUCCESS;
     }
-    /* An opts from a header before spreadinterponly existed: its fields, the rest default. */
+    /* Sizes accepted: an opts from a header before spreadinterponly existed (its fields, the
+     * rest default); this header's; or a larger one from a newer header, when every byte this
+     * build does not know is zero (its default), as warpfft.h promises. */
     size_t v0 = offsetof(warpfft_opts, spreadinterponly);
-    if (opts->struct_size != sizeof(warpfft_opts) && opts->struct_size != v0)
+    if (opts->struct_size != v0 &&
+        (opts->struct_size < sizeof(warpfft_opts) || opts->struct_size > WF_MAX_OPTS_SIZE))
         return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "opts.struct_size = %u; expected %zu (initialise opts with "
+                        "opts.struct_size = %u; expected %zu, or %zu..%d (initialise opts with "
                         "warpfft_opts_default)",
-                        (unsigned)opts->struct_size, sizeof(warpfft_opts));
+                        (unsigned)opts->struct_size, v0, sizeof(warpfft_opts), WF_MAX_OPTS_SIZE);
+    const unsigned char *extra = (const unsigned char *)opts + sizeof(warpfft_opts);
+    for (size_t i = 0;
+         opts->struct_size > sizeof(warpfft_opts) && i < opts->struct_size - sizeof(warpfft_opts);
+         i++)
+        if (extra[i] != 0)
+            return wf_error(WARPFFT_ERR_INVALID_ARG,
+                            "opts.struct_size = %u: byte %zu is not zero, but this warpfft "
+                            "(%zu-byte opts) knows no option there; update warpfft or leave the "
+                            "newer options at their defaults",
+                            (unsigned)opts->struct_size, sizeof(warpfft_opts) + i,
+                            sizeof(warpfft_opts));
     warpfft_opts full;
     opts_defaults(&full);
-    memcpy(&full, opts, opts->struct_size);
+    memcpy(&full, opts, opts->struct_size < sizeof full ? opts->struct_size : sizeof full);
     full.struct_size = (uint32_t)sizeof full;
     opts = &full;
     warpfft_status st = check_opts_enums(opts);
@@ -82,6 +99,7 @@ warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
         return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.max_subprob = %d; must be >= 0",
                         (int)opts->max_subprob);
     *out = *opts;
+    out->struct_size = (uint32_t)sizeof *out; /* out holds only the fields this build knows */
     return WARPFFT_SUCCESS;
 }
 

@@ -21,7 +21,10 @@
 #define WF_MAX_WIDTH_F64 16 /* widths embedded for f64 kernels: 2..16 */
 /* Longest fine-grid dimension: cuFFT 12.0 gave wrong 1D transforms above 2^32 points (H200:
  * errors 5e-3 to 0.8 at 4299816960 points, C2C and Z2Z; 2^32 itself exact to rounding). */
-#define WF_MAX_FINE_DIM      ((int64_t)1 << 32)
+#define WF_MAX_FINE_DIM ((int64_t)1 << 32)
+/* For dim >= 2 a fine-grid dimension must be below this: the kernels' per-dimension index math
+ * is 32-bit (kernels/ABI.md; 2D {2160000000, 4} gave invalid global accesses on an H100). */
+#define WF_MAX_FINE_DIM_ND   ((int64_t)1 << 31)
 #define WF_SHARED_OPTIN_SM90 ((size_t)227 * 1024) /* opt-in shared memory per block, sm_90 */
 #define WF_SHARED_STATIC_MAX ((size_t)48 * 1024)  /* dynamic shared memory without opt-in */
 /* Static shared memory an SM kernel declares on top of its dynamic tile (kernels/ABI.md: at
@@ -130,7 +133,8 @@ int64_t wf_next_smooth_even(int64_t n);
 /* nf = next_smooth_even(max(ceil(sigma * N), 2w)). */
 int64_t wf_fine_size(int64_t n_modes, double sigma, int width);
 /* Plan stage (after the width): p->n_fine, fine_prod and mode_prod; WARPFFT_ERR_BAD_SIZE when
- * the fine grid times ntransf overflows, or a dimension exceeds WF_MAX_FINE_DIM. */
+ * the fine grid times ntransf overflows, or a dimension exceeds WF_MAX_FINE_DIM (reaches
+ * WF_MAX_FINE_DIM_ND for dim >= 2). */
 warpfft_status wf_params_set_grid(wf_params *p);
 /* Mode k of array index i (0 <= i < N): modeord 0: i - N/2; 1: i < ceil(N/2) ? i : i - N. */
 int64_t wf_mode_of_index(int64_t i, int64_t n, int modeord);

@@ -150,9 +150,12 @@ static warpfft_status upload_fac(struct warpfft_plan_s *plan, wf_dbuf *b, const 
     }
     warpfft_status st = wf_plan_alloc(plan, b, bytes, "deconvolution factors");
     if (st == WARPFFT_SUCCESS) {
-        CUresult r = plan->drv->cuMemcpyHtoD(b->ptr, src, bytes);
+        /* On the plan's stream, which execute's kernels read them on: a synchronous copy from
+         * pageable memory may still be landing (on the legacy stream) when a non-blocking
+         * stream starts. Pageable source: staged before the call returns, so freed below. */
+        CUresult r = plan->drv->cuMemcpyHtoDAsync(b->ptr, src, bytes, plan->stream);
         if (r != WF_CUDA_SUCCESS)
-            st = wf_cuda_error(r, "cuMemcpyHtoD of the deconvolution factors");
+            st = wf_cuda_error(r, "cuMemcpyHtoDAsync of the deconvolution factors");
     }
     free(f32);
     return st;
@@ -351,17 +354,27 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
     wf_clear_error();
     if (!plan)
         return WARPFFT_SUCCESS;
+    /* On failure the handle stays valid (holding whatever could not be released), so the
+     * caller can destroy it again instead of losing the device buffers with it. */
     warpfft_status st = wf_ctx_enter(plan->dev);
-    if (st == WARPFFT_SUCCESS) {
-        if (plan->t3)
-            wf_t3_release(plan);
-        cufftResult r = plan_release(plan);
-        wf_ctx_leave(plan->dev);
-        if (r != 0)
-            st = wf_cufft_error(r, "cufftDestroy");
+    if (st != WARPFFT_SUCCESS)
+        return wf_error(st,
+                        "warpfft_plan_destroy: %s; nothing was freed and the plan is still "
+                        "valid (call warpfft_plan_destroy again)",
+                        warpfft_last_error());
+    if (plan->t3)
+        wf_t3_release(plan);
+    cufftResult r = plan_release(plan);
+    wf_ctx_leave(plan->dev);
+    if (r != 0) {
+        wf_cufft_error(r, "cufftDestroy");
+        return wf_error(WARPFFT_ERR_CUFFT,
+                        "warpfft_plan_destroy: %s; the device buffers were freed and the plan is "
+                        "still valid (call warpfft_plan_destroy again)",
+                        warpfft_last_error());
     }
     free(plan);
-    return st;
+    return WARPFFT_SUCCESS;
 }
 
 WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info) {

@@ -117,6 +117,10 @@ typedef struct wf_device {
 /* Initialises the driver and device `ordinal` (retains its primary context). */
 warpfft_status wf_device_get(int ordinal, const wf_device **dev);
 
+/* For loader.c's fork handler: re-initialise the file's lock in the child of a fork(). */
+void wf_module_atfork_child(void);
+void wf_cufft_atfork_child(void);
+
 /* Makes dev's primary context current on this thread (push); wf_ctx_leave pops it. Every
  * public function that touches the GPU brackets its work with these. */
 warpfft_status wf_ctx_enter(const wf_device *dev);

@@ -62,6 +62,16 @@ static warpfft_status ensure_capacity(struct warpfft_plan_s *plan, int64_t M) {
     return st;
 }
 
+/* After a failed setpts: the per-point arrays this call allocated are not kept (they can be
+ * most of the device's memory, and the plan has no points to use them for). */
+static void release_points(struct warpfft_plan_s *plan) {
+    wf_dbuf *bufs[] = {&plan->sort_idx, &plan->bin_of, &plan->pos_in_bin, &plan->subprob_bin,
+                       &plan->xs[0],    &plan->xs[1],  &plan->xs[2]};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        wf_plan_free(plan, bufs[i]);
+    plan->point_cap = 0;
+}
+
 /* wf_bin_count_p: bin of each point, its position in the bin, bin sizes, non-finite flag. */
 static warpfft_status launch_bin_count(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
@@ -175,11 +185,14 @@ static warpfft_status setpts_run(struct warpfft_plan_s *plan, int64_t M, const v
     plan->n_subprob = 0;
     if (M == 0)
         return WARPFFT_SUCCESS; /* execute writes zeros (type 1) or nothing (type 2) */
+    int grows = M > plan->point_cap;
     warpfft_status st = ensure_capacity(plan, M);
     if (st == WARPFFT_SUCCESS)
         st = enqueue_binning(plan);
     if (st == WARPFFT_SUCCESS)
         st = read_result(plan);
+    if (st != WARPFFT_SUCCESS && grows)
+        release_points(plan);
     return st;
 }
 
@@ -189,10 +202,10 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
     warpfft_status st = check_args(plan, (int)precision, M, x, y, z);
     if (st != WARPFFT_SUCCESS)
         return st;
-    plan->has_points = 0;
     st = wf_ctx_enter(plan->dev);
-    if (st != WARPFFT_SUCCESS)
+    if (st != WARPFFT_SUCCESS) /* nothing changed: the previous points stay usable */
         return st;
+    plan->has_points = 0; /* from here on the old point set is being replaced */
     st = setpts_run(plan, M, x, y, z);
     wf_ctx_leave(plan->dev);
     plan->has_points = st == WARPFFT_SUCCESS;

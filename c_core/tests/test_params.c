@@ -423,6 +423,28 @@ static void test_validation_opts(void) {
     warpfft_opts o = defaults();
     o.struct_size = 8;
     EXPECT(WARPFFT_ERR_INVALID_ARG, "struct_size = 8", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    /* a newer header's larger struct: accepted when the unknown tail is zero */
+    struct {
+        warpfft_opts o;
+        unsigned char tail[24];
+    } big;
+    memset(&big, 0, sizeof big);
+    big.o = defaults();
+    big.o.struct_size = (uint32_t)sizeof big;
+    big.o.method = WARPFFT_METHOD_GM;
+    warpfft_plan_info in;
+    int st = warpfft_plan_params(1, 2, n, 1, 1e-6, WARPFFT_F32, &big.o, &in);
+    CHECK(st == 0 && in.method == WARPFFT_METHOD_GM, "larger opts, zero tail: %d %s", st,
+          warpfft_last_error());
+    big.tail[17] = 1;
+    st = warpfft_plan_params(1, 2, n, 1, 1e-6, WARPFFT_F32, &big.o, &in);
+    CHECK(st == WARPFFT_ERR_INVALID_ARG && strstr(warpfft_last_error(), "is not zero"),
+          "larger opts, non-zero tail: %d %s", st, warpfft_last_error());
+    o = defaults();
+    o.struct_size = (uint32_t)sizeof o - 4;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "struct_size", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
+    o.struct_size = 1u << 20; /* garbage: never read that far */
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "struct_size = 1048576", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
     o = defaults();
     o.modeord = 2;
     EXPECT(WARPFFT_ERR_INVALID_ARG, "modeord = 2", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
@@ -624,6 +646,34 @@ static void test_fine_dim_limit(void) {
           "N = 2^31 + 2: status %d, %s", st, warpfft_last_error());
 }
 
+/* dim >= 2: the kernels' 32-bit per-dimension indices need every fine dimension below 2^31
+ * (2D {1080000000, 1} at tol 0.1 gave fine {2160000000, 4}: invalid accesses on the GPU) */
+static void test_fine_dim_limit_nd(void) {
+    warpfft_plan_info in;
+    const int64_t issue[3] = {1080000000, 1, 1};
+    int st = warpfft_plan_params(1, 2, issue, 1, 0.1, WARPFFT_F32, NULL, &in);
+    CHECK(st == WARPFFT_ERR_BAD_SIZE && strstr(warpfft_last_error(), "below 2^31"),
+          "2D {1080000000, 1}: status %d, %s", st, warpfft_last_error());
+    /* 2143750000 = 2^4 5^8 7^3: the largest 2,3,5,7-smooth even size below 2^31 */
+    const int64_t ok[3] = {1071875000, 1, 1}, over[3] = {1071875001, 1, 1};
+    const int64_t ok3[3] = {4, 4, 1071875000}, over3[3] = {4, 4, 1071875001};
+    for (int dim = 2; dim <= 3; dim++) {
+        const int64_t *a = dim == 2 ? ok : ok3, *b = dim == 2 ? over : over3;
+        st = warpfft_plan_params(1, dim, a, 1, 1e-2, WARPFFT_F32, NULL, &in);
+        CHECK(st == 0 && in.n_fine[dim == 2 ? 0 : 2] == 2143750000,
+              "%dD N = 1071875000: status %d (%s), fine %lld", dim, st, warpfft_last_error(),
+              (long long)in.n_fine[dim == 2 ? 0 : 2]);
+        st = warpfft_plan_params(2, dim, b, 1, 1e-2, WARPFFT_F64, NULL, &in);
+        CHECK(st == WARPFFT_ERR_BAD_SIZE && strstr(warpfft_last_error(), "2147483648"),
+              "%dD N = 1071875001 (fine 2^31): status %d, %s", dim, st, warpfft_last_error());
+    }
+    /* 1D keeps the 2^32 limit */
+    const int64_t one[3] = {1080000000, 1, 1};
+    CHECK(warpfft_plan_params(1, 1, one, 1, 0.1, WARPFFT_F32, NULL, &in) == 0 &&
+              in.n_fine[0] == 2160000000,
+          "1D N = 1080000000: %s", warpfft_last_error());
+}
+
 static void test_reference_cases(void) {
     static const struct {
         int64_t N;
@@ -652,6 +702,7 @@ static void test_reference_cases(void) {
 int main(void) {
     test_width_beta();
     test_fine_dim_limit();
+    test_fine_dim_limit_nd();
     test_fine_grid();
     test_gauss_legendre();
     test_phihat();

@@ -90,6 +90,7 @@ SIGNATURES = {
     "warpfft_free": (_status, [c_int, _p]),
     "warpfft_memcpy_htod": (_status, [c_int, _p, _p, c_size_t]),
     "warpfft_memcpy_dtoh": (_status, [c_int, _p, _p, c_size_t]),
+    "warpfft_memset": (_status, [c_int, _p, c_int, c_size_t]),
     "warpfft_stream_sync": (_status, [c_int, c_uint64]),
     "warpfft_opts_default": (_status, [POINTER(Opts)]),
     "warpfft_plan_create": (

@@ -731,6 +731,14 @@ extern "C" {
     ) -> warpfft_status;
 }
 extern "C" {
+    pub fn warpfft_memset(
+        device: ::std::os::raw::c_int,
+        dptr: *mut ::std::os::raw::c_void,
+        value: ::std::os::raw::c_int,
+        bytes: usize,
+    ) -> warpfft_status;
+}
+extern "C" {
     pub fn warpfft_stream_sync(device: ::std::os::raw::c_int, stream: u64) -> warpfft_status;
 }
 extern "C" {

@@ -1,0 +1,48 @@
+/*
+ * standin.h — control API of the stand-in CUDA driver (standin_cuda.c, built as libcuda.so.1)
+ * and cuFFT (standin_cufft.c, built as libcufft.so.12) of the fault-injection suite
+ * (test_fault.c, run by run_tests.sh).
+ *
+ * The stand-ins keep "device" memory on the host (malloc), check that every copy, memset, cuFFT
+ * transform and the few emulated kernels stay inside one live allocation, and count what is live:
+ * allocations, modules, link states, cuFFT plans, the context push depth. Every call of either
+ * library gets a number; the armed one fails (cuMemAlloc with OUT_OF_MEMORY, cuFFT calls with
+ * CUFFT_INTERNAL_ERROR, other driver calls with CUDA_ERROR_LAUNCH_FAILED). Release calls
+ * (cuMemFree, cuModuleUnload, cuLinkDestroy, cufftDestroy) release and then report the failure;
+ * cuCtxPopCurrent never fails (the driver cannot fail a pop after a successful push).
+ *
+ * Kernels do not run: launches succeed without computing, except the three binning kernels whose
+ * totals setpts reads back (wf_bin_count_p: every point into bin 0; wf_scan_u64;
+ * wf_subprob_count), which the driver stand-in computes on the host.
+ */
+#ifndef WARPFFT_STANDIN_H
+#define WARPFFT_STANDIN_H
+
+#include <stddef.h>
+
+typedef struct standin_counts {
+    long calls;          /* numbered calls since the last standin_arm */
+    long failed_at;      /* the call that failed (0: none failed) */
+    char failed_fn[48];  /* its function name */
+    long live_allocs;    /* cuMemAlloc minus cuMemFree */
+    size_t live_bytes;   /* bytes of those */
+    long live_modules;   /* cuModuleLoadData(Ex) minus cuModuleUnload */
+    long live_links;     /* cuLinkCreate minus cuLinkDestroy */
+    long live_fft_plans; /* cufftCreate minus cufftDestroy */
+    long ctx_depth;      /* pushes minus pops on this thread */
+    long violations;     /* out-of-bounds accesses, bad frees, pops without a push, ... */
+    long launches;       /* cuLaunchKernel calls that succeeded */
+} standin_counts;
+
+/* Fails numbered call `fail_at` (counting from 1 from now; 0: none) and resets the call count. */
+typedef void (*standin_arm_fn)(long fail_at);
+typedef void (*standin_get_fn)(standin_counts *out);
+/* Sleeps `ms` in every cuModuleLoadData(Ex) (a slow JIT, for the fork test). */
+typedef void (*standin_slow_load_fn)(int ms);
+
+/* Exported by libcuda.so.1 for libcufft.so.12: numbers a call (1: it must fail), checks a range. */
+int standin_tick(const char *fn);
+int standin_check_range(const void *p, size_t bytes, const char *what);
+void standin_fft_plans(int delta);
+
+#endif

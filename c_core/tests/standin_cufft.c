@@ -1,0 +1,105 @@
+/*
+ * standin_cufft.c — a stand-in libcufft.so.12 for the fault-injection suite (see standin.h).
+ * Shares the call numbering and the allocation table of the stand-in libcuda.so.1 (linked).
+ * Plans record their size; cufftSetWorkArea and the transforms check their buffers.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+#include "standin.h"
+
+#define API                  __attribute__((visibility("default")))
+#define CUFFT_INVALID_PLAN   1
+#define CUFFT_INTERNAL_ERROR 5
+#define MAX_PLANS            1024
+#define WORK_BYTES           4096
+
+static struct {
+    int live, made;
+    size_t data_bytes; /* the batch's bytes, for the transforms */
+} plans[MAX_PLANS];
+
+#define TICK(name)                                                                                 \
+    do {                                                                                           \
+        if (standin_tick(name))                                                                    \
+            return CUFFT_INTERNAL_ERROR;                                                           \
+    } while (0)
+
+static int valid(cufftHandle h) {
+    return h >= 0 && h < MAX_PLANS && plans[h].live;
+}
+
+API cufftResult cufftCreate(cufftHandle *h) {
+    TICK("cufftCreate");
+    for (int i = 0; i < MAX_PLANS; i++)
+        if (!plans[i].live) {
+            plans[i].live = 1;
+            plans[i].made = 0;
+            *h = i;
+            standin_fft_plans(1);
+            return 0;
+        }
+    return CUFFT_INTERNAL_ERROR;
+}
+API cufftResult cufftDestroy(cufftHandle h) {
+    int fail = standin_tick("cufftDestroy"); /* released either way */
+    if (!valid(h))
+        return CUFFT_INVALID_PLAN;
+    plans[h].live = 0;
+    standin_fft_plans(-1);
+    return fail ? CUFFT_INTERNAL_ERROR : 0;
+}
+API cufftResult cufftSetAutoAllocation(cufftHandle h, int v) {
+    (void)v;
+    TICK("cufftSetAutoAllocation");
+    return valid(h) ? 0 : CUFFT_INVALID_PLAN;
+}
+API cufftResult cufftMakePlanMany64(cufftHandle h, int rank, long long *n, long long *inembed,
+                                    long long istride, long long idist, long long *onembed,
+                                    long long ostride, long long odist, int type, long long batch,
+                                    size_t *work) {
+    (void)inembed, (void)istride, (void)idist, (void)onembed, (void)ostride, (void)odist;
+    TICK("cufftMakePlanMany64");
+    if (!valid(h) || rank < 1 || rank > 3 || batch < 1)
+        return CUFFT_INVALID_PLAN;
+    long long total = batch;
+    for (int d = 0; d < rank; d++)
+        total *= n[d];
+    plans[h].data_bytes = (size_t)total * (type == WF_CUFFT_Z2Z ? 16 : 8);
+    plans[h].made = 1;
+    *work = WORK_BYTES;
+    return 0;
+}
+API cufftResult cufftSetWorkArea(cufftHandle h, void *area) {
+    TICK("cufftSetWorkArea");
+    if (!valid(h) || !plans[h].made || !standin_check_range(area, WORK_BYTES, "cufftSetWorkArea"))
+        return CUFFT_INVALID_PLAN;
+    return 0;
+}
+API cufftResult cufftSetStream(cufftHandle h, CUstream s) {
+    (void)s;
+    TICK("cufftSetStream");
+    return valid(h) ? 0 : CUFFT_INVALID_PLAN;
+}
+static cufftResult exec(const char *fn, cufftHandle h, void *in, void *out) {
+    TICK(fn);
+    if (!valid(h) || !plans[h].made)
+        return CUFFT_INVALID_PLAN;
+    if (!standin_check_range(in, plans[h].data_bytes, fn) ||
+        !standin_check_range(out, plans[h].data_bytes, fn))
+        return CUFFT_INTERNAL_ERROR;
+    return 0;
+}
+API cufftResult cufftExecC2C(cufftHandle h, void *in, void *out, int dir) {
+    (void)dir;
+    return exec("cufftExecC2C", h, in, out);
+}
+API cufftResult cufftExecZ2Z(cufftHandle h, void *in, void *out, int dir) {
+    (void)dir;
+    return exec("cufftExecZ2Z", h, in, out);
+}
+API cufftResult cufftGetVersion(int *v) {
+    *v = 12000;
+    return 0;
+}
