@@ -165,6 +165,7 @@ class FakeLib:
             info.bin_size[d] = 1
         info.ntransf = p["ntransf"]
         info.n_points = -1 if p["M"] is None else p["M"]
+        info.n_targets = -1 if p.get("K") is None else p["K"]
         return self._log("warpfft_plan_get_info", h)
 
     def _nudft(self, p, c, fk):
