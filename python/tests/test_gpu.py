@@ -432,10 +432,11 @@ def test_type3_one_call_batch_and_isign(dim):
     given = np.empty((nt, 150), dtype)
     assert f3(*x, c, *s, out=given, eps=1e-9, isign=-1) is given
     assert rel_err(given, exact3(x, s, c, -1)) <= SLACK * 1e-9
-    # another M and K through the same cached plan
-    x2, s2, c2 = problem3(dim, dtype, seed=22, M=57, K=311)
+    # another M and K (and spreads) through the same cached plan: new grids at setpts
+    x2, s2, c2 = problem3(dim, dtype, n_trans=nt, seed=22, M=57, K=311)
+    s2 = [3 * v for v in s2]
     out = f3(*x2, c2, *s2, eps=1e-9)
-    assert out.shape == (311,) and rel_err(out, exact3(x2, s2, c2, 1)) <= SLACK * 1e-9
+    assert out.shape == (nt, 311) and rel_err(out, exact3(x2, s2, c2, 1)) <= SLACK * 1e-9
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["f32", "f64"])
