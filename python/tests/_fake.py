@@ -55,6 +55,8 @@ class FakeLib:
         return ptr
 
     def view(self, ptr, dtype, n):
+        if not n:
+            return np.zeros(0, dtype)
         return np.frombuffer((ctypes.c_char * (n * np.dtype(dtype).itemsize)).from_address(ptr),
                              dtype)
 
@@ -85,7 +87,8 @@ class FakeLib:
     # plans
     def warpfft_plan_create(self, type_, dim, n, iflag, ntransf, tol, precision, popts, phandle):
         opts = popts._obj
-        st = self._log("warpfft_plan_create", type_, dim, tuple(n[:3]), iflag, ntransf, tol,
+        n = (1, 1, 1) if n is None else tuple(n[:3])  # type 3 passes NULL
+        st = self._log("warpfft_plan_create", type_, dim, n, iflag, ntransf, tol,
                        precision, opts.modeord, opts.device, opts.stream)
         self.last_opts = {f: getattr(opts, f) for f, _ in type(opts)._fields_
                           if f != "bin_size"}
@@ -93,7 +96,8 @@ class FakeLib:
             h = next(self._ids)
             self.plans[h] = dict(type=type_, dim=dim, n=tuple(n[:dim]), iflag=iflag,
                                  ntransf=ntransf, precision=precision, modeord=opts.modeord,
-                                 sio=opts.spreadinterponly, M=None, pts=None)
+                                 sio=opts.spreadinterponly, M=None, pts=None, K=None,
+                                 src=None, tgt=None)
             phandle._obj.value = h
         return st
 
@@ -101,6 +105,22 @@ class FakeLib:
         st = self._log("warpfft_setpts", h, precision, M, x, y, z)
         if st == 0:
             self.plans[h].update(M=M, pts=(x, y, z))
+        return st
+
+    def warpfft_setpts3(self, h, precision, M, x, y, z, K, s, t, u):
+        """As the C library: refuses types 1/2, and copies sources and targets (the caller may
+        free them once the call returns), in the C ABI's dimension order."""
+        st = self._log("warpfft_setpts3", h, precision, M, x, y, z, K, s, t, u)
+        p = self.plans[h]
+        if st == 0 and p["type"] != 3:
+            st = 18
+        if st == 0:
+            real = np.float32 if precision == 1 else np.float64
+            src = [self.view(q, real, M).astype(np.float64) for q in (x, y, z)[:p["dim"]]]
+            tgt = [self.view(q, real, K).astype(np.float64) for q in (s, t, u)[:p["dim"]]]
+            p.update(M=M, K=K, src=src, tgt=tgt)
+        else:
+            p.update(M=None, K=None, src=None, tgt=None)
         return st
 
     def warpfft_execute(self, h, precision, c, fk):
@@ -165,9 +185,27 @@ class FakeLib:
             info.bin_size[d] = 1
         info.ntransf = p["ntransf"]
         info.n_points = -1 if p["M"] is None else p["M"]
+        info.n_targets = -1 if p["K"] is None else p["K"]
+        if p["K"] is not None:  # the centres and half-widths of the point sets, per C dim
+            info.inner_precision, info.inner_width, info.inner_beta = p["precision"], 5, 11.5
+            for d, (x, s) in enumerate(zip(p["src"], p["tgt"])):
+                x, s = (x, s) if len(x) and len(s) else (np.zeros(1), np.zeros(1))
+                info.x_center[d], info.x_half[d] = (x.max() + x.min()) / 2, np.ptp(x) / 2
+                info.s_center[d], info.s_half[d] = (s.max() + s.min()) / 2, np.ptp(s) / 2
+                info.gamma[d], info.inner_fine[d] = 1.0 + d, 16 * (d + 1)
         return self._log("warpfft_plan_get_info", h)
 
+    def _nudft3(self, p, c, fk):
+        cplx = np.complex64 if p["precision"] == 1 else np.complex128
+        M, K, nt = p["M"], p["K"], p["ntransf"]
+        phase = sum(np.outer(s, x) for s, x in zip(p["tgt"], p["src"]))  # (K, M)
+        A = np.exp(p["iflag"] * 1j * phase.reshape(K, M))
+        cv, fv = self.view(c, cplx, nt * M), self.view(fk, cplx, nt * K)
+        fv[:] = (cv.reshape(nt, M).astype(np.complex128) @ A.T).ravel().astype(cplx)
+
     def _nudft(self, p, c, fk):
+        if p["type"] == 3:
+            return self._nudft3(p, c, fk)
         if p["sio"]:
             return self._spreadinterp(p, c, fk)
         real = np.float32 if p["precision"] == 1 else np.float64

@@ -11,14 +11,34 @@ from _support import LIBRARY, REPO, clean_env, gpu_status, run, warpfft
 EXAMPLES = os.path.join(REPO, "examples")
 
 
-def test_python_example():
+@pytest.mark.parametrize("name", ["type1_2d.py", "type3_1d.py"])
+def test_python_example(name):
     env = clean_env(WARPFFT_LIBRARY=LIBRARY, PYTHONPATH=os.path.join(REPO, "python"))
-    r = run([sys.executable, os.path.join(EXAMPLES, "python", "type1_2d.py")], env=env)
+    r = run([sys.executable, os.path.join(EXAMPLES, "python", name)], env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     if gpu_status() is None:
         assert "direct sum" in r.stdout
     else:
         assert "no GPU" in r.stdout
+
+
+def test_readme_python_blocks_are_the_examples():
+    """README's Python section is examples/python/type1_2d.py byte for byte, and its type 3
+    section points at examples/python/type3_1d.py with a snippet taken from that file."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        readme = f.read()
+    with open(os.path.join(EXAMPLES, "python", "type1_2d.py")) as f:
+        assert "```python\n" + f.read() + "```" in readme
+    with open(os.path.join(EXAMPLES, "python", "type3_1d.py")) as f:
+        example = f.read()
+    section = readme[readme.index("## Type 3"):]
+    section = section[:section.index("\n## ")]
+    assert "examples/python/type3_1d.py" in section
+    block = section[section.index("```python\n") + 10:]
+    block = block[:block.index("```")]
+    for line in block.splitlines():
+        if line and not line.startswith("#"):
+            assert line in example, line
 
 
 def _install_prefix(prefix):

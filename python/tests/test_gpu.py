@@ -373,3 +373,119 @@ def test_spreadinterponly_against_kernel_sum(type_, dim, dtype):
 def test_spreadinterponly_small_grid_refused():
     with pytest.raises(warpfft.InvalidArgumentError, match="twice the kernel width"):
         warpfft.Plan(1, (64, 5), eps=1e-5, gpu_spreadinterponly=1)
+
+
+# ---- type 3 (non-uniform to non-uniform), against exact numpy sums ----
+
+EPS3 = {np.complex64: 1e-4, np.complex128: 1e-9}
+
+
+def problem3(dim, dtype, n_trans=None, seed=20, M=200, K=150):
+    """Sources in boxes off the origin, targets over wider, shifted ranges (not periodic)."""
+    rng = np.random.default_rng(seed)
+    real = np.float32 if dtype == np.complex64 else np.float64
+    x = [rng.uniform(-2.0 + d, 7.0 + d, M).astype(real) for d in range(dim)]
+    s = [rng.uniform(-25.0 - 3 * d, 40.0, K).astype(real) for d in range(dim)]
+    b = () if n_trans is None else (n_trans,)
+    c = (rng.standard_normal(b + (M,)) + 1j * rng.standard_normal(b + (M,))).astype(dtype)
+    return x, s, c
+
+
+def exact3(x, s, c, isign):
+    phase = sum(np.outer(np.asarray(sd, np.float64), np.asarray(xd, np.float64))
+                for sd, xd in zip(s, x))  # (K, M)
+    return np.asarray(c, np.complex128) @ np.exp(isign * 1j * phase).T
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["f32", "f64"])
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_type3_plan_host_numpy(dim, dtype):
+    x, s, c = problem3(dim, dtype)
+    eps = EPS3[dtype]
+    with warpfft.Plan(3, dim, eps=eps, dtype=dtype) as plan:  # isign: +1, the reference's
+        plan.setpts(*x, *[None] * (3 - dim), *s)
+        assert plan.M == 200 and plan.K == 150 and plan.fk_shape == (150,)
+        out = plan.execute(c)
+        assert isinstance(out, np.ndarray) and out.dtype == dtype and out.shape == (150,)
+        assert rel_err(out, exact3(x, s, c, 1)) <= SLACK * eps
+        info = plan.info
+        assert info["type"] == 3 and info["n_points"] == 200 and info["n_targets"] == 150
+        assert info["inner_precision"] in ("f32", "f64") and info["inner_width"] > 0
+        # centres and half-widths in the Python order: x first
+        for d in range(dim):
+            lo, hi = float(x[d].min()), float(x[d].max())
+            assert abs(info["x_center"][d] - (lo + hi) / 2) <= 1e-5 * (abs(lo) + abs(hi))
+            assert abs(info["x_half"][d] - (hi - lo) / 2) <= 1e-5 * (abs(lo) + abs(hi))
+            lo, hi = float(s[d].min()), float(s[d].max())
+            assert abs(info["s_half"][d] - (hi - lo) / 2) <= 1e-5 * (abs(lo) + abs(hi))
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_type3_one_call_batch_and_isign(dim):
+    dtype, nt = np.complex128, 2
+    x, s, c = problem3(dim, dtype, n_trans=nt, seed=21)
+    f3 = getattr(warpfft, f"nufft{dim}d3")
+    for _ in range(2):  # the second call reuses the cached plan
+        out = f3(*x, c, *s, eps=1e-9)
+        assert out.shape == (nt, 150)
+        assert rel_err(out, exact3(x, s, c, 1)) <= SLACK * 1e-9
+    given = np.empty((nt, 150), dtype)
+    assert f3(*x, c, *s, out=given, eps=1e-9, isign=-1) is given
+    assert rel_err(given, exact3(x, s, c, -1)) <= SLACK * 1e-9
+    # another M and K (and spreads) through the same cached plan: new grids at setpts
+    x2, s2, c2 = problem3(dim, dtype, n_trans=nt, seed=22, M=57, K=311)
+    s2 = [3 * v for v in s2]
+    out = f3(*x2, c2, *s2, eps=1e-9)
+    assert out.shape == (nt, 311) and rel_err(out, exact3(x2, s2, c2, 1)) <= SLACK * 1e-9
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["f32", "f64"])
+def test_type3_direct_sample_and_accuracy(dtype):
+    """warpfft.direct_sample(3, ...) is the exact sum; the plan meets eps against it."""
+    x, s, c = problem3(2, dtype, seed=23, M=2000, K=1000)
+    ref = exact3(x, s, c, 1)
+    idx = np.array([0, 1, 500, 999])
+    got = warpfft.direct_sample(3, 2, *x, c=c, s=s[0], t=s[1], sample=idx)
+    assert rel_err(got, ref[idx]) < (1e-5 if dtype == np.complex64 else 1e-12)
+    misses = []
+    for eps in ((1e-2, 1e-4, 1e-5) if dtype == np.complex64 else (1e-6, 1e-9, 1e-12)):
+        err = rel_err(warpfft.nufft2d3(*x, c, *s, eps=eps), ref)
+        if err > eps:
+            misses.append(f"eps {eps:g}: error {err:.3g}")
+    assert not misses, "type 3 relative l2 error above eps: " + "; ".join(misses)
+
+
+def test_type3_device_arrays_and_errors():
+    dtype = np.complex64
+    x, s, c = problem3(3, dtype, seed=24)
+    dx = [warpfft.DeviceArray.from_host(v) for v in x]
+    ds = [warpfft.DeviceArray.from_host(v) for v in s]
+    with warpfft.Plan(3, 3, eps=1e-5, dtype=dtype) as plan:
+        with pytest.raises(warpfft.WarpfftError) as ei:
+            plan.execute(c)
+        assert ei.value.name == "WARPFFT_ERR_NO_POINTS"
+        bad = x[0].copy()
+        bad[3] = np.nan
+        with pytest.raises(warpfft.InvalidArgumentError) as ei:
+            plan.setpts(bad, x[1], x[2], *s)
+        assert ei.value.name == "WARPFFT_ERR_BAD_POINTS" and plan.M is None
+        plan.setpts(*dx, *ds)
+        del dx, ds  # the C library copied them
+        dout = plan.execute(warpfft.DeviceArray.from_host(c))
+        assert isinstance(dout, warpfft.DeviceArray) and dout.shape == (150,)
+        assert rel_err(dout.get(), exact3(x, s, c, 1)) <= SLACK * 1e-5
+
+
+def test_type3_cupy():
+    cp = pytest.importorskip("cupy", reason="cupy not installed")
+    dtype, nt = np.complex128, 2
+    x, s, c = problem3(2, dtype, n_trans=nt, seed=25)
+    out = warpfft.nufft2d3(*[cp.asarray(v) for v in x], cp.asarray(c),
+                           *[cp.asarray(v) for v in s], eps=1e-9)
+    assert isinstance(out, cp.ndarray) and out.shape == (nt, 150)
+    assert rel_err(cp.asnumpy(out), exact3(x, s, c, 1)) <= SLACK * 1e-9
+    with warpfft.Plan(3, 2, nt, 1e-9, dtype=dtype) as plan:  # cupy out=
+        plan.setpts(*[cp.asarray(v) for v in x], None, *[cp.asarray(v) for v in s])
+        o = cp.empty((nt, 150), dtype)
+        assert plan.execute(cp.asarray(c), out=o) is o
+        assert rel_err(cp.asnumpy(o), exact3(x, s, c, 1)) <= SLACK * 1e-9

@@ -65,3 +65,39 @@ def test_opts_default_sets_struct_size():
     opts = _lib.default_opts()
     assert opts.struct_size == ctypes.sizeof(_lib.Opts)
     assert opts.upsampfac == 2.0 and opts.modeord == 0 and opts.method == 0 and opts.stream == 0
+
+
+def _guarded_info():
+    """A PlanInfo inside a larger buffer whose tail is a canary: a C library whose
+    warpfft_plan_info is larger than the ctypes one would overwrite it."""
+    size = ctypes.sizeof(_lib.PlanInfo)
+    buf = ctypes.create_string_buffer(b"\xa5" * (size + 256), size + 256)
+    return buf, _lib.PlanInfo.from_buffer(buf), size
+
+
+def test_plan_params_writes_within_plan_info():
+    buf, info, size = _guarded_info()
+    opts = _lib.default_opts()
+    _lib.call("plan_params", 1, 2, _lib.n_modes_array((32, 16)), 1, 1e-6, _lib.PRECISION_F32,
+              ctypes.byref(opts), ctypes.byref(info))
+    assert buf.raw[size:] == b"\xa5" * 256
+    assert info.n_modes[0] == 32 and info.n_modes[1] == 16 and info.width > 0
+    assert info.n_targets == -1 and info.inner_width == 0 and tuple(info.gamma) == (0, 0, 0)
+
+
+def test_plan_params3_writes_within_plan_info():
+    buf, info, size = _guarded_info()
+    opts = _lib.default_opts()
+    lo = (ctypes.c_double * 3)(-1.0, -2.0, 0.0)
+    hi = (ctypes.c_double * 3)(1.0, 2.0, 0.0)
+    slo = (ctypes.c_double * 3)(-10.0, -5.0, 0.0)
+    shi = (ctypes.c_double * 3)(10.0, 5.0, 0.0)
+    _lib.call("plan_params3", 2, 1, 1e-6, _lib.PRECISION_F64, ctypes.byref(opts), lo, hi, slo,
+              shi, ctypes.byref(info))
+    assert buf.raw[size:] == b"\xa5" * 256
+    assert info.type == 3 and info.dim == 2
+    assert info.n_points == -1 and info.n_targets == -1
+    assert info.inner_width > 0 and info.inner_beta > 0
+    assert tuple(info.x_center[:2]) == (0.0, 0.0) and tuple(info.x_half[:2]) == (1.0, 2.0)
+    assert tuple(info.s_center[:2]) == (0.0, 0.0) and tuple(info.s_half[:2]) == (10.0, 5.0)
+    assert all(g > 0 for g in info.gamma[:2])

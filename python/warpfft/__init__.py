@@ -5,6 +5,7 @@ drop-in for the reference GPU NUFFT package's (cufinufft's) Python interface:
     f = cufinufft.nufft2d1(x, y, c, (N1, N2), eps=1e-6)     # f.shape == (N1, N2), x <-> axis 0
     plan = cufinufft.Plan(1, (N1, N2), n_trans=1, eps=1e-6, dtype="complex64")
     plan.setpts(x, y); f = plan.execute(c)
+    g = cufinufft.nufft2d3(x, y, c, s, t)     # type 3: M sources -> K targets, g.shape == (K,)
 
 Shapes: modes ``(N1[, N2[, N3]])`` with x along axis 0, a batch axis first when
 n_trans > 1; strengths/values ``([n_trans,] M)``. Arrays: numpy, cupy, torch, jax, numba and
@@ -23,7 +24,7 @@ import types as _types  # noqa: E402
 from ._cache import clear as clear_plan_cache  # noqa: E402
 from ._cache import info as plan_cache_info  # noqa: E402
 from ._cache import set_limits as set_plan_cache_limits  # noqa: E402
-from ._compat import Plan, plan_params  # noqa: E402
+from ._compat import Plan, plan_params, plan_params3  # noqa: E402
 from ._device import DeviceArray  # noqa: E402
 from ._errors import (  # noqa: E402
     InvalidArgumentError,
@@ -89,7 +90,7 @@ __all__ = [
     "nufft1d3", "nufft2d3", "nufft3d3", "install_as_cufinufft",
     "clear_plan_cache", "plan_cache_info", "set_plan_cache_limits",
     "version", "library_path", "build_manifest", "embedded_modules", "init", "runtime_info",
-    "cufft_probe", "plan_params", "direct_sample", "status_name", "last_error",
+    "cufft_probe", "plan_params", "plan_params3", "direct_sample", "status_name", "last_error",
     "WarpfftError", "LibraryNotFoundError", "NoGpuError", "NoCufftError",
     "InvalidArgumentError", "OutOfMemoryError", "UnsupportedError",
 ]

@@ -6,6 +6,14 @@ axis 0 (``N1``), ``y`` with axis 1, ``z`` with axis 2; a batch axis comes first:
 mode counts and the coordinates are handed to it reversed -- ``(N3, N2, N1)`` and
 ``(z, y, x)`` -- which is the same memory with no copy or transpose of any data.
 
+Type 3 (as the reference): ``Plan(3, dim, ...)`` -- ``n_modes`` is the dimension, an integer;
+``setpts(x, y, z, s, t, u)`` gives M sources and K targets; ``execute(c)`` maps ``([n_trans,] M)``
+strengths to ``([n_trans,] K)`` values f[k] = sum_j c[j] exp(isign i s_k . x_j). There is no mode
+array, so the axis order changes no result; sources and targets are handed to the C ABI
+reversed all the same (``(z, y, x)`` and ``(u, t, s)``), so that ``plan.info``'s per-dimension
+tuples (``x_center``, ``s_half``, ``gamma``, ...) come back in the same Python order (x first)
+as for types 1 and 2.
+
 Options (the reference's names, as keyword arguments of Plan and of the one-call functions):
 
 ==========================  ==================================================================
@@ -46,8 +54,8 @@ import numpy as np
 from . import _device, _lib
 from ._arrays import empty_like, finish, wrap
 from ._device import DeviceArray, driver, same_stream
-from ._errors import ERR_BAD_DIM, ERR_NO_POINTS, WarpfftError, invalid, unsupported
-from ._plan import CPlan, make_opts, plan_params_c, precision_of
+from ._errors import ERR_BAD_DIM, ERR_NO_POINTS, WarpfftError, invalid
+from ._plan import CPlan, info_dict, make_opts, plan_params3_c, plan_params_c, precision_of
 
 _I32 = (-_lib.INT32_MAX - 1, _lib.INT32_MAX)
 _IGNORED = {"gpu_sort": (0, 1), "gpu_kerevalmeth": (0, 1), "gpu_maxbatchsize": (0, None),
@@ -57,8 +65,6 @@ _HONOURED = ("modeord", "upsampfac", "gpu_method", "gpu_binsizex", "gpu_binsizey
              "gpu_binsizez", "gpu_maxsubprobsize", "gpu_device_id", "gpu_stream",
              "gpu_spreadinterponly")
 OPTION_NAMES = frozenset(_HONOURED) | frozenset(_IGNORED)
-TYPE3_MESSAGE = ("type 3 NUFFT is not implemented in this build of warpfft (the C ABI has no "
-                 "type 3 yet)")
 
 
 def _shape_of(a):
@@ -140,9 +146,16 @@ def effective_eps(eps, precision):
 
 
 def normalize_modes(nufft_type, n_modes):
-    """(dim, n_modes tuple in the Python order) as the reference reads them."""
+    """(dim, n_modes tuple in the Python order) as the reference reads them. Type 3: n_modes
+    is the dimension (an integer, as the reference requires) and the tuple (1,) * dim."""
     if nufft_type == 3:
-        raise unsupported(TYPE3_MESSAGE)
+        if isinstance(n_modes, (bool, np.bool_)) or not isinstance(n_modes, (int, np.integer)):
+            raise invalid(f"For a type 3 plan, n_modes must be a single integer, the dimension "
+                          f"(got {n_modes!r})")
+        if not 1 <= n_modes <= 3:
+            raise invalid(f"Only dimensions 1, 2, and 3 supported (type 3 dim {n_modes})",
+                          ERR_BAD_DIM)
+        return int(n_modes), (1,) * int(n_modes)
     if isinstance(n_modes, (bool, float, str, bytes)):
         raise invalid(f"Invalid n_modes {n_modes!r}: an integer or a tuple of 1 to 3 integers")
     if np.ndim(n_modes) == 0:
@@ -161,9 +174,10 @@ def plan_params(nufft_type, n_modes, n_trans=1, eps=1e-6, dtype="complex64", **k
     """What ``Plan(nufft_type, n_modes, n_trans, eps, dtype=dtype, **kwargs)`` would choose
     (kernel width, beta, fine grid, bins, method), without a GPU; the same argument checks as
     plan creation. Per-dimension tuples are in the Python order (axis 0 first)."""
-    from ._plan import info_dict
-
     nufft_type = _lib.as_int("nufft_type", nufft_type, -_lib.INT32_MAX, _lib.INT32_MAX)
+    if nufft_type == 3:
+        raise invalid("type 3 grids depend on the spreads of the sources and targets: use "
+                      "warpfft.plan_params3(x_bounds, s_bounds, ...)")
     dim, n = normalize_modes(nufft_type, n_modes)
     prec, _, _ = precision_of(dtype)
     o, _ = normalize_options(nufft_type, kwargs)
@@ -171,15 +185,50 @@ def plan_params(nufft_type, n_modes, n_trans=1, eps=1e-6, dtype="complex64", **k
     return info_dict(plan_params_c(nufft_type, n[::-1], n_trans, eps, prec, make_opts(**o)))
 
 
+def _bounds(name, b):
+    """[(lo, hi), ...] per dimension, finite floats, lo <= hi (the C checks them again)."""
+    try:
+        pairs = [(float(lo), float(hi)) for lo, hi in b]
+    except (TypeError, ValueError):
+        raise invalid(f"{name} must be a sequence of (lo, hi) pairs, one per dimension "
+                      f"(got {b!r})") from None
+    if not 1 <= len(pairs) <= 3:
+        raise invalid(f"{name} has {len(pairs)} (lo, hi) pairs: 1 to 3 (one per dimension)",
+                      ERR_BAD_DIM)
+    for lo, hi in pairs:
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+            raise invalid(f"{name}: ({lo}, {hi}) must be finite with lo <= hi")
+    return pairs
+
+
+def plan_params3(x_bounds, s_bounds, n_trans=1, eps=1e-6, dtype="complex64", **kwargs):
+    """What a type 3 plan's setpts would choose (warpfft_plan_params3; no GPU) for sources
+    with x in ``x_bounds[0] = (lo, hi)``, y in ``x_bounds[1]``, ... and targets with s in
+    ``s_bounds[0]``, ... (one pair per dimension, Python order: x first): kernel width and
+    beta, spreading grid (``n_fine``), the inner type-2 step's precision, width, beta and fine
+    grid, centres, half-widths and gamma. The reference has no such function."""
+    xb, sb = _bounds("x_bounds", x_bounds), _bounds("s_bounds", s_bounds)
+    if len(xb) != len(sb):
+        raise invalid(f"x_bounds has {len(xb)} dimensions but s_bounds {len(sb)}", ERR_BAD_DIM)
+    prec, _, _ = precision_of(dtype)
+    o, _ = normalize_options(3, kwargs)
+    eps = effective_eps(eps, prec)
+    xb, sb = xb[::-1], sb[::-1]  # the C ABI's dimension 1 is the last Python axis
+    info = plan_params3_c(len(xb), n_trans, eps, prec, make_opts(**o),
+                          [b[0] for b in xb], [b[1] for b in xb],
+                          [b[0] for b in sb], [b[1] for b in sb])
+    return info_dict(info)
+
+
 class Plan:
     """A NUFFT plan, with the reference's (cufinufft's) interface:
 
     ``Plan(nufft_type, n_modes, n_trans=1, eps=1e-6, isign=None, dtype="complex64", **kwargs)``
 
-    * ``nufft_type``: 1 (points -> modes) or 2 (modes -> points). (3 raises UnsupportedError.)
+    * ``nufft_type``: 1 (points -> modes), 2 (modes -> points) or 3 (points -> points).
     * ``n_modes``: ``N1``, ``(N1, N2)`` or ``(N1, N2, N3)``: the mode array's shape; ``N1``
-      goes with ``x``.
-    * ``isign``: sign of the exponent; default +1 for type 1, -1 for type 2.
+      goes with ``x``. Type 3: the dimension (1, 2 or 3), an integer.
+    * ``isign``: sign of the exponent; default +1 for types 1 and 3, -1 for type 2.
     * ``dtype``: "complex64" (points float32) or "complex128" (points float64).
     * ``**kwargs``: the reference's option names (see ``warpfft._compat``'s table): honoured,
       or accepted and ignored where they change no result; unknown names raise.
@@ -192,6 +241,10 @@ class Plan:
     wait), and the producers' streams wait for it in turn. Arrays the queued work reads or
     writes are kept referenced by the plan until an event shows the work is done.
     Shapes: data ``(M,)``/``(n_trans, M)`` and modes ``n_modes``/``(n_trans, *n_modes)``.
+
+    Type 3: ``setpts(x[, y[, z]], s=s[, t=t[, u=u]])`` (M sources, K targets; K may differ
+    from M; the C library copies them, the plan keeps no reference) and ``execute(c)``:
+    ``([n_trans,] M)`` -> ``([n_trans,] K)``, f[k] = sum_j c[j] exp(isign i s_k . x_j).
 
     One thread at a time per plan is what the C library allows: calls on one Plan are
     serialised by a lock, so sharing one between threads is safe (not concurrent).
@@ -238,9 +291,22 @@ class Plan:
         return None if self._c is None else self._c.M
 
     @property
+    def K(self):
+        """Type 3: number of targets set by the last successful setpts (None before, after
+        one that failed, and for types 1 and 2)."""
+        return None if self._c is None else self._c.K
+
+    @property
     def fk_shape(self):
-        """Shape of the mode array: ([n_trans,] N1[, N2[, N3]])."""
-        return ((self._n_trans,) if self._n_trans > 1 else ()) + self._n_modes
+        """Shape of the mode array: ([n_trans,] N1[, N2[, N3]]); type 3: of the values at the
+        targets, ([n_trans,] K)."""
+        b = (self._n_trans,) if self._n_trans > 1 else ()
+        if self._type == 3:
+            if self.K is None:
+                raise WarpfftError("setpts has not been called", ERR_NO_POINTS,
+                                   "WARPFFT_ERR_NO_POINTS")
+            return b + (self.K,)
+        return b + self._n_modes
 
     @property
     def c_shape(self):
@@ -326,39 +392,47 @@ class Plan:
 
     # ---- the verbs ----
 
+    def _coords(self, values, names):
+        """The dim coordinate arrays of one point set (x, y, z or s, t, u), checked: the
+        ones the dimension needs, the same 1-D shape, the plan's real dtype."""
+        coords = list(values)
+        for d in range(self._dim, 3):  # the reference allows empty arrays for unused axes
+            if coords[d] is not None and np.size(_shape_of(coords[d])) and \
+                    np.prod(_shape_of(coords[d])) == 0:
+                coords[d] = None
+        for d in range(3):
+            given = coords[d] is not None
+            if given != (d < self._dim):
+                need = "needed" if d < self._dim else "not allowed"
+                what = " type 3" if self._type == 3 else ""
+                raise invalid(f"{names[d]} is {need} for a {self._dim}D{what} plan")
+        arrs = [wrap(coords[d], names[d], self._real_dtype, stream=self._stream)
+                for d in range(self._dim)]
+        if len(arrs[0].shape) != 1:
+            raise invalid(f"Argument `{names[0]}` must be a vector (shape {arrs[0].shape})")
+        for a in arrs[1:]:
+            if a.shape != arrs[0].shape:
+                raise invalid(f"Argument `{a.name}` must be of shape {arrs[0].shape} "
+                              f"(got {a.shape})")
+        return arrs
+
     def setpts(self, x, y=None, z=None, s=None, t=None, u=None):
         """Sets the M non-uniform points: x (and y for 2D, z for 3D), 1-D arrays of the plan's
         real dtype (float32 for complex64). numpy arrays are copied to the device; device
         arrays are used in place and must stay unchanged until the next setpts or close (the
-        plan keeps a reference). ``s, t, u`` are type 3's target frequencies (type 3 is not
-        in this build)."""
+        plan keeps a reference). Type 3: x, y, z are the M sources and ``s, t, u`` the K
+        target frequencies (as many as the dimension needs); the C library copies both, so
+        the plan keeps no reference to them once their upload is done."""
         with self._lock:
             c = self._live()
-            if any(v is not None for v in (s, t, u)):
+            if self._type != 3 and any(v is not None for v in (s, t, u)):
                 raise invalid("s, t, u are the target frequencies of a type 3 plan; this is a "
                               f"type {self._type} plan")
-            coords = [x, y, z]
-            for d in range(self._dim, 3):  # the reference allows empty arrays for unused axes
-                if coords[d] is not None and np.size(_shape_of(coords[d])) and \
-                        np.prod(_shape_of(coords[d])) == 0:
-                    coords[d] = None
-            for d in range(3):
-                given = coords[d] is not None
-                if given != (d < self._dim):
-                    name = "xyz"[d]
-                    need = "needed" if d < self._dim else "not allowed"
-                    raise invalid(f"{name} is {need} for a {self._dim}D plan")
-            arrs = [wrap(coords[d], "xyz"[d], self._real_dtype, stream=self._stream)
-                    for d in range(self._dim)]
+            arrs = self._coords((x, y, z), "xyz")
             M = arrs[0].size
-            if len(arrs[0].shape) != 1:
-                raise invalid(f"Argument `x` must be a vector (shape {arrs[0].shape})")
-            for a in arrs[1:]:
-                if a.shape != arrs[0].shape:
-                    raise invalid(f"Argument `{a.name}` must be of shape {arrs[0].shape} "
-                                  f"(got {a.shape})")
+            targets = self._coords((s, t, u), "stu") if self._type == 3 else []
             keep, ptrs, uploaded = [], [], False
-            for a in arrs:
+            for a in arrs + targets:
                 if a.is_device:
                     self._check_device(a)
                     keep.append(a.keep if a.keep is not None else a.obj)
@@ -370,9 +444,19 @@ class Plan:
                     uploaded = True
             if uploaded:
                 self._uploaded()
-            self._wait_for_producers(arrs)
+            self._wait_for_producers(arrs + targets)
             old, self._points = self._points, []
             self._retire(old)
+            if self._type == 3:
+                # The C library copies sources and targets before it returns: nothing to pin
+                # beyond the work queued so far (retired: released once an event says done).
+                # Reversed as for types 1 and 2 (the result does not depend on it).
+                d = self._dim
+                try:
+                    c.setpts3(M, ptrs[:d][::-1], targets[0].size, ptrs[d:][::-1])
+                finally:
+                    self._retire(keep)
+                return self
             try:
                 # Reversed: the C ABI's dimension 1 is the last Python axis.
                 c.setpts(M, *ptrs[::-1])
@@ -384,6 +468,8 @@ class Plan:
         """(batch shape, required output core shape) for an input of `data_shape`."""
         if self._type == 1:
             core_in, core_out = (self.M,), self._n_modes
+        elif self._type == 3:
+            core_in, core_out = (self.M,), (self.K,)
         else:
             core_in, core_out = self._n_modes, (self.M,)
         k = len(core_in)
@@ -396,7 +482,8 @@ class Plan:
 
     def execute(self, data, out=None):
         """Runs the transform(s): type 1 data = strengths ``([n_trans,] M)`` -> modes
-        ``([n_trans,] *n_modes)``; type 2 the reverse. Returns ``out`` if given (which must have
+        ``([n_trans,] *n_modes)``; type 2 the reverse; type 3 strengths ``([n_trans,] M)``
+        -> values at the targets ``([n_trans,] K)``. Returns ``out`` if given (which must have
         exactly that shape), else a new array of data's kind."""
         with self._lock:
             c = self._live()
@@ -426,7 +513,7 @@ class Plan:
         self._check_device(o)
         self._wait_for_producers((d, o))
         pin, pout = d.ptr, o.ptr
-        cp, fp = (pin, pout) if self._type == 1 else (pout, pin)
+        cp, fp = (pin, pout) if self._type != 2 else (pout, pin)
         c.execute(cp, fp)
         self._queued([d.obj, d.keep, o.obj, o.keep], (d, o))
         if isinstance(o.obj, DeviceArray):
@@ -442,7 +529,7 @@ class Plan:
         dout = self._buffer("out", o.size, self._dtype)
         din.copy_from_host(d.host)
         self._uploaded()
-        cp, fp = (din.ptr, dout.ptr) if self._type == 1 else (dout.ptr, din.ptr)
+        cp, fp = (din.ptr, dout.ptr) if self._type != 2 else (dout.ptr, din.ptr)
         c.execute(cp, fp)
         c.sync()
         dout.get(o.host.reshape(-1))
@@ -470,7 +557,7 @@ class Plan:
             if self._c is not None and not self._c.closed:
                 old, self._points = self._points, []
                 self._retire(old)
-                self._c.M = None
+                self._c.M = self._c.K = None
 
     def close(self):
         """Waits for the plan's stream, destroys the plan and frees what it allocated
@@ -505,6 +592,9 @@ class Plan:
 
     def __repr__(self):
         state = "closed" if self._c is None or self._c.closed else f"M={self.M}"
-        return (f"Plan(nufft_type={self._type}, n_modes={self._n_modes}, "
+        if self._type == 3 and state != "closed":
+            state += f", K={self.K}"
+        modes = self._dim if self._type == 3 else self._n_modes
+        return (f"Plan(nufft_type={self._type}, n_modes={modes}, "
                 f"n_trans={self._n_trans}, eps={self._eps:g}, isign={self._isign:+d}, "
                 f"dtype={self._dtype.name!r}, {state})")

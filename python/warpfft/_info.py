@@ -106,7 +106,7 @@ def _device_arg(arr, device, keep):
 
 
 def direct_sample(type, n_modes, x, y=None, z=None, c=None, fk=None, sample=None, isign=None,
-                  modeord=0, device=0):
+                  modeord=0, device=0, s=None, t=None, u=None):
     """Exact non-uniform DFT (double precision, on the GPU) at a sample of outputs of
     transform 0, for checking accuracy (warpfft_direct_sample), in the same conventions as
     Plan: ``n_modes = (N1[, N2[, N3]])`` with x paired with N1 (axis 0).
@@ -115,10 +115,18 @@ def direct_sample(type, n_modes, x, y=None, z=None, c=None, fk=None, sample=None
     mode array of shape n_modes (modes per `modeord`). type 2: needs fk (N1*N2*N3 modes);
     returns c at the point indices `sample`. x, y, z: M points each (y, z as the dimension
     needs, else None). Arrays: numpy (uploaded) or device arrays of the data's precision;
-    every length is checked before the GPU reads anything. ``isign``: default +1 for type 1,
-    -1 for type 2. Returns a complex128 numpy array of len(sample).
+    every length is checked before the GPU reads anything. ``isign``: default +1 for types 1
+    and 3, -1 for type 2. Returns a complex128 numpy array of len(sample).
+
+    type 3 (warpfft_direct_sample3): ``n_modes`` is the dimension; needs c (M strengths at the
+    sources x, y, z) and the K targets s (t, u as the dimension needs); returns f at the
+    target indices `sample`.
     """
-    type_ = _lib.as_int("type", type, 1, 2)
+    type_ = _lib.as_int("type", type, 1, 3)
+    if type_ == 3:
+        return _direct_sample3(n_modes, x, y, z, c, fk, s, t, u, sample, isign, device)
+    if any(v is not None for v in (s, t, u)):
+        raise invalid(f"s, t, u are the targets of type 3; this is type {type_}")
     dim, n = normalize_modes(type_, n_modes)
     if isign is None:
         isign = -1 if type_ == 2 else 1
@@ -133,33 +141,15 @@ def direct_sample(type, n_modes, x, y=None, z=None, c=None, fk=None, sample=None
     if (fk if type_ == 1 else c) is not None:
         raise invalid("type 1 takes c (not fk), type 2 takes fk (not c)")
     d = wrap(data, "c" if type_ == 1 else "fk", None)
-    prec, cdt, rdt = precision_of(d.dtype)
-    coords = (x, y, z)
-    pts = []
-    for i in range(3):
-        if (coords[i] is not None) != (i < dim):
-            name = "xyz"[i]
-            raise invalid(f"{name} is {'needed' if i < dim else 'not allowed'} for a {dim}D "
-                          "transform")
-        if i < dim:
-            pts.append(wrap(coords[i], "xyz"[i], rdt))
-    M = pts[0].size
-    for a in pts[1:]:
-        if a.size != M:
-            raise invalid(f"{a.name} has {a.size} points but x has {M}", ERR_BAD_NPOINTS)
+    prec, _, rdt = precision_of(d.dtype)
+    pts, M = _point_set(dim, (x, y, z), "xyz", rdt)
     N = math.prod(n)
     if type_ == 1 and d.size != M:
         raise invalid(f"c has {d.size} elements but there are {M} points", ERR_BAD_NPOINTS)
     if type_ == 2 and d.size != N:
         raise invalid(f"fk has {d.size} elements but n_modes {n} needs {N}", ERR_BAD_SIZE)
-    s = np.ascontiguousarray(np.ravel(sample if sample is not None else []))
-    if s.size and s.dtype.kind not in "iu":
-        raise invalid(f"sample must hold integers, not {s.dtype}")
-    s = s.astype(np.int64)
-    bound = N if type_ == 1 else M
-    if s.size and (s.min() < 0 or s.max() >= bound):
-        raise invalid(f"sample indices must be in [0, {bound})")
-    out = np.zeros(2 * s.size, np.float64)
+    idx = _sample_indices(sample, N if type_ == 1 else M)
+    out = np.zeros(2 * idx.size, np.float64)
     keep = []
     try:
         ptrs = [_device_arg(a, device, keep) for a in pts]
@@ -167,8 +157,72 @@ def direct_sample(type, n_modes, x, y=None, z=None, c=None, fk=None, sample=None
         ptrs = ptrs[::-1] + [None] * (3 - dim)  # the C ABI's dimension 1 is the last axis
         _lib.call("direct_sample", type_, dim, _lib.n_modes_array(n[::-1]), isign, modeord,
                   prec, device, M, *ptrs, pd if type_ == 1 else None,
-                  pd if type_ == 2 else None, s.size,
-                  s.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                  pd if type_ == 2 else None, idx.size,
+                  idx.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                  out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+    finally:
+        for k in keep:
+            if isinstance(k, DeviceArray):
+                k.close()
+    return out.view(np.complex128)
+
+
+def _sample_indices(sample, bound):
+    """`sample` as a contiguous int64 array of indices in [0, bound)."""
+    s = np.ascontiguousarray(np.ravel(sample if sample is not None else []))
+    if s.size and s.dtype.kind not in "iu":
+        raise invalid(f"sample must hold integers, not {s.dtype}")
+    s = s.astype(np.int64)
+    if s.size and (s.min() < 0 or s.max() >= bound):
+        raise invalid(f"sample indices must be in [0, {bound})")
+    return s
+
+
+def _point_set(dim, values, names, rdt):
+    """The dim coordinate arrays of one point set, all of one length (returned with it)."""
+    arrs = []
+    for i in range(3):
+        if (values[i] is not None) != (i < dim):
+            need = "needed" if i < dim else "not allowed"
+            raise invalid(f"{names[i]} is {need} for a {dim}D transform")
+        if i < dim:
+            arrs.append(wrap(values[i], names[i], rdt))
+    n = arrs[0].size
+    for a in arrs[1:]:
+        if a.size != n:
+            raise invalid(f"{a.name} has {a.size} points but {names[0]} has {n}",
+                          ERR_BAD_NPOINTS)
+    return arrs, n
+
+
+def _direct_sample3(dim, x, y, z, c, fk, s, t, u, sample, isign, device):
+    dim, _ = normalize_modes(3, dim)
+    if isign is None:
+        isign = 1
+    isign = 1 if _lib.as_int("isign", isign, -_lib.INT64_MAX, _lib.INT64_MAX) >= 0 else -1
+    device = _lib.as_int("device", device, 0, _lib.INT32_MAX)
+    if c is None:
+        raise invalid("type 3 needs c (the strengths at the sources)")
+    if fk is not None:
+        raise invalid("type 3 takes c (not fk): it returns f at the targets")
+    d = wrap(c, "c", None)
+    prec, _, rdt = precision_of(d.dtype)
+    src, M = _point_set(dim, (x, y, z), "xyz", rdt)
+    tgt, K = _point_set(dim, (s, t, u), "stu", rdt)
+    if d.size != M:
+        raise invalid(f"c has {d.size} elements but there are {M} sources", ERR_BAD_NPOINTS)
+    idx = _sample_indices(sample, K)
+    out = np.zeros(2 * idx.size, np.float64)
+    keep = []
+    try:
+        px = [_device_arg(a, device, keep) for a in src]
+        ps = [_device_arg(a, device, keep) for a in tgt]
+        pc = _device_arg(d, device, keep)
+        # the C ABI's dimension 1 is the last Python axis (as Plan passes them)
+        px = px[::-1] + [None] * (3 - dim)
+        ps = ps[::-1] + [None] * (3 - dim)
+        _lib.call("direct_sample3", dim, isign, prec, device, M, *px, pc, K, *ps, idx.size,
+                  idx.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                   out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
     finally:
         for k in keep:

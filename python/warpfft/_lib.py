@@ -64,6 +64,17 @@ class PlanInfo(Structure):
         ("ntransf", c_int64),
         ("n_points", c_int64),
         ("workspace_bytes", c_size_t),
+        # type 3 (appended to the ABI after workspace_bytes)
+        ("n_targets", c_int64),
+        ("inner_precision", c_int32),
+        ("inner_width", c_int32),
+        ("inner_beta", c_double),
+        ("inner_fine", c_int64 * 3),
+        ("x_center", c_double * 3),
+        ("x_half", c_double * 3),
+        ("s_center", c_double * 3),
+        ("s_half", c_double * 3),
+        ("gamma", c_double * 3),
     ]
 
 
@@ -71,6 +82,7 @@ class PlanInfo(Structure):
 _status = c_int
 _p = c_void_p
 _i64x3 = POINTER(c_int64)
+_f64x3 = POINTER(c_double)
 SIGNATURES = {
     "warpfft_version": (c_char_p, []),
     "warpfft_last_error": (c_char_p, []),
@@ -109,6 +121,17 @@ SIGNATURES = {
     "warpfft_direct_sample": (
         _status,
         [c_int, c_int, _i64x3, c_int, c_int, c_int, c_int, c_int64, _p, _p, _p, _p, _p, c_int64,
+         POINTER(c_int64), POINTER(c_double)],
+    ),
+    "warpfft_setpts3": (_status, [_p, c_int, c_int64, _p, _p, _p, c_int64, _p, _p, _p]),
+    "warpfft_plan_params3": (
+        _status,
+        [c_int, c_int64, c_double, c_int, POINTER(Opts), _f64x3, _f64x3, _f64x3, _f64x3,
+         POINTER(PlanInfo)],
+    ),
+    "warpfft_direct_sample3": (
+        _status,
+        [c_int, c_int, c_int, c_int, c_int64, _p, _p, _p, _p, c_int64, _p, _p, _p, c_int64,
          POINTER(c_int64), POINTER(c_double)],
     ),
 }

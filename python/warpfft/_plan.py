@@ -65,10 +65,11 @@ def info_dict(info, reverse=True):
         v = tuple(a[:d])
         return v[::-1] if reverse else v
 
+    prec = {1: "f32", 2: "f64"}
     return {
         "type": info.type,
         "dim": info.dim,
-        "precision": {1: "f32", 2: "f64"}.get(info.precision, info.precision),
+        "precision": prec.get(info.precision, info.precision),
         "method": _METHOD_NAMES.get(info.method, info.method),
         "width": info.width,
         "beta": info.beta,
@@ -79,6 +80,19 @@ def info_dict(info, reverse=True):
         "ntransf": info.ntransf,
         "n_points": None if info.n_points < 0 else info.n_points,
         "workspace_bytes": info.workspace_bytes,
+        # type 3 (after a setpts with sources and targets; None / 0 before and for types 1
+        # and 2): sources x_d = x_center_d + x_half_d [-1, 1], targets s_d likewise; the
+        # inner type-2 step's precision, kernel and fine grid; the rescaling factors gamma.
+        "n_targets": None if info.n_targets < 0 else info.n_targets,
+        "inner_precision": prec.get(info.inner_precision),
+        "inner_width": info.inner_width,
+        "inner_beta": info.inner_beta,
+        "inner_fine": t(info.inner_fine),
+        "x_center": t(info.x_center),
+        "x_half": t(info.x_half),
+        "s_center": t(info.s_center),
+        "s_half": t(info.s_half),
+        "gamma": t(info.gamma),
     }
 
 
@@ -90,6 +104,23 @@ def plan_params_c(type_, n_modes_c, ntransf, tol, precision, opts):
               c_modes(type_, n_modes_c),
               _lib.as_int("n_trans", ntransf, -_lib.INT64_MAX, _lib.INT64_MAX),
               float(tol), precision, ctypes.byref(opts), ctypes.byref(info))
+    return info
+
+
+def plan_params3_c(dim, ntransf, tol, precision, opts, x_lo, x_hi, s_lo, s_hi):
+    """warpfft_plan_params3 (no GPU): bounds per C dimension (dim entries each)."""
+    info = _lib.PlanInfo()
+
+    def arr(v):
+        a = (ctypes.c_double * 3)(0.0, 0.0, 0.0)
+        for i, x in enumerate(v):
+            a[i] = x
+        return a
+
+    _lib.call("plan_params3", dim,
+              _lib.as_int("n_trans", ntransf, -_lib.INT64_MAX, _lib.INT64_MAX),
+              float(tol), precision, ctypes.byref(opts), arr(x_lo), arr(x_hi), arr(s_lo),
+              arr(s_hi), ctypes.byref(info))
     return info
 
 
@@ -108,7 +139,9 @@ class CPlan:
         self.device = opts.device
         self.stream = opts.stream
         self.M = None
-        n = c_modes(type_, n_modes_c)
+        self.K = None  # type 3: targets of the last setpts3
+        # type 3 takes no mode counts (the grids are chosen at setpts3): NULL, as warpfft.h allows
+        n = None if self.type == 3 else c_modes(type_, n_modes_c)
         iflag = 1 if iflag >= 0 else -1
         ntransf = _lib.as_int("n_trans", ntransf, -_lib.INT64_MAX, _lib.INT64_MAX)
         handle = ctypes.c_void_p()
@@ -135,6 +168,19 @@ class CPlan:
             _lib.check(self._L.warpfft_setpts(handle, self.precision, M, px or None,
                                                py or None, pz or None))
             self.M = M
+
+    def setpts3(self, M, pxs, K, pss):
+        """warpfft_setpts3: M sources at pointers pxs, K targets at pss (dim each, C order).
+        On failure ``M`` and ``K`` become None."""
+        M = _lib.as_int("M", M, 0, _lib.INT64_MAX)
+        K = _lib.as_int("K", K, 0, _lib.INT64_MAX)
+        px = [p or None for p in pxs] + [None] * (3 - len(pxs))
+        ps = [p or None for p in pss] + [None] * (3 - len(pss))
+        with self._lock:
+            handle = self._live()
+            self.M = self.K = None
+            _lib.check(self._L.warpfft_setpts3(handle, self.precision, M, *px, K, *ps))
+            self.M, self.K = M, K
 
     def execute(self, c, fk):
         with self._lock:

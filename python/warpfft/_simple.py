@@ -1,6 +1,9 @@
 """One-call transforms with the reference's (cufinufft's) signatures:
 nufft{1,2,3}d{1,2} and nufft{1,2,3}d3.
 
+``nufft2d3(x, y, data, s, t, out=None, eps=1e-6, isign=1, **kwargs)`` (type 3) maps strengths
+``([n_trans,] M)`` at the sources (x, y) to values ``([n_trans,] K)`` at the targets (s, t).
+
 ``nufft2d1(x, y, data, n_modes=None, out=None, eps=1e-6, isign=1, **kwargs)`` returns modes of
 shape ``([n_trans,] N1, N2)`` (x with axis 0); ``nufft2d2(x, y, data, out=None, eps=1e-6,
 isign=-1, **kwargs)`` takes ``data`` of shape ``([n_trans,] N1, N2)``. The dtype comes from
@@ -19,15 +22,15 @@ import numpy as np
 
 from . import _cache
 from ._arrays import wrap
-from ._compat import TYPE3_MESSAGE, Plan, normalize_options
-from ._errors import invalid, unsupported
+from ._compat import Plan, normalize_options
+from ._errors import invalid
 from ._plan import precision_of
 
 
-def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs):
+def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, targets=()):
     d = wrap(data, "data", None)
     _, dtype, _ = precision_of(d.dtype)
-    core = 1 if nufft_type == 1 else dim
+    core = dim if nufft_type == 2 else 1
     if len(d.shape) < core:
         raise invalid(f"Argument `data` has shape {d.shape}: expected {core} axes or "
                       f"{core + 1} with a leading batch axis")
@@ -37,21 +40,24 @@ def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs):
         n_modes = o.shape[-dim:]
     elif nufft_type == 2:
         n_modes = d.shape[-dim:]
+    elif nufft_type == 3:
+        n_modes = dim  # the reference's Plan(3, dim, ...); M and K come at setpts
     if n_modes is None:
         raise invalid("n_modes is needed (or out, whose shape gives it)")
     if isign is None:
         isign = -1 if nufft_type == 2 else 1
-    got = (n_modes,) if np.ndim(n_modes) == 0 else tuple(n_modes)
-    if len(got) != dim:
-        raise invalid(f"n_modes {got} has {len(got)} entries for a {dim}D transform")
-    n_modes = got
+    if nufft_type != 3:
+        got = (n_modes,) if np.ndim(n_modes) == 0 else tuple(n_modes)
+        if len(got) != dim:
+            raise invalid(f"n_modes {got} has {len(got)} entries for a {dim}D transform")
+        n_modes = got
     _, okey = normalize_options(nufft_type, kwargs)
     key = (nufft_type, n_modes, n_trans, float(eps), isign >= 0, dtype.str, okey)
     plan = _cache.acquire(key)
     if plan is None:
         plan = Plan(nufft_type, n_modes, n_trans, eps, isign, dtype, **kwargs)
     try:
-        plan.setpts(*pts)
+        plan.setpts(*pts, *[None] * (3 - dim), *targets)  # targets: type 3's s, t, u
         result = plan.execute(data, out)
         plan.release_points()
     except BaseException:
@@ -62,10 +68,6 @@ def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs):
         raise
     _cache.release(key, plan)
     return result
-
-
-def _type3(*_args, **_kwargs):
-    raise unsupported(TYPE3_MESSAGE)
 
 
 def nufft1d1(x, data, n_modes=None, out=None, eps=1e-6, isign=1, **kwargs):
@@ -103,16 +105,19 @@ def nufft3d2(x, y, z, data, out=None, eps=1e-6, isign=-1, **kwargs):
 
 
 def nufft1d3(x, data, s, out=None, eps=1e-6, isign=1, **kwargs):
-    """1D type 3 (points x -> frequencies s): not in this build (raises UnsupportedError)."""
-    _type3()
+    """1D type 3: f[k] = sum_j c[j] exp(+/-i s[k] x[j]) for M sources x and K targets s (any
+    finite reals). data: complex[M] or complex[n_tr, M]; returns complex[K] or
+    complex[n_tr, K]."""
+    return _invoke(1, 3, (x,), data, out, eps, isign, None, kwargs, (s,))
 
 
 def nufft2d3(x, y, data, s, t, out=None, eps=1e-6, isign=1, **kwargs):
-    """2D type 3 (points x, y -> frequencies s, t): not in this build (UnsupportedError)."""
-    _type3()
+    """2D type 3: f[k] = sum_j c[j] exp(+/-i (s[k] x[j] + t[k] y[j])). data: complex[M] or
+    complex[n_tr, M]; returns complex[K] or complex[n_tr, K]."""
+    return _invoke(2, 3, (x, y), data, out, eps, isign, None, kwargs, (s, t))
 
 
 def nufft3d3(x, y, z, data, s, t, u, out=None, eps=1e-6, isign=1, **kwargs):
-    """3D type 3 (points x, y, z -> frequencies s, t, u): not in this build
-    (UnsupportedError)."""
-    _type3()
+    """3D type 3: f[k] = sum_j c[j] exp(+/-i (s[k] x[j] + t[k] y[j] + u[k] z[j])).
+    data: complex[M] or complex[n_tr, M]; returns complex[K] or complex[n_tr, K]."""
+    return _invoke(3, 3, (x, y, z), data, out, eps, isign, None, kwargs, (s, t, u))
