@@ -354,6 +354,11 @@ impl Build {
             cache_dir,
             modules,
             stats: built.stats,
+            warnings: cargo
+                .iter()
+                .filter_map(|l| l.strip_prefix("warning="))
+                .map(str::to_string)
+                .collect(),
         };
         emb.manifest_json = output::manifest(&emb);
         output::write_c(&emb, &datas)?;

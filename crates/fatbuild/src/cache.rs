@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use crate::error::Error;
 
 /// Bumped whenever the key layout or the commands change meaning, to orphan old entries.
-const KEY_DOMAIN: &str = "fatbuild-cache-v1";
+const KEY_DOMAIN: &str = "fatbuild-cache-v2";
 
 /// Hex digits of the key kept in file names (96 bits).
 const KEY_HEX_LEN: usize = 24;
@@ -141,6 +141,127 @@ pub(crate) fn write_atomic(path: &Path, data: &[u8]) -> Result<(), Error> {
         let _ = fs::remove_file(&tmp);
         Error::io("writing", path, e)
     })
+}
+
+/// What the digest file beside a cache entry starts with (its format's version).
+const SUM_HEADER: &str = "fatbuild-sum-v1";
+
+/// The digest file kept beside a cache output: `<output>.sum`, holding [`SUM_HEADER`], the
+/// output's SHA-256 and its length.
+pub(crate) fn sum_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".sum");
+    PathBuf::from(s)
+}
+
+/// The state of a cache entry (an output and its digest file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// The output exists and matches its digest.
+    Valid,
+    /// The output does not exist.
+    Missing,
+    /// The output exists but cannot be trusted (the reason, for the warning).
+    Corrupt(String),
+}
+
+/// Checks a cache output against the digest stored beside it. Every cache hit goes through
+/// here: an entry is trusted for its contents, never for existing (a truncated or altered
+/// file, or a zero-length one left by a crash, is [`Entry::Corrupt`]). A valid entry is marked
+/// as used (its digest file's time), which the size bound's eviction goes by.
+pub(crate) fn check_entry(path: &Path) -> Entry {
+    let Ok(data) = fs::read(path) else {
+        return Entry::Missing;
+    };
+    let sum = sum_path(path);
+    let Ok(text) = fs::read_to_string(&sum) else {
+        return Entry::Corrupt("it has no digest file".into());
+    };
+    let want = sum_text(&data);
+    if text != want {
+        let len = |t: &str| t.split_whitespace().nth(2).map(str::to_string);
+        let reason = match len(&text) {
+            Some(n) if n != data.len().to_string() => {
+                format!("{} bytes where {n} were stored", data.len())
+            }
+            Some(_) => "its contents differ from the stored digest".to_string(),
+            None => "its digest file is damaged".to_string(),
+        };
+        return Entry::Corrupt(reason);
+    }
+    touch_used(&sum);
+    Entry::Valid
+}
+
+/// The text of a digest file for `data`.
+fn sum_text(data: &[u8]) -> String {
+    format!(
+        "{SUM_HEADER} {} {}\n",
+        hex(&Sha256::digest(data)),
+        data.len()
+    )
+}
+
+/// Marks an entry as used now by rewriting its digest file (at most once an hour, so that
+/// fully cached builds stay read-only in practice).
+fn touch_used(sum: &Path) {
+    let fresh = fs::metadata(sum)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age < std::time::Duration::from_secs(3600));
+    if !fresh {
+        if let Ok(text) = fs::read(sum) {
+            let _ = write_file_atomic(sum, &text, false);
+        }
+    }
+}
+
+/// Files a tool's output (written to `tmp`) into the cache as `path`: the data is synced to
+/// disk, its digest file written (synced, renamed into place), and only then the output
+/// renamed into place. A crash at any point leaves at worst an entry that
+/// [`check_entry`] rejects. Concurrent builds filing the same entry write identical files.
+pub(crate) fn store(tmp: &Path, path: &Path) -> Result<(), Error> {
+    let fail = |what: &str, p: &Path, e: io::Error| {
+        let _ = fs::remove_file(tmp);
+        Error::io(what, p, e)
+    };
+    let data = fs::read(tmp).map_err(|e| fail("reading", tmp, e))?;
+    fs::File::open(tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| fail("syncing", tmp, e))?;
+    let sum = sum_path(path);
+    if let Err(e) = write_file_atomic(&sum, sum_text(&data).as_bytes(), true) {
+        let _ = fs::remove_file(tmp);
+        return Err(Error::io("writing", &sum, e));
+    }
+    fs::rename(tmp, path).map_err(|e| fail("moving into the cache", path, e))
+}
+
+/// Removes a cache entry (output and digest file) that failed [`check_entry`].
+pub(crate) fn discard(path: &Path) {
+    let _ = fs::remove_file(path);
+    let _ = fs::remove_file(sum_path(path));
+}
+
+/// Writes `data` to `path` through a temporary sibling and a rename; with `sync`, the data is
+/// on disk before the rename.
+fn write_file_atomic(path: &Path, data: &[u8], sync: bool) -> io::Result<()> {
+    use std::io::Write as _;
+    let tmp = temp_path_for(path);
+    let res = fs::File::create(&tmp)
+        .and_then(|mut f| {
+            f.write_all(data)?;
+            if sync {
+                f.sync_all()?;
+            }
+            Ok(())
+        })
+        .and_then(|()| fs::rename(&tmp, path));
+    if res.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    res
 }
 
 /// A fresh, empty directory for a unit test.

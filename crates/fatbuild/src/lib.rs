@@ -82,9 +82,12 @@
 //!
 //! # Cache
 //!
-//! Every output is stored as `<stem>.<key>.<ext>` in the cache directory; an output that exists
-//! is up to date, and its tool does not run. A fully cached build runs no tool at all
-//! ([`Embedded::stats`]). The keys are SHA-256 hashes over:
+//! Every output is stored as `<stem>.<key>.<ext>` in the cache directory, with its SHA-256 and
+//! length in `<stem>.<key>.<ext>.sum` beside it. An output whose key matches and whose contents
+//! match its digest is up to date, and its tool does not run; one that fails the check
+//! (truncated, altered, zero-length after a crash, no digest) is rebuilt and replaced, with a
+//! one-line `cargo:warning` naming the file ([`Embedded::warnings`]). A fully cached build
+//! runs no tool at all ([`Embedded::stats`]). The keys are SHA-256 hashes over:
 //!
 //! - PTX: the toolkit version, the nvcc command line (minus the output path), the source's path
 //!   and contents, the names of the header files (`.h .hh .hpp .hxx .cuh .inc .inl .def`) under
@@ -97,8 +100,9 @@
 //!   of their inputs.
 //!
 //! The same `.cu` with other defines or flags is a different output, and JIT and AOT builds
-//! share the PTX. Outputs are written to a temporary name and renamed, so concurrent builds
-//! sharing the cache are safe. Nothing is ever deleted: `cargo clean` (or removing the
+//! share the PTX. Outputs are written to a temporary name, synced to disk, their digest filed,
+//! and then renamed into place, so concurrent builds sharing the cache are safe and a crash
+//! leaves nothing that passes the check. Nothing is ever deleted: `cargo clean` (or removing the
 //! directory) does that. Tools run in parallel within each stage, `NUM_JOBS` at a time.
 //!
 //! # Environment
@@ -141,11 +145,11 @@
 //! | `builder.rs` | configuration: [`Module`], [`Build`] and its knobs; `embed` drives the stages (tests with a fake toolkit in `builder/tests.rs`) |
 //! | `resolve.rs` | stage 1: configuration → module specs, PTX arch, arch list, header files, out/cache dirs, job count, the inputs' `cargo:` lines |
 //! | `plan.rs` | stage 2: module specs → nvcc jobs, then (given the PTX files) ptxas/nvlink/fatbinary jobs, each output named by its cache key; runs nothing (tests in `plan/tests.rs`) |
-//! | `run.rs` | stage 3: decides every cache hit (PTX by its `.deps` list and header contents, AOT outputs by existence), runs the misses stage by stage, files outputs into the cache |
+//! | `run.rs` | stage 3: decides every cache hit (PTX by its `.deps` list and header contents, every output by its digest), runs the misses stage by stage, files outputs into the cache |
 //! | `spawn.rs` | starts the tool processes (the only place that does) and runs a stage's commands in parallel; explains failures |
 //! | `output.rs` | stage 4: reads the blobs back, [`Embedded`] and its manifest and hash, writes `<name>.h` / `<name>.c` |
 //! | `embed.rs` | formats the C text (blob literals, tables), JSON strings, PTX `.entry` names |
-//! | `cache.rs` | key hashing, the default cache directory, atomic writes |
+//! | `cache.rs` | key hashing, the default cache directory, atomic writes, entry digests (store/check) |
 //! | `toolkit.rs`, `arch.rs`, `mode.rs` | finding the toolkit and what it supports; arch lists; [`Mode`] |
 //! | `fatbin.rs`, `error.rs` | the fatbin parser; [`Error`] |
 

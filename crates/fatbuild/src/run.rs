@@ -1,7 +1,8 @@
 //! Stage 3, running the plan: [`compile`] alternates planning ([`crate::plan`]) and running,
 //! since the AOT jobs are named after the PTX files. Every cache hit is decided here, before
 //! anything runs: a PTX file by its `.deps` list and the header contents ([`resolve_ptx`]), an
-//! AOT output by its file existing ([`execute`]; a hit cuts off everything feeding it). Only
+//! AOT output by its name ([`execute`]; a hit cuts off everything feeding it); and every hit
+//! by its contents matching the digest filed beside it ([`crate::cache::check_entry`]). Only
 //! the misses run, stage by stage, each stage in parallel, through [`crate::spawn`]; their
 //! outputs are written under temporary names and renamed into the cache here.
 
@@ -11,7 +12,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::cache::{file_digest, temp_path_for, write_atomic, KeyHasher};
+use crate::cache::{
+    check_entry, discard, file_digest, store, temp_path_for, write_atomic, Entry, KeyHasher,
+};
 use crate::error::{Error, ErrorKind};
 use crate::plan::{self, Job, ModuleSpec, Plan, PlanInputs, PtxJob, PtxPlan, Tool};
 use crate::spawn::{run_parallel, run_tool};
@@ -145,18 +148,21 @@ pub(crate) fn resolve_ptx(
     let digests: Digests = Mutex::new(HashMap::new());
     let mut outs: Vec<Option<PtxOut>> = vec![None; plan.jobs.len()];
     let mut misses = Vec::new();
-    for (i, job) in plan.jobs.iter().enumerate() {
-        let hit = read_deps(&job.deps_file(cache_dir)).and_then(|headers| {
-            let key = full_key(&job.key, &headers, &digests)?;
-            let path = job.ptx_file(cache_dir, &key);
-            path.is_file().then_some(PtxOut { path, headers })
-        });
-        match hit {
-            Some(out) => {
+    let all: Vec<usize> = (0..plan.jobs.len()).collect();
+    let found = run_parallel(&all, n_threads, |i| {
+        Ok(find_ptx(&plan.jobs[i], cache_dir, &digests))
+    })?;
+    for (i, found) in found {
+        match found {
+            Found::Hit(out) => {
                 stats.cache_hits += 1;
                 outs[i] = Some(out);
             }
-            None => misses.push(i),
+            Found::Miss => misses.push(i),
+            Found::Corrupt(path, why) => {
+                warn("fatbuild", &plan.jobs[i].what, &corrupt_note(&path, &why));
+                misses.push(i);
+            }
         }
     }
     let results = run_parallel(&misses, n_threads, |i| {
@@ -170,6 +176,51 @@ pub(crate) fn resolve_ptx(
         outs[i] = Some(out);
     }
     Ok(outs.into_iter().flatten().collect())
+}
+
+/// A cache lookup's result.
+enum Found<T> {
+    Hit(T),
+    Miss,
+    /// The entry existed but failed its digest check (and was removed): the path and why.
+    Corrupt(PathBuf, String),
+}
+
+/// Looks a PTX job up in the cache: its `.deps` list names the headers, whose contents
+/// complete the key; the PTX file so named must match its digest.
+fn find_ptx(job: &PtxJob, cache_dir: &Path, digests: &Digests) -> Found<PtxOut> {
+    let Some(headers) = read_deps(&job.deps_file(cache_dir)) else {
+        return Found::Miss;
+    };
+    let Some(key) = full_key(&job.key, &headers, digests) else {
+        return Found::Miss;
+    };
+    let path = job.ptx_file(cache_dir, &key);
+    match check(&path) {
+        Found::Hit(()) => Found::Hit(PtxOut { path, headers }),
+        Found::Miss => Found::Miss,
+        Found::Corrupt(p, why) => Found::Corrupt(p, why),
+    }
+}
+
+/// Checks one cache output; a corrupt one is removed (it is rebuilt in its place).
+fn check(path: &Path) -> Found<()> {
+    match check_entry(path) {
+        Entry::Valid => Found::Hit(()),
+        Entry::Missing => Found::Miss,
+        Entry::Corrupt(why) => {
+            discard(path);
+            Found::Corrupt(path.to_path_buf(), why)
+        }
+    }
+}
+
+/// The one-line warning for a corrupt cache entry.
+fn corrupt_note(path: &Path, why: &str) -> String {
+    format!(
+        "cache entry {} failed its integrity check ({why}); rebuilding it",
+        path.display()
+    )
 }
 
 /// Runs nvcc for one job with `-MD -MF`, then files the PTX under its full key.
@@ -213,23 +264,27 @@ fn compile_ptx(
         ))
     })?;
     let path = job.ptx_file(cache_dir, &key);
-    fs::rename(&tmp_ptx, &path)
-        .map_err(|e| cleanup(Error::io("moving into the cache", &path, e)))?;
+    store(&tmp_ptx, &path)?;
     let mut list = String::from(DEPS_HEADER);
     for h in &headers {
         list.push_str(&h.to_string_lossy());
         list.push('\n');
     }
+    list.push_str(DEPS_END);
     write_atomic(&job.deps_file(cache_dir), list.as_bytes())?;
     Ok((PtxOut { path, headers }, stderr))
 }
 
-const DEPS_HEADER: &str = "fatbuild-deps-v1\n";
+const DEPS_HEADER: &str = "fatbuild-deps-v2\n";
+/// The last line of a `.deps` file: a truncated list (which would leave headers out of the
+/// key) lacks it and is ignored.
+const DEPS_END: &str = "end\n";
 
-/// The header list of a `.deps` file, or `None` if there is none (or it is not ours).
+/// The header list of a `.deps` file, or `None` if there is none (or it is not ours, or it
+/// is truncated).
 fn read_deps(path: &Path) -> Option<Vec<PathBuf>> {
     let text = fs::read_to_string(path).ok()?;
-    let body = text.strip_prefix(DEPS_HEADER)?;
+    let body = text.strip_prefix(DEPS_HEADER)?.strip_suffix(DEPS_END)?;
     Some(
         body.lines()
             .filter(|l| !l.is_empty())
@@ -313,17 +368,32 @@ pub(crate) fn execute(
 ) -> Result<(), Error> {
     let mut to_run = vec![false; plan.jobs.len()];
     let mut seen = vec![false; plan.jobs.len()];
-    let mut stack = roots.to_vec();
-    while let Some(j) = stack.pop() {
-        if std::mem::replace(&mut seen[j], true) {
-            continue;
+    // Level by level from the roots, each level's entries checked in parallel.
+    let mut level: Vec<usize> = Vec::new();
+    for &j in roots {
+        if !std::mem::replace(&mut seen[j], true) {
+            level.push(j);
         }
-        if plan.jobs[j].output.is_file() {
-            stats.cache_hits += 1;
-        } else {
+    }
+    while !level.is_empty() {
+        let found = run_parallel(&level, n_threads, |j| Ok(check(&plan.jobs[j].output)))?;
+        let mut next = Vec::new();
+        for (j, found) in found {
+            if let Found::Corrupt(path, why) = &found {
+                warn("fatbuild", &plan.jobs[j].what, &corrupt_note(path, why));
+            }
+            if let Found::Hit(()) = found {
+                stats.cache_hits += 1;
+                continue;
+            }
             to_run[j] = true;
-            stack.extend(&plan.jobs[j].deps);
+            for &d in &plan.jobs[j].deps {
+                if !std::mem::replace(&mut seen[d], true) {
+                    next.push(d);
+                }
+            }
         }
+        level = next;
     }
     for tool in Tool::PIPELINE {
         let stage: Vec<usize> = (0..plan.jobs.len())
@@ -347,10 +417,7 @@ fn run_job(job: &Job, toolkit: &Toolkit) -> Result<String, Error> {
     }
     let tmp = temp_path_for(&job.output);
     let text = run_tool(toolkit, job.tool, &job.args, &tmp, &[], &job.what)?;
-    fs::rename(&tmp, &job.output).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        Error::io("moving into the cache", &job.output, e)
-    })?;
+    store(&tmp, &job.output)?;
     Ok(text)
 }
 

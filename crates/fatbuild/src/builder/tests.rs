@@ -212,3 +212,79 @@ fn cargo_lines_cover_sources_includes_and_env_vars() {
     assert!(!lines.iter().any(|l| l.ends_with("=NVCC")));
     let _ = fs::remove_dir_all(&f.dir);
 }
+
+/// The cache outputs whose names end in `ext`.
+fn outputs(cache: &std::path::Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(ext))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn cache_entries_are_verified_on_every_hit() {
+    let f = fake();
+    let cache = f.dir.join("cache");
+    let e = f.build(Mode::Aot).embed("k").unwrap();
+    let want = fs::read(&e.c_file).unwrap();
+    f.runs();
+    // Every output has its digest beside it.
+    for p in outputs(&cache, ".ptx")
+        .into_iter()
+        .chain(outputs(&cache, ".cubin"))
+        .chain(outputs(&cache, ".fatbin"))
+    {
+        assert!(crate::cache::sum_path(&p).is_file(), "{}", p.display());
+    }
+    // A truncated PTX, a zero-length fatbin (a crash after an unsynced rename), a fatbin
+    // with a flipped byte: each is rebuilt, with one warning naming it.
+    let ptx = outputs(&cache, ".ptx");
+    let fatbins = outputs(&cache, ".fatbin");
+    let data = fs::read(&ptx[0]).unwrap();
+    fs::write(&ptx[0], &data[..data.len() - 3]).unwrap();
+    fs::write(&fatbins[0], "").unwrap();
+    let mut data = fs::read(&fatbins[1]).unwrap();
+    data[4] ^= 1;
+    fs::write(&fatbins[1], data).unwrap();
+    let e = f.build(Mode::Aot).embed("k").unwrap();
+    let s = e.stats;
+    assert_eq!((s.nvcc, s.ptxas, s.nvlink, s.fatbinary), (1, 0, 0, 2));
+    assert_eq!(fs::read(&e.c_file).unwrap(), want);
+    assert_eq!(e.warnings.len(), 3, "{:#?}", e.warnings);
+    for p in [&ptx[0], &fatbins[0], &fatbins[1]] {
+        let name = p.display().to_string();
+        assert!(
+            e.warnings
+                .iter()
+                .any(|w| w.starts_with("fatbuild (") && w.contains(&name)),
+            "no warning names {name}: {:#?}",
+            e.warnings
+        );
+    }
+    // A missing digest file is no proof either; a truncated `.deps` list is ignored.
+    let linked = outputs(&cache, ".cubin")
+        .into_iter()
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("pair.sm_80.")
+        })
+        .unwrap();
+    fs::remove_file(crate::cache::sum_path(&linked)).unwrap();
+    assert!(fatbins[0].to_string_lossy().contains("/pair."));
+    fs::remove_file(&fatbins[0]).unwrap();
+    let deps = outputs(&cache, ".deps");
+    let text = fs::read_to_string(&deps[0]).unwrap();
+    fs::write(&deps[0], &text[..text.len() - 4]).unwrap();
+    let e = f.build(Mode::Aot).embed("k").unwrap();
+    assert!(e.stats.nvcc == 1 && e.stats.fatbinary == 1, "{:?}", e.stats);
+    assert!(e.stats.ptxas + e.stats.nvlink == 1, "{:?}", e.stats);
+    assert_eq!(fs::read(&e.c_file).unwrap(), want);
+    let e = f.build(Mode::Aot).embed("k").unwrap();
+    assert_eq!((e.stats.tools_run(), e.warnings.len()), (0, 0));
+    let _ = fs::remove_dir_all(&f.dir);
+}
