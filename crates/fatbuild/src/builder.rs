@@ -321,6 +321,7 @@ impl Build {
             Vec::new()
         };
         let header_listing = resolve::header_listing(&headers);
+        let nvcc_env = resolve::nvcc_env();
         let inputs = PlanInputs {
             mode: self.mode,
             archs: &archs,
@@ -332,6 +333,7 @@ impl Build {
             compress: self.compress,
             cache_dir: &cache_dir,
             toolkit_version: toolkit.version_text(),
+            nvcc_env: &nvcc_env,
         };
         let jobs = self.jobs.unwrap_or_else(resolve::default_jobs);
 

@@ -89,7 +89,8 @@
 //! one-line `cargo:warning` naming the file ([`Embedded::warnings`]). A fully cached build
 //! runs no tool at all ([`Embedded::stats`]). The keys are SHA-256 hashes over:
 //!
-//! - PTX: the toolkit version, the nvcc command line (minus the output path), the source's path
+//! - PTX: the toolkit version, the nvcc command line (minus the output path), the values of
+//!   the variables nvcc reads ([`NVCC_ENV_VARS`]), the source's path
 //!   and contents, the names of the header files (`.h .hh .hpp .hxx .cuh .inc .inl .def`) under
 //!   the include directories and beside the sources, and the contents of every file the source
 //!   included when it was last compiled (nvcc's `-MD` list, kept as `<stem>.<key>.deps`). So
@@ -115,6 +116,7 @@
 //! | any, e.g. `WARPFFT_CUDA_ARCHS` | [`Build::archs_from_env`] | arch list |
 //! | any, e.g. `WARPFFT_NVCC_FLAGS` | [`Build::nvcc_flags_from_env`] | extra nvcc flags, whitespace-separated |
 //! | `FATBUILD_CACHE_DIR` | [`Build::embed`] | cache directory (default: `<target>/<profile>/../fatbuild-cache`) |
+//! | [`NVCC_ENV_VARS`]: `NVCC_PREPEND_FLAGS`, `NVCC_APPEND_FLAGS`, `NVCC_CCBIN`, `CPATH`, `C_INCLUDE_PATH`, `CPLUS_INCLUDE_PATH` | nvcc (and its host preprocessor) | part of every PTX key |
 //! | `NUM_JOBS` | [`Build::embed`] | parallel tool runs (Cargo sets it from `-j`) |
 //! | `OUT_DIR` | [`Build::embed`] | where the C files go; also: print `cargo:` lines only when set |
 //!
@@ -176,4 +178,4 @@ pub use error::{Error, ErrorKind};
 pub use mode::Mode;
 pub use output::{Embedded, EmbeddedBlob, EmbeddedModule};
 pub use run::Stats;
-pub use toolkit::{Toolkit, DEFAULT_CUDA_ROOT, TOOLKIT_ENV_VARS};
+pub use toolkit::{Toolkit, DEFAULT_CUDA_ROOT, NVCC_ENV_VARS, TOOLKIT_ENV_VARS};

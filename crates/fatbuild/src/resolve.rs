@@ -14,7 +14,7 @@ use crate::builder::{Archs, Module, CACHE_DIR_ENV};
 use crate::cache::{self, KeyHasher};
 use crate::error::{Error, ErrorKind};
 use crate::plan::ModuleSpec;
-use crate::toolkit::{Toolkit, TOOLKIT_ENV_VARS};
+use crate::toolkit::{Toolkit, NVCC_ENV_VARS, TOOLKIT_ENV_VARS};
 
 /// Extensions of the files in include dirs (and beside sources) that are watched as headers.
 const HEADER_EXTENSIONS: &[&str] = &["h", "hh", "hpp", "hxx", "cuh", "inc", "inl", "def"];
@@ -70,6 +70,7 @@ pub(crate) fn announce_inputs(
 ) -> Result<Vec<PathBuf>, Error> {
     let mut vars: Vec<&str> = env_vars.iter().map(String::as_str).collect();
     vars.push(CACHE_DIR_ENV);
+    vars.extend(NVCC_ENV_VARS);
     if find_toolkit {
         vars.extend(TOOLKIT_ENV_VARS);
     }
@@ -85,6 +86,17 @@ pub(crate) fn announce_inputs(
         cargo.push(format!("rerun-if-changed={}", h.display()));
     }
     Ok(headers)
+}
+
+/// The variables of [`NVCC_ENV_VARS`] that are set (even to nothing), with their values.
+pub(crate) fn nvcc_env() -> Vec<(String, String)> {
+    NVCC_ENV_VARS
+        .iter()
+        .filter_map(|v| {
+            let value = env::var_os(v)?;
+            Some((v.to_string(), value.to_string_lossy().into_owned()))
+        })
+        .collect()
 }
 
 /// The output directory and the cache directory, from the explicit settings, else `OUT_DIR`

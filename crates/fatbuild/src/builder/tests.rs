@@ -200,6 +200,10 @@ fn cargo_lines_cover_sources_includes_and_env_vars() {
         "rerun-if-env-changed=FATBUILD_TEST_UNSET_ARCHS".to_string(),
         "rerun-if-env-changed=FATBUILD_TEST_UNSET_FLAGS".to_string(),
         "rerun-if-env-changed=FATBUILD_CACHE_DIR".to_string(),
+        "rerun-if-env-changed=NVCC_APPEND_FLAGS".to_string(),
+        "rerun-if-env-changed=NVCC_PREPEND_FLAGS".to_string(),
+        "rerun-if-env-changed=NVCC_CCBIN".to_string(),
+        "rerun-if-env-changed=CPATH".to_string(),
         format!("rerun-if-changed={}", f.dir.join("kernels/a.cu").display()),
         format!(
             "rerun-if-changed={}",
