@@ -88,6 +88,8 @@ pub struct Build {
     archs: Archs,
     ptx_arch: String,
     nvcc_flags: Vec<String>,
+    /// Where each of `nvcc_flags` came from, for messages.
+    nvcc_flag_origins: Vec<String>,
     ptxas_flags: Vec<String>,
     includes: Vec<PathBuf>,
     modules: Vec<Module>,
@@ -115,6 +117,7 @@ impl Build {
             archs: Archs::Default,
             ptx_arch: DEFAULT_PTX_ARCH.to_string(),
             nvcc_flags: Vec::new(),
+            nvcc_flag_origins: Vec::new(),
             ptxas_flags: Vec::new(),
             includes: Vec::new(),
             modules: Vec::new(),
@@ -180,6 +183,7 @@ impl Build {
     /// Adds one nvcc flag (e.g. `"--use_fast_math"`, `"-lineinfo"`), for every module.
     pub fn nvcc_flag(mut self, flag: impl Into<String>) -> Build {
         self.nvcc_flags.push(flag.into());
+        self.nvcc_flag_origins.push("Build::nvcc_flag".into());
         self
     }
 
@@ -189,8 +193,10 @@ impl Build {
         self.env_vars.push(var.to_string());
         if let Some(v) = env::var_os(var) {
             let v = v.to_string_lossy().into_owned();
-            self.nvcc_flags
-                .extend(v.split_whitespace().map(str::to_string));
+            for flag in v.split_whitespace() {
+                self.nvcc_flags.push(flag.to_string());
+                self.nvcc_flag_origins.push(var.to_string());
+            }
         }
         self
     }
@@ -301,7 +307,7 @@ impl Build {
             &includes,
             cargo,
         )?;
-        let (out_dir, cache_dir) =
+        let (out_dir, cache_dir, cache_origin) =
             resolve::dirs(self.out_dir.as_deref(), self.cache_dir.as_deref(), &abs)?;
 
         let toolkit = match &self.toolkit {
@@ -322,6 +328,17 @@ impl Build {
         };
         let header_listing = resolve::header_listing(&headers);
         let nvcc_env = resolve::nvcc_env();
+        // nvcc runs its steps through a shell: nothing it is handed may hold what a shell
+        // expands.
+        let flags = self.nvcc_flags.iter().zip(&self.nvcc_flag_origins);
+        resolve::check_nvcc_inputs(
+            flags.map(|(f, o)| resolve::NvccInput::flag(f, o)),
+            &specs,
+            &includes,
+            (&cache_dir, &cache_origin),
+            &toolkit,
+            &nvcc_env,
+        )?;
         let inputs = PlanInputs {
             mode: self.mode,
             archs: &archs,

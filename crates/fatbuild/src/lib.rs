@@ -133,6 +133,11 @@
 //! its exit status and output, and the fix (or, for a missing toolkit, every place searched).
 //! A build script should stop with it: `panic!("{e}")`, or print it and exit non-zero.
 //!
+//! nvcc runs its own compilation steps through `sh -c`, so a `$`, backtick, `"` or `\` in
+//! anything it is handed (flags, defines, source, include, cache and toolkit paths, the
+//! [`NVCC_ENV_VARS`]) would be expanded by a shell: `embed` refuses them before any tool
+//! runs, naming the flag or path and where it came from.
+//!
 //! # Fatbins
 //!
 //! [`fatbin::parse`] lists the images in a fatbin without the toolkit (the header layout is

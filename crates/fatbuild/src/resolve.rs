@@ -100,12 +100,13 @@ pub(crate) fn nvcc_env() -> Vec<(String, String)> {
 }
 
 /// The output directory and the cache directory, from the explicit settings, else `OUT_DIR`
-/// and [`CACHE_DIR_ENV`] (else the default beside the target dir).
+/// and [`CACHE_DIR_ENV`] (else the default beside the target dir); and where the cache
+/// directory came from, for messages.
 pub(crate) fn dirs(
     out_dir: Option<&Path>,
     cache_dir: Option<&Path>,
     abs: &dyn Fn(&Path) -> PathBuf,
-) -> Result<(PathBuf, PathBuf), Error> {
+) -> Result<(PathBuf, PathBuf, String), Error> {
     let out_dir = match out_dir {
         Some(d) => abs(d),
         None => env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
@@ -116,12 +117,142 @@ pub(crate) fn dirs(
             )
         })?,
     };
-    let cache_dir = match (cache_dir, env::var_os(CACHE_DIR_ENV)) {
-        (Some(d), _) => abs(d),
-        (None, Some(d)) if !d.is_empty() => abs(Path::new(&d)),
-        _ => cache::default_cache_dir(&out_dir),
+    let (cache_dir, origin) = match (cache_dir, env::var_os(CACHE_DIR_ENV)) {
+        (Some(d), _) => (abs(d), "Build::cache_dir".to_string()),
+        (None, Some(d)) if !d.is_empty() => (abs(Path::new(&d)), CACHE_DIR_ENV.to_string()),
+        _ => (
+            cache::default_cache_dir(&out_dir),
+            "the default beside the target directory (the checkout's path, \
+             CARGO_TARGET_DIR or CARGO_BUILD_BUILD_DIR)"
+                .to_string(),
+        ),
     };
-    Ok((out_dir, cache_dir))
+    Ok((out_dir, cache_dir, origin))
+}
+
+/// What a shell expands inside double quotes, which is how nvcc passes arguments to the
+/// steps it runs through `sh -c`.
+const SHELL_SPECIAL: &[char] = &['$', '`', '"', '\\'];
+
+/// One thing handed to nvcc, for [`check_nvcc_inputs`].
+pub(crate) struct NvccInput {
+    /// What it is and where it came from, e.g. "nvcc flag `-DX=$(id)` (from WARPFFT_NVCC_FLAGS)".
+    what: String,
+    value: String,
+    fix: String,
+}
+
+impl NvccInput {
+    pub(crate) fn flag(flag: &str, origin: &str) -> NvccInput {
+        NvccInput {
+            what: format!("nvcc flag `{flag}` (from {origin})"),
+            value: flag.to_string(),
+            fix: format!(
+                "remove those characters from {origin}: the flags reach nvcc as separate \
+                 arguments, so they never need quoting or escaping"
+            ),
+        }
+    }
+
+    fn path(what: String, path: &Path, fix: String) -> NvccInput {
+        NvccInput {
+            what,
+            value: path.to_string_lossy().into_owned(),
+            fix,
+        }
+    }
+}
+
+/// Refuses anything handed to nvcc that holds a character of [`SHELL_SPECIAL`]: nvcc runs
+/// its compilation steps through `sh -c`, so `-DX=$(cmd)` in a flag, or a checkout, target
+/// or cache path with `$(...)`, backticks or `$HOME` in it, would run a command or break the
+/// build. The error names the flag or path, where it came from, and why.
+pub(crate) fn check_nvcc_inputs(
+    flags: impl Iterator<Item = NvccInput>,
+    specs: &[ModuleSpec],
+    includes: &[PathBuf],
+    cache: (&Path, &str),
+    toolkit: &Toolkit,
+    nvcc_env: &[(String, String)],
+) -> Result<(), Error> {
+    let mut items: Vec<NvccInput> = flags.collect();
+    for m in specs {
+        for f in &m.flags {
+            items.push(NvccInput::flag(
+                f,
+                &format!("Module::nvcc_flag of module `{}`", m.name),
+            ));
+        }
+        for (k, v) in &m.defines {
+            let value = v.as_ref().map_or(k.clone(), |v| format!("{k}={v}"));
+            items.push(NvccInput {
+                what: format!("define `{value}` of module `{}`", m.name),
+                value,
+                fix: "change the define in the build script".into(),
+            });
+        }
+        for (src, _) in &m.sources {
+            items.push(NvccInput::path(
+                format!("source path {} (module `{}`)", src.display(), m.name),
+                src,
+                "build from a checkout whose path has none of these characters".into(),
+            ));
+        }
+    }
+    for dir in includes {
+        items.push(NvccInput::path(
+            format!("include directory {}", dir.display()),
+            dir,
+            "build from a checkout whose path has none of these characters".into(),
+        ));
+    }
+    let (cache_dir, origin) = cache;
+    items.push(NvccInput::path(
+        format!("cache directory {} (from {origin})", cache_dir.display()),
+        cache_dir,
+        format!("set {CACHE_DIR_ENV} to a directory whose path has none of these characters"),
+    ));
+    items.push(NvccInput::path(
+        format!(
+            "toolkit directory {} (found via {})",
+            toolkit.bin_dir().display(),
+            toolkit.found_via()
+        ),
+        toolkit.bin_dir(),
+        "use a toolkit installed at a path without these characters".into(),
+    ));
+    for (var, value) in nvcc_env {
+        items.push(NvccInput {
+            what: format!("environment variable {var}=`{value}`"),
+            value: value.clone(),
+            fix: format!("remove those characters from {var}, or unset it"),
+        });
+    }
+    for item in items {
+        let bad: Vec<String> = SHELL_SPECIAL
+            .iter()
+            .filter(|c| item.value.contains(**c))
+            .map(|&c| match c {
+                '`' => "a backtick".to_string(),
+                c => format!("`{c}`"),
+            })
+            .collect();
+        if !bad.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "fatbuild: the {} contains {}: nvcc runs its compilation steps through a \
+                     shell (`sh -c`), which would expand it (`$(...)` or backticks run a \
+                     command, `$VAR` is replaced), so fatbuild refuses `$`, backticks, `\"` \
+                     and `\\` in anything handed to nvcc. Nothing was run.\nfix: {}",
+                    item.what,
+                    bad.join(", "),
+                    item.fix
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// How many tools run at once when [`Build::jobs`](crate::Build::jobs) is not set: `NUM_JOBS`,

@@ -485,3 +485,29 @@ fn corrupt_cache_entries_are_rebuilt_not_embedded() {
     assert_eq!(fs::read(&e.c_file).unwrap(), want_both);
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn shell_syntax_never_reaches_nvcc() {
+    let Some(tk) = toolkit() else { return };
+    let dir = workdir("inject");
+    // nvcc would run this through `sh -c` (it did, before fatbuild refused it).
+    let marker = dir.join("pwned");
+    let flag = format!("-DX=$(touch {})", marker.display());
+    let err = build(&dir, &tk, Mode::Jit).nvcc_flag(&flag).embed("wk");
+    let msg = err.unwrap_err().to_string();
+    assert!(
+        msg.contains(&format!("nvcc flag `{flag}` (from Build::nvcc_flag)")),
+        "{msg}"
+    );
+    assert!(!marker.exists(), "the injected command ran");
+    // A cache path with `$HOME` in it used to break the build with a confusing nvcc error.
+    let cache = dir.join("$HOME");
+    let err = build(&dir, &tk, Mode::Jit).cache_dir(&cache).embed("wk");
+    let msg = err.unwrap_err().to_string();
+    assert!(
+        msg.contains(&format!("cache directory {}", cache.display())),
+        "{msg}"
+    );
+    assert!(!cache.exists());
+    let _ = fs::remove_dir_all(&dir);
+}

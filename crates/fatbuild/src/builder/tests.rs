@@ -292,3 +292,60 @@ fn cache_entries_are_verified_on_every_hit() {
     assert_eq!((e.stats.tools_run(), e.warnings.len()), (0, 0));
     let _ = fs::remove_dir_all(&f.dir);
 }
+
+#[test]
+fn shell_syntax_is_refused_before_anything_runs() {
+    let f = fake();
+    let marker = f.dir.join("pwned");
+    let var = "FATBUILD_TEST_INJECTED_FLAGS";
+    std::env::set_var(var, format!("-O3 -DX=$(touch${{IFS}}{})", marker.display()));
+    let err = f.build(Mode::Jit).nvcc_flags_from_env(var).embed("k");
+    std::env::remove_var(var);
+    let msg = err.unwrap_err().to_string();
+    for want in [
+        format!(
+            "nvcc flag `-DX=$(touch${{IFS}}{})` (from {var})",
+            marker.display()
+        ),
+        "contains `$`".into(),
+        "sh -c".into(),
+        "Nothing was run".into(),
+        format!("fix: remove those characters from {var}"),
+    ] {
+        assert!(msg.contains(&want), "missing `{want}` in:\n{msg}");
+    }
+    // Paths: the cache directory, a source (the checkout), an include directory.
+    let cache = f.dir.join("c$HOME");
+    let msg = f.build(Mode::Jit).cache_dir(&cache).embed("k").unwrap_err();
+    let msg = msg.to_string();
+    assert!(
+        msg.contains(&format!(
+            "cache directory {} (from Build::cache_dir)",
+            cache.display()
+        )) && msg.contains("FATBUILD_CACHE_DIR"),
+        "{msg}"
+    );
+    let odd = f.dir.join("ch`eck`out");
+    fs::create_dir_all(&odd).unwrap();
+    fs::write(odd.join("x.cu"), "").unwrap();
+    let msg = f
+        .build(Mode::Jit)
+        .module(Module::new("x").source(odd.join("x.cu")))
+        .embed("k")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains(&format!("source path {}", odd.join("x.cu").display()))
+            && msg.contains("contains a backtick"),
+        "{msg}"
+    );
+    let msg = f.build(Mode::Jit).include(&odd).nvcc_flag("-DQ=\"a\\b\"");
+    let msg = msg.embed("k").unwrap_err().to_string();
+    assert!(
+        msg.contains("contains `\"`, `\\`") && msg.contains("Build::nvcc_flag"),
+        "{msg}"
+    );
+    assert!(!marker.exists());
+    assert_eq!(f.runs(), 0, "a tool ran");
+    let _ = fs::remove_dir_all(&f.dir);
+}
