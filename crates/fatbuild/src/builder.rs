@@ -100,6 +100,8 @@ pub struct Build {
     toolkit: Option<Toolkit>,
     compress: bool,
     env_vars: Vec<String>,
+    /// The arch list's variable (read only by the AOT modes) and whether it was set blank.
+    arch_env: Option<(String, bool)>,
 }
 
 impl Default for Build {
@@ -128,6 +130,7 @@ impl Build {
             toolkit: None,
             compress: true,
             env_vars: Vec::new(),
+            arch_env: None,
         }
     }
 
@@ -151,18 +154,22 @@ impl Build {
 
     /// The arch list from environment variable `var` (e.g. `WARPFFT_CUDA_ARCHS`), in the syntax
     /// of [`archs`](Build::archs). Unset or blank keeps the current list (the default unless
-    /// set before). Emits `cargo:rerun-if-env-changed=<var>`.
+    /// set before; set but blank gets a `cargo:warning`, since it usually means a list was
+    /// meant). In the AOT modes (the only ones that read it) emits
+    /// `cargo:rerun-if-env-changed=<var>`.
     pub fn archs_from_env(mut self, var: &str) -> Build {
-        self.env_vars.push(var.to_string());
+        let mut blank = false;
         if let Some(v) = env::var_os(var) {
             let spec = v.to_string_lossy().into_owned();
-            if !spec.trim().is_empty() {
+            blank = spec.trim().is_empty();
+            if !blank {
                 self.archs = Archs::Spec {
                     origin: format!("{var}=\"{spec}\""),
                     spec,
                 };
             }
         }
+        self.arch_env = Some((var.to_string(), blank));
         self
     }
 
@@ -284,6 +291,17 @@ impl Build {
         out
     }
 
+    /// The variables this build reads: the flags' and, in the AOT modes, the arch list's.
+    fn env_vars(&self) -> Vec<String> {
+        let mut vars = self.env_vars.clone();
+        if let Some((var, _)) = &self.arch_env {
+            if self.mode.aot() {
+                vars.push(var.clone());
+            }
+        }
+        vars
+    }
+
     fn embed_inner(&self, name: &str, cargo: &mut Vec<String>) -> Result<Embedded, Error> {
         if !embed::is_c_identifier(name) {
             return Err(Error::new(
@@ -301,7 +319,7 @@ impl Build {
         let includes: Vec<PathBuf> = self.includes.iter().map(|p| abs(p)).collect();
         // These lines come first: they must reach Cargo even when a later step fails.
         let headers = resolve::announce_inputs(
-            &self.env_vars,
+            &self.env_vars(),
             self.toolkit.is_none(),
             &specs,
             &includes,
@@ -320,8 +338,14 @@ impl Build {
             toolkit.bin_dir().display()
         );
         let ptx_arch = resolve::parse_ptx_arch(&self.ptx_arch, &toolkit, &tk_name)?;
+        resolve::announce_toolkit(&toolkit, cargo);
         let archs = if self.mode.aot() {
             toolkit.require(&["ptxas", "nvlink", "fatbinary"], "an AOT build")?;
+            if let Some((var, true)) = &self.arch_env {
+                if matches!(self.archs, Archs::Default) {
+                    cargo.push(resolve::blank_archs_warning(var));
+                }
+            }
             resolve::resolve_archs(&self.archs, &toolkit, &tk_name, ptx_arch)?
         } else {
             Vec::new()
@@ -355,7 +379,9 @@ impl Build {
         let jobs = self.jobs.unwrap_or_else(resolve::default_jobs);
 
         // Stages 2 and 3: plan, decide the cache hits, run the rest.
-        let built = run::compile(&inputs, &specs, &toolkit, &headers, jobs, cargo)?;
+        let built = run::compile(&inputs, &specs, &toolkit, &headers, jobs, cargo);
+        dedup_lines(cargo);
+        let built = built?;
 
         // Stage 4: read the blobs back, describe them, write the C files.
         let (modules, datas) = output::collect(&specs, &built)?;
@@ -383,6 +409,13 @@ impl Build {
         output::write_c(&emb, &datas)?;
         Ok(emb)
     }
+}
+
+/// Drops repeated `cargo:` lines (a source shared by many modules is one input), keeping
+/// the first of each.
+fn dedup_lines(lines: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    lines.retain(|l| seen.insert(l.clone()));
 }
 
 #[cfg(all(test, unix))]

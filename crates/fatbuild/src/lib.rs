@@ -121,9 +121,13 @@
 //! | `OUT_DIR` | [`Build::embed`] | where the C files go; also: print `cargo:` lines only when set |
 //!
 //! Every variable above except `PATH`, `NUM_JOBS` and `OUT_DIR` is printed as
-//! `cargo:rerun-if-env-changed`; every source, every header file in the include directories
-//! and beside the sources, and every other non-system file a source included, as
-//! `cargo:rerun-if-changed`. (The include directories themselves are not printed: Cargo would
+//! `cargo:rerun-if-env-changed` (the arch list's only in the AOT modes, the only ones that
+//! read it; `PATH` too when the toolkit was found by searching it or the default root); every
+//! source, every header file in the include directories and beside the sources, every other
+//! non-system file a source included, and the nvcc used (as found and as resolved through
+//! links, so a switched `/usr/local/cuda` link reruns when the new nvcc is newer than the last
+//! build), as `cargo:rerun-if-changed`, each line once. An arch-list variable that is set but
+//! blank in an AOT build gets a `cargo:warning` (the default list is long). (The include directories themselves are not printed: Cargo would
 //! then rerun the build script whenever anything at all under them changed, e.g. files of a
 //! test build.)
 //!

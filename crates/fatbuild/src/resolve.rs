@@ -14,7 +14,7 @@ use crate::builder::{Archs, Module, CACHE_DIR_ENV};
 use crate::cache::{self, KeyHasher};
 use crate::error::{Error, ErrorKind};
 use crate::plan::ModuleSpec;
-use crate::toolkit::{Toolkit, NVCC_ENV_VARS, TOOLKIT_ENV_VARS};
+use crate::toolkit::{Toolkit, DEFAULT_CUDA_ROOT, NVCC_ENV_VARS, TOOLKIT_ENV_VARS};
 
 /// Extensions of the files in include dirs (and beside sources) that are watched as headers.
 const HEADER_EXTENSIONS: &[&str] = &["h", "hh", "hpp", "hxx", "cuh", "inc", "inl", "def"];
@@ -86,6 +86,35 @@ pub(crate) fn announce_inputs(
         cargo.push(format!("rerun-if-changed={}", h.display()));
     }
     Ok(headers)
+}
+
+/// The `cargo:` lines that make a toolkit switch rerun the build script: the nvcc used (as
+/// found and, when that is a link such as `/usr/local/cuda/bin/nvcc`, the file it resolves
+/// to; Cargo compares their times with the last run) and, when the toolkit was found by
+/// searching `PATH` (no `NVCC`/`CUDA_PATH`/`CUDA_HOME`), `PATH`.
+pub(crate) fn announce_toolkit(tk: &Toolkit, cargo: &mut Vec<String>) {
+    let nvcc = tk.tool("nvcc");
+    cargo.push(format!("rerun-if-changed={}", nvcc.display()));
+    if let Ok(real) = fs::canonicalize(&nvcc) {
+        if real != nvcc {
+            cargo.push(format!("rerun-if-changed={}", real.display()));
+        }
+    }
+    if tk.found_via() == "PATH" || tk.found_via() == DEFAULT_CUDA_ROOT {
+        cargo.push("rerun-if-env-changed=PATH".into());
+    }
+}
+
+/// The warning for an arch-list variable that is set but blank (the default list, much
+/// longer, is built).
+pub(crate) fn blank_archs_warning(var: &str) -> String {
+    format!(
+        "warning=fatbuild: {var} is set but blank, so the default arch list ({}: {} archs, \
+         each a ptxas run per source) is built; set it to the archs you need, e.g. {var}=\"80;90\", \
+         or unset it to silence this",
+        arch::list(DEFAULT_ARCHS),
+        DEFAULT_ARCHS.len()
+    )
 }
 
 /// The variables of [`NVCC_ENV_VARS`] that are set (even to nothing), with their values.

@@ -35,6 +35,7 @@ done"#;
         &format!(
             "#!/bin/sh\n{out_arg}\necho nvcc >> {log_s}\n\
              if grep -q FAIL \"$src\"; then echo \"$src(1): error: boom\" >&2; exit 2; fi\n\
+             if grep -q NOCICC \"$src\"; then echo 'sh: 1: cicc: not found' >&2; exit 255; fi\n\
              n=$(basename \"$src\" .cu)\n\
              hdr=\"\"; [ \"$n\" = a ] && hdr=\"$(dirname \"$src\")/common.cuh\"\n\
              printf '%s : %s %s\\n' \"$out\" \"$src\" \"$hdr\" > \"$deps\"\n\
@@ -191,7 +192,7 @@ fn configuration_errors_are_explained() {
 #[test]
 fn cargo_lines_cover_sources_includes_and_env_vars() {
     let f = fake();
-    let b = f.build(Mode::Jit).include(f.dir.join("kernels"));
+    let b = f.build(Mode::Aot).include(f.dir.join("kernels"));
     let b = b.archs_from_env("FATBUILD_TEST_UNSET_ARCHS");
     let b = b.nvcc_flags_from_env("FATBUILD_TEST_UNSET_FLAGS");
     let mut lines = Vec::new();
@@ -212,8 +213,81 @@ fn cargo_lines_cover_sources_includes_and_env_vars() {
     ] {
         assert!(lines.contains(&want), "missing {want} in {lines:?}");
     }
-    // An explicit toolkit means NVCC & co. are not read.
+    // An explicit toolkit means NVCC & co. are not read; its nvcc is still watched.
     assert!(!lines.iter().any(|l| l.ends_with("=NVCC")));
+    let nvcc = format!("rerun-if-changed={}", f.dir.join("bin/nvcc").display());
+    assert!(lines.contains(&nvcc), "{lines:#?}");
+    // Each input once (a.cu is a source of both modules).
+    let mut unique = lines.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), lines.len(), "repeated lines: {lines:#?}");
+    // A JIT build never reads the arch list, so it does not rerun when it changes.
+    let b = f
+        .build(Mode::Jit)
+        .archs_from_env("FATBUILD_TEST_UNSET_ARCHS");
+    let mut lines = Vec::new();
+    b.embed_inner("k", &mut lines).unwrap();
+    assert!(!lines
+        .iter()
+        .any(|l| l.contains("FATBUILD_TEST_UNSET_ARCHS")));
+    let _ = fs::remove_dir_all(&f.dir);
+}
+
+#[test]
+fn a_toolkit_switch_behind_a_link_reruns() {
+    let f = fake();
+    let link = f.dir.join("cuda-current");
+    std::os::unix::fs::symlink(f.dir.join("bin"), &link).unwrap();
+    let mut lines = Vec::new();
+    let b = f.build(Mode::Jit).toolkit(Toolkit::fake(&link));
+    b.embed_inner("k", &mut lines).unwrap();
+    let real = fs::canonicalize(f.dir.join("bin/nvcc")).unwrap();
+    for p in [link.join("nvcc"), real] {
+        let want = format!("rerun-if-changed={}", p.display());
+        assert!(lines.contains(&want), "missing {want}: {lines:#?}");
+    }
+    let _ = fs::remove_dir_all(&f.dir);
+}
+
+#[test]
+fn a_blank_arch_list_warns_in_aot_builds() {
+    let f = fake();
+    let var = "FATBUILD_TEST_BLANK_ARCHS";
+    std::env::set_var(var, "  ");
+    let b = Build::new().mode(Mode::Aot).archs_from_env(var);
+    std::env::remove_var(var);
+    let b = b
+        .toolkit(f.toolkit.clone())
+        .cargo_metadata(false)
+        .out_dir(f.dir.join("out"))
+        .cache_dir(f.dir.join("cache"))
+        .module(Module::new("a").source(f.dir.join("kernels/a.cu")));
+    let e = b.embed("k").unwrap();
+    assert_eq!(e.archs, [75, 80, 86, 89, 90, 100, 120]);
+    assert_eq!(e.warnings.len(), 1, "{:#?}", e.warnings);
+    let w = &e.warnings[0];
+    assert!(
+        w.contains(&format!("{var} is set but blank")) && w.contains("7 archs"),
+        "{w}"
+    );
+    // The same build in JIT mode reads no arch list: no warning.
+    let e = b.mode(Mode::Jit).embed("k").unwrap();
+    assert!(e.warnings.is_empty(), "{:#?}", e.warnings);
+    let _ = fs::remove_dir_all(&f.dir);
+}
+
+#[test]
+fn a_toolkit_without_cicc_is_named_as_the_culprit() {
+    let f = fake();
+    fs::write(f.dir.join("kernels/b.cu"), "NOCICC").unwrap();
+    let msg = f.build(Mode::Jit).embed("k").unwrap_err().to_string();
+    assert!(
+        msg.contains("fix: nvcc could not start `cicc`, a program of the CUDA toolkit")
+            && msg.contains("the toolkit is incomplete"),
+        "{msg}"
+    );
+    assert!(!msg.contains("correct the CUDA source"), "{msg}");
     let _ = fs::remove_dir_all(&f.dir);
 }
 
