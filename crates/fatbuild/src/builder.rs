@@ -7,10 +7,12 @@
 //! 3. [`crate::run`]: cache hits decided, the missing outputs built through [`crate::spawn`];
 //! 4. [`crate::output`]: the blobs read back and written as C ([`crate::embed`] formats it).
 
+use std::collections::HashSet;
 use std::env;
 use std::path::{Path, PathBuf};
 
 use crate::arch::DEFAULT_PTX_ARCH;
+use crate::cache;
 use crate::embed;
 use crate::error::{Error, ErrorKind};
 use crate::mode::Mode;
@@ -102,6 +104,7 @@ pub struct Build {
     env_vars: Vec<String>,
     /// The arch list's variable (read only by the AOT modes) and whether it was set blank.
     arch_env: Option<(String, bool)>,
+    cache_max_size: Option<u64>,
 }
 
 impl Default for Build {
@@ -131,6 +134,7 @@ impl Build {
             compress: true,
             env_vars: Vec::new(),
             arch_env: None,
+            cache_max_size: None,
         }
     }
 
@@ -242,6 +246,16 @@ impl Build {
     /// `<out dir>/fatbuild-cache`. Emits `cargo:rerun-if-env-changed=FATBUILD_CACHE_DIR`.
     pub fn cache_dir(mut self, dir: impl AsRef<Path>) -> Build {
         self.cache_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The cache's size bound in bytes (0: unbounded). After a successful build, while the
+    /// cache directory is larger, the least recently used entries are removed (never this
+    /// build's, nor any used within the last hour). Default: [`MAX_SIZE_ENV`](crate::MAX_SIZE_ENV)
+    /// (`FATBUILD_CACHE_MAX_SIZE`, e.g. `4G`, `500M`) if set, else
+    /// [`DEFAULT_MAX_SIZE`](crate::DEFAULT_MAX_SIZE) (2 GiB).
+    pub fn cache_max_size(mut self, bytes: u64) -> Build {
+        self.cache_max_size = Some(bytes);
         self
     }
 
@@ -377,6 +391,10 @@ impl Build {
             nvcc_env: &nvcc_env,
         };
         let jobs = self.jobs.unwrap_or_else(resolve::default_jobs);
+        let max_size = match self.cache_max_size {
+            Some(n) => n,
+            None => resolve::cache_max_size()?,
+        };
 
         // Stages 2 and 3: plan, decide the cache hits, run the rest.
         let built = run::compile(&inputs, &specs, &toolkit, &headers, jobs, cargo);
@@ -407,6 +425,15 @@ impl Build {
         };
         emb.manifest_json = output::manifest(&emb);
         output::write_c(&emb, &datas)?;
+
+        // Keep the cache within its bound (this build's entries stay).
+        if max_size > 0 {
+            let keep: HashSet<PathBuf> = (built.ptx_paths.iter().flatten())
+                .chain(built.plan.jobs.iter().map(|j| &j.output))
+                .cloned()
+                .collect();
+            cache::evict(&emb.cache_dir, max_size, &keep, cache::EVICT_MIN_AGE);
+        }
         Ok(emb)
     }
 }

@@ -103,8 +103,17 @@
 //! The same `.cu` with other defines or flags is a different output, and JIT and AOT builds
 //! share the PTX. Outputs are written to a temporary name, synced to disk, their digest filed,
 //! and then renamed into place, so concurrent builds sharing the cache are safe and a crash
-//! leaves nothing that passes the check. Nothing is ever deleted: `cargo clean` (or removing the
-//! directory) does that. Tools run in parallel within each stage, `NUM_JOBS` at a time.
+//! leaves nothing that passes the check. A build about to run a tool first claims its output
+//! (`<output>.lock`, created exclusively, holding the process id and host); a concurrent build
+//! needing the same output waits for the claim to go and then uses the result, so two builds
+//! never run the same job (a claim whose process is gone, or older than 30 minutes, is taken
+//! over). Tools run in parallel within each stage, `NUM_JOBS` at a time.
+//!
+//! The cache is bounded: after each successful build, while the directory is larger than
+//! [`MAX_SIZE_ENV`] (`FATBUILD_CACHE_MAX_SIZE`: bytes, or `K`/`M`/`G`; `0` = unbounded;
+//! [`Build::cache_max_size`]; default [`DEFAULT_MAX_SIZE`], 2 GiB), the least recently used
+//! entries are removed (a hit refreshes an entry's time, at most every 10 minutes); this
+//! build's entries and any used within the last hour stay.
 //!
 //! # Environment
 //!
@@ -116,11 +125,12 @@
 //! | any, e.g. `WARPFFT_CUDA_ARCHS` | [`Build::archs_from_env`] | arch list |
 //! | any, e.g. `WARPFFT_NVCC_FLAGS` | [`Build::nvcc_flags_from_env`] | extra nvcc flags, whitespace-separated |
 //! | `FATBUILD_CACHE_DIR` | [`Build::embed`] | cache directory (default: `<target>/<profile>/../fatbuild-cache`) |
+//! | `FATBUILD_CACHE_MAX_SIZE` | [`Build::embed`] | the cache's size bound (default 2G; `0`: unbounded); not a rerun trigger |
 //! | [`NVCC_ENV_VARS`]: `NVCC_PREPEND_FLAGS`, `NVCC_APPEND_FLAGS`, `NVCC_CCBIN`, `CPATH`, `C_INCLUDE_PATH`, `CPLUS_INCLUDE_PATH` | nvcc (and its host preprocessor) | part of every PTX key |
 //! | `NUM_JOBS` | [`Build::embed`] | parallel tool runs (Cargo sets it from `-j`) |
 //! | `OUT_DIR` | [`Build::embed`] | where the C files go; also: print `cargo:` lines only when set |
 //!
-//! Every variable above except `PATH`, `NUM_JOBS` and `OUT_DIR` is printed as
+//! Every variable above except `PATH`, `NUM_JOBS`, `OUT_DIR` and `FATBUILD_CACHE_MAX_SIZE` is printed as
 //! `cargo:rerun-if-env-changed` (the arch list's only in the AOT modes, the only ones that
 //! read it; `PATH` too when the toolkit was found by searching it or the default root); every
 //! source, every header file in the include directories and beside the sources, every other
@@ -182,6 +192,7 @@ pub use arch::{
     native as native_archs, parse as parse_archs, CUDA_13_0_ARCHS, DEFAULT_ARCHS, DEFAULT_PTX_ARCH,
 };
 pub use builder::{Build, Module, CACHE_DIR_ENV};
+pub use cache::{DEFAULT_MAX_SIZE, MAX_SIZE_ENV};
 pub use embed::BlobKind;
 pub use error::{Error, ErrorKind};
 pub use mode::Mode;

@@ -284,6 +284,23 @@ pub(crate) fn check_nvcc_inputs(
     Ok(())
 }
 
+/// The cache's size bound: [`cache::MAX_SIZE_ENV`] if set, else [`cache::DEFAULT_MAX_SIZE`].
+pub(crate) fn cache_max_size() -> Result<u64, Error> {
+    match env::var(cache::MAX_SIZE_ENV) {
+        Ok(v) if !v.trim().is_empty() => cache::parse_size(&v).ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "fatbuild: {}=\"{v}\" is not a size.\nfix: give bytes, or a number with K, \
+                     M or G (e.g. 4G, 500M); 0 turns eviction off",
+                    cache::MAX_SIZE_ENV
+                ),
+            )
+        }),
+        _ => Ok(cache::DEFAULT_MAX_SIZE),
+    }
+}
+
 /// How many tools run at once when [`Build::jobs`](crate::Build::jobs) is not set: `NUM_JOBS`,
 /// else the available parallelism.
 pub(crate) fn default_jobs() -> usize {

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::cache::{
-    check_entry, discard, file_digest, store, temp_path_for, write_atomic, Entry, KeyHasher,
+    self, check_entry, file_digest, store, temp_path_for, touch_used, write_atomic, Entry,
+    KeyHasher,
 };
 use crate::error::{Error, ErrorKind};
 use crate::plan::{self, Job, ModuleSpec, Plan, PlanInputs, PtxJob, PtxPlan, Tool};
@@ -166,14 +167,18 @@ pub(crate) fn resolve_ptx(
         }
     }
     let results = run_parallel(&misses, n_threads, |i| {
-        compile_ptx(&plan.jobs[i], toolkit, cache_dir, &digests)
+        build_ptx(&plan.jobs[i], toolkit, cache_dir, &digests)
     })?;
     for (i, (out, stderr)) in results {
+        outs[i] = Some(out);
+        let Some(stderr) = stderr else {
+            stats.cache_hits += 1; // another build made it meanwhile
+            continue;
+        };
         stats.nvcc += 1;
         if !stderr.trim().is_empty() {
             warn("nvcc", &plan.jobs[i].what, stderr.trim());
         }
-        outs[i] = Some(out);
     }
     Ok(outs.into_iter().flatten().collect())
 }
@@ -189,7 +194,8 @@ enum Found<T> {
 /// Looks a PTX job up in the cache: its `.deps` list names the headers, whose contents
 /// complete the key; the PTX file so named must match its digest.
 fn find_ptx(job: &PtxJob, cache_dir: &Path, digests: &Digests) -> Found<PtxOut> {
-    let Some(headers) = read_deps(&job.deps_file(cache_dir)) else {
+    let deps = job.deps_file(cache_dir);
+    let Some(headers) = read_deps(&deps) else {
         return Found::Miss;
     };
     let Some(key) = full_key(&job.key, &headers, digests) else {
@@ -197,20 +203,50 @@ fn find_ptx(job: &PtxJob, cache_dir: &Path, digests: &Digests) -> Found<PtxOut> 
     };
     let path = job.ptx_file(cache_dir, &key);
     match check(&path) {
-        Found::Hit(()) => Found::Hit(PtxOut { path, headers }),
+        Found::Hit(()) => {
+            touch_used(&deps);
+            Found::Hit(PtxOut { path, headers })
+        }
         Found::Miss => Found::Miss,
         Found::Corrupt(p, why) => Found::Corrupt(p, why),
     }
 }
 
-/// Checks one cache output; a corrupt one is removed (it is rebuilt in its place).
+/// Checks one cache output. A corrupt one stays until its rebuild replaces it (under the
+/// claim, so a concurrent build never removes what another just filed).
 fn check(path: &Path) -> Found<()> {
     match check_entry(path) {
         Entry::Valid => Found::Hit(()),
         Entry::Missing => Found::Miss,
-        Entry::Corrupt(why) => {
-            discard(path);
-            Found::Corrupt(path.to_path_buf(), why)
+        Entry::Corrupt(why) => Found::Corrupt(path.to_path_buf(), why),
+    }
+}
+
+/// The claim file of a cache entry: `<entry>.lock`.
+fn lock_path(entry: &Path) -> PathBuf {
+    let mut s = entry.as_os_str().to_owned();
+    s.push(".lock");
+    PathBuf::from(s)
+}
+
+/// Makes the PTX of one job exist, under the job's claim: if another build holds it, waits and
+/// looks again. Returns nvcc's output, or `None` when another build made the PTX.
+fn build_ptx(
+    job: &PtxJob,
+    toolkit: &Toolkit,
+    cache_dir: &Path,
+    digests: &Digests,
+) -> Result<(PtxOut, Option<String>), Error> {
+    let lock = lock_path(&job.deps_file(cache_dir));
+    loop {
+        let claim = cache::claim(&lock)?;
+        if let Found::Hit(out) = find_ptx(job, cache_dir, digests) {
+            return Ok((out, None));
+        }
+        if let Some(claim) = claim {
+            let res = compile_ptx(job, toolkit, cache_dir, digests);
+            drop(claim);
+            return res.map(|(out, stderr)| (out, Some(stderr)));
         }
     }
 }
@@ -401,6 +437,10 @@ pub(crate) fn execute(
             .collect();
         let done = run_parallel(&stage, n_threads, |j| run_job(&plan.jobs[j], toolkit))?;
         for (j, stderr) in done {
+            let Some(stderr) = stderr else {
+                stats.cache_hits += 1; // another build made it meanwhile
+                continue;
+            };
             stats.count(tool);
             if !stderr.trim().is_empty() {
                 warn(tool.name(), &plan.jobs[j].what, stderr.trim());
@@ -410,15 +450,24 @@ pub(crate) fn execute(
     Ok(())
 }
 
-/// Runs one AOT job into a temporary file and renames it into place; returns its output.
-fn run_job(job: &Job, toolkit: &Toolkit) -> Result<String, Error> {
-    if let Some(dir) = job.output.parent() {
-        fs::create_dir_all(dir).map_err(|e| Error::io("creating directory", dir, e))?;
+/// Runs one AOT job, under its output's claim (if another build holds it, waits and looks
+/// again), into a temporary file filed into the cache; returns the tool's output, or `None`
+/// when another build made the file.
+fn run_job(job: &Job, toolkit: &Toolkit) -> Result<Option<String>, Error> {
+    let lock = lock_path(&job.output);
+    loop {
+        let claim = cache::claim(&lock)?;
+        if let Found::Hit(()) = check(&job.output) {
+            return Ok(None);
+        }
+        if let Some(claim) = claim {
+            let tmp = temp_path_for(&job.output);
+            let res = run_tool(toolkit, job.tool, &job.args, &tmp, &[], &job.what)
+                .and_then(|text| store(&tmp, &job.output).map(|()| text));
+            drop(claim);
+            return res.map(Some);
+        }
     }
-    let tmp = temp_path_for(&job.output);
-    let text = run_tool(toolkit, job.tool, &job.args, &tmp, &[], &job.what)?;
-    store(&tmp, &job.output)?;
-    Ok(text)
 }
 
 #[cfg(test)]

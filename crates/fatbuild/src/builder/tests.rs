@@ -30,6 +30,9 @@ while [ $# -gt 0 ]; do
   shift
 done"#;
     let log_s = log.display();
+    // With a file `slow` in the test dir, every tool takes a while (for concurrency tests).
+    let out_arg = format!("{out_arg}\n[ -f {}/slow ] && sleep 0.3", dir.display());
+    let out_arg = out_arg.as_str();
     write_script(
         &bin.join("nvcc"),
         &format!(
@@ -421,5 +424,49 @@ fn shell_syntax_is_refused_before_anything_runs() {
     );
     assert!(!marker.exists());
     assert_eq!(f.runs(), 0, "a tool ran");
+    let _ = fs::remove_dir_all(&f.dir);
+}
+
+#[test]
+fn concurrent_builds_wait_for_each_other_instead_of_repeating_jobs() {
+    let f = fake();
+    fs::write(f.dir.join("slow"), "").unwrap();
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| f.build(Mode::Aot).embed("k").unwrap());
+        let b = s.spawn(|| f.build(Mode::Aot).embed("k").unwrap());
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    // One build's work (3 nvcc, 4 ptxas, 4 nvlink, 2 fatbinary), shared between them.
+    assert_eq!(f.runs(), 13);
+    assert_eq!(a.stats.tools_run() + b.stats.tools_run(), 13);
+    assert_eq!(a.hash, b.hash);
+    let names: Vec<String> = fs::read_dir(f.dir.join("cache"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.ends_with(".lock") && !n.contains(".tmp")),
+        "{names:?}"
+    );
+    let _ = fs::remove_dir_all(&f.dir);
+}
+
+#[test]
+fn an_abandoned_claim_is_taken_over() {
+    let f = fake();
+    // Claims left by a build that died (no such process on this host).
+    let e = f.build(Mode::Jit).embed("k").unwrap();
+    let deps = outputs(&f.dir.join("cache"), ".deps");
+    let host = fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    for d in &deps {
+        fs::write(format!("{}.lock", d.display()), format!("999999999 {host}")).unwrap();
+        fs::remove_file(d).unwrap();
+    }
+    f.runs();
+    let e2 = f.build(Mode::Jit).embed("k").unwrap();
+    assert_eq!((e2.stats.nvcc, f.runs()), (3, 3));
+    assert_eq!(e2.hash, e.hash);
     let _ = fs::remove_dir_all(&f.dir);
 }
