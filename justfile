@@ -25,9 +25,11 @@ test: lint
     @echo "== jit build: Rust tests, doc tests, GPU tests (skip without a GPU)"
     cargo test -- --nocapture
     @echo "== aot build (sm {{ci_archs}}): embedded fatbins hold exactly those ELF images"
-    WARPFFT_CUDA_ARCHS="{{ci_archs}}" WARPFFT_EXPECT_ARCHS="{{ci_archs}}" cargo test --no-default-features --features aot --test manifest --test no_gpu -- --nocapture
+    WARPFFT_CUDA_ARCHS="{{ci_archs}}" WARPFFT_EXPECT_ARCHS="{{ci_archs}}" cargo test --no-default-features --features aot --test manifest --test no_gpu --test build_script -- --nocapture
     @echo "== aot+jit build: ELF images plus one PTX fallback per single-source module"
     WARPFFT_CUDA_ARCHS="{{ci_archs}}" WARPFFT_EXPECT_ARCHS="{{ci_archs}}" cargo test --features aot --test manifest -- --nocapture
+    @echo "== the library path recipes use is the one the asked-for build produced"
+    bash scripts/check_libpath.sh
     @echo "== missing toolkit: the build fails with one clear message"
     bash scripts/check_missing_toolkit.sh
     @echo "== committed bindings equal bindgen's output"
@@ -39,7 +41,7 @@ test: lint
     bash examples/c/run.sh target/prefix
     @echo "== C ABI from Python (ctypes), wheel, cuFFT wheel discovery"
     just wheel
-    WARPFFT_LIBRARY=target/release/libwarpfft.so python3 -m pytest python/tests -q -rs
+    WARPFFT_LIBRARY="$(bash scripts/libwarpfft_path.sh --release)" python3 -m pytest python/tests -q -rs
 
 # GPU tests only (on a machine with a GPU)
 test-gpu:
@@ -64,11 +66,11 @@ lint:
 
 # Install libwarpfft.so, warpfft.h and warpfft.pc under PREFIX
 install PREFIX="/usr/local":
-    cargo build --release
+    lib=$(bash scripts/libwarpfft_path.sh --release); \
     v=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1); \
     p=$(realpath -m "{{PREFIX}}"); \
     install -d "$p/lib/pkgconfig" "$p/include"; \
-    install -m 755 target/release/libwarpfft.so.0 "$p/lib/libwarpfft.so.$v"; \
+    install -m 755 "$lib" "$p/lib/libwarpfft.so.$v"; \
     ln -sf "libwarpfft.so.$v" "$p/lib/libwarpfft.so.0"; \
     ln -sf "libwarpfft.so.0" "$p/lib/libwarpfft.so"; \
     install -m 644 c_core/include/warpfft.h "$p/include/"; \
@@ -77,8 +79,7 @@ install PREFIX="/usr/local":
 
 # A platform wheel holding libwarpfft.so (no CUDA library linked) into dist/
 wheel:
-    cargo build --release
-    cp target/release/libwarpfft.so.0 python/warpfft/libwarpfft.so
+    cp "$(bash scripts/libwarpfft_path.sh --release)" python/warpfft/libwarpfft.so
     rm -f dist/warpfft-*.whl
     python3 -m pip wheel --no-deps -q python/ -w dist/
     ls dist/*.whl
