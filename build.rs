@@ -1,8 +1,18 @@
 //! Build script: kernels → toolchain (crates/fatbuild) → C core (cc) → static archive for Rust
 //! and `libwarpfft.so` for everyone else → (optionally) bindgen.
 //!
-//! Inputs (each a `rerun-if-env-changed`): `WARPFFT_CUDA_ARCHS`, `WARPFFT_NVCC_FLAGS`, `NVCC`,
-//! `CUDA_PATH`, `CUDA_HOME` (read by fatbuild), `CC`/`CFLAGS` (read by cc).
+//! Inputs: the files under `c_core/src` and `c_core/include` and this file
+//! (`rerun-if-changed`); the variables the `cc` crate reads (`CC`, `CFLAGS`, `AR`, each also
+//! as `<name>_<target>`, `<name>_<target_with_underscores>`, `HOST_<name>`, `TARGET_<name>`;
+//! `CRATE_CC_NO_DEFAULTS`, `CROSS_COMPILE`, `RUSTC_WRAPPER`), which this version of `cc` does
+//! not announce itself, and `WARPFFT_WERROR` (`rerun-if-env-changed`); fatbuild announces its
+//! own (`WARPFFT_CUDA_ARCHS` in aot builds, `WARPFFT_NVCC_FLAGS`, `NVCC`, `CUDA_PATH`,
+//! `CUDA_HOME`, `NVCC_APPEND_FLAGS` & co., the kernels, the nvcc binary).
+//!
+//! Products: `OUT_DIR/lib/libwarpfft.so{.VERSION,.MAJOR,}` for this exact build (features,
+//! archs); `scripts/libwarpfft_path.sh` asks cargo for it. A copy goes to `target/<profile>/`
+//! (written atomically) for convenience only: it is whatever build ran its build script
+//! last.
 
 use std::env;
 use std::fs;
@@ -13,34 +23,69 @@ use std::path::{Path, PathBuf};
 const WIDTHS_F32: std::ops::RangeInclusive<u32> = 2..=12;
 const WIDTHS_F64: std::ops::RangeInclusive<u32> = 2..=16;
 
+/// What the `cc` crate reads from the environment, by base name (each also with the target
+/// and `HOST_`/`TARGET_` forms) and as is.
+const CC_VARS: &[&str] = &["CC", "CFLAGS", "AR"];
+const CC_PLAIN_VARS: &[&str] = &["CRATE_CC_NO_DEFAULTS", "CROSS_COMPILE", "RUSTC_WRAPPER"];
+
 fn main() {
-    let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR is set by cargo"));
+    // The inputs first: they must reach cargo even when a later step fails.
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=c_core/src");
+    println!("cargo:rerun-if-changed=c_core/include");
+    for var in cc_env_vars(&env::var("TARGET").unwrap_or_default()) {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    if let Err(e) = run() {
+        // One clear message; cargo shows it under "failed to run custom build command".
+        eprintln!("\nwarpfft: build script failed\n{e}\n");
+        std::process::exit(1);
+    }
+}
+
+/// Every variable the `cc` crate consults for `CC_VARS` (in its order) and `CC_PLAIN_VARS`.
+fn cc_env_vars(target: &str) -> Vec<String> {
+    let target_u = target.replace('-', "_");
+    let mut vars = Vec::new();
+    for base in CC_VARS {
+        vars.push(format!("{base}_{target}"));
+        vars.push(format!("{base}_{target_u}"));
+        vars.push(format!("HOST_{base}"));
+        vars.push(format!("TARGET_{base}"));
+        vars.push(base.to_string());
+    }
+    vars.extend(CC_PLAIN_VARS.iter().map(|v| v.to_string()));
+    vars.dedup();
+    vars
+}
+
+/// An error message naming what failed and where.
+type Res<T> = Result<T, String>;
+
+fn io_err(what: &str, path: &Path) -> impl FnOnce(std::io::Error) -> String {
+    let path = path.display().to_string();
+    let what = what.to_string();
+    move |e| format!("{what} `{path}` failed: {e}")
+}
+
+fn run() -> Res<()> {
+    let out = PathBuf::from(env::var("OUT_DIR").map_err(|_| "OUT_DIR is not set (cargo sets it)")?);
     let jit = env::var_os("CARGO_FEATURE_JIT").is_some();
     let aot = env::var_os("CARGO_FEATURE_AOT").is_some();
 
-    let embedded = match build_kernels(jit, aot) {
-        Ok(e) => e,
-        Err(e) => {
-            // One clear message; cargo shows it under "failed to run custom build command".
-            eprintln!("\nwarpfft: kernel build failed\n{e}\n");
-            std::process::exit(1);
-        }
-    };
+    let embedded = build_kernels(jit, aot).map_err(|e| format!("kernel build failed\n{e}"))?;
 
-    let core = compile_c_core(&out, &embedded.c_file);
-    link_shared_library(&out, &core);
+    let core = compile_c_core(&out, &embedded.c_file)?;
+    link_shared_library(&out, &core)?;
     generate_bindings(&out);
 
     println!("cargo:root={}", out.display());
-    println!(
-        "cargo:include={}",
-        Path::new("c_core/include")
-            .canonicalize()
-            .unwrap()
-            .display()
-    );
-    println!("cargo:rerun-if-changed=c_core");
-    println!("cargo:rerun-if-changed=build.rs");
+    let include = Path::new("c_core/include");
+    let include = include
+        .canonicalize()
+        .map_err(io_err("resolving", include))?;
+    println!("cargo:include={}", include.display());
+    Ok(())
 }
 
 fn build_kernels(jit: bool, aot: bool) -> Result<fatbuild::Embedded, fatbuild::Error> {
@@ -81,12 +126,15 @@ fn build_kernels(jit: bool, aot: bool) -> Result<fatbuild::Embedded, fatbuild::E
 /// Compiles the C core and the generated blob source into `libwarpfft_core.a` (position
 /// independent, hidden visibility except the `WARPFFT_API` functions) and links it into the
 /// Rust crate.
-fn compile_c_core(out: &Path, kernels_c: &Path) -> PathBuf {
-    let mut sources: Vec<PathBuf> = fs::read_dir("c_core/src")
-        .expect("c_core/src")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
+fn compile_c_core(out: &Path, kernels_c: &Path) -> Res<PathBuf> {
+    let src = Path::new("c_core/src");
+    let mut sources = Vec::new();
+    for e in fs::read_dir(src).map_err(io_err("listing", src))? {
+        let p = e.map_err(io_err("listing", src))?.path();
+        if p.extension().is_some_and(|x| x == "c") {
+            sources.push(p);
+        }
+    }
     sources.sort();
     let mut cc = cc::Build::new();
     cc.files(&sources)
@@ -107,25 +155,28 @@ fn compile_c_core(out: &Path, kernels_c: &Path) -> PathBuf {
         cc.warnings_into_errors(true);
     }
     println!("cargo:rerun-if-env-changed=WARPFFT_WERROR");
-    cc.compile("warpfft_core");
+    cc.try_compile("warpfft_core")
+        .map_err(|e| format!("compiling the C core failed: {e}"))?;
     println!("cargo:rustc-link-lib=dylib=dl");
     println!("cargo:rustc-link-lib=dylib=pthread");
     println!("cargo:rustc-link-lib=dylib=m");
-    out.join("libwarpfft_core.a")
+    Ok(out.join("libwarpfft_core.a"))
 }
 
 /// Links `libwarpfft.so` with the C compiler (a Rust cdylib would hide the C symbols: NOTES.md)
-/// and copies it next to the profile's binaries (`target/<profile>/`) so C, Python and tests
-/// find it at a stable place.
-fn link_shared_library(out: &Path, core: &Path) {
-    let version = env::var("CARGO_PKG_VERSION").unwrap();
-    let major = version.split('.').next().unwrap().to_string();
+/// into `OUT_DIR/lib` (where `scripts/libwarpfft_path.sh` finds it through cargo), and copies
+/// it, atomically, next to the profile's binaries (`target/<profile>/`) for convenience.
+fn link_shared_library(out: &Path, core: &Path) -> Res<()> {
+    let version = env::var("CARGO_PKG_VERSION").map_err(|_| "CARGO_PKG_VERSION is not set")?;
+    let major = version.split('.').next().unwrap_or("0").to_string();
     let lib_dir = out.join("lib");
-    fs::create_dir_all(&lib_dir).unwrap();
+    fs::create_dir_all(&lib_dir).map_err(io_err("creating", &lib_dir))?;
     let real = lib_dir.join(format!("libwarpfft.so.{version}"));
-    let compiler = cc::Build::new().get_compiler();
-    let status = compiler
-        .to_command()
+    let compiler = cc::Build::new()
+        .try_get_compiler()
+        .map_err(|e| format!("finding the C compiler to link libwarpfft.so failed: {e}"))?;
+    let mut cmd = compiler.to_command();
+    let status = cmd
         .arg("-shared")
         .arg(format!("-Wl,-soname,libwarpfft.so.{major}"))
         .arg("-o")
@@ -135,26 +186,36 @@ fn link_shared_library(out: &Path, core: &Path) {
         .arg("-Wl,--no-whole-archive")
         .args(["-ldl", "-lpthread", "-lm", "-Wl,--no-undefined"])
         .status()
-        .expect("running the C compiler to link libwarpfft.so");
-    assert!(status.success(), "linking libwarpfft.so failed: {status}");
+        .map_err(|e| format!("running the C compiler ({cmd:?}) to link libwarpfft.so: {e}"))?;
+    if !status.success() {
+        return Err(format!("linking libwarpfft.so ({cmd:?}) failed: {status}"));
+    }
+    let real_name = format!("libwarpfft.so.{version}");
     for link in [
         format!("libwarpfft.so.{major}"),
         "libwarpfft.so".to_string(),
     ] {
         let p = lib_dir.join(&link);
-        let _ = fs::remove_file(&p);
-        std::os::unix::fs::symlink(real.file_name().unwrap(), &p).unwrap();
+        let tmp = lib_dir.join(format!(".{link}.tmp"));
+        let _ = fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&real_name, &tmp).map_err(io_err("creating the link", &tmp))?;
+        fs::rename(&tmp, &p).map_err(io_err("renaming into place", &p))?;
     }
     if let Some(profile_dir) = profile_dir(out) {
         for name in [
             format!("libwarpfft.so.{major}"),
             "libwarpfft.so".to_string(),
         ] {
-            let dst = profile_dir.join(name);
-            let _ = fs::remove_file(&dst);
-            fs::copy(&real, &dst).unwrap();
+            // Temp + rename: a reader sees the old library or the new one, never a partial
+            // file. The temp name is unique to this build script run (OUT_DIR is).
+            let dst = profile_dir.join(&name);
+            let tag = out.parent().and_then(Path::file_name).unwrap_or_default();
+            let tmp = profile_dir.join(format!(".{name}.{}.tmp", tag.to_string_lossy()));
+            fs::copy(&real, &tmp).map_err(io_err("copying libwarpfft.so to", &tmp))?;
+            fs::rename(&tmp, &dst).map_err(io_err("renaming into place", &dst))?;
         }
     }
+    Ok(())
 }
 
 /// `target/<profile>` from `target/<profile>/build/<pkg>-<hash>/out`.

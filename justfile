@@ -26,9 +26,11 @@ test: lint
     @echo "== jit build: Rust tests, doc tests, GPU tests (skip without a GPU)"
     cargo test -- --nocapture
     @echo "== aot build (sm {{ci_archs}}): embedded fatbins hold exactly those ELF images"
-    WARPFFT_CUDA_ARCHS="{{ci_archs}}" WARPFFT_EXPECT_ARCHS="{{ci_archs}}" cargo test --no-default-features --features aot --test manifest --test no_gpu -- --nocapture
+    WARPFFT_CUDA_ARCHS="{{ci_archs}}" WARPFFT_EXPECT_ARCHS="{{ci_archs}}" cargo test --no-default-features --features aot --test manifest --test no_gpu --test build_script -- --nocapture
     @echo "== aot+jit build: ELF images plus one PTX fallback per single-source module"
     WARPFFT_CUDA_ARCHS="{{ci_archs}}" WARPFFT_EXPECT_ARCHS="{{ci_archs}}" cargo test --features aot --test manifest -- --nocapture
+    @echo "== the library path recipes use is the one the asked-for build produced"
+    bash scripts/check_libpath.sh
     @echo "== missing toolkit: the build fails with one clear message"
     bash scripts/check_missing_toolkit.sh
     @echo "== committed bindings equal bindgen's output"
@@ -40,7 +42,7 @@ test: lint
     bash examples/c/run.sh target/prefix
     @echo "== C ABI from Python (ctypes), wheel, cuFFT wheel discovery"
     just wheel "{{ci_archs}}"
-    WARPFFT_LIBRARY=target/release/libwarpfft.so python3 -m pytest python/tests -q -rs
+    WARPFFT_LIBRARY="$(bash scripts/libwarpfft_path.sh --release)" python3 -m pytest python/tests -q -rs
 
 # GPU tests only (on a machine with a GPU)
 test-gpu:
@@ -65,11 +67,11 @@ lint:
 
 # Install libwarpfft.so, warpfft.h and warpfft.pc under PREFIX
 install PREFIX="/usr/local":
-    cargo build --release
+    lib=$(bash scripts/libwarpfft_path.sh --release); \
     v=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1); \
     p=$(realpath -m "{{PREFIX}}"); \
     install -d "$p/lib/pkgconfig" "$p/include"; \
-    install -m 755 target/release/libwarpfft.so.0 "$p/lib/libwarpfft.so.$v"; \
+    install -m 755 "$lib" "$p/lib/libwarpfft.so.$v"; \
     ln -sf "libwarpfft.so.$v" "$p/lib/libwarpfft.so.0"; \
     ln -sf "libwarpfft.so.0" "$p/lib/libwarpfft.so"; \
     install -m 644 c_core/include/warpfft.h "$p/include/"; \
@@ -77,15 +79,16 @@ install PREFIX="/usr/local":
     echo "installed warpfft $v under $p"
 
 # The wheel into dist/: libwarpfft.so built aot+jit (SASS for `archs`, default the full list
-# WARPFFT_CUDA_ARCHS or fatbuild's default, plus one PTX fallback) in target/wheel, packed by
-# python/tools/build_wheel.py, tagged manylinux by auditwheel, then checked (tag, deps, extras, size).
+# WARPFFT_CUDA_ARCHS or fatbuild's default, plus one PTX fallback) in target/wheel (the path is
+# the one cargo reports for this very build), packed by python/tools/build_wheel.py, tagged
+# manylinux by auditwheel, then checked (tag, deps, extras, size).
 # Release wheels use the default list; CI (`just test`) passes the short ci_archs list.
 wheel archs="":
     python3 -c "import auditwheel" 2>/dev/null || python3 -m pip install -q auditwheel
     if [ -n "{{archs}}" ]; then export WARPFFT_CUDA_ARCHS="{{archs}}"; fi; \
-    CARGO_TARGET_DIR=target/wheel cargo build --release --features aot
-    rm -f dist/warpfft-*.whl
-    python3 python/tools/build_wheel.py build target/wheel/release/libwarpfft.so.0 -o dist
+    lib="$(CARGO_TARGET_DIR=target/wheel FATBUILD_CACHE_DIR="${FATBUILD_CACHE_DIR:-$PWD/target/fatbuild-cache}" bash scripts/libwarpfft_path.sh --release --features aot)"; \
+    rm -f dist/warpfft-*.whl; \
+    python3 python/tools/build_wheel.py build "$lib" -o dist
     python3 python/tools/build_wheel.py check dist/warpfft-*.whl
 
 # What CI runs

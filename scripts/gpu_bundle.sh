@@ -19,8 +19,10 @@ for mode in jit aot; do
     collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3
     collect $mode cargo build --release "${feats[@]}" --bench suite_b --example demo --example load_time
 done
-cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so
-cp target/gpu-aot/release/libwarpfft.so.0 .gpu/lib/libwarpfft.so.0
+# The library of exactly this aot build (CARGO_TARGET_DIR and the archs are still exported).
+lib=$(bash scripts/libwarpfft_path.sh --release --no-default-features --features aot)
+cp "$lib" .gpu/lib/libwarpfft.so
+cp "$lib" .gpu/lib/libwarpfft.so.0
 cc -O2 -Ic_core/include examples/c/hello.c -o .gpu/c/hello -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft
 cc -O2 -Ic_core/include examples/c/type1_2d.c -o .gpu/c/type1_2d -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft -lm
 # the wheel (aot+jit for the same archs) for the pip-install check on the GPU machine

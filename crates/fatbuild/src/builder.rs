@@ -7,10 +7,12 @@
 //! 3. [`crate::run`]: cache hits decided, the missing outputs built through [`crate::spawn`];
 //! 4. [`crate::output`]: the blobs read back and written as C ([`crate::embed`] formats it).
 
+use std::collections::HashSet;
 use std::env;
 use std::path::{Path, PathBuf};
 
 use crate::arch::DEFAULT_PTX_ARCH;
+use crate::cache;
 use crate::embed;
 use crate::error::{Error, ErrorKind};
 use crate::mode::Mode;
@@ -88,6 +90,8 @@ pub struct Build {
     archs: Archs,
     ptx_arch: String,
     nvcc_flags: Vec<String>,
+    /// Where each of `nvcc_flags` came from, for messages.
+    nvcc_flag_origins: Vec<String>,
     ptxas_flags: Vec<String>,
     includes: Vec<PathBuf>,
     modules: Vec<Module>,
@@ -98,6 +102,9 @@ pub struct Build {
     toolkit: Option<Toolkit>,
     compress: bool,
     env_vars: Vec<String>,
+    /// The arch list's variable (read only by the AOT modes) and whether it was set blank.
+    arch_env: Option<(String, bool)>,
+    cache_max_size: Option<u64>,
 }
 
 impl Default for Build {
@@ -115,6 +122,7 @@ impl Build {
             archs: Archs::Default,
             ptx_arch: DEFAULT_PTX_ARCH.to_string(),
             nvcc_flags: Vec::new(),
+            nvcc_flag_origins: Vec::new(),
             ptxas_flags: Vec::new(),
             includes: Vec::new(),
             modules: Vec::new(),
@@ -125,6 +133,8 @@ impl Build {
             toolkit: None,
             compress: true,
             env_vars: Vec::new(),
+            arch_env: None,
+            cache_max_size: None,
         }
     }
 
@@ -148,18 +158,22 @@ impl Build {
 
     /// The arch list from environment variable `var` (e.g. `WARPFFT_CUDA_ARCHS`), in the syntax
     /// of [`archs`](Build::archs). Unset or blank keeps the current list (the default unless
-    /// set before). Emits `cargo:rerun-if-env-changed=<var>`.
+    /// set before; set but blank gets a `cargo:warning`, since it usually means a list was
+    /// meant). In the AOT modes (the only ones that read it) emits
+    /// `cargo:rerun-if-env-changed=<var>`.
     pub fn archs_from_env(mut self, var: &str) -> Build {
-        self.env_vars.push(var.to_string());
+        let mut blank = false;
         if let Some(v) = env::var_os(var) {
             let spec = v.to_string_lossy().into_owned();
-            if !spec.trim().is_empty() {
+            blank = spec.trim().is_empty();
+            if !blank {
                 self.archs = Archs::Spec {
                     origin: format!("{var}=\"{spec}\""),
                     spec,
                 };
             }
         }
+        self.arch_env = Some((var.to_string(), blank));
         self
     }
 
@@ -180,6 +194,7 @@ impl Build {
     /// Adds one nvcc flag (e.g. `"--use_fast_math"`, `"-lineinfo"`), for every module.
     pub fn nvcc_flag(mut self, flag: impl Into<String>) -> Build {
         self.nvcc_flags.push(flag.into());
+        self.nvcc_flag_origins.push("Build::nvcc_flag".into());
         self
     }
 
@@ -189,8 +204,10 @@ impl Build {
         self.env_vars.push(var.to_string());
         if let Some(v) = env::var_os(var) {
             let v = v.to_string_lossy().into_owned();
-            self.nvcc_flags
-                .extend(v.split_whitespace().map(str::to_string));
+            for flag in v.split_whitespace() {
+                self.nvcc_flags.push(flag.to_string());
+                self.nvcc_flag_origins.push(var.to_string());
+            }
         }
         self
     }
@@ -229,6 +246,16 @@ impl Build {
     /// `<out dir>/fatbuild-cache`. Emits `cargo:rerun-if-env-changed=FATBUILD_CACHE_DIR`.
     pub fn cache_dir(mut self, dir: impl AsRef<Path>) -> Build {
         self.cache_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The cache's size bound in bytes (0: unbounded). After a successful build, while the
+    /// cache directory is larger, the least recently used entries are removed (never this
+    /// build's, nor any used within the last hour). Default: [`MAX_SIZE_ENV`](crate::MAX_SIZE_ENV)
+    /// (`FATBUILD_CACHE_MAX_SIZE`, e.g. `4G`, `500M`) if set, else
+    /// [`DEFAULT_MAX_SIZE`](crate::DEFAULT_MAX_SIZE) (2 GiB).
+    pub fn cache_max_size(mut self, bytes: u64) -> Build {
+        self.cache_max_size = Some(bytes);
         self
     }
 
@@ -278,6 +305,17 @@ impl Build {
         out
     }
 
+    /// The variables this build reads: the flags' and, in the AOT modes, the arch list's.
+    fn env_vars(&self) -> Vec<String> {
+        let mut vars = self.env_vars.clone();
+        if let Some((var, _)) = &self.arch_env {
+            if self.mode.aot() {
+                vars.push(var.clone());
+            }
+        }
+        vars
+    }
+
     fn embed_inner(&self, name: &str, cargo: &mut Vec<String>) -> Result<Embedded, Error> {
         if !embed::is_c_identifier(name) {
             return Err(Error::new(
@@ -295,13 +333,13 @@ impl Build {
         let includes: Vec<PathBuf> = self.includes.iter().map(|p| abs(p)).collect();
         // These lines come first: they must reach Cargo even when a later step fails.
         let headers = resolve::announce_inputs(
-            &self.env_vars,
+            &self.env_vars(),
             self.toolkit.is_none(),
             &specs,
             &includes,
             cargo,
         )?;
-        let (out_dir, cache_dir) =
+        let (out_dir, cache_dir, cache_origin) =
             resolve::dirs(self.out_dir.as_deref(), self.cache_dir.as_deref(), &abs)?;
 
         let toolkit = match &self.toolkit {
@@ -314,13 +352,31 @@ impl Build {
             toolkit.bin_dir().display()
         );
         let ptx_arch = resolve::parse_ptx_arch(&self.ptx_arch, &toolkit, &tk_name)?;
+        resolve::announce_toolkit(&toolkit, cargo);
         let archs = if self.mode.aot() {
             toolkit.require(&["ptxas", "nvlink", "fatbinary"], "an AOT build")?;
+            if let Some((var, true)) = &self.arch_env {
+                if matches!(self.archs, Archs::Default) {
+                    cargo.push(resolve::blank_archs_warning(var));
+                }
+            }
             resolve::resolve_archs(&self.archs, &toolkit, &tk_name, ptx_arch)?
         } else {
             Vec::new()
         };
         let header_listing = resolve::header_listing(&headers);
+        let nvcc_env = resolve::nvcc_env();
+        // nvcc runs its steps through a shell: nothing it is handed may hold what a shell
+        // expands.
+        let flags = self.nvcc_flags.iter().zip(&self.nvcc_flag_origins);
+        resolve::check_nvcc_inputs(
+            flags.map(|(f, o)| resolve::NvccInput::flag(f, o)),
+            &specs,
+            &includes,
+            (&cache_dir, &cache_origin),
+            &toolkit,
+            &nvcc_env,
+        )?;
         let inputs = PlanInputs {
             mode: self.mode,
             archs: &archs,
@@ -332,11 +388,18 @@ impl Build {
             compress: self.compress,
             cache_dir: &cache_dir,
             toolkit_version: toolkit.version_text(),
+            nvcc_env: &nvcc_env,
         };
         let jobs = self.jobs.unwrap_or_else(resolve::default_jobs);
+        let max_size = match self.cache_max_size {
+            Some(n) => n,
+            None => resolve::cache_max_size()?,
+        };
 
         // Stages 2 and 3: plan, decide the cache hits, run the rest.
-        let built = run::compile(&inputs, &specs, &toolkit, &headers, jobs, cargo)?;
+        let built = run::compile(&inputs, &specs, &toolkit, &headers, jobs, cargo);
+        dedup_lines(cargo);
+        let built = built?;
 
         // Stage 4: read the blobs back, describe them, write the C files.
         let (modules, datas) = output::collect(&specs, &built)?;
@@ -354,11 +417,32 @@ impl Build {
             cache_dir,
             modules,
             stats: built.stats,
+            warnings: cargo
+                .iter()
+                .filter_map(|l| l.strip_prefix("warning="))
+                .map(str::to_string)
+                .collect(),
         };
         emb.manifest_json = output::manifest(&emb);
         output::write_c(&emb, &datas)?;
+
+        // Keep the cache within its bound (this build's entries stay).
+        if max_size > 0 {
+            let keep: HashSet<PathBuf> = (built.ptx_paths.iter().flatten())
+                .chain(built.plan.jobs.iter().map(|j| &j.output))
+                .cloned()
+                .collect();
+            cache::evict(&emb.cache_dir, max_size, &keep, cache::EVICT_MIN_AGE);
+        }
         Ok(emb)
     }
+}
+
+/// Drops repeated `cargo:` lines (a source shared by many modules is one input), keeping
+/// the first of each.
+fn dedup_lines(lines: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    lines.retain(|l| seen.insert(l.clone()));
 }
 
 #[cfg(all(test, unix))]

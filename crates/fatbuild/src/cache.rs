@@ -10,13 +10,14 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
 use crate::error::Error;
 
 /// Bumped whenever the key layout or the commands change meaning, to orphan old entries.
-const KEY_DOMAIN: &str = "fatbuild-cache-v1";
+const KEY_DOMAIN: &str = "fatbuild-cache-v2";
 
 /// Hex digits of the key kept in file names (96 bits).
 const KEY_HEX_LEN: usize = 24;
@@ -143,6 +144,332 @@ pub(crate) fn write_atomic(path: &Path, data: &[u8]) -> Result<(), Error> {
     })
 }
 
+/// What the digest file beside a cache entry starts with (its format's version).
+const SUM_HEADER: &str = "fatbuild-sum-v1";
+
+/// The digest file kept beside a cache output: `<output>.sum`, holding [`SUM_HEADER`], the
+/// output's SHA-256 and its length.
+pub(crate) fn sum_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".sum");
+    PathBuf::from(s)
+}
+
+/// The state of a cache entry (an output and its digest file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// The output exists and matches its digest.
+    Valid,
+    /// The output does not exist.
+    Missing,
+    /// The output exists but cannot be trusted (the reason, for the warning).
+    Corrupt(String),
+}
+
+/// Checks a cache output against the digest stored beside it. Every cache hit goes through
+/// here: an entry is trusted for its contents, never for existing (a truncated or altered
+/// file, or a zero-length one left by a crash, is [`Entry::Corrupt`]). A valid entry is marked
+/// as used (its digest file's time), which the size bound's eviction goes by.
+pub(crate) fn check_entry(path: &Path) -> Entry {
+    let Ok(data) = fs::read(path) else {
+        return Entry::Missing;
+    };
+    let sum = sum_path(path);
+    let Ok(text) = fs::read_to_string(&sum) else {
+        return Entry::Corrupt("it has no digest file".into());
+    };
+    let want = sum_text(&data);
+    if text != want {
+        let len = |t: &str| t.split_whitespace().nth(2).map(str::to_string);
+        let reason = match len(&text) {
+            Some(n) if n != data.len().to_string() => {
+                format!("{} bytes where {n} were stored", data.len())
+            }
+            Some(_) => "its contents differ from the stored digest".to_string(),
+            None => "its digest file is damaged".to_string(),
+        };
+        return Entry::Corrupt(reason);
+    }
+    touch_used(&sum);
+    Entry::Valid
+}
+
+/// The text of a digest file for `data`.
+fn sum_text(data: &[u8]) -> String {
+    format!(
+        "{SUM_HEADER} {} {}\n",
+        hex(&Sha256::digest(data)),
+        data.len()
+    )
+}
+
+/// How often a used entry's time is refreshed: a hit rewrites its digest file (or `.deps`
+/// list) when that is older than this.
+const TOUCH_EVERY: Duration = Duration::from_secs(10 * 60);
+
+/// Entries used more recently than this are never evicted (another build may be about to read
+/// them); it is well above [`TOUCH_EVERY`].
+pub(crate) const EVICT_MIN_AGE: Duration = Duration::from_secs(60 * 60);
+
+/// The cache size bound when [`MAX_SIZE_ENV`] is not set: 2 GiB.
+pub const DEFAULT_MAX_SIZE: u64 = 2 << 30;
+
+/// The variable that sets the cache's size bound: bytes, or with a `K`, `M`, `G` suffix
+/// (powers of 1024); `0` turns eviction off.
+pub const MAX_SIZE_ENV: &str = "FATBUILD_CACHE_MAX_SIZE";
+
+/// Marks a cache file as used now by rewriting it in place (atomically, same contents), at
+/// most every [`TOUCH_EVERY`], so that fully cached builds write almost nothing. Eviction
+/// goes by these times.
+pub(crate) fn touch_used(sum: &Path) {
+    let fresh = fs::metadata(sum)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age < TOUCH_EVERY);
+    if !fresh {
+        if let Ok(text) = fs::read(sum) {
+            let _ = write_file_atomic(sum, &text, false);
+        }
+    }
+}
+
+/// Files a tool's output (written to `tmp`) into the cache as `path`: the data is synced to
+/// disk, its digest file written (synced, renamed into place), and only then the output
+/// renamed into place. A crash at any point leaves at worst an entry that
+/// [`check_entry`] rejects. Concurrent builds filing the same entry write identical files.
+pub(crate) fn store(tmp: &Path, path: &Path) -> Result<(), Error> {
+    let fail = |what: &str, p: &Path, e: io::Error| {
+        let _ = fs::remove_file(tmp);
+        Error::io(what, p, e)
+    };
+    let data = fs::read(tmp).map_err(|e| fail("reading", tmp, e))?;
+    fs::File::open(tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| fail("syncing", tmp, e))?;
+    let sum = sum_path(path);
+    if let Err(e) = write_file_atomic(&sum, sum_text(&data).as_bytes(), true) {
+        let _ = fs::remove_file(tmp);
+        return Err(Error::io("writing", &sum, e));
+    }
+    fs::rename(tmp, path).map_err(|e| fail("moving into the cache", path, e))
+}
+
+/// Writes `data` to `path` through a temporary sibling and a rename; with `sync`, the data is
+/// on disk before the rename.
+fn write_file_atomic(path: &Path, data: &[u8], sync: bool) -> io::Result<()> {
+    use std::io::Write as _;
+    let tmp = temp_path_for(path);
+    let res = fs::File::create(&tmp)
+        .and_then(|mut f| {
+            f.write_all(data)?;
+            if sync {
+                f.sync_all()?;
+            }
+            Ok(())
+        })
+        .and_then(|()| fs::rename(&tmp, path));
+    if res.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    res
+}
+
+/// Parses a size bound: `1073741824`, `512M`, `2G`, `64k`; `None` for anything else.
+pub(crate) fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (num, unit) = match t.char_indices().last()? {
+        (i, c) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        'T' => 40,
+        _ => return None,
+    };
+    let n: u64 = num.trim().parse().ok()?;
+    n.checked_mul(1 << shift)
+}
+
+/// One evictable cache entry: its files, their total size, and when it was last used.
+struct Victim {
+    files: Vec<PathBuf>,
+    bytes: u64,
+    used: SystemTime,
+}
+
+/// Bounds the cache at `max_bytes`: while it is larger, removes the least recently used
+/// entries (an output with its digest file, or a `.deps` list; by the time of the digest
+/// file, which every hit refreshes), skipping the files in `keep` (this build's) and entries
+/// used within `min_age`. Leftover temporary files older than a day go too. Returns how many
+/// bytes were removed. Errors are ignored (another build may be evicting too).
+pub(crate) fn evict(
+    cache_dir: &Path,
+    max_bytes: u64,
+    keep: &std::collections::HashSet<PathBuf>,
+    min_age: Duration,
+) -> u64 {
+    let Ok(entries) = fs::read_dir(cache_dir) else {
+        return 0;
+    };
+    let now = SystemTime::now();
+    let age = |t: SystemTime| now.duration_since(t).unwrap_or_default();
+    let mut files: Vec<(PathBuf, u64, SystemTime)> = Vec::new();
+    for e in entries.flatten() {
+        let Ok(meta) = e.metadata() else { continue };
+        if meta.is_file() {
+            let t = meta.modified().unwrap_or(now);
+            files.push((e.path(), meta.len(), t));
+        }
+    }
+    let total: u64 = files.iter().map(|f| f.1).sum();
+    let mut removed = 0;
+    let by_path: std::collections::HashMap<&Path, (u64, SystemTime)> = files
+        .iter()
+        .map(|(p, n, t)| (p.as_path(), (*n, *t)))
+        .collect();
+    let mut victims: Vec<Victim> = Vec::new();
+    for (path, bytes, time) in &files {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if name.ends_with(".lock") || name.ends_with(".sum") {
+            continue; // locks are never evicted; digest files go with their output
+        }
+        if name.contains(".tmp") {
+            if age(*time) > Duration::from_secs(24 * 3600) && fs::remove_file(path).is_ok() {
+                removed += bytes;
+            }
+            continue;
+        }
+        if keep.contains(path) {
+            continue;
+        }
+        let sum = sum_path(path);
+        let (files, bytes, used) = match by_path.get(sum.as_path()) {
+            Some(&(n, t)) => (vec![path.clone(), sum], bytes + n, t),
+            None => (vec![path.clone()], *bytes, *time),
+        };
+        if age(used) >= min_age {
+            victims.push(Victim { files, bytes, used });
+        }
+    }
+    // Digest files whose output is gone (a crash, or an output removed by hand).
+    for (path, bytes, time) in &files {
+        let name = path.to_string_lossy();
+        if let Some(out) = name.strip_suffix(".sum") {
+            if !by_path.contains_key(Path::new(out)) && age(*time) >= min_age {
+                victims.push(Victim {
+                    files: vec![path.clone()],
+                    bytes: *bytes,
+                    used: *time,
+                });
+            }
+        }
+    }
+    if total.saturating_sub(removed) <= max_bytes {
+        return removed;
+    }
+    victims.sort_by_key(|v| v.used);
+    for v in victims {
+        if total.saturating_sub(removed) <= max_bytes {
+            break;
+        }
+        // The digest file first: an output without one is never trusted.
+        for f in v.files.iter().rev() {
+            let _ = fs::remove_file(f);
+        }
+        removed += v.bytes;
+    }
+    removed
+}
+
+/// How long a claim's owner may take before another build treats the claim as abandoned
+/// (also the fallback when the owner's liveness cannot be checked).
+const CLAIM_STALE_AFTER: Duration = Duration::from_secs(30 * 60);
+
+/// The right to build one cache entry, held through `<entry>.lock` (created exclusively,
+/// holding the owner's process id and host); released (the file removed) on drop. Concurrent
+/// builds sharing a cache wait for the job another one is running instead of repeating it.
+pub(crate) struct Claim {
+    lock: PathBuf,
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.lock);
+    }
+}
+
+/// This machine's name, to tell whether a claim's process id is ours to check.
+fn host_name() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| fs::read_to_string("/etc/hostname"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Whether the claim in `lock` was abandoned: its process is gone (checked through `/proc`
+/// on this host), or it is older than [`CLAIM_STALE_AFTER`].
+fn claim_is_stale(lock: &Path) -> bool {
+    let Ok(meta) = fs::metadata(lock) else {
+        return false; // released meanwhile
+    };
+    let old = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|a| a > CLAIM_STALE_AFTER);
+    if old {
+        return true;
+    }
+    let text = fs::read_to_string(lock).unwrap_or_default();
+    let mut words = text.split_whitespace();
+    let (Some(pid), host) = (words.next(), words.next().unwrap_or("")) else {
+        // Being written right now, or damaged: judge by age alone.
+        return false;
+    };
+    let proc_fs = Path::new("/proc/self").exists();
+    proc_fs && host == host_name() && !Path::new("/proc").join(pid).exists()
+}
+
+/// Claims the building of the cache entry `entry` (`lock` names the claim file). Returns
+/// `Some` when this build holds the claim; when another build holds it, waits until that one
+/// is done (or found abandoned) and returns `None`: the caller checks the cache again, and
+/// claims again if the entry is still missing.
+pub(crate) fn claim(lock: &Path) -> Result<Option<Claim>, Error> {
+    use std::io::Write as _;
+    if let Some(dir) = lock.parent() {
+        fs::create_dir_all(dir).map_err(|e| Error::io("creating directory", dir, e))?;
+    }
+    match fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(lock)
+    {
+        Ok(mut f) => {
+            let _ = writeln!(f, "{} {}", std::process::id(), host_name());
+            Ok(Some(Claim {
+                lock: lock.to_path_buf(),
+            }))
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let mut pause = Duration::from_millis(20);
+            while lock.exists() {
+                if claim_is_stale(lock) {
+                    let _ = fs::remove_file(lock);
+                    break;
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(250));
+            }
+            Ok(None)
+        }
+        Err(e) => Err(Error::io("creating the claim", lock, e)),
+    }
+}
+
 /// A fresh, empty directory for a unit test.
 #[cfg(test)]
 pub(crate) fn test_dir(name: &str) -> PathBuf {
@@ -212,6 +539,69 @@ mod tests {
         assert_ne!(key(&[("a", "bc")]), key(&[("ab", "c")]));
         assert_ne!(key(&[("a", "b"), ("c", "")]), key(&[("a", "bc")]));
         assert_eq!(key(&[]).len(), KEY_HEX_LEN);
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("1024"), Some(1024));
+        assert_eq!(parse_size("64k"), Some(64 << 10));
+        assert_eq!(parse_size(" 500M "), Some(500 << 20));
+        assert_eq!(parse_size("2G"), Some(2 << 30));
+        assert_eq!(parse_size("0"), Some(0));
+        for bad in ["", "G", "1.5G", "-1", "10X", "lots"] {
+            assert_eq!(parse_size(bad), None, "{bad}");
+        }
+    }
+
+    /// Sets a file's time to `ago` in the past (through `touch`, as std's setter is newer
+    /// than the crate's minimum Rust).
+    fn age(path: &Path, ago: &str) {
+        let st = std::process::Command::new("touch")
+            .arg("-d")
+            .arg(ago)
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+
+    #[test]
+    fn eviction_removes_the_least_recently_used_entries_down_to_the_bound() {
+        let d = test_dir("evict");
+        // Four 1000-byte entries with digests, used 5, 4, 3 and 2 hours ago.
+        let mut entries = Vec::new();
+        for (i, ago) in ["5 hours ago", "4 hours ago", "3 hours ago", "2 hours ago"]
+            .iter()
+            .enumerate()
+        {
+            let p = d.join(format!("e{i}.0123.cubin"));
+            let tmp = d.join(format!("e{i}.tmp.cubin"));
+            fs::write(&tmp, vec![i as u8; 1000]).unwrap();
+            store(&tmp, &p).unwrap();
+            assert_eq!(check_entry(&p), Entry::Valid);
+            age(&sum_path(&p), ago);
+            entries.push(p);
+        }
+        let sum_len = fs::metadata(sum_path(&entries[0])).unwrap().len();
+        let total = 4 * (1000 + sum_len);
+        // Under the bound: nothing goes.
+        let none = std::collections::HashSet::new();
+        assert_eq!(evict(&d, total, &none, Duration::ZERO), 0);
+        // Room for two: the two oldest go, except e0, which this build uses: e1 and e2 go.
+        let keep: std::collections::HashSet<PathBuf> = [entries[0].clone()].into();
+        let removed = evict(&d, 2 * (1000 + sum_len), &keep, Duration::ZERO);
+        assert_eq!(removed, 2 * (1000 + sum_len));
+        let exists: Vec<bool> = entries.iter().map(|p| p.exists()).collect();
+        assert_eq!(exists, [true, false, false, true]);
+        assert!(!sum_path(&entries[1]).exists());
+        // Entries used recently are kept even over the bound.
+        assert_eq!(evict(&d, 0, &none, Duration::from_secs(6 * 3600)), 0);
+        // A hit marks the entry as used: after checking e0, e3 is the older one.
+        age(&sum_path(&entries[0]), "3 hours ago");
+        assert_eq!(check_entry(&entries[0]), Entry::Valid);
+        evict(&d, 1000 + sum_len, &none, Duration::ZERO);
+        assert!(entries[0].exists() && !entries[3].exists());
+        let _ = fs::remove_dir_all(d);
     }
 
     #[test]

@@ -82,11 +82,15 @@
 //!
 //! # Cache
 //!
-//! Every output is stored as `<stem>.<key>.<ext>` in the cache directory; an output that exists
-//! is up to date, and its tool does not run. A fully cached build runs no tool at all
-//! ([`Embedded::stats`]). The keys are SHA-256 hashes over:
+//! Every output is stored as `<stem>.<key>.<ext>` in the cache directory, with its SHA-256 and
+//! length in `<stem>.<key>.<ext>.sum` beside it. An output whose key matches and whose contents
+//! match its digest is up to date, and its tool does not run; one that fails the check
+//! (truncated, altered, zero-length after a crash, no digest) is rebuilt and replaced, with a
+//! one-line `cargo:warning` naming the file ([`Embedded::warnings`]). A fully cached build
+//! runs no tool at all ([`Embedded::stats`]). The keys are SHA-256 hashes over:
 //!
-//! - PTX: the toolkit version, the nvcc command line (minus the output path), the source's path
+//! - PTX: the toolkit version, the nvcc command line (minus the output path), the values of
+//!   the variables nvcc reads ([`NVCC_ENV_VARS`]), the source's path
 //!   and contents, the names of the header files (`.h .hh .hpp .hxx .cuh .inc .inl .def`) under
 //!   the include directories and beside the sources, and the contents of every file the source
 //!   included when it was last compiled (nvcc's `-MD` list, kept as `<stem>.<key>.deps`). So
@@ -97,9 +101,19 @@
 //!   of their inputs.
 //!
 //! The same `.cu` with other defines or flags is a different output, and JIT and AOT builds
-//! share the PTX. Outputs are written to a temporary name and renamed, so concurrent builds
-//! sharing the cache are safe. Nothing is ever deleted: `cargo clean` (or removing the
-//! directory) does that. Tools run in parallel within each stage, `NUM_JOBS` at a time.
+//! share the PTX. Outputs are written to a temporary name, synced to disk, their digest filed,
+//! and then renamed into place, so concurrent builds sharing the cache are safe and a crash
+//! leaves nothing that passes the check. A build about to run a tool first claims its output
+//! (`<output>.lock`, created exclusively, holding the process id and host); a concurrent build
+//! needing the same output waits for the claim to go and then uses the result, so two builds
+//! never run the same job (a claim whose process is gone, or older than 30 minutes, is taken
+//! over). Tools run in parallel within each stage, `NUM_JOBS` at a time.
+//!
+//! The cache is bounded: after each successful build, while the directory is larger than
+//! [`MAX_SIZE_ENV`] (`FATBUILD_CACHE_MAX_SIZE`: bytes, or `K`/`M`/`G`; `0` = unbounded;
+//! [`Build::cache_max_size`]; default [`DEFAULT_MAX_SIZE`], 2 GiB), the least recently used
+//! entries are removed (a hit refreshes an entry's time, at most every 10 minutes); this
+//! build's entries and any used within the last hour stay.
 //!
 //! # Environment
 //!
@@ -111,13 +125,19 @@
 //! | any, e.g. `WARPFFT_CUDA_ARCHS` | [`Build::archs_from_env`] | arch list |
 //! | any, e.g. `WARPFFT_NVCC_FLAGS` | [`Build::nvcc_flags_from_env`] | extra nvcc flags, whitespace-separated |
 //! | `FATBUILD_CACHE_DIR` | [`Build::embed`] | cache directory (default: `<target>/<profile>/../fatbuild-cache`) |
+//! | `FATBUILD_CACHE_MAX_SIZE` | [`Build::embed`] | the cache's size bound (default 2G; `0`: unbounded); not a rerun trigger |
+//! | [`NVCC_ENV_VARS`]: `NVCC_PREPEND_FLAGS`, `NVCC_APPEND_FLAGS`, `NVCC_CCBIN`, `CPATH`, `C_INCLUDE_PATH`, `CPLUS_INCLUDE_PATH` | nvcc (and its host preprocessor) | part of every PTX key |
 //! | `NUM_JOBS` | [`Build::embed`] | parallel tool runs (Cargo sets it from `-j`) |
 //! | `OUT_DIR` | [`Build::embed`] | where the C files go; also: print `cargo:` lines only when set |
 //!
-//! Every variable above except `PATH`, `NUM_JOBS` and `OUT_DIR` is printed as
-//! `cargo:rerun-if-env-changed`; every source, every header file in the include directories
-//! and beside the sources, and every other non-system file a source included, as
-//! `cargo:rerun-if-changed`. (The include directories themselves are not printed: Cargo would
+//! Every variable above except `PATH`, `NUM_JOBS`, `OUT_DIR` and `FATBUILD_CACHE_MAX_SIZE` is printed as
+//! `cargo:rerun-if-env-changed` (the arch list's only in the AOT modes, the only ones that
+//! read it; `PATH` too when the toolkit was found by searching it or the default root); every
+//! source, every header file in the include directories and beside the sources, every other
+//! non-system file a source included, and the nvcc used (as found and as resolved through
+//! links, so a switched `/usr/local/cuda` link reruns when the new nvcc is newer than the last
+//! build), as `cargo:rerun-if-changed`, each line once. An arch-list variable that is set but
+//! blank in an AOT build gets a `cargo:warning` (the default list is long). (The include directories themselves are not printed: Cargo would
 //! then rerun the build script whenever anything at all under them changed, e.g. files of a
 //! test build.)
 //!
@@ -126,6 +146,11 @@
 //! [`Build::embed`] returns [`Error`], whose message names the tool, the full command line,
 //! its exit status and output, and the fix (or, for a missing toolkit, every place searched).
 //! A build script should stop with it: `panic!("{e}")`, or print it and exit non-zero.
+//!
+//! nvcc runs its own compilation steps through `sh -c`, so a `$`, backtick, `"` or `\` in
+//! anything it is handed (flags, defines, source, include, cache and toolkit paths, the
+//! [`NVCC_ENV_VARS`]) would be expanded by a shell: `embed` refuses them before any tool
+//! runs, naming the flag or path and where it came from.
 //!
 //! # Fatbins
 //!
@@ -141,11 +166,11 @@
 //! | `builder.rs` | configuration: [`Module`], [`Build`] and its knobs; `embed` drives the stages (tests with a fake toolkit in `builder/tests.rs`) |
 //! | `resolve.rs` | stage 1: configuration → module specs, PTX arch, arch list, header files, out/cache dirs, job count, the inputs' `cargo:` lines |
 //! | `plan.rs` | stage 2: module specs → nvcc jobs, then (given the PTX files) ptxas/nvlink/fatbinary jobs, each output named by its cache key; runs nothing (tests in `plan/tests.rs`) |
-//! | `run.rs` | stage 3: decides every cache hit (PTX by its `.deps` list and header contents, AOT outputs by existence), runs the misses stage by stage, files outputs into the cache |
+//! | `run.rs` | stage 3: decides every cache hit (PTX by its `.deps` list and header contents, every output by its digest), runs the misses stage by stage, files outputs into the cache |
 //! | `spawn.rs` | starts the tool processes (the only place that does) and runs a stage's commands in parallel; explains failures |
 //! | `output.rs` | stage 4: reads the blobs back, [`Embedded`] and its manifest and hash, writes `<name>.h` / `<name>.c` |
 //! | `embed.rs` | formats the C text (blob literals, tables), JSON strings, PTX `.entry` names |
-//! | `cache.rs` | key hashing, the default cache directory, atomic writes |
+//! | `cache.rs` | key hashing, the default cache directory, atomic writes, entry digests (store/check) |
 //! | `toolkit.rs`, `arch.rs`, `mode.rs` | finding the toolkit and what it supports; arch lists; [`Mode`] |
 //! | `fatbin.rs`, `error.rs` | the fatbin parser; [`Error`] |
 
@@ -167,9 +192,10 @@ pub use arch::{
     native as native_archs, parse as parse_archs, CUDA_13_0_ARCHS, DEFAULT_ARCHS, DEFAULT_PTX_ARCH,
 };
 pub use builder::{Build, Module, CACHE_DIR_ENV};
+pub use cache::{DEFAULT_MAX_SIZE, MAX_SIZE_ENV};
 pub use embed::BlobKind;
 pub use error::{Error, ErrorKind};
 pub use mode::Mode;
 pub use output::{Embedded, EmbeddedBlob, EmbeddedModule};
 pub use run::Stats;
-pub use toolkit::{Toolkit, DEFAULT_CUDA_ROOT, TOOLKIT_ENV_VARS};
+pub use toolkit::{Toolkit, DEFAULT_CUDA_ROOT, NVCC_ENV_VARS, TOOLKIT_ENV_VARS};

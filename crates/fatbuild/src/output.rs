@@ -46,6 +46,9 @@ pub struct Embedded {
     pub modules: Vec<EmbeddedModule>,
     /// Tool runs and cache hits of this build.
     pub stats: Stats,
+    /// The warnings printed as `cargo:warning` lines: tool warnings, and cache entries that
+    /// failed their integrity check and were rebuilt (one line each, naming the file).
+    pub warnings: Vec<String>,
 }
 
 /// One embedded module.
@@ -107,7 +110,12 @@ pub(crate) fn collect(
             let bytes = read(&path)?;
             let images = fatbin::parse(&bytes).map_err(|e| {
                 let msg = format!(
-                    "fatbuild: fatbinary wrote {} that does not parse: {e}",
+                    "fatbuild: the fatbin of module `{}` ({}) does not parse: {e}. It matched \
+                     the digest stored when fatbinary wrote it, so fatbinary itself wrote it \
+                     so (or the file changed while this build read it).\nfix: delete that \
+                     file and its `.sum` and build again; if this recurs, run the fatbinary \
+                     command by hand and check the toolkit installation",
+                    spec.name,
                     path.display()
                 );
                 Error::new(ErrorKind::ToolFailed, msg)

@@ -133,6 +133,9 @@ pub(crate) struct PlanInputs<'a> {
     pub(crate) compress: bool,
     pub(crate) cache_dir: &'a Path,
     pub(crate) toolkit_version: &'a str,
+    /// The variables of [`NVCC_ENV_VARS`](crate::NVCC_ENV_VARS) that are set, with their
+    /// values: nvcc reads them, so they are part of every nvcc key.
+    pub(crate) nvcc_env: &'a [(String, String)],
 }
 
 /// One nvcc run: `nvcc -ptx -rdc=true -arch=compute_XX -D.. -I.. flags.. src -o out.ptx`.
@@ -216,6 +219,10 @@ pub(crate) fn plan_ptx(inp: &PlanInputs<'_>, modules: &[ModuleSpec]) -> Result<P
             ]);
             let mut h = key_hasher(inp, Tool::Nvcc);
             h.field("headers", inp.header_listing);
+            for (var, value) in inp.nvcc_env {
+                h.field("env", var.as_bytes());
+                h.field("value", value.as_bytes());
+            }
             hash_args(&mut h, &args, &mut digests)?;
             let key = h.finish_key();
             let stem = sanitize(&file_stem(src));

@@ -14,7 +14,7 @@ use crate::builder::{Archs, Module, CACHE_DIR_ENV};
 use crate::cache::{self, KeyHasher};
 use crate::error::{Error, ErrorKind};
 use crate::plan::ModuleSpec;
-use crate::toolkit::{Toolkit, TOOLKIT_ENV_VARS};
+use crate::toolkit::{Toolkit, DEFAULT_CUDA_ROOT, NVCC_ENV_VARS, TOOLKIT_ENV_VARS};
 
 /// Extensions of the files in include dirs (and beside sources) that are watched as headers.
 const HEADER_EXTENSIONS: &[&str] = &["h", "hh", "hpp", "hxx", "cuh", "inc", "inl", "def"];
@@ -70,6 +70,7 @@ pub(crate) fn announce_inputs(
 ) -> Result<Vec<PathBuf>, Error> {
     let mut vars: Vec<&str> = env_vars.iter().map(String::as_str).collect();
     vars.push(CACHE_DIR_ENV);
+    vars.extend(NVCC_ENV_VARS);
     if find_toolkit {
         vars.extend(TOOLKIT_ENV_VARS);
     }
@@ -87,13 +88,54 @@ pub(crate) fn announce_inputs(
     Ok(headers)
 }
 
+/// The `cargo:` lines that make a toolkit switch rerun the build script: the nvcc used (as
+/// found and, when that is a link such as `/usr/local/cuda/bin/nvcc`, the file it resolves
+/// to; Cargo compares their times with the last run) and, when the toolkit was found by
+/// searching `PATH` (no `NVCC`/`CUDA_PATH`/`CUDA_HOME`), `PATH`.
+pub(crate) fn announce_toolkit(tk: &Toolkit, cargo: &mut Vec<String>) {
+    let nvcc = tk.tool("nvcc");
+    cargo.push(format!("rerun-if-changed={}", nvcc.display()));
+    if let Ok(real) = fs::canonicalize(&nvcc) {
+        if real != nvcc {
+            cargo.push(format!("rerun-if-changed={}", real.display()));
+        }
+    }
+    if tk.found_via() == "PATH" || tk.found_via() == DEFAULT_CUDA_ROOT {
+        cargo.push("rerun-if-env-changed=PATH".into());
+    }
+}
+
+/// The warning for an arch-list variable that is set but blank (the default list, much
+/// longer, is built).
+pub(crate) fn blank_archs_warning(var: &str) -> String {
+    format!(
+        "warning=fatbuild: {var} is set but blank, so the default arch list ({}: {} archs, \
+         each a ptxas run per source) is built; set it to the archs you need, e.g. {var}=\"80;90\", \
+         or unset it to silence this",
+        arch::list(DEFAULT_ARCHS),
+        DEFAULT_ARCHS.len()
+    )
+}
+
+/// The variables of [`NVCC_ENV_VARS`] that are set (even to nothing), with their values.
+pub(crate) fn nvcc_env() -> Vec<(String, String)> {
+    NVCC_ENV_VARS
+        .iter()
+        .filter_map(|v| {
+            let value = env::var_os(v)?;
+            Some((v.to_string(), value.to_string_lossy().into_owned()))
+        })
+        .collect()
+}
+
 /// The output directory and the cache directory, from the explicit settings, else `OUT_DIR`
-/// and [`CACHE_DIR_ENV`] (else the default beside the target dir).
+/// and [`CACHE_DIR_ENV`] (else the default beside the target dir); and where the cache
+/// directory came from, for messages.
 pub(crate) fn dirs(
     out_dir: Option<&Path>,
     cache_dir: Option<&Path>,
     abs: &dyn Fn(&Path) -> PathBuf,
-) -> Result<(PathBuf, PathBuf), Error> {
+) -> Result<(PathBuf, PathBuf, String), Error> {
     let out_dir = match out_dir {
         Some(d) => abs(d),
         None => env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
@@ -104,12 +146,159 @@ pub(crate) fn dirs(
             )
         })?,
     };
-    let cache_dir = match (cache_dir, env::var_os(CACHE_DIR_ENV)) {
-        (Some(d), _) => abs(d),
-        (None, Some(d)) if !d.is_empty() => abs(Path::new(&d)),
-        _ => cache::default_cache_dir(&out_dir),
+    let (cache_dir, origin) = match (cache_dir, env::var_os(CACHE_DIR_ENV)) {
+        (Some(d), _) => (abs(d), "Build::cache_dir".to_string()),
+        (None, Some(d)) if !d.is_empty() => (abs(Path::new(&d)), CACHE_DIR_ENV.to_string()),
+        _ => (
+            cache::default_cache_dir(&out_dir),
+            "the default beside the target directory (the checkout's path, \
+             CARGO_TARGET_DIR or CARGO_BUILD_BUILD_DIR)"
+                .to_string(),
+        ),
     };
-    Ok((out_dir, cache_dir))
+    Ok((out_dir, cache_dir, origin))
+}
+
+/// What a shell expands inside double quotes, which is how nvcc passes arguments to the
+/// steps it runs through `sh -c`.
+const SHELL_SPECIAL: &[char] = &['$', '`', '"', '\\'];
+
+/// One thing handed to nvcc, for [`check_nvcc_inputs`].
+pub(crate) struct NvccInput {
+    /// What it is and where it came from, e.g. "nvcc flag `-DX=$(id)` (from WARPFFT_NVCC_FLAGS)".
+    what: String,
+    value: String,
+    fix: String,
+}
+
+impl NvccInput {
+    pub(crate) fn flag(flag: &str, origin: &str) -> NvccInput {
+        NvccInput {
+            what: format!("nvcc flag `{flag}` (from {origin})"),
+            value: flag.to_string(),
+            fix: format!(
+                "remove those characters from {origin}: the flags reach nvcc as separate \
+                 arguments, so they never need quoting or escaping"
+            ),
+        }
+    }
+
+    fn path(what: String, path: &Path, fix: String) -> NvccInput {
+        NvccInput {
+            what,
+            value: path.to_string_lossy().into_owned(),
+            fix,
+        }
+    }
+}
+
+/// Refuses anything handed to nvcc that holds a character of [`SHELL_SPECIAL`]: nvcc runs
+/// its compilation steps through `sh -c`, so `-DX=$(cmd)` in a flag, or a checkout, target
+/// or cache path with `$(...)`, backticks or `$HOME` in it, would run a command or break the
+/// build. The error names the flag or path, where it came from, and why.
+pub(crate) fn check_nvcc_inputs(
+    flags: impl Iterator<Item = NvccInput>,
+    specs: &[ModuleSpec],
+    includes: &[PathBuf],
+    cache: (&Path, &str),
+    toolkit: &Toolkit,
+    nvcc_env: &[(String, String)],
+) -> Result<(), Error> {
+    let mut items: Vec<NvccInput> = flags.collect();
+    for m in specs {
+        for f in &m.flags {
+            items.push(NvccInput::flag(
+                f,
+                &format!("Module::nvcc_flag of module `{}`", m.name),
+            ));
+        }
+        for (k, v) in &m.defines {
+            let value = v.as_ref().map_or(k.clone(), |v| format!("{k}={v}"));
+            items.push(NvccInput {
+                what: format!("define `{value}` of module `{}`", m.name),
+                value,
+                fix: "change the define in the build script".into(),
+            });
+        }
+        for (src, _) in &m.sources {
+            items.push(NvccInput::path(
+                format!("source path {} (module `{}`)", src.display(), m.name),
+                src,
+                "build from a checkout whose path has none of these characters".into(),
+            ));
+        }
+    }
+    for dir in includes {
+        items.push(NvccInput::path(
+            format!("include directory {}", dir.display()),
+            dir,
+            "build from a checkout whose path has none of these characters".into(),
+        ));
+    }
+    let (cache_dir, origin) = cache;
+    items.push(NvccInput::path(
+        format!("cache directory {} (from {origin})", cache_dir.display()),
+        cache_dir,
+        format!("set {CACHE_DIR_ENV} to a directory whose path has none of these characters"),
+    ));
+    items.push(NvccInput::path(
+        format!(
+            "toolkit directory {} (found via {})",
+            toolkit.bin_dir().display(),
+            toolkit.found_via()
+        ),
+        toolkit.bin_dir(),
+        "use a toolkit installed at a path without these characters".into(),
+    ));
+    for (var, value) in nvcc_env {
+        items.push(NvccInput {
+            what: format!("environment variable {var}=`{value}`"),
+            value: value.clone(),
+            fix: format!("remove those characters from {var}, or unset it"),
+        });
+    }
+    for item in items {
+        let bad: Vec<String> = SHELL_SPECIAL
+            .iter()
+            .filter(|c| item.value.contains(**c))
+            .map(|&c| match c {
+                '`' => "a backtick".to_string(),
+                c => format!("`{c}`"),
+            })
+            .collect();
+        if !bad.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "fatbuild: the {} contains {}: nvcc runs its compilation steps through a \
+                     shell (`sh -c`), which would expand it (`$(...)` or backticks run a \
+                     command, `$VAR` is replaced), so fatbuild refuses `$`, backticks, `\"` \
+                     and `\\` in anything handed to nvcc. Nothing was run.\nfix: {}",
+                    item.what,
+                    bad.join(", "),
+                    item.fix
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The cache's size bound: [`cache::MAX_SIZE_ENV`] if set, else [`cache::DEFAULT_MAX_SIZE`].
+pub(crate) fn cache_max_size() -> Result<u64, Error> {
+    match env::var(cache::MAX_SIZE_ENV) {
+        Ok(v) if !v.trim().is_empty() => cache::parse_size(&v).ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "fatbuild: {}=\"{v}\" is not a size.\nfix: give bytes, or a number with K, \
+                     M or G (e.g. 4G, 500M); 0 turns eviction off",
+                    cache::MAX_SIZE_ENV
+                ),
+            )
+        }),
+        _ => Ok(cache::DEFAULT_MAX_SIZE),
+    }
 }
 
 /// How many tools run at once when [`Build::jobs`](crate::Build::jobs) is not set: `NUM_JOBS`,

@@ -1,7 +1,8 @@
 //! Stage 3, running the plan: [`compile`] alternates planning ([`crate::plan`]) and running,
 //! since the AOT jobs are named after the PTX files. Every cache hit is decided here, before
 //! anything runs: a PTX file by its `.deps` list and the header contents ([`resolve_ptx`]), an
-//! AOT output by its file existing ([`execute`]; a hit cuts off everything feeding it). Only
+//! AOT output by its name ([`execute`]; a hit cuts off everything feeding it); and every hit
+//! by its contents matching the digest filed beside it ([`crate::cache::check_entry`]). Only
 //! the misses run, stage by stage, each stage in parallel, through [`crate::spawn`]; their
 //! outputs are written under temporary names and renamed into the cache here.
 
@@ -11,7 +12,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::cache::{file_digest, temp_path_for, write_atomic, KeyHasher};
+use crate::cache::{
+    self, check_entry, file_digest, store, temp_path_for, touch_used, write_atomic, Entry,
+    KeyHasher,
+};
 use crate::error::{Error, ErrorKind};
 use crate::plan::{self, Job, ModuleSpec, Plan, PlanInputs, PtxJob, PtxPlan, Tool};
 use crate::spawn::{run_parallel, run_tool};
@@ -145,31 +149,114 @@ pub(crate) fn resolve_ptx(
     let digests: Digests = Mutex::new(HashMap::new());
     let mut outs: Vec<Option<PtxOut>> = vec![None; plan.jobs.len()];
     let mut misses = Vec::new();
-    for (i, job) in plan.jobs.iter().enumerate() {
-        let hit = read_deps(&job.deps_file(cache_dir)).and_then(|headers| {
-            let key = full_key(&job.key, &headers, &digests)?;
-            let path = job.ptx_file(cache_dir, &key);
-            path.is_file().then_some(PtxOut { path, headers })
-        });
-        match hit {
-            Some(out) => {
+    let all: Vec<usize> = (0..plan.jobs.len()).collect();
+    let found = run_parallel(&all, n_threads, |i| {
+        Ok(find_ptx(&plan.jobs[i], cache_dir, &digests))
+    })?;
+    for (i, found) in found {
+        match found {
+            Found::Hit(out) => {
                 stats.cache_hits += 1;
                 outs[i] = Some(out);
             }
-            None => misses.push(i),
+            Found::Miss => misses.push(i),
+            Found::Corrupt(path, why) => {
+                warn("fatbuild", &plan.jobs[i].what, &corrupt_note(&path, &why));
+                misses.push(i);
+            }
         }
     }
     let results = run_parallel(&misses, n_threads, |i| {
-        compile_ptx(&plan.jobs[i], toolkit, cache_dir, &digests)
+        build_ptx(&plan.jobs[i], toolkit, cache_dir, &digests)
     })?;
     for (i, (out, stderr)) in results {
+        outs[i] = Some(out);
+        let Some(stderr) = stderr else {
+            stats.cache_hits += 1; // another build made it meanwhile
+            continue;
+        };
         stats.nvcc += 1;
         if !stderr.trim().is_empty() {
             warn("nvcc", &plan.jobs[i].what, stderr.trim());
         }
-        outs[i] = Some(out);
     }
     Ok(outs.into_iter().flatten().collect())
+}
+
+/// A cache lookup's result.
+enum Found<T> {
+    Hit(T),
+    Miss,
+    /// The entry existed but failed its digest check (and was removed): the path and why.
+    Corrupt(PathBuf, String),
+}
+
+/// Looks a PTX job up in the cache: its `.deps` list names the headers, whose contents
+/// complete the key; the PTX file so named must match its digest.
+fn find_ptx(job: &PtxJob, cache_dir: &Path, digests: &Digests) -> Found<PtxOut> {
+    let deps = job.deps_file(cache_dir);
+    let Some(headers) = read_deps(&deps) else {
+        return Found::Miss;
+    };
+    let Some(key) = full_key(&job.key, &headers, digests) else {
+        return Found::Miss;
+    };
+    let path = job.ptx_file(cache_dir, &key);
+    match check(&path) {
+        Found::Hit(()) => {
+            touch_used(&deps);
+            Found::Hit(PtxOut { path, headers })
+        }
+        Found::Miss => Found::Miss,
+        Found::Corrupt(p, why) => Found::Corrupt(p, why),
+    }
+}
+
+/// Checks one cache output. A corrupt one stays until its rebuild replaces it (under the
+/// claim, so a concurrent build never removes what another just filed).
+fn check(path: &Path) -> Found<()> {
+    match check_entry(path) {
+        Entry::Valid => Found::Hit(()),
+        Entry::Missing => Found::Miss,
+        Entry::Corrupt(why) => Found::Corrupt(path.to_path_buf(), why),
+    }
+}
+
+/// The claim file of a cache entry: `<entry>.lock`.
+fn lock_path(entry: &Path) -> PathBuf {
+    let mut s = entry.as_os_str().to_owned();
+    s.push(".lock");
+    PathBuf::from(s)
+}
+
+/// Makes the PTX of one job exist, under the job's claim: if another build holds it, waits and
+/// looks again. Returns nvcc's output, or `None` when another build made the PTX.
+fn build_ptx(
+    job: &PtxJob,
+    toolkit: &Toolkit,
+    cache_dir: &Path,
+    digests: &Digests,
+) -> Result<(PtxOut, Option<String>), Error> {
+    let lock = lock_path(&job.deps_file(cache_dir));
+    loop {
+        let claim = cache::claim(&lock)?;
+        if let Found::Hit(out) = find_ptx(job, cache_dir, digests) {
+            return Ok((out, None));
+        }
+        if let Some(claim) = claim {
+            let res = compile_ptx(job, toolkit, cache_dir, digests);
+            drop(claim);
+            return res.map(|(out, stderr)| (out, Some(stderr)));
+        }
+    }
+}
+
+/// The one-line warning for a corrupt cache entry.
+fn corrupt_note(path: &Path, why: &str) -> String {
+    format!(
+        "cache entry {} failed its integrity check ({why}); rebuilding it",
+        path.display()
+    )
 }
 
 /// Runs nvcc for one job with `-MD -MF`, then files the PTX under its full key.
@@ -213,23 +300,27 @@ fn compile_ptx(
         ))
     })?;
     let path = job.ptx_file(cache_dir, &key);
-    fs::rename(&tmp_ptx, &path)
-        .map_err(|e| cleanup(Error::io("moving into the cache", &path, e)))?;
+    store(&tmp_ptx, &path)?;
     let mut list = String::from(DEPS_HEADER);
     for h in &headers {
         list.push_str(&h.to_string_lossy());
         list.push('\n');
     }
+    list.push_str(DEPS_END);
     write_atomic(&job.deps_file(cache_dir), list.as_bytes())?;
     Ok((PtxOut { path, headers }, stderr))
 }
 
-const DEPS_HEADER: &str = "fatbuild-deps-v1\n";
+const DEPS_HEADER: &str = "fatbuild-deps-v2\n";
+/// The last line of a `.deps` file: a truncated list (which would leave headers out of the
+/// key) lacks it and is ignored.
+const DEPS_END: &str = "end\n";
 
-/// The header list of a `.deps` file, or `None` if there is none (or it is not ours).
+/// The header list of a `.deps` file, or `None` if there is none (or it is not ours, or it
+/// is truncated).
 fn read_deps(path: &Path) -> Option<Vec<PathBuf>> {
     let text = fs::read_to_string(path).ok()?;
-    let body = text.strip_prefix(DEPS_HEADER)?;
+    let body = text.strip_prefix(DEPS_HEADER)?.strip_suffix(DEPS_END)?;
     Some(
         body.lines()
             .filter(|l| !l.is_empty())
@@ -313,17 +404,32 @@ pub(crate) fn execute(
 ) -> Result<(), Error> {
     let mut to_run = vec![false; plan.jobs.len()];
     let mut seen = vec![false; plan.jobs.len()];
-    let mut stack = roots.to_vec();
-    while let Some(j) = stack.pop() {
-        if std::mem::replace(&mut seen[j], true) {
-            continue;
+    // Level by level from the roots, each level's entries checked in parallel.
+    let mut level: Vec<usize> = Vec::new();
+    for &j in roots {
+        if !std::mem::replace(&mut seen[j], true) {
+            level.push(j);
         }
-        if plan.jobs[j].output.is_file() {
-            stats.cache_hits += 1;
-        } else {
+    }
+    while !level.is_empty() {
+        let found = run_parallel(&level, n_threads, |j| Ok(check(&plan.jobs[j].output)))?;
+        let mut next = Vec::new();
+        for (j, found) in found {
+            if let Found::Corrupt(path, why) = &found {
+                warn("fatbuild", &plan.jobs[j].what, &corrupt_note(path, why));
+            }
+            if let Found::Hit(()) = found {
+                stats.cache_hits += 1;
+                continue;
+            }
             to_run[j] = true;
-            stack.extend(&plan.jobs[j].deps);
+            for &d in &plan.jobs[j].deps {
+                if !std::mem::replace(&mut seen[d], true) {
+                    next.push(d);
+                }
+            }
         }
+        level = next;
     }
     for tool in Tool::PIPELINE {
         let stage: Vec<usize> = (0..plan.jobs.len())
@@ -331,6 +437,10 @@ pub(crate) fn execute(
             .collect();
         let done = run_parallel(&stage, n_threads, |j| run_job(&plan.jobs[j], toolkit))?;
         for (j, stderr) in done {
+            let Some(stderr) = stderr else {
+                stats.cache_hits += 1; // another build made it meanwhile
+                continue;
+            };
             stats.count(tool);
             if !stderr.trim().is_empty() {
                 warn(tool.name(), &plan.jobs[j].what, stderr.trim());
@@ -340,18 +450,24 @@ pub(crate) fn execute(
     Ok(())
 }
 
-/// Runs one AOT job into a temporary file and renames it into place; returns its output.
-fn run_job(job: &Job, toolkit: &Toolkit) -> Result<String, Error> {
-    if let Some(dir) = job.output.parent() {
-        fs::create_dir_all(dir).map_err(|e| Error::io("creating directory", dir, e))?;
+/// Runs one AOT job, under its output's claim (if another build holds it, waits and looks
+/// again), into a temporary file filed into the cache; returns the tool's output, or `None`
+/// when another build made the file.
+fn run_job(job: &Job, toolkit: &Toolkit) -> Result<Option<String>, Error> {
+    let lock = lock_path(&job.output);
+    loop {
+        let claim = cache::claim(&lock)?;
+        if let Found::Hit(()) = check(&job.output) {
+            return Ok(None);
+        }
+        if let Some(claim) = claim {
+            let tmp = temp_path_for(&job.output);
+            let res = run_tool(toolkit, job.tool, &job.args, &tmp, &[], &job.what)
+                .and_then(|text| store(&tmp, &job.output).map(|()| text));
+            drop(claim);
+            return res.map(Some);
+        }
     }
-    let tmp = temp_path_for(&job.output);
-    let text = run_tool(toolkit, job.tool, &job.args, &tmp, &[], &job.what)?;
-    fs::rename(&tmp, &job.output).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        Error::io("moving into the cache", &job.output, e)
-    })?;
-    Ok(text)
 }
 
 #[cfg(test)]

@@ -102,7 +102,21 @@ fn tool_error(
     status: &str,
     output: &str,
 ) -> Error {
+    let missing = missing_program(output);
+    let incomplete;
     let fix = match tool {
+        _ if missing.is_some() => {
+            incomplete = format!(
+                "{} could not start `{}`, a program of the CUDA toolkit ({} is the toolkit's \
+                 bin directory; nvcc runs cicc from ../nvvm/bin): the toolkit is incomplete. \
+                 Install the complete toolkit (nvcc, its nvvm directory, ptxas, nvlink, \
+                 fatbinary), or point NVCC/CUDA_PATH at one",
+                tool.name(),
+                missing.unwrap_or_default(),
+                program.parent().unwrap_or(Path::new("/")).display()
+            );
+            incomplete.as_str()
+        }
         Tool::Nvcc => {
             "correct the CUDA source at the location named above (flags from nvcc_flags / the \
              flags environment variable are part of the command; run it by hand to reproduce)"
@@ -142,6 +156,20 @@ fn tool_error(
     )
 }
 
+/// The program a tool (or the shell nvcc runs its steps with) reported as missing: `sh: 1:
+/// cicc: not found`, `cicc: command not found`, `/x/nvvm/bin/cicc: No such file or directory`.
+fn missing_program(output: &str) -> Option<String> {
+    output.lines().find_map(|l| {
+        let l = l.trim();
+        let rest = l
+            .strip_suffix(": not found")
+            .or_else(|| l.strip_suffix(": command not found"))
+            .or_else(|| l.strip_suffix(": No such file or directory"))?;
+        let name = rest.rsplit(": ").next()?.trim();
+        (!name.is_empty() && !name.contains(' ')).then(|| name.to_string())
+    })
+}
+
 /// A shell-pasteable rendering of a command.
 pub(crate) fn command_line(program: &Path, args: &[OsString]) -> String {
     let quote = |s: &str| {
@@ -164,6 +192,16 @@ pub(crate) fn command_line(program: &Path, args: &[OsString]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_programs_are_recognised() {
+        let m = |s: &str| missing_program(s);
+        assert_eq!(m("sh: 1: cicc: not found\n").as_deref(), Some("cicc"));
+        assert_eq!(m("x\nsh: cicc: command not found").as_deref(), Some("cicc"));
+        let p = "sh: /c/nvvm/bin/cicc: No such file or directory";
+        assert_eq!(m(p).as_deref(), Some("/c/nvvm/bin/cicc"));
+        assert_eq!(m("a.cu(1): error: identifier \"y\" is undefined"), None);
+    }
 
     #[test]
     fn command_lines_are_quoted_for_the_shell() {

@@ -11,6 +11,19 @@ use crate::error::{Error, ErrorKind};
 /// The environment variables [`Toolkit::find`] reads, in the order it tries them.
 pub const TOOLKIT_ENV_VARS: &[&str] = &["NVCC", "CUDA_PATH", "CUDA_HOME"];
 
+/// Environment variables that change what nvcc writes, so they are part of every PTX cache key
+/// and printed as `cargo:rerun-if-env-changed`: nvcc's own (flags it prepends or appends to
+/// every command line, its host compiler) and those of the host compiler's preprocessor that
+/// nvcc runs (include search paths).
+pub const NVCC_ENV_VARS: &[&str] = &[
+    "NVCC_PREPEND_FLAGS",
+    "NVCC_APPEND_FLAGS",
+    "NVCC_CCBIN",
+    "CPATH",
+    "C_INCLUDE_PATH",
+    "CPLUS_INCLUDE_PATH",
+];
+
 /// Where [`Toolkit::find`] looks last.
 pub const DEFAULT_CUDA_ROOT: &str = "/usr/local/cuda";
 

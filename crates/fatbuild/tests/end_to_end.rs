@@ -389,3 +389,125 @@ fn fatbin_parser_matches_real_fatbinary_output() {
     }
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// Damages a cache file in place (a fresh inode: hard links elsewhere keep their contents).
+fn tamper(path: &Path, f: impl FnOnce(&mut Vec<u8>)) {
+    let mut data = fs::read(path).unwrap();
+    f(&mut data);
+    fs::remove_file(path).unwrap();
+    fs::write(path, data).unwrap();
+}
+
+/// The cache outputs named `<prefix><key><ext>`.
+fn cache_files(cache: &Path, prefix: &str, ext: &str) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = fs::read_dir(cache)
+        .unwrap()
+        .map(|d| d.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with(prefix)
+                && n.ends_with(ext)
+                && !n[prefix.len()..n.len() - ext.len()].contains('.')
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+fn cache_file(cache: &Path, prefix: &str, ext: &str) -> PathBuf {
+    let mut found = cache_files(cache, prefix, ext);
+    assert_eq!(found.len(), 1, "{prefix}*{ext} in {}", cache.display());
+    found.pop().unwrap()
+}
+
+#[test]
+fn corrupt_cache_entries_are_rebuilt_not_embedded() {
+    let Some(tk) = toolkit() else { return };
+    let dir = workdir("corrupt");
+    let cache = dir.join("cache");
+    // Clean builds: the references.
+    let both = build(&dir, &tk, Mode::AotJit).embed("wk").unwrap();
+    let want_both = fs::read(&both.c_file).unwrap();
+    let aot = build(&dir, &tk, Mode::Aot).embed("wk").unwrap();
+    let want_aot = fs::read(&aot.c_file).unwrap();
+    let solo_aot_fatbin = aot.modules[1].blobs[0].path.clone();
+
+    // A truncated PTX (the manifest once lost kernels this way), a zero-length PTX (a crash
+    // after an unsynced rename), a fatbin with one flipped payload byte and a truncated one
+    // (which used to fail every build with "fatbinary wrote ... that does not parse").
+    let a_ptx = cache_file(&cache, "a.", ".ptx");
+    let b_ptx = cache_file(&cache, "b.", ".ptx");
+    tamper(&a_ptx, |d| d.truncate(d.len() / 2));
+    tamper(&b_ptx, |d| d.clear());
+    let solo_fatbin = both.modules[1].blobs[0].path.clone();
+    tamper(&solo_fatbin, |d| {
+        let n = d.len();
+        d[n - 100] ^= 0x40
+    });
+    let pair_fatbin = both.modules[0].blobs[0].path.clone();
+    tamper(&pair_fatbin, |d| d.truncate(d.len() - 1));
+    let e = build(&dir, &tk, Mode::AotJit).embed("wk").unwrap();
+    let warnings = &e.warnings;
+    let s = e.stats;
+    // Both PTX rebuilt (same contents, so nothing downstream of them reruns), the fatbins
+    // repacked.
+    assert_eq!((s.nvcc, s.ptxas, s.nvlink, s.fatbinary), (2, 0, 0, 2));
+    assert_eq!(fs::read(&e.c_file).unwrap(), want_both);
+    assert_eq!(e.hash, both.hash);
+    for p in [&a_ptx, &b_ptx, &solo_fatbin, &pair_fatbin] {
+        let name = p.display().to_string();
+        let n = warnings.iter().filter(|w| w.contains(&name)).count();
+        assert_eq!(n, 1, "one warning names {name}: {warnings:#?}");
+    }
+    assert_eq!(warnings.len(), 4, "{warnings:#?}");
+
+    // Truncated cubins (ptxas's and nvlink's sm_80 code of `solo`) are not packed into a
+    // fatbin that needs repacking (here: deleted): they are rebuilt first.
+    let cubins = cache_files(&cache, "solo.sm_80.", ".cubin");
+    assert_eq!(cubins.len(), 2, "{cubins:?}");
+    for c in &cubins {
+        tamper(c, |d| d.truncate(d.len() - 64));
+    }
+    fs::remove_file(&solo_aot_fatbin).unwrap();
+    let e = build(&dir, &tk, Mode::Aot).embed("wk").unwrap();
+    let s = e.stats;
+    assert_eq!((s.nvcc, s.ptxas, s.nvlink, s.fatbinary), (0, 1, 1, 1));
+    assert_eq!(fs::read(&e.c_file).unwrap(), want_aot);
+    assert_eq!(e.warnings.len(), 2, "{:#?}", e.warnings);
+    for c in &cubins {
+        let name = c.display().to_string();
+        assert!(e.warnings.iter().any(|w| w.contains(&name)), "{name}");
+    }
+
+    // Nothing left to repair.
+    let e = build(&dir, &tk, Mode::AotJit).embed("wk").unwrap();
+    assert_eq!(e.stats.tools_run(), 0);
+    assert_eq!(fs::read(&e.c_file).unwrap(), want_both);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn shell_syntax_never_reaches_nvcc() {
+    let Some(tk) = toolkit() else { return };
+    let dir = workdir("inject");
+    // nvcc would run this through `sh -c` (it did, before fatbuild refused it).
+    let marker = dir.join("pwned");
+    let flag = format!("-DX=$(touch {})", marker.display());
+    let err = build(&dir, &tk, Mode::Jit).nvcc_flag(&flag).embed("wk");
+    let msg = err.unwrap_err().to_string();
+    assert!(
+        msg.contains(&format!("nvcc flag `{flag}` (from Build::nvcc_flag)")),
+        "{msg}"
+    );
+    assert!(!marker.exists(), "the injected command ran");
+    // A cache path with `$HOME` in it used to break the build with a confusing nvcc error.
+    let cache = dir.join("$HOME");
+    let err = build(&dir, &tk, Mode::Jit).cache_dir(&cache).embed("wk");
+    let msg = err.unwrap_err().to_string();
+    assert!(
+        msg.contains(&format!("cache directory {}", cache.display())),
+        "{msg}"
+    );
+    assert!(!cache.exists());
+    let _ = fs::remove_dir_all(&dir);
+}

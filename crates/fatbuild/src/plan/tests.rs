@@ -49,6 +49,7 @@ fn inputs<'a>(f: &'a Fixture, mode: Mode, flags: &'a [String]) -> PlanInputs<'a>
         compress: true,
         cache_dir: &f.cache,
         toolkit_version: "release 13.0, V13.0.88",
+        nvcc_env: &[],
     }
 }
 
@@ -230,6 +231,22 @@ fn keys_are_stable_and_sensitive_to_every_input() {
     let mut i = inputs(&f, Mode::Jit, &[]);
     i.header_listing = b"other";
     assert_ne!(base, key(&i, &f.modules));
+    // The variables nvcc reads: `NVCC_APPEND_FLAGS=-lineinfo` changes the PTX, so its key.
+    let mut keys = vec![base.clone()];
+    for env in [
+        ("NVCC_APPEND_FLAGS", "-lineinfo"),
+        ("NVCC_PREPEND_FLAGS", "-lineinfo"),
+        ("NVCC_CCBIN", "clang"),
+        ("CPATH", "/opt/inc"),
+        ("NVCC_APPEND_FLAGS", ""),
+    ] {
+        let env = [(env.0.to_string(), env.1.to_string())];
+        let mut i = inputs(&f, Mode::Jit, &[]);
+        i.nvcc_env = &env;
+        keys.push(key(&i, &f.modules));
+    }
+    let distinct: std::collections::BTreeSet<_> = keys.iter().collect();
+    assert_eq!(distinct.len(), keys.len(), "{keys:?}");
     fs::write(f.dir.join("a.cu"), "// a, edited").unwrap();
     assert_ne!(base, key(&inputs(&f, Mode::Jit, &[]), &f.modules));
     fs::write(f.dir.join("a.cu"), "// a").unwrap();
