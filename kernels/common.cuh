@@ -39,17 +39,29 @@ typedef double2 wf_cplx;
 #define WF_PNAME(op) WF_PASTE4(wf_, op, _, WF_PSUF)
 #endif
 
-/* 1/(2*pi), rounded to double. */
+/* 1/(2*pi), rounded to double, and 2*pi as two doubles (hi + lo = 2*pi to ~1e-32) for the
+ * Cody-Waite reduction. The same literals as c_core/src/grid.c. */
 #define WF_INV_2PI 0.15915494309189533576888376337251436
+#define WF_2PI_HI  6.283185307179586232
+#define WF_2PI_LO  2.4492935982947064e-16
+#define WF_MUL_RN(a, b) __dmul_rn(a, b) /* a product that is never contracted into an FMA */
 
 /* ---- point -> fine-grid coordinate (ABI.md, "Point -> fine-grid coordinate") ----
  * u = frac(x / 2pi) * nf in double, u in [0, nf). Every kernel that reads points uses this one
- * function, so a point's bin (prep.cu) and its footprint (spreadinterp.cu) always agree. The
- * operations are written so that no FMA contraction can change them between call sites. */
+ * function, so a point's bin (prep.cu) and its footprint (spreadinterp.cu) always agree. Points
+ * outside [-pi, pi] first lose their whole periods n = rint(x / 2pi) against a two-part 2pi
+ * with FMAs (Cody-Waite): r = x - n 2pi is then exact to ~1 ulp of pi for |x| up to ~2^50,
+ * where a single double 2pi lost |n| * 2.4e-16 (1e-13 at |x| ~ 3e3). For |x| <= pi, n = 0 and
+ * r = x: the same u as a plain x / 2pi. The body is c_core/src/grid.c's wf_fold, character for
+ * character (test_params.c compares them); the products are WF_MUL_RN so that no FMA
+ * contraction can change them between call sites. */
 __device__ __forceinline__ double wf_fold(double x, i64 nf) {
-    double u = x * WF_INV_2PI;
+    const double n = rint(WF_MUL_RN(x, WF_INV_2PI));
+    double r = fma(-n, WF_2PI_HI, x);
+    r = fma(-n, WF_2PI_LO, r);
+    double u = WF_MUL_RN(r, WF_INV_2PI);
     u = u - floor(u);
-    u = u * (double)nf;
+    u = WF_MUL_RN(u, (double)nf);
     if (u >= (double)nf)
         u -= (double)nf;
     return u;

@@ -163,6 +163,9 @@ pub struct PlanInfo {
     /// Device bytes the plan holds now; from `params()`, the fixed part estimated on the
     /// host (fine grid, bins; without cuFFT's work area and the per-point arrays).
     pub workspace_bytes: usize,
+    /// Rounding floor of the relative l2 error (points in [-π, π)): the plan promises
+    /// `max(tol, tol_floor)` (README, Accuracy).
+    pub tol_floor: f64,
 }
 
 impl PlanInfo {
@@ -189,6 +192,7 @@ impl PlanInfo {
             ntransf: count("ntransf", r.ntransf)?,
             n_points: usize::try_from(r.n_points).ok(),
             workspace_bytes: r.workspace_bytes,
+            tol_floor: r.tol_floor,
         })
     }
 }

@@ -121,6 +121,9 @@ typedef struct warpfft_plan_info {
     int64_t ntransf;
     int64_t n_points;       /* M of the last setpts, -1 before */
     size_t workspace_bytes; /* device memory the plan holds now */
+    /* Rounding floor of the relative l2 error for points in [-pi, pi): the plan promises
+     * max(tol, tol_floor) (README, Accuracy). Appended: the struct only grows at its end. */
+    double tol_floor;
 } warpfft_plan_info;
 
 /* ---- library, build and runtime information (no GPU needed unless stated) ---- */

@@ -205,6 +205,7 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     info->ntransf = p->ntransf;
     info->n_points = -1;
     info->workspace_bytes = 0;
+    info->tol_floor = p->tol_floor;
 }
 
 /* Layout must match plan.c's allocations (plan_alloc_fixed). */

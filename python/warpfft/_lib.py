@@ -62,6 +62,7 @@ class PlanInfo(Structure):
         ("ntransf", c_int64),
         ("n_points", c_int64),
         ("workspace_bytes", c_size_t),
+        ("tol_floor", c_double),
     ]
 
 

@@ -75,6 +75,7 @@ def info_dict(info):
         "ntransf": info.ntransf,
         "n_points": None if info.n_points < 0 else info.n_points,
         "workspace_bytes": info.workspace_bytes,
+        "tol_floor": info.tol_floor,
     }
 
 
