@@ -81,13 +81,19 @@ __device__ __forceinline__ i64 wf_first_index(double u, int w) {
  * the footprint's edge (s -> 0), but there the value is ~2 beta e^-beta of the peak, so the
  * absolute error stays ~eps e^-beta / s, far below any tolerance.
  * In float the exponent beta (s - 1) is evaluated as -beta a^2 / (1 + s) (a = 2z/w), which
- * avoids the cancellation in s - 1. inv_hw = 2/w. */
+ * avoids the cancellation in s - 1. inv_hw = 2/w.
+ * Footprint nodes only (the callers evaluate t = 0..w-1, offsets in [-w/2, w/2)): where s^2 <= 0
+ * — the first node exactly at -w/2 (a point on a grid node for even w, half-way for odd w) or
+ * rounding at the edge — phi is its limit there, 2 beta e^-beta (= 2 beta sqrt(e2b)), not 0: the
+ * footprint sum is then the limit of its neighbouring offsets. With 0, such points lost the
+ * edge value (~2e-5 of the peak at w 6) and aliased up to 35x more at the band edge
+ * (c_core/src/width.c). */
 __device__ __forceinline__ float wf_phi(float z, float inv_hw, float beta, float e2b) {
     float a = z * inv_hw;
     float a2 = a * a;
     float s2 = 1.0f - a2;
     if (!(s2 > 0.0f))
-        return 0.0f;
+        return 2.0f * beta * sqrtf(e2b); /* the edge limit (see above); sqrtf(e2b) is hoisted */
     float s = sqrtf(s2);
     float e = expf(-beta * __fdividef(a2, 1.0f + s));
     return __fdividef(e * e - e2b, e * s);
@@ -97,7 +103,7 @@ __device__ __forceinline__ double wf_phi(double z, double inv_hw, double beta, d
     double a = z * inv_hw;
     double s2 = 1.0 - a * a;
     if (!(s2 > 0.0))
-        return 0.0;
+        return 2.0 * beta * sqrt(e2b); /* the edge limit (see above) */
     double s = sqrt(s2);
     double e = exp(beta * (s - 1.0));
     return (e * e - e2b) / (e * s);

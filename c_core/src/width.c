@@ -92,17 +92,17 @@ double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta) {
 /* The error factor of one mode and offset, from the footprint sums themselves: a point at
  * fine-grid offset delta (u = integer + delta) reaches mode k through
  *   P_k(delta) = sum_t phi(z_t) e^{-2 pi i (k/nf) z_t},  z_t = i0 + t - delta, i0 = ceil(delta - w/2),
- * the w kernel values the spreader uses (phi(+-w/2) = 0, as on the device), and deconvolution
+ * the w kernel values the spreader uses (a node at -w/2 gets the edge limit, as on the device),
+ * and deconvolution
  * divides by phihat(k): E_k(delta) = P_k(delta) / phihat(k) - 1 (Poisson: the sum over m != 0
  * of phihat(k + m nf) / phihat(k) e^{2 pi i m delta}, coherent in m). Evaluated directly, so the
  * jump of phi at +-w/2 (edge value 2 beta e^-beta, ~2e-5 of the peak at w 6) is taken exactly
- * as the spreader takes it: an offset that puts a node on the footprint's edge (delta 0 for even
- * w, 1/2 for odd w: points on grid nodes or half-way) aliases ~4.5x more than the mean over
- * offsets. */
+ * as the spreader takes it. The worst offsets are next to the jump (delta -> 0 for even w, 1/2
+ * for odd w: points on grid nodes or half-way): 3.5x the mean over offsets at w 6. */
 static double phi_host(double z, double inv_hw, double beta, double e2b) {
     double a = z * inv_hw, s2 = 1.0 - a * a;
     if (!(s2 > 0.0))
-        return 0.0;
+        return 2.0 * beta * sqrt(e2b); /* the edge limit, as kernels/common.cuh */
     double s = sqrt(s2), e = exp(beta * (s - 1.0));
     return (e * e - e2b) / (e * s);
 }
@@ -111,7 +111,10 @@ static double phi_host(double z, double inv_hw, double beta, double e2b) {
  * and 1/2 (a midpoint rule read the means over offsets 5-13% low), plus 0 and 1/2 exactly. */
 #define WF_ALIAS_NDELTA 32
 #define WF_ALIAS_EXACT  64 /* up to this many modes, every mode; beyond, Gauss-Legendre in k */
-#define WF_ALIAS_NK     (WF_ALIAS_EXACT + 3)
+/* ... and, for the maxima over modes, 48 evenly spaced ones: the band-edge error oscillates in
+ * k with period ~nf/w and peaked up to 8% above the edge modes between Gauss-Legendre nodes */
+#define WF_ALIAS_NEVEN 48
+#define WF_ALIAS_NK    (WF_ALIAS_EXACT + WF_ALIAS_NEVEN + 3)
 
 void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_alias_dim *st) {
     /* modes and their weights (sum N); weight-0 extras only enter the maxima */
@@ -129,14 +132,13 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
             kk[nk] = (kmax + 0.5) * x[i];
             kw[nk++] = (kmax + 0.5) * wt[i];
         }
-        kk[nk] = -kmax; /* the band edges, for the maxima */
-        kw[nk++] = 0.0;
-        kk[nk] = kmax;
-        kw[nk++] = 0.0;
-        if (n_modes % 2 == 0) {
-            kk[nk] = -(double)(n_modes / 2);
-            kw[nk++] = 1.0;
+        double kmin = -(double)(n_modes / 2); /* the band edges and an even grid, for maxima */
+        for (int i = 0; i <= WF_ALIAS_NEVEN; i++) {
+            kk[nk] = round(kmin + (kmax - kmin) * i / WF_ALIAS_NEVEN);
+            kw[nk++] = 0.0;
         }
+        if (n_modes % 2 == 0) /* the mode -N/2 (already sampled): its weight */
+            kw[nk - WF_ALIAS_NEVEN - 1] = 1.0;
     }
     double t[WF_MAX_QUAD / 2], g[WF_MAX_QUAD / 2], ph[WF_ALIAS_NK];
     int h = wf_phi_rule(width, beta, wf_quad_nodes(width), t, g);

