@@ -571,6 +571,124 @@ static void test_fold(void) {
     }
 }
 
+/* 2 pi in quadruple precision (hi + lo + lo2, each a double: 2 pi to ~1e-48) */
+static __float128 two_pi_q(void) {
+    return (__float128)6.283185307179586232 + (__float128)2.4492935982947064e-16 +
+           (__float128)-5.989539619436679e-33;
+}
+
+/* Distance of u from the exact frac(x / 2pi) * nf, computed in quadruple precision, on the circle
+ * of length nf. */
+static double fold_err(double x, int64_t nf, double u) {
+    __float128 tp = two_pi_q(), q = (__float128)x / tp;
+    long double fl = floorl((long double)q); /* |q| < 2^63: exact integer part */
+    __float128 r = (q - (__float128)fl) * (__float128)nf;
+    double d = fabs((double)((__float128)u - r));
+    return fmin(d, (double)nf - d);
+}
+
+/* The fold of issue 14's report: one double 2pi. */
+static double fold_single(double x, int64_t nf) {
+    double u = x * 0.15915494309189533576888376337251436;
+    u = u - floor(u);
+    u = u * (double)nf;
+    return u >= (double)nf ? u - (double)nf : u;
+}
+
+/* The body of `double wf_fold(...)` in a source file (from its first '{' to the matching '}'),
+ * whitespace removed; "" when the file or function is not found. */
+static void fold_body(const char *path, char *out, size_t cap) {
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *p = strstr(text, "double wf_fold(double x, ");
+    p = p ? strchr(p, '{') : NULL;
+    size_t o = 0;
+    for (int depth = 0; p && *p && o + 1 < cap; p++) {
+        depth += *p == '{' ? 1 : *p == '}' ? -1 : 0;
+        if (*p != ' ' && *p != '\n' && *p != '\t')
+            out[o++] = *p;
+        if (depth == 0)
+            break;
+    }
+    out[o] = '\0';
+}
+
+static void test_fold_far(void) {
+    /* the two copies are one text (the device's products are __dmul_rn through WF_MUL_RN) */
+    static char host[4096], dev[4096];
+    fold_body(WF_SOURCE_ROOT "/c_core/src/grid.c", host, sizeof host);
+    fold_body(WF_SOURCE_ROOT "/kernels/common.cuh", dev, sizeof dev);
+    CHECK(host[0] != '\0' && strcmp(host, dev) == 0 && strstr(host, "fma(-n,WF_2PI_LO,r)"),
+          "wf_fold: grid.c and common.cuh differ:\n%s\n%s", host, dev);
+    /* [-pi, pi]: the same u as the single-2pi fold, bit for bit (n = 0) */
+    uint64_t seed = 99;
+    int same = 1;
+    for (int i = 0; i < 100000; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        double x = -PI + 2 * PI * (double)(seed >> 11) * 0x1p-53;
+        same &= wf_fold(x, 2000) == fold_single(x, 2000) && wf_fold(x, 7) == fold_single(x, 7);
+    }
+    CHECK(same, "|x| <= pi folds as before");
+    CHECK(wf_fold(PI, 2000) == fold_single(PI, 2000) && wf_fold(nextafter(PI, 4), 2000) < 1000.5 &&
+              wf_fold(nextafter(PI, 4), 2000) >= 1000.0,
+          "pi and the double after it: %.17g %.17g", wf_fold(PI, 2000),
+          wf_fold(nextafter(PI, 4), 2000));
+    /* far points: the fold adds ~1 ulp of nf at most, whatever |x| (test: 2 ulp); the single
+     * 2pi lost |x| / 2pi * 2.4e-16 of a period */
+    static const int64_t nfs[] = {200002, 2000000, 1 << 20, 14};
+    double worst_new = 0.0, worst_old = 0.0;
+    for (size_t a = 0; a < sizeof nfs / sizeof nfs[0]; a++) {
+        int64_t nf = nfs[a];
+        double ulp = (double)nf * 0x1p-52;
+        for (int i = 0; i < 20000; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            double mag = pow(10.0, 5.0 * (double)(seed >> 11) * 0x1p-53); /* 1 .. 1e5 */
+            double x = (seed & 1 ? mag : -mag) * (1.0 + (double)(seed >> 40) * 0x1p-30);
+            if (i < 8) /* whole periods and their neighbours */
+                x = (double)(i + 1) * 1000.0 * 2 * PI * (i % 2 ? 1 : -1);
+            double u = wf_fold(x, nf);
+            CHECK(u >= 0.0 && u < (double)nf, "x %.17g: u %.17g outside [0, nf)", x, u);
+            worst_new = fmax(worst_new, fold_err(x, nf, u) / ulp);
+            if (fabs(x) > 3e3)
+                worst_old = fmax(worst_old, fold_err(x, nf, fold_single(x, nf)) / ulp);
+        }
+    }
+    CHECK(worst_new <= 2.0, "far points: fold error %.3g ulp of nf", worst_new);
+    CHECK(worst_old > 50.0, "the single-2pi fold's error (%.3g ulp) is what this test catches",
+          worst_old);
+    printf("fold error, |x| up to 1e5: %.2f ulp of nf (a single double 2pi: %.0f ulp)\n",
+           worst_new, worst_old);
+}
+
+static void test_tol_floor(void) {
+    warpfft_plan_info in;
+    const int64_t n1[3] = {100000, 1, 1}, n2[3] = {1024, 1024, 1}, big[3] = {1000000000, 1, 1};
+    CHECK(warpfft_plan_params(1, 1, n1, 1, 1e-9, WARPFFT_F64, NULL, &in) == 0 &&
+              in.tol_floor > 1e-11 && in.tol_floor < 5e-11,
+          "1D f64 N 1e5: floor %.3g (N 2^-52 = 2.2e-11)", in.tol_floor);
+    CHECK(warpfft_plan_params(1, 1, big, 1, 1e-9, WARPFFT_F64, NULL, &in) == 0 &&
+              in.tol_floor > 1e-7 && in.tol_floor < 1e-6,
+          "1D f64 N 1e9: floor %.3g above tol 1e-9", in.tol_floor);
+    CHECK(warpfft_plan_params(2, 2, n2, 1, 1e-13, WARPFFT_F64, NULL, &in) == 0 &&
+              in.tol_floor > 1e-13 && in.tol_floor < 1e-12,
+          "2D f64 1024^2: floor %.3g above tol 1e-13", in.tol_floor);
+    CHECK(warpfft_plan_params(1, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, &in) == 0 &&
+              in.tol_floor > 3e-7 && in.tol_floor <= 1e-6,
+          "2D f32: floor %.3g (eps32 terms)", in.tol_floor);
+    wf_params p;
+    CHECK(wf_params_make(1, 3, n2, 1, 1e-6, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.tol_floor == wf_tol_floor(WARPFFT_F32, 3, p.n_modes, p.fine_prod),
+          "params carry the floor");
+    CHECK(wf_tol_floor(WARPFFT_F64, 1, n1, 200000) < wf_tol_floor(WARPFFT_F64, 1, big, 2000000000),
+          "floor grows with N");
+}
+
 /* ------------------------------------------------------------------ validation */
 
 static warpfft_opts defaults(void) {
@@ -850,6 +968,8 @@ int main(void) {
     test_phihat();
     test_modes();
     test_fold();
+    test_fold_far();
+    test_tol_floor();
     test_validation_args();
     test_validation_tol();
     test_validation_opts();
