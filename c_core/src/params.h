@@ -37,8 +37,8 @@ typedef struct wf_params {
     int modeord;
     double tol, upsampfac;
     double tol_floor; /* rounding floor of the error (grid.c, wf_tol_floor) */
-    int width;   /* kernel width w in fine-grid points */
-    double beta; /* kernel shape parameter (sinh type, kernel.c) */
+    int width;        /* kernel width w in fine-grid points */
+    double beta;      /* kernel shape parameter (sinh type, kernel.c) */
     int64_t n_modes[3], n_fine[3];
     int64_t mode_prod, fine_prod; /* N1*N2*N3, nf1*nf2*nf3 */
     int64_t ntransf;

@@ -91,14 +91,14 @@ double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta) {
 
 /* The error factor of one mode and offset, from the footprint sums themselves: a point at
  * fine-grid offset delta (u = integer + delta) reaches mode k through
- *   P_k(delta) = sum_t phi(z_t) e^{-2 pi i (k/nf) z_t},  z_t = i0 + t - delta, i0 = ceil(delta - w/2),
- * the w kernel values the spreader uses (a node at -w/2 gets the edge limit, as on the device),
- * and deconvolution
- * divides by phihat(k): E_k(delta) = P_k(delta) / phihat(k) - 1 (Poisson: the sum over m != 0
- * of phihat(k + m nf) / phihat(k) e^{2 pi i m delta}, coherent in m). Evaluated directly, so the
- * jump of phi at +-w/2 (edge value 2 beta e^-beta, ~2e-5 of the peak at w 6) is taken exactly
- * as the spreader takes it. The worst offsets are next to the jump (delta -> 0 for even w, 1/2
- * for odd w: points on grid nodes or half-way): 3.5x the mean over offsets at w 6. */
+ *   P_k(delta) = sum_t phi(z_t) e^{-2 pi i (k/nf) z_t},  z_t = i0 + t - delta, i0 = ceil(delta -
+ * w/2), the w kernel values the spreader uses (a node at -w/2 gets the edge limit, as on the
+ * device), and deconvolution divides by phihat(k): E_k(delta) = P_k(delta) / phihat(k) - 1
+ * (Poisson: the sum over m != 0 of phihat(k + m nf) / phihat(k) e^{2 pi i m delta}, coherent in m).
+ * Evaluated directly, so the jump of phi at +-w/2 (edge value 2 beta e^-beta, ~2e-5 of the peak at
+ * w 6) is taken exactly as the spreader takes it. The worst offsets are next to the jump (delta ->
+ * 0 for even w, 1/2 for odd w: points on grid nodes or half-way): 3.5x the mean over offsets at
+ * w 6. */
 static double phi_host(double z, double inv_hw, double beta, double e2b) {
     double a = z * inv_hw, s2 = 1.0 - a * a;
     if (!(s2 > 0.0))

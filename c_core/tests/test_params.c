@@ -399,7 +399,7 @@ static double emulate_set(int dim, const int64_t N[3], double sigma, int w, int 
         u[d] = malloc((size_t)M * sizeof *u[d]);
         for (int j = 0; j < M; j++) {
             double node = floor(urand() * (double)nf[d < dim ? d : 0]);
-            u[d][j] = kind == PTS_RANDOM ? urand() * (double)nf[d < dim ? d : 0]
+            u[d][j] = kind == PTS_RANDOM  ? urand() * (double)nf[d < dim ? d : 0]
                       : kind == PTS_NODES ? node
                                           : node + 0.5;
         }
@@ -426,9 +426,9 @@ static void test_alias_emulation(void) {
         int64_t N[3];
         double sigma;
         int w;
-    } c[] = {{1, {48, 1, 1}, 2.0, 6},   {1, {48, 1, 1}, 2.0, 7},   {1, {40, 1, 1}, 2.0, 10},
-             {1, {41, 1, 1}, 1.25, 8},  {2, {16, 18, 1}, 2.0, 6},  {2, {16, 17, 1}, 2.0, 7},
-             {2, {12, 14, 1}, 1.25, 9}, {3, {8, 10, 6}, 2.0, 6},   {3, {8, 9, 6}, 2.0, 5}};
+    } c[] = {{1, {48, 1, 1}, 2.0, 6},   {1, {48, 1, 1}, 2.0, 7},  {1, {40, 1, 1}, 2.0, 10},
+             {1, {41, 1, 1}, 1.25, 8},  {2, {16, 18, 1}, 2.0, 6}, {2, {16, 17, 1}, 2.0, 7},
+             {2, {12, 14, 1}, 1.25, 9}, {3, {8, 10, 6}, 2.0, 6},  {3, {8, 9, 6}, 2.0, 5}};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         double bound = wf_alias_error(c[i].dim, c[i].N, c[i].sigma, c[i].w);
         int M = c[i].dim == 3 ? 300 : 600;
@@ -453,7 +453,8 @@ static void test_alias_emulation(void) {
     /* the rule before issue 14 (mean over offsets, safety 1.25) took w 6 at tol 1.2e-5 for 1D
      * N 48; on grid nodes that width misses it: the new rule takes 7 */
     int64_t n1[3] = {48, 1, 1};
-    double old = 1.25 * sqrt(wf_alias_mean(48, wf_fine_size(48, 2.0, 6), 6, wf_kernel_beta(6, 2.0)));
+    double old =
+        1.25 * sqrt(wf_alias_mean(48, wf_fine_size(48, 2.0, 6), 6, wf_kernel_beta(6, 2.0)));
     double e6 = emulate_set(1, n1, 2.0, 6, PTS_NODES, 600);
     CHECK(old <= 1.2e-5 && e6 > 1.2e-5 && wf_kernel_width(1, n1, 1.2e-5, 2.0, 16) == 7,
           "old rule %.3g, w 6 on nodes %.3g, new width %d", old, e6,
@@ -468,7 +469,7 @@ static void test_alias_sampling(void) {
         int64_t N;
         int w;
         double sigma;
-    } c[] = {{8, 6, 2.0},   {25, 7, 2.0},   {64, 10, 2.0},  {65, 6, 2.0},
+    } c[] = {{8, 6, 2.0},    {25, 7, 2.0},    {64, 10, 2.0},  {65, 6, 2.0},
              {301, 11, 2.0}, {1000, 7, 1.25}, {4097, 6, 2.0}, {200, 13, 1.25}};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         int64_t N = c[i].N, nf = wf_fine_size(N, c[i].sigma, c[i].w);
@@ -662,8 +663,8 @@ static void test_fold_far(void) {
     CHECK(worst_new <= 2.0, "far points: fold error %.3g ulp of nf", worst_new);
     CHECK(worst_old > 50.0, "the single-2pi fold's error (%.3g ulp) is what this test catches",
           worst_old);
-    printf("fold error, |x| up to 1e5: %.2f ulp of nf (a single double 2pi: %.0f ulp)\n",
-           worst_new, worst_old);
+    printf("fold error, |x| up to 1e5: %.2f ulp of nf (a single double 2pi: %.0f ulp)\n", worst_new,
+           worst_old);
 }
 
 static void test_tol_floor(void) {

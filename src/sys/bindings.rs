@@ -218,12 +218,13 @@ pub struct warpfft_plan_info {
     pub ntransf: i64,
     pub n_points: i64,
     pub workspace_bytes: usize,
+    pub tol_floor: f64,
 }
 #[test]
 fn bindgen_test_layout_warpfft_plan_info() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_plan_info>(),
-        128usize,
+        136usize,
         concat!("Size of: ", stringify!(warpfft_plan_info))
     );
     assert_eq!(
@@ -452,6 +453,23 @@ fn bindgen_test_layout_warpfft_plan_info() {
         );
     }
     test_field_workspace_bytes();
+    fn test_field_tol_floor() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).tol_floor) as usize - ptr as usize
+            },
+            128usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(tol_floor)
+            )
+        );
+    }
+    test_field_tol_floor();
 }
 extern "C" {
     pub fn warpfft_version() -> *const ::std::os::raw::c_char;
