@@ -39,17 +39,29 @@ typedef double2 wf_cplx;
 #define WF_PNAME(op) WF_PASTE4(wf_, op, _, WF_PSUF)
 #endif
 
-/* 1/(2*pi), rounded to double. */
+/* 1/(2*pi), rounded to double, and 2*pi as two doubles (hi + lo = 2*pi to ~1e-32) for the
+ * Cody-Waite reduction. The same literals as c_core/src/grid.c. */
 #define WF_INV_2PI 0.15915494309189533576888376337251436
+#define WF_2PI_HI  6.283185307179586232
+#define WF_2PI_LO  2.4492935982947064e-16
+#define WF_MUL_RN(a, b) __dmul_rn(a, b) /* a product that is never contracted into an FMA */
 
 /* ---- point -> fine-grid coordinate (ABI.md, "Point -> fine-grid coordinate") ----
  * u = frac(x / 2pi) * nf in double, u in [0, nf). Every kernel that reads points uses this one
- * function, so a point's bin (prep.cu) and its footprint (spreadinterp.cu) always agree. The
- * operations are written so that no FMA contraction can change them between call sites. */
+ * function, so a point's bin (prep.cu) and its footprint (spreadinterp.cu) always agree. Points
+ * outside [-pi, pi] first lose their whole periods n = rint(x / 2pi) against a two-part 2pi
+ * with FMAs (Cody-Waite): r = x - n 2pi is then exact to ~1 ulp of pi for |x| up to ~2^50,
+ * where a single double 2pi lost |n| * 2.4e-16 (1e-13 at |x| ~ 3e3). For |x| <= pi, n = 0 and
+ * r = x: the same u as a plain x / 2pi. The body is c_core/src/grid.c's wf_fold, character for
+ * character (test_params.c compares them); the products are WF_MUL_RN so that no FMA
+ * contraction can change them between call sites. */
 __device__ __forceinline__ double wf_fold(double x, i64 nf) {
-    double u = x * WF_INV_2PI;
+    const double n = rint(WF_MUL_RN(x, WF_INV_2PI));
+    double r = fma(-n, WF_2PI_HI, x);
+    r = fma(-n, WF_2PI_LO, r);
+    double u = WF_MUL_RN(r, WF_INV_2PI);
     u = u - floor(u);
-    u = u * (double)nf;
+    u = WF_MUL_RN(u, (double)nf);
     if (u >= (double)nf)
         u -= (double)nf;
     return u;
@@ -69,13 +81,19 @@ __device__ __forceinline__ i64 wf_first_index(double u, int w) {
  * the footprint's edge (s -> 0), but there the value is ~2 beta e^-beta of the peak, so the
  * absolute error stays ~eps e^-beta / s, far below any tolerance.
  * In float the exponent beta (s - 1) is evaluated as -beta a^2 / (1 + s) (a = 2z/w), which
- * avoids the cancellation in s - 1. inv_hw = 2/w. */
+ * avoids the cancellation in s - 1. inv_hw = 2/w.
+ * Footprint nodes only (the callers evaluate t = 0..w-1, offsets in [-w/2, w/2)): where s^2 <= 0
+ * — the first node exactly at -w/2 (a point on a grid node for even w, half-way for odd w) or
+ * rounding at the edge — phi is its limit there, 2 beta e^-beta (= 2 beta sqrt(e2b)), not 0: the
+ * footprint sum is then the limit of its neighbouring offsets. With 0, such points lost the
+ * edge value (~2e-5 of the peak at w 6) and aliased up to 35x more at the band edge
+ * (c_core/src/width.c). */
 __device__ __forceinline__ float wf_phi(float z, float inv_hw, float beta, float e2b) {
     float a = z * inv_hw;
     float a2 = a * a;
     float s2 = 1.0f - a2;
     if (!(s2 > 0.0f))
-        return 0.0f;
+        return 2.0f * beta * sqrtf(e2b); /* the edge limit (see above); sqrtf(e2b) is hoisted */
     float s = sqrtf(s2);
     float e = expf(-beta * __fdividef(a2, 1.0f + s));
     return __fdividef(e * e - e2b, e * s);
@@ -85,7 +103,7 @@ __device__ __forceinline__ double wf_phi(double z, double inv_hw, double beta, d
     double a = z * inv_hw;
     double s2 = 1.0 - a * a;
     if (!(s2 > 0.0))
-        return 0.0;
+        return 2.0 * beta * sqrt(e2b); /* the edge limit (see above) */
     double s = sqrt(s2);
     double e = exp(beta * (s - 1.0));
     return (e * e - e2b) / (e * s);

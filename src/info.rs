@@ -163,6 +163,9 @@ pub struct PlanInfo {
     /// Device bytes the plan holds now; from `params()`, the fixed part estimated on the
     /// host (fine grid, bins; without cuFFT's work area and the per-point arrays).
     pub workspace_bytes: usize,
+    /// Rounding floor of the relative l2 error (points in [-π, π)): the plan promises
+    /// `max(tol, tol_floor)` (README, Accuracy).
+    pub tol_floor: f64,
     /// Type 3 only, once its grids are chosen (after `set_points3`, or from `params3`):
     /// centres, scale factors and the inner type-2 step. For type 3, `n_fine` (= `n_modes`)
     /// is the spreading grid and `width`/`beta` its kernel.
@@ -238,6 +241,7 @@ impl PlanInfo {
             } else {
                 None
             },
+            tol_floor: r.tol_floor,
         })
     }
 }

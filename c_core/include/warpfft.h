@@ -155,6 +155,9 @@ typedef struct warpfft_plan_info {
     double x_center[3], x_half[3]; /* C_d, X_d */
     double s_center[3], s_half[3]; /* D_d, S_d */
     double gamma[3];
+    /* Rounding floor of the relative l2 error for points in [-pi, pi): the plan promises
+     * max(tol, tol_floor) (README, Accuracy). Appended: the struct only grows at its end. */
+    double tol_floor;
 } warpfft_plan_info;
 
 /* ---- library, build and runtime information (no GPU needed unless stated) ---- */

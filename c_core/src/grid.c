@@ -9,7 +9,11 @@
 
 #include "runtime.h"
 
-#define WF_INV_2PI 0.15915494309189533576888376337251436 /* same literal as kernels/common.cuh */
+/* The same literals as kernels/common.cuh: 1/(2 pi), and 2 pi as hi + lo (Cody-Waite). */
+#define WF_INV_2PI      0.15915494309189533576888376337251436
+#define WF_2PI_HI       6.283185307179586232
+#define WF_2PI_LO       2.4492935982947064e-16
+#define WF_MUL_RN(a, b) ((a) * (b)) /* host twin for the tests; x86-64 builds contract nothing */
 
 int wf_is_smooth(int64_t n) {
     if (n < 1)
@@ -93,7 +97,17 @@ warpfft_status wf_params_set_grid(wf_params *p) {
                             p->dim);
     p->fine_prod = fine;
     p->mode_prod = modes;
+    p->tol_floor = wf_tol_floor(p->precision, p->dim, p->n_modes, fine);
     return WARPFFT_SUCCESS;
+}
+
+double wf_tol_floor(int precision, int dim, const int64_t n_modes[3], int64_t fine_prod) {
+    double n2 = 0.0, eps = precision == WARPFFT_F64 ? 0x1p-53 : 0x1p-24;
+    for (int d = 0; d < dim; d++)
+        n2 += (double)n_modes[d] * (double)n_modes[d];
+    double phase = sqrt(n2) * 0x1p-52;
+    double arith = eps * (4.0 + 2.0 * sqrt(log2((double)(fine_prod > 2 ? fine_prod : 2))));
+    return sqrt(phase * phase + arith * arith);
 }
 
 /* ---------------------------------------------------------------- mode order and folding */
@@ -110,10 +124,15 @@ int64_t wf_index_of_mode(int64_t k, int64_t n, int modeord) {
     return k >= 0 ? k : n + k;
 }
 
+/* The host twin of kernels/common.cuh's wf_fold (see there): the body is the same text,
+ * character for character (test_params.c compares them). */
 double wf_fold(double x, int64_t nf) {
-    double u = x * WF_INV_2PI;
+    const double n = rint(WF_MUL_RN(x, WF_INV_2PI));
+    double r = fma(-n, WF_2PI_HI, x);
+    r = fma(-n, WF_2PI_LO, r);
+    double u = WF_MUL_RN(r, WF_INV_2PI);
     u = u - floor(u);
-    u = u * (double)nf;
+    u = WF_MUL_RN(u, (double)nf);
     if (u >= (double)nf)
         u -= (double)nf;
     return u;

@@ -241,6 +241,7 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     info->n_points = -1;
     info->workspace_bytes = 0;
     info->n_targets = -1;
+    info->tol_floor = p->tol_floor;
 }
 
 /* Layout must match plan.c's allocations (plan_alloc_fixed). */

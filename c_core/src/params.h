@@ -40,8 +40,9 @@ typedef struct wf_params {
     int modeord;
     int spreadinterponly; /* 1: spread/interp only on fk itself (n_fine = n_modes; execute.c) */
     double tol, upsampfac;
-    int width;   /* kernel width w in fine-grid points */
-    double beta; /* kernel shape parameter (sinh type, kernel.c) */
+    double tol_floor; /* rounding floor of the error (grid.c, wf_tol_floor) */
+    int width;        /* kernel width w in fine-grid points */
+    double beta;      /* kernel shape parameter (sinh type, kernel.c) */
     int64_t n_modes[3], n_fine[3];
     int64_t mode_prod, fine_prod; /* N1*N2*N3, nf1*nf2*nf3 */
     int64_t ntransf;
@@ -111,10 +112,25 @@ void wf_deconv_factors(int64_t n_modes, int64_t nf, int width, double beta, doub
 
 /* ==== width.c: the kernel width rule (predicted aliasing error; width.c explains it) ==== */
 
+#define WF_ALIAS_SAFETY 1.1 /* width rule: safety * predicted bound <= tol */
+
 /* Mean over the modes -(N/2)..(N-1)/2 of sum_{m != 0} phihat(k + m nf)^2 / phihat(k)^2. */
 double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta);
-/* Predicted relative l2 error of a plan (random points and strengths): sqrt of the sum over
- * dims of wf_alias_mean, each dim on its own fine grid. */
+/* One dimension's aliasing, from the footprint sums the spreader forms (width.c): with
+ * E_k(delta) the error factor of mode k for a point at fine-grid offset delta in [0, 1),
+ * offset2 = max_delta mean_k |E|^2 (worst offset, energy spread over the modes), coherent =
+ * max_delta |mean_k E| (how much grid-aligned points add up across dims), edge2 = max_k
+ * mean_delta |E|^2 (one mode, random points), worst = max_{k, delta} |E|, mean2 = mean_{k,
+ * delta} |E|^2 (random points: wf_alias_mean's quantity without its asymptote). */
+typedef struct wf_alias_dim {
+    double offset2, coherent, edge2, worst, mean2;
+} wf_alias_dim;
+void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_alias_dim *st);
+/* The bound from dim such statistics: max(worst offset over every point set, band edge). */
+double wf_alias_combine(int dim, const wf_alias_dim s[3]);
+/* Predicted relative l2 error bound of a plan for any point set (random strengths or mode
+ * coefficients, spread over the modes or all in one): wf_alias_combine of each dim's
+ * wf_alias_dim_stats on its own fine grid. */
 double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width);
 /* Smallest width w in [start, max_width] with safety * wf_alias_error <= tol; max_width + 1
  * if none. wf_kernel_width finds the same from an estimate. */
@@ -132,9 +148,15 @@ int wf_is_smooth(int64_t n); /* only prime factors 2, 3, 5, 7 (n >= 1) */
 int64_t wf_next_smooth_even(int64_t n);
 /* nf = next_smooth_even(max(ceil(sigma * N), 2w)). */
 int64_t wf_fine_size(int64_t n_modes, double sigma, int width);
-/* Plan stage (after the width): p->n_fine, fine_prod and mode_prod; WARPFFT_ERR_BAD_SIZE when
- * the fine grid times ntransf overflows, or a dimension exceeds WF_MAX_FINE_DIM (reaches
- * WF_MAX_FINE_DIM_ND for dim >= 2). */
+/* The relative l2 error that rounding alone reaches, for points in [-pi, pi) (the error
+ * promise is max(tol, floor)): sqrt(phase^2 + arith^2), phase = sqrt(sum_d N_d^2) 2^-52 (the
+ * double u = frac(x / 2pi) nf carries ~1 ulp of nf; mode N/2 turns it into a phase error
+ * ~pi N 2^-53), arith = eps_T (4 + 2 sqrt(log2(fine_prod))) (kernel values, spreading sums and
+ * the FFT in the working precision, eps_T = 2^-24 or 2^-53). */
+double wf_tol_floor(int precision, int dim, const int64_t n_modes[3], int64_t fine_prod);
+/* Plan stage (after the width): p->n_fine, fine_prod, mode_prod and tol_floor;
+ * WARPFFT_ERR_BAD_SIZE when the fine grid times ntransf overflows, or a dimension exceeds
+ * WF_MAX_FINE_DIM (reaches WF_MAX_FINE_DIM_ND for dim >= 2). */
 warpfft_status wf_params_set_grid(wf_params *p);
 /* Mode k of array index i (0 <= i < N): modeord 0: i - N/2; 1: i < ceil(N/2) ? i : i - N. */
 int64_t wf_mode_of_index(int64_t i, int64_t n, int modeord);

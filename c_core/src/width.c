@@ -3,13 +3,19 @@
  * smallest width that meets tol, and the plan stage that sets width and beta (refusing a tol
  * that needs a wider kernel than the precision embeds). No GPU; see params.h.
  *
- * Width: the smallest w whose predicted error, times WF_ALIAS_SAFETY, is <= tol. The
- * prediction is the plan's own aliasing error for random points and strengths: per dim,
- * a(k) = sum_{m != 0} phihat(k + m nf)^2 / phihat(k)^2 averaged over the plan's modes k, and
- * the error is sqrt(sum over dims of those means). A numpy emulation of the whole pipeline
- * against the direct sum (uniform and clustered points, N 6..2001, dims 1-3, widths 3..13)
- * measured within 5% of it; FINUFFT's rule (tol-only) missed small even N in 3D, where the
- * band-edge mode -N/2 carries 1/N of the weight, and lost a point of width everywhere else.
+ * Width: the smallest w whose predicted error bound, times WF_ALIAS_SAFETY, is <= tol. The
+ * bound holds for ANY point set (random strengths or mode coefficients): the error factor
+ * E_k(delta) of mode k for a point at fine-grid offset delta is computed from the footprint sums
+ * the spreader forms (wf_alias_dim_stats), and the rule takes the worst offset (all points at
+ * one offset, e.g. on grid nodes, see that offset's error instead of the mean over offsets:
+ * 4.5x the mean at w 6, from the kernel's jump at +-w/2), with the coherence that grid-aligned
+ * points add across dims, or the band edge (all energy in one mode), whichever is larger
+ * (wf_alias_combine). Random points see the mean over offsets (wf_alias_mean, the rule before
+ * issue 14): 2-5x below the bound. Cost: one point of width in about half the cases (suite B
+ * f32 at 1e-5: 6 -> 7; 2D f64 at 1e-9: 10 -> 11; 3D at 1e-9 stays 11).
+ * The safety factor covers what the bound leaves out: products of two aliasing terms (~tol^2),
+ * the sampling of offsets and modes (test_params checks it against dense sampling) and
+ * rounding, which adds in quadrature (tol_floor, grid.c).
  */
 #include "params.h"
 
@@ -17,7 +23,6 @@
 
 #include "runtime.h"
 
-#define WF_ALIAS_SAFETY 1.25
 #define WF_ALIAS_MMAX   4  /* aliases m = +-1..+-4 by quadrature; beyond, the jump asymptote */
 #define WF_ALIAS_SAMPLE 32 /* |k| samples per dim when N/2 is larger */
 
@@ -84,14 +89,135 @@ double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta) {
     return sum / (double)n_modes;
 }
 
-double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width) {
-    double beta = wf_kernel_beta(width, sigma), sum = 0.0, mean = 0.0;
-    for (int d = 0; d < dim; d++) {
-        if (d == 0 || n_modes[d] != n_modes[d - 1]) /* cubes: one evaluation */
-            mean = wf_alias_mean(n_modes[d], wf_fine_size(n_modes[d], sigma, width), width, beta);
-        sum += mean;
+/* The error factor of one mode and offset, from the footprint sums themselves: a point at
+ * fine-grid offset delta (u = integer + delta) reaches mode k through
+ *   P_k(delta) = sum_t phi(z_t) e^{-2 pi i (k/nf) z_t},  z_t = i0 + t - delta, i0 = ceil(delta -
+ * w/2), the w kernel values the spreader uses (a node at -w/2 gets the edge limit, as on the
+ * device), and deconvolution divides by phihat(k): E_k(delta) = P_k(delta) / phihat(k) - 1
+ * (Poisson: the sum over m != 0 of phihat(k + m nf) / phihat(k) e^{2 pi i m delta}, coherent in m).
+ * Evaluated directly, so the jump of phi at +-w/2 (edge value 2 beta e^-beta, ~2e-5 of the peak at
+ * w 6) is taken exactly as the spreader takes it. The worst offsets are next to the jump (delta ->
+ * 0 for even w, 1/2 for odd w: points on grid nodes or half-way): 3.5x the mean over offsets at
+ * w 6. */
+static double phi_host(double z, double inv_hw, double beta, double e2b) {
+    double a = z * inv_hw, s2 = 1.0 - a * a;
+    if (!(s2 > 0.0))
+        return 2.0 * beta * sqrt(e2b); /* the edge limit, as kernels/common.cuh */
+    double s = sqrt(s2), e = exp(beta * (s - 1.0));
+    return (e * e - e2b) / (e * s);
+}
+
+/* Offsets: Gauss-Legendre on (0, 1/2) and (1/2, 1), whose nodes crowd towards the jumps at 0
+ * and 1/2 (a midpoint rule read the means over offsets 5-13% low), plus 0 and 1/2 exactly. */
+#define WF_ALIAS_NDELTA 32
+#define WF_ALIAS_EXACT  64 /* up to this many modes, every mode; beyond, Gauss-Legendre in k */
+/* ... and, for the maxima over modes, 48 evenly spaced ones: the band-edge error oscillates in
+ * k with period ~nf/w and peaked up to 8% above the edge modes between Gauss-Legendre nodes */
+#define WF_ALIAS_NEVEN 48
+#define WF_ALIAS_NK    (WF_ALIAS_EXACT + WF_ALIAS_NEVEN + 3)
+
+void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_alias_dim *st) {
+    /* modes and their weights (sum N); weight-0 extras only enter the maxima */
+    double kk[WF_ALIAS_NK], kw[WF_ALIAS_NK];
+    int nk = 0;
+    if (n_modes <= WF_ALIAS_EXACT) {
+        for (int64_t k = -(n_modes / 2); k <= (n_modes - 1) / 2; k++) {
+            kk[nk] = (double)k;
+            kw[nk++] = 1.0;
+        }
+    } else {
+        double x[WF_ALIAS_SAMPLE], wt[WF_ALIAS_SAMPLE], kmax = (double)((n_modes - 1) / 2);
+        wf_gauss_legendre(WF_ALIAS_SAMPLE, x, wt);
+        for (int i = 0; i < WF_ALIAS_SAMPLE; i++) { /* k = -K - 1/2 .. K + 1/2: 2K + 1 modes */
+            kk[nk] = (kmax + 0.5) * x[i];
+            kw[nk++] = (kmax + 0.5) * wt[i];
+        }
+        double kmin = -(double)(n_modes / 2); /* the band edges and an even grid, for maxima */
+        for (int i = 0; i <= WF_ALIAS_NEVEN; i++) {
+            kk[nk] = round(kmin + (kmax - kmin) * i / WF_ALIAS_NEVEN);
+            kw[nk++] = 0.0;
+        }
+        if (n_modes % 2 == 0) /* the mode -N/2 (already sampled): its weight */
+            kw[nk - WF_ALIAS_NEVEN - 1] = 1.0;
     }
-    return sqrt(sum);
+    double t[WF_MAX_QUAD / 2], g[WF_MAX_QUAD / 2], ph[WF_ALIAS_NK];
+    int h = wf_phi_rule(width, beta, wf_quad_nodes(width), t, g);
+    for (int i = 0; i < nk; i++) {
+        double s = 0.0;
+        for (int j = 0; j < h; j++)
+            s += g[j] * cos(2.0 * WF_PI * kk[i] / (double)nf * t[j]);
+        ph[i] = s;
+    }
+    double inv_hw = 2.0 / (double)width, e2b = exp(-2.0 * beta), inv_n = 1.0 / (double)n_modes;
+    double edge2[WF_ALIAS_NK] = {0}, dx[WF_ALIAS_NDELTA / 2], dw[WF_ALIAS_NDELTA / 2];
+    wf_gauss_legendre(WF_ALIAS_NDELTA / 2, dx, dw);
+    *st = (wf_alias_dim){0};
+    for (int id = 0; id < WF_ALIAS_NDELTA + 2; id++) {
+        int mid = id < WF_ALIAS_NDELTA; /* interior nodes enter the means over offsets */
+        int ig = id % (WF_ALIAS_NDELTA / 2), half = id / (WF_ALIAS_NDELTA / 2);
+        double delta = mid ? 0.25 * (dx[ig] + 1.0) + 0.5 * half : 0.5 * (id - WF_ALIAS_NDELTA);
+        double dwt = mid ? 0.25 * dw[ig] : 0.0; /* weights sum to 1 */
+        double i0 = ceil(delta - 0.5 * width), phv[WF_MAX_WIDTH_F64], z[WF_MAX_WIDTH_F64];
+        for (int q = 0; q < width; q++) {
+            z[q] = (i0 + q) - delta;
+            phv[q] = phi_host(z[q], inv_hw, beta, e2b);
+        }
+        double q2 = 0.0, er = 0.0, ei = 0.0;
+        for (int i = 0; i < nk; i++) {
+            double pr = 0.0, pi = 0.0, xi = 2.0 * WF_PI * kk[i] / (double)nf;
+            for (int q = 0; q < width; q++) {
+                double sn, cs;
+                sincos(xi * z[q], &sn, &cs);
+                pr += phv[q] * cs;
+                pi -= phv[q] * sn;
+            }
+            double re = pr / ph[i] - 1.0, im = pi / ph[i], a2 = re * re + im * im;
+            q2 += kw[i] * a2;
+            er += kw[i] * re;
+            ei += kw[i] * im;
+            edge2[i] += dwt * a2;
+            st->worst = fmax(st->worst, sqrt(a2));
+        }
+        st->offset2 = fmax(st->offset2, q2 * inv_n);
+        st->coherent = fmax(st->coherent, hypot(er, ei) * inv_n);
+        st->mean2 += dwt * q2 * inv_n;
+    }
+    for (int i = 0; i < nk; i++)
+        st->edge2 = fmax(st->edge2, edge2[i]);
+}
+
+/* The plan's error bound from the per-dim statistics. A mode k = (k_1..k_d) and a point at
+ * offsets (delta_1..delta_d) see prod_d (1 + E_d) - 1 ~ sum_d E_d (products of two E are
+ * ~tol^2). For random strengths (or mode coefficients) the relative l2 error^2 is the mean
+ * over points of F(delta_j), F = mean over modes |sum_d E_d|^2
+ *   = sum_d mean|E_d|^2 + 2 sum_{d<d'} Re(mean E_d conj(mean E_d')),
+ * so max over delta of F bounds EVERY point set: sum_d offset2_d + (sum_d c_d)^2 - sum_d c_d^2
+ * (c = coherent; random offsets average E_d to 0, grid-aligned ones do not, which is why 2D/3D
+ * on-node errors grew faster than 1D). The band edge: all energy in one mode, random points:
+ * sum_d edge2_d. The prediction is the larger of the two. */
+double wf_alias_combine(int dim, const wf_alias_dim s[3]) {
+    double off = 0.0, coh = 0.0, coh2 = 0.0, edge = 0.0;
+    for (int d = 0; d < dim; d++) {
+        off += s[d].offset2;
+        coh += s[d].coherent;
+        coh2 += s[d].coherent * s[d].coherent;
+        edge += s[d].edge2;
+    }
+    off += coh * coh - coh2;
+    return sqrt(fmax(off, edge));
+}
+
+double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width) {
+    double beta = wf_kernel_beta(width, sigma);
+    wf_alias_dim s[3];
+    for (int d = 0; d < dim; d++) {
+        if (d > 0 && n_modes[d] == n_modes[d - 1]) /* cubes: one evaluation */
+            s[d] = s[d - 1];
+        else
+            wf_alias_dim_stats(n_modes[d], wf_fine_size(n_modes[d], sigma, width), width, beta,
+                               &s[d]);
+    }
+    return wf_alias_combine(dim, s);
 }
 
 /* Whether width w meets tol: its predicted error, with the safety factor. */

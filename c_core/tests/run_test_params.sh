@@ -8,7 +8,7 @@ out="${TMPDIR:-/tmp}/warpfft_test_params"
 src="$root/c_core/src"
 flags="-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -pthread -Wall -Wextra -Werror -O1 -g
        -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-       -I $root/c_core/include -I $src"
+       -I $root/c_core/include -I $src -DWF_SOURCE_ROOT=\"$root\""
 files="$root/c_core/tests/test_params.c $src/params.c $src/kernel.c $src/width.c $src/grid.c
        $src/bins.c"
 # shellcheck disable=SC2086

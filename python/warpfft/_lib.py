@@ -75,6 +75,7 @@ class PlanInfo(Structure):
         ("s_center", c_double * 3),
         ("s_half", c_double * 3),
         ("gamma", c_double * 3),
+        ("tol_floor", c_double),
     ]
 
 

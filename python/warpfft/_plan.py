@@ -93,6 +93,7 @@ def info_dict(info, reverse=True):
         "s_center": t(info.s_center),
         "s_half": t(info.s_half),
         "gamma": t(info.gamma),
+        "tol_floor": info.tol_floor,
     }
 
 

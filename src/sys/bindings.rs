@@ -246,12 +246,13 @@ pub struct warpfft_plan_info {
     pub s_center: [f64; 3usize],
     pub s_half: [f64; 3usize],
     pub gamma: [f64; 3usize],
+    pub tol_floor: f64,
 }
 #[test]
 fn bindgen_test_layout_warpfft_plan_info() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_plan_info>(),
-        296usize,
+        304usize,
         concat!("Size of: ", stringify!(warpfft_plan_info))
     );
     assert_eq!(
@@ -650,6 +651,23 @@ fn bindgen_test_layout_warpfft_plan_info() {
         );
     }
     test_field_gamma();
+    fn test_field_tol_floor() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).tol_floor) as usize - ptr as usize
+            },
+            296usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(tol_floor)
+            )
+        );
+    }
+    test_field_tol_floor();
 }
 extern "C" {
     pub fn warpfft_version() -> *const ::std::os::raw::c_char;
