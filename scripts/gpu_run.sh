@@ -39,7 +39,9 @@ python)
     say python
     # nothing outside the GPU machine is reachable: no PyPI downloads there
     WARPFFT_SKIP_NETWORK_TESTS=1 WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib run python3 -m pytest python/tests -q -rs -p no:cacheprovider || fails=$((fails+1))
-    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 examples/python/type1_2d.py || fails=$((fails+1)) ;;
+    for ex in examples/python/*.py; do
+        WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 $ex || fails=$((fails+1))
+    done ;;
 python-gpu)
     # the Python package's device paths: memcheck, the one-shot benchmark, the wheel from pip
     # API errors are off: torch, cupy and jax probe the driver (cuGetProcAddress) and count as such
