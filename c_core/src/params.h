@@ -113,6 +113,9 @@ void wf_deconv_factors(int64_t n_modes, int64_t nf, int width, double beta, doub
 /* ==== width.c: the kernel width rule (predicted aliasing error; width.c explains it) ==== */
 
 #define WF_ALIAS_SAFETY 1.1 /* width rule: safety * predicted bound <= tol */
+/* The safety factor the width rule uses for (dim, tol): WF_ALIAS_SAFETY, larger below tol 1e-9
+ * in 2D/3D (width.c says why). */
+double wf_alias_safety(int dim, double tol);
 
 /* Mean over the modes -(N/2)..(N-1)/2 of sum_{m != 0} phihat(k + m nf)^2 / phihat(k)^2. */
 double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta);

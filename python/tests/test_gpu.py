@@ -434,7 +434,7 @@ def test_type3_one_call_batch_and_isign(dim):
     assert rel_err(given, exact3(x, s, c, -1)) <= SLACK * 1e-9
     # another M and K (and spreads) through the same cached plan: new grids at setpts
     x2, s2, c2 = problem3(dim, dtype, n_trans=nt, seed=22, M=57, K=311)
-    s2 = [3 * v for v in s2]
+    s2 = [(3 if dim < 3 else 1.5) * v for v in s2]  # 3D at 3x: a 52 GB cuFFT work area
     out = f3(*x2, c2, *s2, eps=1e-9)
     assert out.shape == (nt, 311) and rel_err(out, exact3(x2, s2, c2, 1)) <= SLACK * 1e-9
 

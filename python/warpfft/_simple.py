@@ -53,7 +53,10 @@ def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, target
         n_modes = got
     _, okey = normalize_options(nufft_type, kwargs)
     key = (nufft_type, n_modes, n_trans, float(eps), isign >= 0, dtype.str, okey)
-    plan = _cache.acquire(key)
+    # A plan on a caller's stream is not cached: the stream may be destroyed after this call,
+    # and an idle plan evicted later would then sync a dead stream inside an unrelated call.
+    cacheable = kwargs.get("gpu_stream") in (None, 0)
+    plan = _cache.acquire(key) if cacheable else None
     if plan is None:
         plan = Plan(nufft_type, n_modes, n_trans, eps, isign, dtype, **kwargs)
     try:
@@ -66,7 +69,10 @@ def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, target
         except Exception:
             pass  # the first error is the one to report
         raise
-    _cache.release(key, plan)
+    if cacheable:
+        _cache.release(key, plan)
+    else:
+        plan.close()  # raises what the queued work reported
     return result
 
 
