@@ -1,0 +1,175 @@
+"""The C entry points warpfft.jax and warpfft.torch call, loaded through ctypes.
+
+The library is the one ``warpfft`` itself loaded (same search order: $WARPFFT_LIBRARY, the
+package directory, the system loader); ctypes hands back the same handle for the same file.
+Only the functions used here are declared, on a private CDLL object, so nothing here depends
+on the rest of the package's internals.
+"""
+
+import ctypes
+import os
+import threading
+from ctypes import POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_int64, c_uint32
+from ctypes import c_uint64, c_void_p
+
+from . import _errors
+
+F32 = 1
+F64 = 2
+
+
+class Opts(Structure):
+    """warpfft_opts of warpfft.h, field for field."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("modeord", c_int32),
+        ("method", c_int32),
+        ("device", c_int32),
+        ("upsampfac", c_double),
+        ("stream", c_uint64),
+        ("bin_size", c_int32 * 3),
+        ("max_subprob", c_int32),
+    ]
+
+
+class PlanInfo(Structure):
+    """warpfft_plan_info of warpfft.h, field for field."""
+
+    _fields_ = [
+        ("type", c_int32),
+        ("dim", c_int32),
+        ("precision", c_int32),
+        ("method", c_int32),
+        ("width", c_int32),
+        ("beta", c_double),
+        ("upsampfac", c_double),
+        ("n_modes", c_int64 * 3),
+        ("n_fine", c_int64 * 3),
+        ("bin_size", c_int32 * 3),
+        ("ntransf", c_int64),
+        ("n_points", c_int64),
+        ("workspace_bytes", ctypes.c_size_t),
+    ]
+
+
+_SIGNATURES = {
+    "warpfft_last_error": (c_char_p, []),
+    "warpfft_status_name": (c_char_p, [c_int]),
+    "warpfft_opts_default": (c_int, [POINTER(Opts)]),
+    "warpfft_plan_create": (
+        c_int,
+        [c_int, c_int, POINTER(c_int64), c_int, c_int64, c_double, c_int, POINTER(Opts),
+         POINTER(c_void_p)],
+    ),
+    "warpfft_setpts": (c_int, [c_void_p, c_int, c_int64, c_void_p, c_void_p, c_void_p]),
+    "warpfft_execute": (c_int, [c_void_p, c_int, c_void_p, c_void_p]),
+    "warpfft_plan_destroy": (c_int, [c_void_p]),
+    "warpfft_plan_params": (
+        c_int,
+        [c_int, c_int, POINTER(c_int64), c_int64, c_double, c_int, POINTER(Opts),
+         POINTER(PlanInfo)],
+    ),
+    "warpfft_xla_plans_created": (c_int64, []),
+    "warpfft_xla_cache_size": (c_int64, []),
+    "warpfft_xla_cache_clear": (None, []),
+}
+
+
+def _library_path():
+    """The file warpfft loaded (its own search order), without depending on its internals."""
+    env = os.environ.get("WARPFFT_LIBRARY")
+    if env:
+        return env
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libwarpfft.so")
+    return here if os.path.exists(here) else "libwarpfft.so.0"
+
+
+def _load():
+    import warpfft  # noqa: F401  (raises LibraryNotFoundError with the list of places tried)
+
+    path = _library_path()
+    lib = ctypes.CDLL(path)
+    missing = []
+    for name, (restype, argtypes) in _SIGNATURES.items():
+        try:
+            f = getattr(lib, name)
+        except AttributeError:
+            missing.append(name)
+            continue
+        f.restype = restype
+        f.argtypes = argtypes
+    if missing:
+        raise _errors.LibraryNotFoundError(
+            f"{path} has no {', '.join(missing)}: rebuild libwarpfft (cargo build --release) "
+            "from a checkout that has c_core/src/xla_ffi.c"
+        )
+    return lib, path
+
+
+lib, path = _load()
+
+
+def _str(b):
+    return b.decode("utf-8", "replace") if b is not None else ""
+
+
+def check(status, what):
+    """Raises warpfft's exception for a failed C call (message read on this thread)."""
+    if status != 0:
+        message = _str(lib.warpfft_last_error())
+        name = _str(lib.warpfft_status_name(int(status)))
+        raise _errors.error_class(status)(f"{what}: {message}", status, name)
+
+
+def default_opts():
+    o = Opts()
+    check(lib.warpfft_opts_default(ctypes.byref(o)), "warpfft_opts_default")
+    return o
+
+
+def make_opts(modeord=0, method=0, upsampfac=2.0, max_subprob=0, bin_size=(0, 0, 0), device=0,
+              stream=0):
+    o = default_opts()
+    o.modeord = int(modeord)
+    o.method = int(method)
+    o.upsampfac = float(upsampfac)
+    o.max_subprob = int(max_subprob)
+    for i in range(3):
+        o.bin_size[i] = int(bin_size[i]) if i < len(bin_size) else 0
+    o.device = int(device)
+    o.stream = int(stream)
+    return o
+
+
+def modes3(n):
+    arr = (c_int64 * 3)(1, 1, 1)
+    for i, v in enumerate(n):
+        arr[i] = int(v)
+    return arr
+
+
+_params_lock = threading.Lock()
+_params_ok = {}
+
+
+def validate(nufft_type, n_modes_c, ntransf, eps, precision, opts_kw, what="eps"):
+    """Runs warpfft_plan_params (no GPU) on the arguments a plan would get, so a tolerance the
+    precision cannot reach, a bad option or a too-large size raise here, at trace/call time,
+    with the library's message. Results are memoised."""
+    key = (nufft_type, tuple(n_modes_c), ntransf, float(eps), precision, opts_kw)
+    with _params_lock:
+        if key in _params_ok:
+            return
+    o = make_opts(**dict(opts_kw))
+    info = PlanInfo()
+    st = lib.warpfft_plan_params(int(nufft_type), len(n_modes_c), modes3(n_modes_c),
+                                 max(int(ntransf), 1), float(eps), int(precision),
+                                 ctypes.byref(o), ctypes.byref(info))
+    if st != 0:
+        message = _str(lib.warpfft_last_error())
+        name = _str(lib.warpfft_status_name(int(st)))
+        hint = f" (argument {what}={eps!r})" if st == _errors.ERR_BAD_TOL else ""
+        raise _errors.error_class(st)(f"{message}{hint}", st, name)
+    with _params_lock:
+        _params_ok[key] = True
