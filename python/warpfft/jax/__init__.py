@@ -58,6 +58,8 @@ def nufft1(output_shape, source, *points, iflag=1, eps=1e-6, opts=None):
     """
     eps, iflag = _check_eps_iflag(eps, iflag)
     dim = len(points)
+    if not 1 <= dim <= 3:
+        raise ValueError(f"1, 2 or 3 point arrays (x[, y[, z]]), got {dim}")
     if isinstance(output_shape, (int,)) or getattr(output_shape, "ndim", None) == 0:
         output_shape = (output_shape,)
     try:
