@@ -13,6 +13,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from _nufft_ref import direct1, direct2, relerr
 from _support import LIBRARY, REPO, clean_env, gpu_status
 
 jax = pytest.importorskip("jax", reason="JAX is not installed: warpfft.jax tests skipped")
@@ -38,36 +39,6 @@ def require_jax_gpu(n=1):
     if len(gpus) < n:
         pytest.skip(f"no GPU: JAX sees {len(gpus)} CUDA device(s), this test needs {n}")
     return gpus
-
-
-# ---- exact sums (numpy, f64) ----------------------------------------------------------------
-
-
-def _k(n, modeord=0):
-    return np.fft.fftfreq(n) * n if modeord else np.arange(-(n // 2), n - n // 2)
-
-
-def direct1(c, pts, n_modes, iflag, modeord=0):
-    """f[k] = sum_j c[j] e^{i iflag k.x_j}; c (..., M), pts list of (M,), -> (..., *n_modes)."""
-    grids = np.meshgrid(*[_k(n, modeord) for n in n_modes], indexing="ij")
-    phase = sum(g[..., None] * np.asarray(p, np.float64) for g, p in zip(grids, pts))
-    e = np.exp(1j * np.sign(iflag) * phase)  # (*n_modes, M)
-    return np.tensordot(np.asarray(c, np.complex128), e, axes=([-1], [-1]))
-
-
-def direct2(f, pts, iflag, modeord=0):
-    dim = len(pts)
-    n_modes = f.shape[-dim:]
-    grids = np.meshgrid(*[_k(n, modeord) for n in n_modes], indexing="ij")
-    phase = sum(g[..., None] * np.asarray(p, np.float64) for g, p in zip(grids, pts))
-    e = np.exp(1j * np.sign(iflag) * phase)
-    fl = np.asarray(f, np.complex128).reshape(f.shape[:-dim] + (-1,))
-    return fl @ e.reshape(-1, e.shape[-1])
-
-
-def relerr(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    return np.linalg.norm((a - b).ravel()) / np.linalg.norm(b.ravel())
 
 
 def _data(rng, dim, M, shape=(), dtype=np.float64):
@@ -413,3 +384,16 @@ def test_shard_map_over_two_gpus():
     f1 = wj.nufft1((64, 64), *_gpu_put(c, x, y), eps=1e-5)
     assert {d.id for d in f2.devices()} == {g.id for g in gpus}
     assert relerr(f2, f1) < 1e-6
+
+
+def test_readme_jax_example_runs():
+    from _nufft_ref import readme_example
+    code = readme_example(REPO, "jax")
+    compile(code, "README.md", "exec")
+    require_jax_gpu()
+    env = clean_env(WARPFFT_LIBRARY=LIBRARY, PYTHONPATH=os.path.join(REPO, "python"),
+                    XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "grad wrt x: (2000,)" in r.stdout

@@ -2,55 +2,27 @@
 
 The library is the one ``warpfft`` itself loaded (same search order: $WARPFFT_LIBRARY, the
 package directory, the system loader); ctypes hands back the same handle for the same file.
-Only the functions used here are declared, on a private CDLL object, so nothing here depends
-on the rest of the package's internals.
+Only the functions used here are declared, on a private CDLL object; the option structs are
+the package's (``_lib.Opts``, ``_lib.PlanInfo``), which track warpfft.h.
 """
 
 import ctypes
+import importlib
 import os
 import threading
-from ctypes import POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_int64, c_uint32
-from ctypes import c_uint64, c_void_p
+from ctypes import POINTER, c_char_p, c_double, c_int, c_int64, c_uint64, c_void_p
 
-from . import _errors
+from . import _errors, _lib
 
 F32 = 1
 F64 = 2
 
 
-class Opts(Structure):
-    """warpfft_opts of warpfft.h, field for field."""
-
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("modeord", c_int32),
-        ("method", c_int32),
-        ("device", c_int32),
-        ("upsampfac", c_double),
-        ("stream", c_uint64),
-        ("bin_size", c_int32 * 3),
-        ("max_subprob", c_int32),
-    ]
-
-
-class PlanInfo(Structure):
-    """warpfft_plan_info of warpfft.h, field for field."""
-
-    _fields_ = [
-        ("type", c_int32),
-        ("dim", c_int32),
-        ("precision", c_int32),
-        ("method", c_int32),
-        ("width", c_int32),
-        ("beta", c_double),
-        ("upsampfac", c_double),
-        ("n_modes", c_int64 * 3),
-        ("n_fine", c_int64 * 3),
-        ("bin_size", c_int32 * 3),
-        ("ntransf", c_int64),
-        ("n_points", c_int64),
-        ("workspace_bytes", ctypes.c_size_t),
-    ]
+# The option and info structs come from the package's own declarations, which follow
+# warpfft.h field for field (a private copy here could fall behind the header as it grows, and
+# warpfft_opts_default would then write past its end).
+Opts = _lib.Opts
+PlanInfo = _lib.PlanInfo
 
 
 _SIGNATURES = {
@@ -70,6 +42,7 @@ _SIGNATURES = {
         [c_int, c_int, POINTER(c_int64), c_int64, c_double, c_int, POINTER(Opts),
          POINTER(PlanInfo)],
     ),
+    "warpfft_stream_sync": (c_int, [c_int, c_uint64]),
     "warpfft_xla_plans_created": (c_int64, []),
     "warpfft_xla_cache_size": (c_int64, []),
     "warpfft_xla_cache_clear": (None, []),
@@ -86,7 +59,7 @@ def _library_path():
 
 
 def _load():
-    import warpfft  # noqa: F401  (raises LibraryNotFoundError with the list of places tried)
+    importlib.import_module("warpfft")  # raises LibraryNotFoundError listing places tried
 
     path = _library_path()
     lib = ctypes.CDLL(path)
