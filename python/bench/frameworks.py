@@ -213,6 +213,69 @@ def run_case(name, case, reps, results):
         print(f"{name}: jax-finufft failed: {type(e).__name__}: {e}")
 
 
+def multi_gpu(reps):
+    """E2 (16 coils, 2D radial 256^2) on 1 GPU and sharded over 2: JAX with shard_map (coils
+    split over a mesh, points replicated), PyTorch with one op per device (8 coils each)."""
+    case = _cases()["E2"]
+    modes, pts, batch = case["modes"], case["pts"], case["batch"]
+    rng = np.random.default_rng(2)
+    c = _strengths(rng, batch, pts[0].shape[0])
+    try:
+        import jax
+        gpus = jax.devices("gpu")
+    except Exception:
+        gpus = []
+    if len(gpus) >= 2:
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+        try:
+            from jax import shard_map
+        except ImportError:
+            from jax.experimental.shard_map import shard_map
+        import warpfft.jax as wj
+
+        def op(c, x, y):
+            return wj.nufft1(modes, c, x, y, eps=EPS, iflag=-1)
+
+        one = jax.jit(op)
+        a1 = [jax.device_put(a, gpus[0]) for a in (c, *pts)]
+        t1 = _time(lambda: one(*a1).block_until_ready(), lambda: None, reps)
+        mesh = Mesh(np.array(gpus[:2]), ("b",))
+        two = jax.jit(shard_map(op, mesh=mesh, in_specs=(P("b"), P(), P()), out_specs=P("b")))
+        a2 = [jax.device_put(c, NamedSharding(mesh, P("b")))]
+        a2 += [jax.device_put(p, NamedSharding(mesh, P())) for p in pts]
+        r1, r2 = np.asarray(one(*a1)), np.asarray(two(*a2))
+        t2 = _time(lambda: two(*a2).block_until_ready(), lambda: None, reps)
+        print(f"E2 type 1 jax: 1 GPU {t1:.3f} ms, 2 GPUs (shard_map) {t2:.3f} ms, "
+              f"difference {_err(r2, r1):.1e}")
+    try:
+        import torch
+        n = torch.cuda.device_count()
+    except ImportError:
+        n = 0
+    if n >= 2:
+        import warpfft.torch as wt
+        kw = dict(eps=EPS, isign=-1, modeord=0)
+        dev = [torch.device(f"cuda:{i}") for i in range(2)]
+        tp = [torch.tensor(np.stack(pts), device=d) for d in dev]
+        tc = torch.tensor(c, device=dev[0])
+        halves = [tc[: batch // 2], tc[batch // 2:].to(dev[1])]
+
+        def sync():
+            for d in dev:
+                torch.cuda.synchronize(d)
+
+        t1 = _time(lambda: wt.finufft_type1(tp[0], tc, modes, **kw), sync, reps)
+        t2 = _time(lambda: [wt.finufft_type1(tp[i], halves[i], modes, **kw) for i in range(2)],
+                   sync, reps)
+        r1 = wt.finufft_type1(tp[0], tc, modes, **kw).cpu().numpy()
+        r2 = np.concatenate([wt.finufft_type1(tp[i], halves[i], modes, **kw).cpu().numpy()
+                             for i in range(2)])
+        print(f"E2 type 1 torch: 1 GPU {t1:.3f} ms, 2 GPUs (one op per device) {t2:.3f} ms, "
+              f"difference {_err(r2, r1):.1e}")
+    if len(gpus) < 2 and n < 2:
+        print("multi-GPU: fewer than 2 GPUs visible; nothing measured")
+
+
 def markdown(results):
     libs = []
     for row in results.values():
@@ -238,7 +301,11 @@ def main(argv=None):
     ap.add_argument("cases", nargs="*", default=["tiny", "E1", "E2", "E3", "E4"])
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--multi-gpu", action="store_true", help="E2 on 1 vs 2 GPUs only")
     args = ap.parse_args(argv)
+    if args.multi_gpu:
+        multi_gpu(args.reps)
+        return
     all_cases = _cases()
     results = {}
     for name in args.cases:

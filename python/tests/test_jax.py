@@ -397,3 +397,20 @@ def test_readme_jax_example_runs():
                        timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "grad wrt x: (2000,)" in r.stdout
+
+
+def test_symbolic_shapes_raise_naming_the_argument():
+    from jax import export
+    (m,) = export.symbolic_shape("m")
+    x = jax.ShapeDtypeStruct((m,), jnp.float32)
+    c = jax.ShapeDtypeStruct((m,), jnp.complex64)
+    with pytest.raises(ValueError, match="concrete shapes"):
+        export.export(jax.jit(lambda c, x: wj.nufft1(8, c, x)), platforms=["cuda"])(c, x)
+
+
+def test_points_on_another_gpu_than_the_source_raise():
+    gpus = require_jax_gpu(2)
+    x = jax.device_put(jnp.zeros((10,), jnp.float32), gpus[1])
+    c = jax.device_put(jnp.ones((10,), jnp.complex64), gpus[0])
+    with pytest.raises(ValueError):
+        wj.nufft1(4, c, x)

@@ -124,3 +124,17 @@ def test_python_half_against_exact_sums_on_cpu(tmp_path):
                        env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
     assert "REFERENCE CHECKS OK" in r.stdout
+
+
+def test_framework_bench_script_runs_without_a_gpu():
+    """python/bench/frameworks.py parses its arguments and skips what it cannot run."""
+    env = clean_env(WARPFFT_LIBRARY=LIBRARY, PYTHONPATH=os.path.join(REPO, "python"),
+                    JAX_PLATFORMS="cpu", CUDA_VISIBLE_DEVICES="")
+    bench = os.path.join(REPO, "python", "bench", "frameworks.py")
+    r = subprocess.run([sys.executable, bench, "tiny", "--reps", "1", "--markdown"], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "| tiny type 1 |" in r.stdout
+    r = subprocess.run([sys.executable, bench, "bogus"], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode != 0 and "unknown case" in r.stderr

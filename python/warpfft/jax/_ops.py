@@ -60,7 +60,7 @@ def _backward(opts, nufft_type):
 def _concrete(shape, what):
     try:
         return tuple(int(s) for s in shape)
-    except TypeError:
+    except Exception:  # symbolic dimensions (jax.export) refuse int() in several ways
         raise ValueError(f"warpfft.jax needs concrete shapes; {what} has shape {shape}") from None
 
 
