@@ -119,12 +119,15 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw):
         if entry.points_src is not None and entry.points_sig == sig:
             _stats["setpts_skipped"] += 1
         else:
-            used = points.contiguous()
+            # detached aliases: same storage and version counter, no autograd graph kept alive
+            src_alias = points.detach()
+            used = src_alias.contiguous()
             rows = [used[d] for d in range(D)][::-1]  # the C plan's x is the last axis
             ptrs = [r.data_ptr() for r in rows] + [None] * (3 - D)
+            entry.points_src = None  # a failed setpts leaves no points to reuse
             native.check(native.lib.warpfft_setpts(entry.plan, prec, M, *ptrs), "warpfft_setpts")
             _stats["setpts_calls"] += 1
-            entry.points_src, entry.points_used, entry.points_sig = points, used, sig
+            entry.points_src, entry.points_used, entry.points_sig = src_alias, used, sig
         if nufft_type == 1:
             c, fk = src, out
         else:
