@@ -111,6 +111,21 @@ SCRIPT = textwrap.dedent(r"""
     g = jax.jit(jax.grad(lambda x: jnp.sum(jnp.abs(jax.vmap(
         lambda x: wj.nufft2(fk, x, eps=1e-12))(x)) ** 2)))(xv)
     assert g.shape == xv.shape and np.all(np.isfinite(g))
+    # a batch sharded over two (CPU) devices with shard_map equals the one-device result
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as PS
+    try:
+        from jax import shard_map
+    except ImportError:
+        from jax.experimental.shard_map import shard_map
+    devs = jax.devices("cpu")[:2]
+    assert len(devs) == 2, devs
+    mesh = Mesh(np.array(devs), ("b",))
+    op = lambda c, x, y: wj.nufft1((6, 5), c, x, y, eps=1e-12)
+    sm = jax.jit(shard_map(op, mesh=mesh, in_specs=(PS("b"), PS(), PS()), out_specs=PS("b")))
+    cb = cplx((8, M))
+    out = sm(jax.device_put(cb, NamedSharding(mesh, PS("b"))), x1, x1[::-1])
+    assert {d.id for d in out.devices()} == {d.id for d in devs}
+    assert relerr(out, op(cb, x1, x1[::-1])) < 1e-13
     print("REFERENCE CHECKS OK")
 """)
 
@@ -119,7 +134,7 @@ def test_python_half_against_exact_sums_on_cpu(tmp_path):
     script = tmp_path / "check.py"
     script.write_text(SCRIPT)
     env = clean_env(WARPFFT_LIBRARY=LIBRARY, PYTHONPATH=os.path.join(REPO, "python"),
-                    JAX_PLATFORMS="cpu")
+                    JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=2")
     r = subprocess.run([sys.executable, str(script), os.path.dirname(os.path.abspath(__file__))],
                        env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-6000:]
