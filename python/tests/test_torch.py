@@ -310,7 +310,8 @@ def test_autograd_formulas_fail_when_wrong(exact_cpu_transform, monkeypatch):
         torch.autograd.gradcheck(lambda p: wt.finufft_type1(p, v, (4, 3), eps=1e-12), (p,))
 
 
-def test_torch_compile_traces_ops_and_backward_on_cpu(exact_cpu_transform):
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_torch_compile_traces_ops_and_backward_on_cpu(exact_cpu_transform, dynamic):
     """torch.compile (fullgraph, aot_eager: Dynamo + AOTAutograd with the fake implementations)
     gives eager's values and gradients."""
     torch._dynamo.reset()
@@ -321,7 +322,7 @@ def test_torch_compile_traces_ops_and_backward_on_cpu(exact_cpu_transform):
         f = wt.finufft_type1(p, v, (6, 5), eps=1e-12)
         return wt.finufft_type2(p, f * 0.5, eps=1e-12)
 
-    compiled = torch.compile(normal_op, fullgraph=True, backend="aot_eager")
+    compiled = torch.compile(normal_op, fullgraph=True, backend="aot_eager", dynamic=dynamic)
     p1, v1 = p.clone().requires_grad_(True), v.clone().requires_grad_(True)
     p2, v2 = p.clone().requires_grad_(True), v.clone().requires_grad_(True)
     a, b = normal_op(p1, v1), compiled(p2, v2)
