@@ -18,11 +18,14 @@ F32 = 1
 F64 = 2
 
 
-# The option and info structs come from the package's own declarations, which follow
-# warpfft.h field for field (a private copy here could fall behind the header as it grows, and
-# warpfft_opts_default would then write past its end).
+# The option and info structs come from the package's own declarations (warpfft.h field for
+# field). Both structs only ever grow at their end, and the library writes its own full size
+# (warpfft_opts_default, warpfft_plan_params): so they are backed here by buffers larger than
+# any version of them, and a Python declaration that lags behind the library cannot be
+# overrun (this happened: a grown warpfft_plan_info corrupted the heap through plan_params).
 Opts = _lib.Opts
 PlanInfo = _lib.PlanInfo
+_STRUCT_ROOM = 4096
 
 
 _SIGNATURES = {
@@ -96,9 +99,11 @@ def check(status, what):
 
 
 def default_opts():
-    o = Opts()
-    check(lib.warpfft_opts_default(ctypes.byref(o)), "warpfft_opts_default")
-    return o
+    """warpfft_opts_default into a buffer with room for any version of the struct; the Opts
+    view shares (and keeps alive) that buffer, so byref(opts) passes all of it."""
+    buf = (ctypes.c_char * _STRUCT_ROOM)()
+    check(lib.warpfft_opts_default(ctypes.cast(buf, POINTER(Opts))), "warpfft_opts_default")
+    return Opts.from_buffer(buf)
 
 
 def make_opts(modeord=0, method=0, upsampfac=2.0, max_subprob=0, bin_size=(0, 0, 0), device=0,
@@ -135,10 +140,10 @@ def validate(nufft_type, n_modes_c, ntransf, eps, precision, opts_kw, what="eps"
         if key in _params_ok:
             return
     o = make_opts(**dict(opts_kw))
-    info = PlanInfo()
+    info = (ctypes.c_char * _STRUCT_ROOM)()  # not read: only the status matters here
     st = lib.warpfft_plan_params(int(nufft_type), len(n_modes_c), modes3(n_modes_c),
                                  max(int(ntransf), 1), float(eps), int(precision),
-                                 ctypes.byref(o), ctypes.byref(info))
+                                 ctypes.byref(o), ctypes.cast(info, POINTER(PlanInfo)))
     if st != 0:
         message = _str(lib.warpfft_last_error())
         name = _str(lib.warpfft_status_name(int(st)))
