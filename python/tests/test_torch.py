@@ -256,7 +256,7 @@ def test_readme_torch_example_runs():
 # ---- the autograd formulas on the CPU, with the C transform replaced by an exact sum --------
 
 
-def _exact_run(nufft_type, points, src, out, modes, isign, eps, kw):
+def _exact_run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True):
     modeord = dict(kw).get("modeord", 0)
     ks = [torch.fft.fftfreq(n, d=1.0 / n, dtype=torch.float64) if modeord
           else torch.arange(-(n // 2), n - n // 2, dtype=torch.float64) for n in modes]

@@ -24,8 +24,10 @@ Plans are cached per (type, modes, batch, eps, isign, precision, options, device
 **Points are re-sorted only when they change:** when a call passes the same points tensor as
 the previous call with that plan -- same storage (data pointer), shape, strides, dtype and an
 unchanged version counter (``tensor._version``, bumped by every in-place PyTorch operation) --
-the previous set-points (sorting) is reused and only the transform runs, as in an iterative
-reconstruction that applies the operator many times with one trajectory. The cache keeps a
+and the points do not require grad, the previous set-points (sorting) is reused and only the
+transform runs, as in an iterative reconstruction that applies the operator many times with
+one trajectory. Points that require grad (being optimised, or perturbed by gradcheck) are set
+on every call. The cache keeps a
 reference to that points tensor (so its memory cannot be reused for another tensor). Changes
 made behind PyTorch's back (through ``.data``, raw pointers or another library) are not seen:
 pass a new tensor, or call :func:`clear_plan_cache`, after such changes.
@@ -150,7 +152,7 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
     _validate(1, output_shape, batch, eps, values.dtype, modeord, method, ups, maxsub, bins)
     _check_device(points, values, "values")
     out = nufft1_op(points, values.reshape(-1, M), list(output_shape), isign, eps, modeord,
-                    method, ups, maxsub, bins)
+                    method, ups, maxsub, bins, not points.requires_grad)
     return out.reshape(batch + output_shape)
 
 
@@ -169,7 +171,7 @@ def finufft_type2(points, targets, **finufftkwargs):
     _validate(2, modes, batch, eps, targets.dtype, modeord, method, ups, maxsub, bins)
     _check_device(points, targets, "targets")
     out = nufft2_op(points, targets.reshape((-1,) + tuple(modes)), isign, eps, modeord, method,
-                    ups, maxsub, bins)
+                    ups, maxsub, bins, not points.requires_grad)
     return out.reshape(batch + (M,))
 
 

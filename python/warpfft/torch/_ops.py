@@ -100,7 +100,7 @@ def _kw(modeord, method, upsampfac, max_subprob, bins):
     return tuple(sorted(kw.items()))
 
 
-def _run(nufft_type, points, src, out, modes, isign, eps, kw):
+def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True):
     """setpts (skipped when the same, unmodified points tensor comes back) + execute, on
     torch's current stream of the tensors' device."""
     device = src.device.index if src.device.index is not None else torch.cuda.current_device()
@@ -116,7 +116,7 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw):
     src = src.contiguous()
     with entry.lock:
         sig = _points_sig(points)
-        if entry.points_src is not None and entry.points_sig == sig:
+        if reuse_points and entry.points_src is not None and entry.points_sig == sig:
             _stats["setpts_skipped"] += 1
         else:
             # detached aliases: same storage and version counter, no autograd graph kept alive
@@ -143,35 +143,36 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw):
 @torch.library.custom_op("warpfft::nufft1", mutates_args=())
 def nufft1_op(points: torch.Tensor, values: torch.Tensor, n_modes: List[int], isign: int,
               eps: float, modeord: int, method: int, upsampfac: float, max_subprob: int,
-              bins: List[int]) -> torch.Tensor:
+              bins: List[int], reuse_points: bool = True) -> torch.Tensor:
     out = torch.empty((values.shape[0],) + tuple(n_modes), dtype=values.dtype,
                       device=values.device)
     kw = _kw(modeord, method, upsampfac, max_subprob, bins)
     if values.shape[-1] == 0:
         return out.zero_()
-    return _run(1, points, values, out, n_modes, isign, eps, kw)
+    return _run(1, points, values, out, n_modes, isign, eps, kw, reuse_points)
 
 
 @nufft1_op.register_fake
 def _nufft1_fake(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
-                 bins):
+                 bins, reuse_points=True):
     return values.new_empty((values.shape[0],) + tuple(n_modes))
 
 
 @torch.library.custom_op("warpfft::nufft2", mutates_args=())
 def nufft2_op(points: torch.Tensor, targets: torch.Tensor, isign: int, eps: float, modeord: int,
               method: int, upsampfac: float, max_subprob: int,
-              bins: List[int]) -> torch.Tensor:
+              bins: List[int], reuse_points: bool = True) -> torch.Tensor:
     M = points.shape[1]
     out = torch.empty((targets.shape[0], M), dtype=targets.dtype, device=targets.device)
     if M == 0:
         return out
     kw = _kw(modeord, method, upsampfac, max_subprob, bins)
-    return _run(2, points, targets, out, tuple(targets.shape[1:]), isign, eps, kw)
+    return _run(2, points, targets, out, tuple(targets.shape[1:]), isign, eps, kw, reuse_points)
 
 
 @nufft2_op.register_fake
-def _nufft2_fake(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins):
+def _nufft2_fake(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
+                 reuse_points=True):
     return targets.new_empty((targets.shape[0], points.shape[1]))
 
 
@@ -195,7 +196,7 @@ def _setup1(ctx, inputs, output):
     points, values, n_modes, *rest = inputs
     ctx.save_for_backward(points, values)
     ctx.n_modes = list(n_modes)
-    ctx.rest = rest  # isign, eps, modeord, method, upsampfac, max_subprob, bins
+    ctx.rest = rest[:7]  # isign, eps, modeord, method, upsampfac, max_subprob, bins
 
 
 def _backward1(ctx, grad):
@@ -214,19 +215,19 @@ def _backward1(ctx, grad):
     B = grad.shape[0]
     stacked = torch.cat(parts, dim=0) if len(parts) > 1 else grad
     r = nufft2_op(points, stacked.contiguous(), -s, eps, modeord, method, upsampfac,
-                  max_subprob, bins)
+                  max_subprob, bins, not need_p)
     r = r.reshape(len(parts), B, -1)
     gv = r[0] if need_v else None
     gp = None
     if need_p:
         gp = (values.conj().unsqueeze(0) * r[1:]).real.sum(dim=1)
-    return gp, gv, None, None, None, None, None, None, None, None
+    return gp, gv, None, None, None, None, None, None, None, None, None
 
 
 def _setup2(ctx, inputs, output):
     points, targets, *rest = inputs
     ctx.save_for_backward(points, targets)
-    ctx.rest = rest
+    ctx.rest = rest[:7]
 
 
 def _backward2(ctx, grad):
@@ -241,15 +242,15 @@ def _backward2(ctx, grad):
     gt = gp = None
     if need_t:
         gt = nufft1_op(points, grad.contiguous(), modes, -s, eps, modeord, method, upsampfac,
-                       max_subprob, bins)
+                       max_subprob, bins, not need_p)
     if need_p:
         B = targets.shape[0]
         ramped = torch.cat([(1j * s) * _ramp(d, modes, modeord, targets.device, points.dtype)
                             * targets for d in range(D)], dim=0)
         r = nufft2_op(points, ramped.contiguous(), s, eps, modeord, method, upsampfac,
-                      max_subprob, bins).reshape(D, B, -1)
+                      max_subprob, bins, False).reshape(D, B, -1)
         gp = (grad.conj().unsqueeze(0) * r).real.sum(dim=1)
-    return gp, gt, None, None, None, None, None, None, None
+    return gp, gt, None, None, None, None, None, None, None, None
 
 
 nufft1_op.register_autograd(_backward1, setup_context=_setup1)
