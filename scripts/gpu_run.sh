@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
-# Stages: info tests demo load c python sanitize bench (default: all), bench-jit, python-gpu, and huge (64-bit sizes:
+# Stages: info tests demo load c python sanitize bench (default: all), bench-jit, python-gpu, frameworks, and huge (64-bit sizes:
 # needs ~90 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
@@ -52,6 +52,14 @@ python-gpu)
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/oneshot.py --json $L/oneshot.json || fails=$((fails+1))
     say "wheel: pip install beside NVIDIA's cuFFT wheel, README example"
     run bash python/tools/gpu_wheel_check.sh $G/dist/warpfft-*.whl || fails=$((fails+1)) ;;
+frameworks)
+    # warpfft.jax / warpfft.torch on the GPU (issue 17): their tests, the side-by-side
+    # benchmark (peers where installed) and, with two GPUs, 1 vs 2 GPUs
+    say "framework ops: tests"
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false run python3 -m pytest python/tests/test_jax.py python/tests/test_jax_reference.py python/tests/test_jax_handler_abi.py python/tests/test_torch.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    say "framework ops: benchmark"
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/frameworks.py --markdown || fails=$((fails+1))
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/frameworks.py --multi-gpu || fails=$((fails+1)) ;;
 sanitize)
     say "compute-sanitizer memcheck (aot gpu_api)"
     run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_api --test-threads=1 --skip out_of_device_memory > "$L/sanitize.log" 2>&1 || fails=$((fails+1))

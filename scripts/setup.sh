@@ -35,12 +35,16 @@ TOML
     echo "setup: cargo resolves crates from /usr/share/cargo/registry (.cargo/config.toml)"
 fi
 
-# 3. Python tools: just (the task runner), pytest and numpy (Python tests).
+# 3. Python tools: just (the task runner), pytest, numpy and jax (Python tests).
 py=python3
 need_py=()
 command -v just >/dev/null || need_py+=(rust-just)
 $py -c "import pytest" 2>/dev/null || need_py+=(pytest)
 $py -c "import numpy" 2>/dev/null || need_py+=(numpy)
+# JAX's CPU build (~100 MB) so warpfft.jax's registration, shapes, derivative rules and error
+# paths are tested without a GPU. PyTorch is not installed here: PyPI's Linux wheel pulls
+# ~3 GB of NVIDIA wheels; python/tests/test_torch.py skips visibly without it.
+$py -c "import jax" 2>/dev/null || need_py+=("jax>=0.4.36")
 if [ ${#need_py[@]} -gt 0 ]; then
     echo "setup: pip install ${need_py[*]}"
     $py -m pip install -q "${need_py[@]}"

@@ -1,0 +1,333 @@
+"""warpfft.torch: op registration, fake tensors / tracing, error paths (CPU torch is enough),
+and on a GPU: values against exact sums, gradcheck in float64 for values and points, the
+set-points skip for an unchanged points tensor, torch.compile, streams, pytorch-finufft's
+documented calls, one op per device on two GPUs.
+
+    WARPFFT_LIBRARY=target/release/libwarpfft.so PYTHONPATH=python \
+        python -m pytest python/tests/test_torch.py -q -rs
+"""
+
+import numpy as np
+import pytest
+from _nufft_ref import direct1, direct2, relerr
+from _support import gpu_status
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed: warpfft.torch tests "
+                            "skipped")
+
+import warpfft  # noqa: E402
+import warpfft.torch as wt  # noqa: E402
+
+
+def require_cuda(n=1):
+    reason = gpu_status()
+    if reason is not None:
+        pytest.skip(f"no GPU: {reason}")
+    if not torch.cuda.is_available() or torch.cuda.device_count() < n:
+        pytest.skip(f"no GPU: torch sees {torch.cuda.device_count()} CUDA device(s), this test "
+                    f"needs {n}")
+
+
+def _data(rng, dim, M, batch=(), real=torch.float64, device="cuda"):
+    pts = rng.uniform(-np.pi, np.pi, (dim, M))
+    c = rng.standard_normal(batch + (M,)) + 1j * rng.standard_normal(batch + (M,))
+    cplx = torch.complex64 if real == torch.float32 else torch.complex128
+    tp = torch.tensor(pts, dtype=real, device=device)
+    tc = torch.tensor(c, dtype=cplx, device=device)
+    return tp, tc, tp.cpu().double().numpy(), c
+
+
+# ---- without a GPU -------------------------------------------------------------------------
+
+
+def test_ops_registered():
+    assert hasattr(torch.ops.warpfft, "nufft1") and hasattr(torch.ops.warpfft, "nufft2")
+    assert wt.stats()["cached_plans"] >= 0
+
+
+def test_fake_tensors_give_shapes():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        p = torch.empty((2, 100), dtype=torch.float32)
+        v = torch.empty((3, 100), dtype=torch.complex64)
+        f = torch.ops.warpfft.nufft1(p, v, [16, 12], -1, 1e-6, 1, 0, 2.0, 0, [0, 0, 0])
+        assert f.shape == (3, 16, 12) and f.dtype == torch.complex64
+        c = torch.ops.warpfft.nufft2(p, f, -1, 1e-6, 1, 0, 2.0, 0, [0, 0, 0])
+        assert c.shape == (3, 100)
+
+
+def test_make_fx_traces_the_op_and_its_backward_shapes():
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def f(p, v):
+        return torch.ops.warpfft.nufft1(p, v, [8, 6], -1, 1e-6, 1, 0, 2.0, 0, [0, 0, 0])
+
+    g = make_fx(f, tracing_mode="fake")(torch.zeros(2, 50), torch.zeros(4, 50, dtype=torch.complex64))
+    names = [str(n.target) for n in g.graph.nodes if n.op == "call_function"]
+    assert any("warpfft.nufft1" in n for n in names), names
+
+
+@pytest.mark.parametrize("call,exc,match", [
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), eps=1e-9), ValueError, "eps"),
+    (lambda p, v: wt.finufft_type1(p.double(), v, (8, 8)), TypeError, "points"),
+    (lambda p, v: wt.finufft_type1(p, v.real, (8, 8)), TypeError, "complex"),
+    (lambda p, v: wt.finufft_type1(p, v, 8), ValueError, "output_shape"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8, 8)), ValueError, "output_shape"),
+    (lambda p, v: wt.finufft_type1(p, v[..., :5], (8, 8)), ValueError, "last axis"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), bogus=1), ValueError, "bogus"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), gpu_sort=0), ValueError, "gpu_sort"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac=1.5), ValueError, "upsampfac"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), gpu_stream=1), ValueError, "stream"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8)), ValueError, "CUDA tensors"),
+    (lambda p, v: wt.finufft_type2(p, v), ValueError, "CUDA tensors"),
+    (lambda p, v: wt.finufft_type2(p, v[0]), ValueError, "mode axes"),
+    (lambda p, v: wt.finufft_type3(p, v, p), NotImplementedError, "type 3"),
+])
+def test_bad_input_raises(call, exc, match):
+    p = torch.zeros((2, 20), dtype=torch.float32)
+    v = torch.zeros((3, 20), dtype=torch.complex64)
+    with pytest.raises(exc, match=match):
+        call(p, v)
+
+
+def test_tolerance_error_names_eps_and_is_a_warpfft_error():
+    p = torch.zeros((1, 20), dtype=torch.float64)
+    v = torch.zeros((20,), dtype=torch.complex128)
+    with pytest.raises(warpfft.InvalidArgumentError, match="eps"):
+        wt.finufft_type1(p, v, 8, eps=1e-15)
+
+
+# ---- on a GPU ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("prec", ["f32", "f64"])
+@pytest.mark.parametrize("isign", [1, -1])
+@pytest.mark.parametrize("modeord", [0, 1])
+def test_values_against_exact_sums(dim, prec, isign, modeord):
+    require_cuda()
+    rng = np.random.default_rng(dim)
+    real = torch.float32 if prec == "f32" else torch.float64
+    eps = 1e-5 if prec == "f32" else 1e-10
+    n_modes = (13, 10, 6)[:dim]
+    p, v, pn, vn = _data(rng, dim, 300, (2,), real)
+    f = wt.finufft_type1(p, v, n_modes, eps=eps, isign=isign, modeord=modeord)
+    assert f.shape == (2,) + n_modes and f.dtype == v.dtype
+    assert relerr(f.cpu().numpy(), direct1(vn, list(pn), n_modes, isign, modeord)) < 10 * eps
+    fk = torch.randn((2,) + n_modes, dtype=v.dtype, device="cuda")
+    c = wt.finufft_type2(p, fk, eps=eps, isign=isign, modeord=modeord)
+    ref = direct2(fk.cpu().numpy(), list(pn), isign, modeord)
+    assert c.shape == (2, 300) and relerr(c.cpu().numpy(), ref) < 10 * eps
+
+
+def test_one_dimensional_points_vector():
+    require_cuda()
+    rng = np.random.default_rng(1)
+    p, v, pn, vn = _data(rng, 1, 100)
+    f = wt.finufft_type1(p[0], v, 17, eps=1e-10)
+    assert relerr(f.cpu().numpy(), direct1(vn, [pn[0]], (17,), -1, 1)) < 1e-8
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_gradcheck_f64_values_and_points(dim):
+    require_cuda()
+    rng = np.random.default_rng(20 + dim)
+    n_modes = (5, 4, 3)[:dim]
+    p, v, _, _ = _data(rng, dim, 12, (2,))
+    p.requires_grad_(True)
+    v.requires_grad_(True)
+    assert torch.autograd.gradcheck(
+        lambda p, v: wt.finufft_type1(p, v, n_modes, eps=1e-12, isign=1, modeord=0), (p, v),
+        eps=1e-6, atol=1e-6, rtol=1e-5, nondet_tol=1e-12)  # spreading sums with atomics
+    f = torch.randn((2,) + n_modes, dtype=torch.complex128, device="cuda", requires_grad=True)
+    assert torch.autograd.gradcheck(lambda p, f: wt.finufft_type2(p, f, eps=1e-12), (p, f),
+                                    eps=1e-6, atol=1e-6, rtol=1e-5, nondet_tol=1e-12)
+
+
+def test_same_points_tensor_skips_setpts_and_a_change_is_seen():
+    require_cuda()
+    rng = np.random.default_rng(3)
+    p, v, pn, vn = _data(rng, 2, 500, (), torch.float32)
+    wt.clear_plan_cache()
+    wt.finufft_type1(p, v, (16, 16), eps=1e-5)
+    s0 = wt.stats()
+    f = wt.finufft_type1(p, v, (16, 16), eps=1e-5)
+    s1 = wt.stats()
+    assert s1["setpts_skipped"] == s0["setpts_skipped"] + 1
+    assert s1["setpts_calls"] == s0["setpts_calls"]
+    assert s1["plans_created"] == s0["plans_created"]
+    assert relerr(f.cpu().numpy(), direct1(vn, list(pn), (16, 16), -1, 1)) < 1e-4
+    with torch.no_grad():
+        p.mul_(0.5)  # in place: the version counter moves, the points are set again
+    f2 = wt.finufft_type1(p, v, (16, 16), eps=1e-5)
+    s2 = wt.stats()
+    assert s2["setpts_calls"] == s1["setpts_calls"] + 1
+    pn2 = p.cpu().double().numpy()
+    assert relerr(f2.cpu().numpy(), direct1(vn, list(pn2), (16, 16), -1, 1)) < 1e-4
+    q = p.clone()  # equal values, another tensor: set again
+    wt.finufft_type1(q, v, (16, 16), eps=1e-5)
+    assert wt.stats()["setpts_calls"] == s2["setpts_calls"] + 1
+
+
+def test_torch_compile_matches_eager_with_backward():
+    require_cuda()
+    rng = np.random.default_rng(4)
+    p, v, _, _ = _data(rng, 2, 400, (3,), torch.float32)
+
+    def normal_op(p, v):
+        f = wt.finufft_type1(p, v, (24, 20), eps=1e-5)
+        return wt.finufft_type2(p, f * 0.5, eps=1e-5)
+
+    compiled = torch.compile(normal_op, fullgraph=True)
+    p1, v1 = p.clone().requires_grad_(True), v.clone().requires_grad_(True)
+    p2, v2 = p.clone().requires_grad_(True), v.clone().requires_grad_(True)
+    a = normal_op(p1, v1)
+    b = compiled(p2, v2)
+    assert relerr(b.detach().cpu().numpy(), a.detach().cpu().numpy()) < 1e-5
+    a.abs().sum().backward()
+    b.abs().sum().backward()
+    assert relerr(v2.grad.cpu().numpy(), v1.grad.cpu().numpy()) < 1e-4
+    assert relerr(p2.grad.cpu().numpy(), p1.grad.cpu().numpy()) < 1e-3
+
+
+def test_runs_on_the_current_stream():
+    require_cuda()
+    rng = np.random.default_rng(5)
+    p, v, pn, vn = _data(rng, 2, 300, (2,), torch.float32)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        f = wt.finufft_type1(p, v, (12, 12), eps=1e-5)
+    s.synchronize()
+    assert relerr(f.cpu().numpy(), direct1(vn, list(pn), (12, 12), -1, 1)) < 1e-4
+
+
+def test_pytorch_finufft_documented_calls():
+    """Calls as pytorch-finufft's documentation shows them, through warpfft.torch."""
+    require_cuda()
+    from warpfft.torch import finufft_type1, finufft_type2
+    M, N = 500, 20
+    points = torch.rand((2, M), dtype=torch.float64, device="cuda") * 2 * np.pi
+    values = torch.randn(M, dtype=torch.complex128, device="cuda")
+    f = finufft_type1(points, values, (N, N))
+    assert f.shape == (N, N)
+    ref = direct1(values.cpu().numpy(), list(points.cpu().numpy()), (N, N), -1, 1)
+    assert relerr(f.cpu().numpy(), ref) < 1e-5
+    c = finufft_type2(points, f, eps=1e-8, isign=1, modeord=0)
+    assert c.shape == (M,)
+    values.requires_grad_(True)
+    points.requires_grad_(True)
+    finufft_type1(points, values, (N, N)).abs().pow(2).sum().backward()
+    assert values.grad.shape == (M,) and points.grad.shape == (2, M)
+    # a coil batch sharing the trajectory
+    coils = torch.randn((8, M), dtype=torch.complex128, device="cuda")
+    assert finufft_type1(points.detach(), coils, (N, N)).shape == (8, N, N)
+
+
+def test_one_op_per_device_on_two_gpus():
+    require_cuda(2)
+    rng = np.random.default_rng(6)
+    p, v, _, _ = _data(rng, 2, 2000, (4,), torch.float32, device="cuda:0")
+    ref = wt.finufft_type1(p, v, (32, 32), eps=1e-5)
+    p1, v1 = p.to("cuda:1"), v.to("cuda:1")
+    out = wt.finufft_type1(p1, v1, (32, 32), eps=1e-5)
+    assert out.device == torch.device("cuda:1")
+    assert relerr(out.cpu().numpy(), ref.cpu().numpy()) < 1e-6
+    with pytest.raises(ValueError, match="one device"):
+        wt.finufft_type1(p, v1, (32, 32))
+
+
+def test_readme_torch_example_runs():
+    import os
+    import subprocess
+    import sys
+
+    from _nufft_ref import readme_example
+    from _support import LIBRARY, REPO, clean_env
+    code = readme_example(REPO, "torch")
+    compile(code, "README.md", "exec")
+    require_cuda()
+    env = clean_env(WARPFFT_LIBRARY=LIBRARY, PYTHONPATH=os.path.join(REPO, "python"))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "grad wrt values: torch.Size([8, 3000])" in r.stdout
+
+
+# ---- the autograd formulas on the CPU, with the C transform replaced by an exact sum --------
+
+
+def _exact_run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True):
+    modeord = dict(kw).get("modeord", 0)
+    ks = [torch.fft.fftfreq(n, d=1.0 / n, dtype=torch.float64) if modeord
+          else torch.arange(-(n // 2), n - n // 2, dtype=torch.float64) for n in modes]
+    grids = torch.meshgrid(*ks, indexing="ij")
+    ph = sum(g[..., None] * p.to(torch.float64) for g, p in zip(grids, points))
+    e = torch.exp(1j * (1 if isign >= 0 else -1) * ph).reshape(-1, points.shape[1])  # (K, M)
+    s = src.to(torch.complex128)
+    if nufft_type == 1:
+        res = (s @ e.T).reshape(out.shape)
+    else:
+        res = s.reshape(s.shape[0], -1) @ e
+    out.copy_(res.to(out.dtype))
+    return out
+
+
+@pytest.fixture
+def exact_cpu_transform(monkeypatch):
+    from warpfft.torch import _ops
+    monkeypatch.setattr(_ops, "_run", _exact_run)
+    monkeypatch.setattr(wt, "_check_device", lambda *a: None)
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("isign,modeord", [(-1, 1), (1, 0)])
+def test_autograd_formulas_gradcheck_on_cpu(exact_cpu_transform, dim, isign, modeord):
+    rng = np.random.default_rng(30 + dim)
+    n_modes = (5, 4, 3)[:dim]
+    p, v, pn, vn = _data(rng, dim, 10, (2,), device="cpu")
+    kw = dict(eps=1e-12, isign=isign, modeord=modeord)
+    f = wt.finufft_type1(p, v, n_modes, **kw)
+    assert relerr(f.numpy(), direct1(vn, list(pn), n_modes, isign, modeord)) < 1e-12
+    p.requires_grad_(True)
+    v.requires_grad_(True)
+    assert torch.autograd.gradcheck(lambda p, v: wt.finufft_type1(p, v, n_modes, **kw), (p, v))
+    fk = torch.randn((2,) + n_modes, dtype=torch.complex128, requires_grad=True)
+    c = wt.finufft_type2(p, fk, **kw)
+    ref = direct2(fk.detach().numpy(), list(pn), isign, modeord)
+    assert relerr(c.detach().numpy(), ref) < 1e-12
+    assert torch.autograd.gradcheck(lambda p, f: wt.finufft_type2(p, f, **kw), (p, fk))
+
+
+def test_autograd_formulas_fail_when_wrong(exact_cpu_transform, monkeypatch):
+    """The check above can fail: a sign error in the points' derivative is caught."""
+    from warpfft.torch import _ops
+    real_ramp = _ops._ramp
+    monkeypatch.setattr(_ops, "_ramp", lambda *a: -real_ramp(*a))
+    rng = np.random.default_rng(3)
+    p, v, _, _ = _data(rng, 2, 8, (), device="cpu")
+    p.requires_grad_(True)
+    with pytest.raises(RuntimeError, match="Jacobian mismatch"):
+        torch.autograd.gradcheck(lambda p: wt.finufft_type1(p, v, (4, 3), eps=1e-12), (p,))
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_torch_compile_traces_ops_and_backward_on_cpu(exact_cpu_transform, dynamic):
+    """torch.compile (fullgraph, aot_eager: Dynamo + AOTAutograd with the fake implementations)
+    gives eager's values and gradients."""
+    torch._dynamo.reset()
+    rng = np.random.default_rng(8)
+    p, v, _, _ = _data(rng, 2, 30, (3,), device="cpu")
+
+    def normal_op(p, v):
+        f = wt.finufft_type1(p, v, (6, 5), eps=1e-12)
+        return wt.finufft_type2(p, f * 0.5, eps=1e-12)
+
+    compiled = torch.compile(normal_op, fullgraph=True, backend="aot_eager", dynamic=dynamic)
+    p1, v1 = p.clone().requires_grad_(True), v.clone().requires_grad_(True)
+    p2, v2 = p.clone().requires_grad_(True), v.clone().requires_grad_(True)
+    a, b = normal_op(p1, v1), compiled(p2, v2)
+    assert relerr(b.detach().numpy(), a.detach().numpy()) < 1e-12
+    a.abs().sum().backward()
+    b.abs().sum().backward()
+    assert relerr(v2.grad.numpy(), v1.grad.numpy()) < 1e-10
+    assert relerr(p2.grad.numpy(), p1.grad.numpy()) < 1e-10

@@ -1,0 +1,109 @@
+"""warpfft.jax: GPU NUFFTs as JAX operations, with jax-finufft's API.
+
+Switching from jax-finufft is one import::
+
+    from warpfft.jax import nufft1, nufft2      # was: from jax_finufft import nufft1, nufft2
+
+    f = nufft1((Nx, Ny), c, x, y, eps=1e-6, iflag=1)   # type 1: (..., M) -> (..., Nx, Ny)
+    c = nufft2(f, x, y, eps=1e-6, iflag=-1)            # type 2: (..., Nx, Ny) -> (..., M)
+
+Conventions (as jax-finufft): mode arrays have x along the first mode axis, modes run
+-N/2..N/2-1 (``opts=Opts(modeord=True)``: FFT order), points are 2*pi periodic. Leading axes
+of the source and of the points broadcast; axes where the points have length 1 (and the extra
+leading axis of a source with one more leading axis than the points) run as one batched
+transform sharing one set of points.
+
+The operations are JAX primitives lowered to an XLA FFI custom call whose handler lives in
+libwarpfft.so; it runs on XLA's CUDA stream, works under ``jax.jit``, ``jax.vmap`` (a batched
+source over shared points becomes one batched plan), ``jax.grad`` / ``jvp`` / ``vjp`` with
+respect to the source and the points, and ``shard_map``. Plans (cuFFT plan, kernels,
+workspace) are cached inside the handler per (type, modes, batch, eps, sign, precision,
+options, device, stream), so a jitted loop creates them once; points are set on every call.
+
+Arrays must be on a CUDA device: lowering for the CPU raises NotImplementedError saying so.
+"""
+
+import jax as _jax
+
+from . import options
+from ._ops import apply as _apply_traced
+from ._ops import freeze as _freeze
+from .. import _framework_native as _native
+
+__all__ = ["nufft1", "nufft2", "nufft3", "options", "plans_created", "cached_plans",
+           "clear_plan_cache"]
+
+
+# One cached executable per (type, shapes, static arguments): eager calls dispatch once.
+_apply = _jax.jit(_apply_traced, static_argnums=(0, 3, 4, 5, 6))
+
+
+def _check_eps_iflag(eps, iflag):
+    try:
+        eps = float(eps)
+    except TypeError:
+        raise TypeError(f"eps must be a Python float (a static value), got {eps!r}") from None
+    try:
+        iflag = int(iflag)
+    except TypeError:
+        raise TypeError(f"iflag must be a Python int (a static value), got {iflag!r}") from None
+    return eps, iflag
+
+
+def nufft1(output_shape, source, *points, iflag=1, eps=1e-6, opts=None):
+    """Type 1 (non-uniform to uniform): f[k] = sum_j c[j] exp(iflag * i * k . x_j).
+
+    output_shape: N or (N1[, N2[, N3]]), one entry per point array. source: complex (..., M).
+    points: x[, y[, z]], real (..., M) of source's precision. Returns (..., N1[, N2[, N3]]).
+    """
+    eps, iflag = _check_eps_iflag(eps, iflag)
+    dim = len(points)
+    if not 1 <= dim <= 3:
+        raise ValueError(f"1, 2 or 3 point arrays (x[, y[, z]]), got {dim}")
+    if isinstance(output_shape, (int,)) or getattr(output_shape, "ndim", None) == 0:
+        output_shape = (output_shape,)
+    try:
+        output_shape = tuple(int(n) for n in output_shape)
+    except TypeError:
+        raise TypeError(f"output_shape must be an int or a tuple of ints, got {output_shape!r}") \
+            from None
+    if len(output_shape) != dim:
+        raise ValueError(f"output_shape {output_shape} has {len(output_shape)} entries for "
+                         f"{dim} point arrays")
+    if any(n < 1 for n in output_shape):
+        raise ValueError(f"output_shape {output_shape}: every entry must be >= 1")
+    return _apply(1, source, tuple(points), output_shape, iflag, eps, _freeze(opts))
+
+
+def nufft2(source, *points, iflag=-1, eps=1e-6, opts=None):
+    """Type 2 (uniform to non-uniform): c[j] = sum_k f[k] exp(iflag * i * k . x_j).
+
+    source: complex (..., N1[, N2[, N3]]). points: x[, y[, z]], real (..., M). Returns (..., M).
+    """
+    eps, iflag = _check_eps_iflag(eps, iflag)
+    return _apply(2, source, tuple(points), None, iflag, eps, _freeze(opts))
+
+
+def nufft3(source, *points_then_targets, iflag=-1, eps=1e-6, opts=None):
+    """Type 3 (non-uniform to non-uniform) -- not in this build of warpfft.
+
+    Raises NotImplementedError; the signature is jax-finufft's so code can name it.
+    """
+    raise NotImplementedError("warpfft.jax.nufft3: type 3 transforms are not implemented in "
+                              "this version of warpfft (types 1 and 2 are)")
+
+
+def plans_created():
+    """Plans the custom-call handler has created in this process (a jitted loop must not add
+    any after its first call)."""
+    return int(_native.lib.warpfft_xla_plans_created())
+
+
+def cached_plans():
+    """Plans the handler's cache holds now (at most 16; least recently used go first)."""
+    return int(_native.lib.warpfft_xla_cache_size())
+
+
+def clear_plan_cache():
+    """Frees the cached plans (their GPU memory) that no running computation is using."""
+    _native.lib.warpfft_xla_cache_clear()

@@ -1,0 +1,187 @@
+"""warpfft.torch: GPU NUFFTs as differentiable PyTorch operations, with pytorch-finufft's
+functional API.
+
+Switching from pytorch-finufft is one import::
+
+    from warpfft.torch import finufft_type1, finufft_type2
+    # was: from pytorch_finufft.functional import finufft_type1, finufft_type2
+
+    f = finufft_type1(points, values, (N1, N2), eps=1e-6, isign=-1)   # (..., M) -> (..., N1, N2)
+    c = finufft_type2(points, f, eps=1e-6, isign=-1)                  # (..., N1, N2) -> (..., M)
+
+Conventions (as pytorch-finufft): ``points`` has shape (D, M) (or (M,) in 1D), x first; leading
+axes of ``values`` / ``targets`` are batch axes sharing the points (one batched plan); defaults
+``isign=-1``, ``modeord=1`` (FFT order, as torch.fft; ``modeord=0``: -N/2..N/2-1), ``eps=1e-6``.
+Tensors must be CUDA tensors on one device; values complex64 with float32 points, or
+complex128 with float64 points.
+
+The operations are ``torch.library`` custom ops (``torch.ops.warpfft.nufft1`` / ``nufft2``)
+with fake implementations, so they work under ``torch.compile`` and with fake tensors, and
+with autograd formulas for the values and the points (``torch.autograd.gradcheck`` passes in
+float64). They run on torch's current CUDA stream of the tensors' device.
+
+Plans are cached per (type, modes, batch, eps, isign, precision, options, device, stream).
+**Points are re-sorted only when they change:** when a call passes the same points tensor as
+the previous call with that plan -- same storage (data pointer), shape, strides, dtype and an
+unchanged version counter (``tensor._version``, bumped by every in-place PyTorch operation) --
+and the points do not require grad, the previous set-points (sorting) is reused and only the
+transform runs, as in an iterative reconstruction that applies the operator many times with
+one trajectory. Points that require grad (being optimised, or perturbed by gradcheck) are set
+on every call. The cache keeps a
+reference to that points tensor (so its memory cannot be reused for another tensor). Changes
+made behind PyTorch's back (through ``.data``, raw pointers or another library) are not seen:
+pass a new tensor, or call :func:`clear_plan_cache`, after such changes.
+"""
+
+import torch as _torch
+
+from .. import _framework_native as _native
+from . import _ops
+from ._ops import clear_cache as clear_plan_cache
+from ._ops import nufft1_op, nufft2_op
+
+__all__ = ["finufft_type1", "finufft_type2", "finufft_type3", "clear_plan_cache", "stats",
+           "nufft1_op", "nufft2_op"]
+
+_IGNORED = {"nthreads", "fftw", "spread_sort", "spread_kerevalmeth", "spread_kerpad",
+            "spread_thread", "maxbatchsize", "spread_nthr_atomic", "spread_max_sp_size",
+            "chkbnds", "showwarn", "gpu_kerevalmeth", "gpu_maxbatchsize", "gpu_spreadinterponly",
+            "debug", "spread_debug", "gpu_debug"}
+_MUST_BE = {"gpu_sort": 1, "gpu_spreadinterponly": 0, "debug": 0, "spread_debug": 0,
+            "gpu_debug": 0}
+
+
+def _options(kwargs, dim, device):
+    kw = dict(kwargs)
+    eps = float(kw.pop("eps", 1e-6))
+    isign = int(kw.pop("isign", -1))
+    modeord = int(kw.pop("modeord", 1))
+    if modeord not in (0, 1):
+        raise ValueError(f"modeord={modeord!r}: 0 (CMCL, -N/2..N/2-1) or 1 (FFT order)")
+    method = int(kw.pop("gpu_method", 0) or 0)
+    if method not in (0, 1, 2):
+        raise ValueError(f"gpu_method={method!r}: 0 (auto), 1 (GM) or 2 (SM)")
+    ups = kw.pop("upsampfac", None)
+    ups = kw.pop("gpu_upsampfac", ups)
+    ups = 2.0 if ups in (None, 0, 0.0) else float(ups)
+    if ups not in (2.0, 1.25):
+        raise ValueError(f"upsampfac={ups!r}: warpfft supports 2.0 and 1.25")
+    maxsub = int(kw.pop("gpu_maxsubprobsize", 0) or 0)
+    bins = [int(kw.pop(n, 0) or 0) for n in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez")]
+    bins = bins[:dim][::-1] + [0] * (3 - dim)
+    dev_id = kw.pop("gpu_device_id", None)
+    if dev_id is not None and int(dev_id) != device.index:
+        raise ValueError(f"gpu_device_id={dev_id} but the tensors are on {device}: warpfft.torch "
+                         "runs where the tensors are")
+    if kw.pop("gpu_stream", None) is not None:
+        raise ValueError("gpu_stream is not supported: warpfft.torch runs on torch's current "
+                         "stream (use `with torch.cuda.stream(s):`)")
+    for name in list(kw):
+        if name in _MUST_BE:
+            if int(kw[name]) != _MUST_BE[name]:
+                raise ValueError(f"{name}={kw[name]!r} is not supported by warpfft")
+            kw.pop(name)
+        elif name in _IGNORED:
+            kw.pop(name)
+    if kw:
+        raise ValueError(f"unknown or unsupported option(s): {', '.join(sorted(kw))}")
+    return eps, isign, modeord, method, ups, maxsub, bins
+
+
+def _check(points, data, what):
+    if not isinstance(points, _torch.Tensor) or not isinstance(data, _torch.Tensor):
+        raise TypeError(f"points and {what} must be torch tensors")
+    if data.dtype == _torch.complex64:
+        want = _torch.float32
+    elif data.dtype == _torch.complex128:
+        want = _torch.float64
+    else:
+        raise TypeError(f"{what} must be complex64 or complex128, not {data.dtype}")
+    if points.dtype != want:
+        raise TypeError(f"points have dtype {points.dtype} but {what} are {data.dtype}: points "
+                        f"must be {want}")
+    points = _torch.atleast_2d(points)
+    if points.ndim != 2 or not 1 <= points.shape[0] <= 3:
+        raise ValueError(f"points must have shape (D, M) with D = 1, 2 or 3, got "
+                         f"{tuple(points.shape)}")
+    return points
+
+
+def _validate(nufft_type, modes, batch, eps, dtype, modeord, method, ups, maxsub, bins):
+    """Tolerance, sizes and options checked by the C library (no GPU needed) before the op
+    runs or is traced: a tol the precision cannot reach raises InvalidArgumentError naming eps."""
+    if _torch.compiler.is_compiling():  # traced: the op checks the same when it runs
+        return
+    B = 1
+    for n in batch:
+        B *= int(n)
+    _native.validate(nufft_type, list(modes)[::-1], max(B, 1), eps, _ops._precision(dtype),
+                     _ops._kw(modeord, method, ups, maxsub, bins))
+
+
+def _check_device(points, data, what):
+    if data.device.type != "cuda":
+        raise ValueError(f"warpfft.torch runs on CUDA tensors; {what} is on {data.device} (move "
+                         "the tensors with .cuda(), or use a CPU NUFFT for CPU tensors)")
+    if points.device != data.device:
+        raise ValueError(f"points are on {points.device} but {what} on {data.device}: both must "
+                         "be on one device")
+
+
+def finufft_type1(points, values, output_shape, **finufftkwargs):
+    """Type 1 (non-uniform to uniform): f[k] = sum_j c[j] exp(isign * i * k . x_j).
+
+    points: (D, M) (or (M,) for D = 1) real; values: complex (..., M); output_shape: an int
+    (D = 1) or a tuple of D ints. Returns (..., *output_shape). Keywords: eps (1e-6), isign
+    (-1), modeord (1: FFT order), and cufinufft's gpu_* option names where they apply.
+    """
+    points = _check(points, values, "values")
+    D, M = points.shape
+    if isinstance(output_shape, int):
+        if D != 1:
+            raise ValueError(f"output_shape must be a tuple of {D} ints for {D}D points")
+        output_shape = (output_shape,)
+    output_shape = tuple(int(n) for n in output_shape)
+    if len(output_shape) != D or any(n < 1 for n in output_shape):
+        raise ValueError(f"output_shape {output_shape} must be {D} positive ints")
+    if values.ndim < 1 or values.shape[-1] != M:
+        raise ValueError(f"values have shape {tuple(values.shape)}: the last axis must have the "
+                         f"points' M = {M}")
+    eps, isign, modeord, method, ups, maxsub, bins = _options(finufftkwargs, D, values.device)
+    batch = values.shape[:-1]
+    _validate(1, output_shape, batch, eps, values.dtype, modeord, method, ups, maxsub, bins)
+    _check_device(points, values, "values")
+    out = nufft1_op(points, values.reshape(-1, M), list(output_shape), isign, eps, modeord,
+                    method, ups, maxsub, bins, not points.requires_grad)
+    return out.reshape(batch + output_shape)
+
+
+def finufft_type2(points, targets, **finufftkwargs):
+    """Type 2 (uniform to non-uniform): c[j] = sum_k f[k] exp(isign * i * k . x_j).
+
+    points: (D, M) (or (M,)) real; targets: complex (..., N1[, N2[, N3]]). Returns (..., M).
+    Keywords as :func:`finufft_type1`.
+    """
+    points = _check(points, targets, "targets")
+    D, M = points.shape
+    if targets.ndim < D:
+        raise ValueError(f"targets have shape {tuple(targets.shape)}: need {D} mode axes")
+    eps, isign, modeord, method, ups, maxsub, bins = _options(finufftkwargs, D, targets.device)
+    batch, modes = targets.shape[:targets.ndim - D], targets.shape[targets.ndim - D:]
+    _validate(2, modes, batch, eps, targets.dtype, modeord, method, ups, maxsub, bins)
+    _check_device(points, targets, "targets")
+    out = nufft2_op(points, targets.reshape((-1,) + tuple(modes)), isign, eps, modeord, method,
+                    ups, maxsub, bins, not points.requires_grad)
+    return out.reshape(batch + (M,))
+
+
+def finufft_type3(points, values, targets, **finufftkwargs):
+    """Type 3 -- not in this build of warpfft (raises NotImplementedError)."""
+    raise NotImplementedError("warpfft.torch.finufft_type3: type 3 transforms are not "
+                              "implemented in this version of warpfft (types 1 and 2 are)")
+
+
+def stats():
+    """Counters: plans_created, setpts_calls, setpts_skipped (same points tensor unmodified),
+    cached_plans."""
+    return _ops.stats()

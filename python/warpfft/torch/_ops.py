@@ -1,0 +1,271 @@
+"""torch.library custom ops ``warpfft::nufft1`` / ``warpfft::nufft2`` over the C ABI, their fake
+(meta) implementations for torch.compile, and their autograd formulas.
+
+Canonical form: points (D, M) real, x first; type 1 values (B, M) -> (B, N1[, N2[, N3]]); type 2
+targets (B, N1[, ...]) -> (B, M). B transforms share the points (one plan with ntransf = B).
+The C plan has dimension 1 fastest, so modes and coordinates are passed in reverse order
+(zero-copy: a mode array (B, N1, N2) is the C plan's (N2 fastest) layout).
+"""
+
+import ctypes
+import threading
+from collections import OrderedDict
+from typing import List
+
+import torch
+
+from .. import _framework_native as native
+
+CACHE_MAX = 16
+
+_lock = threading.Lock()
+_plans = OrderedDict()  # key -> _Entry (least recently used first)
+_stats = {"plans_created": 0, "setpts_calls": 0, "setpts_skipped": 0}
+
+
+class _Entry:
+    def __init__(self, plan, device, stream):
+        self.plan = plan
+        self.device = device
+        self.stream = stream
+        self.lock = threading.Lock()
+        self.points_src = None  # the caller's points tensor of the last setpts
+        self.points_used = None  # the contiguous tensor the plan reads (kept alive)
+        self.points_sig = None
+
+    def destroy(self):
+        native.lib.warpfft_stream_sync(self.device, self.stream)
+        native.lib.warpfft_plan_destroy(self.plan)
+        self.plan = None
+        self.points_src = self.points_used = None
+
+
+def _points_sig(p):
+    return (p.data_ptr(), tuple(p.shape), tuple(p.stride()), p.dtype, p.device, p._version)
+
+
+def _precision(dtype):
+    if dtype == torch.complex64:
+        return native.F32
+    if dtype == torch.complex128:
+        return native.F64
+    raise TypeError(f"values must be complex64 or complex128, not {dtype}")
+
+
+def _get_plan(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
+    key = (nufft_type, tuple(modes_c), ntransf, eps, isign, prec, kw, device, stream)
+    with _lock:
+        entry = _plans.get(key)
+        if entry is not None:
+            _plans.move_to_end(key)
+            return entry
+    native.validate(nufft_type, modes_c, ntransf, eps, prec, kw)
+    opts = native.make_opts(device=device, stream=stream, **dict(kw))
+    plan = ctypes.c_void_p()
+    native.check(native.lib.warpfft_plan_create(int(nufft_type), len(modes_c),
+                                                native.modes3(modes_c), int(isign), int(ntransf),
+                                                float(eps), int(prec), ctypes.byref(opts),
+                                                ctypes.byref(plan)), "warpfft_plan_create")
+    entry = _Entry(plan, device, stream)
+    evicted = []
+    with _lock:
+        other = _plans.get(key)
+        if other is not None:  # another thread made one meanwhile: keep theirs
+            evicted.append(entry)
+            entry = other
+        else:
+            _stats["plans_created"] += 1
+            _plans[key] = entry
+            while len(_plans) > CACHE_MAX:
+                _, old = _plans.popitem(last=False)
+                evicted.append(old)
+    for old in evicted:
+        with old.lock:
+            old.destroy()
+    return entry
+
+
+def _kw(modeord, method, upsampfac, max_subprob, bins):
+    kw = {}
+    if modeord:
+        kw["modeord"] = int(modeord)
+    if method:
+        kw["method"] = int(method)
+    if upsampfac != 2.0:
+        kw["upsampfac"] = float(upsampfac)
+    if max_subprob:
+        kw["max_subprob"] = int(max_subprob)
+    if any(bins):
+        kw["bin_size"] = tuple(int(b) for b in bins)
+    return tuple(sorted(kw.items()))
+
+
+def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True):
+    """setpts (skipped when the same, unmodified points tensor comes back) + execute, on
+    torch's current stream of the tensors' device."""
+    device = src.device.index if src.device.index is not None else torch.cuda.current_device()
+    stream = torch.cuda.current_stream(src.device).cuda_stream
+    prec = _precision(src.dtype)
+    D, M = points.shape
+    B = src.shape[0]
+    if B == 0:
+        return out
+    modes_c = list(modes)[::-1]
+    entry = _get_plan(nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device,
+                      stream)
+    src = src.contiguous()
+    with entry.lock:
+        sig = _points_sig(points)
+        if reuse_points and entry.points_src is not None and entry.points_sig == sig:
+            _stats["setpts_skipped"] += 1
+        else:
+            # detached aliases: same storage and version counter, no autograd graph kept alive
+            src_alias = points.detach()
+            used = src_alias.contiguous()
+            rows = [used[d] for d in range(D)][::-1]  # the C plan's x is the last axis
+            ptrs = [r.data_ptr() for r in rows] + [None] * (3 - D)
+            entry.points_src = None  # a failed setpts leaves no points to reuse
+            native.check(native.lib.warpfft_setpts(entry.plan, prec, M, *ptrs), "warpfft_setpts")
+            _stats["setpts_calls"] += 1
+            entry.points_src, entry.points_used, entry.points_sig = src_alias, used, sig
+        if nufft_type == 1:
+            c, fk = src, out
+        else:
+            c, fk = out, src
+        native.check(native.lib.warpfft_execute(entry.plan, prec, c.data_ptr(), fk.data_ptr()),
+                     "warpfft_execute")
+    return out
+
+
+# ---- the ops -------------------------------------------------------------------------------
+
+
+@torch.library.custom_op("warpfft::nufft1", mutates_args=())
+def nufft1_op(points: torch.Tensor, values: torch.Tensor, n_modes: List[int], isign: int,
+              eps: float, modeord: int, method: int, upsampfac: float, max_subprob: int,
+              bins: List[int], reuse_points: bool = True) -> torch.Tensor:
+    out = torch.empty((values.shape[0],) + tuple(n_modes), dtype=values.dtype,
+                      device=values.device)
+    kw = _kw(modeord, method, upsampfac, max_subprob, bins)
+    if values.shape[-1] == 0:
+        return out.zero_()
+    return _run(1, points, values, out, n_modes, isign, eps, kw, reuse_points)
+
+
+@nufft1_op.register_fake
+def _nufft1_fake(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
+                 bins, reuse_points=True):
+    return values.new_empty((values.shape[0],) + tuple(n_modes))
+
+
+@torch.library.custom_op("warpfft::nufft2", mutates_args=())
+def nufft2_op(points: torch.Tensor, targets: torch.Tensor, isign: int, eps: float, modeord: int,
+              method: int, upsampfac: float, max_subprob: int,
+              bins: List[int], reuse_points: bool = True) -> torch.Tensor:
+    M = points.shape[1]
+    out = torch.empty((targets.shape[0], M), dtype=targets.dtype, device=targets.device)
+    if M == 0:
+        return out
+    kw = _kw(modeord, method, upsampfac, max_subprob, bins)
+    return _run(2, points, targets, out, tuple(targets.shape[1:]), isign, eps, kw, reuse_points)
+
+
+@nufft2_op.register_fake
+def _nufft2_fake(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
+                 reuse_points=True):
+    return targets.new_empty((targets.shape[0], points.shape[1]))
+
+
+# ---- autograd ------------------------------------------------------------------------------
+
+
+def _k(n, modeord, device, dtype):
+    if modeord:
+        return torch.fft.fftfreq(n, d=1.0 / n, device=device, dtype=dtype)
+    return torch.arange(-(n // 2), n - n // 2, device=device, dtype=dtype)
+
+
+def _ramp(d, modes, modeord, device, dtype):
+    """k_d shaped to broadcast over (B, N1, .., ND)."""
+    shape = [1] * (1 + len(modes))
+    shape[1 + d] = modes[d]
+    return _k(modes[d], modeord, device, dtype).reshape(shape)
+
+
+def _setup1(ctx, inputs, output):
+    points, values, n_modes, *rest = inputs
+    ctx.save_for_backward(points, values)
+    ctx.n_modes = list(n_modes)
+    ctx.rest = rest[:7]  # isign, eps, modeord, method, upsampfac, max_subprob, bins
+
+
+def _backward1(ctx, grad):
+    # f_k = sum_j c_j e^{i s k.x_j}. grad_c = A^H g: a type 2 with sign -s. For the points,
+    # dL/dx_dj = Re(conj(c_j) * sum_k (-i s k_d) g_k e^{-i s k.x_j}): type 2 of the ramped g.
+    points, values = ctx.saved_tensors
+    isign, eps, modeord, method, upsampfac, max_subprob, bins = ctx.rest
+    need_p, need_v = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    D = points.shape[0]
+    s = 1 if isign >= 0 else -1
+    real = points.dtype
+    parts = [grad]
+    if need_p:
+        parts += [(-1j * s) * _ramp(d, ctx.n_modes, modeord, grad.device, real) * grad
+                  for d in range(D)]
+    B = grad.shape[0]
+    stacked = torch.cat(parts, dim=0) if len(parts) > 1 else grad
+    r = nufft2_op(points, stacked.contiguous(), -s, eps, modeord, method, upsampfac,
+                  max_subprob, bins, not need_p)
+    r = r.reshape(len(parts), B, -1)
+    gv = r[0] if need_v else None
+    gp = None
+    if need_p:
+        gp = (values.conj().unsqueeze(0) * r[1:]).real.sum(dim=1)
+    return gp, gv, None, None, None, None, None, None, None, None, None
+
+
+def _setup2(ctx, inputs, output):
+    points, targets, *rest = inputs
+    ctx.save_for_backward(points, targets)
+    ctx.rest = rest[:7]
+
+
+def _backward2(ctx, grad):
+    # c_j = sum_k f_k e^{i s k.x_j}. grad_f = A^H g: a type 1 with sign -s. For the points,
+    # dL/dx_dj = Re(conj(g_j) * sum_k (i s k_d) f_k e^{i s k.x_j}): type 2 of the ramped f.
+    points, targets = ctx.saved_tensors
+    isign, eps, modeord, method, upsampfac, max_subprob, bins = ctx.rest
+    need_p, need_t = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    D = points.shape[0]
+    s = 1 if isign >= 0 else -1
+    modes = list(targets.shape[1:])
+    gt = gp = None
+    if need_t:
+        gt = nufft1_op(points, grad.contiguous(), modes, -s, eps, modeord, method, upsampfac,
+                       max_subprob, bins, not need_p)
+    if need_p:
+        B = targets.shape[0]
+        ramped = torch.cat([(1j * s) * _ramp(d, modes, modeord, targets.device, points.dtype)
+                            * targets for d in range(D)], dim=0)
+        r = nufft2_op(points, ramped.contiguous(), s, eps, modeord, method, upsampfac,
+                      max_subprob, bins, False).reshape(D, B, -1)
+        gp = (grad.conj().unsqueeze(0) * r).real.sum(dim=1)
+    return gp, gt, None, None, None, None, None, None, None, None
+
+
+nufft1_op.register_autograd(_backward1, setup_context=_setup1)
+nufft2_op.register_autograd(_backward2, setup_context=_setup2)
+
+
+def clear_cache():
+    with _lock:
+        entries = list(_plans.values())
+        _plans.clear()
+    for e in entries:
+        with e.lock:
+            e.destroy()
+
+
+def stats():
+    with _lock:
+        return dict(_stats, cached_plans=len(_plans))
