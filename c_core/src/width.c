@@ -179,7 +179,8 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
             st->worst = fmax(st->worst, sqrt(a2));
         }
         st->offset2 = fmax(st->offset2, q2 * inv_n);
-        st->coherent = fmax(st->coherent, hypot(er, ei) * inv_n);
+        /* sqrt, not hypot: hypot@GLIBC_2.35 would raise the wheel's manylinux baseline (2_34) */
+        st->coherent = fmax(st->coherent, sqrt(er * er + ei * ei) * inv_n);
         st->mean2 += dwt * q2 * inv_n;
     }
     for (int i = 0; i < nk; i++)
