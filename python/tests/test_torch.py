@@ -81,7 +81,8 @@ def test_make_fx_traces_the_op_and_its_backward_shapes():
     (lambda p, v: wt.finufft_type1(p, v, (8, 8)), ValueError, "CUDA tensors"),
     (lambda p, v: wt.finufft_type2(p, v), ValueError, "CUDA tensors"),
     (lambda p, v: wt.finufft_type2(p, v[0]), ValueError, "mode axes"),
-    (lambda p, v: wt.finufft_type3(p, v, p), NotImplementedError, "type 3"),
+    (lambda p, v: wt.finufft_type3(p, v, p), ValueError, "CUDA tensors"),
+    (lambda p, v: wt.finufft_type3(p, v, p[:1]), ValueError, "targets must have shape"),
 ])
 def test_bad_input_raises(call, exc, match):
     p = torch.zeros((2, 20), dtype=torch.float32)
