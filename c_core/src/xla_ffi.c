@@ -294,6 +294,140 @@ static const XLA_FFI_Buffer *arg_buffer(const XLA_FFI_CallFrame *f, int64_t i) {
     return (const XLA_FFI_Buffer *)f->args.args[i];
 }
 
+static XLA_FFI_Error *stream_of(XLA_FFI_CallFrame *f, uint64_t *stream) {
+    if (f->api->struct_size < offsetof(XLA_FFI_Api, XLA_FFI_Stream_Get) + sizeof(void *))
+        return xla_error(f, WF_XLA_ERR_UNIMPLEMENTED, "warpfft: XLA's FFI API has no Stream_Get");
+    XLA_FFI_Stream_Get_Args sa;
+    memset(&sa, 0, sizeof sa);
+    sa.struct_size = sizeof sa;
+    sa.ctx = f->ctx;
+    XLA_FFI_Error *e = f->api->XLA_FFI_Stream_Get(&sa);
+    if (e)
+        return e;
+    *stream = (uint64_t)(uintptr_t)sa.stream;
+    return NULL;
+}
+
+/* Type 3: source (G, T, M) complex, dim source coordinate arrays (G or 1, M) then dim target
+ * coordinate arrays (G or 1, K), result (G, T, K). One cached plan per (dim, T, eps, sign,
+ * precision, options, device, stream); M and K are set by setpts3 on every call (per group
+ * when the coordinates are per group). */
+static XLA_FFI_Error *run3(XLA_FFI_CallFrame *f, int64_t iflag, double eps, int64_t method,
+                           double upsampfac, int64_t max_subprob, const int64_t bin[3]) {
+    int64_t nargs = f->args.size;
+    if (nargs < 3 || nargs > 7 || (nargs - 1) % 2 != 0 || f->rets.size != 1 ||
+        f->rets.types[0] != WF_XLA_RET_BUFFER)
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: a type-3 custom call takes source + 1..3 source coordinate "
+                         "arrays + as many target coordinate arrays and returns one array (got "
+                         "%lld arguments, %lld results)",
+                         (long long)nargs, (long long)f->rets.size);
+    int dim = (int)((nargs - 1) / 2);
+    const XLA_FFI_Buffer *src = arg_buffer(f, 0);
+    const XLA_FFI_Buffer *out = (const XLA_FFI_Buffer *)f->rets.rets[0];
+    const XLA_FFI_Buffer *pts[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    for (int d = 0; d < 2 * dim; d++) {
+        pts[d] = arg_buffer(f, 1 + d);
+        if (!pts[d])
+            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
+    }
+    if (!src)
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
+    int precision;
+    size_t real_bytes;
+    if (src->dtype == WF_XLA_C64 && out->dtype == WF_XLA_C64) {
+        precision = WARPFFT_F32;
+        real_bytes = 4;
+    } else if (src->dtype == WF_XLA_C128 && out->dtype == WF_XLA_C128) {
+        precision = WARPFFT_F64;
+        real_bytes = 8;
+    } else {
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: source and result must both be complex64 or complex128");
+    }
+    int want_pt = precision == WARPFFT_F32 ? WF_XLA_F32 : WF_XLA_F64;
+    if (src->rank != 3 || out->rank != 3 || pts[0]->rank != 2 || pts[dim]->rank != 2)
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: type 3 needs source and result of rank 3 and coordinates of "
+                         "rank 2");
+    int64_t G = src->dims[0], T = src->dims[1], M = src->dims[2];
+    int64_t Gp = pts[0]->dims[0], K = pts[dim]->dims[1];
+    for (int d = 0; d < 2 * dim; d++) {
+        int64_t len = d < dim ? M : K;
+        if (pts[d]->dtype != want_pt || pts[d]->rank != 2 || pts[d]->dims[0] != Gp ||
+            pts[d]->dims[1] != len)
+            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                             "warpfft: %s coordinate array %d must be %s of shape (%lld, %lld)",
+                             d < dim ? "source" : "target", d % dim,
+                             precision == WARPFFT_F32 ? "float32" : "float64", (long long)Gp,
+                             (long long)len);
+    }
+    if (Gp != G && Gp != 1)
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: %lld point sets for %lld source groups", (long long)Gp,
+                         (long long)G);
+    if (out->dims[0] != G || out->dims[1] != T || out->dims[2] != K)
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: result has shape (%lld, %lld, %lld), expected (%lld, %lld, "
+                         "%lld)",
+                         (long long)out->dims[0], (long long)out->dims[1], (long long)out->dims[2],
+                         (long long)G, (long long)T, (long long)K);
+    if (G == 0 || T == 0 || K == 0)
+        return NULL;
+
+    uint64_t stream;
+    XLA_FFI_Error *e = stream_of(f, &stream);
+    if (e)
+        return e;
+    wf_xla_key key;
+    memset(&key, 0, sizeof key);
+    key.type = 3;
+    key.dim = dim;
+    key.precision = precision;
+    key.iflag = iflag >= 0 ? 1 : -1;
+    key.method = (int)method;
+    key.max_subprob = (int)max_subprob;
+    for (int d = 0; d < 3; d++) {
+        key.bin[d] = (int)bin[d];
+        key.n[d] = 1; /* unused by type 3: the grids are chosen at setpts3 */
+    }
+    key.ntransf = T;
+    key.eps = eps;
+    key.upsampfac = upsampfac;
+    key.stream = stream;
+    key.device = device_of(src->data ? src->data : out->data);
+
+    wf_xla_entry *ent;
+    warpfft_status st = acquire_plan(&key, &ent);
+    if (st != WARPFFT_SUCCESS)
+        return status_error(f, st, "warpfft_plan_create");
+    size_t cplx = 2 * real_bytes;
+    size_t src_group = (size_t)(T * M) * cplx, out_group = (size_t)(T * K) * cplx;
+    for (int64_t g = 0; g < G && st == WARPFFT_SUCCESS; g++) {
+        if (g == 0 || Gp > 1) {
+            const char *p[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+            for (int d = 0; d < 2 * dim; d++) {
+                size_t group = (size_t)(d < dim ? M : K) * real_bytes;
+                int slot = d < dim ? d : 3 + d - dim;
+                p[slot] = (const char *)pts[d]->data + (Gp > 1 ? (size_t)g * group : 0);
+            }
+            st = warpfft_setpts3(ent->plan, (warpfft_precision)precision, M, p[0], p[1], p[2], K,
+                                 p[3], p[4], p[5]);
+            if (st != WARPFFT_SUCCESS) {
+                release_plan(ent);
+                return status_error(f, st, "warpfft_setpts3");
+            }
+        }
+        char *c = (char *)src->data + (size_t)g * src_group;
+        char *fk = (char *)out->data + (size_t)g * out_group;
+        st = warpfft_execute(ent->plan, (warpfft_precision)precision, c, fk);
+    }
+    release_plan(ent);
+    if (st != WARPFFT_SUCCESS)
+        return status_error(f, st, "warpfft_execute");
+    return NULL;
+}
+
 static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     const XLA_FFI_Attrs *at = &f->attrs;
     int64_t type, iflag, modeord = 0, method = 0, max_subprob = 0, n[3], bin[3] = {0, 0, 0};
@@ -311,9 +445,11 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     attr_int(at, "bin2", &bin[1]);
     attr_int(at, "bin3", &bin[2]);
     attr_f64(at, "upsampfac", &upsampfac);
+    if (type == 3)
+        return run3(f, iflag, eps, method, upsampfac, max_subprob, bin);
     if (type != 1 && type != 2)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: nufft_type %lld is not 1 or 2",
-                         (long long)type);
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: nufft_type %lld is not 1, 2 or 3", (long long)type);
 
     int dim = (int)f->args.size - 1;
     if (dim < 1 || dim > 3 || f->rets.size != 1 || f->rets.types[0] != WF_XLA_RET_BUFFER)
@@ -388,13 +524,8 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     if (G == 0 || T == 0)
         return NULL;
 
-    if (f->api->struct_size < offsetof(XLA_FFI_Api, XLA_FFI_Stream_Get) + sizeof(void *))
-        return xla_error(f, WF_XLA_ERR_UNIMPLEMENTED, "warpfft: XLA's FFI API has no Stream_Get");
-    XLA_FFI_Stream_Get_Args sa;
-    memset(&sa, 0, sizeof sa);
-    sa.struct_size = sizeof sa;
-    sa.ctx = f->ctx;
-    XLA_FFI_Error *e = f->api->XLA_FFI_Stream_Get(&sa);
+    uint64_t stream;
+    XLA_FFI_Error *e = stream_of(f, &stream);
     if (e)
         return e;
 
@@ -414,7 +545,7 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     key.ntransf = T;
     key.eps = eps;
     key.upsampfac = upsampfac;
-    key.stream = (uint64_t)(uintptr_t)sa.stream;
+    key.stream = stream;
     key.device = device_of(src->data ? src->data : out->data);
 
     wf_xla_entry *ent;

@@ -157,7 +157,7 @@ typedef struct XLA_FFI_Metadata_Extension {
 } XLA_FFI_Metadata_Extension;
 
 /*
- * The NUFFT handler (type 1 or 2), registered for platform CUDA with api_version 1.
+ * The NUFFT handler (type 1, 2 or 3), registered for platform CUDA with api_version 1.
  * Arguments: source, then `dim` point arrays in the C plan's dimension order (dimension 1
  * first). Shapes: points (G or 1, M) of f32/f64; type 1 source (G, T, M) complex, result
  * (G, T, N3?, N2?, N1); type 2 source (G, T, N...) complex, result (G, T, M).
@@ -166,6 +166,10 @@ typedef struct XLA_FFI_Metadata_Extension {
  * For each of the G groups it sets the group's points (once when the points are shared) and
  * runs T transforms on XLA's stream, with a plan from a bounded, thread-safe cache keyed by
  * (type, dim, modes, T, eps, iflag, precision, options, device, stream).
+ * Type 3 (nufft_type = 3; n1..n3 and modeord unused): source (G, T, M), then `dim` source
+ * coordinate arrays (G or 1, M) and `dim` target coordinate arrays (G or 1, K), each set in the
+ * C plan's dimension order; result (G, T, K). setpts3 runs on every call (once per group when
+ * the coordinates are per group); the cached plan's key has no M or K.
  */
 WARPFFT_API XLA_FFI_Error *warpfft_xla_nufft(XLA_FFI_CallFrame *frame);
 

@@ -26,6 +26,13 @@ def direct2(f, pts, iflag, modeord=0):
     return fl @ e.reshape(-1, e.shape[-1])
 
 
+def direct3(c, pts, targets, iflag):
+    """f[k] = sum_j c[j] e^{i iflag s_k.x_j}; c (..., M), pts and targets lists of (M,) / (K,)."""
+    phase = sum(np.asarray(t, np.float64)[:, None] * np.asarray(p, np.float64)[None, :]
+                for p, t in zip(pts, targets))  # (K, M)
+    return np.asarray(c, np.complex128) @ np.exp(1j * np.sign(iflag) * phase).T
+
+
 def relerr(a, b):
     a, b = np.asarray(a), np.asarray(b)
     return np.linalg.norm((a - b).ravel()) / np.linalg.norm(b.ravel())

@@ -13,7 +13,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from _nufft_ref import direct1, direct2, relerr
+from _nufft_ref import direct1, direct2, direct3, relerr
 from _support import LIBRARY, REPO, clean_env, gpu_status
 
 jax = pytest.importorskip("jax", reason="JAX is not installed: warpfft.jax tests skipped")
@@ -156,7 +156,10 @@ def test_cpu_arrays_raise_clearly():
     (lambda x, c: wj.nufft1(4, c[None].repeat(3, 0), x[None].repeat(2, 0)), ValueError,
      "broadcast"),
     (lambda x, c: wj.nufft2(c, x, x), ValueError, "source"),
-    (lambda x, c: wj.nufft3(c, x, x), NotImplementedError, "type 3"),
+    (lambda x, c: wj.nufft3(c, x, x, x), ValueError, "2, 4 or 6"),
+    (lambda x, c: wj.nufft3(c, x, x.astype(jnp.float64)), TypeError, "targets x"),
+    (lambda x, c: wj.nufft3(c[:5], x, x), ValueError, "last axis"),
+    (lambda x, c: wj.nufft3(c, x, x, eps=1e-9), ValueError, "eps=1e-09"),
 ])
 def test_bad_input_raises_before_running(call, exc, match):
     x = jax.ShapeDtypeStruct((10,), jnp.float32)
@@ -424,3 +427,75 @@ def test_points_on_another_gpu_than_the_source_raise():
     c = jax.device_put(jnp.ones((10,), jnp.complex64), gpus[0])
     with pytest.raises(ValueError):
         wj.nufft1(4, c, x)
+
+
+# ---- type 3 ---------------------------------------------------------------------------------
+
+
+def test_type3_shapes():
+    x = jax.ShapeDtypeStruct((4, 1, 10), jnp.float64)
+    s = jax.ShapeDtypeStruct((4, 1, 7), jnp.float64)
+    c = jax.ShapeDtypeStruct((4, 3, 10), jnp.complex128)
+    assert jax.eval_shape(lambda c, x, s: wj.nufft3(c, x, x, s, s), c, x, s).shape == (4, 3, 7)
+    c1 = jax.ShapeDtypeStruct((2, 10), jnp.complex64)
+    x1 = jax.ShapeDtypeStruct((10,), jnp.float32)
+    s1 = jax.ShapeDtypeStruct((5,), jnp.float32)
+    assert jax.eval_shape(lambda c, x, s: wj.nufft3(c, x, s), c1, x1, s1).shape == (2, 5)
+
+
+def _data3(rng, dim, M, K, shape=(), dtype=np.float64):
+    pts, c = _data(rng, dim, M, shape, dtype)
+    tg = [rng.uniform(-8, 8, K).astype(dtype) for _ in range(dim)]
+    return [p[0] if p.ndim > 1 else p for p in pts], c, tg
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("prec", ["f32", "f64"])
+def test_type3_values_against_exact_sums(dim, prec):
+    require_jax_gpu()
+    rng = np.random.default_rng(40 + dim)
+    real = np.float32 if prec == "f32" else np.float64
+    eps = 1e-5 if prec == "f32" else 1e-10
+    pts, c, tg = _data3(rng, dim, 200, 150, (2,), real)
+    g = _gpu_put(c, *pts, *tg)
+    for iflag in (1, -1):
+        f = wj.nufft3(g[0], *g[1:], iflag=iflag, eps=eps)
+        assert f.shape == (2, 150)
+        assert relerr(f, direct3(c, pts, tg, iflag)) < 10 * eps, (dim, iflag)
+    # other M and K: the cached plan is reused (setpts3 on every call)
+    fun = jax.jit(lambda c, *q: wj.nufft3(c, *q, eps=eps))
+    fun(*g).block_until_ready()
+    before = wj.plans_created()
+    pts2, c2, tg2 = _data3(rng, dim, 90, 60, (2,), real)
+    f = fun(*_gpu_put(c2, *pts2, *tg2))
+    assert relerr(f, direct3(c2, pts2, tg2, -1)) < 10 * eps
+    assert wj.plans_created() == before
+
+
+def test_type3_per_batch_point_sets_and_vmap():
+    require_jax_gpu()
+    rng = np.random.default_rng(48)
+    xs = rng.uniform(-np.pi, np.pi, (3, 1, 80))
+    ss = rng.uniform(-6, 6, (3, 1, 50))
+    c = rng.standard_normal((3, 2, 80)) + 1j * rng.standard_normal((3, 2, 80))
+    f = wj.nufft3(*_gpu_put(c, xs, ss), eps=1e-10)
+    assert f.shape == (3, 2, 50)
+    for g in range(3):
+        assert relerr(f[g], direct3(c[g], [xs[g, 0]], [ss[g, 0]], -1)) < 1e-8
+    fv = jax.vmap(lambda c, x: wj.nufft3(c, x, ss[0, 0], eps=1e-10))(
+        *_gpu_put(c[:, 0], xs[:, 0]))
+    for g in range(3):
+        assert relerr(fv[g], direct3(c[g, 0], [xs[g, 0]], [ss[0, 0]], -1)) < 1e-8
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_type3_gradients_finite_differences_f64(dim):
+    require_jax_gpu()
+    from jax.test_util import check_grads
+    rng = np.random.default_rng(50 + dim)
+    pts, c, tg = _data3(rng, dim, 30, 20)
+    args = _gpu_put(c, *pts, *tg)
+    check_grads(lambda s: wj.nufft3(s, *args[1:], eps=1e-12), [args[0]], order=1,
+                modes=("fwd", "rev"), eps=1e-6, atol=1e-6, rtol=1e-6)
+    check_grads(lambda s, *q: wj.nufft3(s, *q, eps=1e-12), args, order=1,
+                modes=("fwd", "rev"), eps=1e-6, atol=1e-4, rtol=1e-4)

@@ -185,9 +185,53 @@ def test_stages_other_than_execute_do_nothing(stage):
     assert h.errors == [] and h.stream_requests == 0
 
 
+def _type3_2d(h, G=2, T=3, M=50, K=40, src=C64, pt=F32, out_dims=None, tgt_dims=None, Gp=None,
+              nargs=None):
+    Gp = G if Gp is None else Gp
+    args = [h.buffer(src, [G, T, M]), h.buffer(pt, [Gp, M]), h.buffer(pt, [Gp, M]),
+            h.buffer(pt, tgt_dims or [Gp, K]), h.buffer(pt, [Gp, K])][:nargs]
+    rets = [h.buffer(src, out_dims or [G, T, K])]
+    return h.frame(args, rets, _attrs(nufft_type=(S32, 3), n1=(S64, 1), n2=(S64, 1)))
+
+
+TYPE3_BAD = [
+    (lambda h: _type3_2d(h, nargs=4), "type-3 custom call takes"),
+    (lambda h: _type3_2d(h, pt=F64), "float32"),
+    (lambda h: _type3_2d(h, src=C128), "float64"),
+    (lambda h: _type3_2d(h, tgt_dims=[2, 39]), "target coordinate array"),
+    (lambda h: _type3_2d(h, out_dims=[2, 3, 41]), "result has shape"),
+    (lambda h: _type3_2d(h, Gp=3), "point sets"),
+    (lambda h: _type3_2d(h, out_dims=[2, 3, 40, 1]), "rank 3"),
+]
+
+
+@pytest.mark.parametrize("build,match", TYPE3_BAD)
+def test_type3_bad_calls_return_an_error_with_a_message(build, match):
+    h = Harness()
+    err = handler(ctypes.byref(build(h)))
+    assert err == 0x1234
+    assert len(h.errors) == 1 and match in h.errors[0][1], h.errors
+    assert h.errors[0][0] == 3 and h.stream_requests == 0
+
+
+def test_type3_valid_call_asks_for_the_stream_then_creates_a_plan():
+    if gpu_status() is None:  # the fake device pointers must never reach a real GPU
+        pytest.skip("a GPU is present: fake buffers cannot be run there; test_jax.py covers it")
+    h = Harness()
+    before = native.lib.warpfft_xla_plans_created()
+    err = handler(ctypes.byref(_type3_2d(h, Gp=1)))
+    assert h.stream_requests == 1
+    assert err == 0x1234 and "warpfft_plan_create" in h.errors[0][1], h.errors
+    assert "WARPFFT_ERR_NO_DRIVER" in h.errors[0][1] and h.errors[0][0] == 14
+    assert native.lib.warpfft_xla_plans_created() == before
+    h = Harness()  # no targets: nothing to do, no stream asked for
+    assert handler(ctypes.byref(_type3_2d(h, K=0))) is None
+    assert h.errors == [] and h.stream_requests == 0
+
+
 @pytest.mark.parametrize("build,match", [
     (lambda h: _type1_2d(h, nufft_type=None), "attributes"),
-    (lambda h: _type1_2d(h, nufft_type=(S32, 3)), "not 1 or 2"),
+    (lambda h: _type1_2d(h, nufft_type=(S32, 4)), "not 1, 2 or 3"),
     (lambda h: _type1_2d(h, src=C128), "float64"),
     (lambda h: _type1_2d(h, pt=F64), "float32"),
     (lambda h: _type1_2d(h, out_dims=[2, 3, 8, 6]), "shapes do not match"),

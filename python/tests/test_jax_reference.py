@@ -21,7 +21,7 @@ SCRIPT = textwrap.dedent(r"""
     from jax.interpreters import mlir
     from jax.test_util import check_grads
     sys.path.insert(0, sys.argv[1])
-    from _nufft_ref import direct1, direct2, relerr
+    from _nufft_ref import direct1, direct2, direct3, relerr
     import warpfft.jax as wj
     from warpfft.jax import _ops, options
 
@@ -47,6 +47,16 @@ SCRIPT = textwrap.dedent(r"""
         return jnp.einsum("gtk,gkm->gtm", fl, e)
 
     mlir.register_lowering(_ops.nufft_p, mlir.lower_fun(reference, multiple_results=False),
+                           platform="cpu")
+
+    def reference3(source, *coords, iflag, eps, opts):
+        # type 3's canonical contract: source (G, T, M), points (G, M) x dim, targets (G, K) x dim
+        dim = len(coords) // 2
+        ph = sum(coords[dim + d][:, :, None] * coords[d][:, None, :] for d in range(dim))
+        e = jnp.exp(1j * (1 if iflag >= 0 else -1) * ph).astype(source.dtype)  # (G, K, M)
+        return jnp.einsum("gtm,gkm->gtk", source, e)
+
+    mlir.register_lowering(_ops.nufft3_p, mlir.lower_fun(reference3, multiple_results=False),
                            platform="cpu")
     rng = np.random.default_rng(0)
 
@@ -78,6 +88,34 @@ SCRIPT = textwrap.dedent(r"""
         check_grads(lambda q: jnp.sum(jnp.abs(wj.nufft1(n, jnp.ones(9, jnp.complex128), q,
                                                          *p[1:], eps=1e-12)) ** 2),
                     [p[0]], order=2, modes=("rev",), eps=1e-5, atol=1e-4, rtol=1e-4)
+
+    # type 3: values, then derivatives w.r.t. source, points and targets (fwd and rev)
+    for dim in (1, 2, 3):
+        p = pts(dim, (11,))
+        t = [rng.uniform(-6, 6, 7) for _ in range(dim)]
+        c = cplx((2, 11))
+        for iflag in (1, -1):
+            f = wj.nufft3(c, *p, *t, iflag=iflag, eps=1e-12)
+            assert f.shape == (2, 7) and relerr(f, direct3(c, p, t, iflag)) < 1e-12, dim
+        check_grads(lambda s: wj.nufft3(s, *p, *t, eps=1e-12), [c], order=1,
+                    modes=("fwd", "rev"), eps=1e-6, atol=1e-6, rtol=1e-6)
+        check_grads(lambda s, *q: wj.nufft3(s, *q, eps=1e-12), [c[0]] + p + t, order=1,
+                    modes=("fwd", "rev"), eps=1e-6, atol=1e-6, rtol=1e-6)
+    # type 3 broadcasting: per-group points and targets with stacked transforms; vmap
+    xp = rng.uniform(-np.pi, np.pi, (3, 1, 12))
+    sp = rng.uniform(-6, 6, (3, 1, 5))
+    c = cplx((3, 4, 12))
+    f = wj.nufft3(c, xp, sp, eps=1e-12)
+    assert f.shape == (3, 4, 5)
+    for g in range(3):
+        assert relerr(f[g], direct3(c[g], [xp[g, 0]], [sp[g, 0]], -1)) < 1e-12
+    sv = rng.uniform(-6, 6, (4, 5))
+    fv = jax.vmap(lambda s: wj.nufft3(c[0], xp[0, 0], s, eps=1e-12))(sv)
+    for b in range(4):
+        assert relerr(fv[b], direct3(c[0], [xp[0, 0]], [sv[b]], -1)) < 1e-12
+    gv = jax.grad(lambda s: jnp.sum(jnp.abs(jax.vmap(
+        lambda s: wj.nufft3(c[0], xp[0, 0], s, eps=1e-12))(s)) ** 2))(sv)
+    assert gv.shape == sv.shape and np.all(np.isfinite(gv))
 
     # broadcasting: P point sets with S stacked transforms, and per-transform points
     P, S, M = 3, 4, 25

@@ -9,7 +9,7 @@ documented calls, one op per device on two GPUs.
 
 import numpy as np
 import pytest
-from _nufft_ref import direct1, direct2, relerr
+from _nufft_ref import direct1, direct2, direct3, relerr
 from _support import gpu_status
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed: warpfft.torch tests "
@@ -81,7 +81,8 @@ def test_make_fx_traces_the_op_and_its_backward_shapes():
     (lambda p, v: wt.finufft_type1(p, v, (8, 8)), ValueError, "CUDA tensors"),
     (lambda p, v: wt.finufft_type2(p, v), ValueError, "CUDA tensors"),
     (lambda p, v: wt.finufft_type2(p, v[0]), ValueError, "mode axes"),
-    (lambda p, v: wt.finufft_type3(p, v, p), NotImplementedError, "type 3"),
+    (lambda p, v: wt.finufft_type3(p, v, p), ValueError, "CUDA tensors"),
+    (lambda p, v: wt.finufft_type3(p, v, p[:1]), ValueError, "targets must have shape"),
 ])
 def test_bad_input_raises(call, exc, match):
     p = torch.zeros((2, 20), dtype=torch.float32)
@@ -272,10 +273,18 @@ def _exact_run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points
     return out
 
 
+def _exact_run3(points, values, targets, out, isign, eps, kw):
+    ph = targets.to(torch.float64).T @ points.to(torch.float64)  # (K, M)
+    e = torch.exp(1j * (1 if isign >= 0 else -1) * ph)
+    out.copy_((values.to(torch.complex128) @ e.T).to(out.dtype))
+    return out
+
+
 @pytest.fixture
 def exact_cpu_transform(monkeypatch):
     from warpfft.torch import _ops
     monkeypatch.setattr(_ops, "_run", _exact_run)
+    monkeypatch.setattr(_ops, "_run3", _exact_run3)
     monkeypatch.setattr(wt, "_check_device", lambda *a: None)
 
 
@@ -331,3 +340,102 @@ def test_torch_compile_traces_ops_and_backward_on_cpu(exact_cpu_transform, dynam
     b.abs().sum().backward()
     assert relerr(v2.grad.numpy(), v1.grad.numpy()) < 1e-10
     assert relerr(p2.grad.numpy(), p1.grad.numpy()) < 1e-10
+
+
+# ---- type 3 ---------------------------------------------------------------------------------
+
+
+def _data3(rng, dim, M, K, batch=(), real=torch.float64, device="cuda"):
+    p, v, pn, vn = _data(rng, dim, M, batch, real, device)
+    tn = rng.uniform(-8, 8, (dim, K))
+    return p, v, torch.tensor(tn, dtype=real, device=device), pn, vn, tn
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("isign", [-1, 1])
+def test_type3_autograd_formulas_gradcheck_on_cpu(exact_cpu_transform, dim, isign):
+    rng = np.random.default_rng(60 + dim)
+    p, v, t, pn, vn, tn = _data3(rng, dim, 9, 7, (2,), device="cpu")
+    f = wt.finufft_type3(p, v, t, eps=1e-12, isign=isign)
+    assert f.shape == (2, 7)
+    assert relerr(f.numpy(), direct3(vn, list(pn), list(tn), isign)) < 1e-12
+    for x in (p, v, t):
+        x.requires_grad_(True)
+    assert torch.autograd.gradcheck(
+        lambda p, v, t: wt.finufft_type3(p, v, t, eps=1e-12, isign=isign), (p, v, t))
+    # values only (the points' and targets' branches skipped)
+    v2 = v.detach().clone().requires_grad_(True)
+    assert torch.autograd.gradcheck(
+        lambda v: wt.finufft_type3(p.detach(), v, t.detach(), eps=1e-12, isign=isign), (v2,))
+
+
+def test_type3_autograd_fails_when_wrong(exact_cpu_transform, monkeypatch):
+    """The check above can fail: a wrong sign in the adjoint transform is caught."""
+    from warpfft.torch import _ops
+    real_op = _ops.nufft3_op
+
+    def wrong(points, values, targets, isign, *rest):
+        return real_op(points, values, targets, -isign, *rest)
+
+    monkeypatch.setattr(_ops, "nufft3_op", wrong)  # the backward's calls (the forward's is wt's)
+    rng = np.random.default_rng(4)
+    p, v, t, _, _, _ = _data3(rng, 2, 8, 5, (), device="cpu")
+    v.requires_grad_(True)
+    with pytest.raises(RuntimeError, match="Jacobian mismatch"):
+        torch.autograd.gradcheck(lambda v: wt.finufft_type3(p, v, t, eps=1e-12), (v,))
+
+
+def test_type3_shapes_and_bad_input_on_cpu(exact_cpu_transform):
+    rng = np.random.default_rng(5)
+    p, v, t, pn, vn, tn = _data3(rng, 1, 6, 4, (3, 2), device="cpu")
+    f = wt.finufft_type3(p[0], v, t[0], eps=1e-9)  # 1D: (M,) points and (K,) targets
+    assert f.shape == (3, 2, 4)
+    assert relerr(f.numpy(), direct3(vn, list(pn), list(tn), -1)) < 1e-12
+    with pytest.raises(ValueError, match="targets must have shape"):
+        wt.finufft_type3(p, v, torch.zeros((2, 4), dtype=torch.float64))
+    with pytest.raises(TypeError, match="targets have dtype"):
+        wt.finufft_type3(p, v, t.float())
+    with pytest.raises(warpfft.InvalidArgumentError, match="eps"):
+        wt.finufft_type3(p, v, t, eps=1e-20)
+
+
+def test_type3_fake_tensors_give_shapes():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        p = torch.empty((2, 10), dtype=torch.float32)
+        v = torch.empty((3, 10), dtype=torch.complex64)
+        t = torch.empty((2, 7), dtype=torch.float32)
+        out = torch.ops.warpfft.nufft3(p, v, t, -1, 1e-6, 0, 2.0, 0, [0, 0, 0])
+        assert out.shape == (3, 7) and out.dtype == torch.complex64
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("prec", ["f32", "f64"])
+def test_type3_values_against_exact_sums(dim, prec):
+    require_cuda()
+    rng = np.random.default_rng(70 + dim)
+    real, eps = (torch.float32, 1e-5) if prec == "f32" else (torch.float64, 1e-10)
+    p, v, t, pn, vn, tn = _data3(rng, dim, 200, 150, (2,), real=real)
+    for isign in (-1, 1):
+        f = wt.finufft_type3(p, v, t, eps=eps, isign=isign)
+        ref = direct3(vn, list(pn), list(tn), isign)
+        assert f.shape == (2, 150) and relerr(f.cpu().numpy(), ref) < 10 * eps, (dim, isign)
+    # another M and K reuse the cached plan (setpts3 on every call)
+    created = wt.stats()["plans_created"]
+    p2, v2, t2, pn2, vn2, tn2 = _data3(rng, dim, 90, 60, (2,), real=real)
+    f = wt.finufft_type3(p2, v2, t2, eps=eps, isign=-1)
+    assert relerr(f.cpu().numpy(), direct3(vn2, list(pn2), list(tn2), -1)) < 10 * eps
+    assert wt.stats()["plans_created"] == created
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_type3_gradcheck_f64_values_points_targets(dim):
+    require_cuda()
+    rng = np.random.default_rng(80 + dim)
+    p, v, t, _, _, _ = _data3(rng, dim, 12, 9, (2,))
+    for x in (p, v, t):
+        x.requires_grad_(True)
+    assert torch.autograd.gradcheck(lambda v: wt.finufft_type3(p.detach(), v, t.detach(),
+                                                               eps=1e-12), (v,))
+    assert torch.autograd.gradcheck(lambda p, v, t: wt.finufft_type3(p, v, t, eps=1e-12),
+                                    (p, v, t))

@@ -38,12 +38,22 @@ _SIGNATURES = {
          POINTER(c_void_p)],
     ),
     "warpfft_setpts": (c_int, [c_void_p, c_int, c_int64, c_void_p, c_void_p, c_void_p]),
+    "warpfft_setpts3": (
+        c_int,
+        [c_void_p, c_int, c_int64, c_void_p, c_void_p, c_void_p, c_int64, c_void_p, c_void_p,
+         c_void_p],
+    ),
     "warpfft_execute": (c_int, [c_void_p, c_int, c_void_p, c_void_p]),
     "warpfft_plan_destroy": (c_int, [c_void_p]),
     "warpfft_plan_params": (
         c_int,
         [c_int, c_int, POINTER(c_int64), c_int64, c_double, c_int, POINTER(Opts),
          POINTER(PlanInfo)],
+    ),
+    "warpfft_plan_params3": (
+        c_int,
+        [c_int, c_int64, c_double, c_int, POINTER(Opts), POINTER(c_double), POINTER(c_double),
+         POINTER(c_double), POINTER(c_double), POINTER(PlanInfo)],
     ),
     "warpfft_stream_sync": (c_int, [c_int, c_uint64]),
     "warpfft_xla_plans_created": (c_int64, []),
@@ -148,6 +158,29 @@ def validate(nufft_type, n_modes_c, ntransf, eps, precision, opts_kw, what="eps"
         message = _str(lib.warpfft_last_error())
         name = _str(lib.warpfft_status_name(int(st)))
         hint = f" (argument {what}={eps!r})" if st == _errors.ERR_BAD_TOL else ""
+        raise _errors.error_class(st)(f"{message}{hint}", st, name)
+    with _params_lock:
+        _params_ok[key] = True
+
+
+def validate3(dim, ntransf, eps, precision, opts_kw):
+    """validate() for a type-3 plan: warpfft_plan_params3 with the points at the origin (the
+    grids depend on the coordinates, which are only known when the transform runs; this checks
+    dim, ntransf, the tolerance and the options, without a GPU). Memoised."""
+    key = (3, int(dim), ntransf, float(eps), precision, opts_kw)
+    with _params_lock:
+        if key in _params_ok:
+            return
+    o = make_opts(**dict(opts_kw))
+    info = (ctypes.c_char * _STRUCT_ROOM)()
+    zero = (c_double * 3)(0.0, 0.0, 0.0)
+    st = lib.warpfft_plan_params3(int(dim), max(int(ntransf), 1), float(eps), int(precision),
+                                  ctypes.byref(o), zero, zero, zero, zero,
+                                  ctypes.cast(info, POINTER(PlanInfo)))
+    if st != 0:
+        message = _str(lib.warpfft_last_error())
+        name = _str(lib.warpfft_status_name(int(st)))
+        hint = f" (argument eps={eps!r})" if st == _errors.ERR_BAD_TOL else ""
         raise _errors.error_class(st)(f"{message}{hint}", st, name)
     with _params_lock:
         _params_ok[key] = True

@@ -2,10 +2,11 @@
 
 Switching from jax-finufft is one import::
 
-    from warpfft.jax import nufft1, nufft2      # was: from jax_finufft import nufft1, nufft2
+    from warpfft.jax import nufft1, nufft2, nufft3   # was: from jax_finufft import ...
 
     f = nufft1((Nx, Ny), c, x, y, eps=1e-6, iflag=1)   # type 1: (..., M) -> (..., Nx, Ny)
     c = nufft2(f, x, y, eps=1e-6, iflag=-1)            # type 2: (..., Nx, Ny) -> (..., M)
+    g = nufft3(c, x, y, s, t, eps=1e-6, iflag=-1)      # type 3: (..., M) -> (..., K)
 
 Conventions (as jax-finufft): mode arrays have x along the first mode axis, modes run
 -N/2..N/2-1 (``opts=Opts(modeord=True)``: FFT order), points are 2*pi periodic. Leading axes
@@ -18,7 +19,8 @@ libwarpfft.so; it runs on XLA's CUDA stream, works under ``jax.jit``, ``jax.vmap
 source over shared points becomes one batched plan), ``jax.grad`` / ``jvp`` / ``vjp`` with
 respect to the source and the points, and ``shard_map``. Plans (cuFFT plan, kernels,
 workspace) are cached inside the handler per (type, modes, batch, eps, sign, precision,
-options, device, stream), so a jitted loop creates them once; points are set on every call.
+options, device, stream), so a jitted loop creates them once; points are set on every call
+(type 3: sources and targets, whose counts M and K are not part of the plan's key).
 
 Arrays must be on a CUDA device: lowering for the CPU raises NotImplementedError saying so.
 """
@@ -27,6 +29,7 @@ import jax as _jax
 
 from . import options
 from ._ops import apply as _apply_traced
+from ._ops import apply3 as _apply3_traced
 from ._ops import freeze as _freeze
 from .. import _framework_native as _native
 
@@ -36,6 +39,7 @@ __all__ = ["nufft1", "nufft2", "nufft3", "options", "plans_created", "cached_pla
 
 # One cached executable per (type, shapes, static arguments): eager calls dispatch once.
 _apply = _jax.jit(_apply_traced, static_argnums=(0, 3, 4, 5, 6))
+_apply3 = _jax.jit(_apply3_traced, static_argnums=(3, 4, 5))
 
 
 def _check_eps_iflag(eps, iflag):
@@ -85,12 +89,20 @@ def nufft2(source, *points, iflag=-1, eps=1e-6, opts=None):
 
 
 def nufft3(source, *points_then_targets, iflag=-1, eps=1e-6, opts=None):
-    """Type 3 (non-uniform to non-uniform) -- not in this build of warpfft.
+    """Type 3 (non-uniform to non-uniform): f[k] = sum_j c[j] exp(iflag * i * s_k . x_j).
 
-    Raises NotImplementedError; the signature is jax-finufft's so code can name it.
+    source: complex (..., M). points_then_targets: x[, y[, z]] real (..., M), then s[, t[, u]]
+    real (..., K), of source's precision (jax-finufft's order: all source coordinates first).
+    Returns (..., K). Derivatives with respect to the source, the points and the targets.
     """
-    raise NotImplementedError("warpfft.jax.nufft3: type 3 transforms are not implemented in "
-                              "this version of warpfft (types 1 and 2 are)")
+    eps, iflag = _check_eps_iflag(eps, iflag)
+    n = len(points_then_targets)
+    if n not in (2, 4, 6):
+        raise ValueError(f"nufft3 takes 1, 2 or 3 point arrays followed by as many target "
+                         f"arrays (2, 4 or 6 arrays), got {n}")
+    dim = n // 2
+    return _apply3(source, tuple(points_then_targets[:dim]), tuple(points_then_targets[dim:]),
+                   iflag, eps, _freeze(opts))
 
 
 def plans_created():

@@ -80,9 +80,9 @@ _USED = {"modeord", "gpu_method", "gpu_upsampfac", "gpu_maxsubprobsize", "gpu_bi
          "gpu_binsizey", "gpu_binsizez"}
 _MUST_BE = {"gpu_sort": (True, "warpfft always sorts points into bins"),
             "gpu_spreadinterponly": (False, "warpfft has no spread/interpolate-only mode"),
-            "gpu_obinsizex": (0, "output bins are for type 3, which this build does not have"),
-            "gpu_obinsizey": (0, "output bins are for type 3, which this build does not have"),
-            "gpu_obinsizez": (0, "output bins are for type 3, which this build does not have"),
+            "gpu_obinsizex": (0, "warpfft sizes type-3 output bins itself"),
+            "gpu_obinsizey": (0, "warpfft sizes type-3 output bins itself"),
+            "gpu_obinsizez": (0, "warpfft sizes type-3 output bins itself"),
             "gpu_debug": (0, "warpfft prints nothing; use warpfft.runtime_info()")}
 _NESTED = ("type1", "type2", "type3", "forward", "backward")
 

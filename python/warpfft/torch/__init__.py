@@ -3,11 +3,12 @@ functional API.
 
 Switching from pytorch-finufft is one import::
 
-    from warpfft.torch import finufft_type1, finufft_type2
-    # was: from pytorch_finufft.functional import finufft_type1, finufft_type2
+    from warpfft.torch import finufft_type1, finufft_type2, finufft_type3
+    # was: from pytorch_finufft.functional import finufft_type1, finufft_type2, finufft_type3
 
     f = finufft_type1(points, values, (N1, N2), eps=1e-6, isign=-1)   # (..., M) -> (..., N1, N2)
     c = finufft_type2(points, f, eps=1e-6, isign=-1)                  # (..., N1, N2) -> (..., M)
+    g = finufft_type3(points, c, targets, eps=1e-6, isign=-1)         # (..., M) -> (..., K)
 
 Conventions (as pytorch-finufft): ``points`` has shape (D, M) (or (M,) in 1D), x first; leading
 axes of ``values`` / ``targets`` are batch axes sharing the points (one batched plan); defaults
@@ -15,7 +16,7 @@ axes of ``values`` / ``targets`` are batch axes sharing the points (one batched 
 Tensors must be CUDA tensors on one device; values complex64 with float32 points, or
 complex128 with float64 points.
 
-The operations are ``torch.library`` custom ops (``torch.ops.warpfft.nufft1`` / ``nufft2``)
+The operations are ``torch.library`` custom ops (``torch.ops.warpfft.nufft1`` / ``2`` / ``3``)
 with fake implementations, so they work under ``torch.compile`` and with fake tensors, and
 with autograd formulas for the values and the points (``torch.autograd.gradcheck`` passes in
 float64). They run on torch's current CUDA stream of the tensors' device.
@@ -27,7 +28,7 @@ unchanged version counter (``tensor._version``, bumped by every in-place PyTorch
 and the points do not require grad, the previous set-points (sorting) is reused and only the
 transform runs, as in an iterative reconstruction that applies the operator many times with
 one trajectory. Points that require grad (being optimised, or perturbed by gradcheck) are set
-on every call. The cache keeps a
+on every call, and so are type 3's points and targets (its plans are cached without M or K). The cache keeps a
 reference to that points tensor (so its memory cannot be reused for another tensor). Changes
 made behind PyTorch's back (through ``.data``, raw pointers or another library) are not seen:
 pass a new tensor, or call :func:`clear_plan_cache`, after such changes.
@@ -38,10 +39,10 @@ import torch as _torch
 from .. import _framework_native as _native
 from . import _ops
 from ._ops import clear_cache as clear_plan_cache
-from ._ops import nufft1_op, nufft2_op
+from ._ops import nufft1_op, nufft2_op, nufft3_op
 
 __all__ = ["finufft_type1", "finufft_type2", "finufft_type3", "clear_plan_cache", "stats",
-           "nufft1_op", "nufft2_op"]
+           "nufft1_op", "nufft2_op", "nufft3_op"]
 
 _IGNORED = {"nthreads", "fftw", "spread_sort", "spread_kerevalmeth", "spread_kerpad",
             "spread_thread", "maxbatchsize", "spread_nthr_atomic", "spread_max_sp_size",
@@ -176,9 +177,41 @@ def finufft_type2(points, targets, **finufftkwargs):
 
 
 def finufft_type3(points, values, targets, **finufftkwargs):
-    """Type 3 -- not in this build of warpfft (raises NotImplementedError)."""
-    raise NotImplementedError("warpfft.torch.finufft_type3: type 3 transforms are not "
-                              "implemented in this version of warpfft (types 1 and 2 are)")
+    """Type 3 (non-uniform to non-uniform): f[k] = sum_j c[j] exp(isign * i * s_k . x_j).
+
+    points: (D, M) (or (M,) for D = 1) real; values: complex (..., M); targets: (D, K) (or (K,))
+    real, the frequencies s_k. Returns (..., K). Keywords as :func:`finufft_type1` (modeord
+    does not apply). Differentiable with respect to the values, the points and the targets.
+    """
+    points = _check(points, values, "values")
+    if not isinstance(targets, _torch.Tensor):
+        raise TypeError("targets must be a torch tensor")
+    if targets.dtype != points.dtype:
+        raise TypeError(f"targets have dtype {targets.dtype} but the points {points.dtype}: "
+                        "both must be the real type of the values")
+    D, M = points.shape
+    targets = _torch.atleast_2d(targets)
+    if targets.ndim != 2 or targets.shape[0] != D:
+        raise ValueError(f"targets must have shape ({D}, K) like the points' (D, M), got "
+                         f"{tuple(targets.shape)}")
+    if values.ndim < 1 or values.shape[-1] != M:
+        raise ValueError(f"values have shape {tuple(values.shape)}: the last axis must have the "
+                         f"points' M = {M}")
+    eps, isign, _, method, ups, maxsub, bins = _options(finufftkwargs, D, values.device)
+    batch = values.shape[:-1]
+    if not _torch.compiler.is_compiling():
+        B = 1
+        for n in batch:
+            B *= int(n)
+        _native.validate3(D, max(B, 1), eps, _ops._precision(values.dtype),
+                          _ops._kw(0, method, ups, maxsub, bins))
+    _check_device(points, values, "values")
+    if targets.device != values.device:
+        raise ValueError(f"targets are on {targets.device} but values on {values.device}: all "
+                         "must be on one device")
+    out = nufft3_op(points, values.reshape(-1, M), targets, isign, eps, method, ups, maxsub,
+                    bins)
+    return out.reshape(batch + (targets.shape[1],))
 
 
 def stats():

@@ -1,8 +1,9 @@
-"""torch.library custom ops ``warpfft::nufft1`` / ``warpfft::nufft2`` over the C ABI, their fake
-(meta) implementations for torch.compile, and their autograd formulas.
+"""torch.library custom ops ``warpfft::nufft1`` / ``nufft2`` / ``nufft3`` over the C ABI, their
+fake (meta) implementations for torch.compile, and their autograd formulas.
 
 Canonical form: points (D, M) real, x first; type 1 values (B, M) -> (B, N1[, N2[, N3]]); type 2
-targets (B, N1[, ...]) -> (B, M). B transforms share the points (one plan with ntransf = B).
+targets (B, N1[, ...]) -> (B, M); type 3 values (B, M) and targets (D, K) -> (B, K). B
+transforms share the points (one plan with ntransf = B).
 The C plan has dimension 1 fastest, so modes and coordinates are passed in reverse order
 (zero-copy: a mode array (B, N1, N2) is the C plan's (N2 fastest) layout).
 """
@@ -54,18 +55,26 @@ def _precision(dtype):
 
 def _get_plan(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
     key = (nufft_type, tuple(modes_c), ntransf, eps, isign, prec, kw, device, stream)
+
+    def create(plan):
+        native.validate(nufft_type, modes_c, ntransf, eps, prec, kw)
+        opts = native.make_opts(device=device, stream=stream, **dict(kw))
+        return native.lib.warpfft_plan_create(int(nufft_type), len(modes_c),
+                                              native.modes3(modes_c), int(isign), int(ntransf),
+                                              float(eps), int(prec), ctypes.byref(opts), plan)
+
+    return _cached(key, create, device, stream)
+
+
+def _cached(key, create, device, stream):
+    """The cached plan for `key`, or a new one from create(byref(plan)) -> status."""
     with _lock:
         entry = _plans.get(key)
         if entry is not None:
             _plans.move_to_end(key)
             return entry
-    native.validate(nufft_type, modes_c, ntransf, eps, prec, kw)
-    opts = native.make_opts(device=device, stream=stream, **dict(kw))
     plan = ctypes.c_void_p()
-    native.check(native.lib.warpfft_plan_create(int(nufft_type), len(modes_c),
-                                                native.modes3(modes_c), int(isign), int(ntransf),
-                                                float(eps), int(prec), ctypes.byref(opts),
-                                                ctypes.byref(plan)), "warpfft_plan_create")
+    native.check(create(ctypes.byref(plan)), "warpfft_plan_create")
     entry = _Entry(plan, device, stream)
     evicted = []
     with _lock:
@@ -253,7 +262,101 @@ def _backward2(ctx, grad):
     return gp, gt, None, None, None, None, None, None, None, None
 
 
+def _run3(points, values, targets, out, isign, eps, kw):
+    """setpts3 (every call: sources and targets) + execute, on torch's current stream."""
+    device = values.device.index if values.device.index is not None \
+        else torch.cuda.current_device()
+    stream = torch.cuda.current_stream(values.device).cuda_stream
+    prec = _precision(values.dtype)
+    D, M = points.shape
+    K = targets.shape[1]
+    B = values.shape[0]
+    if B == 0 or K == 0:
+        return out
+    if M == 0:
+        return out.zero_()
+    entry = _get_plan3(D, B, eps, 1 if isign >= 0 else -1, prec, kw, device, stream)
+    values = values.contiguous()
+    pc, tc = points.detach().contiguous(), targets.detach().contiguous()
+    with entry.lock:
+        rows = [pc[d] for d in range(D)][::-1] + [None] * (3 - D)  # the C plan's x is last
+        trows = [tc[d] for d in range(D)][::-1] + [None] * (3 - D)
+        ptr = [r.data_ptr() if r is not None else None for r in rows + trows]
+        entry.points_src = None
+        native.check(native.lib.warpfft_setpts3(entry.plan, prec, M, *ptr[:3], K, *ptr[3:]),
+                     "warpfft_setpts3")
+        _stats["setpts_calls"] += 1
+        native.check(native.lib.warpfft_execute(entry.plan, prec, values.data_ptr(),
+                                                out.data_ptr()), "warpfft_execute")
+    return out
+
+
+def _get_plan3(D, B, eps, isign, prec, kw, device, stream):
+    key = (3, D, B, eps, isign, prec, kw, device, stream)
+
+    def create(plan):
+        native.validate3(D, B, eps, prec, kw)
+        opts = native.make_opts(device=device, stream=stream, **dict(kw))
+        return native.lib.warpfft_plan_create(3, int(D), None, int(isign), int(B), float(eps),
+                                              int(prec), ctypes.byref(opts), plan)
+
+    return _cached(key, create, device, stream)
+
+
+@torch.library.custom_op("warpfft::nufft3", mutates_args=())
+def nufft3_op(points: torch.Tensor, values: torch.Tensor, targets: torch.Tensor, isign: int,
+              eps: float, method: int, upsampfac: float, max_subprob: int,
+              bins: List[int]) -> torch.Tensor:
+    """f[b, k] = sum_j values[b, j] exp(i isign (targets[:, k] . points[:, j])); points (D, M),
+    values (B, M), targets (D, K) -> (B, K)."""
+    out = torch.empty((values.shape[0], targets.shape[1]), dtype=values.dtype,
+                      device=values.device)
+    kw = _kw(0, method, upsampfac, max_subprob, bins)
+    return _run3(points, values, targets, out, isign, eps, kw)
+
+
+@nufft3_op.register_fake
+def _nufft3_fake(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins):
+    return values.new_empty((values.shape[0], targets.shape[1]))
+
+
+def _setup3(ctx, inputs, output):
+    points, values, targets, *rest = inputs
+    ctx.save_for_backward(points, values, targets)
+    ctx.rest = rest[:6]  # isign, eps, method, upsampfac, max_subprob, bins
+
+
+def _backward3(ctx, grad):
+    # f_k = sum_j c_j e^{i s s_k.x_j} (A_kj). grad_c = A^H g: a type 3 from the targets to the
+    # points with sign -s. dL/dx_dj = Re(conj(c_j) sum_k (-i s s_dk g_k) e^{-i s s_k.x_j}) (the
+    # same adjoint of the ramped g); dL/ds_dk = Re(conj(g_k) sum_j (i s x_dj c_j) e^{i s s_k.x_j})
+    # (a forward type 3 of the ramped c).
+    points, values, targets = ctx.saved_tensors
+    isign, eps, method, upsampfac, max_subprob, bins = ctx.rest
+    need_p, need_v, need_t = ctx.needs_input_grad[:3]
+    D = points.shape[0]
+    B = grad.shape[0]
+    s = 1 if isign >= 0 else -1
+    gp = gv = gt = None
+    if need_p or need_v:
+        parts = [grad] + ([(-1j * s) * targets[d].unsqueeze(0) * grad for d in range(D)]
+                          if need_p else [])
+        stacked = torch.cat(parts, dim=0) if len(parts) > 1 else grad
+        r = nufft3_op(targets, stacked.contiguous(), points, -s, eps, method, upsampfac,
+                      max_subprob, bins).reshape(len(parts), B, -1)
+        gv = r[0] if need_v else None
+        if need_p:
+            gp = (values.conj().unsqueeze(0) * r[1:]).real.sum(dim=1)
+    if need_t:
+        ramped = torch.cat([(1j * s) * points[d].unsqueeze(0) * values for d in range(D)], dim=0)
+        r = nufft3_op(points, ramped.contiguous(), targets, s, eps, method, upsampfac,
+                      max_subprob, bins).reshape(D, B, -1)
+        gt = (grad.conj().unsqueeze(0) * r).real.sum(dim=1)
+    return gp, gv, gt, None, None, None, None, None, None
+
+
 nufft1_op.register_autograd(_backward1, setup_context=_setup1)
+nufft3_op.register_autograd(_backward3, setup_context=_setup3)
 nufft2_op.register_autograd(_backward2, setup_context=_setup2)
 
 
