@@ -435,7 +435,10 @@ def test_type3_gradcheck_f64_values_points_targets(dim):
     p, v, t, _, _, _ = _data3(rng, dim, 12, 9, (2,))
     for x in (p, v, t):
         x.requires_grad_(True)
+    # spreading sums with atomics: repeated backward passes differ in the last bits (2D/3D on
+    # the H100), as for types 1 and 2
     assert torch.autograd.gradcheck(lambda v: wt.finufft_type3(p.detach(), v, t.detach(),
-                                                               eps=1e-12), (v,))
+                                                               eps=1e-12), (v,),
+                                    nondet_tol=1e-10)
     assert torch.autograd.gradcheck(lambda p, v, t: wt.finufft_type3(p, v, t, eps=1e-12),
-                                    (p, v, t))
+                                    (p, v, t), nondet_tol=1e-10)
