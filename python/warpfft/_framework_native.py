@@ -1,16 +1,14 @@
 """The C entry points warpfft.jax and warpfft.torch call, loaded through ctypes.
 
-The library is the one ``warpfft`` itself loaded (same search order: $WARPFFT_LIBRARY, the
-package directory, the system loader); ctypes hands back the same handle for the same file.
+The library is the file ``warpfft`` itself loaded (``_lib.path``); ctypes hands back the same
+handle for the same file, so error messages are read through ``_lib``.
 Only the functions used here are declared, on a private CDLL object; the option structs are
 the package's (``_lib.Opts``, ``_lib.PlanInfo``), which track warpfft.h.
 """
 
 import ctypes
-import importlib
-import os
 import threading
-from ctypes import POINTER, c_char_p, c_double, c_int, c_int64, c_uint64, c_void_p
+from ctypes import POINTER, c_double, c_int, c_int64, c_uint64, c_void_p
 
 from . import _errors, _lib
 
@@ -29,8 +27,6 @@ _STRUCT_ROOM = 4096
 
 
 _SIGNATURES = {
-    "warpfft_last_error": (c_char_p, []),
-    "warpfft_status_name": (c_char_p, [c_int]),
     "warpfft_opts_default": (c_int, [POINTER(Opts)]),
     "warpfft_plan_create": (
         c_int,
@@ -62,29 +58,10 @@ _SIGNATURES = {
 }
 
 
-def _library_path():
-    """The file warpfft loaded (its own search order), without depending on its internals."""
-    env = os.environ.get("WARPFFT_LIBRARY")
-    if env:
-        return env
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libwarpfft.so")
-    return here if os.path.exists(here) else "libwarpfft.so.0"
-
-
 def _load():
-    importlib.import_module("warpfft")  # raises LibraryNotFoundError listing places tried
-
-    path = _library_path()
-    lib = ctypes.CDLL(path)
-    missing = []
-    for name, (restype, argtypes) in _SIGNATURES.items():
-        try:
-            f = getattr(lib, name)
-        except AttributeError:
-            missing.append(name)
-            continue
-        f.restype = restype
-        f.argtypes = argtypes
+    path = _lib.path  # the file warpfft loaded (its search order, its LibraryNotFoundError)
+    lib = ctypes.CDLL(path)  # its own object: these argtypes differ from _lib's declarations
+    missing = _lib.declare(lib, _SIGNATURES)
     if missing:
         raise _errors.LibraryNotFoundError(
             f"{path} has no {', '.join(missing)}: rebuild libwarpfft (cargo build --release) "
@@ -96,16 +73,16 @@ def _load():
 lib, path = _load()
 
 
-def _str(b):
-    return b.decode("utf-8", "replace") if b is not None else ""
+def _raise(status, prefix="", suffix=""):
+    """Raises warpfft's exception for a failed C call (message read on this thread)."""
+    raise _errors.error_class(status)(f"{prefix}{_lib.last_error()}{suffix}", status,
+                                      _lib.status_name(status))
 
 
 def check(status, what):
-    """Raises warpfft's exception for a failed C call (message read on this thread)."""
+    """Raises warpfft's exception for a failed C call, naming the call."""
     if status != 0:
-        message = _str(lib.warpfft_last_error())
-        name = _str(lib.warpfft_status_name(int(status)))
-        raise _errors.error_class(status)(f"{what}: {message}", status, name)
+        _raise(status, f"{what}: ")
 
 
 def default_opts():
@@ -131,14 +108,26 @@ def make_opts(modeord=0, method=0, upsampfac=2.0, max_subprob=0, bin_size=(0, 0,
 
 
 def modes3(n):
-    arr = (c_int64 * 3)(1, 1, 1)
-    for i, v in enumerate(n):
-        arr[i] = int(v)
-    return arr
+    return _lib.n_modes_array([int(v) for v in n])
 
 
 _params_lock = threading.Lock()
 _params_ok = {}
+
+
+def _known_valid(key):
+    with _params_lock:
+        return key in _params_ok
+
+
+def _remember_valid(key, status, what, eps):
+    """Raises for a failed plan_params call (naming the argument for a tolerance the precision
+    cannot reach); memoises a passing one."""
+    if status != 0:
+        hint = f" (argument {what}={eps!r})" if status == _errors.ERR_BAD_TOL else ""
+        _raise(status, suffix=hint)
+    with _params_lock:
+        _params_ok[key] = True
 
 
 def validate(nufft_type, n_modes_c, ntransf, eps, precision, opts_kw, what="eps"):
@@ -146,21 +135,14 @@ def validate(nufft_type, n_modes_c, ntransf, eps, precision, opts_kw, what="eps"
     precision cannot reach, a bad option or a too-large size raise here, at trace/call time,
     with the library's message. Results are memoised."""
     key = (nufft_type, tuple(n_modes_c), ntransf, float(eps), precision, opts_kw)
-    with _params_lock:
-        if key in _params_ok:
-            return
+    if _known_valid(key):
+        return
     o = make_opts(**dict(opts_kw))
     info = (ctypes.c_char * _STRUCT_ROOM)()  # not read: only the status matters here
     st = lib.warpfft_plan_params(int(nufft_type), len(n_modes_c), modes3(n_modes_c),
                                  max(int(ntransf), 1), float(eps), int(precision),
                                  ctypes.byref(o), ctypes.cast(info, POINTER(PlanInfo)))
-    if st != 0:
-        message = _str(lib.warpfft_last_error())
-        name = _str(lib.warpfft_status_name(int(st)))
-        hint = f" (argument {what}={eps!r})" if st == _errors.ERR_BAD_TOL else ""
-        raise _errors.error_class(st)(f"{message}{hint}", st, name)
-    with _params_lock:
-        _params_ok[key] = True
+    _remember_valid(key, st, what, eps)
 
 
 def validate3(dim, ntransf, eps, precision, opts_kw):
@@ -168,19 +150,12 @@ def validate3(dim, ntransf, eps, precision, opts_kw):
     grids depend on the coordinates, which are only known when the transform runs; this checks
     dim, ntransf, the tolerance and the options, without a GPU). Memoised."""
     key = (3, int(dim), ntransf, float(eps), precision, opts_kw)
-    with _params_lock:
-        if key in _params_ok:
-            return
+    if _known_valid(key):
+        return
     o = make_opts(**dict(opts_kw))
     info = (ctypes.c_char * _STRUCT_ROOM)()
     zero = (c_double * 3)(0.0, 0.0, 0.0)
     st = lib.warpfft_plan_params3(int(dim), max(int(ntransf), 1), float(eps), int(precision),
                                   ctypes.byref(o), zero, zero, zero, zero,
                                   ctypes.cast(info, POINTER(PlanInfo)))
-    if st != 0:
-        message = _str(lib.warpfft_last_error())
-        name = _str(lib.warpfft_status_name(int(st)))
-        hint = f" (argument eps={eps!r})" if st == _errors.ERR_BAD_TOL else ""
-        raise _errors.error_class(st)(f"{message}{hint}", st, name)
-    with _params_lock:
-        _params_ok[key] = True
+    _remember_valid(key, st, "eps", eps)

@@ -161,9 +161,11 @@ def _load():
     )
 
 
-def _declare(lib):
+def declare(lib, signatures):
+    """Sets restype/argtypes on `lib` for every name -> (restype, argtypes); returns the names
+    the library lacks."""
     missing = []
-    for name, (restype, argtypes) in SIGNATURES.items():
+    for name, (restype, argtypes) in signatures.items():
         try:
             f = getattr(lib, name)
         except AttributeError:
@@ -175,7 +177,7 @@ def _declare(lib):
 
 
 lib, path = _load()
-missing_symbols = _declare(lib)
+missing_symbols = declare(lib, SIGNATURES)
 if missing_symbols:
     raise LibraryNotFoundError(
         f"{path} is not a compatible libwarpfft: missing {', '.join(missing_symbols)}"
