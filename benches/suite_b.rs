@@ -14,6 +14,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 use common::*;
+use std::ffi::c_void;
 use std::time::Instant;
 use warpfft::sys;
 
@@ -87,6 +88,45 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// `WARPFFT_BENCH_BINS=B2:32x16,B5:16x16x4` overrides the bin edges per case (for tuning).
+/// Milliseconds of each of `n` calls of `f`, each followed by a sync of the legacy stream.
+fn timed_ms(n: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<Vec<f64>, String> {
+    let mut ms = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = Instant::now();
+        f()?;
+        check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(ms)
+}
+
+/// Median execute time of a plan whose points are set: 3 warm-ups, then `reps` timed calls.
+fn execute_ms(
+    plan: sys::warpfft_plan,
+    prec: sys::warpfft_precision,
+    c: *mut c_void,
+    fk: *mut c_void,
+    reps: usize,
+) -> f64 {
+    let exec = || {
+        check(
+            unsafe { sys::warpfft_execute(plan, prec, c, fk) },
+            "execute",
+        );
+        Ok(())
+    };
+    timed_ms(3, exec).unwrap();
+    median(timed_ms(reps, exec).unwrap())
+}
+
+/// Default options with `method`.
+fn bench_opts(method: i32) -> sys::warpfft_opts {
+    let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
+    unsafe { sys::warpfft_opts_default(&mut opts) };
+    opts.method = method;
+    opts
+}
+
 fn bin_override(case: &str) -> Option<[i32; 3]> {
     let spec = std::env::var("WARPFFT_BENCH_BINS").ok()?;
     spec.split(',').find_map(|item| {
@@ -130,9 +170,7 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     );
     let output = Dev::new((2 * n_out * b.ntransf) as usize * el);
 
-    let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
-    unsafe { sys::warpfft_opts_default(&mut opts) };
-    opts.method = method;
+    let mut opts = bench_opts(method);
     if let Some(bins) = bin_override(b.name) {
         opts.bin_size = bins;
     }
@@ -157,38 +195,19 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     let plan_ms = t0.elapsed().as_secs_f64() * 1e3;
     let _guard = PlanGuard(plan);
     {
-        let mut setpts = Vec::new();
-        for _ in 0..5 {
-            let t = Instant::now();
+        let setpts = timed_ms(5, || {
             check(
                 unsafe { sys::warpfft_setpts(plan, prec, b.m, ptr(0), ptr(1), ptr(2)) },
                 "setpts",
             );
-            check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
-            setpts.push(t.elapsed().as_secs_f64() * 1e3);
-        }
+            Ok(())
+        })?;
         let (cp, fp) = if b.ty == 1 {
             (input.ptr, output.ptr)
         } else {
             (output.ptr, input.ptr)
         };
-        for _ in 0..3 {
-            check(
-                unsafe { sys::warpfft_execute(plan, prec, cp, fp) },
-                "execute",
-            );
-        }
-        check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
-        let mut exec = Vec::new();
-        for _ in 0..reps {
-            let t = Instant::now();
-            check(
-                unsafe { sys::warpfft_execute(plan, prec, cp, fp) },
-                "execute",
-            );
-            check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
-            exec.push(t.elapsed().as_secs_f64() * 1e3);
-        }
+        let exec_ms = execute_ms(plan, prec, cp, fp, reps);
         // error on 1024 stratified outputs of transform 0
         let sample = stratified_sample(&mut rng, n_out, 1024);
         let exact = Exact {
@@ -208,7 +227,6 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
             unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
             "get_info",
         );
-        let exec_ms = median(exec);
         Ok(Row {
             name: b.name.to_string(),
             method: ["auto", "GM", "SM"][info.method as usize].to_string(),
@@ -250,9 +268,7 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
     let xp = |d: usize| point_ptr(&x, d);
     let sp = |d: usize| point_ptr(&s, d);
 
-    let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
-    unsafe { sys::warpfft_opts_default(&mut opts) };
-    opts.method = method;
+    let opts = bench_opts(method);
     let mut plan: sys::warpfft_plan = std::ptr::null_mut();
     let t0 = Instant::now();
     let st = unsafe {
@@ -273,9 +289,7 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
     }
     let plan_ms = t0.elapsed().as_secs_f64() * 1e3;
     let _guard = PlanGuard(plan);
-    let mut setpts = Vec::new();
-    for _ in 0..5 {
-        let t = Instant::now();
+    let setpts = timed_ms(5, || {
         let st = unsafe {
             sys::warpfft_setpts3(
                 plan,
@@ -293,26 +307,9 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
         if st != sys::WARPFFT_SUCCESS {
             return Err(last_error());
         }
-        check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
-        setpts.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    for _ in 0..3 {
-        check(
-            unsafe { sys::warpfft_execute(plan, prec, input.ptr, output.ptr) },
-            "execute",
-        );
-    }
-    check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
-    let mut exec = Vec::new();
-    for _ in 0..reps {
-        let t = Instant::now();
-        check(
-            unsafe { sys::warpfft_execute(plan, prec, input.ptr, output.ptr) },
-            "execute",
-        );
-        check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
-        exec.push(t.elapsed().as_secs_f64() * 1e3);
-    }
+        Ok(())
+    })?;
+    let exec_ms = execute_ms(plan, prec, input.ptr, output.ptr, reps);
     let sample = stratified_sample(&mut rng, b.k, 1024);
     let mut exact = vec![0.0f64; 2 * sample.len()];
     check(
@@ -345,7 +342,6 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
         unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
         "get_info",
     );
-    let exec_ms = median(exec);
     println!(
         "{:<4} type 3: grid {:?} inner {:?} w {}/{} internal {} | reference: {:.2} ms, rel err {:.1e}",
         b.name,
