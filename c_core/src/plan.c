@@ -169,9 +169,14 @@ static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
 static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     const char *ps = wf_prec_name(p->precision);
-    char mod[32], name[64];
-    warpfft_status st = load_sort_kernels(plan);
+    char mod[32], name[64], si[32];
     snprintf(mod, sizeof mod, "prep_%s", ps);
+    snprintf(si, sizeof si, "si_%dd_%s_w%d", p->dim, ps, p->width);
+    /* JIT builds: the modules not loaded yet compile in parallel, not one after another */
+    const char *const modules[] = {"sort", mod, si};
+    warpfft_status st = wf_modules_preload(plan->dev, modules, 3);
+    if (st == WARPFFT_SUCCESS)
+        st = load_sort_kernels(plan);
     snprintf(name, sizeof name, "wf_bin_count_%s", ps);
     if (st == WARPFFT_SUCCESS)
         st = load_kernel(plan, mod, name, &plan->k_bin_count);
@@ -181,11 +186,10 @@ static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     snprintf(name, sizeof name, "wf_%s_%s", p->type == 1 ? "deconvolve" : "amplify", ps);
     if (st == WARPFFT_SUCCESS && !p->spreadinterponly)
         st = load_kernel(plan, mod, name, &plan->k_modes);
-    snprintf(mod, sizeof mod, "si_%dd_%s_w%d", p->dim, ps, p->width);
     snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", p->type == 1 ? "spread" : "interp",
              p->method == WARPFFT_METHOD_SM ? "sm" : "gm", p->dim, ps, p->width);
     if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, mod, name, &plan->k_spreadinterp);
+        st = load_kernel(plan, si, name, &plan->k_spreadinterp);
     return st;
 }
 

@@ -154,6 +154,10 @@ void wf_free(CUdeviceptr *p); /* frees and zeroes; 0 is a no-op */
  * Fails with WARPFFT_ERR_NO_KERNEL when no such module is embedded or no image runs on the
  * GPU, WARPFFT_ERR_DRIVER_TOO_OLD when the driver cannot take the embedded PTX/cubins. */
 warpfft_status wf_module_get(const wf_device *dev, const char *name, CUmodule *mod);
+/* Loads the modules `names[0..n-1]` of dev that no thread has loaded or is loading, in
+ * parallel: a thread per module beyond the first (only when two or more need loading). Returns
+ * the first failure, as wf_module_get would. */
+warpfft_status wf_modules_preload(const wf_device *dev, const char *const *names, size_t n);
 /* Looks up kernel `kernel` in module `module` (loading it if needed). */
 warpfft_status wf_kernel_get(const wf_device *dev, const char *module, const char *kernel,
                              CUfunction *fn);

@@ -524,6 +524,65 @@ static void test_cache_threads(void) {
           s1.live_allocs - s0.live_allocs, s1.live_fft_plans, s1.violations - s0.violations);
 }
 
+/* ---- module loads in parallel (module.c) ---- */
+
+static double elapsed_ms(const struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return 1e3 * (double)(t1.tv_sec - t0->tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* The first plan (nothing loaded yet) loads its three modules at once: one slow JIT's time,
+ * not three. Runs first: sort, prep_f64 and si_1d_f64_w* are loaded by no one before. */
+static void test_parallel_loads(void) {
+    slow_load(300);
+    standin_counts s0 = counts();
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    warpfft_plan p = make_plan(1, 64, 1, WARPFFT_F64);
+    double ms = elapsed_ms(&t0);
+    standin_counts s1 = counts();
+    CHECK(s1.live_modules == s0.live_modules + 3 && wf_module_records(NULL, 0) == 3,
+          "%ld modules loaded, %zu recorded (3 expected)", s1.live_modules - s0.live_modules,
+          wf_module_records(NULL, 0));
+    CHECK(ms < 750, "three 300 ms loads took %.0f ms: not in parallel", ms);
+    destroy_plan(p);
+    warpfft_release_cached();
+    slow_load(0);
+}
+
+/* Two threads that need the same unloaded module: one JIT, the other waits for it. */
+static void *create_2d_thread(void *arg) {
+    (void)arg;
+    int64_t n[3] = {16, 16, 1};
+    warpfft_plan plan = NULL;
+    int st = warpfft_plan_create(1, 2, n, 1, 1, 1e-2, WARPFFT_F32, NULL, &plan);
+    if (st == 0)
+        st = warpfft_plan_destroy(plan);
+    return st == 0 ? arg : NULL;
+}
+
+static void test_one_jit_per_module(void) {
+    slow_load(300);
+    standin_counts s0 = counts();
+    size_t r0 = wf_module_records(NULL, 0);
+    pthread_t t[2];
+    int ok[2] = {0, 0};
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, create_2d_thread, &ok[i]);
+    void *r[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], &r[i]);
+    standin_counts s1 = counts();
+    size_t r1 = wf_module_records(NULL, 0);
+    CHECK(r[0] && r[1], "two threads creating 2D f32 plans: %s", warpfft_last_error());
+    CHECK(s1.live_modules - s0.live_modules == (long)(r1 - r0) && r1 - r0 >= 1,
+          "%ld modules loaded for %zu new records: a module was JIT-compiled twice",
+          s1.live_modules - s0.live_modules, r1 - r0);
+    slow_load(0);
+    warpfft_release_cached();
+}
+
 /* Issue 19 item 6: fork() while another thread holds the module lock (a slow JIT). The child's
  * first call must return a clear status, not hang, and the parent must be unaffected. */
 static void *create_plan_thread(void *arg) {
@@ -592,6 +651,7 @@ int main(void) {
         printf("FATAL: init or cuFFT: %s (cuFFT %s)\n", warpfft_last_error(), path);
         return 1;
     }
+    test_parallel_loads();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     long lifecycles = walk_all();
@@ -602,6 +662,7 @@ int main(void) {
     test_cache_bounds();
     test_cache_oom();
     test_cache_threads();
+    test_one_jit_per_module();
     destroy_plan(make_plan(1, 64, 1, WARPFFT_F32)); /* the fork's child inherits a full cache */
     test_fork();
     warpfft_release_cached();
