@@ -94,11 +94,7 @@ fn build_kernels(jit: bool, aot: bool) -> Result<fatbuild::Embedded, fatbuild::E
         .archs_from_env("WARPFFT_CUDA_ARCHS")
         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
         .include("kernels")
-        .module(
-            fatbuild::Module::new("sort")
-                .source("kernels/sort.cu")
-                .source("kernels/scan.cu"),
-        );
+        .module(fatbuild::Module::new("sort").source("kernels/sort.cu"));
     for (p, widths) in [("f32", WIDTHS_F32), ("f64", WIDTHS_F64)] {
         let prec = &p[1..];
         for stage in ["prep", "direct", "type3"] {

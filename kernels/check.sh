@@ -7,8 +7,7 @@
 #
 # Fails on any nvcc warning or error, on any ptxas/nvlink warning for the first arch (sm_90 by
 # default) and on any spill or stack frame there; for further archs (-a) ptxas errors fail and
-# spills are listed as notes (the register caps are tuned for the first arch; on sm_75..sm_89 the
-# calling convention also makes the cross-file scan call save registers to the stack).
+# spills are listed as notes (the register caps are tuned for the first arch).
 # Prints one line per kernel: module, nvcc seconds, ptxas seconds, registers, spills, stack,
 # static shared memory.
 #
@@ -33,7 +32,7 @@ if [[ "${1:-}" == "--one" ]]; then
     log="$out/$mod.log"; : >"$log"
     ok=1
     case "$mod" in
-    sort) files="sort scan"; defs="" ;;
+    sort) files="sort"; defs="" ;;
     prep_f32 | prep_f64) files="prep"; defs="-DWF_PREC=${mod#prep_f}" ;;
     direct_f32 | direct_f64) files="direct"; defs="-DWF_PREC=${mod#direct_f}" ;;
     type3_f32 | type3_f64) files="type3"; defs="-DWF_PREC=${mod#type3_f}" ;;

@@ -1,11 +1,11 @@
 /*
- * scan.cuh — warp-level prefix-sum primitive (defined in scan.cu, relocatable device code).
+ * scan.cuh — warp-level prefix-sum primitive of module `sort`: Kogge-Stone over the 32 lanes
+ * with shuffles (5 steps).
  *
- * sort.cu's block scan calls it across the file boundary: module `sort` is compiled with
- * -rdc=true and device-linked, so this is a real call, not an inlined copy. Its interface is
- * one register value in and out. On sm_90+ the call needs no stack frame; on sm_75..sm_89 the
- * calling convention makes ptxas save ~6 callee-saved registers (24-32 B of local memory) in
- * any non-trivial callee — harmless here (a few calls per 4096 scanned items).
+ * It used to live in its own scan.cu, called from sort.cu across the file boundary (-rdc and a
+ * device link): in a `jit` build that made `sort` the one module the driver had to link with
+ * cuLink on first use (issue 12: the first plan's cold JIT). Defined here, inline, module `sort`
+ * is one translation unit, JIT-compiled by cuModuleLoadDataEx like every other module.
  */
 #ifndef WF_SCAN_CUH
 #define WF_SCAN_CUH
@@ -14,6 +14,15 @@
 
 /* Inclusive prefix sum over the 32 lanes of the calling warp: lane l gets Σ_{l' <= l} v(l').
  * All 32 lanes must call it together. */
-extern __device__ u64 wf_warp_inclusive_scan_u64(u64 v);
+static __device__ __forceinline__ u64 wf_warp_inclusive_scan_u64(u64 v) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const u64 y = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o)
+            v += y;
+    }
+    return v;
+}
 
 #endif /* WF_SCAN_CUH */

@@ -1,12 +1,12 @@
 /*
  * sort.cu — module `sort`: the counting sort of points into bins and the subproblem lists
- * (kernels/ABI.md, "Module sort"). Built together with scan.cu (-rdc=true): the block scan
- * below calls the warp-scan primitive defined there (a real cross-file call).
+ * (kernels/ABI.md, "Module sort"). One translation unit: the warp-scan primitive is inline in
+ * scan.cuh (no device link, so a jit build's driver JIT needs no cuLink).
  */
 #include "scan.cuh"
 
 /* Exclusive prefix sum of one value per thread over the block (threadIdx.x order); the block
- * total goes to *s_total. Two levels: each warp scans its values (scan.cu), the warp totals go
+ * total goes to *s_total. Two levels: each warp scans its values (scan.cuh), the warp totals go
  * through shared memory, and every warp scans those (<= 32) itself, which saves a barrier and
  * gives every thread the total. Ends with a barrier: shared memory read before it may be
  * reused. blockDim.x a multiple of 32, at most 1024. */
@@ -15,7 +15,7 @@ __device__ __forceinline__ u64 wf_block_exclusive_scan_u64(u64 v, u64 *s_total) 
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
     const int nwarps = blockDim.x >> 5;
-    const u64 incl = wf_warp_inclusive_scan_u64(v); /* cross-file call */
+    const u64 incl = wf_warp_inclusive_scan_u64(v); /* scan.cuh, inlined */
     if (lane == 31)
         s_warp_total[warp] = incl;
     __syncthreads();

@@ -960,3 +960,55 @@ fn non_blocking_stream_sees_fresh_uploads() {
         );
     }
 }
+
+/// The number after `"key":` in the first place it occurs in `json` at or after `from`.
+fn json_number(json: &str, from: &str, key: &str) -> f64 {
+    let start = json.find(from).unwrap_or(0);
+    let pat = format!("\"{key}\":");
+    let at = json[start..].find(&pat).expect(key) + start + pat.len();
+    let end = json[at..].find([',', '}']).expect("a number") + at;
+    json[at..end].parse().expect("a number")
+}
+
+/// Issue 12: a plan created after the first of its shape takes its cuFFT plan, work area, fine
+/// grid and deconvolution factors from the plan cache and takes at most a millisecond or so
+/// (the accuracy tests run five of their six plans per shape from the cache: same results).
+/// runtime_info reports the cache and where plan creation spent its time.
+#[test]
+fn second_plan_of_a_shape_is_fast() {
+    require_gpu!();
+    warpfft::release_cached();
+    for n_modes in [&[1_000_000usize][..], &[1024, 1024], &[128, 128, 128]] {
+        let first = std::time::Instant::now();
+        drop(Plan::<f32>::type1(n_modes).tol(1e-5).build().unwrap());
+        let first = first.elapsed().as_secs_f64() * 1e3;
+        let before = warpfft::runtime_info(0).unwrap();
+        let again = std::time::Instant::now();
+        let plan = Plan::<f32>::type1(n_modes).tol(1e-5).build().unwrap();
+        let again = again.elapsed().as_secs_f64() * 1e3;
+        let after = warpfft::runtime_info(0).unwrap();
+        let hits = json_number(&after, "plan_cache", "fft_hits")
+            - json_number(&before, "plan_cache", "fft_hits");
+        let last = |k| json_number(&after, "\"last\"", k);
+        eprintln!(
+            "{n_modes:?}: first plan {first:.2} ms, again {again:.3} ms (modules {:.3}, cufft \
+             {:.3}, alloc {:.3}, factors {:.3} ms)",
+            last("modules_ms"),
+            last("cufft_ms"),
+            last("alloc_ms"),
+            last("factors_ms")
+        );
+        assert_eq!(
+            hits, 1.0,
+            "{n_modes:?}: the second plan's cuFFT plan came from the cache"
+        );
+        assert!(
+            again < 2.0,
+            "{n_modes:?}: the second plan took {again:.3} ms (target 1 ms)"
+        );
+        drop(plan);
+    }
+    warpfft::release_cached();
+    let info = warpfft::runtime_info(0).unwrap();
+    assert_eq!(json_number(&info, "plan_cache", "items"), 0.0, "{info}");
+}

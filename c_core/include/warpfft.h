@@ -230,7 +230,9 @@ WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts);
  * (entries past dim ignored); iflag: sign of the exponent (>= 0 means +1, < 0 means -1); ntransf >=
  * 1 transforms share one point set; tol: requested relative l2 accuracy, f32 1e-6..1e-1, f64
  * 1e-13..1e-1 (see README: accuracy floor); opts may be NULL for defaults. Loads the kernels the
- * plan needs (JIT builds compile them now), creates the cuFFT plan and allocates the fine grid. */
+ * plan needs (JIT builds compile them now, each module once per process, several at a time),
+ * creates the cuFFT plan and allocates the fine grid, or takes those from the plan cache when a
+ * plan of the same shape was destroyed before (see warpfft_release_cached). */
 WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t n_modes[3],
                                                int iflag, int64_t ntransf, double tol,
                                                warpfft_precision precision,
@@ -254,12 +256,31 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
 WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,
                                            void *fk);
 
-/* Frees everything the plan holds. NULL is a no-op. Like free(): after a successful destroy the
- * handle is dangling, and passing it to any warpfft function again (a second destroy included)
- * is undefined behaviour that warpfft does not detect; set it to NULL. On failure (the device's
- * context cannot be made current, or cufftDestroy fails) the plan is not freed: it stays valid,
- * holding only what could not be released, and warpfft_plan_destroy may be called on it again. */
+/* Frees everything the plan holds, except what goes to the plan cache (warpfft_release_cached:
+ * the cuFFT plan, its work area, the fine grid and the deconvolution factors, cached after
+ * waiting for the plan's stream, as freeing them would). NULL is a no-op. Like free(): after a
+ * successful destroy the handle is dangling, and passing it to any warpfft function
+ * again (a second destroy included) is undefined behaviour that warpfft does not detect; set it
+ * to NULL.
+ * On failure (the device's context cannot be made current, or cufftDestroy fails) the plan is
+ * not freed: it stays valid, holding only what could not be released, and
+ * warpfft_plan_destroy may be called on it again. */
 WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan);
+
+/* The plan cache. Making a cuFFT plan takes milliseconds and the deconvolution factors ~20 ms
+ * at N = 1e6, so warpfft_plan_destroy keeps a plan's cuFFT plan with its work area and fine
+ * grid (keyed by device, fine grid, ntransf, precision) and its factors (keyed by precision,
+ * N_d, fine size, width, beta) in a process-wide cache, and warpfft_plan_create takes them for
+ * the next plan of that shape: re-creating a plan costs well under a millisecond. Idle items
+ * are bounded: at most 32, and at most WARPFFT_PLAN_CACHE_MB MiB of device memory (default
+ * 1024; 0 turns the cache off; read once), the least recently cached going first. A warpfft
+ * device allocation or cuFFT plan that runs out of memory empties the cache and tries again,
+ * so the cache never makes warpfft itself run out; other allocators do not see it, so call
+ * this function to hand the memory back (e.g. before a large allocation elsewhere). It
+ * destroys every idle item now; plans in use are untouched. The cache is emptied at exit and
+ * forgotten in the child of a fork(). warpfft_runtime_info reports it ("plan_cache") and where
+ * plan creation spent its time ("plan_create"). Thread-safe; always WARPFFT_SUCCESS. */
+WARPFFT_API warpfft_status warpfft_release_cached(void);
 
 WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info);
 

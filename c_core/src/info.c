@@ -126,6 +126,31 @@ static void jmodules(jbuf *j) {
     free(r);
 }
 
+static void jtimes(jbuf *j, const char *name, const wf_create_times *t) {
+    jprintf(j, ",\"%s\":{\"modules_ms\":%.3f,\"cufft_ms\":%.3f,\"alloc_ms\":%.3f", name,
+            t->modules_ms, t->cufft_ms, t->alloc_ms);
+    jprintf(j, ",\"factors_ms\":%.3f,\"total_ms\":%.3f}", t->factors_ms, t->total_ms);
+}
+
+/* The plan cache and the split of plan-creation time (cache.c). */
+static void jcache(jbuf *j) {
+    wf_cache_stats s;
+    wf_cache_get_stats(&s);
+    jprintf(j, ",\"plan_cache\":{\"items\":%zu,\"bytes\":%zu,\"max_items\":%zu", s.items, s.bytes,
+            s.max_items);
+    jprintf(j, ",\"max_bytes\":%zu,\"fft_hits\":%llu,\"fft_misses\":%llu", s.max_bytes,
+            (unsigned long long)s.fft_hits, (unsigned long long)s.fft_misses);
+    jprintf(j, ",\"factor_hits\":%llu,\"factor_misses\":%llu,\"evicted\":%llu",
+            (unsigned long long)s.other_hits, (unsigned long long)s.other_misses,
+            (unsigned long long)s.evicted);
+    jprintf(j, ",\"released\":%llu,\"oom_retries\":%llu}", (unsigned long long)s.released,
+            (unsigned long long)s.oom_retries);
+    jprintf(j, ",\"plan_create\":{\"plans\":%llu", (unsigned long long)s.plans);
+    jtimes(j, "total", &s.total);
+    jtimes(j, "last", &s.last);
+    jputs(j, "}");
+}
+
 static void jcufft(jbuf *j, const wf_cufft *c, const char *err) {
     if (!c) {
         jputs(j, ",\"cufft\":null,\"cufft_error\":");
@@ -174,6 +199,7 @@ WARPFFT_API warpfft_status warpfft_runtime_info(int device, char *buf, size_t le
     jprintf(&j, ",\"device_requested\":%d", device);
     jdevice(&j, st == WARPFFT_SUCCESS ? dev : NULL);
     jmodules(&j);
+    jcache(&j);
     jcufft(&j, c, cufft_err);
     if (st != WARPFFT_SUCCESS) {
         jputs(&j, ",\"gpu_error\":");

@@ -21,6 +21,11 @@ warpfft_status wf_alloc(CUdeviceptr *p, size_t bytes, const char *what) {
     if (st != WARPFFT_SUCCESS)
         return st;
     CUresult r = d->cuMemAlloc(p, bytes);
+    /* Idle plan resources (cache.c) must never cause an out-of-memory: free them, try again. */
+    if (r == WF_CUDA_ERROR_OUT_OF_MEMORY && wf_cache_release() > 0) {
+        wf_cache_note_oom_retry();
+        r = d->cuMemAlloc(p, bytes);
+    }
     if (r == WF_CUDA_SUCCESS)
         return WARPFFT_SUCCESS;
     *p = 0;

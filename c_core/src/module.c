@@ -3,8 +3,11 @@
  *
  * A module is loaded the first time a plan needs it (JIT costs ~0.1 s per kernel on a cold
  * driver cache, so nothing is loaded eagerly) and kept for the process's lifetime, once per
- * device. Which image the driver used and how long the load took are recorded for
- * warpfft_runtime_info: that is the first thing to look at when a first call is slow.
+ * device. Loads run without the cache's lock: different modules load in parallel (a plan
+ * loads the ones it needs on a thread each, wf_modules_preload), and a thread that needs a
+ * module another is loading waits for it. Which image the driver used and how long the load took
+ * are recorded for warpfft_runtime_info: that is the first thing to look at when a first call is
+ * slow.
  *
  * Image order: the fatbin (SASS for the built archs, maybe PTX inside) when there is one; if
  * the driver finds nothing in it for this GPU, the separate PTX blobs, JIT-compiled by the
@@ -26,17 +29,29 @@ enum { WF_JIT_ERROR_LOG_BUFFER = 5, WF_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
 enum { WF_JIT_INPUT_PTX = 1 };
 enum { WF_CUDA_ERROR_INVALID_IMAGE = 200 };
 
+/* A module of one device: being loaded by one thread (others wait on wf_mod_cond), or loaded.
+ * Different modules load in parallel; the same module is never JIT-compiled twice. */
+enum { WF_MOD_LOADING = 1, WF_MOD_READY = 2 };
 typedef struct wf_loaded {
     wf_module_record rec;
     CUmodule mod;
+    int state;
 } wf_loaded;
 
 static pthread_mutex_t wf_mod_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wf_mod_cond = PTHREAD_COND_INITIALIZER; /* a load finished */
 static wf_loaded *wf_mods; /* guarded by wf_mod_lock, as are the two counts */
 static size_t wf_n_mods, wf_cap_mods;
 
 void wf_module_atfork_child(void) {
     pthread_mutex_init(&wf_mod_lock, NULL);
+    pthread_cond_init(&wf_mod_cond, NULL);
+    /* The threads that were loading do not exist here: drop their entries, keep the order. */
+    size_t n = 0;
+    for (size_t i = 0; i < wf_n_mods; i++)
+        if (wf_mods[i].state == WF_MOD_READY)
+            wf_mods[n++] = wf_mods[i];
+    wf_n_mods = n;
 }
 
 /* One load attempt: what was tried, its result and the JIT log. */
@@ -243,11 +258,39 @@ static warpfft_status load_error(const wf_device *dev, const fatbuild_module *m,
 
 /* ---- the cache ---- */
 
-static warpfft_status load_locked(const wf_device *dev, const fatbuild_module *m, CUmodule *mod) {
+/* The entry of (dev, name), or wf_n_mods. */
+static size_t find_locked(const wf_device *dev, const char *name) {
+    size_t i = 0;
+    while (i < wf_n_mods &&
+           (wf_mods[i].rec.device != dev->ordinal || strcmp(wf_mods[i].rec.name, name) != 0))
+        i++;
+    return i;
+}
+
+/* The load itself, without the lock (a JIT takes ~0.1-0.3 s: other modules load meanwhile). */
+static warpfft_status load_unlocked(const wf_device *dev, const fatbuild_module *m, CUmodule *mod,
+                                    const char **image, double *ms) {
     const wf_driver *d = NULL;
     warpfft_status st = wf_driver_get(&d);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_ctx_enter(dev);
     if (st != WARPFFT_SUCCESS)
         return st;
+    attempt a;
+    memset(&a, 0, sizeof a);
+    double t0 = now_ms();
+    load_images(d, dev, m, &a);
+    *ms = now_ms() - t0;
+    wf_ctx_leave(dev);
+    if (a.r != WF_CUDA_SUCCESS)
+        return load_error(dev, m, &a);
+    *mod = a.mod;
+    *image = a.image;
+    return WARPFFT_SUCCESS;
+}
+
+/* Marks (dev, m) loading (the lock is held and it has no entry); the caller loads it. */
+static warpfft_status claim_locked(const wf_device *dev, const fatbuild_module *m) {
     if (wf_n_mods == wf_cap_mods) {
         size_t cap = wf_cap_mods ? 2 * wf_cap_mods : 32;
         wf_loaded *grown = realloc(wf_mods, cap * sizeof *grown);
@@ -256,21 +299,28 @@ static warpfft_status load_locked(const wf_device *dev, const fatbuild_module *m
         wf_mods = grown;
         wf_cap_mods = cap;
     }
-    if ((st = wf_ctx_enter(dev)) != WARPFFT_SUCCESS)
-        return st;
-    attempt a;
-    memset(&a, 0, sizeof a);
-    double t0 = now_ms();
-    load_images(d, dev, m, &a);
-    double ms = now_ms() - t0;
-    wf_ctx_leave(dev);
-    if (a.r != WF_CUDA_SUCCESS)
-        return load_error(dev, m, &a);
     wf_loaded *l = &wf_mods[wf_n_mods++];
-    l->rec = (wf_module_record){dev->ordinal, m->name, a.image, ms};
-    l->mod = a.mod;
-    *mod = a.mod;
+    memset(l, 0, sizeof *l);
+    l->rec = (wf_module_record){dev->ordinal, m->name, "loading", 0.0};
+    l->state = WF_MOD_LOADING;
     return WARPFFT_SUCCESS;
+}
+
+/* Records the end of this thread's load (the lock is held): the module, or on failure no
+ * entry (the next call tries again), and wakes the threads waiting for it. */
+static void finish_locked(const wf_device *dev, const char *name, warpfft_status st, CUmodule mod,
+                          const char *image, double ms) {
+    size_t i = find_locked(dev, name);
+    if (i < wf_n_mods && st == WARPFFT_SUCCESS) {
+        wf_mods[i].rec.image = image;
+        wf_mods[i].rec.load_ms = ms;
+        wf_mods[i].mod = mod;
+        wf_mods[i].state = WF_MOD_READY;
+    } else if (i < wf_n_mods) {
+        memmove(&wf_mods[i], &wf_mods[i + 1], (wf_n_mods - i - 1) * sizeof *wf_mods);
+        wf_n_mods--;
+    }
+    pthread_cond_broadcast(&wf_mod_cond);
 }
 
 warpfft_status wf_module_get(const wf_device *dev, const char *name, CUmodule *mod) {
@@ -281,25 +331,89 @@ warpfft_status wf_module_get(const wf_device *dev, const char *name, CUmodule *m
         return wf_error(WARPFFT_ERR_NO_KERNEL,
                         "no kernel module '%s' is embedded in this build (mode %s, %zu modules)",
                         name, warpfft_kernels_mode, warpfft_kernels_n_modules);
-    warpfft_status st = WARPFFT_SUCCESS;
+    const fatbuild_module *m = &warpfft_kernels_modules[idx];
     pthread_mutex_lock(&wf_mod_lock);
-    size_t i = 0;
-    while (i < wf_n_mods &&
-           (wf_mods[i].rec.device != dev->ordinal || strcmp(wf_mods[i].rec.name, name) != 0))
-        i++;
-    if (i < wf_n_mods)
+    size_t i;
+    /* another thread is loading it: wait (two threads never JIT the same module twice) */
+    while ((i = find_locked(dev, name)) < wf_n_mods && wf_mods[i].state == WF_MOD_LOADING)
+        pthread_cond_wait(&wf_mod_cond, &wf_mod_lock);
+    if (i < wf_n_mods) {
         *mod = wf_mods[i].mod;
-    else /* loading under the lock: two threads never JIT the same module twice */
-        st = load_locked(dev, &warpfft_kernels_modules[idx], mod);
+        pthread_mutex_unlock(&wf_mod_lock);
+        return WARPFFT_SUCCESS;
+    }
+    warpfft_status st = claim_locked(dev, m);
     pthread_mutex_unlock(&wf_mod_lock);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    const char *image = NULL;
+    double ms = 0.0;
+    CUmodule loaded = NULL;
+    st = load_unlocked(dev, m, &loaded, &image, &ms);
+    pthread_mutex_lock(&wf_mod_lock);
+    finish_locked(dev, name, st, loaded, image, ms);
+    pthread_mutex_unlock(&wf_mod_lock);
+    if (st == WARPFFT_SUCCESS)
+        *mod = loaded;
     return st;
+}
+
+/* ---- loading several modules at once ---- */
+
+typedef struct preload_job {
+    const wf_device *dev;
+    const char *name;
+    warpfft_status st;
+    char msg[1024]; /* the worker's error message (errors are per thread) */
+} preload_job;
+
+static void *preload_worker(void *arg) {
+    preload_job *j = arg;
+    CUmodule mod = NULL;
+    j->st = wf_module_get(j->dev, j->name, &mod);
+    snprintf(j->msg, sizeof j->msg, "%s", j->st == WARPFFT_SUCCESS ? "" : warpfft_last_error());
+    return NULL;
+}
+
+warpfft_status wf_modules_preload(const wf_device *dev, const char *const *names, size_t n) {
+    enum { MAX_JOBS = 8 };
+    preload_job jobs[MAX_JOBS];
+    size_t n_jobs = 0;
+    pthread_mutex_lock(&wf_mod_lock);
+    for (size_t k = 0; k < n && n_jobs < MAX_JOBS; k++)
+        if (find_locked(dev, names[k]) == wf_n_mods && wf_embedded_find(names[k]) >= 0)
+            jobs[n_jobs++] = (preload_job){dev, names[k], WARPFFT_SUCCESS, ""};
+    pthread_mutex_unlock(&wf_mod_lock);
+    if (n_jobs < 2) /* one (or none) to load: the caller's wf_kernel_get loads it */
+        return WARPFFT_SUCCESS;
+    /* a thread per module beyond the first, which loads here */
+    pthread_t threads[MAX_JOBS];
+    int started[MAX_JOBS] = {0};
+    for (size_t k = 1; k < n_jobs; k++)
+        started[k] = pthread_create(&threads[k], NULL, preload_worker, &jobs[k]) == 0;
+    preload_worker(&jobs[0]);
+    for (size_t k = 1; k < n_jobs; k++) {
+        if (started[k])
+            pthread_join(threads[k], NULL);
+        else
+            preload_worker(&jobs[k]); /* no thread to be had: load it here */
+    }
+    for (size_t k = 0; k < n_jobs; k++)
+        if (jobs[k].st != WARPFFT_SUCCESS)
+            return wf_error(jobs[k].st, "%s", jobs[k].msg);
+    return WARPFFT_SUCCESS;
 }
 
 size_t wf_module_records(wf_module_record *out, size_t max) {
     pthread_mutex_lock(&wf_mod_lock);
-    size_t n = wf_n_mods;
-    for (size_t i = 0; out && i < n && i < max; i++)
-        out[i] = wf_mods[i].rec;
+    size_t n = 0;
+    for (size_t i = 0; i < wf_n_mods; i++) {
+        if (wf_mods[i].state != WF_MOD_READY)
+            continue; /* still loading */
+        if (out && n < max)
+            out[n] = wf_mods[i].rec;
+        n++;
+    }
     pthread_mutex_unlock(&wf_mod_lock);
     return n;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "type3.h"
 
@@ -58,6 +59,92 @@ warpfft_status wf_plan_memset(const struct warpfft_plan_s *plan, CUdeviceptr p, 
     return WARPFFT_SUCCESS;
 }
 
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* ---------------------------------------------------------------- the cache (cache.c) */
+
+/* The cuFFT plan, work area and fine grid of this plan's shape. */
+static wf_cache_item fft_item(const struct warpfft_plan_s *plan) {
+    const wf_params *p = &plan->p;
+    wf_cache_item it;
+    memset(&it, 0, sizeof it);
+    it.kind = WF_CACHE_FFT;
+    it.dev = plan->dev;
+    int64_t key[6] = {p->dim, p->n_fine[0], p->n_fine[1], p->n_fine[2], p->ntransf, p->precision};
+    memcpy(it.key, key, sizeof key);
+    return it;
+}
+
+/* The deconvolution factors of dimension d. */
+static wf_cache_item factors_item(const struct warpfft_plan_s *plan, int d) {
+    const wf_params *p = &plan->p;
+    wf_cache_item it;
+    memset(&it, 0, sizeof it);
+    it.kind = WF_CACHE_FACTORS;
+    it.dev = plan->dev;
+    int64_t beta_bits = 0;
+    memcpy(&beta_bits, &p->beta, sizeof beta_bits);
+    int64_t key[6] = {p->precision, p->n_modes[d], p->n_fine[d], p->width, beta_bits, 0};
+    memcpy(it.key, key, sizeof key);
+    return it;
+}
+
+/* Moves a cached buffer into b / b's buffer out, keeping plan->workspace current. */
+static void adopt(struct warpfft_plan_s *plan, wf_dbuf *b, CUdeviceptr ptr, size_t bytes) {
+    b->ptr = ptr;
+    b->bytes = bytes;
+    plan->workspace += bytes;
+}
+
+static void disown(struct warpfft_plan_s *plan, wf_dbuf *b, CUdeviceptr *ptr, size_t *bytes) {
+    *ptr = b->ptr;
+    *bytes = b->bytes;
+    plan->workspace -= b->bytes;
+    b->ptr = 0;
+    b->bytes = 0;
+}
+
+/* A cached cuFFT plan of this shape, with its work area and a fine grid; 1 on a hit. */
+static int take_fft(struct warpfft_plan_s *plan) {
+    wf_cache_item it = fft_item(plan);
+    if (!wf_cache_take(&it))
+        return 0;
+    plan->fft = it.fft;
+    plan->fft_created = 1;
+    plan->fft_made = 1;
+    adopt(plan, &plan->fft_work, it.buf[0], it.bytes[0]);
+    adopt(plan, &plan->fw, it.buf[1], it.bytes[1]);
+    return 1;
+}
+
+/* At destroy: the cuFFT plan, its work area, the fine grid and the factors go to the cache,
+ * which hands them to the next plan of this shape. cuMemFree waited for the work that used
+ * them; so must this (the next owner may use another stream). If the wait fails, or the cache
+ * would not keep them (off, or too big), plan_release frees them as before. */
+static void give_to_cache(struct warpfft_plan_s *plan) {
+    if (!plan->fft_made || !wf_cache_accepts(plan->fft_work.bytes + plan->fw.bytes) ||
+        plan->drv->cuStreamSynchronize(plan->stream) != WF_CUDA_SUCCESS)
+        return;
+    wf_cache_item it = fft_item(plan);
+    it.cufft = plan->cufft;
+    it.fft = plan->fft;
+    disown(plan, &plan->fft_work, &it.buf[0], &it.bytes[0]);
+    disown(plan, &plan->fw, &it.buf[1], &it.bytes[1]);
+    plan->fft_created = plan->fft_made = 0;
+    wf_cache_put(&it);
+    for (int d = 0; d < plan->p.dim; d++) {
+        if (!plan->fac[d].ptr || !wf_cache_accepts(plan->fac[d].bytes))
+            continue;
+        it = factors_item(plan, d);
+        disown(plan, &plan->fac[d], &it.buf[0], &it.bytes[0]);
+        wf_cache_put(&it);
+    }
+}
+
 /* ---------------------------------------------------------------- kernels */
 
 static warpfft_status load_kernel(struct warpfft_plan_s *plan, const char *module, const char *name,
@@ -82,9 +169,14 @@ static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
 static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     const char *ps = wf_prec_name(p->precision);
-    char mod[32], name[64];
-    warpfft_status st = load_sort_kernels(plan);
+    char mod[32], name[64], si[32];
     snprintf(mod, sizeof mod, "prep_%s", ps);
+    snprintf(si, sizeof si, "si_%dd_%s_w%d", p->dim, ps, p->width);
+    /* JIT builds: the modules not loaded yet compile in parallel, not one after another */
+    const char *const modules[] = {"sort", mod, si};
+    warpfft_status st = wf_modules_preload(plan->dev, modules, 3);
+    if (st == WARPFFT_SUCCESS)
+        st = load_sort_kernels(plan);
     snprintf(name, sizeof name, "wf_bin_count_%s", ps);
     if (st == WARPFFT_SUCCESS)
         st = load_kernel(plan, mod, name, &plan->k_bin_count);
@@ -94,11 +186,10 @@ static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     snprintf(name, sizeof name, "wf_%s_%s", p->type == 1 ? "deconvolve" : "amplify", ps);
     if (st == WARPFFT_SUCCESS && !p->spreadinterponly)
         st = load_kernel(plan, mod, name, &plan->k_modes);
-    snprintf(mod, sizeof mod, "si_%dd_%s_w%d", p->dim, ps, p->width);
     snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", p->type == 1 ? "spread" : "interp",
              p->method == WARPFFT_METHOD_SM ? "sm" : "gm", p->dim, ps, p->width);
     if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, mod, name, &plan->k_spreadinterp);
+        st = load_kernel(plan, si, name, &plan->k_spreadinterp);
     return st;
 }
 
@@ -161,22 +252,28 @@ static warpfft_status upload_fac(struct warpfft_plan_s *plan, wf_dbuf *b, const 
     return st;
 }
 
-/* fac_d[k] = 1/phihat_d(k), k = 0..N_d/2, for each used dim (computed once per distinct
- * (N_d, nf_d)). */
+/* fac_d[k] = 1/phihat_d(k), k = 0..N_d/2, for each used dim: from the cache, else computed
+ * (once per distinct (N_d, nf_d): ~20 ms for N_d = 1e6) and uploaded. */
 static warpfft_status make_factors(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     int64_t kmax = 0;
     for (int d = 0; d < p->dim; d++)
         kmax = p->n_modes[d] / 2 > kmax ? p->n_modes[d] / 2 : kmax;
-    double *fac = malloc((size_t)(kmax + 1) * sizeof *fac);
-    if (!fac)
-        return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation of %zu bytes",
-                        (size_t)(kmax + 1) * sizeof *fac);
+    double *fac = NULL;
+    int have = -1; /* the dimension whose factors fac holds */
     warpfft_status st = WARPFFT_SUCCESS;
     for (int d = 0; d < p->dim && st == WARPFFT_SUCCESS; d++) {
-        int same = d > 0 && p->n_modes[d] == p->n_modes[d - 1] && p->n_fine[d] == p->n_fine[d - 1];
-        if (!same)
+        wf_cache_item it = factors_item(plan, d);
+        if (wf_cache_take(&it)) {
+            adopt(plan, &plan->fac[d], it.buf[0], it.bytes[0]);
+            continue;
+        }
+        if (!fac && !(fac = malloc((size_t)(kmax + 1) * sizeof *fac)))
+            return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation of %zu bytes",
+                            (size_t)(kmax + 1) * sizeof *fac);
+        if (have < 0 || p->n_modes[d] != p->n_modes[have] || p->n_fine[d] != p->n_fine[have])
             wf_deconv_factors(p->n_modes[d], p->n_fine[d], p->width, p->beta, fac);
+        have = d;
         st = upload_fac(plan, &plan->fac[d], fac, p->n_modes[d] / 2 + 1);
     }
     free(fac);
@@ -189,7 +286,8 @@ static warpfft_status alloc_fixed(struct warpfft_plan_s *plan) {
     size_t per_bin = (size_t)p->nbins * sizeof(uint64_t);
     size_t fw = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
     warpfft_status st = WARPFFT_SUCCESS;
-    if (!p->spreadinterponly) /* spread/interp only: the grid is the caller's fk */
+    /* spread/interp only: the grid is the caller's fk; a cached cuFFT plan brought one */
+    if (!p->spreadinterponly && !plan->fw.ptr)
         st = wf_plan_alloc(plan, &plan->fw, fw, "the fine grid");
     if (st == WARPFFT_SUCCESS)
         st = wf_plan_alloc(plan, &plan->bin_count, per_bin, "bin counts");
@@ -224,8 +322,8 @@ static warpfft_status fft_plan_many(struct warpfft_plan_s *plan, size_t *work) {
     return WARPFFT_SUCCESS;
 }
 
-/* In-place batched C2C/Z2Z over the fine grid, with a work area the plan owns, on its stream. */
-static warpfft_status make_fft(struct warpfft_plan_s *plan) {
+/* cufftCreate + cufftMakePlanMany64 (the cuFFT plan without its work area). */
+static warpfft_status new_fft(struct warpfft_plan_s *plan, size_t *work) {
     const wf_cufft *cf = plan->cufft;
     cufftResult r = cf->cufftCreate(&plan->fft);
     if (r != 0)
@@ -233,34 +331,63 @@ static warpfft_status make_fft(struct warpfft_plan_s *plan) {
     plan->fft_created = 1;
     if ((r = cf->cufftSetAutoAllocation(plan->fft, 0)) != 0)
         return wf_cufft_error(r, "cufftSetAutoAllocation");
-    size_t work = 0;
-    warpfft_status st = fft_plan_many(plan, &work);
-    if (st == WARPFFT_SUCCESS)
-        st = wf_plan_alloc(plan, &plan->fft_work, work, "the cuFFT work area");
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    if ((r = cf->cufftSetWorkArea(plan->fft, (void *)(uintptr_t)plan->fft_work.ptr)) != 0)
-        return wf_cufft_error(r, "cufftSetWorkArea");
-    if ((r = cf->cufftSetStream(plan->fft, plan->stream)) != 0)
+    return fft_plan_many(plan, work);
+}
+
+/* In-place batched C2C/Z2Z over the fine grid, with a work area the plan owns, on its stream:
+ * taken from the cache (take_fft) or made here. cuFFT's own device memory counts too: when
+ * cuFFT runs out of it, the cache is emptied and the plan made again. */
+static warpfft_status make_fft(struct warpfft_plan_s *plan) {
+    const wf_cufft *cf = plan->cufft;
+    cufftResult r = 0;
+    if (!plan->fft_made) {
+        size_t work = 0;
+        warpfft_status st = new_fft(plan, &work);
+        /* CUFFT_ALLOC_FAILED (cuFFT's own device memory): free the cache, make it again */
+        if (st == WARPFFT_ERR_OUT_OF_MEMORY && plan->fft_created && wf_cache_release() > 0) {
+            cf->cufftDestroy(plan->fft); /* a failed plan: nothing depends on the result */
+            plan->fft_created = 0;
+            wf_cache_note_oom_retry();
+            st = new_fft(plan, &work);
+        }
+        if (st == WARPFFT_SUCCESS)
+            st = wf_plan_alloc(plan, &plan->fft_work, work, "the cuFFT work area");
+        if (st != WARPFFT_SUCCESS)
+            return st;
+        if ((r = cf->cufftSetWorkArea(plan->fft, (void *)(uintptr_t)plan->fft_work.ptr)) != 0)
+            return wf_cufft_error(r, "cufftSetWorkArea");
+        plan->fft_made = 1;
+    }
+    if ((r = cf->cufftSetStream(plan->fft, plan->stream)) != 0) /* a cached one: new stream */
         return wf_cufft_error(r, "cufftSetStream");
     return WARPFFT_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- build and release */
 
-/* Everything on the GPU; the device's context is current. */
-static warpfft_status plan_build(struct warpfft_plan_s *plan) {
+/* Everything on the GPU; the device's context is current. Times each stage into *t. */
+static warpfft_status plan_build(struct warpfft_plan_s *plan, wf_create_times *t) {
+    double t0 = now_ms();
     warpfft_status st = load_kernels(plan);
     if (st == WARPFFT_SUCCESS)
         st = set_shared_limit(plan);
+    double t1 = now_ms();
+    t->modules_ms = t1 - t0;
+    if (st == WARPFFT_SUCCESS && !plan->p.spreadinterponly)
+        take_fft(plan);
     if (st == WARPFFT_SUCCESS)
         st = alloc_fixed(plan);
+    double t2 = now_ms();
+    t->alloc_ms = t2 - t1;
     if (plan->p.spreadinterponly) /* no FFT, no deconvolution */
         return st;
     if (st == WARPFFT_SUCCESS)
         st = make_factors(plan);
+    double t3 = now_ms();
+    t->factors_ms = t3 - t2;
     if (st == WARPFFT_SUCCESS)
         st = make_fft(plan);
+    t->cufft_ms = now_ms() - t3;
     return st;
 }
 
@@ -270,7 +397,7 @@ static cufftResult plan_release(struct warpfft_plan_s *plan) {
     cufftResult r = 0;
     if (plan->fft_created)
         r = plan->cufft->cufftDestroy(plan->fft);
-    plan->fft_created = 0;
+    plan->fft_created = plan->fft_made = 0;
     wf_dbuf *bufs[] = {&plan->fw,         &plan->fac[0],      &plan->fac[1],    &plan->fac[2],
                        &plan->fft_work,   &plan->bin_count,   &plan->bin_start, &plan->nsub,
                        &plan->nsub_start, &plan->result,      &plan->sort_idx,  &plan->bin_of,
@@ -297,7 +424,7 @@ static warpfft_status plan_attach(struct warpfft_plan_s *plan, const warpfft_opt
 /* Chooses parameters for this device and builds the plan; frees everything on failure. */
 static warpfft_status plan_init(struct warpfft_plan_s *plan, int type, int dim,
                                 const int64_t n_modes[3], int64_t ntransf, double tol,
-                                int precision, const warpfft_opts *o) {
+                                int precision, const warpfft_opts *o, wf_create_times *t) {
     warpfft_status st = plan_attach(plan, o);
     if (st != WARPFFT_SUCCESS)
         return st;
@@ -307,7 +434,7 @@ static warpfft_status plan_init(struct warpfft_plan_s *plan, int type, int dim,
         st = wf_ctx_enter(plan->dev);
     if (st != WARPFFT_SUCCESS)
         return st;
-    st = plan_build(plan);
+    st = plan_build(plan, t);
     if (st != WARPFFT_SUCCESS)
         plan_release(plan);
     wf_ctx_leave(plan->dev);
@@ -334,6 +461,7 @@ WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t 
         st = wf_opts_resolve(opts, &o);
     if (st != WARPFFT_SUCCESS)
         return st;
+    double t0 = now_ms();
     struct warpfft_plan_s *pl = calloc(1, sizeof *pl);
     if (!pl)
         return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation of the plan (%zu bytes)",
@@ -341,11 +469,14 @@ WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t 
     pl->iflag = iflag;
     pl->fft_dir = iflag >= 0 ? WF_CUFFT_INVERSE : WF_CUFFT_FORWARD;
     pl->M = -1;
-    st = plan_init(pl, type, dim, n_modes, ntransf, tol, (int)precision, &o);
+    wf_create_times t = {0, 0, 0, 0, 0};
+    st = plan_init(pl, type, dim, n_modes, ntransf, tol, (int)precision, &o, &t);
     if (st != WARPFFT_SUCCESS) {
         free(pl);
         return st;
     }
+    t.total_ms = now_ms() - t0;
+    wf_cache_note_create(&t);
     *plan = pl;
     return WARPFFT_SUCCESS;
 }
@@ -364,6 +495,7 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
                         warpfft_last_error());
     if (plan->t3)
         wf_t3_release(plan);
+    give_to_cache(plan);
     cufftResult r = plan_release(plan);
     wf_ctx_leave(plan->dev);
     if (r != 0) {
@@ -408,7 +540,7 @@ warpfft_status wf_plan_attach(struct warpfft_plan_s *plan, const warpfft_opts *o
 }
 
 warpfft_status wf_plan_build_spreader(struct warpfft_plan_s *plan) {
-    warpfft_status st = load_kernels(plan);
+    warpfft_status st = load_kernels(plan); /* (no cuFFT plan: nothing from the cache) */
     if (st == WARPFFT_SUCCESS)
         st = set_shared_limit(plan);
     if (st == WARPFFT_SUCCESS)

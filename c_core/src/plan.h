@@ -59,7 +59,8 @@ struct warpfft_plan_s {
     wf_dbuf nsub, nsub_start;     /* u64 per bin (SM) */
     wf_dbuf result;               /* wf_setpts_result */
     cufftHandle fft;
-    int fft_created;
+    int fft_created; /* fft exists (cufftCreate succeeded or it came from the cache) */
+    int fft_made;    /* and is made, with its work area set (it may go to the cache) */
 
     /* per point set, grown by setpts */
     wf_dbuf sort_idx, bin_of, pos_in_bin; /* i64, i32, u64 per point */

@@ -120,6 +120,7 @@ warpfft_status wf_device_get(int ordinal, const wf_device **dev);
 /* For loader.c's fork handler: re-initialise the file's lock in the child of a fork(). */
 void wf_module_atfork_child(void);
 void wf_cufft_atfork_child(void);
+void wf_cache_atfork_child(void);
 
 /* Makes dev's primary context current on this thread (push); wf_ctx_leave pops it. Every
  * public function that touches the GPU brackets its work with these. */
@@ -153,6 +154,10 @@ void wf_free(CUdeviceptr *p); /* frees and zeroes; 0 is a no-op */
  * Fails with WARPFFT_ERR_NO_KERNEL when no such module is embedded or no image runs on the
  * GPU, WARPFFT_ERR_DRIVER_TOO_OLD when the driver cannot take the embedded PTX/cubins. */
 warpfft_status wf_module_get(const wf_device *dev, const char *name, CUmodule *mod);
+/* Loads the modules `names[0..n-1]` of dev that no thread has loaded or is loading, in
+ * parallel: a thread per module beyond the first (only when two or more need loading). Returns
+ * the first failure, as wf_module_get would. */
+warpfft_status wf_modules_preload(const wf_device *dev, const char *const *names, size_t n);
 /* Looks up kernel `kernel` in module `module` (loading it if needed). */
 warpfft_status wf_kernel_get(const wf_device *dev, const char *module, const char *kernel,
                              CUfunction *fn);
@@ -190,5 +195,63 @@ warpfft_status wf_cufft_get(const wf_cufft **cufft);
 /* Converts a failed cuFFT call into WARPFFT_ERR_CUFFT (or OUT_OF_MEMORY for
  * CUFFT_ALLOC_FAILED) with a message naming `what` and the cufftResult name. */
 warpfft_status wf_cufft_error(cufftResult r, const char *what);
+
+/* ---- the cache of idle plan resources (cache.c) ---- */
+
+#define WF_CACHE_MAX_ITEMS  32   /* idle items at most (cuFFT plans and factor arrays) */
+#define WF_CACHE_DEFAULT_MB 1024 /* idle device bytes at most, unless WARPFFT_PLAN_CACHE_MB */
+
+enum { WF_CACHE_FFT = 1, WF_CACHE_FACTORS = 2 };
+
+/* One idle resource and what it was made for. FFT: a cuFFT plan (key: dim, n_fine[3],
+ * ntransf, precision) with its work area (buf[0]) and a fine grid of its size (buf[1]).
+ * FACTORS: the deconvolution factors of one dimension (key: precision, N_d, nf_d, width, the
+ * bits of beta) in buf[0]. All made in dev's primary context. */
+typedef struct wf_cache_item {
+    int kind;
+    const wf_device *dev;
+    int64_t key[6];
+    const wf_cufft *cufft; /* FFT */
+    cufftHandle fft;       /* FFT */
+    CUdeviceptr buf[2];
+    size_t bytes[2];
+} wf_cache_item;
+
+/* Looks for an idle item with want's kind, dev and key; on a hit moves it into *want (the
+ * caller owns it now) and returns 1; else 0. */
+int wf_cache_take(wf_cache_item *want);
+/* Gives an idle item to the cache (its device work must be finished: the caller synchronised
+ * the stream that used it); beyond the bounds the oldest items are destroyed (this one, if it
+ * alone exceeds them). *it is zeroed: the cache owns it now. */
+void wf_cache_put(wf_cache_item *it);
+/* 1 when the cache is on and an item of `bytes` fits its byte bound (else put destroys it). */
+int wf_cache_accepts(size_t bytes);
+/* Destroys an item the caller owns (cuFFT plan and buffers, in its device's context). */
+void wf_cache_destroy(wf_cache_item *it);
+/* Destroys every idle item; returns how many there were. */
+size_t wf_cache_release(void);
+/* Overrides the bounds (tests); max_items 0 disables the cache. */
+void wf_cache_set_limits(size_t max_items, size_t max_bytes);
+
+/* Where plan creation spent its time (plan.c measures, warpfft_runtime_info reports). */
+typedef struct wf_create_times {
+    double modules_ms; /* finding the kernels: module loads (JIT) on first use */
+    double cufft_ms;   /* cufftCreate + cufftMakePlanMany (0 when the cache had the plan) */
+    double alloc_ms;   /* device allocations (fine grid, work area, bins) */
+    double factors_ms; /* deconvolution factors: computed and uploaded, or cached */
+    double total_ms;   /* the whole warpfft_plan_create */
+} wf_create_times;
+
+typedef struct wf_cache_stats {
+    size_t items, bytes, max_items, max_bytes; /* idle now, and the bounds */
+    uint64_t fft_hits, fft_misses, other_hits, other_misses, evicted, released, oom_retries;
+    uint64_t plans;        /* plan creations noted */
+    wf_create_times total; /* summed over them */
+    wf_create_times last;  /* the latest */
+} wf_cache_stats;
+
+void wf_cache_note_create(const wf_create_times *t);
+void wf_cache_note_oom_retry(void);
+void wf_cache_get_stats(wf_cache_stats *out);
 
 #endif /* WARPFFT_RUNTIME_H */

@@ -86,18 +86,18 @@ echo '#include "fake_kernels.h"' >"$GEN/warpfft_kernels.h"
 # ---- 2. build: the lead's flags, plus sanitizers (one binary) or debug info (for valgrind) ----
 SRC="$ROOT/c_core/src"
 SRCS=("$SRC/error.c" "$SRC/loader.c" "$SRC/cufft.c" "$SRC/module.c" "$SRC/memory.c"
-    "$SRC/info.c" "$SRC/fatbin.c" "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
+    "$SRC/info.c" "$SRC/fatbin.c" "$SRC/cache.c" "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
     "$HERE/test_rt_errors.c" "$HERE/test_rt_cufft.c" "$HERE/test_rt_driver.c")
 CFLAGS=(-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -fPIC -fvisibility=hidden -pthread
     -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$GEN" -I"$HERE")
 LIBS=(-ldl -lpthread -lm)
-for f in "${SRCS[@]:0:7}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
+for f in "${SRCS[@]:0:8}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
 gcc "${CFLAGS[@]}" -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
     -fno-sanitize-recover=undefined "${SRCS[@]}" -o "$BUILD/bin/test_runtime_asan" "${LIBS[@]}"
 gcc "${CFLAGS[@]}" -O1 -g "${SRCS[@]}" -o "$BUILD/bin/test_runtime" "${LIBS[@]}"
 
 # Exported symbols of a shared build must be exactly the warpfft_* functions.
-gcc "${CFLAGS[@]}" -O2 -shared "${SRCS[@]:0:8}" -o "$BUILD/libwarpfft_rt.so" "${LIBS[@]}"
+gcc "${CFLAGS[@]}" -O2 -shared "${SRCS[@]:0:9}" -o "$BUILD/libwarpfft_rt.so" "${LIBS[@]}"
 EXPORTS=$(nm -D --defined-only "$BUILD/libwarpfft_rt.so" | awk '$2 == "T" {print $3}' | sort)
 if echo "$EXPORTS" | grep -qv '^warpfft_'; then
     echo "FAIL: non-warpfft exports:"; echo "$EXPORTS" | grep -v '^warpfft_'; exit 1

@@ -32,6 +32,8 @@ typedef struct standin_counts {
     long ctx_depth;      /* pushes minus pops on this thread */
     long violations;     /* out-of-bounds accesses, bad frees, pops without a push, ... */
     long launches;       /* cuLaunchKernel calls that succeeded */
+    long fft_creates;    /* cufftCreate calls that succeeded (ever) */
+    long fft_makes;      /* cufftMakePlanMany64 calls that succeeded (ever) */
 } standin_counts;
 
 /* Fails numbered call `fail_at` (counting from 1 from now; 0: none) and resets the call count. */
@@ -39,10 +41,15 @@ typedef void (*standin_arm_fn)(long fail_at);
 typedef void (*standin_get_fn)(standin_counts *out);
 /* Sleeps `ms` in every cuModuleLoadData(Ex) (a slow JIT, for the fork test). */
 typedef void (*standin_slow_load_fn)(int ms);
+/* The stand-in GPU's memory: cuMemAlloc fails with OUT_OF_MEMORY, and cufftMakePlanMany64 with
+ * CUFFT_ALLOC_FAILED (its own 4 KiB), beyond `bytes` live bytes; 0: no limit (the default). */
+typedef void (*standin_mem_limit_fn)(size_t bytes);
 
 /* Exported by libcuda.so.1 for libcufft.so.12: numbers a call (1: it must fail), checks a range. */
 int standin_tick(const char *fn);
 int standin_check_range(const void *p, size_t bytes, const char *what);
 void standin_fft_plans(int delta);
+void standin_fft_made(void);
+int standin_mem_room(size_t bytes); /* 1 when `bytes` more fit under the memory limit */
 
 #endif

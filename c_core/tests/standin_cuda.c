@@ -23,6 +23,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static standin_counts c;
 static long fail_at;
 static int slow_load_ms;
+static size_t mem_limit; /* 0: none */
 static __thread long depth;
 /* A synchronous host-to-device copy returns once its data are staged: until the legacy stream
  * is waited for, work on another (the stand-in treats every non-zero stream as non-blocking)
@@ -91,7 +92,27 @@ API void standin_slow_load(int ms) {
 API void standin_fft_plans(int delta) {
     pthread_mutex_lock(&lock);
     c.live_fft_plans += delta;
+    c.fft_creates += delta > 0;
     pthread_mutex_unlock(&lock);
+}
+
+API void standin_fft_made(void) {
+    pthread_mutex_lock(&lock);
+    c.fft_makes++;
+    pthread_mutex_unlock(&lock);
+}
+
+API void standin_mem_limit(size_t bytes) {
+    pthread_mutex_lock(&lock);
+    mem_limit = bytes;
+    pthread_mutex_unlock(&lock);
+}
+
+API int standin_mem_room(size_t bytes) {
+    pthread_mutex_lock(&lock);
+    int room = mem_limit == 0 || c.live_bytes + bytes <= mem_limit;
+    pthread_mutex_unlock(&lock);
+    return room;
 }
 
 /* 1 when [p, p + bytes) lies in one live allocation; else a violation. */
@@ -373,7 +394,7 @@ API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 /* ---- memory ---- */
 
 API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
-    if (standin_tick("cuMemAlloc") || bytes > MAX_ALLOC_BYTES)
+    if (standin_tick("cuMemAlloc") || bytes > MAX_ALLOC_BYTES || !standin_mem_room(bytes))
         return WF_CUDA_ERROR_OUT_OF_MEMORY;
     if (bytes == 0)
         return CUDA_ERROR_INVALID_VALUE;

@@ -3,6 +3,7 @@
  * Shares the call numbering and the allocation table of the stand-in libcuda.so.1 (linked).
  * Plans record their size; cufftSetWorkArea and the transforms check their buffers.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -11,6 +12,7 @@
 
 #define API                  __attribute__((visibility("default")))
 #define CUFFT_INVALID_PLAN   1
+#define CUFFT_ALLOC_FAILED   2
 #define CUFFT_INTERNAL_ERROR 5
 #define MAX_PLANS            1024
 #define WORK_BYTES           4096
@@ -26,27 +28,42 @@ static struct {
             return CUFFT_INTERNAL_ERROR;                                                           \
     } while (0)
 
+/* Guards the plan table: plans are created and destroyed from several threads. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int valid(cufftHandle h) {
-    return h >= 0 && h < MAX_PLANS && plans[h].live;
+    pthread_mutex_lock(&lock);
+    int ok = h >= 0 && h < MAX_PLANS && plans[h].live;
+    pthread_mutex_unlock(&lock);
+    return ok;
 }
 
 API cufftResult cufftCreate(cufftHandle *h) {
     TICK("cufftCreate");
-    for (int i = 0; i < MAX_PLANS; i++)
-        if (!plans[i].live) {
-            plans[i].live = 1;
-            plans[i].made = 0;
-            *h = i;
-            standin_fft_plans(1);
-            return 0;
-        }
-    return CUFFT_INTERNAL_ERROR;
+    pthread_mutex_lock(&lock);
+    int i = 0;
+    while (i < MAX_PLANS && plans[i].live)
+        i++;
+    if (i < MAX_PLANS) {
+        plans[i].live = 1;
+        plans[i].made = 0;
+        *h = i;
+    }
+    pthread_mutex_unlock(&lock);
+    if (i == MAX_PLANS)
+        return CUFFT_INTERNAL_ERROR;
+    standin_fft_plans(1);
+    return 0;
 }
 API cufftResult cufftDestroy(cufftHandle h) {
     int fail = standin_tick("cufftDestroy"); /* released either way */
-    if (!valid(h))
+    pthread_mutex_lock(&lock);
+    int ok = h >= 0 && h < MAX_PLANS && plans[h].live;
+    if (ok)
+        plans[h].live = 0;
+    pthread_mutex_unlock(&lock);
+    if (!ok)
         return CUFFT_INVALID_PLAN;
-    plans[h].live = 0;
     standin_fft_plans(-1);
     return fail ? CUFFT_INTERNAL_ERROR : 0;
 }
@@ -63,12 +80,15 @@ API cufftResult cufftMakePlanMany64(cufftHandle h, int rank, long long *n, long 
     TICK("cufftMakePlanMany64");
     if (!valid(h) || rank < 1 || rank > 3 || batch < 1)
         return CUFFT_INVALID_PLAN;
+    if (!standin_mem_room(WORK_BYTES)) /* cuFFT's own device memory (twiddles) */
+        return CUFFT_ALLOC_FAILED;
     long long total = batch;
     for (int d = 0; d < rank; d++)
         total *= n[d];
     plans[h].data_bytes = (size_t)total * (type == WF_CUFFT_Z2Z ? 16 : 8);
     plans[h].made = 1;
     *work = WORK_BYTES;
+    standin_fft_made();
     return 0;
 }
 API cufftResult cufftSetWorkArea(cufftHandle h, void *area) {

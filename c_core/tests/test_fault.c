@@ -8,7 +8,10 @@
  * or cuFFT call failing, until a walk makes fewer than k calls. After every walk: no allocation,
  * cuFFT plan or link state left, contexts balanced, no out-of-bounds access; every injected
  * failure surfaced as a clear status naming the call; a plan whose setpts or execute failed still
- * works; a failed destroy leaves a handle that a second destroy frees.
+ * works; a failed destroy leaves a handle that a second destroy frees. Each configuration is
+ * walked three times: plan cache (cache.c) off, on but empty, and on holding the plan's shape
+ * (create takes the cuFFT plan and factors from it); the cache is emptied after every walk.
+ * Then the cache itself: reuse, bounds, the out-of-memory release, and two threads.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -29,7 +32,9 @@ static int n_pass, n_fail;
 static standin_arm_fn arm;
 static standin_get_fn get;
 static standin_slow_load_fn slow_load;
-static long last_calls; /* calls the last walk made */
+static standin_mem_limit_fn mem_limit;
+static long last_calls;           /* calls the last walk made */
+static uint64_t oom_retries_seen; /* when the walk began */
 
 #define CHECK(c, ...)                                                                              \
     do {                                                                                           \
@@ -103,6 +108,12 @@ static void check_status(const char *step, int st, long k) {
     }
     int release =
         strcmp(s.failed_fn, "cuMemFree") == 0 || strcmp(s.failed_fn, "cuLinkDestroy") == 0;
+    /* destroy's wait before caching: on failure it frees instead, as it did before the cache */
+    release |= strcmp(step, "destroy") == 0 && strcmp(s.failed_fn, "cuStreamSynchronize") == 0;
+    /* an out-of-memory after which the cache was emptied and the allocation retried */
+    wf_cache_stats cs;
+    wf_cache_get_stats(&cs);
+    release |= strcmp(s.failed_fn, "cuMemAlloc") == 0 && cs.oom_retries > oom_retries_seen;
     if (st == WARPFFT_SUCCESS) {
         CHECK(release, "%s: %s (call %ld) failed but the status is SUCCESS", step, s.failed_fn,
               s.failed_at);
@@ -120,15 +131,33 @@ static void set_injected(int *flag) {
     *flag |= s.failed_at != 0;
 }
 
+static void config_opts(const config *cf, warpfft_opts *o) {
+    warpfft_opts_default(o);
+    o->method = cf->method;
+    o->upsampfac = cf->upsampfac;
+    o->stream = cf->stream;
+}
+
+enum { CACHE_OFF, CACHE_COLD, CACHE_WARM };
+static const char *const cache_mode_name[] = {"cache off", "cache empty", "cache warm"};
+
 /* One lifecycle with call k failing; returns 1 when the failure was injected somewhere. */
-static int walk(const config *cf, const arrays *a, long k, long base_allocs) {
+static int walk(const config *cf, const arrays *a, long k, long base_allocs, int cache) {
     warpfft_opts o;
-    warpfft_opts_default(&o);
-    o.method = cf->method;
-    o.upsampfac = cf->upsampfac;
-    o.stream = cf->stream;
+    config_opts(cf, &o);
     warpfft_plan plan = NULL;
     int injected = 0;
+    wf_cache_set_limits(cache == CACHE_OFF ? 0 : WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
+    if (cache == CACHE_WARM) { /* a plan of this shape went to the cache */
+        int st = warpfft_plan_create(cf->type, cf->dim, n_modes, 1, cf->ntransf, 1e-4,
+                                     (warpfft_precision)cf->precision, &o, &plan);
+        CHECK(st == 0 && warpfft_plan_destroy(plan) == 0, "warming the cache: %s",
+              warpfft_last_error());
+        plan = NULL;
+    }
+    wf_cache_stats cs;
+    wf_cache_get_stats(&cs);
+    oom_retries_seen = cs.oom_retries;
     arm(k);
     int st = warpfft_plan_create(cf->type, cf->dim, n_modes, 1, cf->ntransf, 1e-4,
                                  (warpfft_precision)cf->precision, &o, &plan);
@@ -174,6 +203,7 @@ static int walk(const config *cf, const arrays *a, long k, long base_allocs) {
     get(&s);
     last_calls = s.calls;
     arm(0);
+    wf_cache_release(); /* the next walk starts from the same cache */
     get(&s);
     size_t records = wf_module_records(NULL, 0);
     CHECK(s.live_allocs == base_allocs && s.live_fft_plans == 0 && s.live_links == 0 &&
@@ -193,17 +223,22 @@ static long walk_all(void) {
         standin_counts s;
         get(&s);
         long base = s.live_allocs;
-        long k = 1;
-        while (walk(&configs[i], &a, k, base) && k < 100000)
-            k++, lifecycles++;
-        lifecycles++; /* the last walk ran to the end without a failure */
-        printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx: %ld lifecycles (a "
-               "whole one: %ld calls)\n",
-               configs[i].type, configs[i].dim, configs[i].precision == WARPFFT_F64 ? "f64" : "f32",
-               configs[i].method == WARPFFT_METHOD_SM ? "SM" : "GM", (long long)configs[i].ntransf,
-               configs[i].upsampfac, (unsigned long long)configs[i].stream, k, last_calls);
+        for (int cache = CACHE_OFF; cache <= CACHE_WARM; cache++) {
+            long k = 1;
+            while (walk(&configs[i], &a, k, base, cache) && k < 100000)
+                k++, lifecycles++;
+            lifecycles++; /* the last walk ran to the end without a failure */
+            printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx, %s: %ld "
+                   "lifecycles (a whole one: %ld calls)\n",
+                   configs[i].type, configs[i].dim,
+                   configs[i].precision == WARPFFT_F64 ? "f64" : "f32",
+                   configs[i].method == WARPFFT_METHOD_SM ? "SM" : "GM",
+                   (long long)configs[i].ntransf, configs[i].upsampfac,
+                   (unsigned long long)configs[i].stream, cache_mode_name[cache], k, last_calls);
+        }
         arrays_free(&a);
     }
+    wf_cache_set_limits(WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
     return lifecycles;
 }
 
@@ -285,6 +320,269 @@ static void test_stream_order(void) {
     arrays_free(&a);
 }
 
+/* ---- the plan cache (cache.c) ---- */
+
+static warpfft_plan make_plan(int type, int64_t n0, int64_t ntransf, int precision) {
+    int64_t n[3] = {n0, 1, 1};
+    warpfft_plan plan = NULL;
+    int st = warpfft_plan_create(type, 1, n, 1, ntransf, 1e-4, (warpfft_precision)precision, NULL,
+                                 &plan);
+    CHECK(st == 0, "create (type %d, N %lld, ntransf %lld): %s", type, (long long)n0,
+          (long long)ntransf, warpfft_last_error());
+    return st == 0 ? plan : NULL;
+}
+
+static void destroy_plan(warpfft_plan plan) {
+    CHECK(plan && warpfft_plan_destroy(plan) == 0, "destroy: %s", warpfft_last_error());
+}
+
+/* Live allocations and cuFFT plans, and cufftMakePlanMany64 calls so far. */
+static standin_counts counts(void) {
+    standin_counts s;
+    get(&s);
+    return s;
+}
+
+/* A second create of a shape makes no cuFFT plan and no fine grid; another shape does. */
+static void test_cache_reuse(void) {
+    warpfft_release_cached();
+    wf_cache_set_limits(WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
+    standin_counts s0 = counts();
+    warpfft_plan a = make_plan(1, 64, 1, WARPFFT_F32);
+    standin_counts s1 = counts();
+    CHECK(s1.fft_makes == s0.fft_makes + 1, "first plan: %ld cuFFT plans made",
+          s1.fft_makes - s0.fft_makes);
+    size_t ws_first = 0, ws_second = 0;
+    warpfft_plan_workspace_bytes(a, &ws_first);
+    destroy_plan(a);
+    standin_counts s2 = counts();
+    CHECK(s2.live_fft_plans == 1 && s2.live_allocs > s0.live_allocs,
+          "after destroy the cache holds the cuFFT plan (%ld live) and buffers (%ld)",
+          s2.live_fft_plans, s2.live_allocs - s0.live_allocs);
+    a = make_plan(1, 64, 1, WARPFFT_F32); /* same shape: all from the cache */
+    standin_counts s3 = counts();
+    CHECK(s3.fft_makes == s2.fft_makes && s3.fft_creates == s2.fft_creates,
+          "second create of the same shape made %ld cuFFT plans", s3.fft_makes - s2.fft_makes);
+    wf_cache_stats cs;
+    wf_cache_get_stats(&cs);
+    CHECK(cs.items == 0 && cs.bytes == 0, "the plan took every cached item: %zu left (%zu B)",
+          cs.items, cs.bytes);
+    warpfft_plan_workspace_bytes(a, &ws_second);
+    CHECK(ws_first == ws_second, "workspace %zu then %zu bytes", ws_first, ws_second);
+    /* the cached buffers are the plan's: setpts + execute stay inside them */
+    arrays arr = arrays_make(&configs[0]);
+    CHECK(a && warpfft_setpts(a, WARPFFT_F32, M, arr.x, NULL, NULL) == 0 &&
+              warpfft_execute(a, WARPFFT_F32, arr.c, arr.fk) == 0,
+          "a plan from the cache runs: %s", warpfft_last_error());
+    /* type 2 of the same fine grid shares the cuFFT plan (direction is an exec argument) */
+    warpfft_plan b = make_plan(2, 64, 1, WARPFFT_F32);
+    destroy_plan(a);
+    standin_counts s4 = counts();
+    warpfft_plan c = make_plan(2, 64, 1, WARPFFT_F32);
+    standin_counts s5 = counts();
+    CHECK(s5.fft_makes == s4.fft_makes, "type 2 of a cached fine grid made a cuFFT plan");
+    /* other shapes: another fine grid, batch or precision each make their own */
+    warpfft_plan d = make_plan(1, 96, 1, WARPFFT_F32);
+    warpfft_plan e = make_plan(1, 64, 2, WARPFFT_F32);
+    warpfft_plan f = make_plan(1, 64, 1, WARPFFT_F64);
+    standin_counts s6 = counts();
+    CHECK(s6.fft_makes == s5.fft_makes + 3, "three new shapes made %ld cuFFT plans",
+          s6.fft_makes - s5.fft_makes);
+    warpfft_plan all[] = {b, c, d, e, f};
+    for (int i = 0; i < 5; i++)
+        destroy_plan(all[i]);
+    warpfft_release_cached();
+    standin_counts s7 = counts();
+    CHECK(s7.live_fft_plans == 0 && s7.live_allocs == s0.live_allocs + 5 && s7.violations == 0,
+          "after warpfft_release_cached: %ld cuFFT plans, %ld allocations (5 are the arrays), "
+          "%ld violations",
+          s7.live_fft_plans, s7.live_allocs - s0.live_allocs, s7.violations - s0.violations);
+    arrays_free(&arr);
+}
+
+/* Idle items are bounded by count and by bytes; the oldest go first. */
+static void test_cache_bounds(void) {
+    warpfft_release_cached();
+    standin_counts s0 = counts();
+    wf_cache_set_limits(3, (size_t)1 << 30);
+    warpfft_plan p[5];
+    for (int i = 0; i < 5; i++)
+        p[i] = make_plan(1, 32 + 8 * i, 1, WARPFFT_F32); /* 5 shapes: 5 cuFFT + 5 factor items */
+    for (int i = 0; i < 5; i++)
+        destroy_plan(p[i]);
+    wf_cache_stats cs;
+    wf_cache_get_stats(&cs);
+    standin_counts s1 = counts();
+    CHECK(cs.items == 3 && s1.live_fft_plans <= 2,
+          "count bound 3: %zu items cached, %ld cuFFT plans live", cs.items, s1.live_fft_plans);
+    /* the newest survive: the last plan's shape is a hit */
+    warpfft_plan q = make_plan(1, 64, 1, WARPFFT_F32);
+    CHECK(counts().fft_makes == s1.fft_makes, "the most recent shape was evicted");
+    destroy_plan(q);
+    /* a byte bound below one plan's buffers: nothing is kept */
+    warpfft_release_cached();
+    wf_cache_set_limits(WF_CACHE_MAX_ITEMS, 4096);
+    q = make_plan(1, 4096, 1, WARPFFT_F32); /* fine grid 64 KiB */
+    destroy_plan(q);
+    wf_cache_get_stats(&cs);
+    standin_counts s2 = counts();
+    CHECK(cs.bytes <= 4096 && s2.live_fft_plans == 0,
+          "byte bound 4096: %zu bytes cached, %ld cuFFT plans live", cs.bytes, s2.live_fft_plans);
+    /* disabled: destroy frees everything */
+    wf_cache_set_limits(0, (size_t)1 << 30);
+    q = make_plan(1, 64, 1, WARPFFT_F32);
+    destroy_plan(q);
+    standin_counts s3 = counts();
+    CHECK(s3.live_allocs == s0.live_allocs && s3.live_fft_plans == 0,
+          "cache off: %ld allocations, %ld cuFFT plans left", s3.live_allocs - s0.live_allocs,
+          s3.live_fft_plans);
+    wf_cache_set_limits(WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
+}
+
+/* When the device is full, the cache is emptied and the allocation (or cuFFT plan) retried:
+ * the cache never causes an out-of-memory. */
+static void test_cache_oom(void) {
+    warpfft_release_cached();
+    wf_cache_set_limits(WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
+    /* b's needs, measured */
+    standin_counts s0 = counts();
+    warpfft_plan b = make_plan(1, 200, 1, WARPFFT_F32);
+    size_t need = counts().live_bytes - s0.live_bytes;
+    destroy_plan(b);
+    warpfft_release_cached();
+    /* a big shape in the cache, then no room for anything else */
+    destroy_plan(make_plan(1, 1 << 14, 1, WARPFFT_F32));
+    wf_cache_stats c0, c1;
+    wf_cache_get_stats(&c0);
+    CHECK(c0.bytes > need, "the cache holds %zu bytes, b needs %zu", c0.bytes, need);
+    mem_limit(counts().live_bytes);
+    b = make_plan(1, 200, 1, WARPFFT_F32);
+    wf_cache_get_stats(&c1);
+    CHECK(b && c1.oom_retries == c0.oom_retries + 1 && c1.items == 0,
+          "full device: %s; %llu retries, %zu items cached", b ? "created" : "failed",
+          (unsigned long long)(c1.oom_retries - c0.oom_retries), c1.items);
+    mem_limit(0);
+    destroy_plan(b);
+    warpfft_release_cached();
+    /* room for every allocation but cuFFT's own memory: cufftMakePlanMany64 is retried */
+    destroy_plan(make_plan(1, 1 << 14, 1, WARPFFT_F32));
+    wf_cache_get_stats(&c0);
+    mem_limit(counts().live_bytes + need - 1);
+    b = make_plan(1, 200, 1, WARPFFT_F32);
+    wf_cache_get_stats(&c1);
+    CHECK(b && c1.oom_retries == c0.oom_retries + 1, "cuFFT out of memory: %s (%s); %llu retries",
+          b ? "created" : "failed", warpfft_last_error(),
+          (unsigned long long)(c1.oom_retries - c0.oom_retries));
+    /* nothing left to release: the out-of-memory surfaces */
+    warpfft_plan full = NULL;
+    int64_t n[3] = {1 << 15, 1, 1};
+    mem_limit(counts().live_bytes);
+    int st = warpfft_plan_create(1, 1, n, 1, 1, 1e-4, WARPFFT_F32, NULL, &full);
+    CHECK(st == WARPFFT_ERR_OUT_OF_MEMORY && !full, "no room, empty cache: %s (%s)",
+          warpfft_status_name(st), warpfft_last_error());
+    mem_limit(0);
+    destroy_plan(b);
+    warpfft_release_cached();
+}
+
+/* Two threads create and destroy plans of one shape and of their own, concurrently. */
+static void *churn(void *arg) {
+    int64_t own = *(const int64_t *)arg;
+    int *fails = calloc(1, sizeof *fails);
+    for (int i = 0; i < 200 && fails; i++) {
+        int64_t n = i % 2 ? own : 64;
+        warpfft_plan p = NULL;
+        int64_t nm[3] = {n, 1, 1};
+        if (warpfft_plan_create(1 + i % 2, 1, nm, 1, 1, 1e-4, WARPFFT_F32, NULL, &p) != 0 ||
+            warpfft_plan_destroy(p) != 0)
+            ++*fails;
+        if (i % 50 == 49)
+            warpfft_release_cached();
+    }
+    return fails;
+}
+
+static void test_cache_threads(void) {
+    warpfft_release_cached();
+    standin_counts s0 = counts();
+    pthread_t t[2];
+    int64_t own[2] = {40, 48};
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, churn, &own[i]);
+    for (int i = 0; i < 2; i++) {
+        void *r = NULL;
+        pthread_join(t[i], &r);
+        CHECK(r && *(int *)r == 0, "thread %d: %d failed creates or destroys", i,
+              r ? *(int *)r : -1);
+        free(r);
+    }
+    warpfft_release_cached();
+    standin_counts s1 = counts();
+    CHECK(s1.live_allocs == s0.live_allocs && s1.live_fft_plans == 0 &&
+              s1.violations == s0.violations,
+          "two threads: %ld allocations, %ld cuFFT plans left, %ld violations",
+          s1.live_allocs - s0.live_allocs, s1.live_fft_plans, s1.violations - s0.violations);
+}
+
+/* ---- module loads in parallel (module.c) ---- */
+
+static double elapsed_ms(const struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return 1e3 * (double)(t1.tv_sec - t0->tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* The first plan (nothing loaded yet) loads its three modules at once: one slow JIT's time,
+ * not three. Runs first: sort, prep_f64 and si_1d_f64_w* are loaded by no one before. */
+static void test_parallel_loads(void) {
+    slow_load(300);
+    standin_counts s0 = counts();
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    warpfft_plan p = make_plan(1, 64, 1, WARPFFT_F64);
+    double ms = elapsed_ms(&t0);
+    standin_counts s1 = counts();
+    CHECK(s1.live_modules == s0.live_modules + 3 && wf_module_records(NULL, 0) == 3,
+          "%ld modules loaded, %zu recorded (3 expected)", s1.live_modules - s0.live_modules,
+          wf_module_records(NULL, 0));
+    CHECK(ms < 750, "three 300 ms loads took %.0f ms: not in parallel", ms);
+    destroy_plan(p);
+    warpfft_release_cached();
+    slow_load(0);
+}
+
+/* Two threads that need the same unloaded module: one JIT, the other waits for it. */
+static void *create_2d_thread(void *arg) {
+    (void)arg;
+    int64_t n[3] = {16, 16, 1};
+    warpfft_plan plan = NULL;
+    int st = warpfft_plan_create(1, 2, n, 1, 1, 1e-2, WARPFFT_F32, NULL, &plan);
+    if (st == 0)
+        st = warpfft_plan_destroy(plan);
+    return st == 0 ? arg : NULL;
+}
+
+static void test_one_jit_per_module(void) {
+    slow_load(300);
+    standin_counts s0 = counts();
+    size_t r0 = wf_module_records(NULL, 0);
+    pthread_t t[2];
+    int ok[2] = {0, 0};
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, create_2d_thread, &ok[i]);
+    void *r[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], &r[i]);
+    standin_counts s1 = counts();
+    size_t r1 = wf_module_records(NULL, 0);
+    CHECK(r[0] && r[1], "two threads creating 2D f32 plans: %s", warpfft_last_error());
+    CHECK(s1.live_modules - s0.live_modules == (long)(r1 - r0) && r1 - r0 >= 1,
+          "%ld modules loaded for %zu new records: a module was JIT-compiled twice",
+          s1.live_modules - s0.live_modules, r1 - r0);
+    slow_load(0);
+    warpfft_release_cached();
+}
+
 /* Issue 19 item 6: fork() while another thread holds the module lock (a slow JIT). The child's
  * first call must return a clear status, not hang, and the parent must be unaffected. */
 static void *create_plan_thread(void *arg) {
@@ -311,7 +609,8 @@ static void test_fork(void) {
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid = fork();
     if (pid == 0) {
-        alarm(5); /* a deadlock kills the child: the parent sees SIGALRM */
+        alarm(5);                 /* a deadlock kills the child: the parent sees SIGALRM */
+        warpfft_release_cached(); /* forgets the parent's items, touches no CUDA */
         warpfft_plan plan = NULL;
         int64_t n[3] = {20, 1, 1};
         int st = warpfft_plan_create(1, 1, n, 1, 1, 1e-2, WARPFFT_F32, NULL, &plan);
@@ -338,7 +637,8 @@ int main(void) {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h || !(arm = (standin_arm_fn)dlsym(h, "standin_arm")) ||
         !(get = (standin_get_fn)dlsym(h, "standin_get")) ||
-        !(slow_load = (standin_slow_load_fn)dlsym(h, "standin_slow_load"))) {
+        !(slow_load = (standin_slow_load_fn)dlsym(h, "standin_slow_load")) ||
+        !(mem_limit = (standin_mem_limit_fn)dlsym(h, "standin_mem_limit"))) {
         printf("FATAL: the stand-in libcuda.so.1 is not first on LD_LIBRARY_PATH (%s)\n",
                h ? "no standin_arm" : dlerror());
         return 1;
@@ -351,13 +651,21 @@ int main(void) {
         printf("FATAL: init or cuFFT: %s (cuFFT %s)\n", warpfft_last_error(), path);
         return 1;
     }
+    test_parallel_loads();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     long lifecycles = walk_all();
     clock_gettime(CLOCK_MONOTONIC, &t1);
     test_setpts_keeps_points();
     test_stream_order();
+    test_cache_reuse();
+    test_cache_bounds();
+    test_cache_oom();
+    test_cache_threads();
+    test_one_jit_per_module();
+    destroy_plan(make_plan(1, 64, 1, WARPFFT_F32)); /* the fork's child inherits a full cache */
     test_fork();
+    warpfft_release_cached();
     standin_counts s;
     get(&s);
     CHECK(s.live_allocs == 0 && s.ctx_depth == 0 && s.violations == 0,

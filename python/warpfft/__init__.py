@@ -42,6 +42,7 @@ from ._info import (  # noqa: E402
     embedded_modules,
     init,
     library_path,
+    release_cached,
     runtime_info,
     version,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "nufft1d3", "nufft2d3", "nufft3d3", "install_as_cufinufft",
     "clear_plan_cache", "plan_cache_info", "set_plan_cache_limits",
     "version", "library_path", "build_manifest", "embedded_modules", "init", "runtime_info",
+    "release_cached",
     "cufft_probe", "plan_params", "plan_params3", "direct_sample", "status_name", "last_error",
     "WarpfftError", "LibraryNotFoundError", "NoGpuError", "NoCufftError",
     "InvalidArgumentError", "OutOfMemoryError", "UnsupportedError",

@@ -18,6 +18,8 @@ import collections
 import os
 import threading
 
+from . import _lib
+
 _lock = threading.Lock()
 _idle = collections.OrderedDict()  # (key, serial) -> (plan, bytes)
 _serial = 0
@@ -88,11 +90,15 @@ def _close_all(plans):
 
 
 def clear():
-    """Destroys every idle plan; raises the first error one reports (after closing all)."""
+    """Destroys every idle plan, then empties the C library's cache of what destroyed plans
+    keep (warpfft_release_cached); raises the first error a plan reports (after closing all)."""
     with _lock:
         plans = [p for p, _ in _idle.values()]
         _idle.clear()
-    _close_all(plans)
+    try:
+        _close_all(plans)
+    finally:
+        _lib.call("release_cached")
 
 
 def set_limits(plans=None, nbytes=None):

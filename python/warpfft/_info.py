@@ -53,6 +53,15 @@ def init(device=0):
     _lib.call("init", _lib.as_int("device", device, 0, _lib.INT32_MAX))
 
 
+def release_cached():
+    """Empties the C library's plan cache (warpfft_release_cached): a destroyed plan's cuFFT
+    plan, work area, fine grid and deconvolution factors, kept for the next plan of the same
+    shape (bounded by 32 items and WARPFFT_PLAN_CACHE_MB MiB of device memory, default 1024; 0
+    turns it off). warpfft's own allocations empty it when the device is full; call this to
+    hand the memory to other allocators (CuPy, PyTorch). clear_plan_cache() calls it too."""
+    _lib.call("release_cached")
+
+
 def runtime_info(device=0):
     """The runtime report (warpfft_runtime_info) as a dict. If the driver or the device cannot
     be initialised, raises the matching WarpfftError (e.g. NoGpuError) with the report attached

@@ -113,6 +113,7 @@ SIGNATURES = {
     "warpfft_setpts": (_status, [_p, c_int, c_int64, _p, _p, _p]),
     "warpfft_execute": (_status, [_p, c_int, _p, _p]),
     "warpfft_plan_destroy": (_status, [_p]),
+    "warpfft_release_cached": (_status, []),
     "warpfft_plan_get_info": (_status, [_p, POINTER(PlanInfo)]),
     "warpfft_plan_workspace_bytes": (_status, [_p, POINTER(c_size_t)]),
     "warpfft_plan_params": (

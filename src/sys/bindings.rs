@@ -797,6 +797,9 @@ extern "C" {
     pub fn warpfft_plan_destroy(plan: warpfft_plan) -> warpfft_status;
 }
 extern "C" {
+    pub fn warpfft_release_cached() -> warpfft_status;
+}
+extern "C" {
     pub fn warpfft_plan_get_info(
         plan: warpfft_plan,
         info: *mut warpfft_plan_info,
