@@ -109,7 +109,7 @@ pub use device::DeviceBuffer;
 pub use direct::relative_l2_error;
 pub use error::{Error, Result};
 pub use info::{
-    build_manifest, cufft_probe, init, runtime_info, runtime_report, version, PlanInfo,
+    bench_fft, build_manifest, cufft_probe, init, runtime_info, runtime_report, version, PlanInfo,
     RuntimeReport, Type3Info,
 };
 pub use plan::Plan;
