@@ -1,4 +1,5 @@
-//! Host-only parts of suite B (no GPU): the non-uniform point sets and the roofline model.
+//! Host-only parts of suite B (no GPU): the non-uniform point sets, case selection, the
+//! roofline model and the output (table lines, results JSON).
 //! Included by benches/suite_b.rs and by tests/bench_model.rs (unit tests), so each side
 //! uses only part of it.
 #![allow(dead_code)]
@@ -110,6 +111,33 @@ pub fn clustered(
         }
     }
     (pts, centres)
+}
+
+// ---------------------------------------------------------------- case selection
+
+/// Which kind of suite-B case a name belongs to, for [`selected`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Group {
+    /// B1..B9: uniform points, types 1 and 2
+    Uniform,
+    /// R2t1..C3t2: the radial and clustered rows
+    NonUniform,
+    /// T1..T8
+    Type3,
+}
+
+/// Whether the command-line `args` select case `name`: no args selects all; otherwise a case
+/// is selected by its name, `B` selects every uniform type 1/2 case, `B3x` every type-3 case,
+/// `NU` every non-uniform one, and a prefix of a non-uniform name its group (`R`, `C2`, ...).
+pub fn selected(args: &[String], name: &str, group: Group) -> bool {
+    args.is_empty()
+        || args.iter().any(|a| {
+            a == name
+                || (group == Group::Uniform && a == "B")
+                || (group == Group::Type3 && a == "B3x")
+                || (group == Group::NonUniform
+                    && (a == "NU" || (!a.is_empty() && name.starts_with(a.as_str()))))
+        })
 }
 
 // ---------------------------------------------------------------- roofline
@@ -261,4 +289,174 @@ pub fn roofline3(
     part.add(spread_part(dim, m, w, el, ntransf))
         .add(spread_part(dim, k, inner_w, el, ntransf))
         .add(fft_part(inner_fine, el, ntransf))
+}
+
+// ---------------------------------------------------------------- results
+
+/// One measured case.
+pub struct Row {
+    pub name: String,
+    pub dist: &'static str,
+    pub method: String,
+    pub width: i32,
+    pub plan_ms: f64,
+    pub plan2_ms: f64,
+    pub setpts_ms: f64,
+    pub exec_ms: f64,
+    pub ref_ms: f64,
+    pub err: f64,
+    pub tol: f64,
+    pub pts_per_s: f64,
+    pub roof: Roof,
+}
+
+/// The roofline of one case: the model's bytes and flops, the machine it is measured
+/// against, and the fine grid's cuFFT time alone.
+pub struct Roof {
+    pub model: Roofline,
+    pub bw_gbs: f64,
+    pub gflops: f64,
+    pub n_fine: [i64; 3],
+    pub fft_ms: f64,
+}
+
+impl Roof {
+    pub fn floor_ms(&self) -> f64 {
+        self.model.floor_ms(self.bw_gbs, self.gflops)
+    }
+    pub fn bound(&self) -> &'static str {
+        if self.model.memory_ms(self.bw_gbs) >= self.model.compute_ms(self.gflops) {
+            "memory"
+        } else {
+            "compute"
+        }
+    }
+}
+
+/// The column header of [`row_lines`]' first line.
+pub fn header() -> String {
+    format!(
+        "{:<5} {:<6} {:>2} {:>9} {:>9} {:>10} {:>10} {:>8} {:>6} {:>9} {:>7} {:>10}",
+        "case",
+        "method",
+        "w",
+        "plan_ms",
+        "plan2_ms",
+        "setpts_ms",
+        "exec_ms",
+        "ref_ms",
+        "ratio",
+        "rel_err",
+        "tol",
+        "Mpts/s"
+    )
+}
+
+/// `v` with `prec` decimals, or "-" when it is not a number (no reference, a failed FFT time).
+pub fn num(v: f64, width: usize, prec: usize) -> String {
+    if v.is_finite() {
+        format!("{v:>width$.prec$}")
+    } else {
+        format!("{:>width$}", "-")
+    }
+}
+
+/// The case's line and its roofline line.
+pub fn row_lines(r: &Row) -> [String; 2] {
+    let line = format!(
+        "{:<5} {:<6} {:>2} {:>9.1} {:>9.2} {:>10.3} {:>10.3} {} {} {:>9.2e} {:>7.0e} {:>10.0}{}",
+        r.name,
+        r.method,
+        r.width,
+        r.plan_ms,
+        r.plan2_ms,
+        r.setpts_ms,
+        r.exec_ms,
+        num(r.ref_ms, 8, 2),
+        num(r.exec_ms / r.ref_ms, 6, 2),
+        r.err,
+        r.tol,
+        r.pts_per_s / 1e6,
+        if r.err > r.tol { "  ERR>TOL" } else { "" }
+    );
+    let (m, f) = (&r.roof.model, &r.roof);
+    let grid: Vec<String> = f
+        .n_fine
+        .iter()
+        .filter(|&&v| v > 1)
+        .map(|v| v.to_string())
+        .collect();
+    let roof = format!(
+        "      {} roofline: {:.3} GB (grid {:.3}, fft {:.3}, points {:.3}, c/fk {:.3}), {:.1} GFLOP \
+         | fft {} {} ms = {}% of execute | floor {:.3} ms ({}) | execute/floor {:.1}",
+        r.dist,
+        m.bytes() / 1e9,
+        m.grid_bytes / 1e9,
+        m.fft_bytes / 1e9,
+        m.point_bytes / 1e9,
+        m.data_bytes / 1e9,
+        m.flops() / 1e9,
+        grid.join("x"),
+        num(f.fft_ms, 0, 3),
+        num(100.0 * f.fft_ms / r.exec_ms, 0, 0),
+        f.floor_ms(),
+        f.bound(),
+        r.exec_ms / f.floor_ms()
+    );
+    [line, roof]
+}
+
+/// A JSON number, `null` when not finite.
+pub fn jnum(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.6e}")
+    } else {
+        "null".into()
+    }
+}
+
+/// The case's results-*.json object (the committed files' fields, then issue 12's).
+pub fn json_row(r: &Row) -> String {
+    let f = &r.roof;
+    let m = &f.model;
+    format!(
+        "{{\"case\":\"{}\",\"method\":\"{}\",\"width\":{},\"plan_ms\":{:.3},\"setpts_ms\":{:.4},\
+         \"exec_ms\":{:.4},\"ref_ms\":{},\"rel_err\":{:.3e},\"tol\":{:e},\"points_per_s\":{:.4e},\
+         \"dist\":\"{}\",\"plan2_ms\":{:.3},\"n_fine\":[{},{},{}],\"fft_ms\":{},\"fft_frac\":{},\
+         \"bytes\":{},\"grid_bytes\":{},\"fft_bytes\":{},\"point_bytes\":{},\"data_bytes\":{},\
+         \"flops\":{},\"bw_gbs\":{},\"gflops\":{},\"floor_ms\":{},\"floor_bound\":\"{}\",\
+         \"exec_over_floor\":{}}}",
+        r.name,
+        r.method,
+        r.width,
+        r.plan_ms,
+        r.setpts_ms,
+        r.exec_ms,
+        if r.ref_ms.is_finite() {
+            r.ref_ms.to_string()
+        } else {
+            "null".into()
+        },
+        r.err,
+        r.tol,
+        r.pts_per_s,
+        r.dist,
+        r.plan2_ms,
+        f.n_fine[0],
+        f.n_fine[1],
+        f.n_fine[2],
+        jnum(f.fft_ms),
+        jnum(f.fft_ms / r.exec_ms),
+        jnum(m.bytes()),
+        jnum(m.grid_bytes),
+        jnum(m.fft_bytes),
+        jnum(m.point_bytes),
+        jnum(m.data_bytes),
+        jnum(m.flops()),
+        jnum(f.bw_gbs),
+        jnum(f.gflops),
+        jnum(f.floor_ms()),
+        f.bound(),
+        jnum(r.exec_ms / f.floor_ms())
+    )
 }
