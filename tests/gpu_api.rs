@@ -960,3 +960,29 @@ fn non_blocking_stream_sees_fresh_uploads() {
         );
     }
 }
+
+/// warpfft_bench_fft (a tuning aid): positive, finite times that grow with the grid and the
+/// batch, f32 and f64, and repeated calls leave nothing behind (a leak of the 256 MiB f64 grid
+/// per call would exhaust an H100 or H200 within the loop: 600 × 268 MB = 161 GB).
+#[test]
+fn bench_fft_times_grow_with_the_grid() {
+    require_gpu!();
+    use warpfft::{bench_fft, Precision};
+    for p in [Precision::F32, Precision::F64] {
+        let small = bench_fft(2, [64, 64, 1], p, 1, 0, 20).unwrap();
+        let large = bench_fft(2, [2048, 2048, 1], p, 1, 0, 20).unwrap();
+        let batch = bench_fft(2, [2048, 2048, 1], p, 4, 0, 5).unwrap();
+        let cube = bench_fft(3, [256, 256, 256], p, 1, 0, 5).unwrap();
+        eprintln!(
+            "{p:?}: 64² {small:.4} ms, 2048² {large:.4}, 4 × 2048² {batch:.4}, 256³ {cube:.4}"
+        );
+        for t in [small, large, batch, cube] {
+            assert!(t > 0.0 && t.is_finite(), "{t}");
+        }
+        assert!(large > 4.0 * small, "2048² {large} vs 64² {small}");
+        assert!(batch > 2.0 * large, "batch of 4: {batch} vs one {large}");
+    }
+    for _ in 0..600 {
+        bench_fft(3, [256, 256, 256], Precision::F64, 1, 0, 1).unwrap();
+    }
+}
