@@ -6,20 +6,34 @@
 //!
 //! `cargo bench --bench suite_b [-- B2 B3]` runs all or the named cases; `B3x` names all the
 //! type-3 cases (T1..T8, issue 9: sources in [-π, π)^d, targets in [-S, S]^d, M = K), which
-//! also run by their own names (`-- T1 T5`).
+//! also run by their own names (`-- T1 T5`). The non-uniform rows (issue 12; README,
+//! Performance) are R2t1 R2t2 R3t1 R3t2 (radial) and C2t1 C2t2 C3t1 C3t2 (clustered); a prefix
+//! names a group of them (`-- R2` = R2t1 R2t2, `-- C` = all clustered, `-- NU` = all eight).
+//!
+//! Per case: `plan_ms` is the first plan_create of the case's shape in the process, `plan2_ms`
+//! a second one of the same shape after the first was destroyed (what a cache of plan state
+//! saves); then a roofline line: the bytes and flops of one execute in the model of
+//! benches/suite_b/model.rs, the floor they give at the H100's bandwidth and peak (printed;
+//! `WARPFFT_BENCH_BW_GBS`, `WARPFFT_BENCH_GFLOPS` override), execute / floor, and the measured
+//! cuFFT time of the case's fine grid alone (`warpfft::bench_fft`) and its share of execute.
+//!
 //! `WARPFFT_BENCH_METHODS=all` also times each case with the GM and SM methods forced.
 //! `WARPFFT_BENCH_REPS=N` sets the timed repetitions (default 20).
 //! `WARPFFT_BENCH_BINS=B2:32x16,...` overrides a case's bin edges (tuning).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "suite_b/model.rs"]
+mod model;
 use common::*;
+use model::{Dist, Roof, Row};
 use std::ffi::c_void;
 use std::time::Instant;
 use warpfft::sys;
 
 struct Bench {
     name: &'static str,
+    dist: Dist,
     dim: i32,
     ty: i32,
     f64: bool,
@@ -27,20 +41,53 @@ struct Bench {
     m: i64,
     ntransf: i64,
     tol: f64,
+    /// the reference library's execute time on the same H100 (NaN: not measured)
     ref_ms: f64,
 }
 
+const U: Dist = Dist::Uniform;
+/// R2: 5000 spokes × 2000 samples (readout ~2× the 1024 modes); R3: 40000 × 250 (~2× 128).
+const R2: Dist = Dist::Radial {
+    spokes: 5000,
+    samples: 2000,
+};
+const R3: Dist = Dist::Radial {
+    spokes: 40_000,
+    samples: 250,
+};
+/// 16 clusters holding 90% of the points; σ = 4 (2D) or 2 (3D) mode-grid spacings: their 4σ
+/// balls cover ~1.3% (2D) and ~1.6% (3D) of the volume.
+const C2: Dist = Dist::Clustered {
+    clusters: 16,
+    frac: 0.9,
+    sigma_cells: 4.0,
+};
+const C3: Dist = Dist::Clustered {
+    clusters: 16,
+    frac: 0.9,
+    sigma_cells: 2.0,
+};
+const NOREF: f64 = f64::NAN;
+
 #[rustfmt::skip]
 const SUITE: &[Bench] = &[
-    Bench { name: "B1", dim: 1, ty: 1, f64: false, n: [1_000_000, 1, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 0.62 },
-    Bench { name: "B2", dim: 2, ty: 1, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 2.07 },
-    Bench { name: "B3", dim: 2, ty: 2, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 1.30 },
-    Bench { name: "B4", dim: 3, ty: 1, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 5.61 },
-    Bench { name: "B5", dim: 3, ty: 2, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 3.19 },
-    Bench { name: "B6", dim: 2, ty: 1, f64: true, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 12.6 },
-    Bench { name: "B7", dim: 3, ty: 1, f64: true, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 341.0 },
-    Bench { name: "B8", dim: 3, ty: 2, f64: true, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 20.5 },
-    Bench { name: "B9", dim: 2, ty: 1, f64: false, n: [256, 256, 1], m: 1_000_000, ntransf: 8, tol: 1e-5, ref_ms: 2.66 },
+    Bench { name: "B1", dist: U, dim: 1, ty: 1, f64: false, n: [1_000_000, 1, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 0.62 },
+    Bench { name: "B2", dist: U, dim: 2, ty: 1, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 2.07 },
+    Bench { name: "B3", dist: U, dim: 2, ty: 2, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 1.30 },
+    Bench { name: "B4", dist: U, dim: 3, ty: 1, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 5.61 },
+    Bench { name: "B5", dist: U, dim: 3, ty: 2, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 3.19 },
+    Bench { name: "B6", dist: U, dim: 2, ty: 1, f64: true, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 12.6 },
+    Bench { name: "B7", dist: U, dim: 3, ty: 1, f64: true, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 341.0 },
+    Bench { name: "B8", dist: U, dim: 3, ty: 2, f64: true, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 20.5 },
+    Bench { name: "B9", dist: U, dim: 2, ty: 1, f64: false, n: [256, 256, 1], m: 1_000_000, ntransf: 8, tol: 1e-5, ref_ms: 2.66 },
+    Bench { name: "R2t1", dist: R2, dim: 2, ty: 1, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "R2t2", dist: R2, dim: 2, ty: 2, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "R3t1", dist: R3, dim: 3, ty: 1, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "R3t2", dist: R3, dim: 3, ty: 2, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "C2t1", dist: C2, dim: 2, ty: 1, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "C2t2", dist: C2, dim: 2, ty: 2, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "C3t1", dist: C3, dim: 3, ty: 1, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "C3t2", dist: C3, dim: 3, ty: 2, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
 ];
 
 /// A type-3 case: M sources uniform in [-π, π)^dim, K targets uniform in [-smax, smax]^dim.
@@ -69,17 +116,87 @@ const SUITE3: &[Bench3] = &[
     Bench3 { name: "T8", dim: 3, f64: true, m: 10_000_000, k: 10_000_000, smax: 64.0, tol: 1e-9, ref_ms: 854.0, ref_err: 2.2e-9 },
 ];
 
-struct Row {
-    name: String,
-    method: String,
-    width: i32,
-    plan_ms: f64,
-    setpts_ms: f64,
-    exec_ms: f64,
-    ref_ms: f64,
-    err: f64,
-    tol: f64,
-    pts_per_s: f64,
+/// Bandwidth (GB/s) and peak (GFLOP/s) the floors use: the H100's, or the environment's.
+fn machine(f64: bool) -> (f64, f64) {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<f64>().ok());
+    let peak = if f64 {
+        model::H100_GFLOPS_F64
+    } else {
+        model::H100_GFLOPS_F32
+    };
+    (
+        env("WARPFFT_BENCH_BW_GBS").unwrap_or(model::H100_BW_GBS),
+        env("WARPFFT_BENCH_GFLOPS").unwrap_or(peak),
+    )
+}
+
+/// The measured cuFFT time of `batch` grids of `n_fine` (NaN, with a note, if it failed).
+fn fft_ms(dim: i32, n_fine: [i64; 3], f64: bool, batch: i64, reps: usize) -> f64 {
+    let n = n_fine.map(|v| v.max(1) as usize);
+    let prec = if f64 {
+        warpfft::Precision::F64
+    } else {
+        warpfft::Precision::F32
+    };
+    match warpfft::bench_fft(dim as usize, n, prec, batch as usize, 0, reps) {
+        Ok(ms) => ms,
+        Err(e) => {
+            println!("     bench_fft {n_fine:?} failed: {e}");
+            f64::NAN
+        }
+    }
+}
+
+/// Creates a plan of the case's shape, destroys it, creates a second one: (plan, first ms,
+/// second ms).
+fn plan_twice(
+    create: impl Fn(&mut sys::warpfft_plan) -> sys::warpfft_status,
+) -> Result<(sys::warpfft_plan, f64, f64), String> {
+    let mut ms = [0.0; 2];
+    let mut plan: sys::warpfft_plan = std::ptr::null_mut();
+    for (i, slot) in ms.iter_mut().enumerate() {
+        plan = std::ptr::null_mut();
+        let t0 = Instant::now();
+        if create(&mut plan) != sys::WARPFFT_SUCCESS {
+            return Err(last_error());
+        }
+        *slot = t0.elapsed().as_secs_f64() * 1e3;
+        if i == 0 {
+            check(unsafe { sys::warpfft_plan_destroy(plan) }, "plan_destroy");
+        }
+    }
+    Ok((plan, ms[0], ms[1]))
+}
+
+/// The case's points: `dim` coordinate arrays of `b.m` points (README: suite B's point sets).
+fn points(b: &Bench, rng: &mut Rng) -> Vec<Vec<f64>> {
+    let pi = std::f64::consts::PI;
+    let dim = b.dim as usize;
+    let m = b.m as usize;
+    match b.dist {
+        Dist::Uniform => (0..dim)
+            .map(|_| (0..m).map(|_| rng.range(-pi, pi)).collect())
+            .collect(),
+        Dist::Radial { spokes, samples } => {
+            assert_eq!(
+                spokes * samples,
+                m,
+                "{}: M must be spokes × samples",
+                b.name
+            );
+            model::radial(dim, spokes, samples)
+        }
+        Dist::Clustered {
+            clusters,
+            frac,
+            sigma_cells,
+        } => {
+            model::clustered(dim, m, b.n, clusters, frac, sigma_cells, &mut || {
+                rng.uniform()
+            })
+            .0
+        }
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -150,14 +267,9 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
         sys::WARPFFT_F32
     };
     let el = real_bytes(b.f64);
-    let pi = std::f64::consts::PI;
-    let pts: Vec<Dev> = (0..b.dim)
-        .map(|_| {
-            Dev::from_reals(
-                b.f64,
-                &(0..b.m).map(|_| rng.range(-pi, pi)).collect::<Vec<_>>(),
-            )
-        })
+    let pts: Vec<Dev> = points(b, &mut rng)
+        .iter()
+        .map(|v| Dev::from_reals(b.f64, v))
         .collect();
     let ptr = |d: usize| point_ptr(&pts, d);
     let nm: i64 = b.n.iter().product();
@@ -174,9 +286,7 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     if let Some(bins) = bin_override(b.name) {
         opts.bin_size = bins;
     }
-    let mut plan: sys::warpfft_plan = std::ptr::null_mut();
-    let t0 = Instant::now();
-    let st = unsafe {
+    let (plan, plan_ms, plan2_ms) = plan_twice(|plan| unsafe {
         sys::warpfft_plan_create(
             b.ty,
             b.dim,
@@ -186,13 +296,9 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
             b.tol,
             prec,
             &opts,
-            &mut plan,
+            plan,
         )
-    };
-    if st != sys::WARPFFT_SUCCESS {
-        return Err(last_error());
-    }
-    let plan_ms = t0.elapsed().as_secs_f64() * 1e3;
+    })?;
     let _guard = PlanGuard(plan);
     {
         let setpts = timed_ms(5, || {
@@ -227,17 +333,38 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
             unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
             "get_info",
         );
+        let dim = b.dim as usize;
+        let (bw_gbs, gflops) = machine(b.f64);
+        let roof = Roof {
+            model: model::roofline(
+                b.ty,
+                dim,
+                el as f64,
+                &b.n[..dim],
+                &info.n_fine[..dim],
+                info.width as f64,
+                b.m as f64,
+                b.ntransf as f64,
+            ),
+            bw_gbs,
+            gflops,
+            n_fine: info.n_fine,
+            fft_ms: fft_ms(b.dim, info.n_fine, b.f64, b.ntransf, reps),
+        };
         Ok(Row {
             name: b.name.to_string(),
+            dist: b.dist.label(),
             method: ["auto", "GM", "SM"][info.method as usize].to_string(),
             width: info.width,
             plan_ms,
+            plan2_ms,
             setpts_ms: median(setpts),
             exec_ms,
             ref_ms: b.ref_ms,
             err: rel_l2(&approx, &exact),
             tol: b.tol,
             pts_per_s: (b.m * b.ntransf) as f64 / (exec_ms * 1e-3),
+            roof,
         })
     }
 }
@@ -269,25 +396,9 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
     let sp = |d: usize| point_ptr(&s, d);
 
     let opts = bench_opts(method);
-    let mut plan: sys::warpfft_plan = std::ptr::null_mut();
-    let t0 = Instant::now();
-    let st = unsafe {
-        sys::warpfft_plan_create(
-            3,
-            b.dim,
-            std::ptr::null(),
-            1,
-            1,
-            b.tol,
-            prec,
-            &opts,
-            &mut plan,
-        )
-    };
-    if st != sys::WARPFFT_SUCCESS {
-        return Err(last_error());
-    }
-    let plan_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let (plan, plan_ms, plan2_ms) = plan_twice(|plan| unsafe {
+        sys::warpfft_plan_create(3, b.dim, std::ptr::null(), 1, 1, b.tol, prec, &opts, plan)
+    })?;
     let _guard = PlanGuard(plan);
     let setpts = timed_ms(5, || {
         let st = unsafe {
@@ -353,17 +464,40 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
         b.ref_ms,
         b.ref_err
     );
+    let dim = b.dim as usize;
+    let inner_f64 = info.inner_precision == sys::WARPFFT_F64 as i32;
+    let (bw_gbs, gflops) = machine(inner_f64);
+    let roof = Roof {
+        model: model::roofline3(
+            dim,
+            if inner_f64 { 8.0 } else { 4.0 },
+            b.m as f64,
+            b.k as f64,
+            &info.n_fine[..dim],
+            info.width as f64,
+            &info.inner_fine[..dim],
+            info.inner_width as f64,
+            1.0,
+        ),
+        bw_gbs,
+        gflops,
+        n_fine: info.inner_fine,
+        fft_ms: fft_ms(b.dim, info.inner_fine, inner_f64, 1, reps),
+    };
     Ok(Row {
         name: b.name.to_string(),
+        dist: "uniform",
         method: ["auto", "GM", "SM"][info.method as usize].to_string(),
         width: info.width,
         plan_ms,
+        plan2_ms,
         setpts_ms: median(setpts),
         exec_ms,
         ref_ms: b.ref_ms,
         err: rel_l2(&approx, &exact),
         tol: b.tol,
         pts_per_s: (b.m + b.k) as f64 / (exec_ms * 1e-3),
+        roof,
     })
 }
 
@@ -385,27 +519,27 @@ fn main() {
         &[0]
     };
     let mut rows = Vec::new();
+    let (bw, f32_peak) = machine(false);
     println!(
-        "{:<4} {:<6} {:>2} {:>9} {:>10} {:>10} {:>8} {:>6} {:>9} {:>7} {:>10}",
-        "case",
-        "method",
-        "w",
-        "plan_ms",
-        "setpts_ms",
-        "exec_ms",
-        "ref_ms",
-        "ratio",
-        "rel_err",
-        "tol",
-        "Mpts/s"
+        "roofline floors: {bw:.0} GB/s, {f32_peak:.0} GFLOP/s f32 / {:.0} f64 (override: \
+         WARPFFT_BENCH_BW_GBS, WARPFFT_BENCH_GFLOPS); model: benches/suite_b/model.rs",
+        machine(true).1
     );
+    println!("{}", model::header());
     let jobs: Vec<(&'static str, bool, usize)> = SUITE
         .iter()
         .enumerate()
         .map(|(i, b)| (b.name, false, i))
         .chain(SUITE3.iter().enumerate().map(|(i, b)| (b.name, true, i)))
-        .filter(|&(name, t3, _)| {
-            args.is_empty() || args.iter().any(|a| a == name || (t3 && a == "B3x"))
+        .filter(|&(name, t3, i)| {
+            let group = if t3 {
+                model::Group::Type3
+            } else if SUITE[i].dist == Dist::Uniform {
+                model::Group::Uniform
+            } else {
+                model::Group::NonUniform
+            };
+            model::selected(&args, name, group)
         })
         .collect();
     for (name, t3, i) in jobs {
@@ -420,26 +554,16 @@ fn main() {
                     if m != 0 {
                         r.method = format!("{}!", r.method);
                     }
-                    println!(
-                        "{:<4} {:<6} {:>2} {:>9.1} {:>10.3} {:>10.3} {:>8.2} {:>6.2} {:>9.2e} {:>7.0e} {:>10.0}{}",
-                        r.name, r.method, r.width, r.plan_ms, r.setpts_ms, r.exec_ms, r.ref_ms, r.exec_ms / r.ref_ms, r.err, r.tol, r.pts_per_s / 1e6,
-                        if r.err > r.tol { "  ERR>TOL" } else { "" }
-                    );
+                    for line in model::row_lines(&r) {
+                        println!("{line}");
+                    }
                     rows.push(r);
                 }
-                Err(e) => println!("{name:<4} method {m}: failed: {e}"),
+                Err(e) => println!("{name:<5} method {m}: failed: {e}"),
             }
         }
     }
-    let json: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            format!(
-                "{{\"case\":\"{}\",\"method\":\"{}\",\"width\":{},\"plan_ms\":{:.3},\"setpts_ms\":{:.4},\"exec_ms\":{:.4},\"ref_ms\":{},\"rel_err\":{:.3e},\"tol\":{:e},\"points_per_s\":{:.4e}}}",
-                r.name, r.method, r.width, r.plan_ms, r.setpts_ms, r.exec_ms, r.ref_ms, r.err, r.tol, r.pts_per_s
-            )
-        })
-        .collect();
+    let json: Vec<String> = rows.iter().map(model::json_row).collect();
     let path = std::env::var("WARPFFT_BENCH_JSON").unwrap_or_else(|_| "target/suite_b.json".into());
     let _ = std::fs::write(&path, format!("[\n{}\n]\n", json.join(",\n")));
     println!("JSON written to {path}");

@@ -140,6 +140,56 @@ pub fn cufft_probe() -> Result<(PathBuf, i32)> {
     Ok((PathBuf::from(std::ffi::OsString::from_vec(buf)), version))
 }
 
+/// A tuning aid (`warpfft_bench_fft`): the time in milliseconds of one cuFFT transform of the
+/// fine grid a plan executes (in-place batched C2C/Z2Z over `batch` grids of `n_fine`, as
+/// [`PlanInfo::n_fine`] reports; entries past `dim` are ignored), averaged over `reps`
+/// transforms timed with CUDA events after one warm-up, on `device`'s legacy default stream.
+/// Everything it allocates is freed before it returns. Compare with a plan's execute time to
+/// see how much of it is the FFT.
+///
+/// ```no_run
+/// # fn main() -> warpfft::Result<()> {
+/// let ms = warpfft::bench_fft(2, [2048, 2048, 1], warpfft::Precision::F32, 1, 0, 20)?;
+/// println!("FFT of the 2048² fine grid: {ms:.3} ms");
+/// # Ok(())
+/// # }
+/// ```
+pub fn bench_fft(
+    dim: usize,
+    n_fine: [usize; 3],
+    precision: Precision,
+    batch: usize,
+    device: usize,
+    reps: usize,
+) -> Result<f64> {
+    let int = |what: &str, v: usize| {
+        i64::try_from(v).map_err(|_| Error::InvalidArg(format!("{what} {v} does not fit an i64")))
+    };
+    let dim_c = i32::try_from(dim)
+        .map_err(|_| Error::InvalidArg(format!("dim {dim} does not fit a C int")))?;
+    let reps_c = i32::try_from(reps)
+        .map_err(|_| Error::InvalidArg(format!("reps {reps} does not fit a C int")))?;
+    let n = [
+        int("n_fine[0]", n_fine[0])?,
+        int("n_fine[1]", n_fine[1])?,
+        int("n_fine[2]", n_fine[2])?,
+    ];
+    let mut ms = 0.0;
+    // SAFETY: `n` holds three values; `ms` is a valid out-pointer.
+    check(unsafe {
+        sys::warpfft_bench_fft(
+            dim_c,
+            n.as_ptr(),
+            precision.as_raw(),
+            int("batch", batch)?,
+            device_ordinal(device)?,
+            reps_c,
+            &mut ms,
+        )
+    })?;
+    Ok(ms)
+}
+
 /// What a plan chose: from [`Plan::info`](crate::Plan::info) (`warpfft_plan_get_info`) or,
 /// without a GPU, [`PlanBuilder::params`](crate::PlanBuilder::params)
 /// (`warpfft_plan_params`).

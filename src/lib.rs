@@ -109,8 +109,8 @@ pub use device::DeviceBuffer;
 pub use direct::relative_l2_error;
 pub use error::{Error, Result};
 pub use info::{
-    build_manifest, cufft_probe, init, release_cached, runtime_info, runtime_report, version,
-    PlanInfo, RuntimeReport, Type3Info,
+    bench_fft, build_manifest, cufft_probe, init, release_cached, runtime_info, runtime_report,
+    version, PlanInfo, RuntimeReport, Type3Info,
 };
 pub use plan::Plan;
 pub use types::{DeviceCopy, Method, ModeOrder, Precision, Real, TransformType};

@@ -1012,3 +1012,27 @@ fn second_plan_of_a_shape_is_fast() {
     let info = warpfft::runtime_info(0).unwrap();
     assert_eq!(json_number(&info, "plan_cache", "items"), 0.0, "{info}");
 }
+
+/// warpfft_bench_fft (a tuning aid): positive, finite times that grow with the grid and the
+/// batch, f32 and f64. (That it frees everything: the fault-injection walk of
+/// c_core/tests/test_bench.c, and memcheck --leak-check full in the sanitize stage.)
+#[test]
+fn bench_fft_times_grow_with_the_grid() {
+    require_gpu!();
+    use warpfft::{bench_fft, Precision};
+    for p in [Precision::F32, Precision::F64] {
+        let small = bench_fft(2, [64, 64, 1], p, 1, 0, 20).unwrap();
+        let large = bench_fft(2, [2048, 2048, 1], p, 1, 0, 20).unwrap();
+        let batch = bench_fft(2, [2048, 2048, 1], p, 4, 0, 5).unwrap();
+        let cube = bench_fft(3, [256, 256, 256], p, 1, 0, 5).unwrap();
+        eprintln!(
+            "{p:?}: 64² {small:.4} ms, 2048² {large:.4}, 4 × 2048² {batch:.4}, 256³ {cube:.4}"
+        );
+        for t in [small, large, batch, cube] {
+            assert!(t > 0.0 && t.is_finite(), "{t}");
+        }
+        // loose bounds: under compute-sanitizer the per-launch overhead dominates small grids
+        assert!(large > small, "2048² {large} vs 64² {small}");
+        assert!(batch > large, "batch of 4: {batch} vs one {large}");
+    }
+}

@@ -374,3 +374,37 @@ fn tests_adapt_to_a_gpu_if_present() {
         None => eprintln!("GPU present: checked the GPU-side outcomes"),
     }
 }
+
+#[test]
+fn bench_fft_checks_arguments_before_the_gpu() {
+    use warpfft::bench_fft;
+    let p = Precision::F32;
+    let e = bench_fft(4, [8, 8, 8], p, 1, 0, 5).unwrap_err();
+    assert!(matches!(e, Error::BadDim(_)), "{e:?}");
+    let e = bench_fft(2, [8, 0, 8], p, 1, 0, 5).unwrap_err();
+    assert!(
+        matches!(e, Error::BadSize(_)) && e.message().contains("n_fine[1]"),
+        "{e:?}"
+    );
+    let e = bench_fft(2, [8, 8, 0], p, 0, 0, 5).unwrap_err();
+    assert!(
+        matches!(e, Error::BadSize(_)) && e.message().contains("batch"),
+        "{e:?}"
+    );
+    let e = bench_fft(1, [8, 0, 0], p, 1, 0, 0).unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidArg(_)) && e.message().contains("reps"),
+        "{e:?}"
+    );
+    let e = bench_fft(3, [1 << 40, 1 << 40, 1 << 40], p, 1, 0, 5).unwrap_err();
+    assert!(
+        matches!(e, Error::BadSize(_)) && e.message().contains("does not fit"),
+        "{e:?}"
+    );
+    // valid arguments: a clean no-GPU error here, a positive time on a GPU
+    match (no_gpu(), bench_fft(2, [64, 32, 1], p, 2, 0, 3)) {
+        (Some(_), Err(e)) => assert!(e.is_no_gpu() || matches!(e, Error::NoCufft(_)), "{e:?}"),
+        (None, Ok(ms)) => assert!(ms > 0.0 && ms.is_finite(), "{ms}"),
+        (gpu, r) => panic!("no GPU error {gpu:?} but bench_fft gave {r:?}"),
+    }
+}

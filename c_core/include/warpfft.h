@@ -353,6 +353,22 @@ WARPFFT_API warpfft_status warpfft_direct_sample3(int dim, int iflag, warpfft_pr
                                                   const void *u, int64_t n_sample,
                                                   const int64_t *sample, double *out);
 
+/* ---- tuning aids ---- */
+
+/* Times the FFT step of execute alone: a cuFFT plan made as a NUFFT plan's (in-place batched
+ * C2C for WARPFFT_F32, Z2Z for WARPFFT_F64, forward, over `batch` grids of n_fine[0..dim-1]
+ * points, dimension 1 fastest; e.g. warpfft_plan_info's n_fine and the plan's ntransf), on the
+ * legacy default stream of `device`, through the cuFFT warpfft loads (warpfft_cufft_probe).
+ * Runs one warm-up transform, then `reps` (1..100000) between two CUDA events; *ms receives
+ * their elapsed time divided by reps (0 on failure). Allocates the grid (zeroed) and cuFFT's
+ * work area itself and frees everything, cuFFT plan and events included, before it returns.
+ * Statuses: BAD_DIM, BAD_SIZE (an n_fine[d] < 1, batch < 1, or a grid too large for memory),
+ * INVALID_ARG (NULL pointer, bad precision or reps), OUT_OF_MEMORY, NO_DRIVER (also when the
+ * driver lacks the event functions), NO_DEVICE, NO_CUFFT, CUFFT, CUDA. Synchronous. */
+WARPFFT_API warpfft_status warpfft_bench_fft(int dim, const int64_t n_fine[3],
+                                             warpfft_precision precision, int64_t batch, int device,
+                                             int reps, double *ms);
+
 #ifdef __cplusplus
 }
 #endif

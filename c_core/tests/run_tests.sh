@@ -178,6 +178,13 @@ echo "== fault injection (ASan+UBSan): stand-in libcuda.so.1 and libcufft.so.12"
 LD_LIBRARY_PATH="$FAULT/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     WARPFFT_CUFFT_LIB="$FAULT/standin/libcufft.so.12" WARPFFT_CUFFT_DEFAULT_PATHS=0 \
     "$FAULT/test_fault" || status=1
+# warpfft_bench_fft (bench.c) walked the same way, events included.
+gcc "${CFLAGS[@]}" -I"$FAULT/gen" "${SAN[@]}" "$SRC"/*.c "$FAULT/gen/fault_kernels.c" \
+    "$HERE/test_bench.c" -o "$FAULT/test_bench" "${LIBS[@]}"
+echo "== warpfft_bench_fft under fault injection (ASan+UBSan)"
+LD_LIBRARY_PATH="$FAULT/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    WARPFFT_CUFFT_LIB="$FAULT/standin/libcufft.so.12" WARPFFT_CUFFT_DEFAULT_PATHS=0 \
+    "$FAULT/test_bench" || status=1
 
 if [ "${WF_TEST_VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null; then
     # glibc 2.36's ld.so reads 8 bytes at a time past strdup'd RPATH strings while it loads

@@ -5,11 +5,11 @@
  *
  * The stand-ins keep "device" memory on the host (malloc), check that every copy, memset, cuFFT
  * transform and the few emulated kernels stay inside one live allocation, and count what is live:
- * allocations, modules, link states, cuFFT plans, the context push depth. Every call of either
- * library gets a number; the armed one fails (cuMemAlloc with OUT_OF_MEMORY, cuFFT calls with
- * CUFFT_INTERNAL_ERROR, other driver calls with CUDA_ERROR_LAUNCH_FAILED). Release calls
- * (cuMemFree, cuModuleUnload, cuLinkDestroy, cufftDestroy) release and then report the failure;
- * cuCtxPopCurrent never fails (the driver cannot fail a pop after a successful push).
+ * allocations, modules, link states, cuFFT plans, events, the context push depth. Every call of
+ * either library gets a number; the armed one fails (cuMemAlloc with OUT_OF_MEMORY, cuFFT calls
+ * with CUFFT_INTERNAL_ERROR, other driver calls with CUDA_ERROR_LAUNCH_FAILED). Release calls
+ * (cuMemFree, cuModuleUnload, cuLinkDestroy, cufftDestroy, cuEventDestroy) release and then report
+ * the failure; cuCtxPopCurrent never fails (the driver cannot fail a pop after a successful push).
  *
  * Kernels do not run: launches succeed without computing, except the three binning kernels whose
  * totals setpts reads back (wf_bin_count_p: every point into bin 0; wf_scan_u64;
@@ -34,6 +34,7 @@ typedef struct standin_counts {
     long launches;       /* cuLaunchKernel calls that succeeded */
     long fft_creates;    /* cufftCreate calls that succeeded (ever) */
     long fft_makes;      /* cufftMakePlanMany64 calls that succeeded (ever) */
+    long live_events;    /* cuEventCreate minus cuEventDestroy */
 } standin_counts;
 
 /* Fails numbered call `fail_at` (counting from 1 from now; 0: none) and resets the call count. */

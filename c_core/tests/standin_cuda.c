@@ -494,6 +494,50 @@ API CUresult cuStreamSynchronize(CUstream s) {
         set_pending(0);
     return 0;
 }
+/* ---- events (warpfft_bench_fft resolves these itself; the loader's table has none) ---- */
+
+struct CUevent_st {
+    int recorded;
+};
+API CUresult cuEventCreate(CUevent *e, unsigned int flags) {
+    (void)flags;
+    TICK("cuEventCreate");
+    *e = calloc(1, sizeof **e);
+    if (!*e)
+        return WF_CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&lock);
+    c.live_events++;
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+API CUresult cuEventRecord(CUevent e, CUstream s) {
+    (void)s;
+    TICK("cuEventRecord");
+    e->recorded = 1;
+    return 0;
+}
+API CUresult cuEventSynchronize(CUevent e) {
+    TICK("cuEventSynchronize");
+    if (!e->recorded)
+        violation("%s %p %zu: the event was never recorded", "cuEventSynchronize", e, 0);
+    return 0;
+}
+API CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {
+    TICK("cuEventElapsedTime");
+    if (!a->recorded || !b->recorded)
+        violation("%s %p %zu: an event was never recorded", "cuEventElapsedTime", a, 0);
+    *ms = 1.5f;
+    return 0;
+}
+API CUresult cuEventDestroy_v2(CUevent e) {
+    int fail = standin_tick("cuEventDestroy"); /* released either way */
+    pthread_mutex_lock(&lock);
+    c.live_events--;
+    pthread_mutex_unlock(&lock);
+    free(e);
+    return fail ? CUDA_ERROR_LAUNCH_FAILED : 0;
+}
+
 API CUresult cuGetErrorName(CUresult r, const char **s) {
     *s = r == CUDA_ERROR_LAUNCH_FAILED      ? "CUDA_ERROR_LAUNCH_FAILED"
          : r == WF_CUDA_ERROR_OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY"

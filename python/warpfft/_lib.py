@@ -136,6 +136,9 @@ SIGNATURES = {
         [c_int, c_int, c_int, c_int, c_int64, _p, _p, _p, _p, c_int64, _p, _p, _p, c_int64,
          POINTER(c_int64), POINTER(c_double)],
     ),
+    "warpfft_bench_fft": (
+        _status, [c_int, _i64x3, c_int, c_int64, c_int, c_int, POINTER(c_double)]
+    ),
 }
 
 

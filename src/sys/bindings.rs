@@ -888,3 +888,14 @@ extern "C" {
         out: *mut f64,
     ) -> warpfft_status;
 }
+extern "C" {
+    pub fn warpfft_bench_fft(
+        dim: ::std::os::raw::c_int,
+        n_fine: *const i64,
+        precision: warpfft_precision,
+        batch: i64,
+        device: ::std::os::raw::c_int,
+        reps: ::std::os::raw::c_int,
+        ms: *mut f64,
+    ) -> warpfft_status;
+}
