@@ -248,13 +248,43 @@ int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double s
 /* The predicted error falls strictly with the width: walk from FINUFFT's estimate
  * ceil(-ln(tol) / (pi sqrt(1 - 1/sigma))), usually right or one off, to the smallest width that
  * passes (2-3 evaluations; test_params compares with the search from 2). */
-int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width) {
+static int kernel_width_search(int dim, const int64_t n_modes[3], double tol, double sigma,
+                               int max_width) {
     double x = ceil(-log(tol) / (WF_PI * sqrt(1.0 - 1.0 / sigma)));
     int w = x < 2.0 ? 2 : x > (double)max_width ? max_width : (int)x;
     if (!width_passes(dim, n_modes, tol, sigma, w))
         return wf_kernel_width_from(dim, n_modes, tol, sigma, max_width, w + 1);
     while (w > 2 && width_passes(dim, n_modes, tol, sigma, w - 1))
         w--;
+    return w;
+}
+
+/* The search costs ~0.3-0.7 ms (2-3 bound evaluations), twice per plan_create (the argument
+ * check and the plan) and once per type-3 setpts3: most of a cached plan's creation time. Its
+ * result depends only on the arguments, so each thread keeps the last few (thread-local: no
+ * lock, nothing to reset after fork). */
+#define WF_WIDTH_MEMO 16
+typedef struct width_memo {
+    int dim, max_width, width;
+    int64_t n[3];
+    double tol, sigma;
+} width_memo;
+
+int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width) {
+    static _Thread_local width_memo memo[WF_WIDTH_MEMO];
+    static _Thread_local int n_memo, next;
+    int64_t n[3] = {n_modes[0], dim >= 2 ? n_modes[1] : 1, dim >= 3 ? n_modes[2] : 1};
+    for (int i = 0; i < n_memo; i++) {
+        const width_memo *m = &memo[i];
+        if (m->dim == dim && m->max_width == max_width && m->tol == tol && m->sigma == sigma &&
+            m->n[0] == n[0] && m->n[1] == n[1] && m->n[2] == n[2])
+            return m->width;
+    }
+    int w = kernel_width_search(dim, n, tol, sigma, max_width);
+    memo[next] = (width_memo){dim, max_width, w, {n[0], n[1], n[2]}, tol, sigma};
+    next = (next + 1) % WF_WIDTH_MEMO;
+    if (n_memo < WF_WIDTH_MEMO)
+        n_memo++;
     return w;
 }
 
