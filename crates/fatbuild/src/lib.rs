@@ -82,7 +82,7 @@
 //! `cargo:warning` naming it and where it came from. `-rdc=true` is not added: a module with
 //! several sources must be compiled with it per source and linked by the loader.
 //!
-//! The sources digest ([`Embedded::sources_digest`]) is the lower-case hex SHA-256 over every
+//! The sources digest ([`Embedded::sources_digest`], [`sources_digest`]) is the lower-case hex SHA-256 over every
 //! embedded file in name order: its name, a NUL byte, its size as 8 little-endian bytes, its
 //! text. It changes exactly when an embedded file (or its name) does, so a run-time cache of
 //! NVRTC outputs can key on it.
@@ -250,4 +250,5 @@ pub use error::{Error, ErrorKind};
 pub use mode::Mode;
 pub use output::{Embedded, EmbeddedBlob, EmbeddedFile, EmbeddedModule};
 pub use run::Stats;
+pub use sources::sources_digest;
 pub use toolkit::{Toolkit, DEFAULT_CUDA_ROOT, NVCC_ENV_VARS, TOOLKIT_ENV_VARS};

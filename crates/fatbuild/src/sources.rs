@@ -418,20 +418,31 @@ pub(crate) fn nvrtc_options(
     (opts, dropped)
 }
 
-/// Lower-case hex SHA-256 over every file, in the given (name) order: for each, the name's
-/// bytes, a NUL, the text's length as 8 little-endian bytes, the text. `""` for no files.
+/// The digest of [`Embedded::files`](crate::Embedded::files) (internal form).
 pub(crate) fn digest(files: &[SourceFile]) -> String {
-    if files.is_empty() {
-        return String::new();
-    }
+    sources_digest(files.iter().map(|f| (f.name.as_str(), f.text.as_slice())))
+}
+
+/// The sources digest ([`Embedded::sources_digest`](crate::Embedded::sources_digest), the
+/// generated `<name>_sources_digest`) of files given as `(name, text)`, in the order given
+/// (an embed's are sorted by name): lower-case hex SHA-256 over, per file, the name's bytes, a
+/// NUL, the text's length as 8 little-endian bytes, the text; `""` for no files. Public so
+/// that a test or a run-time loader can recompute it.
+pub fn sources_digest<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String {
     let mut h = Sha256::new();
-    for f in files {
-        h.update(f.name.as_bytes());
+    let mut any = false;
+    for (name, text) in files {
+        any = true;
+        h.update(name.as_bytes());
         h.update([0u8]);
-        h.update((f.text.len() as u64).to_le_bytes());
-        h.update(&f.text);
+        h.update((text.len() as u64).to_le_bytes());
+        h.update(text);
     }
-    cache::hex(&h.finalize())
+    if any {
+        cache::hex(&h.finalize())
+    } else {
+        String::new()
+    }
 }
 
 #[cfg(test)]
