@@ -229,6 +229,10 @@ fn embedded_sources_match_the_kernels_dir() {
         assert!(man.contains("\"nvrtc_sources\":[],\"nvrtc_options\":[]"));
         return;
     }
+    // nvrtc alone: no toolkit built anything; with jit/aot both images and sources are there.
+    let images = cfg!(feature = "jit") || cfg!(feature = "aot");
+    assert_eq!(man.contains("\"toolkit\":\"\""), !images, "{man}");
+    assert_eq!(man.contains("\"blobs\":[]"), !images, "{man}");
     // {"name":"common.cuh","bytes":N},...
     let kernels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
     let mut listed = Vec::new();
