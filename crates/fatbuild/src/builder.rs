@@ -2,7 +2,9 @@
 //! drives the stages in order:
 //!
 //! 1. [`crate::resolve`]: the configuration checked and resolved (module specs, archs,
-//!    headers, directories; the `cargo:` lines for the inputs);
+//!    headers, directories; the `cargo:` lines for the inputs); in the modes with sources,
+//!    [`crate::sources`]: the sources and the headers they include read, named and digested
+//!    (no toolkit; in [`Mode::Nvrtc`] stages 2 and 3 do not run at all);
 //! 2. [`crate::plan`]: tool jobs with cache-keyed output names (nothing runs);
 //! 3. [`crate::run`]: cache hits decided, the missing outputs built through [`crate::spawn`];
 //! 4. [`crate::output`]: the blobs read back and written as C ([`crate::embed`] formats it).
@@ -200,7 +202,9 @@ impl Build {
     }
 
     /// Adds nvcc flags from environment variable `var` (e.g. `WARPFFT_NVCC_FLAGS`), split on
-    /// whitespace (no quoting). Emits `cargo:rerun-if-env-changed=<var>`.
+    /// whitespace (no quoting). Emits `cargo:rerun-if-env-changed=<var>`. In the modes with
+    /// sources they also become NVRTC options where NVRTC has them (crate docs, "Embedded
+    /// sources").
     pub fn nvcc_flags_from_env(mut self, var: &str) -> Build {
         self.env_vars.push(var.to_string());
         if let Some(v) = env::var_os(var) {
@@ -223,7 +227,9 @@ impl Build {
     /// Adds an include directory (`-I`). Its header files (`.h`, `.cuh`, `.hpp`, ..., found
     /// recursively) are printed as `cargo:rerun-if-changed` and their names enter every PTX
     /// cache key; the contents of the headers a source actually includes enter its key (see
-    /// the crate docs, "Cache"). Headers beside a source are treated the same way.
+    /// the crate docs, "Cache"). Headers beside a source are treated the same way. In the modes
+    /// with sources, quoted includes are looked up here (after the including file's directory)
+    /// and embedded files are named relative to the first of these that holds them.
     pub fn include(mut self, dir: impl AsRef<Path>) -> Build {
         self.includes.push(dir.as_ref().to_path_buf());
         self
@@ -360,9 +366,10 @@ impl Build {
             headers: &headers,
             cache: (&cache_dir, &cache_origin),
         };
-        let img = match images {
-            true => Some(self.build_images(&paths, cargo)?),
-            false => None,
+        let img = if images {
+            Some(self.build_images(&paths, cargo)?)
+        } else {
+            None
         };
 
         // Stage 4: read the blobs back, describe them, write the C files.
