@@ -6,7 +6,7 @@
 //! as `<name>_<target>`, `<name>_<target_with_underscores>`, `HOST_<name>`, `TARGET_<name>`;
 //! `CRATE_CC_NO_DEFAULTS`, `CROSS_COMPILE`, `RUSTC_WRAPPER`), which this version of `cc` does
 //! not announce itself, and `WARPFFT_WERROR` (`rerun-if-env-changed`); fatbuild announces its
-//! own (`WARPFFT_CUDA_ARCHS` in aot builds, `WARPFFT_NVCC_FLAGS`, `NVCC`, `CUDA_PATH`,
+//! own (`WARPFFT_CUDA_ARCHS` in aot builds, `WARPFFT_NVCC_FLAGS`, and unless `nvrtc` is the only kernel feature `NVCC`, `CUDA_PATH`,
 //! `CUDA_HOME`, `NVCC_APPEND_FLAGS` & co., the kernels, the nvcc binary).
 //!
 //! Products: `OUT_DIR/lib/libwarpfft.so{.VERSION,.MAJOR,}` for this exact build (features,
@@ -72,8 +72,11 @@ fn run() -> Res<()> {
     let out = PathBuf::from(env::var("OUT_DIR").map_err(|_| "OUT_DIR is not set (cargo sets it)")?);
     let jit = env::var_os("CARGO_FEATURE_JIT").is_some();
     let aot = env::var_os("CARGO_FEATURE_AOT").is_some();
+    let nvrtc = env::var_os("CARGO_FEATURE_NVRTC").is_some();
 
-    let embedded = build_kernels(jit, aot).map_err(|e| format!("kernel build failed\n{e}"))?;
+    let embedded = fatbuild::Mode::from_features(jit, aot, nvrtc)
+        .and_then(build_kernels)
+        .map_err(|e| format!("kernel build failed\n{e}"))?;
 
     let core = compile_c_core(&out, &embedded.c_file)?;
     link_shared_library(&out, &core)?;
@@ -88,9 +91,11 @@ fn run() -> Res<()> {
     Ok(())
 }
 
-fn build_kernels(jit: bool, aot: bool) -> Result<fatbuild::Embedded, fatbuild::Error> {
+/// The kernel modules, built (or, `nvrtc` alone, only their sources read: no toolkit needed)
+/// and written as C by fatbuild.
+fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::Error> {
     let mut b = fatbuild::Build::new()
-        .mode(fatbuild::Mode::from_features(jit, aot)?)
+        .mode(mode)
         .archs_from_env("WARPFFT_CUDA_ARCHS")
         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
         .include("kernels")

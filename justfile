@@ -33,6 +33,10 @@ test: lint
     bash scripts/check_libpath.sh
     @echo "== missing toolkit: the build fails with one clear message"
     bash scripts/check_missing_toolkit.sh
+    @echo "== nvrtc alone: build, host tests and docs with the CUDA toolkit hidden"
+    bash scripts/check_no_toolkit_nvrtc.sh
+    @echo "== jit+nvrtc build: the PTX and the kernel sources both embedded"
+    cargo test --features nvrtc --test manifest -- --nocapture
     @echo "== committed bindings equal bindgen's output"
     cargo test --features bindgen --test bindings
     @echo "== consumer crate (path dependency, aot only)"

@@ -1,6 +1,6 @@
 """Checks that a libwarpfft.so holds the kernels a build asked for (issue 18 item 6):
     python3 scripts/libwarpfft_info.py LIB MODE [ARCHS]
-MODE is jit, aot or aot+jit; ARCHS a comma-separated list (e.g. 80,90) for the aot modes. Reads
+MODE is jit, aot, aot+jit, or one of them (or none) with +nvrtc; ARCHS a comma-separated list (e.g. 80,90) for the aot modes. Reads
 warpfft_runtime_info's "build" section (no GPU needed: the report is filled either way) and
 exits non-zero naming the difference."""
 import ctypes

@@ -26,8 +26,10 @@ pub fn version() -> &'static str {
 }
 
 /// JSON describing the embedded kernels (`warpfft_build_manifest`; no GPU needed): mode
-/// (`"jit"`, `"aot"` or `"aot+jit"`), real archs, PTX arch, toolkit version, content hash,
-/// modules and their kernel names.
+/// (`"jit"`, `"aot"`, `"aot+jit"`, `"nvrtc"`, `"jit+nvrtc"`, `"aot+nvrtc"` or
+/// `"aot+jit+nvrtc"`), real archs, PTX arch, toolkit version, content hash, the embedded
+/// source files and their digest (`nvrtc` builds), modules with their kernel names and NVRTC
+/// options.
 pub fn build_manifest() -> &'static str {
     // SAFETY: plain call returning a static string.
     static_str(unsafe { sys::warpfft_build_manifest() })

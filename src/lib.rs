@@ -82,11 +82,12 @@
 //! [`DeviceBuffer`] is `Send` and `Sync`.
 #![deny(missing_docs)]
 
-#[cfg(not(any(feature = "jit", feature = "aot")))]
+#[cfg(not(any(feature = "jit", feature = "aot", feature = "nvrtc")))]
 compile_error!(
-    "warpfft needs at least one of the features `jit` (embed PTX, JIT-compiled by the driver) \
-     or `aot` (embed SASS for WARPFFT_CUDA_ARCHS); enable one, e.g. `default-features = false, \
-     features = [\"aot\"]`"
+    "warpfft needs at least one of the features `jit` (embed PTX, JIT-compiled by the driver), \
+     `aot` (embed SASS for WARPFFT_CUDA_ARCHS) or `nvrtc` (embed the kernel sources, compiled \
+     by NVRTC at run time; builds without a CUDA toolkit); enable one, e.g. \
+     `default-features = false, features = [\"aot\"]`"
 );
 
 // Generated bindings: documented by warpfft.h (bindgen copies its comments where it can).

@@ -1,6 +1,6 @@
 //! What build.rs told cargo for this very build (its `output` file beside `OUT_DIR`): the rerun
-//! triggers are exactly the inputs. Runs without a GPU; `just test` runs it in the jit and the
-//! aot build.
+//! triggers are exactly the inputs. Runs without a GPU; `just test` runs it in the jit, the
+//! aot and (scripts/check_no_toolkit_nvrtc.sh) the nvrtc-only build.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -55,10 +55,23 @@ fn the_c_compilers_variables_rerun_the_build() {
     ] {
         assert!(has(&l, &format!("rerun-if-env-changed={v}")), "{v}: {l:#?}");
     }
-    // nvcc's own variables change its output.
-    for v in ["NVCC_APPEND_FLAGS", "NVCC_PREPEND_FLAGS", "NVCC_CCBIN"] {
-        assert!(has(&l, &format!("rerun-if-env-changed={v}")), "{v}: {l:#?}");
+    // nvcc's own variables change its output; an nvrtc-only build runs no nvcc (nor looks
+    // for a toolkit), so it does not watch them.
+    for v in [
+        "NVCC_APPEND_FLAGS",
+        "NVCC_PREPEND_FLAGS",
+        "NVCC_CCBIN",
+        "NVCC",
+        "CUDA_PATH",
+    ] {
+        let watched = has(&l, &format!("rerun-if-env-changed={v}"));
+        assert_eq!(watched, images(), "{v}: {l:#?}");
     }
+}
+
+/// Whether this build compiles images (PTX, SASS), i.e. runs the toolkit.
+fn images() -> bool {
+    cfg!(feature = "jit") || cfg!(feature = "aot")
 }
 
 #[test]
@@ -73,6 +86,8 @@ fn exactly_the_inputs_are_watched_each_once() {
         "c_core/src",
         "c_core/include",
         "kernels/spreadinterp.cu",
+        "kernels/spreadinterp/tile.cuh",
+        "kernels/scan.cuh",
     ] {
         assert!(
             watched.iter().any(|w| w.ends_with(want)),
@@ -96,6 +111,13 @@ fn exactly_the_inputs_are_watched_each_once() {
 #[test]
 fn the_nvcc_in_use_is_watched() {
     let l = lines();
+    if !images() {
+        let nvcc = l
+            .iter()
+            .find(|x| x.contains("nvcc") && !x.contains("NVCC_FLAGS"));
+        assert_eq!(nvcc, None, "an nvrtc-only build watches no nvcc: {l:#?}");
+        return;
+    }
     let nvcc: Vec<&String> = l
         .iter()
         .filter(|x| x.starts_with("rerun-if-changed=") && x.ends_with("/nvcc"))

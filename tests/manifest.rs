@@ -1,7 +1,8 @@
 //! What the build embedded: parse every fatbin (magic 0xBA55ED50 and entry headers, through
 //! `fatbuild::fatbin`) and every PTX blob, and check them against the build mode. With
 //! `WARPFFT_EXPECT_ARCHS` set at test time (CI: "80;90"), the fatbins must hold exactly ELF images
-//! for those archs. Runs without a GPU.
+//! for those archs. With `nvrtc`, the embedded sources must be kernels/ as on disk (names,
+//! sizes, digest). Runs without a GPU.
 
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
@@ -79,13 +80,7 @@ fn expected_archs() -> Option<Vec<u32>> {
 fn embedded_images_match_the_build_mode() {
     let jit = cfg!(feature = "jit");
     let aot = cfg!(feature = "aot");
-    let mode = if jit && aot {
-        "aot+jit"
-    } else if aot {
-        "aot"
-    } else {
-        "jit"
-    };
+    let mode = build_mode();
     let man = manifest();
     assert!(
         man.contains(&format!("\"mode\":\"{mode}\"")),
@@ -167,7 +162,12 @@ fn embedded_images_match_the_build_mode() {
             );
         }
     }
-    // The kernels a plan launches are there by their extern "C" names.
+    // The kernels a plan launches are there by their extern "C" names (read from the PTX,
+    // which an nvrtc-only build has none of: NVRTC compiles them at run time).
+    if !(jit || aot) {
+        println!("{} modules, mode {mode}, no images", mods.len());
+        return;
+    }
     let kernels = all_ptx_or_manifest_entries(&man);
     for k in [
         "wf_scan_u64",
@@ -185,6 +185,118 @@ fn embedded_images_match_the_build_mode() {
         assert!(kernels.contains(k), "kernel {k} not embedded");
     }
     println!("{} modules, mode {mode}, archs {:?}", mods.len(), expect);
+}
+
+/// The mode string of this build's features, as fatbuild spells it.
+fn build_mode() -> String {
+    let parts = [
+        (cfg!(feature = "aot"), "aot"),
+        (cfg!(feature = "jit"), "jit"),
+        (cfg!(feature = "nvrtc"), "nvrtc"),
+    ];
+    let on: Vec<&str> = parts.iter().filter(|p| p.0).map(|p| p.1).collect();
+    on.join("+")
+}
+
+/// The text of the JSON array after `"key":[` in `json` (no nested arrays in ours).
+fn json_array<'a>(json: &'a str, key: &str) -> &'a str {
+    let start = json
+        .find(&format!("\"{key}\":["))
+        .unwrap_or_else(|| panic!("no {key} in {json}"))
+        + key.len()
+        + 4;
+    &json[start..start + json[start..].find(']').unwrap()]
+}
+
+/// The strings of a JSON array of plain strings.
+fn json_strings(array: &str) -> Vec<String> {
+    array
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.trim_matches('"').to_string())
+        .collect()
+}
+
+/// With `nvrtc`, the manifest lists every kernel source and header the modules include, with
+/// their sizes, and a digest that matches kernels/ on disk; each module names its translation
+/// units and NVRTC options. Without it, none.
+#[test]
+fn embedded_sources_match_the_kernels_dir() {
+    let man = manifest();
+    let files = json_array(&man, "files");
+    let digest_at = man.find("\"sources_digest\":\"").expect("sources_digest") + 18;
+    let digest = &man[digest_at..digest_at + man[digest_at..].find('"').unwrap()];
+    if !cfg!(feature = "nvrtc") {
+        assert_eq!((files, digest), ("", ""), "{man}");
+        assert!(man.contains("\"nvrtc_sources\":[],\"nvrtc_options\":[]"));
+        return;
+    }
+    // nvrtc alone: no toolkit built anything; with jit/aot both images and sources are there.
+    let images = cfg!(feature = "jit") || cfg!(feature = "aot");
+    assert_eq!(man.contains("\"toolkit\":\"\""), !images, "{man}");
+    assert_eq!(man.contains("\"blobs\":[]"), !images, "{man}");
+    // {"name":"common.cuh","bytes":N},...
+    let kernels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    let mut listed = Vec::new();
+    for item in files.split("},").filter(|s| !s.is_empty()) {
+        let name = item.split('"').nth(3).expect("file name");
+        let bytes: usize = item
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .trim_end_matches('}')
+            .parse()
+            .unwrap();
+        let text = std::fs::read(kernels.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(bytes, text.len(), "{name}: embedded size");
+        listed.push((name.to_string(), text));
+    }
+    let names: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
+    for want in [
+        "common.cuh",
+        "direct.cu",
+        "prep.cu",
+        "scan.cu",
+        "scan.cuh",
+        "sort.cu",
+        "spreadinterp.cu",
+        "spreadinterp/point.cuh",
+        "spreadinterp/tile.cuh",
+        "spreadinterp/sm_interp.cuh",
+        "type3.cu",
+    ] {
+        assert!(names.contains(&want), "{want} not embedded: {names:?}");
+    }
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "files are sorted by name");
+    let recomputed =
+        fatbuild::sources_digest(listed.iter().map(|(n, t)| (n.as_str(), t.as_slice())));
+    assert_eq!(
+        digest, recomputed,
+        "the embedded files differ from kernels/"
+    );
+    // Per module: translation units and options.
+    let module = |name: &str| {
+        let at = man.find(&format!("{{\"name\":\"{name}\",")).expect(name);
+        let rest = &man[at + 1..];
+        &rest[..rest.find("{\"name\":").unwrap_or(rest.len())]
+    };
+    let si = module("si_2d_f32_w6");
+    assert_eq!(
+        json_strings(json_array(si, "nvrtc_sources")),
+        ["spreadinterp.cu"]
+    );
+    let opts = json_strings(json_array(si, "nvrtc_options"));
+    for want in ["-DWF_DIM=2", "-DWF_PREC=32", "-DWF_W=6"] {
+        assert!(opts.iter().any(|o| o == want), "{want} not in {opts:?}");
+    }
+    let sort = module("sort");
+    assert_eq!(
+        json_strings(json_array(sort, "nvrtc_sources")),
+        ["sort.cu", "scan.cu"]
+    );
+    println!("{} files embedded, digest {digest}", listed.len());
 }
 
 /// The manifest lists kernel entry names (parsed from the PTX at build time).

@@ -203,6 +203,12 @@ static warpfft_status too_old(const wf_device *dev, const char *module) {
 }
 
 static warpfft_status no_image(const wf_device *dev, const fatbuild_module *m) {
+    if (m->n_blobs == 0) /* an nvrtc-only build: sources, no image */
+        return wf_error(WARPFFT_ERR_NO_KERNEL,
+                        "module '%s': this build (mode %s) embeds no compiled image of it, only "
+                        "the kernel sources, and this library cannot compile them at run time; "
+                        "rebuild warpfft with the `jit` or `aot` feature",
+                        m->name, warpfft_kernels_mode);
     char have[512] = "no fatbin";
     for (size_t i = 0; i < m->n_blobs; i++) {
         if (m->blobs[i].kind != FATBUILD_BLOB_FATBIN)

@@ -633,6 +633,33 @@ static void test_fork(void) {
     slow_load(0);
 }
 
+/* A module with no image (an nvrtc-only build's, until the NVRTC loader compiles it): loading it
+ * is a clear WARPFFT_ERR_NO_KERNEL, and the build info still reports. */
+static void test_module_without_images(void) {
+    const wf_device *dev = NULL;
+    CUmodule mod = NULL;
+    CHECK(wf_device_get(0, &dev) == WARPFFT_SUCCESS, "%s", warpfft_last_error());
+    warpfft_status st = dev ? wf_module_get(dev, "noimage", &mod) : WARPFFT_ERR_INTERNAL;
+    CHECK(st == WARPFFT_ERR_NO_KERNEL && mod == NULL &&
+              strstr(warpfft_last_error(), "module 'noimage'") &&
+              strstr(warpfft_last_error(), "only the kernel sources"),
+          "status %d: %s", st, warpfft_last_error());
+    const char *name = NULL;
+    size_t n_blobs = 99;
+    CHECK(warpfft_embedded_module(warpfft_embedded_module_count() - 1, &name, &n_blobs) ==
+                  WARPFFT_SUCCESS &&
+              name && strcmp(name, "noimage") == 0 && n_blobs == 0,
+          "%s", warpfft_last_error());
+    CHECK(warpfft_embedded_blob(warpfft_embedded_module_count() - 1, 0, NULL, NULL, NULL, NULL) ==
+              WARPFFT_ERR_INVALID_ARG,
+          "blob 0 of a module without blobs");
+    char info[1 << 16];
+    size_t needed = 0;
+    CHECK(warpfft_runtime_info(0, info, sizeof info, &needed) == WARPFFT_SUCCESS &&
+              needed < sizeof info && strstr(info, "\"embedded_modules\""),
+          "runtime_info: %s", warpfft_last_error());
+}
+
 int main(void) {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h || !(arm = (standin_arm_fn)dlsym(h, "standin_arm")) ||
@@ -665,6 +692,7 @@ int main(void) {
     test_one_jit_per_module();
     destroy_plan(make_plan(1, 64, 1, WARPFFT_F32)); /* the fork's child inherits a full cache */
     test_fork();
+    test_module_without_images();
     warpfft_release_cached();
     standin_counts s;
     get(&s);

@@ -25,27 +25,35 @@ def test_version():
     assert warpfft.__version__ == v
 
 
+MODES = ("jit", "aot", "aot+jit", "nvrtc", "jit+nvrtc", "aot+nvrtc", "aot+jit+nvrtc")
+
+
 def test_build_manifest():
     m = warpfft.build_manifest()
-    assert m["mode"] in ("jit", "aot", "aot+jit"), m
+    assert m["mode"] in MODES, m
+    parts = set(m["mode"].split("+"))
     assert "archs" in m and isinstance(m["archs"], list)
     assert m["modules"], "the manifest lists no kernel modules"
-    if m["mode"] != "jit":
+    if "aot" in parts:
         assert m["archs"], "an aot build must list its real archs"
+    # nvrtc builds embed the kernel sources (listed with their digest); others none.
+    assert bool(m["files"]) == bool(m["sources_digest"]) == ("nvrtc" in parts), m["files"]
 
 
 def test_embedded_modules():
     mods = warpfft.embedded_modules()
-    assert mods and all(m["name"] and m["blobs"] for m in mods)
+    manifest = warpfft.build_manifest()
+    parts = set(manifest["mode"].split("+"))
+    images = bool(parts & {"jit", "aot"})
+    assert mods and all(m["name"] and bool(m["blobs"]) == images for m in mods)
     kinds = {b["kind"] for m in mods for b in m["blobs"]}
     assert kinds <= {"ptx", "fatbin"}
     assert all(b["size"] > 0 for m in mods for b in m["blobs"])
-    manifest = warpfft.build_manifest()
     assert [m["name"] for m in mods] == [m["name"] for m in manifest["modules"]]
-    if manifest["mode"] == "jit":
-        assert kinds == {"ptx"}
-    else:
+    if "aot" in parts:
         assert "fatbin" in kinds
+    elif "jit" in parts:
+        assert kinds == {"ptx"}
 
 
 def _header_functions():

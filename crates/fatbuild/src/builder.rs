@@ -2,7 +2,9 @@
 //! drives the stages in order:
 //!
 //! 1. [`crate::resolve`]: the configuration checked and resolved (module specs, archs,
-//!    headers, directories; the `cargo:` lines for the inputs);
+//!    headers, directories; the `cargo:` lines for the inputs); in the modes with sources,
+//!    [`crate::sources`]: the sources and the headers they include read, named and digested
+//!    (no toolkit; in [`Mode::Nvrtc`] stages 2 and 3 do not run at all);
 //! 2. [`crate::plan`]: tool jobs with cache-keyed output names (nothing runs);
 //! 3. [`crate::run`]: cache hits decided, the missing outputs built through [`crate::spawn`];
 //! 4. [`crate::output`]: the blobs read back and written as C ([`crate::embed`] formats it).
@@ -16,10 +18,11 @@ use crate::cache;
 use crate::embed;
 use crate::error::{Error, ErrorKind};
 use crate::mode::Mode;
-use crate::output::{self, Embedded};
-use crate::plan::PlanInputs;
+use crate::output::{self, Embedded, EmbeddedFile};
+use crate::plan::{ModuleSpec, PlanInputs};
 use crate::resolve;
 use crate::run;
+use crate::sources::{self, Sources};
 use crate::toolkit::Toolkit;
 
 /// Environment variable overriding the cache directory.
@@ -199,7 +202,9 @@ impl Build {
     }
 
     /// Adds nvcc flags from environment variable `var` (e.g. `WARPFFT_NVCC_FLAGS`), split on
-    /// whitespace (no quoting). Emits `cargo:rerun-if-env-changed=<var>`.
+    /// whitespace (no quoting). Emits `cargo:rerun-if-env-changed=<var>`. In the modes with
+    /// sources they also become NVRTC options where NVRTC has them (crate docs, "Embedded
+    /// sources").
     pub fn nvcc_flags_from_env(mut self, var: &str) -> Build {
         self.env_vars.push(var.to_string());
         if let Some(v) = env::var_os(var) {
@@ -222,7 +227,9 @@ impl Build {
     /// Adds an include directory (`-I`). Its header files (`.h`, `.cuh`, `.hpp`, ..., found
     /// recursively) are printed as `cargo:rerun-if-changed` and their names enter every PTX
     /// cache key; the contents of the headers a source actually includes enter its key (see
-    /// the crate docs, "Cache"). Headers beside a source are treated the same way.
+    /// the crate docs, "Cache"). Headers beside a source are treated the same way. In the modes
+    /// with sources, quoted includes are looked up here (after the including file's directory)
+    /// and embedded files are named relative to the first of these that holds them.
     pub fn include(mut self, dir: impl AsRef<Path>) -> Build {
         self.includes.push(dir.as_ref().to_path_buf());
         self
@@ -297,6 +304,7 @@ impl Build {
             .unwrap_or_else(|| env::var_os("OUT_DIR").is_some());
         let mut cargo = Vec::new();
         let out = self.embed_inner(name, &mut cargo);
+        dedup_lines(&mut cargo);
         if metadata {
             for line in cargo {
                 println!("cargo:{line}");
@@ -331,10 +339,11 @@ impl Build {
         let abs = |p: &Path| cwd.join(p); // `join` keeps absolute paths as they are
         let specs = resolve::module_specs(&self.modules, &abs)?;
         let includes: Vec<PathBuf> = self.includes.iter().map(|p| abs(p)).collect();
+        let images = self.mode.images();
         // These lines come first: they must reach Cargo even when a later step fails.
         let headers = resolve::announce_inputs(
             &self.env_vars(),
-            self.toolkit.is_none(),
+            images.then_some(self.toolkit.is_none()),
             &specs,
             &includes,
             cargo,
@@ -342,6 +351,81 @@ impl Build {
         let (out_dir, cache_dir, cache_origin) =
             resolve::dirs(self.out_dir.as_deref(), self.cache_dir.as_deref(), &abs)?;
 
+        // The sources (no toolkit needed), then the images (stages 2 and 3, with the toolkit).
+        let sources = if self.mode.sources() {
+            let flags: Vec<(String, String)> = (self.nvcc_flags.iter().cloned())
+                .zip(self.nvcc_flag_origins.iter().cloned())
+                .collect();
+            sources::collect(&specs, &includes, &flags, cargo)?
+        } else {
+            Sources::default()
+        };
+        let paths = Paths {
+            specs: &specs,
+            includes: &includes,
+            headers: &headers,
+            cache: (&cache_dir, &cache_origin),
+        };
+        let img = if images {
+            Some(self.build_images(&paths, cargo)?)
+        } else {
+            None
+        };
+
+        // Stage 4: read the blobs back, describe them, write the C files.
+        let built = img.as_ref().map(|i| &i.built);
+        let (modules, datas) = output::collect(&specs, built, &sources)?;
+        dedup_lines(cargo);
+        let mut emb = Embedded {
+            name: name.to_string(),
+            c_file: out_dir.join(format!("{name}.c")),
+            h_file: out_dir.join(format!("{name}.h")),
+            manifest_json: String::new(),
+            mode: self.mode,
+            archs: img.as_ref().map_or_else(Vec::new, |i| i.archs.clone()),
+            ptx_arch: img
+                .as_ref()
+                .map_or_else(String::new, |i| i.ptx_arch.clone()),
+            toolkit_version: (img.as_ref())
+                .map_or_else(String::new, |i| i.toolkit.version().to_string()),
+            cuda_version: img.as_ref().map_or(0, |i| i.toolkit.cuda_version()),
+            hash: output::blobs_hash(&modules, &datas),
+            files: (sources.files.iter())
+                .map(|f| EmbeddedFile {
+                    name: f.name.clone(),
+                    path: f.path.clone(),
+                    bytes: f.text.len(),
+                })
+                .collect(),
+            sources_digest: sources.digest.clone(),
+            cache_dir,
+            modules,
+            stats: built.map(|b| b.stats).unwrap_or_default(),
+            warnings: cargo
+                .iter()
+                .filter_map(|l| l.strip_prefix("warning="))
+                .map(str::to_string)
+                .collect(),
+        };
+        emb.manifest_json = output::manifest(&emb);
+        output::write_c(&emb, &datas, &sources)?;
+
+        // Keep the cache within its bound (this build's entries stay).
+        if let Some(img) = &img {
+            if img.max_size > 0 {
+                let keep: HashSet<PathBuf> = (img.built.ptx_paths.iter().flatten())
+                    .chain(img.built.plan.jobs.iter().map(|j| &j.output))
+                    .cloned()
+                    .collect();
+                cache::evict(&emb.cache_dir, img.max_size, &keep, cache::EVICT_MIN_AGE);
+            }
+        }
+        Ok(emb)
+    }
+
+    /// Stages 2 and 3 for the images (PTX, SASS): finds the toolkit, resolves the archs,
+    /// plans, decides the cache hits and runs the rest.
+    fn build_images(&self, p: &Paths<'_>, cargo: &mut Vec<String>) -> Result<Images, Error> {
         let toolkit = match &self.toolkit {
             Some(t) => t.clone(),
             None => Toolkit::find()?,
@@ -364,16 +448,16 @@ impl Build {
         } else {
             Vec::new()
         };
-        let header_listing = resolve::header_listing(&headers);
+        let header_listing = resolve::header_listing(p.headers);
         let nvcc_env = resolve::nvcc_env();
         // nvcc runs its steps through a shell: nothing it is handed may hold what a shell
         // expands.
         let flags = self.nvcc_flags.iter().zip(&self.nvcc_flag_origins);
         resolve::check_nvcc_inputs(
             flags.map(|(f, o)| resolve::NvccInput::flag(f, o)),
-            &specs,
-            &includes,
-            (&cache_dir, &cache_origin),
+            p.specs,
+            p.includes,
+            p.cache,
             &toolkit,
             &nvcc_env,
         )?;
@@ -383,10 +467,10 @@ impl Build {
             ptx_arch,
             nvcc_flags: &self.nvcc_flags,
             ptxas_flags: &self.ptxas_flags,
-            includes: &includes,
+            includes: p.includes,
             header_listing: header_listing.as_bytes(),
             compress: self.compress,
-            cache_dir: &cache_dir,
+            cache_dir: p.cache.0,
             toolkit_version: toolkit.version_text(),
             nvcc_env: &nvcc_env,
         };
@@ -395,47 +479,33 @@ impl Build {
             Some(n) => n,
             None => resolve::cache_max_size()?,
         };
-
-        // Stages 2 and 3: plan, decide the cache hits, run the rest.
-        let built = run::compile(&inputs, &specs, &toolkit, &headers, jobs, cargo);
-        dedup_lines(cargo);
-        let built = built?;
-
-        // Stage 4: read the blobs back, describe them, write the C files.
-        let (modules, datas) = output::collect(&specs, &built)?;
-        let mut emb = Embedded {
-            name: name.to_string(),
-            c_file: out_dir.join(format!("{name}.c")),
-            h_file: out_dir.join(format!("{name}.h")),
-            manifest_json: String::new(),
-            mode: self.mode,
+        let built = run::compile(&inputs, p.specs, &toolkit, p.headers, jobs, cargo)?;
+        Ok(Images {
+            built,
             archs,
             ptx_arch: format!("compute_{ptx_arch}"),
-            toolkit_version: toolkit.version().to_string(),
-            cuda_version: toolkit.cuda_version(),
-            hash: output::blobs_hash(&modules, &datas),
-            cache_dir,
-            modules,
-            stats: built.stats,
-            warnings: cargo
-                .iter()
-                .filter_map(|l| l.strip_prefix("warning="))
-                .map(str::to_string)
-                .collect(),
-        };
-        emb.manifest_json = output::manifest(&emb);
-        output::write_c(&emb, &datas)?;
-
-        // Keep the cache within its bound (this build's entries stay).
-        if max_size > 0 {
-            let keep: HashSet<PathBuf> = (built.ptx_paths.iter().flatten())
-                .chain(built.plan.jobs.iter().map(|j| &j.output))
-                .cloned()
-                .collect();
-            cache::evict(&emb.cache_dir, max_size, &keep, cache::EVICT_MIN_AGE);
-        }
-        Ok(emb)
+            toolkit,
+            max_size,
+        })
     }
+}
+
+/// The resolved paths the image stages need.
+struct Paths<'a> {
+    specs: &'a [ModuleSpec],
+    includes: &'a [PathBuf],
+    headers: &'a [PathBuf],
+    /// The cache directory and where it came from (for messages).
+    cache: (&'a Path, &'a str),
+}
+
+/// What the image stages produced.
+struct Images {
+    built: run::Built,
+    archs: Vec<u32>,
+    ptx_arch: String,
+    toolkit: Toolkit,
+    max_size: u64,
 }
 
 /// Drops repeated `cargo:` lines (a source shared by many modules is one input), keeping

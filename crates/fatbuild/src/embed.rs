@@ -43,6 +43,22 @@ pub(crate) struct CBlob<'a> {
 pub(crate) struct CModule<'a> {
     pub(crate) name: &'a str,
     pub(crate) blobs: Vec<CBlob<'a>>,
+    /// Its translation units' names in the files table (empty without sources).
+    pub(crate) sources: &'a [String],
+    /// Its NVRTC options (empty without sources).
+    pub(crate) options: &'a [String],
+}
+
+/// Everything `<name>.c` holds.
+pub(crate) struct CEmbed<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) modules: Vec<CModule<'a>>,
+    /// The embedded files, `(name, text)`, sorted by name.
+    pub(crate) files: Vec<(&'a str, &'a [u8])>,
+    pub(crate) sources_digest: &'a str,
+    pub(crate) manifest: &'a str,
+    pub(crate) mode: &'a str,
+    pub(crate) cuda_version: i32,
 }
 
 /// `<name>.h`: the types (shared by every embed, guarded) and this embed's symbols.
@@ -52,27 +68,37 @@ pub(crate) fn header(name: &str) -> String {
 #include <stddef.h>
 #ifndef FATBUILD_TYPES_DEFINED
 #define FATBUILD_TYPES_DEFINED
+/* fatbuild_module has the sources/options fields and embeds have a files table */
+#define FATBUILD_HAS_SOURCES 1
 enum {{ FATBUILD_BLOB_PTX = 1, FATBUILD_BLOB_FATBIN = 2 }};
 typedef struct fatbuild_blob {{ int kind; const char *label; const unsigned char *data; size_t size; }} fatbuild_blob;
-typedef struct fatbuild_module {{ const char *name; const fatbuild_blob *blobs; size_t n_blobs; }} fatbuild_module;
+/* One source or header as the compiler sees it: `name` relative to an include dir
+ * (\"common.cuh\", \"spreadinterp/tile.cuh\", \"spreadinterp.cu\"), `text` NUL-terminated, size
+ * without the NUL. */
+typedef struct fatbuild_file {{ const char *name; const char *text; size_t size; }} fatbuild_file;
+typedef struct fatbuild_module {{
+    const char *name; const fatbuild_blob *blobs; size_t n_blobs;
+    /* With embedded sources (else NULL/0): the module's translation units (names in the files
+     * table, in build order) and the compile options NVRTC needs besides the arch, in order. */
+    const char *const *sources; size_t n_sources;
+    const char *const *options; size_t n_options;
+}} fatbuild_module;
 #endif
 extern const fatbuild_module {name}_modules[];
 extern const size_t {name}_n_modules;
 extern const char {name}_manifest[];     /* JSON, see below */
-extern const char {name}_mode[];         /* \"jit\", \"aot\" or \"aot+jit\" */
-extern const int {name}_cuda_version;    /* toolkit that built the blobs, as major*1000 + minor*10, e.g. 13000 */
+extern const char {name}_mode[];         /* \"jit\", \"aot\", \"aot+jit\", \"nvrtc\", \"jit+nvrtc\", \"aot+nvrtc\" or \"aot+jit+nvrtc\" */
+extern const int {name}_cuda_version;    /* toolkit that built the blobs, as major*1000 + minor*10, e.g. 13000; 0 if none did */
+extern const fatbuild_file {name}_files[]; /* every source and header the modules' sources include (transitively, quoted includes), sorted by name; 0 entries without sources */
+extern const size_t {name}_n_files;
+extern const char {name}_sources_digest[]; /* lowercase hex sha256 over (name, size, text) of every file, \"\" without sources */
 "
     )
 }
 
 /// `<name>.c`: every blob as an 8-byte aligned array, the module table, manifest, mode, version.
-pub(crate) fn source(
-    name: &str,
-    modules: &[CModule<'_>],
-    manifest: &str,
-    mode: &str,
-    cuda_version: i32,
-) -> Vec<u8> {
+pub(crate) fn source(e: &CEmbed<'_>) -> Vec<u8> {
+    let (name, modules, mode) = (e.name, &e.modules, e.mode);
     let total: usize = modules
         .iter()
         .flat_map(|m| &m.blobs)
@@ -106,41 +132,89 @@ pub(crate) fn source(
             push_literal(&mut out, b.data, 100);
             out.extend(b";\n");
         }
-        let mut t = format!("static const fatbuild_blob fatbuild_m{mi}_blobs[] = {{\n");
-        for (bi, b) in m.blobs.iter().enumerate() {
-            let _ = writeln!(
-                t,
-                "    {{ {}, {}, fatbuild_m{mi}_b{bi}, {} }},",
-                b.kind.c_enum(),
-                c_string(b.label),
-                b.data.len()
-            );
+        let mut t = String::new();
+        if !m.blobs.is_empty() {
+            t = format!("static const fatbuild_blob fatbuild_m{mi}_blobs[] = {{\n");
+            for (bi, b) in m.blobs.iter().enumerate() {
+                let _ = writeln!(
+                    t,
+                    "    {{ {}, {}, fatbuild_m{mi}_b{bi}, {} }},",
+                    b.kind.c_enum(),
+                    c_string(b.label),
+                    b.data.len()
+                );
+            }
+            t.push_str("};\n");
         }
-        t.push_str("};\n");
+        for (what, list) in [("src", m.sources), ("opt", m.options)] {
+            if !list.is_empty() {
+                let items: Vec<String> = list.iter().map(|x| c_string(x)).collect();
+                let _ = writeln!(
+                    t,
+                    "static const char *const fatbuild_m{mi}_{what}[] = {{ {} }};",
+                    items.join(", ")
+                );
+            }
+        }
         out.extend(t.as_bytes());
     }
+    for (fi, (fname, text)) in e.files.iter().enumerate() {
+        let head = format!(
+            "\n/* file {fi} `{}`, {} bytes */\nstatic const char fatbuild_f{fi}[] =\n",
+            comment_safe(fname),
+            text.len()
+        );
+        out.extend(head.as_bytes());
+        push_literal(&mut out, text, 100);
+        out.extend(b";\n");
+    }
+    let array = |mi: usize, what: &str, n: usize| match n {
+        0 => "0, 0".to_string(),
+        n => format!("fatbuild_m{mi}_{what}, {n}"),
+    };
     let mut t = format!("\nconst fatbuild_module {name}_modules[] = {{\n");
     for (mi, m) in modules.iter().enumerate() {
         let _ = writeln!(
             t,
-            "    {{ {}, fatbuild_m{mi}_blobs, {} }},",
+            "    {{ {}, {}, {}, {} }},",
             c_string(m.name),
-            m.blobs.len()
+            array(mi, "blobs", m.blobs.len()),
+            array(mi, "src", m.sources.len()),
+            array(mi, "opt", m.options.len())
         );
     }
     if modules.is_empty() {
+        t.push_str("    { 0, 0, 0, 0, 0, 0, 0 }, /* C has no empty arrays */\n");
+    }
+    let _ = write!(
+        t,
+        "}};\nconst size_t {name}_n_modules = {};\nconst fatbuild_file {name}_files[] = {{\n",
+        modules.len()
+    );
+    for (fi, (fname, text)) in e.files.iter().enumerate() {
+        let _ = writeln!(
+            t,
+            "    {{ {}, fatbuild_f{fi}, {} }},",
+            c_string(fname),
+            text.len()
+        );
+    }
+    if e.files.is_empty() {
         t.push_str("    { 0, 0, 0 }, /* C has no empty arrays */\n");
     }
     let _ = write!(
         t,
-        "}};\nconst size_t {name}_n_modules = {};\nconst char {name}_manifest[] =\n",
-        modules.len()
+        "}};\nconst size_t {name}_n_files = {};\nconst char {name}_sources_digest[] = {};\n\
+         const char {name}_manifest[] =\n",
+        e.files.len(),
+        c_string(e.sources_digest)
     );
     out.extend(t.as_bytes());
-    push_literal(&mut out, manifest.as_bytes(), 100);
+    push_literal(&mut out, e.manifest.as_bytes(), 100);
     let tail = format!(
-        ";\nconst char {name}_mode[] = {};\nconst int {name}_cuda_version = {cuda_version};\n",
-        c_string(mode)
+        ";\nconst char {name}_mode[] = {};\nconst int {name}_cuda_version = {};\n",
+        c_string(mode),
+        e.cuda_version
     );
     out.extend(tail.as_bytes());
     out
@@ -319,26 +393,68 @@ mod tests {
         assert!(h.starts_with("/* wk.h, generated by fatbuild */\n#include <stddef.h>\n"));
         assert!(h.contains("extern const fatbuild_module wk_modules[];\n"));
         assert!(h.contains("extern const int wk_cuda_version;"));
-        let c = source(
-            "wk",
-            &[CModule {
+        assert!(h.contains("#define FATBUILD_HAS_SOURCES 1\n"));
+        assert!(h.contains("const char *const *sources; size_t n_sources;"));
+        assert!(h.contains("extern const fatbuild_file wk_files[];"));
+        assert!(h.contains("extern const char wk_sources_digest[];"));
+        let opts = ["-DX=1".to_string(), "--std=c++17".to_string()];
+        let srcs = ["a.cu".to_string()];
+        let mut e = CEmbed {
+            name: "wk",
+            modules: vec![CModule {
                 name: "m",
                 blobs: vec![CBlob {
                     kind: BlobKind::Ptx,
                     label: "k",
                     data: b".entry k(\n",
                 }],
+                sources: &[],
+                options: &[],
             }],
-            "{}",
-            "jit",
-            13000,
-        );
-        let c = String::from_utf8(c).unwrap();
+            files: vec![],
+            sources_digest: "",
+            manifest: "{}",
+            mode: "jit",
+            cuda_version: 13000,
+        };
+        let c = String::from_utf8(source(&e)).unwrap();
         assert!(
             c.contains("{ FATBUILD_BLOB_PTX, \"k\", fatbuild_m0_b0, 10 },"),
             "{c}"
         );
+        assert!(
+            c.contains("{ \"m\", fatbuild_m0_blobs, 1, 0, 0, 0, 0 },"),
+            "{c}"
+        );
+        assert!(c.contains("const fatbuild_file wk_files[] = {\n    { 0, 0, 0 }, /*"));
+        assert!(c.contains("const size_t wk_n_files = 0;\nconst char wk_sources_digest[] = \"\";"));
         assert!(c.contains("const char wk_mode[] = \"jit\";"));
-        assert!(c.contains("const int wk_cuda_version = 13000;"));
+        // Sources only: no blob table, the files and the module's sources and options.
+        e.modules[0].blobs.clear();
+        e.modules[0].sources = &srcs;
+        e.modules[0].options = &opts;
+        e.files = vec![("a.cu", b"#include \"b.cuh\"\n"), ("b.cuh", b"")];
+        e.sources_digest = "ab12";
+        e.mode = "nvrtc";
+        e.cuda_version = 0;
+        let c = String::from_utf8(source(&e)).unwrap();
+        assert!(!c.contains("fatbuild_m0_blobs"), "{c}");
+        assert!(c.contains("static const char *const fatbuild_m0_src[] = { \"a.cu\" };"));
+        assert!(c.contains(
+            "static const char *const fatbuild_m0_opt[] = { \"-DX=1\", \"--std=c++17\" };"
+        ));
+        assert!(
+            c.contains("{ \"m\", 0, 0, fatbuild_m0_src, 1, fatbuild_m0_opt, 2 },"),
+            "{c}"
+        );
+        assert!(c.contains("static const char fatbuild_f0[] =\n\"#include \\\"b.cuh\\\"\\n\""));
+        assert!(
+            c.contains("    { \"a.cu\", fatbuild_f0, 17 },\n    { \"b.cuh\", fatbuild_f1, 0 },")
+        );
+        assert!(
+            c.contains("const size_t wk_n_files = 2;\nconst char wk_sources_digest[] = \"ab12\";")
+        );
+        assert!(c.contains("const char wk_mode[] = \"nvrtc\";"));
+        assert!(c.contains("const int wk_cuda_version = 0;"));
     }
 }

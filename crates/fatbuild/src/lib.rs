@@ -3,7 +3,8 @@
 //! fatbuild drives the CUDA toolkit's command-line tools (nvcc, ptxas, nvlink, fatbinary),
 //! caches every output under a content hash, and writes the results as C arrays that a C core
 //! (or Rust, through FFI) hands to the CUDA driver (`cuModuleLoadData`, or `cuLink*` for
-//! multi-file PTX).
+//! multi-file PTX). It can also embed the kernel *sources* (with the headers they include)
+//! for NVRTC to compile at run time, which needs no CUDA toolkit at build time at all.
 //!
 //! # Walk-through
 //!
@@ -12,10 +13,11 @@
 //! fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     let jit = std::env::var_os("CARGO_FEATURE_JIT").is_some();
 //!     let aot = std::env::var_os("CARGO_FEATURE_AOT").is_some();
+//!     let nvrtc = std::env::var_os("CARGO_FEATURE_NVRTC").is_some();
 //!     // 1. Describe the build. Each knob is a method; `*_from_env` methods read a variable
 //!     //    and make Cargo rerun the script when it changes.
 //!     let emb = fatbuild::Build::new()
-//!         .mode(fatbuild::Mode::from_features(jit, aot)?) // neither -> error saying why
+//!         .mode(fatbuild::Mode::from_features(jit, aot, nvrtc)?) // none -> error saying why
 //!         .archs_from_env("WARPFFT_CUDA_ARCHS")             // "80;90", "sm_80,sm_90", "native"
 //!         .ptx_arch("compute_75")                           // the default
 //!         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
@@ -46,6 +48,44 @@
 //! | `Jit`     | `nvcc -ptx -rdc=true -arch=compute_75` per source | one PTX per source |
 //! | `Aot`     | PTX → `ptxas -c -arch=sm_XX` per source and arch → `nvlink -arch=sm_XX` per arch → `fatbinary` (one ELF per arch) | one fatbin |
 //! | `AotJit`  | as `Aot`; a single-source module's fatbin also holds its PTX | one fatbin; for multi-source modules also one PTX per source |
+//! | `Nvrtc`   | none: the sources and their headers are read and embedded as text, with each module's NVRTC options | none |
+//! | `JitNvrtc`, `AotNvrtc`, `AotJitNvrtc` | as `Jit`, `Aot`, `AotJit`, plus the sources as in `Nvrtc` | as `Jit`, `Aot`, `AotJit` |
+//!
+//! [`Mode::from_features`] maps a crate's `jit` / `aot` / `nvrtc` features to the mode.
+//!
+//! # Embedded sources (the modes with `Nvrtc`)
+//!
+//! [`Mode::Nvrtc`] compiles nothing: no toolkit is searched for, probed or run (no `NVCC`,
+//! `CUDA_PATH`, `PATH` lookup, no cache directory), so a build script using it works on a
+//! machine without CUDA (docs.rs, CI runners, laptops) and the generated
+//! `<name>_cuda_version` is 0. Each module's sources are scanned for `#include "name"`,
+//! transitively: a quoted include is looked for beside the including file, then in each
+//! [`Build::include`] directory in order, like nvcc does. The scanner drops comments and joins
+//! continued lines but does not evaluate `#if`, so every quoted include it sees must exist;
+//! `#include <...>` (the CUDA and C++ headers NVRTC brings) and `#include MACRO` are left to
+//! NVRTC. A quoted include that is not found is an error naming the file and line.
+//!
+//! Every file is embedded once, named as NVRTC finds it (NVRTC matches header names exactly):
+//! its path relative to the first include directory that holds it (`common.cuh`,
+//! `spreadinterp/tile.cuh`); a source outside every include directory by its file name, a
+//! header beside it relative to its directory. An include must spell that name
+//! (`#include "leaf.cuh"` from `sub/deep.cuh` that finds `sub/leaf.cuh` is an error saying to
+//! write `"sub/leaf.cuh"`), and two files may not share one. Each file is printed as
+//! `cargo:rerun-if-changed`.
+//!
+//! A module's NVRTC options are, in order: its defines (`-DNAME=VALUE`), then the build's and
+//! its own nvcc flags that mean something to NVRTC, in NVRTC's spelling (`-std c++17` →
+//! `--std=c++17`, `-Xptxas -v` → `--ptxas-options=-v`; `--use_fast_math`, `-lineinfo`, `-G`,
+//! `--maxrregcount=N`, `-ftz`, `-prec-div`, `-prec-sqrt`, `-fmad`, `-D`/`-U`, `-rdc`, ... as
+//! they are). Arch flags (`-arch`, `-gencode`, `-code`) are dropped: NVRTC's caller picks the
+//! arch. Any other flag (`-O3`, `-ccbin gcc-12`, `-Xcompiler ...`) is dropped with a
+//! `cargo:warning` naming it and where it came from. `-rdc=true` is not added: a module with
+//! several sources must be compiled with it per source and linked by the loader.
+//!
+//! The sources digest ([`Embedded::sources_digest`], [`sources_digest`]) is the lower-case hex SHA-256 over every
+//! embedded file in name order: its name, a NUL byte, its size as 8 little-endian bytes, its
+//! text. It changes exactly when an embedded file (or its name) does, so a run-time cache of
+//! NVRTC outputs can key on it.
 //!
 //! Multi-source modules use relocatable device code, so their PTX cannot be JIT-loaded file by
 //! file: it goes in separate PTX blobs that the loader links with `cuLinkCreate` /
@@ -55,19 +95,29 @@
 //!
 //! # Generated C
 //!
-//! `<name>.h` declares the `fatbuild_blob` / `fatbuild_module` types (shared by every embed,
-//! guarded by `FATBUILD_TYPES_DEFINED`) and `<name>_modules`, `<name>_n_modules`,
-//! `<name>_manifest` (JSON), `<name>_mode` (`"jit"`, `"aot"`, `"aot+jit"`) and
-//! `<name>_cuda_version` (e.g. 13000). Per module the blobs are, in order: the fatbin
-//! (`FATBUILD_BLOB_FATBIN`, label `"fatbin"`) in the AOT modes, then the PTX blobs
-//! (`FATBUILD_BLOB_PTX`, label = the source's file stem) where the mode table above has them.
-//! Every blob is 8-byte aligned; PTX is NUL-terminated and `size` excludes the NUL.
+//! `<name>.h` declares the `fatbuild_blob` / `fatbuild_file` / `fatbuild_module` types (shared
+//! by every embed, guarded by `FATBUILD_TYPES_DEFINED`, which also defines
+//! `FATBUILD_HAS_SOURCES`) and `<name>_modules`, `<name>_n_modules`, `<name>_manifest` (JSON),
+//! `<name>_mode` ([`Mode::as_str`]: `"jit"`, `"aot"`, `"aot+jit"`, `"nvrtc"`, `"jit+nvrtc"`,
+//! `"aot+nvrtc"`, `"aot+jit+nvrtc"`), `<name>_cuda_version` (e.g. 13000; 0 when no toolkit
+//! built anything), `<name>_files` / `<name>_n_files` (the embedded sources and headers,
+//! sorted by name; none without sources) and `<name>_sources_digest` (`""` without sources).
+//! Per module the blobs are, in order: the fatbin (`FATBUILD_BLOB_FATBIN`, label `"fatbin"`)
+//! in the AOT modes, then the PTX blobs (`FATBUILD_BLOB_PTX`, label = the source's file stem)
+//! where the mode table above has them (`blobs` is NULL when there are none). Every blob is
+//! 8-byte aligned; PTX is NUL-terminated and `size` excludes the NUL. With sources, a module's
+//! `sources` / `n_sources` name its translation units in the files table, in build order, and
+//! `options` / `n_options` are its NVRTC options (else NULL and 0); a file's `text` is
+//! NUL-terminated and its `size` excludes the NUL.
 //!
 //! The manifest:
 //! `{"name":..,"mode":..,"archs":[80,90],"ptx_arch":"compute_75","toolkit":"13.0.88",
-//! "hash":"<sha256 of all blobs>","modules":[{"name":..,"sources":[..],"defines":{..},
-//! "kernels":[..],"blobs":[{"kind":"fatbin","label":"fatbin","bytes":N,
-//! "images":["elf sm_80","elf sm_90","ptx sm_75"]},{"kind":"ptx","label":"scan","bytes":N}]}]}`.
+//! "hash":"<sha256 of all blobs>","sources_digest":"..","files":[{"name":"common.cuh",
+//! "bytes":N}],"modules":[{"name":..,"sources":[..],"defines":{..},"kernels":[..],
+//! "blobs":[{"kind":"fatbin","label":"fatbin","bytes":N,"images":["elf sm_80","elf sm_90",
+//! "ptx sm_75"]},{"kind":"ptx","label":"scan","bytes":N}],"nvrtc_sources":[..],
+//! "nvrtc_options":[..]}]}`. In [`Mode::Nvrtc`] `ptx_arch` and `toolkit` are `""`, `archs`,
+//! `kernels` (read from PTX) and `blobs` are empty, and `hash` is that of no blobs.
 //!
 //! # Archs
 //!
@@ -77,8 +127,8 @@
 //! arch defaults to [`DEFAULT_PTX_ARCH`] = `compute_75`, the lowest CUDA 13 accepts. Arch
 //! lists are validated against `nvcc --list-gpu-code`; CUDA 13.0 knows 75 80 86 87 88 89 90
 //! 100 103 110 120 121. `native` runs `nvidia-smi --query-gpu=compute_cap
-//! --format=csv,noheader` (build machine GPUs only). In [`Mode::Jit`] the arch list is not
-//! read at all.
+//! --format=csv,noheader` (build machine GPUs only). In the modes without AOT the arch list is
+//! not read at all.
 //!
 //! # Cache
 //!
@@ -119,7 +169,7 @@
 //!
 //! | variable | read by | meaning |
 //! |----------|---------|---------|
-//! | `NVCC` | [`Toolkit::find`] | path of nvcc; the toolkit is its directory |
+//! | `NVCC` | [`Toolkit::find`] (never in [`Mode::Nvrtc`], which reads only the flags' variable) | path of nvcc; the toolkit is its directory |
 //! | `CUDA_PATH`, `CUDA_HOME` | [`Toolkit::find`] | toolkit root (`bin/nvcc`) |
 //! | `PATH`, then `/usr/local/cuda` | [`Toolkit::find`] | searched when none of the above is set |
 //! | any, e.g. `WARPFFT_CUDA_ARCHS` | [`Build::archs_from_env`] | arch list |
@@ -131,8 +181,8 @@
 //! | `OUT_DIR` | [`Build::embed`] | where the C files go; also: print `cargo:` lines only when set |
 //!
 //! Every variable above except `PATH`, `NUM_JOBS`, `OUT_DIR` and `FATBUILD_CACHE_MAX_SIZE` is printed as
-//! `cargo:rerun-if-env-changed` (the arch list's only in the AOT modes, the only ones that
-//! read it; `PATH` too when the toolkit was found by searching it or the default root); every
+//! `cargo:rerun-if-env-changed` (in [`Mode::Nvrtc`] only the flags' variable, the only one it
+//! reads; the arch list's only in the AOT modes, the only ones that read it; `PATH` too when the toolkit was found by searching it or the default root); every
 //! source, every header file in the include directories and beside the sources, every other
 //! non-system file a source included, and the nvcc used (as found and as resolved through
 //! links, so a switched `/usr/local/cuda` link reruns when the new nvcc is newer than the last
@@ -168,6 +218,7 @@
 //! | `plan.rs` | stage 2: module specs → nvcc jobs, then (given the PTX files) ptxas/nvlink/fatbinary jobs, each output named by its cache key; runs nothing (tests in `plan/tests.rs`) |
 //! | `run.rs` | stage 3: decides every cache hit (PTX by its `.deps` list and header contents, every output by its digest), runs the misses stage by stage, files outputs into the cache |
 //! | `spawn.rs` | starts the tool processes (the only place that does) and runs a stage's commands in parallel; explains failures |
+//! | `sources.rs` | the modes with sources: the include scanner, file names, NVRTC options, the sources digest; reads files only (tests in `sources/tests.rs`; the builder's in `builder/tests/sources.rs`) |
 //! | `output.rs` | stage 4: reads the blobs back, [`Embedded`] and its manifest and hash, writes `<name>.h` / `<name>.c` |
 //! | `embed.rs` | formats the C text (blob literals, tables), JSON strings, PTX `.entry` names |
 //! | `cache.rs` | key hashing, the default cache directory, atomic writes, entry digests (store/check) |
@@ -185,6 +236,7 @@ mod output;
 mod plan;
 mod resolve;
 mod run;
+mod sources;
 mod spawn;
 mod toolkit;
 
@@ -196,6 +248,7 @@ pub use cache::{DEFAULT_MAX_SIZE, MAX_SIZE_ENV};
 pub use embed::BlobKind;
 pub use error::{Error, ErrorKind};
 pub use mode::Mode;
-pub use output::{Embedded, EmbeddedBlob, EmbeddedModule};
+pub use output::{Embedded, EmbeddedBlob, EmbeddedFile, EmbeddedModule};
 pub use run::Stats;
+pub use sources::sources_digest;
 pub use toolkit::{Toolkit, DEFAULT_CUDA_ROOT, NVCC_ENV_VARS, TOOLKIT_ENV_VARS};

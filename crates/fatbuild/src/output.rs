@@ -10,12 +10,13 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::cache::{self, write_atomic};
-use crate::embed::{self, json_string, BlobKind, CBlob, CModule};
+use crate::embed::{self, json_string, BlobKind, CBlob, CEmbed, CModule};
 use crate::error::{Error, ErrorKind};
 use crate::fatbin;
 use crate::mode::Mode;
-use crate::plan::ModuleSpec;
+use crate::plan::{ModulePlan, ModuleSpec};
 use crate::run::{Built, Stats};
+use crate::sources::Sources;
 
 /// What [`Build::embed`](crate::Build::embed) produced.
 #[derive(Debug, Clone)]
@@ -30,16 +31,21 @@ pub struct Embedded {
     pub manifest_json: String,
     /// The mode built.
     pub mode: Mode,
-    /// The SASS archs in the fatbins (empty for [`Mode::Jit`]).
+    /// The SASS archs in the fatbins (empty without AOT).
     pub archs: Vec<u32>,
-    /// The virtual arch of the PTX, e.g. `compute_75`.
+    /// The virtual arch of the PTX, e.g. `compute_75` (empty in [`Mode::Nvrtc`]).
     pub ptx_arch: String,
-    /// The toolkit version, e.g. `13.0.88`.
+    /// The toolkit version, e.g. `13.0.88` (empty in [`Mode::Nvrtc`]: no toolkit was used).
     pub toolkit_version: String,
-    /// `major * 1000 + minor * 10` of the toolkit, e.g. 13000.
+    /// `major * 1000 + minor * 10` of the toolkit, e.g. 13000 (0 in [`Mode::Nvrtc`]).
     pub cuda_version: i32,
     /// SHA-256 over all blobs (hex).
     pub hash: String,
+    /// The embedded source files, sorted by name (empty unless the mode embeds sources).
+    pub files: Vec<EmbeddedFile>,
+    /// SHA-256 (lower-case hex) over the embedded files (`""` without sources): for each file
+    /// in `files` order its name, a NUL byte, its size as 8 little-endian bytes, its text.
+    pub sources_digest: String,
     /// The cache directory used.
     pub cache_dir: PathBuf,
     /// The modules, in the order added.
@@ -64,6 +70,24 @@ pub struct EmbeddedModule {
     pub kernels: Vec<String>,
     /// Its blobs, in the order of the C table.
     pub blobs: Vec<EmbeddedBlob>,
+    /// With embedded sources: its translation units, as names in [`Embedded::files`], in
+    /// build order (else empty).
+    pub nvrtc_sources: Vec<String>,
+    /// With embedded sources: the NVRTC options besides the arch: its defines, then the
+    /// NVRTC spellings of the build's and its own nvcc flags (else empty).
+    pub nvrtc_options: Vec<String>,
+}
+
+/// One embedded source file.
+#[derive(Debug, Clone)]
+pub struct EmbeddedFile {
+    /// The name NVRTC finds it by: its path relative to the include directory that holds it
+    /// (a source outside every include directory: its file name), `/`-separated.
+    pub name: String,
+    /// Where it was read.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub bytes: usize,
 }
 
 /// One embedded blob.
@@ -84,15 +108,26 @@ pub struct EmbeddedBlob {
 /// The bytes of one module's blobs, in C-table order.
 pub(crate) type ModuleData = Vec<Vec<u8>>;
 
-/// Reads the blobs of every module (in C-table order) and describes them.
+/// Reads the blobs of every module (in C-table order) and describes them, with their sources
+/// when the mode embeds them. Without images (`built` is `None`) the modules have no blobs.
 pub(crate) fn collect(
     specs: &[ModuleSpec],
-    built: &Built,
+    built: Option<&Built>,
+    sources: &Sources,
 ) -> Result<(Vec<EmbeddedModule>, Vec<ModuleData>), Error> {
     let read = |p: &Path| fs::read(p).map_err(|e| Error::io("reading", p, e));
     let mut modules = Vec::new();
     let mut datas = Vec::new();
-    for ((spec, mp), ptx_paths) in specs.iter().zip(&built.plan.modules).zip(&built.ptx_paths) {
+    let no_ptx = Vec::new();
+    let no_plan = ModulePlan {
+        fatbin: None,
+        ptx_blobs: false,
+        ptx_in_fatbin: false,
+    };
+    for (i, spec) in specs.iter().enumerate() {
+        let mp = built.map_or(&no_plan, |b| &b.plan.modules[i]);
+        let ptx_paths = built.map_or(&no_ptx, |b| &b.ptx_paths[i]);
+        let (nvrtc_sources, nvrtc_options) = sources.modules.get(i).cloned().unwrap_or_default();
         let ptx: Vec<Vec<u8>> = ptx_paths
             .iter()
             .map(|p| read(p))
@@ -105,7 +140,7 @@ pub(crate) fn collect(
         }
         let mut blobs = Vec::new();
         let mut data = Vec::new();
-        if let Some(j) = mp.fatbin {
+        if let (Some(j), Some(built)) = (mp.fatbin, built) {
             let path = built.plan.jobs[j].output.clone();
             let bytes = read(&path)?;
             let images = fatbin::parse(&bytes).map_err(|e| {
@@ -148,6 +183,8 @@ pub(crate) fn collect(
             defines: spec.defines.clone(),
             kernels,
             blobs,
+            nvrtc_sources,
+            nvrtc_options,
         });
         datas.push(data);
     }
@@ -155,7 +192,7 @@ pub(crate) fn collect(
 }
 
 /// Writes `<name>.h` and `<name>.c`.
-pub(crate) fn write_c(emb: &Embedded, datas: &[ModuleData]) -> Result<(), Error> {
+pub(crate) fn write_c(emb: &Embedded, datas: &[ModuleData], src: &Sources) -> Result<(), Error> {
     let cmods: Vec<CModule<'_>> = emb
         .modules
         .iter()
@@ -169,15 +206,21 @@ pub(crate) fn write_c(emb: &Embedded, datas: &[ModuleData]) -> Result<(), Error>
                     data: d,
                 })
                 .collect(),
+            sources: &m.nvrtc_sources,
+            options: &m.nvrtc_options,
         })
         .collect();
-    let c = embed::source(
-        &emb.name,
-        &cmods,
-        &emb.manifest_json,
-        emb.mode.as_str(),
-        emb.cuda_version,
-    );
+    let c = embed::source(&CEmbed {
+        name: &emb.name,
+        modules: cmods,
+        files: (src.files.iter())
+            .map(|f| (f.name.as_str(), f.text.as_slice()))
+            .collect(),
+        sources_digest: &emb.sources_digest,
+        manifest: &emb.manifest_json,
+        mode: emb.mode.as_str(),
+        cuda_version: emb.cuda_version,
+    });
     write_atomic(&emb.h_file, embed::header(&emb.name).as_bytes())?;
     write_atomic(&emb.c_file, &c)
 }
@@ -221,13 +264,19 @@ pub(crate) fn manifest(e: &Embedded) -> String {
     let _ = write!(
         s,
         "{{\"name\":{},\"mode\":{},\"archs\":[{}],\"ptx_arch\":{},\"toolkit\":{},\"hash\":{},\
-         \"modules\":[",
+         \"sources_digest\":{},\"files\":[{}],\"modules\":[",
         json_string(&e.name),
         json_string(e.mode.as_str()),
         list(&mut e.archs.iter().map(u32::to_string)),
         json_string(&e.ptx_arch),
         json_string(&e.toolkit_version),
-        json_string(&e.hash)
+        json_string(&e.hash),
+        json_string(&e.sources_digest),
+        list(&mut e.files.iter().map(|f| format!(
+            "{{\"name\":{},\"bytes\":{}}}",
+            json_string(&f.name),
+            f.bytes
+        )))
     );
     for (i, m) in e.modules.iter().enumerate() {
         let defines = list(&mut m.defines.iter().map(|(k, v)| {
@@ -253,11 +302,13 @@ pub(crate) fn manifest(e: &Embedded) -> String {
         let _ = write!(
             s,
             "{}{{\"name\":{},\"sources\":[{}],\"defines\":{{{defines}}},\"kernels\":[{}],\
-             \"blobs\":[{blobs}]}}",
+             \"blobs\":[{blobs}],\"nvrtc_sources\":[{}],\"nvrtc_options\":[{}]}}",
             if i > 0 { "," } else { "" },
             json_string(&m.name),
             list(&mut m.sources.iter().map(|x| json_string(x))),
             list(&mut m.kernels.iter().map(|x| json_string(x))),
+            list(&mut m.nvrtc_sources.iter().map(|x| json_string(x))),
+            list(&mut m.nvrtc_options.iter().map(|x| json_string(x))),
         );
     }
     s.push_str("]}");

@@ -277,8 +277,8 @@ impl Planner<'_> {
         let single = m.sources.len() == 1;
         let mut mp = ModulePlan {
             fatbin: None,
-            ptx_blobs: inp.mode == Mode::Jit || (inp.mode == Mode::AotJit && !single),
-            ptx_in_fatbin: inp.mode == Mode::AotJit && single,
+            ptx_blobs: inp.mode.jit() && (!inp.mode.aot() || !single),
+            ptx_in_fatbin: inp.mode.jit() && inp.mode.aot() && single,
         };
         if !inp.mode.aot() {
             return Ok(mp);

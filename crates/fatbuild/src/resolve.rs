@@ -57,22 +57,24 @@ pub(crate) fn module_specs(
     Ok(specs)
 }
 
-/// Pushes the `rerun-if-env-changed` lines (the build's own variables, the cache directory's
-/// and, when the toolkit is searched for (`find_toolkit`), the toolkit's) and the
-/// `rerun-if-changed` lines of the sources and of the header files in the include dirs and
-/// beside the sources; returns the latter.
+/// Pushes the `rerun-if-env-changed` lines (the build's own variables and, when images are
+/// built (`find_toolkit` is `Some`), the cache directory's, nvcc's and, when the toolkit is
+/// searched for (`Some(true)`), the toolkit's) and the `rerun-if-changed` lines of the sources
+/// and of the header files in the include dirs and beside the sources; returns the latter.
 pub(crate) fn announce_inputs(
     env_vars: &[String],
-    find_toolkit: bool,
+    find_toolkit: Option<bool>,
     specs: &[ModuleSpec],
     includes: &[PathBuf],
     cargo: &mut Vec<String>,
 ) -> Result<Vec<PathBuf>, Error> {
     let mut vars: Vec<&str> = env_vars.iter().map(String::as_str).collect();
-    vars.push(CACHE_DIR_ENV);
-    vars.extend(NVCC_ENV_VARS);
-    if find_toolkit {
-        vars.extend(TOOLKIT_ENV_VARS);
+    if let Some(find) = find_toolkit {
+        vars.push(CACHE_DIR_ENV);
+        vars.extend(NVCC_ENV_VARS);
+        if find {
+            vars.extend(TOOLKIT_ENV_VARS);
+        }
     }
     let mut seen = BTreeSet::new();
     for v in vars.into_iter().filter(|v| seen.insert(*v)) {

@@ -10,6 +10,8 @@ use crate::error::ErrorKind;
 use crate::mode::Mode;
 use crate::toolkit::Toolkit;
 
+mod sources;
+
 struct Fake {
     dir: PathBuf,
     log: PathBuf,
