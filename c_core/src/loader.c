@@ -319,6 +319,8 @@ static void atfork_child(void) {
     pthread_mutex_init(&wf_dev_lock, NULL);
     wf_module_atfork_child();
     wf_cufft_atfork_child();
+    wf_nvrtc_atfork_child();
+    wf_kcache_atfork_child();
 }
 
 __attribute__((constructor)) static void wf_register_atfork(void) {
