@@ -13,8 +13,9 @@
  * The directory is bounded: after each write, the least-recently-used entries (by mtime, which
  * a hit touches) are deleted until the entries total at most $WARPFFT_CACHE_MAX_SIZE bytes.
  *
- * Nothing here fails a plan: a directory that cannot be created or written is recorded (for
- * warpfft_runtime_info) and the kernels are compiled every time.
+ * Nothing here fails a plan: a directory that cannot be created or written, or that another
+ * user could write (owned by someone else, or group/world-writable: the entries are code this
+ * process runs), is recorded (for warpfft_runtime_info) and the kernels compiled every time.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -221,6 +222,16 @@ static int dir_ready(char *dir, size_t len) {
         return 0; /* off: nothing to record, runtime_info says it */
     if (!mkdirs(dir, why, sizeof why)) {
         note("cache directory unusable: %s; kernels are compiled every time", why);
+        return 0;
+    }
+    /* Entries are code this process loads: a directory another user can write is not used. */
+    struct stat st;
+    const char *bad = stat(dir, &st) != 0       ? "gone"
+                      : st.st_uid != geteuid()  ? "owned by another user"
+                      : (st.st_mode & 022) != 0 ? "writable by other users"
+                                                : NULL;
+    if (bad) {
+        note("cache directory unusable: %.300s is %s; kernels are compiled every time", dir, bad);
         return 0;
     }
     return 1;

@@ -315,7 +315,7 @@ void wf_sha256_hex(const unsigned char digest[32], char hex[65]);
 
 /* The cache directory: $WARPFFT_CACHE_DIR (set and empty: cache off), else
  * $XDG_CACHE_HOME/warpfft, else $HOME/.cache/warpfft (read at each call), created with mode
- * 0700 when missing.
+ * 0700 when missing; not used when owned by another user or group/world-writable.
  * Entries are named <key>.wfk. Unusable directories and failed writes are not errors: the
  * caller compiles and goes on, and warpfft_runtime_info says why (wf_kcache_state). */
 

@@ -314,6 +314,13 @@ static void test_unusable_dir(void) {
         wf_kimage_free(&got);
     }
     chmod(cache_dir(), 0700);
+    /* Writable by other users (root included): not used, even for reading. */
+    CHECK(chmod(cache_dir(), 0777) == 0);
+    CHECK(wf_kcache_get(key, &got) == 0);
+    note_has("readonly is writable by other users", __LINE__);
+    chmod(cache_dir(), 0700);
+    CHECK(wf_kcache_get(key, &got) == 1 && same(&img, &got));
+    wf_kimage_free(&got);
     wf_kimage_free(&img);
 }
 
