@@ -23,6 +23,8 @@ test: lint
     bash c_core/tests/run_tests.sh
     bash c_core/tests/run_test_params.sh
     bash c_core/tests/run_test_type3.sh
+    @echo "== nvrtc build: the embedded kernel sources compile with NVRTC (sm_90 CUBINs, no GPU)"
+    bash scripts/check_nvrtc_modules.sh
     @echo "== jit build: Rust tests, doc tests, GPU tests (skip without a GPU)"
     cargo test -- --nocapture
     @echo "== aot build (sm {{ci_archs}}): embedded fatbins hold exactly those ELF images"

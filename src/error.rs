@@ -71,6 +71,10 @@ pub enum Error {
     /// `WARPFFT_ERR_INTERNAL`: a bug in warpfft (please report it), or a status this version of
     /// the crate does not know.
     Internal(String),
+    /// `WARPFFT_ERR_NO_NVRTC`: a kernel module must be compiled at run time (a build with the
+    /// `nvrtc` feature, on a GPU no embedded image fits) and NVRTC was not found; the message
+    /// lists every place tried.
+    NoNvrtc(String),
     /// A Rust-side argument check failed before anything reached the GPU: coordinate slices of
     /// different lengths or a missing one, `c`/`fk` lengths that do not match the plan, a buffer
     /// on another device. [`Error::status`] reports it as `WARPFFT_ERR_INVALID_ARG`.
@@ -109,6 +113,7 @@ impl Error {
             sys::WARPFFT_ERR_CUDA => Error::Cuda(msg),
             sys::WARPFFT_ERR_UNSUPPORTED => Error::Unsupported(msg),
             sys::WARPFFT_ERR_INTERNAL => Error::Internal(msg),
+            sys::WARPFFT_ERR_NO_NVRTC => Error::NoNvrtc(msg),
             other => Error::Internal(format!("unknown warpfft status {other}: {msg}")),
         }
     }
@@ -136,6 +141,7 @@ impl Error {
             Error::Cuda(_) => sys::WARPFFT_ERR_CUDA,
             Error::Unsupported(_) => sys::WARPFFT_ERR_UNSUPPORTED,
             Error::Internal(_) => sys::WARPFFT_ERR_INTERNAL,
+            Error::NoNvrtc(_) => sys::WARPFFT_ERR_NO_NVRTC,
         }
     }
 
@@ -162,6 +168,7 @@ impl Error {
             Error::Cuda(_) => "WARPFFT_ERR_CUDA",
             Error::Unsupported(_) => "WARPFFT_ERR_UNSUPPORTED",
             Error::Internal(_) => "WARPFFT_ERR_INTERNAL",
+            Error::NoNvrtc(_) => "WARPFFT_ERR_NO_NVRTC",
         }
     }
 
@@ -188,6 +195,7 @@ impl Error {
             | Error::Cuda(m)
             | Error::Unsupported(m)
             | Error::Internal(m)
+            | Error::NoNvrtc(m)
             | Error::Shape(m) => m,
         }
     }
@@ -221,6 +229,7 @@ impl Error {
             Error::Cuda(_) => "CUDA error",
             Error::Unsupported(_) => "unsupported",
             Error::Internal(_) => "internal error (a bug in warpfft)",
+            Error::NoNvrtc(_) => "NVRTC not found",
             Error::Shape(_) => "shape mismatch",
         }
     }

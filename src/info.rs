@@ -65,9 +65,12 @@ pub struct RuntimeReport {
 
 impl RuntimeReport {
     /// The JSON report: build manifest summary, driver version, device name, sm, per loaded
-    /// module the image used (`"sass"` or `"ptx-jit"`) and load/JIT time, cuFFT path and
-    /// version. Present even when the GPU could not be initialised (then with `"gpu_error"` /
-    /// `"cufft_error"` fields saying why).
+    /// module the image used (`"sass"`, `"ptx-jit"`, `"ptx-link"`, or with the `nvrtc`
+    /// feature `"nvrtc"` when compiled now and `"nvrtc-cache"` when read from the kernel cache)
+    /// and load/JIT/compile time, cuFFT path and version, `"nvrtc"` (path and version) and
+    /// `"kernel_cache"` (`"dir"` and a `"note"` on why it is off or its last problem). Present
+    /// even when the GPU could not be initialised (then with `"gpu_error"` / `"cufft_error"` /
+    /// `"nvrtc_error"` fields saying why).
     pub fn json(&self) -> &str {
         &self.json
     }

@@ -338,6 +338,18 @@ fn errors_are_well_behaved() {
     assert!(e.to_string().contains("device ordinal 3 out of range"));
     let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(e);
     assert!(!boxed.to_string().is_empty());
+    // NVRTC missing (feature nvrtc): its own status, name and kind.
+    let e = Error::NoNvrtc("tried: somewhere".into());
+    assert_eq!(e.status(), warpfft::sys::WARPFFT_ERR_NO_NVRTC);
+    assert_eq!(e.status_name(), "WARPFFT_ERR_NO_NVRTC");
+    assert!(!e.is_no_gpu() && e.to_string().contains("NVRTC not found"));
+    // SAFETY: warpfft_status_name returns a static NUL-terminated string.
+    let c_name = unsafe {
+        std::ffi::CStr::from_ptr(warpfft::sys::warpfft_status_name(
+            warpfft::sys::WARPFFT_ERR_NO_NVRTC as i32,
+        ))
+    };
+    assert_eq!(c_name.to_str().unwrap(), e.status_name());
     // An empty message still displays something useful.
     assert!(Error::Internal(String::new())
         .to_string()

@@ -93,7 +93,9 @@ typedef enum warpfft_status {
     WARPFFT_ERR_OUT_OF_MEMORY = 16,  /* device (or host) memory exhausted */
     WARPFFT_ERR_CUDA = 17,           /* any other CUDA driver error */
     WARPFFT_ERR_UNSUPPORTED = 18,    /* valid request this call does not do */
-    WARPFFT_ERR_INTERNAL = 19        /* a bug in warpfft: please report it */
+    WARPFFT_ERR_INTERNAL = 19,       /* a bug in warpfft: please report it */
+    WARPFFT_ERR_NO_NVRTC = 20        /* NVRTC (run-time compiler) not found, in a build that
+                                      * compiles its kernels at run time (feature nvrtc) */
 } warpfft_status;
 
 typedef enum warpfft_precision { WARPFFT_F32 = 1, WARPFFT_F64 = 2 } warpfft_precision;
@@ -198,10 +200,13 @@ WARPFFT_API warpfft_status warpfft_init(int device);
 
 /* Runtime report as JSON into buf (NUL-terminated, truncated to len; *needed, if not NULL,
  * receives the full length + 1): build manifest summary, driver version, device name, sm,
- * per loaded module the image the driver used ("sass" or "ptx-jit") and JIT/load time in ms,
- * cuFFT path and version. Always fills buf with what is known (with "gpu_error" and
- * "cufft_error" fields for what failed); returns the status of driver/device initialisation
- * for `device`. */
+ * per loaded module the image used ("sass", "ptx-jit", "ptx-link"; "nvrtc" when compiled by
+ * NVRTC now, "nvrtc-cache" when read from the kernel cache) and JIT/load time in ms, cuFFT path
+ * and version, "nvrtc" (path and version; null when not loaded, with "nvrtc_error" in builds
+ * with embedded sources) and "kernel_cache" ("dir", null when off; "note": why it is off, or
+ * the last problem met, e.g. an unwritable directory or a corrupt entry removed). Always fills
+ * buf with what is known (with "gpu_error" and "cufft_error" fields for what failed); returns
+ * the status of driver/device initialisation for `device`. */
 WARPFFT_API warpfft_status warpfft_runtime_info(int device, char *buf, size_t len, size_t *needed);
 
 /* ---- device memory helpers, for callers without CUDA bindings ---- */

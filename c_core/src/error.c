@@ -63,8 +63,9 @@ WARPFFT_API const char *warpfft_status_name(int status) {
         "WARPFFT_ERR_CUDA",
         "WARPFFT_ERR_UNSUPPORTED",
         "WARPFFT_ERR_INTERNAL",
+        "WARPFFT_ERR_NO_NVRTC",
     };
-    _Static_assert(sizeof names / sizeof names[0] == WARPFFT_ERR_INTERNAL + 1,
+    _Static_assert(sizeof names / sizeof names[0] == WARPFFT_ERR_NO_NVRTC + 1,
                    "a status code has no name");
     if (status < 0 || (size_t)status >= sizeof names / sizeof names[0])
         return "WARPFFT_ERR_UNKNOWN";

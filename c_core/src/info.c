@@ -162,6 +162,44 @@ static void jcufft(jbuf *j, const wf_cufft *c, const char *err) {
     jprintf(j, ",\"version\":%d}", c->version);
 }
 
+/* NVRTC: probed (loaded if found) in a build that compiles kernels from embedded sources;
+ * otherwise reported only if something already loaded it. */
+static int has_sources(void) {
+#ifdef FATBUILD_HAS_SOURCES
+    return warpfft_kernels_n_files > 0;
+#else
+    return 0;
+#endif
+}
+
+static void jnvrtc(jbuf *j) {
+    char err[4096] = "", path[4096] = "", dir[4096] = "", note[512] = "";
+    int major = 0, minor = 0;
+    if (has_sources()) {
+        const wf_nvrtc *nv = NULL;
+        if (wf_nvrtc_get(&nv) != WARPFFT_SUCCESS)
+            snprintf(err, sizeof err, "%s", warpfft_last_error());
+    }
+    if (wf_nvrtc_loaded_info(path, sizeof path, &major, &minor)) {
+        jputs(j, ",\"nvrtc\":{\"path\":");
+        jstr(j, path);
+        jprintf(j, ",\"version\":\"%d.%d\"}", major, minor);
+    } else {
+        jputs(j, ",\"nvrtc\":null");
+        if (err[0]) {
+            jputs(j, ",\"nvrtc_error\":");
+            jstr(j, err);
+        }
+    }
+    /* The kernel cache: its directory (null when off), and why it is off or its last problem. */
+    wf_kcache_state(dir, sizeof dir, note, sizeof note);
+    jputs(j, ",\"kernel_cache\":{\"dir\":");
+    jstr(j, dir[0] ? dir : NULL);
+    jputs(j, ",\"note\":");
+    jstr(j, note);
+    jputs(j, "}");
+}
+
 /* Driver version, or -1 when the driver did not load. */
 static int driver_version(void) {
     const wf_driver *d = NULL;
@@ -201,6 +239,7 @@ WARPFFT_API warpfft_status warpfft_runtime_info(int device, char *buf, size_t le
     jmodules(&j);
     jcache(&j);
     jcufft(&j, c, cufft_err);
+    jnvrtc(&j);
     if (st != WARPFFT_SUCCESS) {
         jputs(&j, ",\"gpu_error\":");
         jstr(&j, gpu_err);

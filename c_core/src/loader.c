@@ -320,6 +320,8 @@ static void atfork_child(void) {
     wf_module_atfork_child();
     wf_cufft_atfork_child();
     wf_cache_atfork_child();
+    wf_nvrtc_atfork_child();
+    wf_kcache_atfork_child();
 }
 
 __attribute__((constructor)) static void wf_register_atfork(void) {

@@ -12,6 +12,10 @@
  * Image order: the fatbin (SASS for the built archs, maybe PTX inside) when there is one; if
  * the driver finds nothing in it for this GPU, the separate PTX blobs, JIT-compiled by the
  * driver (one file) or JIT-linked with cuLink (several files with relocatable device code).
+ * In a build with embedded kernel sources (feature nvrtc), when no image fits (or there are
+ * none), the module is compiled for this GPU with NVRTC (nvrtc.c), the result kept in the disk
+ * cache (kcache.c) under a key that hashes everything it depends on: image "nvrtc" when
+ * compiled now, "nvrtc-cache" when read from the cache.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -58,11 +62,16 @@ void wf_module_atfork_child(void) {
 typedef struct attempt {
     CUmodule mod;
     CUresult r;
-    const char *image; /* "sass", "ptx-jit", "ptx-link" */
+    const char *image; /* "sass", "ptx-jit", "ptx-link", "nvrtc", "nvrtc-cache" */
     const char *step;  /* the driver call, for messages */
     CUresult fatbin_r; /* result of the fatbin load when PTX was the fallback, else 0 */
+    /* The NVRTC path's own failure (then r is nonzero too): the status, message already set. */
+    warpfft_status st;
     char log[2048];
 } attempt;
+
+/* attempt.r when the NVRTC path failed before any driver call (attempt.st says why). */
+enum { WF_NVRTC_FAILED = -1 };
 
 static double now_ms(void) {
     struct timespec t;
@@ -87,17 +96,27 @@ static void jit_log_options(attempt *a, int opts[2], void *vals[2]) {
     vals[1] = (void *)(uintptr_t)(sizeof a->log - 1);
 }
 
-static void load_ptx(const wf_driver *d, const fatbuild_blob *ptx, attempt *a) {
+/* One NUL-terminated PTX text, JIT-compiled by the driver. */
+static void load_ptx(const wf_driver *d, const void *ptx, attempt *a) {
     int opts[2];
     void *vals[2];
     jit_log_options(a, opts, vals);
     a->image = "ptx-jit";
     a->step = "cuModuleLoadDataEx (PTX JIT)";
-    a->r = d->cuModuleLoadDataEx(&a->mod, ptx->data, 2, opts, vals);
+    a->r = d->cuModuleLoadDataEx(&a->mod, ptx, 2, opts, vals);
 }
 
-/* Several PTX files with relocatable device code: the driver links them into one cubin. */
-static void load_ptx_linked(const wf_driver *d, const fatbuild_module *m, attempt *a) {
+/* One PTX file of a link (size without its NUL). */
+typedef struct ptx_part {
+    const unsigned char *data;
+    size_t size;
+    const char *label;
+} ptx_part;
+
+/* Several PTX files with relocatable device code: the driver links them into one cubin and
+ * loads it; a copy of the cubin goes to *keep (malloc'ed) when keep is not NULL. */
+static void link_ptx(const wf_driver *d, const ptx_part *parts, size_t n, attempt *a,
+                     wf_kimage *keep) {
     int opts[2];
     void *vals[2];
     CUlinkState ls = NULL;
@@ -105,14 +124,11 @@ static void load_ptx_linked(const wf_driver *d, const fatbuild_module *m, attemp
     a->image = "ptx-link";
     a->step = "cuLinkCreate";
     a->r = d->cuLinkCreate(2, opts, vals, &ls);
-    for (size_t i = 0; a->r == WF_CUDA_SUCCESS && i < m->n_blobs; i++) {
-        const fatbuild_blob *b = &m->blobs[i];
-        if (b->kind != FATBUILD_BLOB_PTX)
-            continue;
+    for (size_t i = 0; a->r == WF_CUDA_SUCCESS && i < n; i++) {
         a->step = "cuLinkAddData (PTX)";
-        /* size + 1: the driver wants PTX with its terminating NUL, which the blob has. */
-        a->r = d->cuLinkAddData(ls, WF_JIT_INPUT_PTX, (void *)b->data, b->size + 1, b->label, 0,
-                                NULL, NULL);
+        /* size + 1: the driver wants PTX with its terminating NUL, which the parts have. */
+        a->r = d->cuLinkAddData(ls, WF_JIT_INPUT_PTX, (void *)parts[i].data, parts[i].size + 1,
+                                parts[i].label, 0, NULL, NULL);
     }
     void *cubin = NULL;
     size_t cubin_size = 0;
@@ -124,8 +140,24 @@ static void load_ptx_linked(const wf_driver *d, const fatbuild_module *m, attemp
         a->step = "cuModuleLoadData (linked cubin)";
         a->r = d->cuModuleLoadData(&a->mod, cubin); /* before cuLinkDestroy frees the cubin */
     }
+    if (a->r == WF_CUDA_SUCCESS && keep && cubin && cubin_size > 0 &&
+        (keep->data = malloc(cubin_size + 1)) != NULL) {
+        memcpy(keep->data, cubin, cubin_size);
+        keep->data[cubin_size] = '\0';
+        keep->size = cubin_size;
+        keep->kind = WF_KIMAGE_CUBIN;
+    }
     if (ls)
         d->cuLinkDestroy(ls);
+}
+
+static void load_ptx_linked(const wf_driver *d, const fatbuild_module *m, attempt *a) {
+    ptx_part parts[16];
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_blobs && n < sizeof parts / sizeof parts[0]; i++)
+        if (m->blobs[i].kind == FATBUILD_BLOB_PTX)
+            parts[n++] = (ptx_part){m->blobs[i].data, m->blobs[i].size, m->blobs[i].label};
+    link_ptx(d, parts, n, a, NULL);
 }
 
 /* The image the driver will take from the fatbin, by reading its entry headers. Our own blob
@@ -145,8 +177,10 @@ static int ptx_may_help(CUresult r) {
            r == WF_CUDA_ERROR_UNSUPPORTED_PTX_VERSION || r == WF_CUDA_ERROR_INVALID_IMAGE;
 }
 
-static void load_images(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
-                        attempt *a) {
+/* The embedded images: the fatbin, then the PTX blobs when the fatbin has nothing for this GPU
+ * (a->r tells; ptx_may_help(a->r) when no image fits). */
+static void load_embedded(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
+                          attempt *a) {
     const fatbuild_blob *fat = NULL, *ptx = NULL;
     size_t n_ptx = 0;
     for (size_t i = 0; i < m->n_blobs; i++) {
@@ -165,13 +199,40 @@ static void load_images(const wf_driver *d, const wf_device *dev, const fatbuild
         a->fatbin_r = a->r;
     }
     if (n_ptx == 1)
-        load_ptx(d, ptx, a);
+        load_ptx(d, ptx->data, a);
     else if (n_ptx > 1)
         load_ptx_linked(d, m, a);
     else {
         a->step = "module without images";
         a->r = WF_CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
+}
+
+#ifdef FATBUILD_HAS_SOURCES
+static void load_nvrtc(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
+                       attempt *a);
+#endif
+
+static void load_images(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
+                        attempt *a) {
+#ifdef FATBUILD_HAS_SOURCES
+    if (m->n_blobs > 0)
+        load_embedded(d, dev, m, a);
+    if (m->n_sources > 0 && (m->n_blobs == 0 || (a->r != WF_CUDA_SUCCESS && ptx_may_help(a->r)))) {
+        memset(a, 0, sizeof *a); /* the embedded images' failure is superseded */
+        load_nvrtc(d, dev, m, a);
+        return;
+    }
+    if (m->n_blobs > 0)
+        return;
+#else
+    if (m->n_blobs > 0) {
+        load_embedded(d, dev, m, a);
+        return;
+    }
+#endif
+    a->step = "module without images or sources";
+    a->r = WF_CUDA_ERROR_NO_BINARY_FOR_GPU;
 }
 
 /* ---- errors ---- */
@@ -244,6 +305,8 @@ static void one_line(char *s) {
 }
 
 static warpfft_status load_error(const wf_device *dev, const fatbuild_module *m, attempt *a) {
+    if (a->st != WARPFFT_SUCCESS) /* the NVRTC path has said what failed */
+        return a->st;
     one_line(a->log);
     char what[1024]; /* the JIT log's start says what failed; the rest is cut */
     snprintf(what, sizeof what, "loading module '%s' on device %d with %s%s%.700s", m->name,
@@ -261,6 +324,169 @@ static warpfft_status load_error(const wf_device *dev, const fatbuild_module *m,
                         warpfft_last_error(), a->fatbin_r);
     return st;
 }
+
+/* ---- compiling with NVRTC (builds with embedded sources) ---- */
+
+#ifdef FATBUILD_HAS_SOURCES
+static const fatbuild_file *source_file(const char *name) {
+    for (size_t i = 0; name && i < warpfft_kernels_n_files; i++)
+        if (strcmp(warpfft_kernels_files[i].name, name) == 0)
+            return &warpfft_kernels_files[i];
+    return NULL;
+}
+
+static void key_str(wf_sha256 *c, const char *s) {
+    wf_sha256_update(c, s ? s : "", s ? strlen(s) + 1 : 1); /* with the NUL: no ambiguity */
+}
+
+/* The cache key: everything the image depends on. A linked image (several sources) comes from
+ * the driver's linker, so the driver version is part of it then. */
+static void nvrtc_key(const wf_device *dev, const fatbuild_module *m, const wf_nvrtc *nv,
+                      const wf_nvrtc_target_t *t, char key[65]) {
+    char num[64];
+    wf_sha256 c;
+    wf_sha256_init(&c);
+    key_str(&c, "warpfft kernel cache key 1");
+    key_str(&c, warpfft_version());
+    key_str(&c, warpfft_kernels_sources_digest);
+    key_str(&c, m->name);
+    for (size_t i = 0; i < m->n_sources; i++)
+        key_str(&c, m->sources[i]);
+    key_str(&c, "options");
+    for (size_t i = 0; i < m->n_options; i++)
+        key_str(&c, m->options[i]);
+    key_str(&c, t->option);
+    snprintf(num, sizeof num, "nvrtc %d.%d", nv->major, nv->minor);
+    key_str(&c, num);
+    snprintf(num, sizeof num, "linked by driver %d", m->n_sources > 1 ? dev->driver_version : 0);
+    key_str(&c, num);
+    unsigned char digest[32];
+    wf_sha256_final(&c, digest);
+    wf_sha256_hex(digest, key);
+}
+
+/* Loads a compiled image: a CUBIN directly, PTX through the driver's JIT. */
+static void load_kimage(const wf_driver *d, const wf_kimage *img, attempt *a) {
+    if (img->kind == WF_KIMAGE_PTX) {
+        load_ptx(d, img->data, a);
+        return;
+    }
+    a->step = "cuModuleLoadData (NVRTC CUBIN)";
+    a->log[0] = '\0';
+    a->r = d->cuModuleLoadData(&a->mod, img->data);
+}
+
+/* A compiled image the driver refused: NVRTC newer than the driver is the usual cause. */
+static void nvrtc_load_failed(const wf_device *dev, const fatbuild_module *m, const wf_nvrtc *nv,
+                              attempt *a) {
+    one_line(a->log);
+    char what[1024];
+    snprintf(what, sizeof what,
+             "loading module '%s' (compiled by NVRTC %d.%d) on device %d with "
+             "%s%s%.600s",
+             m->name, nv->major, nv->minor, dev->ordinal, a->step, a->log[0] ? "; JIT log: " : "",
+             a->log);
+    a->st = wf_cuda_error(a->r, what);
+    int drv = dev->driver_version, need = nv->major * 1000 + nv->minor * 10;
+    if (drv < need && a->r != WF_CUDA_ERROR_OUT_OF_MEMORY)
+        a->st = wf_error(WARPFFT_ERR_DRIVER_TOO_OLD,
+                         "the NVIDIA driver (CUDA %d.%d) is older than NVRTC %d.%d (%s), whose "
+                         "output it cannot load: update the driver, or use an NVRTC of the "
+                         "driver's CUDA release or older (WARPFFT_NVRTC_LIB) [%s]",
+                         drv / 1000, drv % 1000 / 10, nv->major, nv->minor, nv->path,
+                         warpfft_last_error());
+}
+
+/* Compiles every source of m; one source gives a CUBIN or PTX, several give relocatable PTX
+ * each, linked by the driver (the linked CUBIN is what gets cached). Loads the result. */
+static void nvrtc_build(const wf_driver *d, const fatbuild_module *m, const wf_nvrtc *nv,
+                        const wf_nvrtc_target_t *t, attempt *a, wf_kimage *keep) {
+    size_t nf = warpfft_kernels_n_files;
+    const char **names = calloc(nf ? nf : 1, sizeof *names);
+    const char **texts = calloc(nf ? nf : 1, sizeof *texts);
+    wf_kimage parts[16];
+    memset(parts, 0, sizeof parts);
+    size_t n = m->n_sources;
+    a->r = WF_NVRTC_FAILED;
+    if (!names || !texts)
+        a->st = wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation for the NVRTC headers");
+    else if (n > sizeof parts / sizeof parts[0])
+        a->st = wf_error(WARPFFT_ERR_INTERNAL, "module '%s' has %zu sources (at most %zu)", m->name,
+                         n, sizeof parts / sizeof parts[0]);
+    for (size_t i = 0; names && texts && i < nf; i++) {
+        names[i] = warpfft_kernels_files[i].name;
+        texts[i] = warpfft_kernels_files[i].text;
+    }
+    for (size_t i = 0; a->st == WARPFFT_SUCCESS && i < n; i++) {
+        const fatbuild_file *src = source_file(m->sources[i]);
+        if (!src) {
+            a->st = wf_error(WARPFFT_ERR_INTERNAL,
+                             "module '%s': source %s is not in the embedded files table", m->name,
+                             m->sources[i] ? m->sources[i] : "(null)");
+            break;
+        }
+        wf_nvrtc_job job = {m->name, src->name,  src->text,    nf, names,
+                            texts,   m->options, m->n_options, t,  n > 1};
+        a->st = wf_nvrtc_compile(nv, &job, &parts[i]);
+    }
+    if (a->st == WARPFFT_SUCCESS && n == 1) {
+        load_kimage(d, &parts[0], a);
+        if (a->r == WF_CUDA_SUCCESS) {
+            *keep = parts[0];
+            memset(&parts[0], 0, sizeof parts[0]);
+        }
+    } else if (a->st == WARPFFT_SUCCESS) {
+        ptx_part ptx[16];
+        for (size_t i = 0; i < n; i++)
+            ptx[i] = (ptx_part){parts[i].data, parts[i].size, m->sources[i]};
+        link_ptx(d, ptx, n, a, keep);
+    }
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        wf_kimage_free(&parts[i]);
+    free(names);
+    free(texts);
+}
+
+static void load_nvrtc(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
+                       attempt *a) {
+    const wf_nvrtc *nv = NULL;
+    wf_nvrtc_target_t t;
+    a->step = "NVRTC";
+    a->r = WF_NVRTC_FAILED;
+    if ((a->st = wf_nvrtc_get(&nv)) != WARPFFT_SUCCESS ||
+        (a->st = wf_nvrtc_target(nv, dev->sm, &t)) != WARPFFT_SUCCESS) {
+        if (a->st != WARPFFT_SUCCESS)
+            a->st = wf_error(a->st,
+                             "module '%s' has no embedded image for this GPU (sm_%d) and "
+                             "must be compiled: %s",
+                             m->name, dev->sm, warpfft_last_error());
+        return;
+    }
+    char key[65];
+    nvrtc_key(dev, m, nv, &t, key);
+    wf_kimage img;
+    if (wf_kcache_get(key, &img)) {
+        load_kimage(d, &img, a);
+        wf_kimage_free(&img);
+        if (a->r == WF_CUDA_SUCCESS) {
+            a->image = "nvrtc-cache";
+            return;
+        }
+        wf_kcache_drop(key); /* refused by this driver: compile it again */
+        memset(a, 0, sizeof *a);
+    }
+    wf_kimage keep;
+    memset(&keep, 0, sizeof keep);
+    nvrtc_build(d, m, nv, &t, a, &keep);
+    if (a->st == WARPFFT_SUCCESS && a->r != WF_CUDA_SUCCESS)
+        nvrtc_load_failed(dev, m, nv, a);
+    if (a->r == WF_CUDA_SUCCESS) {
+        a->image = "nvrtc";
+        wf_kcache_put(key, &keep);
+    }
+    wf_kimage_free(&keep);
+}
+#endif
 
 /* ---- the cache ---- */
 

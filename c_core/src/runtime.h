@@ -166,6 +166,40 @@ warpfft_status wf_kernel_get(const wf_device *dev, const char *module, const cha
 warpfft_status wf_launch(CUfunction fn, const char *kname, unsigned grid_x, unsigned grid_y,
                          unsigned block_x, unsigned shared_bytes, CUstream stream, void **args);
 
+/* ---- finding a CUDA library (libfind.c) ---- */
+
+/* getenv, or secure_getenv where glibc has it: the environment chooses files to dlopen, and is
+ * ignored in setuid/setgid processes. Every lookup of the runtime goes through it. */
+const char *wf_getenv(const char *name);
+
+/* What to look for. The order is warpfft.h's (warpfft_cufft_probe): $lib_env, pip wheels beside
+ * libwarpfft ({..,.}/<wheel dir>), $VIRTUAL_ENV/lib/python3.<x>/site-packages/<wheel dir>,
+ * $CUDA_PATH/lib64, $CUDA_HOME/lib64, /usr/local/cuda/lib64, the system loader (those two
+ * skipped when $defaults_env is "0"); in each directory every soname of `names`, in order. */
+typedef struct wf_lib_spec {
+    const char *const *names; /* sonames, preferred first */
+    size_t n_names;
+    const char *names_desc; /* for messages, e.g. "libcufft.so.{12,11}" */
+    const char *const *wheel_dirs;
+    size_t n_wheel_dirs;
+    const char *wheel_desc;   /* e.g. "nvidia/{cufft,cu13,cu12}/lib" */
+    const char *lib_env;      /* e.g. "WARPFFT_CUFFT_LIB" */
+    const char *defaults_env; /* e.g. "WARPFFT_CUFFT_DEFAULT_PATHS" */
+    /* Takes a library just opened (resolves its symbols): 1 to keep it, or 0 with `why`
+     * ("it has no symbol X") and the library is closed. */
+    int (*accept)(void *handle, void *ctx, char *why, size_t why_len);
+    void *ctx;
+} wf_lib_spec;
+
+typedef struct wf_lib_found {
+    void *handle;    /* dlopen handle, never closed */
+    char path[4096]; /* the file, symlinks resolved */
+} wf_lib_found;
+
+/* 1 when a library was found and accepted (*out filled); 0 with `tried` listing every place
+ * tried ("; "-separated, cut with "..." when it does not fit). */
+int wf_lib_search(const wf_lib_spec *spec, wf_lib_found *out, char *tried, size_t tried_len);
+
 /* ---- cuFFT (cufft.c) ---- */
 
 typedef int cufftHandle;
@@ -253,5 +287,115 @@ typedef struct wf_cache_stats {
 void wf_cache_note_create(const wf_create_times *t);
 void wf_cache_note_oom_retry(void);
 void wf_cache_get_stats(wf_cache_stats *out);
+
+/* ---- NVRTC (nvrtc.c) ---- */
+
+typedef int nvrtcResult; /* 0 = NVRTC_SUCCESS */
+typedef struct _nvrtcProgram *nvrtcProgram;
+
+typedef struct wf_nvrtc {
+    const char *(*nvrtcGetErrorString)(nvrtcResult);
+    nvrtcResult (*nvrtcVersion)(int *, int *);
+    nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
+                                      const char *const *, const char *const *);
+    nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
+    nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char *const *);
+    nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char *);
+    nvrtcResult (*nvrtcGetPTXSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*nvrtcGetPTX)(nvrtcProgram, char *);
+    /* NULL when this NVRTC lacks them (CUBIN output: CUDA 11.1+; arch list: 11.2+) */
+    nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
+    nvrtcResult (*nvrtcGetNumSupportedArchs)(int *);
+    nvrtcResult (*nvrtcGetSupportedArchs)(int *);
+    char path[4096];  /* the file that was loaded */
+    int major, minor; /* nvrtcVersion */
+    int archs[64];    /* nvrtcGetSupportedArchs, ascending; n_archs 0 when unknown */
+    int n_archs;
+} wf_nvrtc;
+
+/* Finds and loads NVRTC once per process (thread-safe; same places as cuFFT, with
+ * $WARPFFT_NVRTC_LIB and $WARPFFT_NVRTC_DEFAULT_PATHS). Fails with WARPFFT_ERR_NO_NVRTC, the
+ * message listing every place tried; a failure is not kept (the next call searches again). */
+warpfft_status wf_nvrtc_get(const wf_nvrtc **nv);
+/* Without loading anything: 1 and NVRTC's path and version when it is loaded, else 0. */
+int wf_nvrtc_loaded_info(char *path, size_t path_len, int *major, int *minor);
+void wf_nvrtc_atfork_child(void);
+
+/* What to compile for on a GPU of compute capability `sm` (major*10 + minor). */
+typedef struct wf_nvrtc_target_t {
+    int arch;        /* e.g. 90 */
+    int cubin;       /* 1: -arch=sm_XX and a CUBIN; 0: -arch=compute_XX and PTX */
+    char option[32]; /* "-arch=sm_90" or "-arch=compute_90" */
+} wf_nvrtc_target_t;
+/* The GPU's own arch as a CUBIN when this NVRTC lists it and can write CUBINs, else PTX for
+ * the newest listed arch below it; WARPFFT_ERR_NO_KERNEL when every listed arch is newer. */
+warpfft_status wf_nvrtc_target(const wf_nvrtc *nv, int sm, wf_nvrtc_target_t *t);
+
+/* A compiled image, malloc'ed; always followed by a NUL byte (not counted in size). */
+enum { WF_KIMAGE_CUBIN = 1, WF_KIMAGE_PTX = 2 };
+typedef struct wf_kimage {
+    int kind; /* WF_KIMAGE_* */
+    unsigned char *data;
+    size_t size;
+} wf_kimage;
+void wf_kimage_free(wf_kimage *img); /* frees and zeroes; a zeroed image is a no-op */
+
+/* One translation unit to compile. */
+typedef struct wf_nvrtc_job {
+    const char *module;      /* for messages */
+    const char *source_name; /* e.g. "spreadinterp.cu" */
+    const char *source;      /* its text, NUL-terminated */
+    size_t n_headers;        /* every file it may include, by include name */
+    const char *const *header_names;
+    const char *const *header_texts;
+    const char *const *options; /* besides the arch, e.g. "-DWF_W=7" */
+    size_t n_options;
+    const wf_nvrtc_target_t *target;
+    int rdc; /* 1: -rdc=true and PTX output (for cuLink), whatever target->cubin says */
+} wf_nvrtc_job;
+
+/* Compiles one source; *out gets a CUBIN (target->cubin and not rdc) or PTX. On failure
+ * WARPFFT_ERR_NO_KERNEL (OUT_OF_MEMORY for allocations) with NVRTC's error and the start of
+ * its log on one line, and *out zeroed. */
+warpfft_status wf_nvrtc_compile(const wf_nvrtc *nv, const wf_nvrtc_job *job, wf_kimage *out);
+
+/* ---- the compiled-kernel disk cache (kcache.c) ---- */
+
+/* SHA-256. */
+typedef struct wf_sha256 {
+    uint32_t h[8];
+    uint64_t bytes;
+    unsigned char buf[64];
+    size_t fill;
+} wf_sha256;
+void wf_sha256_init(wf_sha256 *c);
+void wf_sha256_update(wf_sha256 *c, const void *data, size_t len);
+void wf_sha256_final(wf_sha256 *c, unsigned char out[32]);
+/* Lowercase hex of a digest: 64 characters and a NUL. */
+void wf_sha256_hex(const unsigned char digest[32], char hex[65]);
+
+/* The cache directory: $WARPFFT_CACHE_DIR (set and empty: cache off), else
+ * $XDG_CACHE_HOME/warpfft, else $HOME/.cache/warpfft (read at each call), created with mode
+ * 0700 when missing; not used when owned by another user or group/world-writable.
+ * Entries are named <key>.wfk. Unusable directories and failed writes are not errors: the
+ * caller compiles and goes on, and warpfft_runtime_info says why (wf_kcache_state). */
+
+/* Looks `key` (64 hex digits) up: 1 and *img (malloc'ed) on a valid entry, whose mtime is then
+ * touched (least-recently-used eviction); 0 on a miss. An entry that fails verification (magic,
+ * format, kind, size, payload hash) is deleted and counts as a miss. */
+int wf_kcache_get(const char *key, wf_kimage *img);
+/* Stores img under `key`: a unique temp file in the directory, then rename() over the entry
+ * (atomic; concurrent writers of one key both leave a valid entry). Then evicts the
+ * least-recently-used entries until the entries total at most $WARPFFT_CACHE_MAX_SIZE bytes
+ * (default 256 MiB). Failures are recorded, not returned. */
+void wf_kcache_put(const char *key, const wf_kimage *img);
+/* Removes `key`'s entry (one that the driver refused to load). */
+void wf_kcache_drop(const char *key);
+/* For warpfft_runtime_info: the directory the environment names now ("" when the cache is
+ * off) and a note: why it is off, else the last problem met ("" when none); cut to fit. */
+void wf_kcache_state(char *dir, size_t dir_len, char *note, size_t note_len);
+void wf_kcache_atfork_child(void);
 
 #endif /* WARPFFT_RUNTIME_H */

@@ -62,6 +62,7 @@ static int status_errc(warpfft_status st) {
     case WARPFFT_ERR_NO_DRIVER:
     case WARPFFT_ERR_NO_DEVICE:
     case WARPFFT_ERR_NO_CUFFT:
+    case WARPFFT_ERR_NO_NVRTC:
     case WARPFFT_ERR_DRIVER_TOO_OLD:
     case WARPFFT_ERR_NO_KERNEL:
         return WF_XLA_ERR_UNAVAILABLE;

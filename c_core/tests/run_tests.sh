@@ -86,18 +86,20 @@ echo '#include "fake_kernels.h"' >"$GEN/warpfft_kernels.h"
 # ---- 2. build: the lead's flags, plus sanitizers (one binary) or debug info (for valgrind) ----
 SRC="$ROOT/c_core/src"
 SRCS=("$SRC/error.c" "$SRC/loader.c" "$SRC/cufft.c" "$SRC/module.c" "$SRC/memory.c"
-    "$SRC/info.c" "$SRC/fatbin.c" "$SRC/cache.c" "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
-    "$HERE/test_rt_errors.c" "$HERE/test_rt_cufft.c" "$HERE/test_rt_driver.c")
+    "$SRC/info.c" "$SRC/fatbin.c" "$SRC/cache.c" "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c"
+    "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
+    "$HERE/test_rt_errors.c" "$HERE/test_rt_cufft.c" "$HERE/test_rt_driver.c"
+    "$HERE/test_rt_nvrtc.c")
 CFLAGS=(-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -fPIC -fvisibility=hidden -pthread
     -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$GEN" -I"$HERE")
 LIBS=(-ldl -lpthread -lm)
-for f in "${SRCS[@]:0:8}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
+for f in "${SRCS[@]:0:11}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
 gcc "${CFLAGS[@]}" -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
     -fno-sanitize-recover=undefined "${SRCS[@]}" -o "$BUILD/bin/test_runtime_asan" "${LIBS[@]}"
 gcc "${CFLAGS[@]}" -O1 -g "${SRCS[@]}" -o "$BUILD/bin/test_runtime" "${LIBS[@]}"
 
 # Exported symbols of a shared build must be exactly the warpfft_* functions.
-gcc "${CFLAGS[@]}" -O2 -shared "${SRCS[@]:0:9}" -o "$BUILD/libwarpfft_rt.so" "${LIBS[@]}"
+gcc "${CFLAGS[@]}" -O2 -shared "${SRCS[@]:0:12}" -o "$BUILD/libwarpfft_rt.so" "${LIBS[@]}"
 EXPORTS=$(nm -D --defined-only "$BUILD/libwarpfft_rt.so" | awk '$2 == "T" {print $3}' | sort)
 if echo "$EXPORTS" | grep -qv '^warpfft_'; then
     echo "FAIL: non-warpfft exports:"; echo "$EXPORTS" | grep -v '^warpfft_'; exit 1
@@ -123,11 +125,15 @@ status=0
 printf '%s\n' 'leak:libcuda.so' 'leak:libcufft.so' >"$BUILD/lsan.supp"
 export ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1
 export LSAN_OPTIONS=suppressions=$BUILD/lsan.supp
+# GPU: modules compiled with NVRTC into an empty kernel cache, then read back from it.
+rm -rf "$BUILD/kcache_gpu"
+export WF_TEST_KCACHE=$BUILD/kcache_gpu
 echo "== ASan+UBSan, expecting '$WF_TEST_EXPECT'"
-WF_TEST_EXPECT=$WF_TEST_EXPECT "$BUILD/bin/test_runtime_asan" || status=1
+WF_TEST_NVRTC=cold WF_TEST_EXPECT=$WF_TEST_EXPECT "$BUILD/bin/test_runtime_asan" || status=1
 if [ "$WF_TEST_EXPECT" = gpu ]; then
-    echo "== no sanitizers, cold driver JIT cache, expecting 'gpu'"
-    CUDA_CACHE_DISABLE=1 WF_TEST_EXPECT=gpu "$BUILD/bin/test_runtime" || status=1
+    echo "== no sanitizers, cold driver JIT cache, warm kernel cache, expecting 'gpu'"
+    CUDA_CACHE_DISABLE=1 WF_TEST_NVRTC=warm WF_TEST_EXPECT=gpu "$BUILD/bin/test_runtime" ||
+        status=1
 fi
 
 # The toolkit's stub libcuda, found first on LD_LIBRARY_PATH: cuInit says STUB_LIBRARY.
@@ -161,10 +167,12 @@ for name, blobs in mods:
     if blobs:
         out.append("static const fatbuild_blob b_%s[] = {%s};" % (name, rows))
 out.append("const fatbuild_module warpfft_kernels_modules[] = {")
-out += ['    {"%s", %s, %d},' % (n, "b_" + n if b else "0", len(b)) for n, b in mods]
+out += ['    {"%s", %s, %d, NULL, 0, NULL, 0},' % (n, "b_" + n if b else "0", len(b)) for n, b in mods]
 out += ["};", "const size_t warpfft_kernels_n_modules = %d;" % len(mods),
         'const char warpfft_kernels_manifest[] = "{\\"mode\\":\\"jit\\"}";',
-        'const char warpfft_kernels_mode[] = "jit";', "const int warpfft_kernels_cuda_version = 13000;"]
+        'const char warpfft_kernels_mode[] = "jit";', "const int warpfft_kernels_cuda_version = 13000;",
+        'const fatbuild_file warpfft_kernels_files[] = {{"none.cu", "", 0}};',
+        "const size_t warpfft_kernels_n_files = 0;", 'const char warpfft_kernels_sources_digest[] = "";']
 open(sys.argv[1], "w").write("\n".join(out) + "\n")
 PYEOF
 # shellcheck disable=SC2054 # commas inside one flag
@@ -187,6 +195,24 @@ echo "== warpfft_bench_fft under fault injection (ASan+UBSan)"
 LD_LIBRARY_PATH="$FAULT/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     WARPFFT_CUFFT_LIB="$FAULT/standin/libcufft.so.12" WARPFFT_CUFFT_DEFAULT_PATHS=0 \
     "$FAULT/test_bench" || status=1
+
+# ---- 5. the kernel disk cache and NVRTC (kcache.c, nvrtc.c), host only ----
+# test_kcache: the cache's failure cases, SHA-256, the NVRTC search and compile step against the
+# stand-in libnvrtc (standin_nvrtc.c) and the toolkit's real one (compiling needs no GPU).
+NV=$BUILD/nvrtc
+mkdir -p "$NV"
+gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_nvrtc.c" -o "$NV/libnvrtc.so.12"
+gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/error.c" "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c" \
+    "$HERE/test_kcache.c" -o "$NV/test_kcache" "${LIBS[@]}"
+echo "== kernel cache and NVRTC (ASan+UBSan)"
+WF_TEST_CUDA_PATH=$CUDA "$NV/test_kcache" "$NV/libnvrtc.so.12" || status=1
+# The NVRTC path of module.c end to end, on the stand-in driver: cold (compiled: "nvrtc"),
+# warm (read from the disk cache: "nvrtc-cache"), corrupt entries, NVRTC missing.
+echo "== NVRTC modules on the stand-in driver (ASan+UBSan)"
+rm -rf "$NV/cache"
+LD_LIBRARY_PATH="$FAULT/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WF_TEST_EXPECT=standin \
+    WARPFFT_NVRTC_LIB="$NV/libnvrtc.so.12" WF_TEST_KCACHE="$NV/cache" \
+    "$BUILD/bin/test_runtime_asan" || status=1
 
 if [ "${WF_TEST_VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null; then
     # glibc 2.36's ld.so reads 8 bytes at a time past strdup'd RPATH strings while it loads

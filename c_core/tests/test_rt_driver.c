@@ -206,8 +206,8 @@ static void gpu_module_concurrent(const wf_device *dev) {
 }
 
 /* Runs kernel `kernel` of `module` over n floats at dx; checks the result. */
-static void gpu_run(const wf_device *dev, const char *module, const char *kernel, float arg,
-                    CUdeviceptr dx, long long n, float want) {
+void gpu_run(const wf_device *dev, const char *module, const char *kernel, float arg,
+             CUdeviceptr dx, long long n, float want) {
     CUfunction fn = NULL;
     if (!CHECK_ST(wf_kernel_get(dev, module, kernel, &fn), WARPFFT_SUCCESS))
         return;
@@ -297,7 +297,7 @@ static void gpu_module_errors(const wf_device *dev) {
     CHECK_MSG("(the PTX fallback, after the fatbin failed with CUDA error 209)");
     CHECK(wf_module_records(NULL, 0) == loaded); /* failures are not recorded */
     CHECK_ST(wf_module_get(dev, "nope", &m), WARPFFT_ERR_NO_KERNEL);
-    CHECK_MSG("no kernel module 'nope' is embedded in this build (mode aot+jit, 10 modules)");
+    CHECK_MSG("no kernel module 'nope' is embedded in this build (mode aot+jit, 14 modules)");
     CHECK_ST(wf_kernel_get(dev, "fill_jit", "wf_nope", &fn), WARPFFT_ERR_NO_KERNEL);
     CHECK_MSG("kernel 'wf_nope' not found in module 'fill_jit'");
     CHECK_ST(wf_kernel_get(dev, "fill_jit", "wf_test_fill", &fn), WARPFFT_SUCCESS);
@@ -336,6 +336,7 @@ static void test_gpu(void) {
     gpu_modules(dev);
     gpu_module_errors(dev);
     gpu_runtime_info(dev);
+    gpu_nvrtc(dev);
 }
 
 void test_driver(const char *mode) {

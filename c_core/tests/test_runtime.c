@@ -162,6 +162,11 @@ int main(void) {
     const char *mode = getenv("WF_TEST_EXPECT");
     mode = mode ? mode : "nodriver";
     printf("test_runtime: expecting '%s'\n", mode);
+    if (strcmp(mode, "standin") == 0) { /* run_tests.sh: the stand-in driver and NVRTC */
+        test_nvrtc_standin();
+        printf("%d passed, %d failed\n", n_pass, n_fail);
+        return n_fail ? 1 : 0;
+    }
     test_errors();
     test_fatbin();
     /* Before this process touches the driver: CUDA does not survive fork. */

@@ -3,7 +3,8 @@
  * JSON validator, child-process scenarios) and the test groups main runs, one file per stage:
  *   test_rt_errors.c  error codes and messages, embedded blobs, the fatbin parser;
  *   test_rt_cufft.c   the cuFFT search, one forked scenario per environment;
- *   test_rt_driver.c  no driver or the stub driver; with a GPU: devices, memory, modules, info.
+ *   test_rt_driver.c  no driver or the stub driver; with a GPU: devices, memory, modules, info;
+ *   test_rt_nvrtc.c   modules compiled with NVRTC and the disk cache (stand-in driver, or GPU).
  */
 #ifndef WARPFFT_TEST_RUNTIME_H
 #define WARPFFT_TEST_RUNTIME_H
@@ -54,5 +55,15 @@ void test_cufft_search(void);
 /* ---- test_rt_driver.c ---- */
 /* mode "gpu": the GPU tests; "stub" or "nodriver": the clean failures without a usable driver. */
 void test_driver(const char *mode);
+
+/* Runs kernel `kernel` of `module` (args n, x, arg) over n floats at dx; checks x == want. */
+void gpu_run(const wf_device *dev, const char *module, const char *kernel, float arg,
+             CUdeviceptr dx, long long n, float want);
+
+/* ---- test_rt_nvrtc.c ---- */
+/* mode "standin": the NVRTC path on the stand-in driver and NVRTC, cold/warm/corrupt cache. */
+void test_nvrtc_standin(void);
+/* mode "gpu": modules compiled with the real NVRTC ($WF_TEST_NVRTC cold or warm). */
+void gpu_nvrtc(const wf_device *dev);
 
 #endif /* WARPFFT_TEST_RUNTIME_H */

@@ -77,7 +77,7 @@ def test_every_header_function_is_declared():
 
 def test_status_names_and_classes():
     statuses = [v for k, v in vars(_errors).items() if k.startswith("ERR_")]
-    assert sorted(statuses) == list(range(1, 20))
+    assert sorted(statuses) == list(range(1, 21))
     assert warpfft.status_name(0) == "WARPFFT_SUCCESS"
     for k, v in vars(_errors).items():
         if k.startswith("ERR_"):
@@ -85,6 +85,7 @@ def test_status_names_and_classes():
     assert _errors.error_class(_errors.ERR_NO_DRIVER) is warpfft.NoGpuError
     assert _errors.error_class(_errors.ERR_NO_DEVICE) is warpfft.NoGpuError
     assert _errors.error_class(_errors.ERR_NO_CUFFT) is warpfft.NoCufftError
+    assert _errors.error_class(_errors.ERR_NO_NVRTC) is warpfft.NoNvrtcError
     assert _errors.error_class(_errors.ERR_BAD_DIM) is warpfft.InvalidArgumentError
     assert issubclass(warpfft.InvalidArgumentError, ValueError)
     assert issubclass(warpfft.LibraryNotFoundError, ImportError)

@@ -31,6 +31,7 @@ from ._errors import (  # noqa: E402
     LibraryNotFoundError,
     NoCufftError,
     NoGpuError,
+    NoNvrtcError,
     OutOfMemoryError,
     UnsupportedError,
     WarpfftError,
@@ -93,6 +94,6 @@ __all__ = [
     "version", "library_path", "build_manifest", "embedded_modules", "init", "runtime_info",
     "release_cached",
     "cufft_probe", "plan_params", "plan_params3", "direct_sample", "status_name", "last_error",
-    "WarpfftError", "LibraryNotFoundError", "NoGpuError", "NoCufftError",
+    "WarpfftError", "LibraryNotFoundError", "NoGpuError", "NoCufftError", "NoNvrtcError",
     "InvalidArgumentError", "OutOfMemoryError", "UnsupportedError",
 ]

@@ -21,6 +21,7 @@ ERR_OUT_OF_MEMORY = 16
 ERR_CUDA = 17
 ERR_UNSUPPORTED = 18
 ERR_INTERNAL = 19
+ERR_NO_NVRTC = 20
 
 
 class WarpfftError(RuntimeError):
@@ -51,6 +52,11 @@ class NoCufftError(WarpfftError):
     """cuFFT was not found (WARPFFT_ERR_NO_CUFFT); the message lists every place tried."""
 
 
+class NoNvrtcError(WarpfftError):
+    """NVRTC was not found (WARPFFT_ERR_NO_NVRTC) where a build with the ``nvrtc`` feature must
+    compile a kernel at run time; the message lists every place tried."""
+
+
 class InvalidArgumentError(WarpfftError, ValueError, TypeError):
     """A bad argument: INVALID_ARG, BAD_TYPE, BAD_DIM, BAD_SIZE, BAD_TOL, BAD_NPOINTS,
     BAD_POINTS or PRECISION (also raised by the Python layer's own checks: dtype, shape,
@@ -70,6 +76,7 @@ _CLASS_BY_STATUS = {
     ERR_NO_DRIVER: NoGpuError,
     ERR_NO_DEVICE: NoGpuError,
     ERR_NO_CUFFT: NoCufftError,
+    ERR_NO_NVRTC: NoNvrtcError,
     ERR_OUT_OF_MEMORY: OutOfMemoryError,
     ERR_UNSUPPORTED: UnsupportedError,
 }

@@ -27,6 +27,7 @@ pub const WARPFFT_ERR_OUT_OF_MEMORY: warpfft_status = 16;
 pub const WARPFFT_ERR_CUDA: warpfft_status = 17;
 pub const WARPFFT_ERR_UNSUPPORTED: warpfft_status = 18;
 pub const WARPFFT_ERR_INTERNAL: warpfft_status = 19;
+pub const WARPFFT_ERR_NO_NVRTC: warpfft_status = 20;
 pub type warpfft_status = ::std::os::raw::c_uint;
 pub const WARPFFT_F32: warpfft_precision = 1;
 pub const WARPFFT_F64: warpfft_precision = 2;

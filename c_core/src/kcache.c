@@ -1,0 +1,565 @@
+/*
+ * kcache.c — the disk cache of kernels compiled with NVRTC, and the SHA-256 its keys and
+ * checksums use.
+ *
+ * An entry is one file <dir>/<key>.wfk: a 64-byte header (magic "WFKCACHE", format version,
+ * payload kind, payload size, SHA-256 of the payload) and the payload (a CUBIN or PTX). The key
+ * (module.c) hashes everything the payload depends on, so an entry is never updated in place:
+ * it is written to a unique temp file in the same directory and renamed over the entry, which
+ * is atomic, so several processes may write the same key at once and a reader sees either no
+ * entry or a whole one. Every read is verified in full; an entry that fails (truncated, bytes
+ * flipped, another file) is deleted and the kernel compiled again, never loaded.
+ *
+ * The directory is bounded: after each write, the least-recently-used entries (by mtime, which
+ * a hit touches) are deleted until the entries total at most $WARPFFT_CACHE_MAX_SIZE bytes.
+ *
+ * Nothing here fails a plan: a directory that cannot be created or written, or that another
+ * user could write (owned by someone else, or group/world-writable: the entries are code this
+ * process runs), is recorded (for warpfft_runtime_info) and the kernels compiled every time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+/* ---- SHA-256 (FIPS 180-4) ---- */
+
+static const uint32_t wf_sha_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+static uint32_t ror(uint32_t x, int n) {
+    return (x >> n) | (x << (32 - n));
+}
+
+static void sha_block(uint32_t h[8], const unsigned char *p) {
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+               (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 =
+            k + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + wf_sha_k[i] + w[i];
+        uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        k = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += k;
+}
+
+void wf_sha256_init(wf_sha256 *c) {
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(c->h, h0, sizeof h0);
+    c->bytes = 0;
+    c->fill = 0;
+}
+
+void wf_sha256_update(wf_sha256 *c, const void *data, size_t len) {
+    const unsigned char *p = data;
+    c->bytes += len;
+    while (len > 0) {
+        if (c->fill == 0 && len >= 64) {
+            sha_block(c->h, p);
+            p += 64;
+            len -= 64;
+            continue;
+        }
+        size_t k = 64 - c->fill < len ? 64 - c->fill : len;
+        memcpy(c->buf + c->fill, p, k);
+        c->fill += k;
+        p += k;
+        len -= k;
+        if (c->fill == 64) {
+            sha_block(c->h, c->buf);
+            c->fill = 0;
+        }
+    }
+}
+
+void wf_sha256_final(wf_sha256 *c, unsigned char out[32]) {
+    uint64_t bits = c->bytes * 8;
+    unsigned char pad[72] = {0x80};
+    size_t n = (c->fill < 56 ? 56 : 120) - c->fill;
+    for (int i = 0; i < 8; i++)
+        pad[n + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
+    wf_sha256_update(c, pad, n + 8);
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 4; j++)
+            out[4 * i + j] = (unsigned char)(c->h[i] >> (24 - 8 * j));
+}
+
+void wf_sha256_hex(const unsigned char digest[32], char hex[65]) {
+    static const char x[] = "0123456789abcdef";
+    for (int i = 0; i < 32; i++) {
+        hex[2 * i] = x[digest[i] >> 4];
+        hex[2 * i + 1] = x[digest[i] & 15];
+    }
+    hex[64] = '\0';
+}
+
+/* ---- state for warpfft_runtime_info ---- */
+
+static pthread_mutex_t wf_kc_lock = PTHREAD_MUTEX_INITIALIZER;
+static char wf_kc_note[512]; /* the last problem met; guarded by wf_kc_lock */
+
+void wf_kcache_atfork_child(void) {
+    pthread_mutex_init(&wf_kc_lock, NULL);
+}
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...) {
+    char tmp[sizeof wf_kc_note];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&wf_kc_lock);
+    memcpy(wf_kc_note, tmp, sizeof tmp);
+    pthread_mutex_unlock(&wf_kc_lock);
+}
+
+/* ---- the directory ---- */
+
+#define WF_KC_DEFAULT_MAX ((unsigned long long)256 << 20)
+
+/* The directory's name: 1, or 0 with `why` when the cache is off. */
+static int dir_name(char *dir, size_t len, char *why, size_t why_len) {
+    const char *env = wf_getenv("WARPFFT_CACHE_DIR");
+    int n = -1;
+    if (env && !env[0]) {
+        snprintf(why, why_len, "disabled (WARPFFT_CACHE_DIR is set and empty)");
+        return 0;
+    }
+    const char *xdg = wf_getenv("XDG_CACHE_HOME"), *home = wf_getenv("HOME");
+    if (env)
+        n = snprintf(dir, len, "%s", env);
+    else if (xdg && xdg[0] == '/') /* the XDG spec: a relative value is invalid, ignore it */
+        n = snprintf(dir, len, "%s/warpfft", xdg);
+    else if (home && home[0])
+        n = snprintf(dir, len, "%s/.cache/warpfft", home);
+    else {
+        snprintf(why, why_len, "no directory: none of WARPFFT_CACHE_DIR, XDG_CACHE_HOME, HOME set");
+        return 0;
+    }
+    if (n < 0 || (size_t)n >= len) {
+        snprintf(why, why_len, "no directory: the path is too long");
+        return 0;
+    }
+    return 1;
+}
+
+/* mkdir -p, the directories it creates with mode 0700 (the cache holds code this process will
+ * run: other users must not write it). 1 when `dir` is a directory afterwards. */
+static int mkdirs(const char *dir, char *why, size_t why_len) {
+    char p[PATH_MAX];
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return 1;
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
+        return 0;
+    for (char *s = strchr(p + 1, '/');; s = strchr(s + 1, '/')) {
+        if (s)
+            *s = '\0';
+        if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+            snprintf(why, why_len, "cannot create %.300s (%s)", p, strerror(errno));
+            return 0;
+        }
+        if (!s)
+            break;
+        *s = '/';
+        while (s[1] == '/')
+            s++;
+        if (!s[1])
+            break;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, why_len, "%.300s is not a directory", dir);
+        return 0;
+    }
+    return 1;
+}
+
+/* The directory, created if needed: 1, or 0 (recorded) when there is none to use. */
+static int dir_ready(char *dir, size_t len) {
+    char why[400] = "";
+    if (!dir_name(dir, len, why, sizeof why))
+        return 0; /* off: nothing to record, runtime_info says it */
+    if (!mkdirs(dir, why, sizeof why)) {
+        note("cache directory unusable: %s; kernels are compiled every time", why);
+        return 0;
+    }
+    /* Entries are code this process loads: a directory another user can write is not used. */
+    struct stat st;
+    const char *bad = stat(dir, &st) != 0       ? "gone"
+                      : st.st_uid != geteuid()  ? "owned by another user"
+                      : (st.st_mode & 022) != 0 ? "writable by other users"
+                                                : NULL;
+    if (bad) {
+        note("cache directory unusable: %.300s is %s; kernels are compiled every time", dir, bad);
+        return 0;
+    }
+    return 1;
+}
+
+static int key_ok(const char *key) {
+    size_t n = 0;
+    for (; key && key[n]; n++)
+        if (!((key[n] >= '0' && key[n] <= '9') || (key[n] >= 'a' && key[n] <= 'f')))
+            return 0;
+    return n == 64;
+}
+
+static int entry_path(char *out, size_t len, const char *dir, const char *key) {
+    int n = snprintf(out, len, "%s/%s.wfk", dir, key);
+    return n > 0 && (size_t)n < len;
+}
+
+/* ---- entries ---- */
+
+enum { WF_KC_HEADER = 64, WF_KC_FORMAT = 1 };
+static const char wf_kc_magic[8] = {'W', 'F', 'K', 'C', 'A', 'C', 'H', 'E'};
+/* A sanity bound on a payload: our modules' images are a few MB. */
+#define WF_KC_MAX_PAYLOAD ((uint64_t)1 << 30)
+
+static void put_u32(unsigned char *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+static void put_u64(unsigned char *p, uint64_t v) {
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint32_t get_u32(const unsigned char *p) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+static uint64_t get_u64(const unsigned char *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Header: +0 magic, +8 u32 format, +12 u32 kind, +16 u64 payload size, +24 SHA-256 of the
+ * payload, +56 8 zero bytes; little-endian. */
+static void header(unsigned char h[WF_KC_HEADER], const wf_kimage *img) {
+    memset(h, 0, WF_KC_HEADER);
+    memcpy(h, wf_kc_magic, 8);
+    put_u32(h + 8, WF_KC_FORMAT);
+    put_u32(h + 12, (uint32_t)img->kind);
+    put_u64(h + 16, img->size);
+    wf_sha256 c;
+    wf_sha256_init(&c);
+    wf_sha256_update(&c, img->data, img->size);
+    wf_sha256_final(&c, h + 24);
+}
+
+static int read_all(int fd, unsigned char *p, size_t n) {
+    while (n > 0) {
+        ssize_t k = read(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return 0;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 1;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n) {
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return 0;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 1;
+}
+
+/* Deletes a bad entry, unless another process has renamed a new one over it meanwhile. */
+static void drop_bad(const char *path, const struct stat *was, const char *why) {
+    struct stat now;
+    if (stat(path, &now) == 0 && now.st_dev == was->st_dev && now.st_ino == was->st_ino)
+        unlink(path);
+    note("removed the invalid cache entry %s (%s)", path, why);
+}
+
+/* Reads and verifies an open entry; NULL with `why` when it is not valid. */
+static unsigned char *read_entry(int fd, const struct stat *st, int *kind, size_t *size,
+                                 const char **why) {
+    unsigned char h[WF_KC_HEADER];
+    if (st->st_size < WF_KC_HEADER || !read_all(fd, h, sizeof h)) {
+        *why = "shorter than its header";
+        return NULL;
+    }
+    uint64_t n = get_u64(h + 16);
+    uint32_t k = get_u32(h + 12);
+    if (memcmp(h, wf_kc_magic, 8) != 0) {
+        *why = "wrong magic";
+        return NULL;
+    }
+    if (get_u32(h + 8) != WF_KC_FORMAT) {
+        *why = "another format version";
+        return NULL;
+    }
+    if (k != WF_KIMAGE_CUBIN && k != WF_KIMAGE_PTX) {
+        *why = "unknown payload kind";
+        return NULL;
+    }
+    if (n == 0 || n > WF_KC_MAX_PAYLOAD || (uint64_t)st->st_size != WF_KC_HEADER + n) {
+        *why = "size differs from its header (truncated?)";
+        return NULL;
+    }
+    unsigned char *data = malloc((size_t)n + 1);
+    if (!data) {
+        *why = NULL; /* not the entry's fault: a miss, the entry stays */
+        return NULL;
+    }
+    unsigned char sum[32];
+    wf_sha256 c;
+    if (!read_all(fd, data, (size_t)n)) {
+        free(data);
+        *why = "read failed or truncated";
+        return NULL;
+    }
+    wf_sha256_init(&c);
+    wf_sha256_update(&c, data, (size_t)n);
+    wf_sha256_final(&c, sum);
+    if (memcmp(sum, h + 24, 32) != 0) {
+        free(data);
+        *why = "payload checksum mismatch";
+        return NULL;
+    }
+    data[n] = '\0';
+    *kind = (int)k;
+    *size = (size_t)n;
+    return data;
+}
+
+int wf_kcache_get(const char *key, wf_kimage *img) {
+    char dir[PATH_MAX], path[PATH_MAX + 80];
+    memset(img, 0, sizeof *img);
+    if (!key_ok(key) || !dir_ready(dir, sizeof dir) || !entry_path(path, sizeof path, dir, key))
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno != ENOENT)
+            note("cannot read the cache entry %s (%s)", path, strerror(errno));
+        return 0;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return 0;
+    }
+    const char *why = "not a regular file";
+    unsigned char *data = NULL;
+    if (S_ISREG(st.st_mode))
+        data = read_entry(fd, &st, &img->kind, &img->size, &why);
+    if (data) {
+        img->data = data;
+        futimens(fd, NULL); /* recently used: eviction takes the oldest mtimes first */
+    }
+    close(fd);
+    if (!data && why)
+        drop_bad(path, &st, why);
+    return data != NULL;
+}
+
+/* ---- eviction ---- */
+
+typedef struct kc_file {
+    char name[80];
+    off_t size;
+    struct timespec mtime;
+    int newest; /* the entry just written: deleted last */
+} kc_file;
+
+static int older_first(const void *a, const void *b) {
+    const kc_file *x = a, *y = b;
+    if (x->newest != y->newest)
+        return x->newest - y->newest;
+    if (x->mtime.tv_sec != y->mtime.tv_sec)
+        return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+    if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+        return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static unsigned long long max_size(void) {
+    const char *s = wf_getenv("WARPFFT_CACHE_MAX_SIZE");
+    if (!s || !s[0])
+        return WF_KC_DEFAULT_MAX;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || !end || *end || s[0] == '-') {
+        note("WARPFFT_CACHE_MAX_SIZE=%.64s is not a number of bytes; using %llu", s,
+             WF_KC_DEFAULT_MAX);
+        return WF_KC_DEFAULT_MAX;
+    }
+    return v;
+}
+
+/* Is `name` an entry (<64 hex>.wfk) or a temp file (.tmp-<64 hex>-XXXXXX)? */
+static int is_entry(const char *name) {
+    size_t n = strlen(name);
+    char key[65];
+    if (n != 68 || strcmp(name + 64, ".wfk") != 0)
+        return 0;
+    memcpy(key, name, 64);
+    key[64] = '\0';
+    return key_ok(key);
+}
+
+static int is_temp(const char *name) {
+    return strncmp(name, ".tmp-", 5) == 0 && strlen(name) == 5 + 64 + 7;
+}
+
+static void evict(const char *dir, const char *newest) {
+    unsigned long long max = max_size();
+    DIR *d = opendir(dir);
+    if (!d) {
+        note("cannot list the cache directory %s (%s)", dir, strerror(errno));
+        return;
+    }
+    kc_file *f = NULL;
+    size_t n = 0, cap = 0;
+    unsigned long long total = 0;
+    time_t now = time(NULL);
+    char path[PATH_MAX + 80];
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        int entry = is_entry(e->d_name), temp = is_temp(e->d_name);
+        if ((!entry && !temp) || snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < 0 ||
+            lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (temp) { /* left by a process that died while writing: gone after an hour */
+            if (now - st.st_mtime > 3600)
+                unlink(path);
+            continue;
+        }
+        if (n == cap) {
+            size_t c = cap ? 2 * cap : 64;
+            kc_file *g = realloc(f, c * sizeof *g);
+            if (!g)
+                break;
+            f = g;
+            cap = c;
+        }
+        memcpy(f[n].name, e->d_name, 69); /* an entry name: 68 characters and the NUL */
+        f[n].size = st.st_size;
+        f[n].mtime = st.st_mtim;
+        f[n].newest = strcmp(e->d_name, newest) == 0;
+        total += (unsigned long long)st.st_size;
+        n++;
+    }
+    closedir(d);
+    if (total > max && n > 0) {
+        qsort(f, n, sizeof *f, older_first);
+        for (size_t i = 0; i < n && total > max; i++) {
+            if (snprintf(path, sizeof path, "%s/%s", dir, f[i].name) < 0)
+                continue;
+            if (unlink(path) == 0 || errno == ENOENT)
+                total -= (unsigned long long)f[i].size;
+        }
+    }
+    free(f);
+}
+
+/* ---- writing ---- */
+
+void wf_kcache_put(const char *key, const wf_kimage *img) {
+    char dir[PATH_MAX], path[PATH_MAX + 80], tmp[PATH_MAX + 80];
+    if (!key_ok(key) || !img || !img->data || img->size == 0 || !dir_ready(dir, sizeof dir) ||
+        !entry_path(path, sizeof path, dir, key) ||
+        snprintf(tmp, sizeof tmp, "%s/.tmp-%s-XXXXXX", dir, key) >= (int)sizeof tmp)
+        return;
+    int fd = mkstemp(tmp); /* unique per writer, mode 0600, in the same file system */
+    if (fd < 0) {
+        note("cannot write to the cache directory %s (%s); kernels are compiled every time", dir,
+             strerror(errno));
+        return;
+    }
+    unsigned char h[WF_KC_HEADER];
+    header(h, img);
+    int ok = write_all(fd, h, sizeof h) && write_all(fd, img->data, img->size);
+    int err = errno;
+    if (close(fd) != 0 && ok) {
+        ok = 0;
+        err = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        err = errno;
+    }
+    if (!ok) {
+        unlink(tmp);
+        note("cannot write the cache entry %s (%s)", path, strerror(err));
+        return;
+    }
+    char name[80];
+    snprintf(name, sizeof name, "%s.wfk", key);
+    evict(dir, name);
+}
+
+void wf_kcache_drop(const char *key) {
+    char dir[PATH_MAX], path[PATH_MAX + 80], why[64];
+    if (key_ok(key) && dir_name(dir, sizeof dir, why, sizeof why) &&
+        entry_path(path, sizeof path, dir, key))
+        unlink(path);
+}
+
+void wf_kcache_state(char *dir, size_t dir_len, char *note_out, size_t note_len) {
+    char why[400] = "", d[PATH_MAX];
+    int on = dir_name(d, sizeof d, why, sizeof why);
+    if (dir_len > 0)
+        snprintf(dir, dir_len, "%s", on ? d : "");
+    pthread_mutex_lock(&wf_kc_lock);
+    if (note_len > 0)
+        snprintf(note_out, note_len, "%s", on ? wf_kc_note : why);
+    pthread_mutex_unlock(&wf_kc_lock);
+}

@@ -1,0 +1,123 @@
+/*
+ * test_nvrtc_modules.c — compiles the kernel modules embedded as sources (a build with the
+ * `nvrtc` feature) with a real NVRTC, as module.c does on a GPU without a fitting image, but
+ * with no GPU: every source of every module (or a sample, see below) with its options and the
+ * files table as headers, for each arch given. Catches a source, header or option NVRTC cannot
+ * take before anything runs on a GPU. Built and run by scripts/check_nvrtc_modules.sh:
+ *   test_nvrtc_modules [--all] SM...        e.g. 90 80 120
+ * Without --all: sort, prep, direct and type3 (both precisions) and one spreadinterp module
+ * per dimension and precision (see sampled()).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime.h"
+#include "warpfft_kernels.h"
+
+#ifndef FATBUILD_HAS_SOURCES
+int main(void) {
+    printf("SKIP: the generated warpfft_kernels.h has no embedded sources (no "
+           "FATBUILD_HAS_SOURCES)\n");
+    return 0;
+}
+#else
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* The sample: every module that is not a spreadinterp one, and these (small, middle and
+ * largest widths; 3D at the largest is the heaviest compile). */
+static int sampled(const char *name) {
+    static const char *const si[] = {"si_1d_f32_w2", "si_1d_f64_w2",  "si_2d_f32_w7",
+                                     "si_2d_f64_w7", "si_3d_f32_w12", "si_3d_f64_w16"};
+    if (strncmp(name, "si_", 3) != 0)
+        return 1;
+    for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
+        if (strcmp(name, si[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static const char *file_text(const char *name) {
+    for (size_t i = 0; i < warpfft_kernels_n_files; i++)
+        if (strcmp(warpfft_kernels_files[i].name, name) == 0)
+            return warpfft_kernels_files[i].text;
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    int all = argc > 1 && strcmp(argv[1], "--all") == 0;
+    if (argc < 2 + all) {
+        fprintf(stderr, "usage: test_nvrtc_modules [--all] SM...\n");
+        return 2;
+    }
+    const wf_nvrtc *nv = NULL;
+    if (wf_nvrtc_get(&nv) != WARPFFT_SUCCESS) {
+        printf("FAIL: %s\n", warpfft_last_error());
+        return 1;
+    }
+    size_t nf = warpfft_kernels_n_files;
+    const char **names = calloc(nf + 1, sizeof *names), **texts = calloc(nf + 1, sizeof *texts);
+    for (size_t i = 0; i < nf; i++) {
+        names[i] = warpfft_kernels_files[i].name;
+        texts[i] = warpfft_kernels_files[i].text;
+    }
+    printf("NVRTC %d.%d (%s); mode %s, %zu modules, %zu files, sources digest %.12s\n", nv->major,
+           nv->minor, nv->path, warpfft_kernels_mode, warpfft_kernels_n_modules, nf,
+           warpfft_kernels_sources_digest);
+    int fails = 0, done = 0;
+    double total = 0;
+    for (int a = 1 + all; a < argc; a++) {
+        wf_nvrtc_target_t t;
+        if (wf_nvrtc_target(nv, atoi(argv[a]), &t) != WARPFFT_SUCCESS) {
+            printf("FAIL sm_%s: %s\n", argv[a], warpfft_last_error());
+            fails++;
+            continue;
+        }
+        for (size_t k = 0; k < warpfft_kernels_n_modules; k++) {
+            const fatbuild_module *m = &warpfft_kernels_modules[k];
+            if (!all && !sampled(m->name))
+                continue;
+            if (m->n_sources == 0) {
+                printf("FAIL %s: no sources embedded\n", m->name);
+                fails++;
+                continue;
+            }
+            for (size_t s = 0; s < m->n_sources; s++) {
+                const char *text = file_text(m->sources[s]);
+                if (!text) {
+                    printf("FAIL %s: source %s is not in the files table\n", m->name,
+                           m->sources[s]);
+                    fails++;
+                    continue;
+                }
+                wf_nvrtc_job job = {m->name, m->sources[s], text,         nf, names,
+                                    texts,   m->options,    m->n_options, &t, m->n_sources > 1};
+                wf_kimage img;
+                double t0 = now_ms();
+                warpfft_status st = wf_nvrtc_compile(nv, &job, &img);
+                double ms = now_ms() - t0;
+                total += ms;
+                done++;
+                if (st != WARPFFT_SUCCESS) {
+                    printf("FAIL %s/%s (%s): %s\n", m->name, m->sources[s], t.option,
+                           warpfft_last_error());
+                    fails++;
+                } else {
+                    printf("  %-16s %-18s %-18s %s %7zu bytes %6.0f ms\n", m->name, m->sources[s],
+                           t.option, img.kind == WF_KIMAGE_CUBIN ? "CUBIN" : "PTX  ", img.size, ms);
+                }
+                wf_kimage_free(&img);
+            }
+        }
+    }
+    printf("test_nvrtc_modules: %d compiles, %d failed, %.1f s\n", done, fails, total / 1e3);
+    free(names);
+    free(texts);
+    return fails != 0 || done == 0;
+}
+#endif
