@@ -12,11 +12,15 @@ collect() { # mode, then cargo args: copies every built executable to .gpu/<mode
     mkdir -p ".gpu/$mode"
     "$@" --message-format=json | python3 scripts/copy_artifacts.py ".gpu/$mode"
 }
-for mode in jit aot; do
-    if [ $mode = jit ]; then feats=(--features jit); else feats=(--no-default-features --features aot); fi
+for mode in jit aot nvrtc; do
+    case $mode in
+    jit) feats=(--features jit) ;;
+    aot) feats=(--no-default-features --features aot) ;;
+    nvrtc) feats=(--no-default-features --features nvrtc) ;; # sources only: NVRTC at run time
+    esac
     export CARGO_TARGET_DIR=target/gpu-$mode WARPFFT_CUDA_ARCHS=$archs
     echo "== $mode build (archs $archs)"
-    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3
+    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3 --test gpu_nvrtc
     collect $mode cargo build --release "${feats[@]}" --bench suite_b --example demo --example load_time
 done
 # The library of exactly this aot build (CARGO_TARGET_DIR and the archs are still exported).
@@ -33,5 +37,5 @@ python3 -m pip install -q --no-compile --target .gpu/pylib pytest
 cp scripts/gpu_run.sh .gpu/run.sh
 strip .gpu/*/* 2>/dev/null || true
 # The device tool carries at most 64 MiB; the embedded kernels compress about 5x.
-(cd .gpu && tar czf bundle.tgz jit aot lib c pylib dist && rm -rf jit aot lib c pylib dist)
+(cd .gpu && tar czf bundle.tgz jit aot nvrtc lib c pylib dist && rm -rf jit aot nvrtc lib c pylib dist)
 du -sh .gpu

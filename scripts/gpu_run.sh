@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
-# Stages: info tests demo load c python sanitize bench (default: all), bench-jit, python-gpu, frameworks, and huge (64-bit sizes:
+# Stages: info tests demo load c python sanitize bench (default: all), bench-jit, bench-nvrtc, python-gpu, frameworks, and huge (64-bit sizes:
 # needs ~90 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
@@ -18,8 +18,10 @@ info)
     say info
     run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv ;;
 tests)
-    for m in aot jit; do
-        for t in no_gpu gpu_api gpu_accuracy gpu_type3; do
+    # nvrtc: kernels compiled by NVRTC at run time into a fresh kernel cache
+    export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}
+    for m in aot jit nvrtc; do
+        for t in no_gpu gpu_api gpu_accuracy gpu_type3 $([ $m = nvrtc ] && echo gpu_nvrtc); do
             say "$m $t"; run $G/$m/$t --test-threads=1 --nocapture || fails=$((fails+1))
         done
     done ;;
@@ -32,7 +34,11 @@ load)
         say "$m load, cache off"; CUDA_CACHE_DISABLE=1 run $G/$m/load_time || fails=$((fails+1))
         say "$m load, cold cache"; run $G/$m/load_time
         say "$m load, warm cache"; run $G/$m/load_time
-    done ;;
+    done
+    # nvrtc: an empty kernel cache (compiled now: "nvrtc"), then the same cache ("nvrtc-cache")
+    export WARPFFT_CACHE_DIR=$(mktemp -d)
+    say "nvrtc load, empty kernel cache"; run $G/nvrtc/load_time || fails=$((fails+1))
+    say "nvrtc load, warm kernel cache"; run $G/nvrtc/load_time || fails=$((fails+1)) ;;
 c)
     say "C examples"; run $G/c/hello || fails=$((fails+1)); run $G/c/type1_2d || fails=$((fails+1)) ;;
 python)
@@ -80,6 +86,10 @@ huge)
     WARPFFT_HUGE_TESTS=1 run $G/aot/gpu_huge --test-threads=1 --nocapture || fails=$((fails+1)) ;;
 bench)
     say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
+bench-nvrtc)
+    # the kernel cache warmed by one untimed pass, so the timings are the kernels' alone
+    export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}
+    say "bench (nvrtc)"; WARPFFT_BENCH_JSON=$L/suite_b_nvrtc.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} run $G/nvrtc/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
 bench-jit)
     say "bench (jit)"; WARPFFT_BENCH_JSON=$L/suite_b_jit.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} run $G/jit/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
 esac; done
