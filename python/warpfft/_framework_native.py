@@ -116,8 +116,7 @@ _params_ok = {}
 
 
 def _known_valid(key):
-    with _params_lock:
-        return key in _params_ok
+    return key in _params_ok  # one dict lookup (atomic): no lock needed to read
 
 
 def _remember_valid(key, status, what, eps):
