@@ -285,3 +285,45 @@ def test_8_no_silent_casts(fake):
         warpfft.nufft1d1(x.astype(np.float32), np.ones(9, np.complex128), (7,))
     with pytest.raises(TypeError, match="complex64 or complex128"):
         warpfft.nufft1d1(x, np.ones(9, np.float64), (7,))
+
+
+# Per-call cost of the bookkeeping above (issue 17: Plan.execute had slowed from ~30 to 40-60 us
+# per call): one driver round trip per execute, and no repeated pointer query for the same live
+# array -- with every check still made.
+def test_execute_bookkeeping_is_one_driver_cycle_per_call(fake):
+    x, = _pts(1)
+    with warpfft.Plan(1, (7,), dtype="complex128") as plan:
+        plan.setpts(FakeDeviceArray(fake, x))
+        data = FakeDeviceArray(fake, np.ones(9, np.complex128))
+        out = FakeDeviceArray(fake, np.zeros(7, np.complex128))
+        plan.execute(data, out=out)
+        fake.driver.calls.clear()
+        for _ in range(5):
+            plan.execute(data, out=out)
+        kinds = [c[0] for c in fake.driver.calls]
+        assert kinds == ["record"] * 5, kinds  # driver.cycle: record + query, one push
+        assert len(plan._pending) == 1  # completed work's references dropped at once
+        other = FakeDeviceArray(fake, np.ones(9, np.complex128))
+        fake.driver.calls.clear()
+        plan.execute(other, out=out)
+        assert ("pointer_device", other.ptr) in fake.driver.calls  # a new array: asked again
+        fake.driver.devices[other.ptr] = 1
+        third = FakeDeviceArray(fake, np.ones(9, np.complex128))
+        fake.driver.devices[third.ptr] = 1
+        with pytest.raises(warpfft.InvalidArgumentError, match="device 1"):
+            plan.execute(third, out=out)
+
+
+def test_pending_references_bounded_while_the_gpu_is_behind(fake):
+    x, = _pts(1)
+    with warpfft.Plan(1, (7,), dtype="complex128") as plan:
+        plan.setpts(FakeDeviceArray(fake, x))
+        fake.driver.complete = False
+        out = FakeDeviceArray(fake, np.zeros(7, np.complex128))
+        for _ in range(70):
+            plan.execute(FakeDeviceArray(fake, np.ones(9, np.complex128)), out=out)
+        assert len(plan._pending) <= 65
+        assert any(c[0] == "synchronize" for c in fake.driver.calls)  # waited for the oldest
+        fake.driver.complete = True
+        plan.execute(FakeDeviceArray(fake, np.ones(9, np.complex128)), out=out)
+        assert len(plan._pending) == 1
