@@ -16,10 +16,15 @@ axes of ``values`` / ``targets`` are batch axes sharing the points (one batched 
 Tensors must be CUDA tensors on one device; values complex64 with float32 points, or
 complex128 with float64 points.
 
-The operations are ``torch.library`` custom ops (``torch.ops.warpfft.nufft1`` / ``2`` / ``3``)
+The operations are ``torch.library`` ops (``torch.ops.warpfft.nufft1`` / ``2`` / ``3``)
 with fake implementations, so they work under ``torch.compile`` and with fake tensors, and
 with autograd formulas for the values and the points (``torch.autograd.gradcheck`` passes in
 float64). They run on torch's current CUDA stream of the tensors' device.
+
+**Points are not checked for NaN or infinity.** The plans use the library's unchecked
+set-points (``check_points = 0``, so setting points never waits on the host): a non-finite
+coordinate gives a result that is all NaN, not an exception. Check ``torch.isfinite(points)``
+yourself where the points come from outside.
 
 Plans are cached per (type, modes, batch, eps, isign, precision, options, device, stream).
 **Points are re-sorted only when they change:** when a call passes the same points tensor as
