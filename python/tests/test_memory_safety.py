@@ -327,3 +327,36 @@ def test_pending_references_bounded_while_the_gpu_is_behind(fake):
         fake.driver.complete = True
         plan.execute(FakeDeviceArray(fake, np.ones(9, np.complex128)), out=out)
         assert len(plan._pending) == 1
+
+
+def test_torch_device_path_one_stream_query_per_execute(fake, monkeypatch):
+    """The torch CUDA path of Plan.execute on the CPU: a tensor subclass that says it is on
+    CUDA device 0 (its host memory is the fake library's "device" memory). The made output's
+    descriptor comes from the input's (device, torch's current stream): one stream query per
+    call, and the values are the exact sums."""
+    torch = pytest.importorskip("torch")
+    from warpfft import _arrays
+
+    class CudaLike(torch.Tensor):
+        is_cuda = property(lambda self: True)
+
+        def get_device(self):
+            return 0
+
+    CudaLike.__module__ = "torch.cuda_like"  # classified as a torch tensor
+    queries = []
+    monkeypatch.setattr(_arrays, "torch_stream", lambda device: queries.append(device) or 0)
+    x, = _pts(1)
+    c = np.arange(9) + 1j
+    with warpfft.Plan(1, (7,), dtype="complex128") as plan:
+        plan.setpts(FakeDeviceArray(fake, x))
+        data = torch.tensor(c).as_subclass(CudaLike)
+        queries.clear()
+        f = plan.execute(data)
+        assert queries == [0], queries  # the input's; the output reuses it
+        k = np.arange(-3, 4)
+        ref = np.exp(1j * np.outer(k, x)) @ c
+        assert np.allclose(np.asarray(f), ref, rtol=1e-12, atol=1e-12)
+        with pytest.raises(warpfft.InvalidArgumentError, match="device 1"):
+            monkeypatch.setattr(CudaLike, "get_device", lambda self: 1)
+            plan.execute(torch.tensor(c).as_subclass(CudaLike))

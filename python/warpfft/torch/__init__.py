@@ -144,11 +144,21 @@ def _validate(nufft_type, modes, batch, eps, dtype, modeord, method, ups, maxsub
     runs or is traced: a tol the precision cannot reach raises InvalidArgumentError naming eps."""
     if compiling:  # traced: the op checks the same when it runs
         return
+    key = (nufft_type, tuple(modes), tuple(batch), eps, dtype, modeord, method, ups, maxsub,
+           bins)
+    if key in _validated:  # what passed once passes again (the C check is a pure function)
+        return
     B = 1
     for n in batch:
         B *= int(n)
     _native.validate(nufft_type, list(modes)[::-1], max(B, 1), eps, _ops._precision(dtype),
                      _ops._kw(modeord, method, ups, maxsub, bins))
+    if len(_validated) >= 256:
+        _validated.clear()
+    _validated.add(key)
+
+
+_validated = set()
 
 
 def _check_device(points, data, what):
