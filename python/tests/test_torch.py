@@ -534,3 +534,22 @@ def test_op_call_python_work_stays_small(fake_c):
     fk = torch.zeros((8, 8), dtype=torch.complex64)
     n = _python_calls(lambda: wt.finufft_type2(p, fk, eps=1e-5, isign=-1, modeord=0))
     assert n["torch"] <= 3 and n["warpfft"] <= 20, n
+
+
+def test_opcheck_schema_fake_autograd_registration_aot(exact_cpu_transform):
+    """torch.library.opcheck on the three ops (CPU, exact-sum stand-in for the C transform):
+    schema, autograd registration, fake tensors and AOT dispatch (static and dynamic) agree
+    with eager -- the Library + Autograd-kernel registration is a well-formed custom op."""
+    if not hasattr(torch.library, "opcheck"):
+        pytest.skip(f"torch {torch.__version__} has no torch.library.opcheck")
+    rng = np.random.default_rng(43)
+    p = torch.tensor(rng.uniform(-3, 3, (2, 10)), requires_grad=True)
+    v = torch.tensor(rng.standard_normal((3, 10)) + 1j, requires_grad=True)
+    f = torch.tensor(rng.standard_normal((3, 4, 5)) + 1j, requires_grad=True)
+    t = torch.tensor(rng.uniform(-3, 3, (2, 7)), requires_grad=True)
+    opts = (0, 2.0, 0, [0, 0, 0])
+    for op, args in ((torch.ops.warpfft.nufft1.default, (p, v, [4, 5], -1, 1e-12, 1) + opts),
+                     (torch.ops.warpfft.nufft2.default, (p, f, -1, 1e-12, 1) + opts),
+                     (torch.ops.warpfft.nufft3.default, (p, v, t, -1, 1e-12) + opts)):
+        res = torch.library.opcheck(op, args)
+        assert all(r == "SUCCESS" for r in res.values()), (op, res)
