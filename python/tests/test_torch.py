@@ -487,6 +487,21 @@ def test_op_path_values_and_one_c_call_per_repeated_call(fake_c):
     assert relerr(c.numpy(), direct2(fk.numpy(), list(p.double().numpy()), 1, 0)) < 1e-12
 
 
+@pytest.mark.parametrize("dim", [1, 3])
+def test_op_path_every_dimension_and_type3(fake_c, dim):
+    """Row pointers of the (D, M) points (and type 3's (D, K) targets) reach the C ABI in its
+    order (x last): values against exact sums through the real op path."""
+    rng = np.random.default_rng(44 + dim)
+    n_modes = (5, 4, 3)[:dim]
+    p, v, pn, vn = _data(rng, dim, 12, (2,), device="cpu")
+    f = wt.finufft_type1(p, v, n_modes, eps=1e-10, isign=-1, modeord=1)
+    assert relerr(f.numpy(), direct1(vn, list(pn), n_modes, -1, 1)) < 1e-12
+    p3, v3, t3, pn3, vn3, tn3 = _data3(rng, dim, 9, 7, (2,), device="cpu")
+    g = wt.finufft_type3(p3, v3, t3, eps=1e-10, isign=1)
+    assert relerr(g.numpy(), direct3(vn3, list(pn3), list(tn3), 1)) < 1e-12
+    assert fake_c.names().count("warpfft_setpts3") == 1
+
+
 def test_op_path_failing_execute_raises_with_the_library_message(fake_c):
     rng = np.random.default_rng(41)
     p, v, _, _ = _data(rng, 1, 10, (), device="cpu")

@@ -196,9 +196,11 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
     _validate(1, output_shape, batch, eps, values.dtype, modeord, method, ups, maxsub, bins,
               compiling)
     _check_device(points, values, "values")
-    out = nufft1_op(points, values.reshape(-1, M), list(output_shape), isign, eps, modeord,
+    if values.ndim != 2:  # (B, M) already: no view to make (nor to undo below)
+        values = values.reshape(-1, M)
+    out = nufft1_op(points, values, list(output_shape), isign, eps, modeord,
                     method, ups, maxsub, bins, not points.requires_grad)
-    return out.reshape(batch + output_shape)
+    return out if len(batch) == 1 else out.reshape(batch + output_shape)
 
 
 def finufft_type2(points, targets, **finufftkwargs):
@@ -218,9 +220,11 @@ def finufft_type2(points, targets, **finufftkwargs):
     _validate(2, modes, batch, eps, targets.dtype, modeord, method, ups, maxsub, bins,
               compiling)
     _check_device(points, targets, "targets")
-    out = nufft2_op(points, targets.reshape((-1,) + tuple(modes)), isign, eps, modeord, method,
+    if targets.ndim != D + 1:  # (B, N1, ..) already: no view to make (nor to undo below)
+        targets = targets.reshape((-1,) + tuple(modes))
+    out = nufft2_op(points, targets, isign, eps, modeord, method,
                     ups, maxsub, bins, not points.requires_grad)
-    return out.reshape(batch + (M,))
+    return out if len(batch) == 1 else out.reshape(batch + (M,))
 
 
 def finufft_type3(points, values, targets, **finufftkwargs):

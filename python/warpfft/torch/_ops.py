@@ -169,8 +169,9 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
             # detached aliases: same storage and version counter, no autograd graph kept alive
             src_alias = points.detach()
             used = src_alias.contiguous()
-            rows = [used[d] for d in range(D)][::-1]  # the C plan's x is the last axis
-            ptrs = [r.data_ptr() for r in rows] + [None] * (3 - D)
+            base, row = used.data_ptr(), M * used.element_size()  # (D, M) contiguous
+            ptrs = [base + d * row for d in range(D)][::-1]  # the C plan's x is the last axis
+            ptrs += [None] * (3 - D)
             entry.points_src = None  # a failed setpts leaves no points to reuse
             native.check(native.lib.warpfft_setpts(entry.plan, prec, M, *ptrs), "warpfft_setpts")
             _stats["setpts_calls"] += 1
@@ -325,9 +326,10 @@ def _run3(points, values, targets, out, isign, eps, kw):
     values = values.contiguous()
     pc, tc = points.detach().contiguous(), targets.detach().contiguous()
     with entry.lock:
-        rows = [pc[d] for d in range(D)][::-1] + [None] * (3 - D)  # the C plan's x is last
-        trows = [tc[d] for d in range(D)][::-1] + [None] * (3 - D)
-        ptr = [r.data_ptr() if r is not None else None for r in rows + trows]
+        # rows of the contiguous (D, M) / (D, K) arrays, reversed: the C plan's x is last
+        pb, tb, size = pc.data_ptr(), tc.data_ptr(), pc.element_size()
+        ptr = ([pb + d * M * size for d in range(D)][::-1] + [None] * (3 - D)
+               + [tb + d * K * size for d in range(D)][::-1] + [None] * (3 - D))
         entry.points_src = None
         native.check(native.lib.warpfft_setpts3(entry.plan, prec, M, *ptr[:3], K, *ptr[3:]),
                      "warpfft_setpts3")
