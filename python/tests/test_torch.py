@@ -43,6 +43,8 @@ def _data(rng, dim, M, batch=(), real=torch.float64, device="cuda"):
 def test_ops_registered():
     assert hasattr(torch.ops.warpfft, "nufft1") and hasattr(torch.ops.warpfft, "nufft2")
     assert wt.stats()["cached_plans"] >= 0
+    for name in ("nufft1", "nufft2", "nufft3"):  # as torch.library.custom_op would tag them
+        assert torch.Tag.pt2_compliant_tag in getattr(torch.ops.warpfft, name).default.tags
 
 
 def test_fake_tensors_give_shapes():

@@ -189,14 +189,18 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
 # ---- the ops -------------------------------------------------------------------------------
 
 _LIB = torch.library.Library("warpfft", "DEF")  # kept alive: the registrations live with it
+# The tags torch.library.custom_op gives its ops: usable by torch.compile as they are (opcheck
+# passes: python/tests/test_torch.py), inputs in eager's strides under Inductor.
+_TAGS = tuple(getattr(torch.Tag, t) for t in ("pt2_compliant_tag", "needs_fixed_stride_order")
+              if hasattr(torch.Tag, t))
 _LIB.define("nufft1(Tensor points, Tensor values, int[] n_modes, int isign, float eps, "
             "int modeord, int method, float upsampfac, int max_subprob, int[] bins, "
-            "bool reuse_points=True) -> Tensor")
+            "bool reuse_points=True) -> Tensor", tags=_TAGS)
 _LIB.define("nufft2(Tensor points, Tensor targets, int isign, float eps, int modeord, "
             "int method, float upsampfac, int max_subprob, int[] bins, "
-            "bool reuse_points=True) -> Tensor")
+            "bool reuse_points=True) -> Tensor", tags=_TAGS)
 _LIB.define("nufft3(Tensor points, Tensor values, Tensor targets, int isign, float eps, "
-            "int method, float upsampfac, int max_subprob, int[] bins) -> Tensor")
+            "int method, float upsampfac, int max_subprob, int[] bins) -> Tensor", tags=_TAGS)
 # The callables (OpOverloads): positional arguments as the schemas list them.
 nufft1_op = torch.ops.warpfft.nufft1.default
 nufft2_op = torch.ops.warpfft.nufft2.default
