@@ -408,12 +408,12 @@ def _backward3(ctx, grad):
 _AFTER_AUTOGRAD = torch._C._after_autograd_keyset
 
 
-def _function(name, setup, backward):
-    """An autograd.Function running op `name` below autograd, with the formulas above."""
+def _function(name, op, setup, backward):
+    """An autograd.Function running `op` below autograd, with the formulas above."""
 
     def forward(*args):
         with torch._C._AutoDispatchBelowAutograd():
-            return getattr(torch.ops.warpfft, name).default(*args)
+            return op(*args)
 
     return type(f"_Nufft{name[-1]}Function", (torch.autograd.Function,), {
         "forward": staticmethod(forward),
@@ -426,8 +426,8 @@ def _register(name, impl, fake, setup, backward, n_tensors):
     for key in _BACKENDS:
         _LIB.impl(name, impl, key)
     torch.library.register_fake(f"warpfft::{name}", fake, lib=_LIB)
-    fn = _function(name, setup, backward)
     op = getattr(torch.ops.warpfft, name).default
+    fn = _function(name, op, setup, backward)
     # OpOverload.redispatch is a Python wrapper around its handle's method: call that directly
     # where this torch has it.
     redispatch = getattr(getattr(op, "_handle", None), "redispatch_boxed", None) or op.redispatch
