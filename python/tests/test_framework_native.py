@@ -4,9 +4,10 @@ changed where it does not (today's library). No GPU, no framework needed."""
 
 import ctypes
 
-from _support import warpfft  # noqa: F401  (skips without a library)
+from _support import warpfft  # skips the module without a library
 from warpfft import _framework_native as native
-from warpfft import _lib
+
+_lib = warpfft._lib
 
 
 class _OptsWithCheck(ctypes.Structure):
