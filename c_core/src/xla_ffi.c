@@ -204,6 +204,9 @@ static warpfft_status acquire_plan(const wf_xla_key *key, wf_xla_entry **out) {
         if (slot >= 0)
             destroy_entry(&wf_xla_cache[slot]);
     }
+    /* Points are set on every call: the plan keeps warpfft_opts_default's unchecked set-points
+     * (check_points = 0 where warpfft_opts has that field: no host wait in setpts, non-finite
+     * points give all-NaN outputs). Set it explicitly here once the field is in warpfft.h. */
     warpfft_opts o;
     warpfft_opts_default(&o);
     o.modeord = key->modeord;

@@ -7,7 +7,7 @@ exact sums (f64, on a sample of outputs, with the points each library saw) in br
 
 Cases (f32, tol 1e-5): E1 2D radial 256^2, 402x512 samples; E2 = E1 with 16 coils; E3 3D 128^3,
 M = 2e6 uniform; E4 1D N = 1e5, M = 1e6 uniform; tiny: 2D 32^2, M = 1000 (dispatch overhead:
-the ops against Plan.execute). Every op call gets the points as an argument, as framework code
+the ops against Plan.execute, printed as a difference after each case's rows). Every op call gets the points as an argument, as framework code
 does; the torch op skips re-sorting when the same points tensor comes back (documented), so
 "torch op" is the iterative-reconstruction case and "torch op, new pts" passes a fresh tensor.
 """
@@ -211,6 +211,27 @@ def run_case(name, case, reps, results):
         pass
     except Exception as e:
         print(f"{name}: jax-finufft failed: {type(e).__name__}: {e}")
+    overhead(name, row)
+
+
+def overhead(name, row):
+    """Dispatch overhead (issue 17 target: <= 30 us on the tiny case): each op's time minus
+    Plan's for the same work -- the torch op (same points: no set-points) against
+    Plan.execute, the jax op (sets points every call) against Plan setpts+execute and, as the
+    issue states the target, against Plan.execute."""
+    for t in (1, 2):
+        ex = row.get(("warpfft Plan execute", t))
+        both = row.get(("warpfft Plan setpts+execute", t))
+        parts = []
+        for lib, base, what in (("warpfft torch op", ex, "execute"),
+                                ("warpfft jax op (jit)", ex, "execute"),
+                                ("warpfft jax op (jit)", both, "setpts+execute")):
+            op = row.get((lib, t))
+            if op is not None and base is not None:
+                parts.append(f"{lib.split()[1]} op - Plan {what} = "
+                             f"{(op[0] - base[0]) * 1e3:.0f} us")
+        if parts:
+            print(f"{name} type {t} dispatch overhead: " + "; ".join(parts), flush=True)
 
 
 def multi_gpu(reps):

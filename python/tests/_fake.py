@@ -240,6 +240,7 @@ class FakeDriver:
     def __init__(self):
         self.calls = []
         self.complete = True
+        self.synced = 0  # events up to this one were waited for (complete)
         self.devices = {}  # ptr -> device ordinal (default 0); None: unknown pointer
         self._ids = itertools.count(1000)
 
@@ -252,6 +253,13 @@ class FakeDriver:
         self.calls.append(("record", stream, ev))
         return ev
 
+    def cycle(self, device, stream, last):
+        ev = self.record(device, stream)
+        return ev, (None if last is None or self.done(device, last) else False)
+
+    def check_status(self, status, what="cuEventQuery"):
+        pass
+
     def wait(self, device, stream, event):
         self.calls.append(("wait", stream, event))
 
@@ -260,10 +268,13 @@ class FakeDriver:
             self.calls.append(("order", before, after))
 
     def done(self, device, event):
-        return self.complete
+        return self.complete or event <= self.synced
 
     def synchronize(self, device, event):
+        """Waits for `event`: it and every event recorded before it are complete (one stream
+        per plan: events complete in order)."""
         self.calls.append(("synchronize", event))
+        self.synced = max(self.synced, event)
 
     def release(self, device, event):
         pass
@@ -292,6 +303,7 @@ def install(monkeypatch):
     """Installs a FakeLib and a FakeDriver; returns (fake lib, fake driver)."""
     fake, drv = FakeLib(_lib.lib), FakeDriver()
     monkeypatch.setattr(_lib, "lib", fake)
-    for name in ("pointer_device", "record", "wait", "order", "done", "synchronize", "release"):
+    for name in ("pointer_device", "record", "cycle", "check_status", "wait", "order", "done",
+                 "synchronize", "release"):
         monkeypatch.setattr(_device.driver, name, getattr(drv, name))
     return fake, drv

@@ -70,3 +70,30 @@ def test_events_are_pooled_and_queried(stub):
     with pytest.raises(Exception, match="cuDeviceGet"):
         drv.record(5, 0)  # no such device in the stub
     assert lib.stub_ctx_depth() == 0
+
+
+def test_cycle_records_then_queries_under_one_push(stub):
+    """Plan.execute's per-call bookkeeping: a new event recorded on the plan's stream and the
+    previous call's event queried, in one context push; a failed query's status comes back
+    (raised by check_status after the new event is kept)."""
+    path, lib = stub
+    drv = _device._Driver(path)
+    ev1, st = drv.cycle(0, 0x10, None)
+    assert st is None
+    lib.stub_clear()
+    lib.stub_events_done(0)
+    ev2, st = drv.cycle(0, 0x10, ev1)
+    assert st is False  # pending
+    assert _log(lib) == ["push 1000", f"record e{ev2} s10", f"query e{ev1}"]
+    lib.stub_events_done(1)
+    _, st = drv.cycle(0, 0x10, ev2)
+    assert st is None  # complete
+    lib.stub_events_done(2)
+    _, st = drv.cycle(0, 0x10, ev2)
+    assert st == 719
+    with pytest.raises(Exception, match="719"):
+        drv.check_status(st)
+    drv.check_status(None)
+    drv.check_status(False)
+    lib.stub_events_done(1)
+    assert lib.stub_ctx_depth() == 0

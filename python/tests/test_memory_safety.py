@@ -285,3 +285,78 @@ def test_8_no_silent_casts(fake):
         warpfft.nufft1d1(x.astype(np.float32), np.ones(9, np.complex128), (7,))
     with pytest.raises(TypeError, match="complex64 or complex128"):
         warpfft.nufft1d1(x, np.ones(9, np.float64), (7,))
+
+
+# Per-call cost of the bookkeeping above (issue 17: Plan.execute had slowed from ~30 to 40-60 us
+# per call): one driver round trip per execute, and no repeated pointer query for the same live
+# array -- with every check still made.
+def test_execute_bookkeeping_is_one_driver_cycle_per_call(fake):
+    x, = _pts(1)
+    with warpfft.Plan(1, (7,), dtype="complex128") as plan:
+        plan.setpts(FakeDeviceArray(fake, x))
+        data = FakeDeviceArray(fake, np.ones(9, np.complex128))
+        out = FakeDeviceArray(fake, np.zeros(7, np.complex128))
+        plan.execute(data, out=out)
+        fake.driver.calls.clear()
+        for _ in range(5):
+            plan.execute(data, out=out)
+        kinds = [c[0] for c in fake.driver.calls]
+        assert kinds == ["record"] * 5, kinds  # driver.cycle: record + query, one push
+        assert len(plan._pending) == 1  # completed work's references dropped at once
+        other = FakeDeviceArray(fake, np.ones(9, np.complex128))
+        fake.driver.calls.clear()
+        plan.execute(other, out=out)
+        assert ("pointer_device", other.ptr) in fake.driver.calls  # a new array: asked again
+        fake.driver.devices[other.ptr] = 1
+        third = FakeDeviceArray(fake, np.ones(9, np.complex128))
+        fake.driver.devices[third.ptr] = 1
+        with pytest.raises(warpfft.InvalidArgumentError, match="device 1"):
+            plan.execute(third, out=out)
+
+
+def test_pending_references_bounded_while_the_gpu_is_behind(fake):
+    x, = _pts(1)
+    with warpfft.Plan(1, (7,), dtype="complex128") as plan:
+        plan.setpts(FakeDeviceArray(fake, x))
+        fake.driver.complete = False
+        out = FakeDeviceArray(fake, np.zeros(7, np.complex128))
+        for _ in range(70):
+            plan.execute(FakeDeviceArray(fake, np.ones(9, np.complex128)), out=out)
+        assert len(plan._pending) <= 65
+        assert any(c[0] == "synchronize" for c in fake.driver.calls)  # waited for the oldest
+        fake.driver.complete = True
+        plan.execute(FakeDeviceArray(fake, np.ones(9, np.complex128)), out=out)
+        assert len(plan._pending) == 1
+
+
+def test_torch_device_path_one_stream_query_per_execute(fake, monkeypatch):
+    """The torch CUDA path of Plan.execute on the CPU: a tensor subclass that says it is on
+    CUDA device 0 (its host memory is the fake library's "device" memory). The made output's
+    descriptor comes from the input's (device, torch's current stream): one stream query per
+    call, and the values are the exact sums."""
+    torch = pytest.importorskip("torch")
+    from warpfft import _arrays
+
+    class CudaLike(torch.Tensor):
+        is_cuda = property(lambda self: True)
+
+        def get_device(self):
+            return 0
+
+    CudaLike.__module__ = "torch.cuda_like"  # classified as a torch tensor
+    queries = []
+    monkeypatch.setattr(_arrays, "torch_stream", lambda device: queries.append(device) or 0)
+    x, = _pts(1)
+    c = np.arange(9) + 1j
+    with warpfft.Plan(1, (7,), dtype="complex128") as plan:
+        plan.setpts(FakeDeviceArray(fake, x))
+        data = torch.tensor(c).as_subclass(CudaLike)
+        queries.clear()
+        f = plan.execute(data)
+        assert queries == [0], queries  # the input's; the output reuses it
+        k = np.arange(-3, 4)
+        ref = np.exp(1j * np.outer(k, x)) @ c
+        assert np.allclose(np.asarray(f), ref, rtol=1e-12, atol=1e-12)
+        with pytest.raises(warpfft.InvalidArgumentError, match="device 1"):
+            monkeypatch.setattr(CudaLike, "get_device", lambda self: 1)
+            plan.execute(torch.tensor(c).as_subclass(CudaLike))

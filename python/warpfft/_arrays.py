@@ -39,7 +39,11 @@ class Arr:
     def __init__(self, name, kind, lib, obj, shape, dtype, ptr=0, host=None, readonly=False,
                  device=None, stream=None, keep=None):
         self.name, self.kind, self.lib, self.obj = name, kind, lib, obj
-        self.shape, self.dtype, self.ptr, self.host = tuple(shape), np.dtype(dtype), ptr, host
+        if type(shape) is not tuple:
+            shape = tuple(shape)
+        if type(dtype) is not _DTYPE:
+            dtype = np.dtype(dtype)
+        self.shape, self.dtype, self.ptr, self.host = shape, dtype, ptr, host
         self.readonly, self.device, self.stream, self.keep = readonly, device, stream, keep
 
     @property
@@ -51,9 +55,19 @@ class Arr:
         return self.kind == "device"
 
 
+_DTYPE = type(np.dtype(np.float32))  # numpy's dtype class of float32 (dtypes are per-class)
+_module_of_type = {}
+
+
 def _module(obj):
-    mod = type(obj).__module__.split(".")[0]
-    return "jax" if mod == "jaxlib" else mod
+    """The top-level module an array's type comes from ("jaxlib" counts as "jax"); memoised per
+    type (called several times per argument)."""
+    t = type(obj)
+    mod = _module_of_type.get(t)
+    if mod is None:
+        mod = t.__module__.split(".")[0]
+        mod = _module_of_type[t] = "jax" if mod == "jaxlib" else mod
+    return mod
 
 
 def _attr(obj, name):
@@ -80,10 +94,10 @@ def _host(name, a, lib="numpy", obj=None, output=False):
 
 def _check_shape(name, shape):
     try:
-        shape = tuple(int(s) for s in shape)
+        shape = tuple(map(int, shape))
     except (TypeError, ValueError):
         raise invalid(f"{name}: shape {shape!r} is not a tuple of integers") from None
-    if any(s < 0 for s in shape):
+    if shape and min(shape) < 0:
         raise invalid(f"{name}: negative extent in shape {shape}")
     return shape
 
@@ -131,10 +145,36 @@ def _from_cai(name, obj, cai, output):
                device=device)
 
 
+_torch_np_dtype = {}  # torch dtype -> numpy dtype (filled as met)
+
+
+def _torch_dtype(name, tdt):
+    dtype = _torch_np_dtype.get(tdt)
+    if dtype is None:
+        s = str(tdt).replace("torch.", "")
+        if s not in _TORCH_DTYPES:
+            raise invalid(f"{name}: torch dtype {tdt} is not supported")
+        dtype = _torch_np_dtype[tdt] = np.dtype(s)
+    return dtype
+
+
+_torch_stream = None
+
+
+def torch_stream(device):
+    """torch's current CUDA stream of device ordinal `device` as an integer (0: the legacy
+    default stream). The raw getter skips building a torch.cuda.Stream object per call."""
+    global _torch_stream
+    if _torch_stream is None:
+        import torch
+
+        _torch_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+            lambda d: torch.cuda.current_stream(d).cuda_stream)
+    return _torch_stream(device)
+
+
 def _from_torch(name, t, output):
-    if str(t.dtype).replace("torch.", "") not in _TORCH_DTYPES:
-        raise invalid(f"{name}: torch dtype {t.dtype} is not supported")
-    dtype = np.dtype(str(t.dtype).replace("torch.", ""))
+    dtype = _torch_dtype(name, t.dtype)
     if not t.is_cuda:
         if t.device.type != "cpu":
             raise invalid(f"{name}: torch tensor on {t.device}: only CUDA and CPU tensors")
@@ -151,11 +191,9 @@ def _from_torch(name, t, output):
         warnings.warn(f"Argument `{name}` is not contiguous: copying it (this may reduce "
                       "performance)", stacklevel=4)
         t = t.contiguous()
-    import torch
-
-    stream = torch.cuda.current_stream(t.device).cuda_stream
+    device = t.get_device()
     return Arr(name, "device", "torch", t, tuple(t.shape), dtype, ptr=t.data_ptr(),
-               device=t.device.index, stream=int(stream) or 1)
+               device=device, stream=int(torch_stream(device)) or 1)
 
 
 # DLPack (dlpack.h v0.8 / 1.0 unversioned capsule "dltensor").
@@ -267,14 +305,24 @@ def empty_like(arr, shape, dtype, device):
     if arr.lib == "torch":
         import torch
 
-        tdt = {np.dtype(np.complex64): torch.complex64, np.dtype(np.complex128): torch.complex128}
-        return torch.empty(shape, dtype=tdt[np.dtype(dtype)], device=arr.obj.device)
+        tdt = torch.complex64 if np.dtype(dtype) == np.complex64 else torch.complex128
+        return torch.empty(shape, dtype=tdt, device=arr.obj.device)
     if arr.lib == "numba":
         from numba import cuda
 
         with cuda.gpus[device]:
             return cuda.device_array(shape, dtype)
     return DeviceArray(shape, dtype, device)
+
+
+def wrap_made(template, out, stream=0):
+    """The Arr of an output just made by ``empty_like(template, ...)`` in the template's dtype:
+    a torch tensor made on the template's device is on its device and current stream already
+    (no second query of torch); other kinds go through `wrap`."""
+    if template.lib == "torch" and template.kind == "device":
+        return Arr("out", "device", "torch", out, tuple(out.shape), template.dtype,
+                   ptr=out.data_ptr(), device=template.device, stream=template.stream)
+    return wrap(out, "out", template.dtype, output=True, stream=stream)
 
 
 def finish(template, out):

@@ -48,11 +48,12 @@ Any other name raises InvalidArgumentError (also a TypeError, as in the referenc
 import math
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
 from . import _device, _lib
-from ._arrays import empty_like, finish, wrap
+from ._arrays import empty_like, finish, wrap, wrap_made
 from ._device import DeviceArray, driver, same_stream
 from ._errors import ERR_BAD_DIM, ERR_NO_POINTS, WarpfftError, invalid
 from ._plan import CPlan, info_dict, make_opts, plan_params3_c, plan_params_c, precision_of
@@ -256,6 +257,7 @@ class Plan:
         self._points = []  # arrays the C plan points at now
         self._pending = []  # (event, refs): device work queued, not yet known complete
         self._buffers = {}  # host path: plan-owned device buffers
+        self._ptr_device = {}  # id(array) -> (weakref, pointer): on the plan's device (driver)
         self._lock = threading.RLock()
         nufft_type = _lib.as_int("nufft_type", nufft_type, -_lib.INT32_MAX, _lib.INT32_MAX)
         if isign is None:
@@ -326,13 +328,30 @@ class Plan:
             return
         dev = arr.device
         if dev is None:
+            seen = self._ptr_device.get(id(arr.obj))
+            if seen is not None and seen[1] == arr.ptr and seen[0]() is arr.obj:
+                return  # this live array, this pointer: the driver said the plan's device
             dev = driver.pointer_device(arr.ptr, self._device)
             if dev is None:
                 raise invalid(f"{arr.name}: pointer {arr.ptr:#x} is not device memory the CUDA "
                               "driver knows")
+            if dev == self._device:
+                self._remember_device(arr)
         if dev != self._device:
             raise invalid(f"{arr.name}: array is on device {dev}, the plan on device "
                           f"{self._device}")
+
+    def _remember_device(self, arr):
+        """Memoises the driver's answer for an array that does not say its device, keyed on the
+        array object (alive: weakly referenced) and its pointer, so a repeated call with the
+        same array skips the driver query (its memory cannot move while it is alive)."""
+        try:
+            ref = weakref.ref(arr.obj)
+        except TypeError:
+            return
+        if len(self._ptr_device) >= 8:
+            self._ptr_device.clear()
+        self._ptr_device[id(arr.obj)] = (ref, arr.ptr)
 
     def _wait_for_producers(self, arrs):
         """The plan's stream waits for each producer's stream (events; no host wait)."""
@@ -342,22 +361,38 @@ class Plan:
 
     def _queued(self, refs, arrs=()):
         """Records that device work just queued on the plan's stream uses `refs`: they stay
-        referenced until an event after it completes; producers' streams wait for it."""
-        ev = driver.record(self._device, self._stream)
+        referenced until an event after it completes; producers' streams wait for it.
+
+        One driver round trip per call (``driver.cycle``): the new event is recorded and the
+        previous call's event queried; events on the plan's one stream complete in order, so
+        when the previous one has completed, every earlier call's references go at once."""
+        pending = self._pending
+        last = pending[-1][0] if pending else None
+        ev, last_state = driver.cycle(self._device, self._stream, last)
         for a in arrs:
             if a.stream is not None and not same_stream(a.stream, self._stream):
                 driver.wait(self._device, a.stream, ev)
-        self._pending.append((ev, refs))
-        if len(self._pending) > 64:  # bound what is held: wait for the oldest
-            old, _ = self._pending[0]
-            driver.synchronize(self._device, old)
-        self._reap()
+        if last is not None and last_state is None:
+            for old, _ in pending:
+                driver.release(self._device, old)
+            pending.clear()
+        pending.append((ev, refs))
+        driver.check_status(last_state)  # an asynchronous error of earlier work
+        if len(pending) > 16:  # the GPU is behind: drop what completed, oldest first
+            if len(pending) > 64:  # bound what is held: wait for the oldest
+                driver.synchronize(self._device, pending[0][0])
+            self._reap()
 
     def _reap(self):
         """Drops the references of device work known complete (and raises an asynchronous
         error the driver reports for it)."""
         with self._lock:  # also called on idle cached plans, from other threads (_cache)
-            if self._c is None or self._c.closed:
+            if self._c is None or self._c.closed or not self._pending:
+                return
+            if driver.done(self._device, self._pending[-1][0]):  # the newest: so all are
+                for ev, _ in self._pending:
+                    driver.release(self._device, ev)
+                self._pending.clear()
                 return
             while self._pending:
                 ev, _ = self._pending[0]
@@ -506,7 +541,7 @@ class Plan:
         made = o is None
         if made:
             out = empty_like(d, out_shape, self._dtype, self._device)
-            o = wrap(out, "out", self._dtype, output=True, stream=self._stream)
+            o = wrap_made(d, out, self._stream)
         elif not o.is_device:
             raise invalid("data is a device array: out must be a device array too")
         self._check_device(d)

@@ -140,6 +140,36 @@ class _Driver:
 
         return self._call(device, r)
 
+    def cycle(self, device, stream, last):
+        """The per-call bookkeeping of a plan under one context push: a new event recorded on
+        `stream` (from the pool), then the state of event `last` (None: none). Returns
+        (new_event, last_status): last_status is None when `last` completed, False while it
+        is pending, else the CUDA error status of the work before it (for `check_status`)."""
+
+        def c(cu):
+            pool = self._free_events.setdefault(device, [])
+            ev = pool.pop() if pool else None
+            if ev is None:
+                e = ctypes.c_void_p()
+                self._check(cu.cuEventCreate(ctypes.byref(e), CU_EVENT_DISABLE_TIMING),
+                            "cuEventCreate")
+                ev = e.value
+            st = cu.cuEventRecord(ev, stream or None)
+            if st != 0:
+                pool.append(ev)
+                self._check(st, "cuEventRecord")
+            if last is None:
+                return ev, None
+            st = cu.cuEventQuery(last)
+            return ev, (False if st == CUDA_ERROR_NOT_READY else None if st == 0 else st)
+
+        return self._call(device, c)
+
+    def check_status(self, status, what="cuEventQuery"):
+        """Raises for a CUDA error status (as the other calls do); None and False pass."""
+        if status:
+            self._check(status, what)
+
     def wait(self, device, stream, event):
         """Work queued on `stream` from now on waits for `event`."""
         self._call(device, lambda cu: self._check(cu.cuStreamWaitEvent(stream or None, event, 0),

@@ -93,9 +93,22 @@ def default_opts():
     return Opts.from_buffer(buf)
 
 
+def unchecked_points(o):
+    """Asks for the unchecked set-points (``check_points = 0``: no host wait and no
+    WARPFFT_ERR_BAD_POINTS in setpts; non-finite points give all-NaN outputs) where the loaded
+    library's warpfft_opts has that field: the Python declaration has it and the library's
+    struct_size covers it. Against a library without the field this changes nothing (its
+    setpts is today's). The framework ops set points on every call, so they must not wait."""
+    field = getattr(type(o), "check_points", None)
+    if field is not None and o.struct_size >= field.offset + field.size:
+        o.check_points = 0
+    return o
+
+
 def make_opts(modeord=0, method=0, upsampfac=2.0, max_subprob=0, bin_size=(0, 0, 0), device=0,
               stream=0):
-    o = default_opts()
+    """The options of a plan made for warpfft.jax / warpfft.torch (unchecked set-points)."""
+    o = unchecked_points(default_opts())
     o.modeord = int(modeord)
     o.method = int(method)
     o.upsampfac = float(upsampfac)
@@ -116,8 +129,7 @@ _params_ok = {}
 
 
 def _known_valid(key):
-    with _params_lock:
-        return key in _params_ok
+    return key in _params_ok  # one dict lookup (atomic): no lock needed to read
 
 
 def _remember_valid(key, status, what, eps):

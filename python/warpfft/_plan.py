@@ -185,11 +185,15 @@ class CPlan:
 
     def execute(self, c, fk):
         with self._lock:
-            handle = self._live()
+            handle = self._handle
+            if handle is None:
+                raise invalid("the plan is closed")
             if self.M is None:
                 raise WarpfftError("execute before a successful setpts", ERR_NO_POINTS,
                                    "WARPFFT_ERR_NO_POINTS")
-            _lib.check(self._L.warpfft_execute(handle, self.precision, c or None, fk or None))
+            st = self._L.warpfft_execute(handle, self.precision, c or None, fk or None)
+            if st:
+                raise _lib.make_error(st)
 
     def sync(self):
         """Waits for the plan's stream; raises the status of asynchronous work that failed."""

@@ -72,8 +72,11 @@ int cuStreamWaitEvent(void *stream, void *ev, unsigned flags) {
     return flags == 0 && ctx_depth > 0 ? 0 : 1;
 }
 int cuEventQuery(void *ev) {
-    (void)ev;
-    return events_done ? 0 : 600;
+    char s[64];
+    snprintf(s, sizeof s, "query e%lu", (unsigned long)(uintptr_t)ev);
+    logf_(s);
+    /* stub_events_done: 1 complete, 0 pending (CUDA_ERROR_NOT_READY), 2 a failed launch (719) */
+    return events_done == 1 ? 0 : events_done == 0 ? 600 : 719;
 }
 int cuEventSynchronize(void *ev) {
     (void)ev;

@@ -23,6 +23,11 @@ options, device, stream), so a jitted loop creates them once; points are set on 
 (type 3: sources and targets, whose counts M and K are not part of the plan's key).
 
 Arrays must be on a CUDA device: lowering for the CPU raises NotImplementedError saying so.
+
+Points are not checked for NaN or infinity: the handler's plans use the library's unchecked
+set-points (``check_points = 0``: no host wait per call), so a non-finite coordinate gives a
+result that is all NaN, not an exception. Check ``jnp.isfinite`` yourself where the points come
+from outside.
 """
 
 import jax as _jax

@@ -16,10 +16,15 @@ axes of ``values`` / ``targets`` are batch axes sharing the points (one batched 
 Tensors must be CUDA tensors on one device; values complex64 with float32 points, or
 complex128 with float64 points.
 
-The operations are ``torch.library`` custom ops (``torch.ops.warpfft.nufft1`` / ``2`` / ``3``)
+The operations are ``torch.library`` ops (``torch.ops.warpfft.nufft1`` / ``2`` / ``3``)
 with fake implementations, so they work under ``torch.compile`` and with fake tensors, and
 with autograd formulas for the values and the points (``torch.autograd.gradcheck`` passes in
 float64). They run on torch's current CUDA stream of the tensors' device.
+
+**Points are not checked for NaN or infinity.** The plans use the library's unchecked
+set-points (``check_points = 0``, so setting points never waits on the host): a non-finite
+coordinate gives a result that is all NaN, not an exception. Check ``torch.isfinite(points)``
+yourself where the points come from outside.
 
 Plans are cached per (type, modes, batch, eps, isign, precision, options, device, stream).
 **Points are re-sorted only when they change:** when a call passes the same points tensor as
@@ -52,7 +57,31 @@ _MUST_BE = {"gpu_sort": 1, "gpu_spreadinterponly": 0, "debug": 0, "spread_debug"
             "gpu_debug": 0}
 
 
-def _options(kwargs, dim, device):
+_PLAIN = frozenset((int, float, bool, str, type(None)))
+_options_memo = {}
+
+
+def _options(kwargs, dim, device, compiling):
+    """The keywords parsed and checked; memoised per (keywords, dim, device) when every value
+    is a plain Python scalar (an op call parses the same keywords every time). Errors are
+    raised every time (never memoised)."""
+    if compiling:  # traced: no global state in the graph's guards
+        return _parse_options(kwargs, dim, device)
+    key = None
+    if _PLAIN.issuperset(map(type, kwargs.values())):
+        key = (tuple(kwargs.items()), dim, device)
+        hit = _options_memo.get(key)
+        if hit is not None:
+            return hit
+    parsed = _parse_options(kwargs, dim, device)
+    if key is not None:
+        if len(_options_memo) >= 256:
+            _options_memo.clear()
+        _options_memo[key] = parsed
+    return parsed
+
+
+def _parse_options(kwargs, dim, device):
     kw = dict(kwargs)
     eps = float(kw.pop("eps", 1e-6))
     isign = int(kw.pop("isign", -1))
@@ -69,7 +98,7 @@ def _options(kwargs, dim, device):
         raise ValueError(f"upsampfac={ups!r}: warpfft supports 2.0 and 1.25")
     maxsub = int(kw.pop("gpu_maxsubprobsize", 0) or 0)
     bins = [int(kw.pop(n, 0) or 0) for n in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez")]
-    bins = bins[:dim][::-1] + [0] * (3 - dim)
+    bins = tuple(bins[:dim][::-1] + [0] * (3 - dim))
     dev_id = kw.pop("gpu_device_id", None)
     if dev_id is not None and int(dev_id) != device.index:
         raise ValueError(f"gpu_device_id={dev_id} but the tensors are on {device}: warpfft.torch "
@@ -101,23 +130,35 @@ def _check(points, data, what):
     if points.dtype != want:
         raise TypeError(f"points have dtype {points.dtype} but {what} are {data.dtype}: points "
                         f"must be {want}")
-    points = _torch.atleast_2d(points)
+    if points.ndim < 2:  # (M,) in 1D (and a scalar as one point), as torch.atleast_2d
+        points = points.reshape(1, -1)
     if points.ndim != 2 or not 1 <= points.shape[0] <= 3:
         raise ValueError(f"points must have shape (D, M) with D = 1, 2 or 3, got "
                          f"{tuple(points.shape)}")
     return points
 
 
-def _validate(nufft_type, modes, batch, eps, dtype, modeord, method, ups, maxsub, bins):
+def _validate(nufft_type, modes, batch, eps, dtype, modeord, method, ups, maxsub, bins,
+              compiling):
     """Tolerance, sizes and options checked by the C library (no GPU needed) before the op
     runs or is traced: a tol the precision cannot reach raises InvalidArgumentError naming eps."""
-    if _torch.compiler.is_compiling():  # traced: the op checks the same when it runs
+    if compiling:  # traced: the op checks the same when it runs
+        return
+    key = (nufft_type, tuple(modes), tuple(batch), eps, dtype, modeord, method, ups, maxsub,
+           bins)
+    if key in _validated:  # what passed once passes again (the C check is a pure function)
         return
     B = 1
     for n in batch:
         B *= int(n)
     _native.validate(nufft_type, list(modes)[::-1], max(B, 1), eps, _ops._precision(dtype),
                      _ops._kw(modeord, method, ups, maxsub, bins))
+    if len(_validated) >= 256:
+        _validated.clear()
+    _validated.add(key)
+
+
+_validated = set()
 
 
 def _check_device(points, data, what):
@@ -142,19 +183,24 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
         if D != 1:
             raise ValueError(f"output_shape must be a tuple of {D} ints for {D}D points")
         output_shape = (output_shape,)
-    output_shape = tuple(int(n) for n in output_shape)
+    output_shape = tuple(map(int, output_shape))
     if len(output_shape) != D or any(n < 1 for n in output_shape):
         raise ValueError(f"output_shape {output_shape} must be {D} positive ints")
     if values.ndim < 1 or values.shape[-1] != M:
         raise ValueError(f"values have shape {tuple(values.shape)}: the last axis must have the "
                          f"points' M = {M}")
-    eps, isign, modeord, method, ups, maxsub, bins = _options(finufftkwargs, D, values.device)
+    compiling = _torch.compiler.is_compiling()
+    eps, isign, modeord, method, ups, maxsub, bins = _options(finufftkwargs, D, values.device,
+                                                              compiling)
     batch = values.shape[:-1]
-    _validate(1, output_shape, batch, eps, values.dtype, modeord, method, ups, maxsub, bins)
+    _validate(1, output_shape, batch, eps, values.dtype, modeord, method, ups, maxsub, bins,
+              compiling)
     _check_device(points, values, "values")
-    out = nufft1_op(points, values.reshape(-1, M), list(output_shape), isign, eps, modeord,
+    if values.ndim != 2:  # (B, M) already: no view to make (nor to undo below)
+        values = values.reshape(-1, M)
+    out = nufft1_op(points, values, list(output_shape), isign, eps, modeord,
                     method, ups, maxsub, bins, not points.requires_grad)
-    return out.reshape(batch + output_shape)
+    return out if len(batch) == 1 else out.reshape(batch + output_shape)
 
 
 def finufft_type2(points, targets, **finufftkwargs):
@@ -167,13 +213,18 @@ def finufft_type2(points, targets, **finufftkwargs):
     D, M = points.shape
     if targets.ndim < D:
         raise ValueError(f"targets have shape {tuple(targets.shape)}: need {D} mode axes")
-    eps, isign, modeord, method, ups, maxsub, bins = _options(finufftkwargs, D, targets.device)
+    compiling = _torch.compiler.is_compiling()
+    eps, isign, modeord, method, ups, maxsub, bins = _options(finufftkwargs, D, targets.device,
+                                                              compiling)
     batch, modes = targets.shape[:targets.ndim - D], targets.shape[targets.ndim - D:]
-    _validate(2, modes, batch, eps, targets.dtype, modeord, method, ups, maxsub, bins)
+    _validate(2, modes, batch, eps, targets.dtype, modeord, method, ups, maxsub, bins,
+              compiling)
     _check_device(points, targets, "targets")
-    out = nufft2_op(points, targets.reshape((-1,) + tuple(modes)), isign, eps, modeord, method,
+    if targets.ndim != D + 1:  # (B, N1, ..) already: no view to make (nor to undo below)
+        targets = targets.reshape((-1,) + tuple(modes))
+    out = nufft2_op(points, targets, isign, eps, modeord, method,
                     ups, maxsub, bins, not points.requires_grad)
-    return out.reshape(batch + (M,))
+    return out if len(batch) == 1 else out.reshape(batch + (M,))
 
 
 def finufft_type3(points, values, targets, **finufftkwargs):
@@ -197,9 +248,11 @@ def finufft_type3(points, values, targets, **finufftkwargs):
     if values.ndim < 1 or values.shape[-1] != M:
         raise ValueError(f"values have shape {tuple(values.shape)}: the last axis must have the "
                          f"points' M = {M}")
-    eps, isign, _, method, ups, maxsub, bins = _options(finufftkwargs, D, values.device)
+    compiling = _torch.compiler.is_compiling()
+    eps, isign, _, method, ups, maxsub, bins = _options(finufftkwargs, D, values.device,
+                                                        compiling)
     batch = values.shape[:-1]
-    if not _torch.compiler.is_compiling():
+    if not compiling:
         B = 1
         for n in batch:
             B *= int(n)
