@@ -181,8 +181,10 @@ impl<T: Real> Plan<T> {
     /// The coordinates are uploaded into device buffers the plan owns (reused when `M` is
     /// unchanged), then bin-sorted on the GPU. Errors: [`Error::Shape`] (wrong number of arrays
     /// or unequal lengths, checked before any GPU work), [`Error::BadPoints`] (a NaN or
-    /// infinite coordinate). After an error the plan has no points until the next successful
-    /// `set_points*`.
+    /// infinite coordinate, with [`check_points(true)`](crate::PlanBuilder::check_points);
+    /// by default such points are not checked here: executes write NaN outputs and
+    /// [`Plan::setpts_check`] reports them). After an error the plan has no points until the
+    /// next successful `set_points*`.
     pub fn set_points<S: AsRef<[T]>>(&mut self, coords: &[S]) -> Result<()> {
         let lens: Vec<usize> = coords.iter().map(|c| c.as_ref().len()).collect();
         let m = self.check_coords(&lens)?;
