@@ -96,6 +96,13 @@ def stream_value(s):
     return _lib.as_int("gpu_stream", s, 0, _lib.UINT64_MAX)
 
 
+def _check_points(v):
+    """check_points: a bool (or 0/1) -> 0/1."""
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    return _lib.as_int("check_points", v, 0, 1)
+
+
 def normalize_options(type_, kwargs):
     """The reference's option keywords -> (our option values, a hashable key). Unknown names
     raise; ignored ones are range-checked; gpu_spreadinterponly=1 raises UnsupportedError."""
@@ -125,7 +132,7 @@ def normalize_options(type_, kwargs):
         "max_subprob": max(0, _lib.as_int("gpu_maxsubprobsize", g("gpu_maxsubprobsize", 0),
                                           *_I32)),
         "spreadinterponly": sio,
-        "check_points": int(_lib.as_int("check_points", g("check_points", 1), 0, 1)),
+        "check_points": _check_points(g("check_points", True)),
     }
     return opts, tuple(sorted(opts.items()))
 
