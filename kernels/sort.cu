@@ -29,6 +29,15 @@ __device__ __forceinline__ u64 wf_block_exclusive_scan_u64(u64 v, u64 *s_total) 
     return warp_excl + (incl - v);
 }
 
+/* ceil(c / m) for m >= 1: 32-bit when c fits (a 64-bit division is a ~70-instruction call) */
+__device__ __forceinline__ u64 wf_ceil_div(u64 c, u64 m) {
+    if (c <= 0xffffffffull && m <= 0xffffffffull) {
+        const unsigned c32 = (unsigned)c, m32 = (unsigned)m;
+        return c32 == 0u ? 0ull : (u64)((c32 - 1u) / m32 + 1u);
+    }
+    return (c + m - 1) / m;
+}
+
 /* Items per thread per chunk; a chunk is WF_SCAN_K * blockDim.x consecutive bins. */
 #define WF_SCAN_K 4
 
@@ -73,13 +82,14 @@ extern "C" __global__ void __launch_bounds__(512)
         }
         __syncthreads();
 
-        u64 mine[WF_SCAN_K];
+        u64 mine[WF_SCAN_K], mine_sub[WF_SCAN_K];
         u64 sum = 0, sum_sub = 0;
 #pragma unroll
         for (int k = 0; k < WF_SCAN_K; ++k) {
             mine[k] = s_items[tid * WF_SCAN_K + k];
             sum += mine[k];
-            sum_sub += (mine[k] + m - 1) / m;
+            mine_sub[k] = maxsub > 0 ? wf_ceil_div(mine[k], m) : 0ull;
+            sum_sub += mine_sub[k];
         }
         /* its barriers also order the reads above before the writes below */
         u64 run = carry + wf_block_exclusive_scan_u64(sum, &s_total);
@@ -106,7 +116,7 @@ extern "C" __global__ void __launch_bounds__(512)
 #pragma unroll
             for (int k = 0; k < WF_SCAN_K; ++k) {
                 s_items[tid * WF_SCAN_K + k] = run_sub;
-                run_sub += (mine[k] + m - 1) / m;
+                run_sub += mine_sub[k];
             }
             __syncthreads();
 #pragma unroll
