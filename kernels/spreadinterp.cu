@@ -186,8 +186,10 @@ typedef wf_cplx C;
     P.inv_hw = (T)(2.0 / W)
 
 /* The subproblem count setpts left on the device (already clamped to the capacity the host
- * sized subprob_bin and the grid for); blocks past it return at once. */
-#define WF_N_SUBPROB(p) ((i64)__ldg(p))
+ * sized subprob_bin and the grid for); blocks past it return at once. Read in the loop
+ * condition (a cached load per subproblem) rather than kept in a register for the kernel's
+ * life: 2D f32 w12 spread SM spilled 4 bytes at its 48-register cap with the latter. */
+#define WF_N_SUBPROB(p) ((i64)(unsigned)__ldg(p)) /* < 2^31 (ABI) */
 
 #define WF_BINS_INIT                                                                               \
     wf_bins B;                                                                                     \
@@ -256,8 +258,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     const int lg = maxsub > 1 ? 64 - __clzll((unsigned long long)(maxsub - 1)) : 0;
     const float lo_scale = ldexpf(1.0f, lg < 30 ? 30 - lg : 0);
 #endif
-    const i64 n_subprob = WF_N_SUBPROB(n_subprob_p);
-    for (i64 s = blockIdx.x; s < n_subprob; s += gridDim.x) {
+    for (i64 s = blockIdx.x; s < WF_N_SUBPROB(n_subprob_p); s += gridDim.x) {
         for (i64 t = blockIdx.y; t < ntransf; t += gridDim.y) {
             if (threadIdx.x == 0) {
                 s_sp = wf_subprob_get(s, B, P);
@@ -326,8 +327,7 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
     const i64 nfprod = nf1 * nf2 * nf3;
     __shared__ wf_subprob s_sp;
     const wf_subprob &sp = s_sp;
-    const i64 n_subprob = WF_N_SUBPROB(n_subprob_p);
-    for (i64 s = blockIdx.x; s < n_subprob; s += gridDim.x) {
+    for (i64 s = blockIdx.x; s < WF_N_SUBPROB(n_subprob_p); s += gridDim.x) {
         for (i64 t = blockIdx.y; t < ntransf; t += gridDim.y) {
             if (threadIdx.x == 0)
                 s_sp = wf_subprob_get(s, B, P);
