@@ -265,7 +265,8 @@ impl<T: Real> Plan<T> {
     /// Sets the points from raw device addresses (`CUdeviceptr` values, e.g. from another CUDA
     /// crate): `m` coordinates of type `T` at each of `x`, `y` (dim ≥ 2) and `z` (dim 3);
     /// pass `0` for unused dimensions. Like `warpfft_setpts`, it waits once for its own work
-    /// on the plan's stream.
+    /// on the plan's stream with [`check_points(true)`](crate::PlanBuilder::check_points), and
+    /// not at all by default (then [`Plan::setpts_check`] reports a NaN/inf coordinate).
     ///
     /// # Safety
     /// `x`, `y`, `z` (those the dimension uses) must each point to `m` values of `T` in memory
