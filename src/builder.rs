@@ -446,3 +446,25 @@ pub fn direct_sample<T: Real, S: AsRef<[T]>>(
     let p = problem.direct_problem(m)?;
     direct::direct_sample_host(&p, problem.device_ordinal(), points, input, sample)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Plan;
+
+    #[test]
+    fn check_points_reaches_the_c_opts() {
+        let b = Plan::<f32>::type1(&[8, 8]);
+        assert_eq!(
+            b.raw_args().unwrap().opts.check_points,
+            0,
+            "default: unchecked"
+        );
+        let b = b.check_points(true);
+        assert_eq!(b.raw_args().unwrap().opts.check_points, 1);
+        assert!(format!("{b:?}").contains("check_points: true"));
+        assert_eq!(
+            b.check_points(false).raw_args().unwrap().opts.check_points,
+            0
+        );
+    }
+}
