@@ -15,19 +15,33 @@ __device__ __forceinline__ i64 wf_bin_of_coord(wf_real x, i64 nf, i32 bs, i64 nb
     return b < nb - 1 ? b : nb - 1;
 }
 
-/* Per point: finite check, bin, and rank inside the bin (pos_in_bin).
- * The points of a warp that fall into the same bin take one atomicAdd together
+/* Bin of one point (b1 + nb1*(b2 + nb2*b3)); a non-finite point goes to bin 0, which keeps
+ * every index that follows in range (wf_sort_coords_p flags it and replaces its coordinates). */
+__device__ __forceinline__ int wf_point_bin(i32 dim, wf_real xv, wf_real yv, wf_real zv, i64 nf1,
+                                            i64 nf2, i64 nf3, i32 bs1, i32 bs2, i32 bs3, i64 nb1,
+                                            i64 nb2, i64 nb3) {
+    if (!(isfinite(xv) && isfinite(yv) && isfinite(zv)))
+        return 0;
+    i64 b = wf_bin_of_coord(xv, nf1, bs1, nb1);
+    if (dim >= 2) {
+        const i64 b2 = wf_bin_of_coord(yv, nf2, bs2, nb2);
+        const i64 b3 = dim >= 3 ? wf_bin_of_coord(zv, nf3, bs3, nb3) : 0;
+        b += nb1 * (b2 + nb2 * b3);
+    }
+    return (int)b;
+}
+
+/* Per point: bin (bin_of) and rank inside the bin (pos_in_bin: u32, or u64 with pos_wide, for
+ * M >= 2^32). The points of a warp that fall into the same bin take one atomicAdd together
  * (__match_any_sync): sorted or clustered inputs would otherwise serialise on a few counters.
  * The loop runs warp-uniformly (a warp's 32 lanes always iterate together), which needs
- * blockDim.x to be a multiple of 32 (ABI: 256).
- * A non-finite point sets *bad_flag and is counted in bin 0, so that the scan and scatter that
- * follow stay in bounds (the host refuses to execute such a point set). */
+ * blockDim.x to be a multiple of 32 (ABI: 256). A non-finite point is counted in bin 0. */
 extern "C" __global__ void __launch_bounds__(256)
     WF_PNAME(bin_count)(i64 M, i32 dim, const wf_real *__restrict__ x,
                         const wf_real *__restrict__ y, const wf_real *__restrict__ z, i64 nf1,
                         i64 nf2, i64 nf3, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
-                        i32 *__restrict__ bin_of, u64 *__restrict__ pos_in_bin,
-                        u64 *__restrict__ bin_count, i32 *bad_flag) {
+                        i32 *__restrict__ bin_of, void *__restrict__ pos_in_bin, i32 pos_wide,
+                        u64 *__restrict__ bin_count) {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     const i64 stride = (i64)gridDim.x * blockDim.x;
@@ -39,18 +53,7 @@ extern "C" __global__ void __launch_bounds__(256)
             const wf_real xv = __ldg(x + j);
             const wf_real yv = dim >= 2 ? __ldg(y + j) : (wf_real)0;
             const wf_real zv = dim >= 3 ? __ldg(z + j) : (wf_real)0;
-            if (isfinite(xv) && isfinite(yv) && isfinite(zv)) {
-                i64 b = wf_bin_of_coord(xv, nf1, bs1, nb1);
-                if (dim >= 2) {
-                    i64 b2 = wf_bin_of_coord(yv, nf2, bs2, nb2);
-                    i64 b3 = dim >= 3 ? wf_bin_of_coord(zv, nf3, bs3, nb3) : 0;
-                    b += nb1 * (b2 + nb2 * b3);
-                }
-                bin = (int)b;
-            } else {
-                *bad_flag = 1;
-                bin = 0;
-            }
+            bin = wf_point_bin(dim, xv, yv, zv, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3);
         }
         const unsigned peers = __match_any_sync(full, bin);
         if (bin >= 0) {
@@ -61,26 +64,70 @@ extern "C" __global__ void __launch_bounds__(256)
                 first = atomicAdd(bin_count + bin, (u64)__popc(peers));
             first = __shfl_sync(peers, first, leader);
             bin_of[j] = bin;
-            pos_in_bin[j] = first + rank;
+            if (pos_wide)
+                static_cast<u64 *>(pos_in_bin)[j] = first + rank;
+            else
+                static_cast<unsigned *>(pos_in_bin)[j] = (unsigned)(first + rank);
         }
     }
 }
 
-/* The coordinates in sorted order, for spreading/interpolation to read contiguously:
- * xs[i] = x[sort_idx[i]] (likewise y, z for dim >= 2, 3; unused ones may be NULL). One gather
- * per point at setpts instead of one per point and execute. */
+/* Largest b in [0, nbins) with nsub_start[b] <= s (nsub_start non-decreasing, nsub_start[0] =
+ * 0): the bin of subproblem s (empty bins before it share its start and lose to it). */
+__device__ __forceinline__ i32 wf_subprob_bin_of(i64 s, i64 nbins, const u64 *__restrict__ start) {
+    i64 lo = 0, hi = nbins; /* answer in [lo, hi) */
+    while (hi - lo > 1) {
+        const i64 mid = lo + (hi - lo) / 2;
+        if ((i64)__ldg(start + mid) <= s)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (i32)lo;
+}
+
+/* Two jobs in one grid-stride pass over max(M, sub_cap) items:
+ * - the coordinates in sorted order, for spreading/interpolation to read contiguously:
+ *   xs[i] = x[sort_idx[i]] (likewise y, z for dim >= 2, 3; unused ones may be NULL). One
+ *   gather per point at setpts instead of one per point and execute. A non-finite point sets
+ *   *bad_flag and gets the coordinates 0 (bin 0, where wf_bin_count_p counted it), so nothing
+ *   downstream can index out of range with it; execute then writes NaN to every output.
+ * - SM (subprob_bin not NULL): subprob_bin[s] = the bin of subproblem s, for
+ *   s < min(*n_subprob, sub_cap), by binary search in nsub_start (wf_bin_scan). */
 extern "C" __global__ void __launch_bounds__(256)
     WF_PNAME(sort_coords)(i64 M, i32 dim, const i64 *__restrict__ sort_idx,
                           const wf_real *__restrict__ x, const wf_real *__restrict__ y,
                           const wf_real *__restrict__ z, wf_real *__restrict__ xs,
-                          wf_real *__restrict__ ys, wf_real *__restrict__ zs) {
-    WF_GRID_STRIDE(i, M) {
-        const i64 j = __ldg(sort_idx + i);
-        xs[i] = __ldg(x + j);
-        if (dim >= 2)
-            ys[i] = __ldg(y + j);
-        if (dim >= 3)
-            zs[i] = __ldg(z + j);
+                          wf_real *__restrict__ ys, wf_real *__restrict__ zs, i32 *bad_flag,
+                          i64 nbins, const u64 *__restrict__ nsub_start,
+                          const u64 *__restrict__ n_subprob, i64 sub_cap,
+                          i32 *__restrict__ subprob_bin) {
+    i64 nsub = 0;
+    if (subprob_bin) {
+        const u64 n = __ldg(n_subprob);
+        nsub = n < (u64)sub_cap ? (i64)n : sub_cap;
+    }
+    const i64 n_items = M > nsub ? M : nsub;
+    WF_GRID_STRIDE(i, n_items) {
+        if (i < M) {
+            const i64 j = __ldg(sort_idx + i);
+            if ((u64)j < (u64)M) { /* always, for a consistent sort; never read out of range */
+                wf_real xv = __ldg(x + j);
+                wf_real yv = dim >= 2 ? __ldg(y + j) : (wf_real)0;
+                wf_real zv = dim >= 3 ? __ldg(z + j) : (wf_real)0;
+                if (!(isfinite(xv) && isfinite(yv) && isfinite(zv))) {
+                    *bad_flag = 1;
+                    xv = yv = zv = (wf_real)0;
+                }
+                xs[i] = xv;
+                if (dim >= 2)
+                    ys[i] = yv;
+                if (dim >= 3)
+                    zs[i] = zv;
+            }
+        }
+        if (i < nsub)
+            subprob_bin[i] = wf_subprob_bin_of(i, nbins, nsub_start);
     }
 }
 

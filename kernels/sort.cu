@@ -29,98 +29,138 @@ __device__ __forceinline__ u64 wf_block_exclusive_scan_u64(u64 v, u64 *s_total) 
     return warp_excl + (incl - v);
 }
 
-/* Items per thread per chunk; a chunk is WF_SCAN_K * blockDim.x consecutive items. */
+/* ceil(c / m) for m >= 1: 32-bit when c fits (a 64-bit division is a ~70-instruction call) */
+__device__ __forceinline__ u64 wf_ceil_div(u64 c, u64 m) {
+    if (c <= 0xffffffffull && m <= 0xffffffffull) {
+        const unsigned c32 = (unsigned)c, m32 = (unsigned)m;
+        return c32 == 0u ? 0ull : (u64)((c32 - 1u) / m32 + 1u);
+    }
+    return (c + m - 1) / m;
+}
+
+/* Items per thread per chunk; a chunk is WF_SCAN_K * blockDim.x consecutive bins. */
 #define WF_SCAN_K 4
 
-/* Exclusive prefix sum with one block (1024 threads), for any n >= 0. Chunks of
- * WF_SCAN_K*blockDim.x items in order, the running total carried between chunks. A chunk is
- * loaded coalesced into shared memory (the next chunk's loads are issued before this one is
- * scanned, to hide their latency), each thread takes WF_SCAN_K consecutive items, the per-thread
- * sums are block-scanned, and the results leave through shared memory coalesced. */
-extern "C" __global__ void __launch_bounds__(1024)
-    wf_scan_u64(i64 n, const u64 *__restrict__ in, u64 *__restrict__ out, u64 *total) {
-    __shared__ u64 s_items[WF_SCAN_K * 1024];
+/* The bin scans of setpts, with one block of 512 threads (two scans and 64-bit divisions do not
+ * fit 1024 threads' 64 registers), for any nbins >= 0:
+ *   bin_start[b] = sum_{b' < b} bin_count[b'],
+ *   and with maxsub > 0 (SM) nsub_start[b] = sum_{b' < b} ceil(bin_count[b'] / maxsub);
+ *   result[0] = the total of bin_count (n_sorted), result[1] = the number of subproblems
+ *   clamped to sub_cap, result[2] = (total > sub_cap) << 32 (wf_setpts_result: bad = 0,
+ *   sub_overflow): this also clears the non-finite flag that wf_sort_coords_p sets afterwards.
+ * Chunks of WF_SCAN_K*blockDim.x bins in order, the running totals carried between chunks. A
+ * chunk is loaded coalesced into shared memory (the next chunk's loads are issued before this
+ * one is scanned, to hide their latency), each thread takes WF_SCAN_K consecutive bins, the
+ * per-thread sums are block-scanned, and the results leave through shared memory coalesced. */
+extern "C" __global__ void __launch_bounds__(512)
+    wf_bin_scan(i64 nbins, const u64 *__restrict__ bin_count, u64 *__restrict__ bin_start,
+                i64 maxsub, u64 *__restrict__ nsub_start, i64 sub_cap, u64 *result) {
+    __shared__ u64 s_items[WF_SCAN_K * 512];
     __shared__ u64 s_total;
-    if (blockIdx.x != 0 || blockIdx.y != 0)
+    if (blockIdx.x != 0 || blockIdx.y != 0 || blockDim.x > 512)
         return;
     const int nt = blockDim.x;
     const int tid = threadIdx.x;
     const i64 chunk = (i64)WF_SCAN_K * nt;
+    const u64 m = maxsub > 0 ? (u64)maxsub : 1ull;
 
     u64 next[WF_SCAN_K];
 #pragma unroll
     for (int k = 0; k < WF_SCAN_K; ++k) {
         const i64 i = (i64)k * nt + tid;
-        next[k] = i < n ? __ldg(in + i) : 0ull;
+        next[k] = i < nbins ? __ldg(bin_count + i) : 0ull;
     }
-    u64 carry = 0;
-    for (i64 base = 0; base < n; base += chunk) {
+    u64 carry = 0, carry_sub = 0;
+    for (i64 base = 0; base < nbins; base += chunk) {
 #pragma unroll
         for (int k = 0; k < WF_SCAN_K; ++k)
             s_items[k * nt + tid] = next[k];
 #pragma unroll
         for (int k = 0; k < WF_SCAN_K; ++k) {
             const i64 i = base + chunk + (i64)k * nt + tid;
-            next[k] = i < n ? __ldg(in + i) : 0ull;
+            next[k] = i < nbins ? __ldg(bin_count + i) : 0ull;
         }
         __syncthreads();
 
-        u64 mine[WF_SCAN_K];
-        u64 sum = 0;
+        u64 mine[WF_SCAN_K], mine_sub[WF_SCAN_K];
+        u64 sum = 0, sum_sub = 0;
 #pragma unroll
         for (int k = 0; k < WF_SCAN_K; ++k) {
             mine[k] = s_items[tid * WF_SCAN_K + k];
             sum += mine[k];
+            mine_sub[k] = maxsub > 0 ? wf_ceil_div(mine[k], m) : 0ull;
+            sum_sub += mine_sub[k];
         }
         /* its barriers also order the reads above before the writes below */
         u64 run = carry + wf_block_exclusive_scan_u64(sum, &s_total);
+        const u64 chunk_total = s_total;
+        u64 run_sub = 0;
+        if (maxsub > 0) /* block-uniform */
+            run_sub = carry_sub + wf_block_exclusive_scan_u64(sum_sub, &s_total);
+        const u64 chunk_sub = s_total;
 #pragma unroll
         for (int k = 0; k < WF_SCAN_K; ++k) {
             s_items[tid * WF_SCAN_K + k] = run;
             run += mine[k];
         }
-        carry += s_total;
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < WF_SCAN_K; ++k) {
             const i64 i = base + (i64)k * nt + tid;
-            if (i < n)
-                out[i] = s_items[k * nt + tid];
+            if (i < nbins)
+                bin_start[i] = s_items[k * nt + tid];
+        }
+        carry += chunk_total;
+        if (maxsub > 0) {
+            __syncthreads(); /* bin_start's reads of s_items are done */
+#pragma unroll
+            for (int k = 0; k < WF_SCAN_K; ++k) {
+                s_items[tid * WF_SCAN_K + k] = run_sub;
+                run_sub += mine_sub[k];
+            }
+            __syncthreads();
+#pragma unroll
+            for (int k = 0; k < WF_SCAN_K; ++k) {
+                const i64 i = base + (i64)k * nt + tid;
+                if (i < nbins)
+                    nsub_start[i] = s_items[k * nt + tid];
+            }
+            carry_sub += chunk_sub;
         }
         __syncthreads(); /* s_items and s_total are rewritten by the next chunk */
     }
-    if (tid == 0)
-        *total = carry;
+    if (tid == 0) {
+        const u64 cap = sub_cap > 0 ? (u64)sub_cap : 0ull;
+        result[0] = carry;
+        result[1] = carry_sub < cap ? carry_sub : cap;
+        result[2] = (u64)(maxsub > 0 && carry_sub > cap) << 32;
+    }
 }
 
-/* sort_idx[bin_start[bin_of[j]] + pos_in_bin[j]] = j */
+/* sort_idx[bin_start[bin_of[j]] + pos_in_bin[j]] = j (pos_in_bin u32, or u64 with pos_wide);
+ * a destination past M (only if the counts were inconsistent) is skipped, never written. */
 extern "C" __global__ void __launch_bounds__(256)
-    wf_bin_scatter(i64 M, const i32 *__restrict__ bin_of, const u64 *__restrict__ pos_in_bin,
-                   const u64 *__restrict__ bin_start, i64 *__restrict__ sort_idx) {
+    wf_bin_scatter(i64 M, const i32 *__restrict__ bin_of, const void *__restrict__ pos_in_bin,
+                   i32 pos_wide, const u64 *__restrict__ bin_start, i64 *__restrict__ sort_idx) {
+    const u64 *pos64 = static_cast<const u64 *>(pos_in_bin);
+    const unsigned *pos32 = static_cast<const unsigned *>(pos_in_bin);
     WF_GRID_STRIDE(j, M) {
         const i32 b = __ldg(bin_of + j);
-        sort_idx[__ldg(bin_start + b) + __ldg(pos_in_bin + j)] = j;
+        const u64 pos = pos_wide ? __ldg(pos64 + j) : (u64)__ldg(pos32 + j);
+        const u64 dst = __ldg(bin_start + b) + pos;
+        if (dst < (u64)M)
+            sort_idx[dst] = j;
     }
 }
 
-/* nsub[b] = ceil(bin_count[b] / maxsub) */
+/* When *flag is set (the point set held a NaN/inf coordinate): out[i] = 0x7fffffff for
+ * i < n_words, a NaN in f32 and, as a pair of words, in f64. Otherwise every block returns at
+ * once. Execute runs it over its outputs last. */
 extern "C" __global__ void __launch_bounds__(256)
-    wf_subprob_count(i64 nbins, const u64 *__restrict__ bin_count, i64 maxsub,
-                     u64 *__restrict__ nsub) {
-    const u64 m = (u64)maxsub;
-    WF_GRID_STRIDE(b, nbins) {
-        nsub[b] = (__ldg(bin_count + b) + m - 1) / m;
-    }
-}
-
-/* subprob_bin[nsub_start[b] + k] = b for k < nsub[b] */
-extern "C" __global__ void __launch_bounds__(256)
-    wf_subprob_fill(i64 nbins, const u64 *__restrict__ nsub_start, const u64 *__restrict__ nsub,
-                    i32 *__restrict__ subprob_bin) {
-    WF_GRID_STRIDE(b, nbins) {
-        const u64 start = __ldg(nsub_start + b);
-        const u64 cnt = __ldg(nsub + b);
-        for (u64 k = 0; k < cnt; ++k)
-            subprob_bin[start + k] = (i32)b;
+    wf_poison_u32(i64 n_words, const i32 *__restrict__ flag, unsigned *__restrict__ out) {
+    if (__ldg(flag) == 0)
+        return;
+    WF_GRID_STRIDE(i, n_words) {
+        out[i] = 0x7fffffffu;
     }
 }

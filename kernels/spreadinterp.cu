@@ -185,6 +185,12 @@ typedef wf_cplx C;
     P.e2b = (T)exp(-2.0 * (double)beta);                                                           \
     P.inv_hw = (T)(2.0 / W)
 
+/* The subproblem count setpts left on the device (already clamped to the capacity the host
+ * sized subprob_bin and the grid for); blocks past it return at once. Read in the loop
+ * condition (a cached load per subproblem) rather than kept in a register for the kernel's
+ * life: 2D f32 w12 spread SM spilled 4 bytes at its 48-register cap with the latter. */
+#define WF_N_SUBPROB(p) ((i64)(unsigned)__ldg(p)) /* < 2^31 (ABI) */
+
 #define WF_BINS_INIT                                                                               \
     wf_bins B;                                                                                     \
     B.bs1 = bs1;                                                                                   \
@@ -232,8 +238,8 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     const C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
     const i64 *__restrict__ sort_idx, T beta, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
     const u64 *__restrict__ bin_start, const u64 *__restrict__ bin_count,
-    const u64 *__restrict__ nsub_start, const i32 *__restrict__ subprob_bin, i64 n_subprob,
-    i64 maxsub, C *__restrict__ fw) {
+    const u64 *__restrict__ nsub_start, const i32 *__restrict__ subprob_bin,
+    const u64 *__restrict__ n_subprob_p, i64 maxsub, C *__restrict__ fw) {
     extern __shared__ __align__(16) unsigned char wf_smem[];
     C *tile = reinterpret_cast<C *>(wf_smem);
     WF_PTS_INIT;
@@ -252,7 +258,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     const int lg = maxsub > 1 ? 64 - __clzll((unsigned long long)(maxsub - 1)) : 0;
     const float lo_scale = ldexpf(1.0f, lg < 30 ? 30 - lg : 0);
 #endif
-    for (i64 s = blockIdx.x; s < n_subprob; s += gridDim.x) {
+    for (i64 s = blockIdx.x; s < WF_N_SUBPROB(n_subprob_p); s += gridDim.x) {
         for (i64 t = blockIdx.y; t < ntransf; t += gridDim.y) {
             if (threadIdx.x == 0) {
                 s_sp = wf_subprob_get(s, B, P);
@@ -311,7 +317,8 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
     C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3, i64 ntransf, const i64 *__restrict__ sort_idx,
     T beta, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3, const u64 *__restrict__ bin_start,
     const u64 *__restrict__ bin_count, const u64 *__restrict__ nsub_start,
-    const i32 *__restrict__ subprob_bin, i64 n_subprob, i64 maxsub, const C *__restrict__ fw) {
+    const i32 *__restrict__ subprob_bin, const u64 *__restrict__ n_subprob_p, i64 maxsub,
+    const C *__restrict__ fw) {
     extern __shared__ __align__(16) unsigned char wf_smem[];
     C *tile = reinterpret_cast<C *>(wf_smem);
     WF_PTS_INIT;
@@ -320,7 +327,7 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
     const i64 nfprod = nf1 * nf2 * nf3;
     __shared__ wf_subprob s_sp;
     const wf_subprob &sp = s_sp;
-    for (i64 s = blockIdx.x; s < n_subprob; s += gridDim.x) {
+    for (i64 s = blockIdx.x; s < WF_N_SUBPROB(n_subprob_p); s += gridDim.x) {
         for (i64 t = blockIdx.y; t < ntransf; t += gridDim.y) {
             if (threadIdx.x == 0)
                 s_sp = wf_subprob_get(s, B, P);

@@ -59,6 +59,7 @@ pub struct PlanBuilder<T: Real> {
     bin_size: [usize; 3],
     max_subprob: usize,
     spread_interp_only: bool,
+    check_points: bool,
     _real: PhantomData<T>,
 }
 
@@ -79,6 +80,7 @@ impl<T: Real> fmt::Debug for PlanBuilder<T> {
             .field("bin_size", &self.bin_size)
             .field("max_subprob", &self.max_subprob)
             .field("spread_interp_only", &self.spread_interp_only)
+            .field("check_points", &self.check_points)
             .finish()
     }
 }
@@ -109,6 +111,7 @@ impl<T: Real> PlanBuilder<T> {
             bin_size: [0; 3],
             max_subprob: 0,
             spread_interp_only: false,
+            check_points: false,
             _real: PhantomData,
         }
     }
@@ -180,6 +183,22 @@ impl<T: Real> PlanBuilder<T> {
     /// [`PlanInfo`](crate::PlanInfo)'s `width` and `beta`), method GM. Default `false`.
     pub fn spread_interp_only(mut self, on: bool) -> Self {
         self.spread_interp_only = on;
+        self
+    }
+
+    /// Whether setting points checks the coordinates before returning (types 1 and 2).
+    ///
+    /// `false` (the default): [`Plan::set_points`] and friends enqueue the binning without
+    /// waiting for the GPU (no host synchronisation). A NaN or infinite coordinate then never
+    /// reads or writes out of bounds; it makes every output of every later execute with that
+    /// point set NaN (type 1: all modes; type 2: all strengths), and
+    /// [`Plan::setpts_check`] returns [`Error::BadPoints`](crate::Error::BadPoints).
+    ///
+    /// `true`: setting points waits for the binning and returns `Error::BadPoints` for such a
+    /// point set (the plan then has no points). Type 3 always checks (it waits for the points'
+    /// bounds anyway).
+    pub fn check_points(mut self, on: bool) -> Self {
+        self.check_points = on;
         self
     }
 
@@ -274,6 +293,7 @@ impl<T: Real> PlanBuilder<T> {
             ))
         })?;
         opts.spreadinterponly = i32::from(self.spread_interp_only);
+        opts.check_points = i32::from(self.check_points);
         Ok(RawArgs {
             ty: self.ty.as_raw(),
             dim: dim as c_int,
@@ -425,4 +445,26 @@ pub fn direct_sample<T: Real, S: AsRef<[T]>>(
     let m = direct::point_count(points, problem.n_modes().len())?;
     let p = problem.direct_problem(m)?;
     direct::direct_sample_host(&p, problem.device_ordinal(), points, input, sample)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Plan;
+
+    #[test]
+    fn check_points_reaches_the_c_opts() {
+        let b = Plan::<f32>::type1(&[8, 8]);
+        assert_eq!(
+            b.raw_args().unwrap().opts.check_points,
+            0,
+            "default: unchecked"
+        );
+        let b = b.check_points(true);
+        assert_eq!(b.raw_args().unwrap().opts.check_points, 1);
+        assert!(format!("{b:?}").contains("check_points: true"));
+        assert_eq!(
+            b.check_points(false).raw_args().unwrap().opts.check_points,
+            0
+        );
+    }
 }

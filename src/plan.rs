@@ -287,6 +287,18 @@ impl<T: Real> Plan<T> {
         check(unsafe { sys::warpfft_stream_sync(self.device, self.stream) })
     }
 
+    /// Waits for the plan's stream and reports whether the last point set held a NaN or
+    /// infinite coordinate: [`Error::BadPoints`] if so (the plan keeps those points and its
+    /// executes write NaN outputs), `Ok(())` if every coordinate was finite, and
+    /// [`Error::NoPoints`] without points. Needed only with
+    /// [`check_points(false)`](crate::PlanBuilder::check_points) (the default); checked plans
+    /// and type 3 return `Ok(())` at once, having checked when the points were set.
+    pub fn setpts_check(&self) -> Result<()> {
+        // SAFETY: the handle is valid for the plan's lifetime; the call only reads the plan's
+        // own result block back.
+        check(unsafe { sys::warpfft_setpts_check(self.raw) })
+    }
+
     /// Waits for the stream when it is not the legacy default one (see "Streams").
     fn sync_if_custom_stream(&self) -> Result<()> {
         if self.stream != 0 {

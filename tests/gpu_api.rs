@@ -348,7 +348,11 @@ fn per_thread_default_stream() {
 fn nan_or_inf_points_give_bad_points_then_no_points() {
     require_gpu!();
     let mut rng = Rng(3);
-    let mut plan = Plan::<f32>::type1(&[16, 16]).tol(1e-4).build().unwrap();
+    let mut plan = Plan::<f32>::type1(&[16, 16])
+        .tol(1e-4)
+        .check_points(true)
+        .build()
+        .unwrap();
     let x: Vec<f32> = rng.points(100, PI);
     let mut y: Vec<f32> = rng.points(100, PI);
     let c = rng.complex::<f32>(100);
@@ -387,6 +391,99 @@ fn nan_or_inf_points_give_bad_points_then_no_points() {
     let exact = plan.direct_sample(&c, &[0, 100, 255]).unwrap();
     let approx = [fk[0], fk[100], fk[255]];
     assert!(warpfft::relative_l2_error(&approx, &exact) <= 1e-4);
+    // checked plans have checked already
+    plan.setpts_check().unwrap();
+}
+
+/// The default (unchecked) mode: set_points returns at once; a NaN/inf coordinate makes every
+/// output of the transform NaN and setpts_check reports BadPoints; good points afterwards work
+/// again. Both types, GM and SM, 1D to 3D, enough points for many subproblems (run under
+/// compute-sanitizer memcheck: the bad point must never index out of range).
+#[test]
+fn unchecked_bad_points_give_nan_outputs_and_setpts_check_reports_them() {
+    require_gpu!();
+    let mut rng = Rng(31);
+    let m = 20_000;
+    for (ty, n_modes, method) in [
+        (
+            TransformType::Type1,
+            vec![40usize],
+            warpfft::Method::SharedMemory,
+        ),
+        (
+            TransformType::Type2,
+            vec![24, 20],
+            warpfft::Method::GlobalMemory,
+        ),
+        (
+            TransformType::Type1,
+            vec![12, 10, 8],
+            warpfft::Method::GlobalMemory,
+        ),
+        (
+            TransformType::Type2,
+            vec![12, 10, 8],
+            warpfft::Method::SharedMemory,
+        ),
+        (
+            TransformType::Type1,
+            vec![24, 20],
+            warpfft::Method::SharedMemory,
+        ),
+    ] {
+        let dim = n_modes.len();
+        let mut plan = Plan::<f64>::builder(ty, &n_modes)
+            .tol(1e-6)
+            .ntransf(2)
+            .method(method)
+            .build()
+            .unwrap();
+        let mut coords: Vec<Vec<f64>> = (0..dim).map(|_| rng.points(m, PI)).collect();
+        let (in_len, out_len) = if ty == TransformType::Type1 {
+            (2 * m, plan.fk_len())
+        } else {
+            (plan.fk_len(), 2 * m)
+        };
+        let input = rng.complex::<f64>(in_len);
+        let mut out = vec![Complex::default(); out_len];
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            coords[dim - 1][m / 3] = bad;
+            coords[0][m - 1] = bad;
+            plan.set_points(&coords).unwrap();
+            assert_eq!(plan.n_points(), Some(m));
+            let e = plan.setpts_check().unwrap_err();
+            assert!(
+                matches!(e, Error::BadPoints(_)),
+                "{ty:?} {dim}D {bad}: {e:?}"
+            );
+            assert!(e.message().contains("NaN"), "{}", e.message());
+            plan.execute(&input, &mut out).unwrap();
+            let finite = out
+                .iter()
+                .filter(|v| v.re.is_finite() || v.im.is_finite())
+                .count();
+            assert_eq!(
+                finite, 0,
+                "{ty:?} {dim}D {method:?} {bad}: {finite} finite outputs"
+            );
+        }
+        // good points again: the flag is cleared, the transform is accurate
+        coords[dim - 1][m / 3] = 0.25;
+        coords[0][m - 1] = -1.0;
+        plan.set_points(&coords).unwrap();
+        plan.setpts_check().unwrap();
+        plan.execute(&input, &mut out).unwrap();
+        assert!(out.iter().all(|v| v.re.is_finite() && v.im.is_finite()));
+        // transform 0: its input is the first half, its outputs the first half
+        let sample: Vec<usize> = vec![0, 7, out_len / 2 - 1];
+        let exact = plan.direct_sample(&input[..in_len / 2], &sample).unwrap();
+        let approx: Vec<_> = sample.iter().map(|&i| out[i]).collect();
+        let err = warpfft::relative_l2_error(&approx, &exact);
+        assert!(
+            err <= 1e-5,
+            "{ty:?} {dim}D {method:?}: error {err:.2e} after good points"
+        );
+    }
 }
 
 #[test]

@@ -334,6 +334,7 @@ fn empty_and_bad_inputs() {
     assert!(f.iter().all(|z| *z == Complex::new(0.0, 0.0)), "{f:?}");
     // K = 0: nothing
     plan.set_points3(&x, &none).unwrap();
+    plan.setpts_check().unwrap(); // type 3 checked at set_points3
     let c = vec![Complex::new(1.0, 0.0); 6];
     plan.execute(&c, &mut []).unwrap();
     // wrong lengths
@@ -351,6 +352,7 @@ fn empty_and_bad_inputs() {
         plan.execute(&c, &mut [Complex::default(); 4]),
         Err(Error::NoPoints(_))
     ));
+    assert!(matches!(plan.setpts_check(), Err(Error::NoPoints(_))));
     let bad_s = vec![vec![3.0, f64::INFINITY], vec![-5.0, 6.0]];
     assert!(matches!(
         plan.set_points3(&x, &bad_s),

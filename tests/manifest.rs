@@ -170,7 +170,9 @@ fn embedded_images_match_the_build_mode() {
     }
     let kernels = all_ptx_or_manifest_entries(&man);
     for k in [
-        "wf_scan_u64",
+        "wf_bin_scan",
+        "wf_poison_u32",
+        "wf_sort_coords_f64",
         "wf_bin_scatter",
         "wf_bin_count_f32",
         "wf_deconvolve_f64",

@@ -126,6 +126,19 @@ typedef struct warpfft_opts {
      * needed. 0 (default): the NUFFT. Added after max_subprob: an opts with the older
      * struct_size (offsetof this field) is still accepted, with this field 0. */
     int32_t spreadinterponly;
+    /* Checking of the points' coordinates at warpfft_setpts (types 1 and 2):
+     * 0 (default): setpts is asynchronous (no host synchronisation). A NaN or infinite
+     *   coordinate never causes an out-of-bounds access (the point is binned at coordinate 0);
+     *   it sets a flag on the device, and every later execute with that point set writes NaN
+     *   to every output (type 1: all modes of all transforms; type 2: all strengths), so a bad
+     *   point set never looks like a valid result. warpfft_setpts_check reports it as
+     *   WARPFFT_ERR_BAD_POINTS when the caller wants to know.
+     * 1: setpts waits for its own work and returns WARPFFT_ERR_BAD_POINTS for such a point set
+     *   (which then leaves the plan without points), as before this option existed.
+     * Type 3 checks at warpfft_setpts3 in either mode (it waits for the bounds anyway).
+     * Added in what was the struct's tail padding (its size stays 56 bytes), which
+     * warpfft_opts_default always zeroed: an opts from an older header reads as 0. */
+    int32_t check_points;
 } warpfft_opts;
 
 /* A plan handle: valid from a successful warpfft_plan_create until a successful
@@ -246,14 +259,23 @@ WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t 
 /* Sets the M non-uniform points (device arrays of M reals of the plan's precision; y needed
  * for dim >= 2, z for dim 3; unused ones may be NULL). Sorts points into bins. The plan keeps
  * the pointers: the arrays must stay valid and unchanged until the next setpts or destroy.
- * Host sync: waits once for its own work on the stream, to check every coordinate is finite
- * (WARPFFT_ERR_BAD_POINTS otherwise) and to size the subproblem list.
+ * Host sync: none with opts.check_points = 0 (the default): the binning is enqueued on the
+ * stream and sized on the device; a NaN or infinite coordinate is reported through the plan's
+ * outputs (NaN) and warpfft_setpts_check. With opts.check_points = 1 it waits once for its own
+ * work on the stream and returns WARPFFT_ERR_BAD_POINTS for a non-finite coordinate.
  * On failure: argument errors and a failure to make the device's context current change
  * nothing (the previous points stay in use); any later failure leaves the plan without points
  * (execute returns WARPFFT_ERR_NO_POINTS until a setpts succeeds) and frees the per-point
  * arrays the failed call allocated. */
 WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
                                           const void *x, const void *y, const void *z);
+
+/* Waits for the plan's stream (so for its last setpts, and whatever was enqueued after it) and
+ * returns WARPFFT_ERR_BAD_POINTS if the last setpts' points held a NaN or infinite coordinate
+ * (the plan keeps them: its executes write NaN), WARPFFT_SUCCESS if they were all finite (or
+ * M = 0, or opts.check_points = 1, where setpts has checked already), WARPFFT_ERR_NO_POINTS
+ * without a successful setpts. Type 3: setpts3 checks itself; this returns its result too. */
+WARPFFT_API warpfft_status warpfft_setpts_check(warpfft_plan plan);
 
 /* Runs ntransf transforms. type 1: reads c (ntransf*M complex), writes fk (ntransf*N1*N2*N3
  * complex); type 2: reads fk, writes c; type 3: reads c (ntransf*M), writes fk (ntransf*K
@@ -315,7 +337,9 @@ WARPFFT_API warpfft_status warpfft_plan_params(int type, int dim, const int64_t 
  * are reallocated when they change). M = 0: execute writes zeros; K = 0: execute does nothing
  * (as FINUFFT). The plan does not keep the pointers: the arrays may be freed or changed once
  * the call returns. Host syncs: one to read the bounds (a NaN or infinite coordinate gives
- * WARPFFT_ERR_BAD_POINTS), and one per binning of sources and targets. WARPFFT_ERR_BAD_SIZE
+ * WARPFFT_ERR_BAD_POINTS, whatever opts.check_points says), and one at the end (the binnings
+ * of sources and targets are enqueued without waiting; the wait is what lets the caller free
+ * the arrays). WARPFFT_ERR_BAD_SIZE
  * names the grid a too large X_d*S_d would need. Type 1/2 plans refuse it (and type-3 plans
  * refuse warpfft_setpts). */
 WARPFFT_API warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision,

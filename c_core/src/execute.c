@@ -4,7 +4,10 @@
  *   type 2: amplify fk -> fw (every fine-grid element written), FFT in place, interp fw -> c.
  * With opts.spreadinterponly the grid is fk itself: type 1 zeroes fk and spreads c -> fk,
  * type 2 interpolates fk -> c (no FFT, no deconvolution).
+ * Unchecked point sets (opts.check_points = 0) end with wf_poison_u32 over the outputs: NaN
+ * everywhere when setpts flagged a non-finite coordinate, nothing otherwise.
  */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "plan.h"
@@ -71,12 +74,16 @@ static warpfft_status launch_sm(struct warpfft_plan_s *plan, CUdeviceptr c, CUde
     long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
     CUdeviceptr bin_start = plan->bin_start.ptr, bin_count = plan->bin_count.ptr;
     CUdeviceptr nsub_start = plan->nsub_start.ptr, subprob_bin = plan->subprob_bin.ptr;
-    long long n_subprob = plan->n_subprob, maxsub = p->maxsub;
+    /* the count setpts left on the device; the grid covers its upper bound (blocks past the
+     * count return at once), so no host read is needed */
+    CUdeviceptr n_subprob = plan->result.ptr + offsetof(wf_setpts_result, n_subprob);
+    long long maxsub = p->maxsub;
+    int64_t cap = wf_params_subprob_cap(p, plan->M);
     void *args[] = {&M,         &x,          &y,           &z,         &c,      &nf1,
                     &nf2,       &nf3,        &ntransf,     &sort_idx,  beta,    &bs1,
                     &bs2,       &bs3,        &nb1,         &nb2,       &nb3,    &bin_start,
                     &bin_count, &nsub_start, &subprob_bin, &n_subprob, &maxsub, &fw};
-    unsigned gx = n_subprob < (long long)WF_GRID_MAX ? (unsigned)n_subprob : WF_GRID_MAX;
+    unsigned gx = cap < (int64_t)WF_GRID_MAX ? (unsigned)cap : WF_GRID_MAX;
     unsigned gy = ntransf < 65535 ? (unsigned)ntransf : 65535u;
     return wf_launch(plan->k_spreadinterp.fn, plan->k_spreadinterp.name, gx, gy, WF_BLOCK,
                      (unsigned)p->tile_bytes, plan->stream, args);
@@ -140,6 +147,23 @@ static warpfft_status exec_type2(struct warpfft_plan_s *plan, CUdeviceptr c, CUd
     return st;
 }
 
+/* When the point set may hold a non-finite coordinate (not checked at setpts), the outputs
+ * become NaN on the device if it did: n complex values at out. One small launch; its blocks
+ * return at once when the flag is clear. Its grid is one block per SM at most: the error path
+ * need not be fast, the common one should cost nothing. */
+static warpfft_status launch_poison(struct warpfft_plan_s *plan, CUdeviceptr out, int64_t n) {
+    if (plan->p.check_points || plan->trusted_points || n <= 0)
+        return WARPFFT_SUCCESS;
+    long long words = (long long)(n * (int64_t)(plan->p.complex_bytes / 4));
+    CUdeviceptr flag = plan->result.ptr + offsetof(wf_setpts_result, bad);
+    void *args[] = {&words, &flag, &out};
+    int64_t blocks = words / WF_BLOCK + (words % WF_BLOCK != 0);
+    int64_t cap = plan->dev->n_sm > 0 ? plan->dev->n_sm : 1;
+    unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+    return wf_launch(plan->k_poison.fn, plan->k_poison.name, grid, 1, WF_BLOCK, 0, plan->stream,
+                     args);
+}
+
 WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,
                                            void *fk) {
     wf_clear_error();
@@ -155,6 +179,10 @@ WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision 
         st = exec_type1(plan, wf_dptr(c), wf_dptr(fk));
     else
         st = exec_type2(plan, wf_dptr(c), wf_dptr(fk));
+    if (st == WARPFFT_SUCCESS && plan->M > 0) /* M = 0: no points, nothing to flag */
+        st = plan->p.type == 1
+                 ? launch_poison(plan, wf_dptr(fk), plan->p.mode_prod * plan->p.ntransf)
+                 : launch_poison(plan, wf_dptr(c), plan->M * plan->p.ntransf);
     wf_ctx_leave(plan->dev);
     return st;
 }

@@ -31,6 +31,7 @@ static void opts_defaults(warpfft_opts *o) {
     o->stream = 0;
     o->max_subprob = 0;
     o->spreadinterponly = 0;
+    o->check_points = 0;
 }
 
 WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts) {
@@ -54,6 +55,9 @@ static warpfft_status check_opts_enums(const warpfft_opts *o) {
     if (o->spreadinterponly != 0 && o->spreadinterponly != 1)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.spreadinterponly = %d; must be 0 or 1",
                         (int)o->spreadinterponly);
+    if (o->check_points != 0 && o->check_points != 1)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.check_points = %d; must be 0 or 1",
+                        (int)o->check_points);
     return WARPFFT_SUCCESS;
 }
 
@@ -64,7 +68,9 @@ warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
     }
     /* Sizes accepted: an opts from a header before spreadinterponly existed (its fields, the
      * rest default); this header's; or a larger one from a newer header, when every byte this
-     * build does not know is zero (its default), as warpfft.h promises. */
+     * build does not know is zero (its default), as warpfft.h promises. check_points took the
+     * tail padding of the struct before it (the size did not change: 56 bytes), which
+     * warpfft_opts_default has always zeroed, so an opts from that header reads as 0 there. */
     size_t v0 = offsetof(warpfft_opts, spreadinterponly);
     if (opts->struct_size != v0 &&
         (opts->struct_size < sizeof(warpfft_opts) || opts->struct_size > WF_MAX_OPTS_SIZE))
@@ -195,6 +201,7 @@ static void set_basics(wf_params *p, int type, int dim, const int64_t n_modes[3]
     p->tol = tol;
     p->upsampfac = o->upsampfac;
     p->spreadinterponly = o->spreadinterponly;
+    p->check_points = o->check_points;
     p->ntransf = ntransf;
     for (int d = 0; d < 3; d++)
         p->n_modes[d] = d < dim ? n_modes[d] : 1;
@@ -252,7 +259,7 @@ size_t wf_params_fixed_bytes(const wf_params *p) {
         for (int d = 0; d < p->dim; d++)
             b += (size_t)(p->n_modes[d] / 2 + 1) * p->real_bytes;
     }
-    size_t per_bin = p->method == WARPFFT_METHOD_SM ? 4 : 2; /* u64 arrays per bin */
+    size_t per_bin = p->method == WARPFFT_METHOD_SM ? 3 : 2; /* u64 arrays per bin */
     b += (size_t)p->nbins * per_bin * sizeof(uint64_t);
     return b + 24; /* setpts result block: u64 x2 + i32 bad flag + padding */
 }

@@ -153,15 +153,13 @@ static warpfft_status load_kernel(struct warpfft_plan_s *plan, const char *modul
     return wf_kernel_get(plan->dev, module, k->name, &k->fn);
 }
 
-/* Module "sort": the binning kernels (subproblem ones only for SM). */
+/* Module "sort": the bin scans, the scatter and the NaN pass of execute. */
 static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
-    warpfft_status st = load_kernel(plan, "sort", "wf_scan_u64", &plan->k_scan);
+    warpfft_status st = load_kernel(plan, "sort", "wf_bin_scan", &plan->k_scan);
     if (st == WARPFFT_SUCCESS)
         st = load_kernel(plan, "sort", "wf_bin_scatter", &plan->k_scatter);
-    if (st == WARPFFT_SUCCESS && plan->p.method == WARPFFT_METHOD_SM)
-        st = load_kernel(plan, "sort", "wf_subprob_count", &plan->k_subprob_count);
-    if (st == WARPFFT_SUCCESS && plan->p.method == WARPFFT_METHOD_SM)
-        st = load_kernel(plan, "sort", "wf_subprob_fill", &plan->k_subprob_fill);
+    if (st == WARPFFT_SUCCESS)
+        st = load_kernel(plan, "sort", "wf_poison_u32", &plan->k_poison);
     return st;
 }
 
@@ -294,8 +292,6 @@ static warpfft_status alloc_fixed(struct warpfft_plan_s *plan) {
     if (st == WARPFFT_SUCCESS)
         st = wf_plan_alloc(plan, &plan->bin_start, per_bin, "bin starts");
     if (st == WARPFFT_SUCCESS && p->method == WARPFFT_METHOD_SM)
-        st = wf_plan_alloc(plan, &plan->nsub, per_bin, "subproblem counts");
-    if (st == WARPFFT_SUCCESS && p->method == WARPFFT_METHOD_SM)
         st = wf_plan_alloc(plan, &plan->nsub_start, per_bin, "subproblem starts");
     if (st == WARPFFT_SUCCESS)
         st = wf_plan_alloc(plan, &plan->result, sizeof(wf_setpts_result), "setpts results");
@@ -398,11 +394,10 @@ static cufftResult plan_release(struct warpfft_plan_s *plan) {
     if (plan->fft_created)
         r = plan->cufft->cufftDestroy(plan->fft);
     plan->fft_created = plan->fft_made = 0;
-    wf_dbuf *bufs[] = {&plan->fw,         &plan->fac[0],      &plan->fac[1],    &plan->fac[2],
-                       &plan->fft_work,   &plan->bin_count,   &plan->bin_start, &plan->nsub,
-                       &plan->nsub_start, &plan->result,      &plan->sort_idx,  &plan->bin_of,
-                       &plan->pos_in_bin, &plan->subprob_bin, &plan->xs[0],     &plan->xs[1],
-                       &plan->xs[2]};
+    wf_dbuf *bufs[] = {&plan->fw,          &plan->fac[0],    &plan->fac[1],    &plan->fac[2],
+                       &plan->fft_work,    &plan->bin_count, &plan->bin_start, &plan->nsub_start,
+                       &plan->result,      &plan->sort_idx,  &plan->bin_of,    &plan->pos_in_bin,
+                       &plan->subprob_bin, &plan->xs[0],     &plan->xs[1],     &plan->xs[2]};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         wf_plan_free(plan, bufs[i]);
     plan->point_cap = 0;

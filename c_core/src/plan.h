@@ -11,8 +11,8 @@
 #include "params.h"
 #include "runtime.h"
 
-#define WF_BLOCK         256  /* threads per block for every grid-stride kernel (ABI.md) */
-#define WF_SCAN_BLOCK    1024 /* wf_scan_u64: exactly one block of this many threads */
+#define WF_BLOCK         256 /* threads per block for every grid-stride kernel (ABI.md) */
+#define WF_SCAN_BLOCK    512 /* wf_bin_scan: exactly one block of this many threads */
 #define WF_GRID_MAX      (65535u * 4u)
 #define WF_BLOCKS_PER_SM 32 /* grid cap for grid-stride kernels: n_sm * this */
 
@@ -28,12 +28,14 @@ typedef struct wf_kernel {
     char name[64];
 } wf_kernel;
 
-/* What setpts reads back in one copy: scan totals and the non-finite flag. */
+/* The device block setpts leaves its totals in (written by wf_bin_scan, the flag set by
+ * wf_sort_coords_p); read back only in checked mode and by warpfft_setpts_check. The SM
+ * kernels take the address of n_subprob as their subproblem count. */
 typedef struct wf_setpts_result {
-    uint64_t n_sorted;  /* total of the bin_count scan (= M) */
-    uint64_t n_subprob; /* total of the nsub scan (SM) */
-    int32_t bad;        /* set by wf_bin_count_p for a NaN/inf coordinate */
-    int32_t unused;
+    uint64_t n_sorted;    /* total of the bin counts (= M) */
+    uint64_t n_subprob;   /* number of subproblems (SM), clamped to wf_params_subprob_cap */
+    int32_t bad;          /* a NaN/inf coordinate */
+    int32_t sub_overflow; /* the unclamped number exceeded the cap (a bug) */
 } wf_setpts_result;
 
 struct warpfft_plan_s {
@@ -46,8 +48,9 @@ struct warpfft_plan_s {
     CUstream stream;
 
     /* kernels this plan uses (only these modules are loaded) */
-    wf_kernel k_bin_count, k_scan, k_scatter, k_subprob_count, k_subprob_fill;
-    wf_kernel k_sort_coords;  /* wf_sort_coords_p */
+    wf_kernel k_bin_count, k_scan, k_scatter;
+    wf_kernel k_sort_coords;  /* wf_sort_coords_p (and the subproblem list, SM) */
+    wf_kernel k_poison;       /* wf_poison_u32: NaN outputs for a non-finite point set */
     wf_kernel k_modes;        /* wf_deconvolve_p (type 1) or wf_amplify_p (type 2) */
     wf_kernel k_spreadinterp; /* spread (type 1) or interp (type 2), GM or SM */
 
@@ -56,14 +59,14 @@ struct warpfft_plan_s {
     wf_dbuf fac[3]; /* N_d/2 + 1 reals per used dim */
     wf_dbuf fft_work;
     wf_dbuf bin_count, bin_start; /* u64 per bin */
-    wf_dbuf nsub, nsub_start;     /* u64 per bin (SM) */
+    wf_dbuf nsub_start;           /* u64 per bin (SM) */
     wf_dbuf result;               /* wf_setpts_result */
     cufftHandle fft;
     int fft_created; /* fft exists (cufftCreate succeeded or it came from the cache) */
     int fft_made;    /* and is made, with its work area set (it may go to the cache) */
 
     /* per point set, grown by setpts */
-    wf_dbuf sort_idx, bin_of, pos_in_bin; /* i64, i32, u64 per point */
+    wf_dbuf sort_idx, bin_of, pos_in_bin; /* i64, i32, u32 (u64 for M >= 2^32) per point */
     wf_dbuf xs[3];       /* the coordinates in sorted order, T per point per used dim */
     wf_dbuf subprob_bin; /* i32, nbins + ceil(M / maxsub) (SM) */
     int64_t point_cap;
@@ -72,9 +75,12 @@ struct warpfft_plan_s {
 
     /* the current point set */
     int has_points;
-    int64_t M, n_subprob;
+    int64_t M;
     CUdeviceptr x, y, z;          /* the user's coordinates (binning reads them) */
-    wf_setpts_result result_host; /* target of setpts' device-to-host copy */
+    wf_setpts_result result_host; /* target of the device-to-host copy of `result` */
+    /* type 3's sub-plans: their points were checked finite by setpts3, so their executes need
+     * no NaN pass (type3.c sets it) */
+    int trusted_points;
 
     struct wf_type3 *t3; /* type 3 only (type3.c): sub-plans and buffers; NULL otherwise */
 };

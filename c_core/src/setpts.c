@@ -1,10 +1,14 @@
 /*
  * setpts.c — takes a point set: bins the points (count, scan, scatter into sort_idx), copies
  * the coordinates in sorted order (spread/interp then read them contiguously; ABI.md), and for
- * the SM method splits bins into subproblems. One host sync, to read the non-finite flag and
- * the subproblem count.
+ * the SM method splits bins into subproblems. Asynchronous: the subproblem list is sized on the
+ * device (the SM kernels are launched for the capacity and read the count there), and a
+ * non-finite coordinate sets a device flag that execute turns into NaN outputs and
+ * warpfft_setpts_check into WARPFFT_ERR_BAD_POINTS. With opts.check_points, one host sync
+ * reads the flag and the totals back (the old behaviour).
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "plan.h"
@@ -33,6 +37,11 @@ static warpfft_status check_args(const struct warpfft_plan_s *plan, int precisio
     return WARPFFT_SUCCESS;
 }
 
+/* pos_in_bin holds u32 ranks unless a bin could hold 2^32 points or more. */
+static int pos_wide(int64_t M) {
+    return M > (int64_t)UINT32_MAX;
+}
+
 /* Per-point arrays for M points; reallocated only when M exceeds the capacity. */
 static warpfft_status ensure_capacity(struct warpfft_plan_s *plan, int64_t M) {
     if (M <= plan->point_cap)
@@ -45,11 +54,12 @@ static warpfft_status ensure_capacity(struct warpfft_plan_s *plan, int64_t M) {
         wf_plan_free(plan, &plan->xs[d]);
     plan->point_cap = 0;
     size_t m = (size_t)M;
+    size_t pos_bytes = pos_wide(M) ? sizeof(uint64_t) : sizeof(uint32_t);
     warpfft_status st = wf_plan_alloc(plan, &plan->sort_idx, m * sizeof(int64_t), "sort_idx");
     if (st == WARPFFT_SUCCESS)
         st = wf_plan_alloc(plan, &plan->bin_of, m * sizeof(int32_t), "bin_of");
     if (st == WARPFFT_SUCCESS)
-        st = wf_plan_alloc(plan, &plan->pos_in_bin, m * sizeof(uint64_t), "pos_in_bin");
+        st = wf_plan_alloc(plan, &plan->pos_in_bin, m * pos_bytes, "pos_in_bin");
     static const char *const xs_what[3] = {"sorted x", "sorted y", "sorted z"};
     for (int d = 0; d < plan->p.dim && st == WARPFFT_SUCCESS; d++)
         st = wf_plan_alloc(plan, &plan->xs[d], m * plan->p.real_bytes, xs_what[d]);
@@ -72,28 +82,31 @@ static void release_points(struct warpfft_plan_s *plan) {
     plan->point_cap = 0;
 }
 
-/* wf_bin_count_p: bin of each point, its position in the bin, bin sizes, non-finite flag. */
+/* wf_bin_count_p: bin of each point, its rank in the bin, bin sizes. */
 static warpfft_status launch_bin_count(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     long long M = plan->M;
-    int dim = p->dim;
+    int dim = p->dim, wide = pos_wide(plan->M);
     CUdeviceptr x = plan->x, y = plan->y, z = plan->z;
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
     int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
     long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
     CUdeviceptr bin_of = plan->bin_of.ptr, pos = plan->pos_in_bin.ptr;
     CUdeviceptr count = plan->bin_count.ptr;
-    CUdeviceptr bad = plan->result.ptr + offsetof(wf_setpts_result, bad);
-    void *args[] = {&M,   &dim, &x,   &y,   &z,   &nf1,    &nf2, &nf3,   &bs1,
-                    &bs2, &bs3, &nb1, &nb2, &nb3, &bin_of, &pos, &count, &bad};
+    void *args[] = {&M,   &dim, &x,   &y,   &z,   &nf1,    &nf2, &nf3,  &bs1,
+                    &bs2, &bs3, &nb1, &nb2, &nb3, &bin_of, &pos, &wide, &count};
     return wf_plan_launch(plan, &plan->k_bin_count, M, args);
 }
 
-/* wf_scan_u64 (exclusive scan, one block of 1024 threads) of n u64 values. */
-static warpfft_status launch_scan(struct warpfft_plan_s *plan, CUdeviceptr in, CUdeviceptr out,
-                                  CUdeviceptr total) {
-    long long n = plan->p.nbins;
-    void *args[] = {&n, &in, &out, &total};
+/* wf_bin_scan (one block): bin starts, subproblem starts (SM), the totals, the flag cleared. */
+static warpfft_status launch_scan(struct warpfft_plan_s *plan) {
+    const wf_params *p = &plan->p;
+    int sm = p->method == WARPFFT_METHOD_SM;
+    long long n = p->nbins, maxsub = sm ? p->maxsub : 0;
+    long long cap = sm ? wf_params_subprob_cap(p, plan->M) : 0;
+    CUdeviceptr count = plan->bin_count.ptr, start = plan->bin_start.ptr;
+    CUdeviceptr nsub_start = sm ? plan->nsub_start.ptr : 0, result = plan->result.ptr;
+    void *args[] = {&n, &count, &start, &maxsub, &nsub_start, &cap, &result};
     return wf_launch(plan->k_scan.fn, plan->k_scan.name, 1, 1, WF_SCAN_BLOCK, 0, plan->stream,
                      args);
 }
@@ -101,77 +114,77 @@ static warpfft_status launch_scan(struct warpfft_plan_s *plan, CUdeviceptr in, C
 /* wf_bin_scatter: sort_idx[bin_start[bin_of[j]] + pos_in_bin[j]] = j. */
 static warpfft_status launch_scatter(struct warpfft_plan_s *plan) {
     long long M = plan->M;
+    int wide = pos_wide(plan->M);
     CUdeviceptr bin_of = plan->bin_of.ptr, pos = plan->pos_in_bin.ptr;
     CUdeviceptr start = plan->bin_start.ptr, sort_idx = plan->sort_idx.ptr;
-    void *args[] = {&M, &bin_of, &pos, &start, &sort_idx};
+    void *args[] = {&M, &bin_of, &pos, &wide, &start, &sort_idx};
     return wf_plan_launch(plan, &plan->k_scatter, M, args);
 }
 
-/* wf_sort_coords_p: xs_d[i] = x_d[sort_idx[i]] for the used dims. */
+/* wf_sort_coords_p: xs_d[i] = x_d[sort_idx[i]] for the used dims (the non-finite check), and
+ * for SM the subproblem -> bin list over the device-side count. */
 static warpfft_status launch_sort_coords(struct warpfft_plan_s *plan) {
-    long long M = plan->M;
-    int dim = plan->p.dim;
+    const wf_params *p = &plan->p;
+    int sm = p->method == WARPFFT_METHOD_SM;
+    long long M = plan->M, nbins = p->nbins;
+    long long cap = sm ? wf_params_subprob_cap(p, plan->M) : 0;
+    int dim = p->dim;
     CUdeviceptr sort_idx = plan->sort_idx.ptr, x = plan->x, y = plan->y, z = plan->z;
     CUdeviceptr xs = plan->xs[0].ptr, ys = plan->xs[1].ptr, zs = plan->xs[2].ptr;
-    void *args[] = {&M, &dim, &sort_idx, &x, &y, &z, &xs, &ys, &zs};
-    return wf_plan_launch(plan, &plan->k_sort_coords, M, args);
+    CUdeviceptr bad = plan->result.ptr + offsetof(wf_setpts_result, bad);
+    CUdeviceptr nsub_start = sm ? plan->nsub_start.ptr : 0;
+    CUdeviceptr n_subprob = plan->result.ptr + offsetof(wf_setpts_result, n_subprob);
+    CUdeviceptr subprob_bin = sm ? plan->subprob_bin.ptr : 0;
+    void *args[] = {&M,  &dim, &sort_idx, &x,          &y,         &z,   &xs,         &ys,
+                    &zs, &bad, &nbins,    &nsub_start, &n_subprob, &cap, &subprob_bin};
+    return wf_plan_launch(plan, &plan->k_sort_coords, M > cap ? M : cap, args);
 }
 
-/* SM: nsub[b] = ceil(count[b] / maxsub), its scan, and the subproblem -> bin list. */
-static warpfft_status launch_subprobs(struct warpfft_plan_s *plan) {
-    long long nbins = plan->p.nbins, maxsub = plan->p.maxsub;
-    CUdeviceptr count = plan->bin_count.ptr, nsub = plan->nsub.ptr;
-    CUdeviceptr nsub_start = plan->nsub_start.ptr, subprob_bin = plan->subprob_bin.ptr;
-    void *count_args[] = {&nbins, &count, &maxsub, &nsub};
-    warpfft_status st = wf_plan_launch(plan, &plan->k_subprob_count, nbins, count_args);
-    if (st == WARPFFT_SUCCESS)
-        st = launch_scan(plan, nsub, nsub_start,
-                         plan->result.ptr + offsetof(wf_setpts_result, n_subprob));
-    void *fill_args[] = {&nbins, &nsub_start, &nsub, &subprob_bin};
-    if (st == WARPFFT_SUCCESS)
-        st = wf_plan_launch(plan, &plan->k_subprob_fill, nbins, fill_args);
-    return st;
-}
-
-/* The whole binning pipeline on the plan's stream. */
+/* The whole binning pipeline on the plan's stream: one memset and four launches, sized on the
+ * host from M alone (nothing is read back). */
 static warpfft_status enqueue_binning(struct warpfft_plan_s *plan) {
     warpfft_status st =
         wf_plan_memset(plan, plan->bin_count.ptr, plan->bin_count.bytes, "bin counts");
     if (st == WARPFFT_SUCCESS)
-        st = wf_plan_memset(plan, plan->result.ptr, plan->result.bytes, "setpts results");
-    if (st == WARPFFT_SUCCESS)
         st = launch_bin_count(plan);
     if (st == WARPFFT_SUCCESS)
-        st = launch_scan(plan, plan->bin_count.ptr, plan->bin_start.ptr,
-                         plan->result.ptr + offsetof(wf_setpts_result, n_sorted));
+        st = launch_scan(plan);
     if (st == WARPFFT_SUCCESS)
         st = launch_scatter(plan);
     if (st == WARPFFT_SUCCESS)
         st = launch_sort_coords(plan);
-    if (st == WARPFFT_SUCCESS && plan->p.method == WARPFFT_METHOD_SM)
-        st = launch_subprobs(plan);
     return st;
 }
 
-/* Copies the result block back (on the stream, then waits for the stream only) and checks it. */
-static warpfft_status read_result(struct warpfft_plan_s *plan) {
+/* Copies the result block back (on the stream, then waits for the stream only). */
+static warpfft_status fetch_result(struct warpfft_plan_s *plan, const char *who) {
     wf_setpts_result *r = &plan->result_host;
-    WF_CU(plan->drv->cuMemcpyDtoHAsync(r, plan->result.ptr, sizeof *r, plan->stream),
-          "cuMemcpyDtoHAsync of the setpts results");
-    WF_CU(plan->drv->cuStreamSynchronize(plan->stream), "cuStreamSynchronize after setpts");
+    char what[96];
+    snprintf(what, sizeof what, "cuMemcpyDtoHAsync of the setpts results (%s)", who);
+    WF_CU(plan->drv->cuMemcpyDtoHAsync(r, plan->result.ptr, sizeof *r, plan->stream), what);
+    snprintf(what, sizeof what, "cuStreamSynchronize (%s)", who);
+    WF_CU(plan->drv->cuStreamSynchronize(plan->stream), what);
+    return WARPFFT_SUCCESS;
+}
+
+/* Checks the fetched result block: BAD_POINTS for a non-finite coordinate, INTERNAL when the
+ * binning's totals disagree with M (a bug). */
+static warpfft_status check_result(const struct warpfft_plan_s *plan, const char *who,
+                                   const char *after) {
+    const wf_setpts_result *r = &plan->result_host;
     if (r->bad)
         return wf_error(WARPFFT_ERR_BAD_POINTS,
-                        "warpfft_setpts: x, y or z holds a NaN or infinite coordinate (M = %lld)",
-                        (long long)plan->M);
+                        "%s: x, y or z holds a NaN or infinite coordinate (M = %lld)%s", who,
+                        (long long)plan->M, after);
     int64_t cap = wf_params_subprob_cap(&plan->p, plan->M);
     if (r->n_sorted != (uint64_t)plan->M ||
-        (plan->p.method == WARPFFT_METHOD_SM && r->n_subprob > (uint64_t)cap))
+        (plan->p.method == WARPFFT_METHOD_SM && (r->sub_overflow || r->n_subprob > (uint64_t)cap)))
         return wf_error(WARPFFT_ERR_INTERNAL,
-                        "warpfft_setpts: binning counted %llu of %lld points and %llu "
-                        "subproblems (at most %lld)",
-                        (unsigned long long)r->n_sorted, (long long)plan->M,
-                        (unsigned long long)r->n_subprob, (long long)cap);
-    plan->n_subprob = plan->p.method == WARPFFT_METHOD_SM ? (int64_t)r->n_subprob : 0;
+                        "%s: binning counted %llu of %lld points and %s%llu subproblems (at "
+                        "most %lld)",
+                        who, (unsigned long long)r->n_sorted, (long long)plan->M,
+                        r->sub_overflow ? "more than " : "", (unsigned long long)r->n_subprob,
+                        (long long)cap);
     return WARPFFT_SUCCESS;
 }
 
@@ -182,15 +195,17 @@ static warpfft_status setpts_run(struct warpfft_plan_s *plan, int64_t M, const v
     plan->x = wf_dptr(x);
     plan->y = dim >= 2 ? wf_dptr(y) : 0;
     plan->z = dim >= 3 ? wf_dptr(z) : 0;
-    plan->n_subprob = 0;
     if (M == 0)
         return WARPFFT_SUCCESS; /* execute writes zeros (type 1) or nothing (type 2) */
     int grows = M > plan->point_cap;
     warpfft_status st = ensure_capacity(plan, M);
     if (st == WARPFFT_SUCCESS)
         st = enqueue_binning(plan);
-    if (st == WARPFFT_SUCCESS)
-        st = read_result(plan);
+    if (st == WARPFFT_SUCCESS && plan->p.check_points) {
+        st = fetch_result(plan, "warpfft_setpts");
+        if (st == WARPFFT_SUCCESS)
+            st = check_result(plan, "warpfft_setpts", "");
+    }
     if (st != WARPFFT_SUCCESS && grows)
         release_points(plan);
     return st;
@@ -210,4 +225,26 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
     wf_ctx_leave(plan->dev);
     plan->has_points = st == WARPFFT_SUCCESS;
     return st;
+}
+
+WARPFFT_API warpfft_status warpfft_setpts_check(warpfft_plan plan) {
+    wf_clear_error();
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_setpts_check: plan is NULL");
+    if (!plan->has_points)
+        return wf_error(WARPFFT_ERR_NO_POINTS,
+                        "warpfft_setpts_check: the plan has no points (its last setpts failed "
+                        "or was never made)");
+    /* type 3 and checked mode have checked at setpts; M = 0 has nothing to check */
+    if (plan->p.type == 3 || plan->p.check_points || plan->M == 0)
+        return WARPFFT_SUCCESS;
+    warpfft_status st = wf_ctx_enter(plan->dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    st = fetch_result(plan, "warpfft_setpts_check");
+    wf_ctx_leave(plan->dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    return check_result(plan, "warpfft_setpts_check",
+                        " in the last warpfft_setpts; the plan's executes write NaN outputs");
 }

@@ -9,9 +9,10 @@
  *    position l*h at index l mod nf: FFT order), over the rescaled targets s'.
  * Everything runs on the user's stream. setpts3: bounds (one sync), the choice
  * (type3_params.c), rescaling kernels that also write the pre-phase and the post-factors, and
- * the two sub-plans' binnings (one sync each). execute: pre-phase (when some D_d != 0 or the
- * internal precision differs), spread, inner type 2 (into fk directly when the precisions
- * agree), post-factor (in place).
+ * the two sub-plans' binnings (asynchronous: the bounds proved every coordinate finite), then
+ * one sync at the end so that the caller may free the arrays when setpts3 returns. execute:
+ * pre-phase (when some D_d != 0 or the internal precision differs), spread, inner type 2 (into fk
+ * directly when the precisions agree), post-factor (in place).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,9 +362,16 @@ static warpfft_status launch_rescale(struct warpfft_plan_s *plan, int64_t M,
     return st;
 }
 
-/* Both sub-plans' setpts (each syncs once). */
+/* Both sub-plans' setpts, unchecked and trusted: bounds() has seen every coordinate finite, so
+ * neither needs a sync nor its executes a NaN pass. Then one wait for the stream: the
+ * rescaling kernels read the caller's arrays, which warpfft.h lets the caller free once
+ * setpts3 returns. */
 static warpfft_status sub_setpts(struct warpfft_plan_s *plan, int64_t M, int64_t K) {
     struct wf_type3 *t3 = plan->t3;
+    t3->spread->p.check_points = 0;
+    t3->spread->trusted_points = 1;
+    t3->inner->p.check_points = 0;
+    t3->inner->trusted_points = 1;
     warpfft_precision ip = (warpfft_precision)t3->q.inner_precision;
     void *p[3], *s[3];
     for (int d = 0; d < 3; d++) {
@@ -378,6 +386,7 @@ static warpfft_status sub_setpts(struct warpfft_plan_s *plan, int64_t M, int64_t
         snprintf(msg, sizeof msg, "%s", warpfft_last_error());
         return wf_error(st, "warpfft_setpts3 (binning of the rescaled points): %s", msg);
     }
+    WF_CU(plan->drv->cuStreamSynchronize(plan->stream), "cuStreamSynchronize after setpts3");
     return WARPFFT_SUCCESS;
 }
 

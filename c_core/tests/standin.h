@@ -11,9 +11,9 @@
  * (cuMemFree, cuModuleUnload, cuLinkDestroy, cufftDestroy, cuEventDestroy) release and then report
  * the failure; cuCtxPopCurrent never fails (the driver cannot fail a pop after a successful push).
  *
- * Kernels do not run: launches succeed without computing, except the three binning kernels whose
- * totals setpts reads back (wf_bin_count_p: every point into bin 0; wf_scan_u64;
- * wf_subprob_count), which the driver stand-in computes on the host.
+ * Kernels do not run: launches succeed without computing, except the two binning kernels whose
+ * totals a checked setpts (and warpfft_setpts_check) reads back (wf_bin_count_p: every point
+ * into bin 0; wf_bin_scan), which the driver stand-in computes on the host.
  */
 #ifndef WARPFFT_STANDIN_H
 #define WARPFFT_STANDIN_H

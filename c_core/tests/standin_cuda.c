@@ -340,34 +340,42 @@ static void *arg_ptr(void **args, int i, size_t bytes, const char *what) {
 static void emulate(const char *name, void **args) {
     if (strncmp(name, "wf_bin_count_", 13) == 0) {
         long long M = *(long long *)args[0];
+        int wide = *(int32_t *)args[16];
         int32_t *bin_of = arg_ptr(args, 14, (size_t)M * 4, "wf_bin_count bin_of");
-        uint64_t *pos = arg_ptr(args, 15, (size_t)M * 8, "wf_bin_count pos");
-        uint64_t *count = arg_ptr(args, 16, 8, "wf_bin_count count");
+        void *pos = arg_ptr(args, 15, (size_t)M * (wide ? 8 : 4), "wf_bin_count pos");
+        uint64_t *count = arg_ptr(args, 17, 8, "wf_bin_count count");
         if (!bin_of || !pos || !count)
             return;
-        for (long long j = 0; j < M; j++)
-            bin_of[j] = 0, pos[j] = (uint64_t)j;
+        for (long long j = 0; j < M; j++) {
+            bin_of[j] = 0;
+            if (wide)
+                ((uint64_t *)pos)[j] = (uint64_t)j;
+            else
+                ((uint32_t *)pos)[j] = (uint32_t)j;
+        }
         count[0] += (uint64_t)M;
-    } else if (strcmp(name, "wf_scan_u64") == 0) {
-        long long n = *(long long *)args[0];
-        uint64_t *in = arg_ptr(args, 1, (size_t)n * 8, "wf_scan_u64 in");
-        uint64_t *out = arg_ptr(args, 2, (size_t)n * 8, "wf_scan_u64 out");
-        uint64_t *total = arg_ptr(args, 3, 8, "wf_scan_u64 total");
-        if (!in || !out || !total)
+    } else if (strcmp(name, "wf_bin_scan") == 0) {
+        long long n = *(long long *)args[0], maxsub = *(long long *)args[3];
+        long long cap = *(long long *)args[5];
+        uint64_t *in = arg_ptr(args, 1, (size_t)n * 8, "wf_bin_scan bin_count");
+        uint64_t *out = arg_ptr(args, 2, (size_t)n * 8, "wf_bin_scan bin_start");
+        uint64_t *nsub = maxsub > 0 ? arg_ptr(args, 4, (size_t)n * 8, "wf_bin_scan nsub") : NULL;
+        uint64_t *result = arg_ptr(args, 6, 24, "wf_bin_scan result");
+        if (!in || !out || !result || (maxsub > 0 && !nsub))
             return;
-        uint64_t s = 0;
+        uint64_t s = 0, ns = 0;
         for (long long i = 0; i < n; i++) {
             uint64_t v = in[i];
             out[i] = s;
             s += v;
+            if (maxsub > 0) {
+                nsub[i] = ns;
+                ns += (v + (uint64_t)maxsub - 1) / (uint64_t)maxsub;
+            }
         }
-        *total = s;
-    } else if (strcmp(name, "wf_subprob_count") == 0) {
-        long long n = *(long long *)args[0], maxsub = *(long long *)args[2];
-        uint64_t *count = arg_ptr(args, 1, (size_t)n * 8, "wf_subprob_count count");
-        uint64_t *nsub = arg_ptr(args, 3, (size_t)n * 8, "wf_subprob_count nsub");
-        for (long long i = 0; count && nsub && i < n; i++)
-            nsub[i] = (count[i] + (uint64_t)maxsub - 1) / (uint64_t)maxsub;
+        result[0] = s;
+        result[1] = ns < (uint64_t)cap ? ns : (uint64_t)cap;
+        result[2] = (uint64_t)(maxsub > 0 && ns > (uint64_t)cap) << 32;
     }
 }
 

@@ -52,18 +52,19 @@ typedef struct config {
     int type, dim, precision, method;
     int64_t ntransf;
     double upsampfac;
-    uint64_t stream; /* 0: legacy; else a stand-in stream (non-blocking) */
+    uint64_t stream;  /* 0: legacy; else a stand-in stream (non-blocking) */
+    int check_points; /* opts.check_points: 1 = setpts syncs and reads the totals back */
 } config;
 
 static const config configs[] = {
-    {1, 1, WARPFFT_F32, WARPFFT_METHOD_GM, 1, 2.0, 0},
-    {2, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 2, 2.0, 0},
-    {1, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 1.25, 0},
-    {2, 2, WARPFFT_F32, WARPFFT_METHOD_GM, 3, 2.0, 0x5150},
-    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 2, 2.0, 0x5150},
-    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 1.25, 0},
-    {2, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 2.0, 0},
-    {1, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 4, 1.25, 0x5150},
+    {1, 1, WARPFFT_F32, WARPFFT_METHOD_GM, 1, 2.0, 0, 0},
+    {2, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 2, 2.0, 0, 1},
+    {1, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 1.25, 0, 1},
+    {2, 2, WARPFFT_F32, WARPFFT_METHOD_GM, 3, 2.0, 0x5150, 0},
+    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 2, 2.0, 0x5150, 0},
+    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 1.25, 0, 1},
+    {2, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 2.0, 0, 0},
+    {1, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 4, 1.25, 0x5150, 1},
 };
 enum { M = 300 };
 static const int64_t n_modes[3] = {24, 10, 6};
@@ -136,6 +137,7 @@ static void config_opts(const config *cf, warpfft_opts *o) {
     o->method = cf->method;
     o->upsampfac = cf->upsampfac;
     o->stream = cf->stream;
+    o->check_points = cf->check_points;
 }
 
 enum { CACHE_OFF, CACHE_COLD, CACHE_WARM };
@@ -189,6 +191,16 @@ static int walk(const config *cf, const arrays *a, long k, long base_allocs, int
             CHECK(st == WARPFFT_SUCCESS, "k %ld: execute after a failed one: %s", k,
                   warpfft_last_error());
         }
+        /* unchecked: reads the flag and the totals back (copy + sync); checked: nothing */
+        st = warpfft_setpts_check(plan);
+        check_status("setpts_check", st, k);
+        set_injected(&injected);
+        if (st != WARPFFT_SUCCESS) {
+            arm(0);
+            st = warpfft_setpts_check(plan);
+            CHECK(st == WARPFFT_SUCCESS, "k %ld: setpts_check after a failed one: %s", k,
+                  warpfft_last_error());
+        }
         st = warpfft_plan_destroy(plan);
         check_status("destroy", st, k);
         set_injected(&injected);
@@ -228,13 +240,15 @@ static long walk_all(void) {
             while (walk(&configs[i], &a, k, base, cache) && k < 100000)
                 k++, lifecycles++;
             lifecycles++; /* the last walk ran to the end without a failure */
-            printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx, %s: %ld "
+            printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx check_points %d, "
+                   "%s: %ld "
                    "lifecycles (a whole one: %ld calls)\n",
                    configs[i].type, configs[i].dim,
                    configs[i].precision == WARPFFT_F64 ? "f64" : "f32",
                    configs[i].method == WARPFFT_METHOD_SM ? "SM" : "GM",
                    (long long)configs[i].ntransf, configs[i].upsampfac,
-                   (unsigned long long)configs[i].stream, cache_mode_name[cache], k, last_calls);
+                   (unsigned long long)configs[i].stream, configs[i].check_points,
+                   cache_mode_name[cache], k, last_calls);
         }
         arrays_free(&a);
     }
@@ -601,7 +615,7 @@ static void *create_plan_thread(void *arg) {
 static void test_fork(void) {
     slow_load(1000);
     pthread_t t;
-    static const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0};
+    static const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 0};
     pthread_create(&t, NULL, create_plan_thread, (void *)&cf);
     usleep(100 * 1000); /* the thread is inside cuModuleLoadData, holding the module lock */
     fflush(stdout);

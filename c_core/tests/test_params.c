@@ -863,6 +863,48 @@ static void test_spreadinterponly(void) {
     CHECK(defaults().spreadinterponly == 0, "default 0");
 }
 
+/* opts.check_points: 0 (default) or 1, carried into the parameters; it lives in what was the
+ * struct's tail padding, so the struct's size did not change and an opts of the size before
+ * spreadinterponly (which ends before it) reads it as 0. */
+static void test_check_points(void) {
+    const int64_t n[3] = {50, 37, 1};
+    warpfft_opts o = defaults();
+    CHECK(o.check_points == 0, "default 0");
+    CHECK(sizeof(warpfft_opts) == 56 && offsetof(warpfft_opts, check_points) == 52,
+          "check_points in the old tail padding: size %zu, offset %zu", sizeof(warpfft_opts),
+          offsetof(warpfft_opts, check_points));
+    wf_params p;
+    CHECK(wf_params_make(1, 2, n, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.check_points == 0,
+          "default: unchecked");
+    o.check_points = 1;
+    CHECK(wf_params_make(2, 2, n, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.check_points == 1,
+          "check_points = 1: %s", warpfft_last_error());
+    o.check_points = 2;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "check_points = 2", 1, 2, n, 1, 1e-5, WARPFFT_F32, &o);
+    o.check_points = -1;
+    EXPECT(WARPFFT_ERR_INVALID_ARG, "check_points = -1", 1, 2, n, 1, 1e-5, WARPFFT_F32, &o);
+    o = defaults();
+    o.check_points = 1; /* ignored: an old struct_size ends before the field */
+    o.struct_size = (uint32_t)offsetof(warpfft_opts, spreadinterponly);
+    CHECK(wf_params_make(1, 2, n, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.check_points == 0,
+          "old struct_size: %s", warpfft_last_error());
+    /* a newer header's larger struct with check_points set and a zero tail */
+    struct {
+        warpfft_opts o;
+        unsigned char tail[8];
+    } big;
+    memset(&big, 0, sizeof big);
+    big.o = defaults();
+    big.o.struct_size = (uint32_t)sizeof big;
+    big.o.check_points = 1;
+    CHECK(wf_params_make(1, 2, n, 1, 1e-5, WARPFFT_F32, &big.o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.check_points == 1,
+          "larger opts: %s", warpfft_last_error());
+}
+
 static void test_validation_size(void) {
     const int64_t huge2[3] = {(int64_t)1 << 40, (int64_t)1 << 40, 1};
     const int64_t toobig[3] = {((int64_t)1 << 52) + 1, 1, 1};
@@ -1065,6 +1107,7 @@ int main(void) {
     test_validation_opts();
     test_validation_size();
     test_spreadinterponly();
+    test_check_points();
     test_bins();
     test_method_fallback();
     test_reference_cases();

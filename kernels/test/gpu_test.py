@@ -92,12 +92,15 @@ def fac_of(N, nf, w, beta, prec):
 
 
 # ---------------------------------------------------------------------------- sort
-def scan(arr):
-    n = arr.size
-    out = cp.empty(max(n, 1), dtype=cp.uint64)
-    tot = cp.zeros(1, dtype=cp.uint64)
-    fn("sort", "wf_scan_u64")((1,), (1024,), (I64(n), arr, out, tot))
-    return out[:n], tot
+def bin_scan(count, maxsub=0, cap=0):
+    """wf_bin_scan: (bin_start, nsub_start or None, result block as 3 u64)"""
+    n = count.size
+    start = cp.empty(max(n, 1), dtype=cp.uint64)
+    nsub = cp.empty(max(n, 1), dtype=cp.uint64) if maxsub > 0 else None
+    result = cp.full(3, 0xFFFFFFFFFFFFFFFF, dtype=cp.uint64)  # the kernel writes all of it
+    fn("sort", "wf_bin_scan")((1,), (512,), (I64(n), count, start, I64(maxsub),
+                                             NULL if nsub is None else nsub, I64(cap), result))
+    return start[:n], (None if nsub is None else nsub[:n]), result
 
 
 class Points:
@@ -110,9 +113,9 @@ class Points:
         nbins = self.nb[0] * self.nb[1] * self.nb[2]
         M = self.M
         self.bin_of = cp.empty(max(M, 1), dtype=cp.int32)
-        self.pos = cp.empty(max(M, 1), dtype=cp.uint64)
+        self.pos = cp.empty(max(M, 1), dtype=cp.uint32)
         self.bin_count = cp.zeros(nbins, dtype=cp.uint64)
-        self.bad = cp.zeros(1, dtype=cp.int32)
+        self.cap = nbins + -(-M // maxsub)
         self.run_setpts()
 
     def ptr(self, d):
@@ -128,28 +131,32 @@ class Points:
             (grid_for(M),), (256,),
             (I64(M), I32(self.dim), self.ptr(0), self.ptr(1), self.ptr(2), I64(nf[0]), I64(nf[1]),
              I64(nf[2]), I32(bs[0]), I32(bs[1]), I32(bs[2]), I64(nb[0]), I64(nb[1]), I64(nb[2]),
-             self.bin_of, self.pos, self.bin_count, self.bad))
+             self.bin_of, self.pos, I32(0), self.bin_count))
         nbins = self.bin_count.size
-        self.bin_start, _ = scan(self.bin_count)
+        # the result block: n_sorted, n_subprob (the SM kernels' device count), bad | overflow
+        self.bin_start, self.nsub_start, self.result = bin_scan(self.bin_count, self.maxsub,
+                                                                self.cap)
         self.sort_idx = cp.empty(max(M, 1), dtype=cp.int64)
         fn("sort", "wf_bin_scatter")((grid_for(M),), (256,),
-                                     (I64(M), self.bin_of, self.pos, self.bin_start, self.sort_idx))
+                                     (I64(M), self.bin_of, self.pos, I32(0), self.bin_start,
+                                      self.sort_idx))
+        self.subprob_bin = cp.full(max(self.cap, 1), -1, dtype=cp.int32)
+        self.scoords = [cp.empty(max(M, 1), dtype=rdt(self.prec)) for _ in range(self.dim)]
+        n_subprob_ptr = self.result[1:2]
+        fn(f"prep_{psuf(self.prec)}", f"wf_sort_coords_{psuf(self.prec)}")(
+            (grid_for(max(M, self.cap)),), (256,),
+            (I64(M), I32(self.dim), self.sort_idx, self.ptr(0), self.ptr(1), self.ptr(2),
+             self.sptr(0), self.sptr(1), self.sptr(2), self.bad_ptr(), I64(nbins),
+             self.nsub_start, n_subprob_ptr, I64(self.cap), self.subprob_bin))
         if OLDABI:  # kernels before the sorted-coordinate ABI (A/B timing): unsorted coords
             self.scoords = list(self.coords)
-        else:
-            self.scoords = [cp.empty(max(M, 1), dtype=rdt(self.prec)) for _ in range(self.dim)]
-            fn(f"prep_{psuf(self.prec)}", f"wf_sort_coords_{psuf(self.prec)}")(
-                (grid_for(M),), (256,),
-                (I64(M), I32(self.dim), self.sort_idx, self.ptr(0), self.ptr(1), self.ptr(2),
-                 self.sptr(0), self.sptr(1), self.sptr(2)))
-        nsub = cp.empty(nbins, dtype=cp.uint64)
-        fn("sort", "wf_subprob_count")((grid_for(nbins),), (256,),
-                                       (I64(nbins), self.bin_count, I64(self.maxsub), nsub))
-        self.nsub_start, tot = scan(nsub)
-        self.n_subprob = int(tot.get()[0])
-        self.subprob_bin = cp.empty(max(self.n_subprob, 1), dtype=cp.int32)
-        fn("sort", "wf_subprob_fill")((grid_for(nbins),), (256,),
-                                      (I64(nbins), self.nsub_start, nsub, self.subprob_bin))
+        self.n_subprob = int(self.result.get()[1])
+
+    def bad_ptr(self):  # i32 at byte 16 of the result block
+        return self.result.view(cp.int32)[4:5]
+
+    def bad(self):
+        return int(self.result.view(cp.int32).get()[4])
 
 
 # ---------------------------------------------------------------------------- spread / interp
@@ -175,10 +182,10 @@ def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1):
         td = [P.bs[d] + 2 * pad if d < dim else 1 for d in range(3)]
         shmem = td[0] * td[1] * td[2] * (8 if prec == 32 else 16)
         f.max_dynamic_shared_size_bytes = shmem
-        f((min(max(P.n_subprob, 1), 65535 * 4), gridy), (256,),
+        f((min(max(P.cap, 1), 65535 * 4), gridy), (256,),
           base + (I32(P.bs[0]), I32(P.bs[1]), I32(P.bs[2]), I64(P.nb[0]), I64(P.nb[1]),
                   I64(P.nb[2]), P.bin_start, P.bin_count, P.nsub_start, P.subprob_bin,
-                  I64(P.n_subprob), I64(P.maxsub), fw), shared_mem=shmem)
+                  P.result[1:2], I64(P.maxsub), fw), shared_mem=shmem)
 
 
 class Plan:
@@ -324,7 +331,7 @@ def run_case(typ, dim, N, M, tol, prec, method, ntransf=1, iflag=1, modeord=0, n
                 nf=nf, w_extra=w_extra)
     coords = rand_points(dim, M, prec, rng, edge=edge)
     plan.setpts(coords)
-    assert int(plan.P.bad.get()[0]) == 0
+    assert plan.P.bad() == 0
     Nprod = plan.N[0] * plan.N[1] * plan.N[2]
     errs = []
     if typ == 1:
@@ -348,27 +355,39 @@ def run_case(typ, dim, N, M, tol, prec, method, ntransf=1, iflag=1, modeord=0, n
 
 # ---------------------------------------------------------------------------- unit tests
 def test_scan():
+    """wf_bin_scan: both exclusive scans, the totals, the clamp to the cap and its flag"""
     rng = np.random.default_rng(1)
     bad = 0
-    for n in [0, 1, 2, 31, 1023, 1024, 1025, 4095, 4096, 4097, 8192 * 3 + 17, 1_000_003,
-              10_000_000]:
-        a = rng.integers(0, 1 << 40, size=n, dtype=np.uint64) if n < 2e6 else \
-            rng.integers(0, 100, size=n, dtype=np.uint64)
-        d = cp.asarray(a)
-        out, tot = scan(d)
-        ref = np.concatenate([[0], np.cumsum(a, dtype=np.uint64)[:-1]]) if n else a
-        ok = np.array_equal(out.get(), ref) and int(tot.get()[0]) == int(a.sum(dtype=np.uint64))
-        if not ok:
-            bad += 1
-            print(f"scan n={n}: FAIL")
-    d = cp.asarray(rng.integers(0, 10, size=10_000_000, dtype=np.uint64))
-    out, tot = scan(d)
+    for n in [0, 1, 2, 31, 511, 512, 513, 2047, 2048, 2049, 8192 * 3 + 17, 1_000_003]:
+        for maxsub, capped in [(0, False), (7, False), (1024, False), (3, True)]:
+            a = rng.integers(0, 1 << 40 if maxsub == 0 else 5000, size=n, dtype=np.uint64)
+            ns = (a + np.uint64(maxsub - 1)) // np.uint64(maxsub) if maxsub else \
+                np.zeros(n, dtype=np.uint64)
+            total_sub = int(ns.sum(dtype=np.uint64))
+            cap = max(total_sub - 1, 0) if capped else total_sub + 5
+            start, nsub, res = bin_scan(cp.asarray(a), maxsub, cap if maxsub else 0)
+            ref = np.concatenate([[0], np.cumsum(a, dtype=np.uint64)[:-1]]) if n else a
+            r = res.get()
+            ok = np.array_equal(start.get(), ref) and int(r[0]) == int(a.sum(dtype=np.uint64))
+            if maxsub:
+                nref = np.concatenate([[0], np.cumsum(ns, dtype=np.uint64)[:-1]]) if n else ns
+                over = total_sub > cap
+                ok = ok and np.array_equal(nsub.get(), nref) and int(r[1]) == min(total_sub, cap)
+                ok = ok and int(r[2]) == (int(over) << 32)
+            else:
+                ok = ok and int(r[1]) == 0 and int(r[2]) == 0
+            if not ok:
+                bad += 1
+                print(f"bin_scan n={n} maxsub={maxsub} capped={capped}: FAIL")
+    d = cp.asarray(rng.integers(0, 10, size=65536, dtype=np.uint64))
+    bin_scan(d, 1024, 1 << 40)
     cp.cuda.runtime.deviceSynchronize()
     t0 = time.perf_counter()
-    for _ in range(5):
-        scan(d)
+    for _ in range(20):
+        bin_scan(d, 1024, 1 << 40)
     cp.cuda.runtime.deviceSynchronize()
-    print(f"scan: {'ok' if not bad else 'FAIL'}  (n=1e7: {(time.perf_counter() - t0) / 5 * 1e3:.2f} ms)")
+    print(f"bin_scan: {'ok' if not bad else 'FAIL'}  (65536 bins, SM: "
+          f"{(time.perf_counter() - t0) / 20 * 1e3:.3f} ms)")
     return bad
 
 
@@ -401,21 +420,32 @@ def test_sort():
         if np.any(np.diff(b[si]) < 0):
             bad += 1
             print("sort: not sorted by bin", dim, prec)
-        if int(P.bad.get()[0]) != 0:
+        if P.bad() != 0:
             bad += 1
             print("sort: bad flag set for finite points")
+        if not np.array_equal(P.scoords[0].get(), coords[0].get()[si]):
+            bad += 1
+            print("sort: sorted x differs from x[sort_idx]", dim, prec)
         nsub = -(-np.bincount(b, minlength=P.bin_count.size) // P.maxsub)
         if P.n_subprob != nsub.sum():
             bad += 1
             print("sort: n_subprob", P.n_subprob, nsub.sum())
+        sb = np.repeat(np.arange(nsub.size), nsub)
+        if not np.array_equal(P.subprob_bin.get()[:P.n_subprob], sb) or \
+                np.any(P.subprob_bin.get()[P.n_subprob:] != -1):
+            bad += 1
+            print("sort: subprob_bin differs from the host's", dim, prec)
     coords = rand_points(2, 1000, 32, rng)
     x = coords[0].get()
     x[17] = np.nan
     coords[0] = cp.asarray(x)
     P = Points(2, coords, 32, [64, 64, 1], [16, 16, 1])
-    if int(P.bad.get()[0]) != 1:
+    si = P.sort_idx.get()
+    i17 = int(np.nonzero(si == 17)[0][0])
+    if P.bad() != 1 or P.bin_of.get()[17] != 0 or P.scoords[0].get()[i17] != 0 or \
+            not np.array_equal(np.sort(si), np.arange(1000)):
         bad += 1
-        print("sort: NaN not flagged")
+        print("sort: NaN not flagged, or not binned in bin 0 at coordinate 0")
     print(f"sort: {'ok' if not bad else 'FAIL'}")
     return bad
 

@@ -107,6 +107,9 @@ class FakeLib:
             self.plans[h].update(M=M, pts=(x, y, z))
         return st
 
+    def warpfft_setpts_check(self, h):
+        return self._log("warpfft_setpts_check", h)
+
     def warpfft_setpts3(self, h, precision, M, x, y, z, K, s, t, u):
         """As the C library: refuses types 1/2, and copies sources and targets (the caller may
         free them once the call returns), in the C ABI's dimension order."""

@@ -307,3 +307,33 @@ def test_spreadinterponly_axis_order_against_kernel_sum(fake, type_, dim):
             got = plan.execute(f)
             assert got.shape == (2, 11)
             assert close(got, interp(pts, f, n, w, beta), 1e-12)
+
+
+def test_check_points_default_on_and_opt_out(fake):
+    """Plan checks points at setpts by default (opts.check_points = 1: the exception where the
+    points are set, as the reference); check_points=False passes 0 (no host sync in setpts)
+    and setpts_check() reaches warpfft_setpts_check, whose BAD_POINTS status raises."""
+    pts, c, _ = problem(2)
+    with warpfft.Plan(1, SHAPES[2], dtype="complex128") as plan:
+        assert fake.last_opts["check_points"] == 1
+        with pytest.raises(warpfft.WarpfftError) as ei:
+            plan.setpts_check()
+        assert ei.value.name == "WARPFFT_ERR_NO_POINTS"
+        plan.setpts(*pts)
+        plan.setpts_check()
+    with warpfft.Plan(2, SHAPES[2], dtype="complex128", check_points=False) as plan:
+        assert fake.last_opts["check_points"] == 0
+        plan.setpts(*pts)
+        plan.setpts_check()
+        assert fake.names()[-1] == "warpfft_setpts_check"
+        fake.fail["warpfft_setpts_check"] = 7  # WARPFFT_ERR_BAD_POINTS
+        with pytest.raises(warpfft.InvalidArgumentError) as ei:
+            plan.setpts_check()
+        assert ei.value.name == "WARPFFT_ERR_BAD_POINTS"
+        assert plan.M == 11  # the points stay set (its executes write NaN)
+    with pytest.raises(TypeError, match="check_points"):
+        warpfft.Plan(1, 8, check_points=2)
+    # the one-call functions accept it too (and it is part of their plan cache key)
+    f1 = warpfft.nufft2d1(*pts, c, SHAPES[2], check_points=False)
+    assert close(f1, exact(1, pts, c, SHAPES[2], 1))
+    assert fake.last_opts["check_points"] == 0

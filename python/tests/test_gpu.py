@@ -312,6 +312,29 @@ def test_errors_with_a_gpu():
     plan.close()  # idempotent
 
 
+@pytest.mark.parametrize("type_", [1, 2])
+def test_unchecked_bad_points_give_nan_and_setpts_check_raises(type_):
+    """check_points=False: setpts does not raise (no host wait); every output of execute is NaN
+    and setpts_check raises BAD_POINTS; good points afterwards give an accurate result."""
+    dtype, n = np.complex128, SHAPES[3]
+    pts, c, f = problem(3, dtype, seed=16)
+    with warpfft.Plan(type_, n, dtype=dtype, eps=1e-9, check_points=False) as plan:
+        bad = pts[1].copy()
+        bad[3] = np.inf
+        plan.setpts(pts[0], bad, pts[2])
+        assert plan.M == pts[0].size
+        with pytest.raises(warpfft.InvalidArgumentError) as ei:
+            plan.setpts_check()
+        assert ei.value.name == "WARPFFT_ERR_BAD_POINTS"
+        out = plan.execute(c if type_ == 1 else f)
+        assert np.isnan(out).all()
+        plan.setpts(*pts)
+        plan.setpts_check()
+        out = plan.execute(c if type_ == 1 else f)
+        want = exact(1, pts, c, n, 1) if type_ == 1 else exact(2, pts, f, n, -1)
+        assert rel_err(out, want) <= SLACK * 1e-9
+
+
 def test_runtime_info_and_cufft_probe():
     info = warpfft.runtime_info()
     assert isinstance(info, dict) and "gpu_error" not in info, info

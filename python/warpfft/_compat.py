@@ -40,6 +40,14 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
                             mode array itself (N_d >= 2 kernel widths; index i at coordinate
                             2 pi i / N, modeord has no effect), the kernel the one eps and
                             upsampfac choose for a NUFFT (``plan.info``: width, beta); GM
+``check_points``            warpfft's own (not the reference's): True (default) -- setpts
+                            waits for the binning and raises InvalidPointsError
+                            (WARPFFT_ERR_BAD_POINTS) for a NaN or infinite coordinate, as the
+                            reference does; False -- setpts does not wait (no host
+                            synchronisation: faster when points change every call); a bad
+                            coordinate then makes every output of execute NaN, and
+                            ``plan.setpts_check()`` raises the error when called. Type 3
+                            always checks.
 ==========================  ==================================================================
 
 Any other name raises InvalidArgumentError (also a TypeError, as in the reference).
@@ -64,7 +72,7 @@ _IGNORED = {"gpu_sort": (0, 1), "gpu_kerevalmeth": (0, 1), "gpu_maxbatchsize": (
             "gpu_np": _I32, "debug": _I32}
 _HONOURED = ("modeord", "upsampfac", "gpu_method", "gpu_binsizex", "gpu_binsizey",
              "gpu_binsizez", "gpu_maxsubprobsize", "gpu_device_id", "gpu_stream",
-             "gpu_spreadinterponly")
+             "gpu_spreadinterponly", "check_points")
 OPTION_NAMES = frozenset(_HONOURED) | frozenset(_IGNORED)
 
 
@@ -87,6 +95,13 @@ def stream_value(s):
         if v is not None and not callable(v):
             return _lib.as_int("gpu_stream", v, 0, _lib.UINT64_MAX)
     return _lib.as_int("gpu_stream", s, 0, _lib.UINT64_MAX)
+
+
+def _check_points(v):
+    """check_points: a bool (or 0/1) -> 0/1."""
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    return _lib.as_int("check_points", v, 0, 1)
 
 
 def normalize_options(type_, kwargs):
@@ -118,6 +133,7 @@ def normalize_options(type_, kwargs):
         "max_subprob": max(0, _lib.as_int("gpu_maxsubprobsize", g("gpu_maxsubprobsize", 0),
                                           *_I32)),
         "spreadinterponly": sio,
+        "check_points": _check_points(g("check_points", True)),
     }
     return opts, tuple(sorted(opts.items()))
 
@@ -457,7 +473,12 @@ class Plan:
         arrays are used in place and must stay unchanged until the next setpts or close (the
         plan keeps a reference). Type 3: x, y, z are the M sources and ``s, t, u`` the K
         target frequencies (as many as the dimension needs); the C library copies both, so
-        the plan keeps no reference to them once their upload is done."""
+        the plan keeps no reference to them once their upload is done.
+
+        A NaN or infinite coordinate raises InvalidArgumentError (WARPFFT_ERR_BAD_POINTS)
+        here, by default; with ``check_points=False`` setpts does not wait for the GPU, and
+        such a point set makes execute's outputs NaN and ``setpts_check()`` raise instead
+        (type 3 always raises here)."""
         with self._lock:
             c = self._live()
             if self._type != 3 and any(v is not None for v in (s, t, u)):
@@ -498,6 +519,19 @@ class Plan:
             finally:
                 self._points = keep  # the C plan may point at these now, even on failure
             return self
+
+    def setpts_check(self):
+        """Waits for the plan's stream and raises InvalidArgumentError (WARPFFT_ERR_BAD_POINTS)
+        if the last setpts held a NaN or infinite coordinate. Only a ``check_points=False``
+        plan can get that far with one (its executes write NaN); for the others, and when
+        every coordinate was finite, it returns None. Before a successful setpts: the
+        NO_POINTS error."""
+        with self._lock:
+            c = self._live()
+            if c.M is None:
+                raise WarpfftError("setpts_check before a successful setpts", ERR_NO_POINTS,
+                                   "WARPFFT_ERR_NO_POINTS")
+            c.setpts_check()
 
     def _shapes(self, data_shape):
         """(batch shape, required output core shape) for an input of `data_shape`."""

@@ -44,6 +44,7 @@ class Opts(Structure):
         ("bin_size", c_int32 * 3),
         ("max_subprob", c_int32),
         ("spreadinterponly", c_int32),
+        ("check_points", c_int32),
     ]
 
 
@@ -111,6 +112,7 @@ SIGNATURES = {
         [c_int, c_int, _i64x3, c_int, c_int64, c_double, c_int, POINTER(Opts), POINTER(c_void_p)],
     ),
     "warpfft_setpts": (_status, [_p, c_int, c_int64, _p, _p, _p]),
+    "warpfft_setpts_check": (_status, [_p]),
     "warpfft_execute": (_status, [_p, c_int, _p, _p]),
     "warpfft_plan_destroy": (_status, [_p]),
     "warpfft_release_cached": (_status, []),

@@ -35,8 +35,10 @@ def precision_of(dtype):
 
 
 def make_opts(modeord=0, method=0, upsampfac=2.0, device=0, stream=0, bin_size=(0, 0, 0),
-              max_subprob=0, spreadinterponly=0):
-    """A warpfft_opts (C order bin sizes), every integer range-checked."""
+              max_subprob=0, spreadinterponly=0, check_points=1):
+    """A warpfft_opts (C order bin sizes), every integer range-checked. ``check_points``
+    defaults to 1 here (setpts waits and raises for a NaN/inf coordinate), unlike the C
+    default: Python callers get the exception where they set the points."""
     opts = _lib.default_opts()
     opts.modeord = _lib.as_int("modeord", modeord, -_lib.INT32_MAX - 1, _lib.INT32_MAX)
     opts.method = _lib.as_int("gpu_method", method, -_lib.INT32_MAX - 1, _lib.INT32_MAX)
@@ -47,6 +49,7 @@ def make_opts(modeord=0, method=0, upsampfac=2.0, device=0, stream=0, bin_size=(
         opts.bin_size[i] = _lib.as_int("bin size", v, 0, _lib.INT32_MAX)
     opts.max_subprob = _lib.as_int("gpu_maxsubprobsize", max_subprob, 0, _lib.INT32_MAX)
     opts.spreadinterponly = _lib.as_int("gpu_spreadinterponly", spreadinterponly, 0, 1)
+    opts.check_points = _lib.as_int("check_points", check_points, 0, 1)
     return opts
 
 
@@ -169,6 +172,12 @@ class CPlan:
             _lib.check(self._L.warpfft_setpts(handle, self.precision, M, px or None,
                                                py or None, pz or None))
             self.M = M
+
+    def setpts_check(self):
+        """warpfft_setpts_check: waits for the plan's stream; raises BAD_POINTS if the last
+        setpts held a NaN/inf coordinate (unchecked plans), NO_POINTS without points."""
+        with self._lock:
+            _lib.check(self._L.warpfft_setpts_check(self._live()))
 
     def setpts3(self, M, pxs, K, pss):
         """warpfft_setpts3: M sources at pointers pxs, K targets at pss (dim each, C order).

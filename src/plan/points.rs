@@ -181,8 +181,10 @@ impl<T: Real> Plan<T> {
     /// The coordinates are uploaded into device buffers the plan owns (reused when `M` is
     /// unchanged), then bin-sorted on the GPU. Errors: [`Error::Shape`] (wrong number of arrays
     /// or unequal lengths, checked before any GPU work), [`Error::BadPoints`] (a NaN or
-    /// infinite coordinate). After an error the plan has no points until the next successful
-    /// `set_points*`.
+    /// infinite coordinate, with [`check_points(true)`](crate::PlanBuilder::check_points);
+    /// by default such points are not checked here: executes write NaN outputs and
+    /// [`Plan::setpts_check`] reports them). After an error the plan has no points until the
+    /// next successful `set_points*`.
     pub fn set_points<S: AsRef<[T]>>(&mut self, coords: &[S]) -> Result<()> {
         let lens: Vec<usize> = coords.iter().map(|c| c.as_ref().len()).collect();
         let m = self.check_coords(&lens)?;
@@ -263,7 +265,8 @@ impl<T: Real> Plan<T> {
     /// Sets the points from raw device addresses (`CUdeviceptr` values, e.g. from another CUDA
     /// crate): `m` coordinates of type `T` at each of `x`, `y` (dim ≥ 2) and `z` (dim 3);
     /// pass `0` for unused dimensions. Like `warpfft_setpts`, it waits once for its own work
-    /// on the plan's stream.
+    /// on the plan's stream with [`check_points(true)`](crate::PlanBuilder::check_points), and
+    /// not at all by default (then [`Plan::setpts_check`] reports a NaN/inf coordinate).
     ///
     /// # Safety
     /// `x`, `y`, `z` (those the dimension uses) must each point to `m` values of `T` in memory

@@ -48,6 +48,7 @@ pub struct warpfft_opts {
     pub bin_size: [i32; 3usize],
     pub max_subprob: i32,
     pub spreadinterponly: i32,
+    pub check_points: i32,
 }
 #[test]
 fn bindgen_test_layout_warpfft_opts() {
@@ -214,6 +215,23 @@ fn bindgen_test_layout_warpfft_opts() {
         );
     }
     test_field_spreadinterponly();
+    fn test_field_check_points() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).check_points) as usize - ptr as usize
+            },
+            52usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opts),
+                "::",
+                stringify!(check_points)
+            )
+        );
+    }
+    test_field_check_points();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -785,6 +803,9 @@ extern "C" {
         y: *const ::std::os::raw::c_void,
         z: *const ::std::os::raw::c_void,
     ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_setpts_check(plan: warpfft_plan) -> warpfft_status;
 }
 extern "C" {
     pub fn warpfft_execute(
