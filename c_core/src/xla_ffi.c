@@ -204,11 +204,11 @@ static warpfft_status acquire_plan(const wf_xla_key *key, wf_xla_entry **out) {
         if (slot >= 0)
             destroy_entry(&wf_xla_cache[slot]);
     }
-    /* Points are set on every call: the plan keeps warpfft_opts_default's unchecked set-points
-     * (check_points = 0 where warpfft_opts has that field: no host wait in setpts, non-finite
-     * points give all-NaN outputs). Set it explicitly here once the field is in warpfft.h. */
+    /* Points are set on every call: unchecked set-points (no host wait in setpts; non-finite
+     * points give all-NaN outputs, README "Bad points"). */
     warpfft_opts o;
     warpfft_opts_default(&o);
+    o.check_points = 0;
     o.modeord = key->modeord;
     o.method = key->method;
     o.device = key->device;
@@ -592,7 +592,8 @@ WARPFFT_API XLA_FFI_Error *warpfft_xla_nufft(XLA_FFI_CallFrame *frame) {
                 m->api_version.extension_start = NULL;
                 m->api_version.major_version = WF_XLA_API_MAJOR;
                 m->api_version.minor_version = WF_XLA_API_MINOR;
-                m->traits = 0; /* setpts waits on the host: not CUDA-graph capturable */
+                m->traits = 0; /* plans may be created, type 3 waits on the host: not CUDA-graph
+                                  capturable */
             }
             return NULL;
         }
