@@ -204,7 +204,10 @@ fn embedded_images_match_the_build_mode() {
                 format!("wf_{part}_gm_{dim}d_{p}_w{w}"),
                 format!("wf_{part}_sm_{dim}d_{p}_w{w}"),
             ];
-            assert_eq!(got, want, "kernels of si_{dim}d_{p}_w{w}_{part} (no wf_{other}_*)");
+            assert_eq!(
+                got, want,
+                "kernels of si_{dim}d_{p}_w{w}_{part} (no wf_{other}_*)"
+            );
         }
     }
     println!("{} modules, mode {mode}, archs {:?}", mods.len(), expect);
