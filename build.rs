@@ -109,15 +109,20 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
                     .define("WF_PREC", prec),
             );
         }
+        // One module per direction: a plan spreads (type 1) or interpolates (type 2), never
+        // both, so it JITs (or loads) only the kernels it launches.
         for dim in 1..=3 {
             for w in widths.clone() {
-                b = b.module(
-                    fatbuild::Module::new(format!("si_{dim}d_{p}_w{w}"))
-                        .source("kernels/spreadinterp.cu")
-                        .define("WF_DIM", dim.to_string().as_str())
-                        .define("WF_PREC", prec)
-                        .define("WF_W", w.to_string().as_str()),
-                );
+                for (part, def) in [("spread", "WF_SI_SPREAD"), ("interp", "WF_SI_INTERP")] {
+                    b = b.module(
+                        fatbuild::Module::new(format!("si_{dim}d_{p}_w{w}_{part}"))
+                            .source("kernels/spreadinterp.cu")
+                            .define("WF_DIM", dim.to_string().as_str())
+                            .define("WF_PREC", prec)
+                            .define("WF_W", w.to_string().as_str())
+                            .define("WF_SI_PART", def),
+                    );
+                }
             }
         }
     }

@@ -15,7 +15,7 @@
 #   -j   parallel jobs (default: number of cores)
 #   -o   output folder (default kernels/build): <module>.ptx files, <module>.<sm>.cubin (linked)
 #   -a   real archs for ptxas/nvlink (default sm_90); the first one is reported
-#   MODULE_GLOB  only modules matching it, e.g. 'si_3d_f64_*' (default all)
+#   MODULE_GLOB  only modules matching it, e.g. 'si_3d_f64_*' or 'si_*_interp' (default all)
 # Environment: CUDA_PATH / CUDA_HOME (default /usr/local/cuda); WF_EXTRA_DEFS: extra nvcc
 # flags for experiments (e.g. "-DWF_SI_TEAM=0" for the thread-per-point variant).
 set -euo pipefail
@@ -36,10 +36,11 @@ if [[ "${1:-}" == "--one" ]]; then
     prep_f32 | prep_f64) files="prep"; defs="-DWF_PREC=${mod#prep_f}" ;;
     direct_f32 | direct_f64) files="direct"; defs="-DWF_PREC=${mod#direct_f}" ;;
     type3_f32 | type3_f64) files="type3"; defs="-DWF_PREC=${mod#type3_f}" ;;
-    si_*)
-        IFS=_ read -r _ d p w <<<"$mod"
+    si_*_spread | si_*_interp)
+        IFS=_ read -r _ d p w part <<<"$mod"
         files="spreadinterp"
-        defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_W=${w#w}" ;;
+        part=$([[ $part == spread ]] && echo WF_SI_SPREAD || echo WF_SI_INTERP)
+        defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_W=${w#w} -DWF_SI_PART=$part" ;;
     *) echo "unknown module $mod" >&2; exit 2 ;;
     esac
     t_nvcc=0; t_ptxas=0
@@ -105,7 +106,7 @@ if [[ "${1:-}" == "--one" ]]; then
     done
     [[ -f "$out/$mod.notes" ]] && summary+=$(sort -u "$out/$mod.notes")$'\n' && rm -f "$out/$mod.notes"
     status=$([[ $ok == 1 ]] && echo ok || echo FAIL)
-    printf "%-16s %-4s nvcc %5d ms  ptxas(%s) %5d ms\n%s" "$mod" "$status" "$t_nvcc" \
+    printf "%-20s %-4s nvcc %5d ms  ptxas(%s) %5d ms\n%s" "$mod" "$status" "$t_nvcc" \
         "$first_arch" "$t_ptxas" "$summary" >"$out/$mod.summary"
     [[ $ok == 1 ]] || { echo "---- $mod log:"; cat "$log"; } >>"$out/$mod.summary"
     exit 0
@@ -133,8 +134,8 @@ mkdir -p "$out"
 
 modules=(sort prep_f32 prep_f64 direct_f32 direct_f64 type3_f32 type3_f64)
 for d in 1 2 3; do
-    for w in $(seq 2 12); do modules+=("si_${d}d_f32_w$w"); done
-    for w in $(seq 2 16); do modules+=("si_${d}d_f64_w$w"); done
+    for w in $(seq 2 12); do modules+=("si_${d}d_f32_w${w}_spread" "si_${d}d_f32_w${w}_interp"); done
+    for w in $(seq 2 16); do modules+=("si_${d}d_f64_w${w}_spread" "si_${d}d_f64_w${w}_interp"); done
 done
 selected=()
 for m in "${modules[@]}"; do

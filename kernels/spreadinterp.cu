@@ -1,8 +1,10 @@
 /*
- * spreadinterp.cu — module si_{d}d_{p}_w{w}: spreading (type 1) and interpolation (type 2) with
- * the sinh-type kernel of width w, one module per (dimension, precision, width) so that w is a
- * compile-time constant (-DWF_DIM=1|2|3 -DWF_PREC=32|64 -DWF_W=2..16). kernels/ABI.md,
- * "Module si_{d}d_p_w{w}", is the contract; README.md explains the choices.
+ * spreadinterp.cu — modules si_{d}d_{p}_w{w}_spread (spreading, type 1) and
+ * si_{d}d_{p}_w{w}_interp (interpolation, type 2) with the sinh-type kernel of width w, one
+ * module per (dimension, precision, width, direction) so that w is a compile-time constant
+ * (-DWF_DIM=1|2|3 -DWF_PREC=32|64 -DWF_W=2..16 -DWF_SI_PART=WF_SI_SPREAD|WF_SI_INTERP). A plan
+ * needs one direction only: it JITs (jit builds) or loads (aot) half the code. kernels/ABI.md,
+ * "Modules si_{d}d_p_w{w}_spread and _interp", is the contract; README.md explains the choices.
  *
  * Three ways to map work onto lanes, chosen per kernel by the WF_* macros below (defaults
  * measured on an H100 with suite B; the others stay selectable for re-measuring):
@@ -30,9 +32,11 @@
  * in registers and are selected with W predicated moves (wf_pick), since a run-time index into
  * a register array would move it to local memory.
  *
- * Files: this is the module's one translation unit. It holds the configuration (the variant
- * macros and register caps below) and the extern "C" entry points at the end; the device code
- * lives in spreadinterp/, included in this order (each piece uses the ones before it):
+ * Files: this is the modules' one translation unit. It holds the configuration (the variant
+ * macros and register caps below) and the extern "C" entry points at the end (those of
+ * WF_SI_PART); the device code lives in spreadinterp/, included in this order (each piece uses
+ * the ones before it; tile, gm_spread and sm_spread for spreading only, gm_interp and sm_interp
+ * for interpolation only):
  *   point.cuh      per point: wf_pts, coordinate fold and footprint start, kernel values,
  *                  point data loaded one iteration ahead
  *   subprob.cuh    SM subproblem geometry: its points, tile origin and extents, tile cell -> grid
@@ -53,6 +57,13 @@
 #endif
 #if WF_W < 2 || WF_W > 16
 #error "WF_W must be in 2..16"
+#endif
+/* Which entry points the module holds: -DWF_SI_PART=WF_SI_SPREAD (wf_spread_gm/sm, module
+ * si_..._spread) or WF_SI_INTERP (wf_interp_gm/sm, module si_..._interp). */
+#define WF_SI_SPREAD 1
+#define WF_SI_INTERP 2
+#if !defined(WF_SI_PART) || (WF_SI_PART != WF_SI_SPREAD && WF_SI_PART != WF_SI_INTERP)
+#error "spreadinterp.cu needs -DWF_SI_PART=WF_SI_SPREAD or -DWF_SI_PART=WF_SI_INTERP"
 #endif
 
 /* wf_<op>_<d>d_<p>_w<w>, e.g. wf_spread_sm_2d_f32_w6 */
@@ -163,12 +174,17 @@ typedef wf_cplx C;
 
 #include "spreadinterp/point.cuh"
 #include "spreadinterp/subprob.cuh"
+#if WF_SI_PART == WF_SI_SPREAD
 #include "spreadinterp/tile.cuh"
+#endif
 #include "spreadinterp/team.cuh"
+#if WF_SI_PART == WF_SI_SPREAD
 #include "spreadinterp/gm_spread.cuh"
-#include "spreadinterp/gm_interp.cuh"
 #include "spreadinterp/sm_spread.cuh"
+#else
+#include "spreadinterp/gm_interp.cuh"
 #include "spreadinterp/sm_interp.cuh"
+#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* entry points                                                                                */
@@ -205,6 +221,7 @@ typedef wf_cplx C;
     B.maxsub = maxsub;                                                                             \
     (void)nb3
 
+#if WF_SI_PART == WF_SI_SPREAD
 extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     WF_SINAME(spread_gm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
                          const T *__restrict__ z, const C *__restrict__ c, i64 nf1, i64 nf2,
@@ -217,7 +234,9 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     wf_spread_gm_thread(M, P, c, ntransf, sort_idx, fw);
 #endif
 }
+#endif
 
+#if WF_SI_PART == WF_SI_INTERP
 extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     WF_SINAME(interp_gm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
                          const T *__restrict__ z, C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3,
@@ -230,7 +249,9 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     wf_interp_gm_thread(M, P, c, ntransf, sort_idx, fw);
 #endif
 }
+#endif
 
+#if WF_SI_PART == WF_SI_SPREAD
 /* SM spread: per subproblem and transform, zero the tile, add the points, flush the tile into
  * fw (wf_tile_flush). */
 extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
@@ -309,7 +330,9 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
         }
     }
 }
+#endif
 
+#if WF_SI_PART == WF_SI_INTERP
 /* SM interp: per subproblem and transform, load the tile from fw (wrapped), then interpolate
  * the points from shared memory. */
 extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
@@ -345,3 +368,4 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
         }
     }
 }
+#endif

@@ -88,7 +88,8 @@ fn embedded_images_match_the_build_mode() {
     );
     let mods = modules();
     // Every module a plan can need is there: sort, prep/direct/type3 per precision, and the
-    // width-specialised spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3).
+    // width-specialised spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3), one
+    // per direction (a plan loads only the one it launches).
     let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
         "sort",
@@ -98,16 +99,26 @@ fn embedded_images_match_the_build_mode() {
         "direct_f64",
         "type3_f32",
         "type3_f64",
-        "si_1d_f32_w2",
-        "si_3d_f64_w16",
-        "si_2d_f32_w12",
+        "si_1d_f32_w2_spread",
+        "si_1d_f32_w2_interp",
+        "si_3d_f64_w16_spread",
+        "si_3d_f64_w16_interp",
+        "si_2d_f32_w12_spread",
+        "si_2d_f32_w12_interp",
     ] {
         assert!(
             names.contains(&want),
             "module {want} missing from {names:?}"
         );
     }
-    assert_eq!(mods.len(), 7 + 3 * (11 + 15), "module count");
+    assert_eq!(mods.len(), 7 + 2 * 3 * (11 + 15), "module count");
+    // No combined spread+interp module is left (a plan would JIT both directions).
+    for (name, _) in &mods {
+        assert!(
+            !name.starts_with("si_") || name.ends_with("_spread") || name.ends_with("_interp"),
+            "module {name}: si modules are per direction"
+        );
+    }
     let expect = expected_archs();
     for (name, blobs) in &mods {
         let fatbins: Vec<&Blob> = blobs.iter().filter(|b| b.kind == 2).collect();
@@ -186,6 +197,21 @@ fn embedded_images_match_the_build_mode() {
     ] {
         assert!(kernels.contains(k), "kernel {k} not embedded");
     }
+    // Each si module holds its direction's two kernels (GM and SM) and nothing else.
+    for (dim, p, w) in [(2, "f32", 7), (3, "f32", 7), (3, "f64", 11), (1, "f64", 16)] {
+        for (part, other) in [("spread", "interp"), ("interp", "spread")] {
+            let mut got = manifest_kernels(&man, &format!("si_{dim}d_{p}_w{w}_{part}"));
+            got.sort();
+            let want = [
+                format!("wf_{part}_gm_{dim}d_{p}_w{w}"),
+                format!("wf_{part}_sm_{dim}d_{p}_w{w}"),
+            ];
+            assert_eq!(
+                got, want,
+                "kernels of si_{dim}d_{p}_w{w}_{part} (no wf_{other}_*)"
+            );
+        }
+    }
     println!("{} modules, mode {mode}, archs {:?}", mods.len(), expect);
 }
 
@@ -258,7 +284,6 @@ fn embedded_sources_match_the_kernels_dir() {
         "common.cuh",
         "direct.cu",
         "prep.cu",
-        "scan.cu",
         "scan.cuh",
         "sort.cu",
         "spreadinterp.cu",
@@ -284,7 +309,7 @@ fn embedded_sources_match_the_kernels_dir() {
         let rest = &man[at + 1..];
         &rest[..rest.find("{\"name\":").unwrap_or(rest.len())]
     };
-    let si = module("si_2d_f32_w6");
+    let si = module("si_2d_f32_w6_spread");
     assert_eq!(
         json_strings(json_array(si, "nvrtc_sources")),
         ["spreadinterp.cu"]
@@ -294,11 +319,26 @@ fn embedded_sources_match_the_kernels_dir() {
         assert!(opts.iter().any(|o| o == want), "{want} not in {opts:?}");
     }
     let sort = module("sort");
-    assert_eq!(
-        json_strings(json_array(sort, "nvrtc_sources")),
-        ["sort.cu", "scan.cu"]
-    );
+    assert_eq!(json_strings(json_array(sort, "nvrtc_sources")), ["sort.cu"]);
     println!("{} files embedded, digest {digest}", listed.len());
+}
+
+/// The `"kernels"` list of module `name` in the manifest (fatbuild's format: `{"name":..,
+/// "sources":[..],"defines":{..},"kernels":[..],"blobs":[..]}`).
+fn manifest_kernels(man: &str, name: &str) -> Vec<String> {
+    let key = format!("{{\"name\":\"{name}\",");
+    let start = man
+        .find(&key)
+        .unwrap_or_else(|| panic!("module {name} not in the manifest"));
+    let rest = &man[start..];
+    let open = "\"kernels\":[";
+    let k = rest.find(open).expect("a kernels list") + open.len();
+    let end = rest[k..].find(']').expect("the end of the kernels list");
+    rest[k..k + end]
+        .split(',')
+        .map(|s| s.trim_matches('"').to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// The manifest lists kernel entry names (parsed from the PTX at build time).

@@ -163,13 +163,15 @@ static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
     return st;
 }
 
-/* Modules "prep_p" (bin count, deconvolve/amplify) and "si_{d}d_p_w{w}" (spread or interp). */
+/* Modules "prep_p" (bin count, deconvolve/amplify) and "si_{d}d_p_w{w}_spread" (type 1, also
+ * spread-only plans) or "si_{d}d_p_w{w}_interp" (type 2): the direction the plan launches. */
 static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     const char *ps = wf_prec_name(p->precision);
-    char mod[32], name[64], si[32];
+    const char *op = p->type == 1 ? "spread" : "interp";
+    char mod[32], name[64], si[40];
     snprintf(mod, sizeof mod, "prep_%s", ps);
-    snprintf(si, sizeof si, "si_%dd_%s_w%d", p->dim, ps, p->width);
+    snprintf(si, sizeof si, "si_%dd_%s_w%d_%s", p->dim, ps, p->width, op);
     /* JIT builds: the modules not loaded yet compile in parallel, not one after another */
     const char *const modules[] = {"sort", mod, si};
     warpfft_status st = wf_modules_preload(plan->dev, modules, 3);
@@ -184,7 +186,7 @@ static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     snprintf(name, sizeof name, "wf_%s_%s", p->type == 1 ? "deconvolve" : "amplify", ps);
     if (st == WARPFFT_SUCCESS && !p->spreadinterponly)
         st = load_kernel(plan, mod, name, &plan->k_modes);
-    snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", p->type == 1 ? "spread" : "interp",
+    snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", op,
              p->method == WARPFFT_METHOD_SM ? "sm" : "gm", p->dim, ps, p->width);
     if (st == WARPFFT_SUCCESS)
         st = load_kernel(plan, si, name, &plan->k_spreadinterp);

@@ -547,7 +547,7 @@ static double elapsed_ms(const struct timespec *t0) {
 }
 
 /* The first plan (nothing loaded yet) loads its three modules at once: one slow JIT's time,
- * not three. Runs first: sort, prep_f64 and si_1d_f64_w* are loaded by no one before. */
+ * not three. Runs first: sort, prep_f64 and si_1d_f64_w*_spread are loaded by no one before. */
 static void test_parallel_loads(void) {
     slow_load(300);
     standin_counts s0 = counts();
@@ -563,6 +563,42 @@ static void test_parallel_loads(void) {
     destroy_plan(p);
     warpfft_release_cached();
     slow_load(0);
+}
+
+/* The si_* modules recorded so far (load order), up to 8. */
+static size_t si_records(const char *names[8]) {
+    wf_module_record r[64];
+    size_t n = wf_module_records(r, 64), k = 0;
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (strncmp(r[i].name, "si_", 3) == 0 && k < 8)
+            names[k++] = r[i].name;
+    return k;
+}
+
+static int ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* A type-1 plan loads the spreading module of its (dim, precision, width) and not the
+ * interpolation one; a type-2 plan of the same shape the interpolation one. Runs right after
+ * test_parallel_loads: its type-1 plan loaded the only si_* module so far. */
+static void test_module_per_direction(void) {
+    const char *si[8] = {NULL};
+    size_t n = si_records(si);
+    CHECK(n == 1 && ends_with(si[0], "_spread"), "after a type-1 plan: %zu si modules, %s", n,
+          n ? si[0] : "none");
+    warpfft_plan p = make_plan(2, 64, 1, WARPFFT_F64);
+    size_t n2 = si_records(si);
+    /* "_spread" and "_interp" have one length: the stems are the rest */
+    int same = n2 == 2 && strlen(si[0]) == strlen(si[1]) &&
+               strncmp(si[0], si[1], strlen(si[0]) - strlen("_spread")) == 0;
+    CHECK(same && ends_with(si[1], "_interp"),
+          "after a type-2 plan of that shape: %zu si modules (%s, %s): the same stem, _spread "
+          "then _interp expected",
+          n2, n2 > 0 ? si[0] : "-", n2 > 1 ? si[1] : "-");
+    destroy_plan(p);
+    warpfft_release_cached();
 }
 
 /* Two threads that need the same unloaded module: one JIT, the other waits for it. */
@@ -693,6 +729,7 @@ int main(void) {
         return 1;
     }
     test_parallel_loads();
+    test_module_per_direction();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     long lifecycles = walk_all();

@@ -160,8 +160,10 @@ class Points:
 
 
 # ---------------------------------------------------------------------------- spread / interp
-def si_name(op, dim, prec, w):
-    return f"si_{dim}d_{psuf(prec)}_w{w}", f"wf_{op}_{dim}d_{psuf(prec)}_w{w}"
+def si_name(op, method, dim, prec, w):
+    """(module, kernel): op "spread" or "interp" (one module per direction), method "gm"/"sm"."""
+    return (f"si_{dim}d_{psuf(prec)}_w{w}_{op}",
+            f"wf_{op}_{method}_{dim}d_{psuf(prec)}_w{w}")
 
 
 NOSORT = False  # GM with sort_idx = NULL (points in input order)
@@ -169,7 +171,7 @@ NOSORT = False  # GM with sort_idx = NULL (points in input order)
 
 def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1):
     dim, prec, nf = P.dim, P.prec, P.nf
-    m, k = si_name(f"{op}_{method}", dim, prec, w)
+    m, k = si_name(op, method, dim, prec, w)
     f = fn(m, k)
     nosort = NOSORT and method == "gm"
     xyz = (P.ptr(0), P.ptr(1), P.ptr(2)) if nosort else (P.sptr(0), P.sptr(1), P.sptr(2))
