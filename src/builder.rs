@@ -188,11 +188,11 @@ impl<T: Real> PlanBuilder<T> {
 
     /// Whether setting points checks the coordinates before returning (types 1 and 2).
     ///
-    /// `false` (the default): [`Plan::set_points`] and friends enqueue the binning without
+    /// `false` (the default): [`Plan::set_points`](crate::Plan::set_points) and friends enqueue the binning without
     /// waiting for the GPU (no host synchronisation). A NaN or infinite coordinate then never
     /// reads or writes out of bounds; it makes every output of every later execute with that
     /// point set NaN (type 1: all modes; type 2: all strengths), and
-    /// [`Plan::setpts_check`] returns [`Error::BadPoints`](crate::Error::BadPoints).
+    /// [`Plan::setpts_check`](crate::Plan::setpts_check) returns [`Error::BadPoints`](crate::Error::BadPoints).
     ///
     /// `true`: setting points waits for the binning and returns `Error::BadPoints` for such a
     /// point set (the plan then has no points). Type 3 always checks (it waits for the points'
