@@ -457,12 +457,14 @@ def fake_c(monkeypatch):
     import _fake
     from warpfft import _framework_native as native
     from warpfft.torch import _ops
+    # plans an earlier (GPU) test cached belong to the real library: destroy them with it
+    wt.clear_plan_cache()
     fake = _fake.FakeLib(native.lib)
     monkeypatch.setattr(native, "lib", fake)
     monkeypatch.setattr(_ops, "_stream_of", lambda device: 0)
     monkeypatch.setattr(_ops, "_device_of", lambda t: 0)
     monkeypatch.setattr(wt, "_check_device", lambda *a: None)
-    wt.clear_plan_cache()
+    fake.calls.clear()
     yield fake
     wt.clear_plan_cache()
 
