@@ -180,8 +180,11 @@ def run_case(name, case, reps, results):
             fn1 = getattr(nufftax, f"nufft{dim}d1")
             fn2 = getattr(nufftax, f"nufft{dim}d2")
             # nufftax: nufft{d}d1(x, [y, [z,]] c, n_modes, eps, isign), modes with x last
+            # its 1D function takes the mode count as an int, 2D/3D a tuple
+            nm = modes[0] if dim == 1 else modes
+
             def k1(c, *p):
-                return fn1(*p, c, modes, eps=EPS, isign=-1)
+                return fn1(*p, c, nm, eps=EPS, isign=-1)
 
             def k2(f, *p):
                 return fn2(*p, f, eps=EPS, isign=-1)
