@@ -40,9 +40,13 @@ __device__ __forceinline__ int wf_point_bin(i32 dim, wf_real xv, wf_real yv, wf_
  * thread at a time, ranks them with shared-memory atomics, reserves each bin's range with one
  * global atomicAdd per (block, bin) and adds the range's start: 1D plans have a few hundred to
  * a few thousand bins, so per-point global atomics serialised on them (ncu, H100, 1e7 uniform
- * points, ~2000 bins: 416 us at 99 MB of traffic). Ranks inside a bin stay unique either way. */
-#define WF_BIN_SMEM 4096
-#define WF_BIN_PPT  8
+ * points, ~2000 bins: 416 -> 141 us). Ranks inside a bin stay unique either way. The points'
+ * bins and ranks wait in shared memory, not registers, so the loops need not be unrolled:
+ * unrolled, the bin computation (fold, 64-bit divisions) appeared 8 times and made prep the
+ * slowest module to JIT on a cold first plan. 48 KB of static shared memory in all. */
+#define WF_BIN_SMEM  4096
+#define WF_BIN_PPT   8
+#define WF_BIN_BLOCK 256 /* the ABI's block size; the shared-memory path needs blockDim.x <= it */
 __device__ __forceinline__ void wf_bin_count_smem(i64 M, i32 dim, const wf_real *__restrict__ x,
                                                   const wf_real *__restrict__ y,
                                                   const wf_real *__restrict__ z, i64 nf1, i64 nf2,
@@ -53,26 +57,26 @@ __device__ __forceinline__ void wf_bin_count_smem(i64 M, i32 dim, const wf_real 
                                                   u64 *__restrict__ bin_count) {
     __shared__ unsigned s_cnt[WF_BIN_SMEM];
     __shared__ unsigned s_base[WF_BIN_SMEM];
+    __shared__ int s_bin[WF_BIN_PPT * WF_BIN_BLOCK];
+    __shared__ unsigned s_rank[WF_BIN_PPT * WF_BIN_BLOCK];
     const i64 chunk = (i64)blockDim.x * WF_BIN_PPT;
     for (i64 c0 = (i64)blockIdx.x * chunk; c0 < M; c0 += (i64)gridDim.x * chunk) {
         for (int b = threadIdx.x; b < nbins; b += blockDim.x)
             s_cnt[b] = 0;
         __syncthreads();
-        int bins[WF_BIN_PPT];
-        unsigned rank[WF_BIN_PPT];
-#pragma unroll
+#pragma unroll 1
         for (int k = 0; k < WF_BIN_PPT; k++) {
-            const i64 j = c0 + (i64)k * blockDim.x + threadIdx.x;
-            bins[k] = -1;
-            rank[k] = 0;
+            const int t = k * blockDim.x + threadIdx.x;
+            const i64 j = c0 + t;
+            int bin = -1;
             if (j < M) {
                 const wf_real xv = __ldg(x + j);
                 const wf_real yv = dim >= 2 ? __ldg(y + j) : (wf_real)0;
                 const wf_real zv = dim >= 3 ? __ldg(z + j) : (wf_real)0;
-                bins[k] =
-                    wf_point_bin(dim, xv, yv, zv, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3);
-                rank[k] = atomicAdd(s_cnt + bins[k], 1u);
+                bin = wf_point_bin(dim, xv, yv, zv, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3);
+                s_rank[t] = atomicAdd(s_cnt + bin, 1u);
             }
+            s_bin[t] = bin;
         }
         __syncthreads();
         for (int b = threadIdx.x; b < nbins; b += blockDim.x) {
@@ -81,28 +85,27 @@ __device__ __forceinline__ void wf_bin_count_smem(i64 M, i32 dim, const wf_real 
                 s_base[b] = (unsigned)atomicAdd(bin_count + b, (u64)n);
         }
         __syncthreads();
-#pragma unroll
+#pragma unroll 1
         for (int k = 0; k < WF_BIN_PPT; k++) {
-            const i64 j = c0 + (i64)k * blockDim.x + threadIdx.x;
-            if (bins[k] >= 0) {
-                bin_of[j] = bins[k];
-                pos_in_bin[j] = s_base[bins[k]] + rank[k];
+            const int t = k * blockDim.x + threadIdx.x;
+            const int bin = s_bin[t];
+            if (bin >= 0) {
+                bin_of[c0 + t] = bin;
+                pos_in_bin[c0 + t] = s_base[bin] + s_rank[t];
             }
         }
-        __syncthreads(); /* s_cnt is cleared for the next chunk only after every read */
+        __syncthreads(); /* the shared arrays are reused by the next chunk only after every read */
     }
 }
 
-/* __launch_bounds__(256, 4): at most 64 registers (the shared-memory path alone would take 74,
- * which would cut the occupancy of the global-atomics path 3D plans take). */
-extern "C" __global__ void __launch_bounds__(256, 4)
+extern "C" __global__ void __launch_bounds__(256)
     WF_PNAME(bin_count)(i64 M, i32 dim, const wf_real *__restrict__ x,
                         const wf_real *__restrict__ y, const wf_real *__restrict__ z, i64 nf1,
                         i64 nf2, i64 nf3, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
                         i32 *__restrict__ bin_of, void *__restrict__ pos_in_bin, i32 pos_wide,
                         u64 *__restrict__ bin_count) {
     const i64 nbins = nb1 * nb2 * nb3;
-    if (!pos_wide && nbins <= WF_BIN_SMEM) { /* block-uniform: every thread takes this branch */
+    if (!pos_wide && nbins <= WF_BIN_SMEM && blockDim.x <= WF_BIN_BLOCK) { /* block-uniform */
         wf_bin_count_smem(M, dim, x, y, z, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3, (int)nbins,
                           bin_of, static_cast<unsigned *>(pos_in_bin), bin_count);
         return;
