@@ -121,24 +121,25 @@ class _Driver:
 
         return out.value if self._call(device, q) == 0 else None
 
+    def _record_current(self, cu, device, stream):
+        """With `device`'s context current: a new event recorded on `stream`, taken from the
+        device's pool of destroyed events when it has one."""
+        pool = self._free_events.setdefault(device, [])
+        ev = pool.pop() if pool else None
+        if ev is None:
+            e = ctypes.c_void_p()
+            self._check(cu.cuEventCreate(ctypes.byref(e), CU_EVENT_DISABLE_TIMING),
+                        "cuEventCreate")
+            ev = e.value
+        st = cu.cuEventRecord(ev, stream or None)
+        if st != 0:
+            pool.append(ev)
+            self._check(st, "cuEventRecord")
+        return ev
+
     def record(self, device, stream):
         """A new event recorded on `stream` (reuses destroyed events of this device)."""
-
-        def r(cu):
-            pool = self._free_events.setdefault(device, [])
-            ev = pool.pop() if pool else None
-            if ev is None:
-                e = ctypes.c_void_p()
-                self._check(cu.cuEventCreate(ctypes.byref(e), CU_EVENT_DISABLE_TIMING),
-                            "cuEventCreate")
-                ev = e.value
-            st = cu.cuEventRecord(ev, stream or None)
-            if st != 0:
-                pool.append(ev)
-                self._check(st, "cuEventRecord")
-            return ev
-
-        return self._call(device, r)
+        return self._call(device, lambda cu: self._record_current(cu, device, stream))
 
     def cycle(self, device, stream, last):
         """The per-call bookkeeping of a plan under one context push: a new event recorded on
@@ -147,17 +148,7 @@ class _Driver:
         is pending, else the CUDA error status of the work before it (for `check_status`)."""
 
         def c(cu):
-            pool = self._free_events.setdefault(device, [])
-            ev = pool.pop() if pool else None
-            if ev is None:
-                e = ctypes.c_void_p()
-                self._check(cu.cuEventCreate(ctypes.byref(e), CU_EVENT_DISABLE_TIMING),
-                            "cuEventCreate")
-                ev = e.value
-            st = cu.cuEventRecord(ev, stream or None)
-            if st != 0:
-                pool.append(ev)
-                self._check(st, "cuEventRecord")
+            ev = self._record_current(cu, device, stream)
             if last is None:
                 return ev, None
             st = cu.cuEventQuery(last)
