@@ -41,6 +41,26 @@ __device__ __forceinline__ u64 wf_ceil_div(u64 c, u64 m) {
 /* Items per thread per chunk; a chunk is WF_SCAN_K * blockDim.x consecutive bins. */
 #define WF_SCAN_K 4
 
+/* One chunk's exclusive prefix sums out through shared memory, coalesced: thread tid's
+ * WF_SCAN_K consecutive items get run, run + mine[0], ...; out[base + i] for the chunk's bins
+ * below nbins. The caller synchronises before s_items is reused. */
+__device__ __forceinline__ void wf_scan_store(u64 run, const u64 *mine, u64 *s_items,
+                                              u64 *__restrict__ out, i64 base, i64 nbins, int nt,
+                                              int tid) {
+#pragma unroll
+    for (int k = 0; k < WF_SCAN_K; ++k) {
+        s_items[tid * WF_SCAN_K + k] = run;
+        run += mine[k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < WF_SCAN_K; ++k) {
+        const i64 i = base + (i64)k * nt + tid;
+        if (i < nbins)
+            out[i] = s_items[k * nt + tid];
+    }
+}
+
 /* The bin scans of setpts, with one block of 512 threads (two scans and 64-bit divisions do not
  * fit 1024 threads' 64 registers), for any nbins >= 0:
  *   bin_start[b] = sum_{b' < b} bin_count[b'],
@@ -98,33 +118,11 @@ extern "C" __global__ void __launch_bounds__(512)
         if (maxsub > 0) /* block-uniform */
             run_sub = carry_sub + wf_block_exclusive_scan_u64(sum_sub, &s_total);
         const u64 chunk_sub = s_total;
-#pragma unroll
-        for (int k = 0; k < WF_SCAN_K; ++k) {
-            s_items[tid * WF_SCAN_K + k] = run;
-            run += mine[k];
-        }
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < WF_SCAN_K; ++k) {
-            const i64 i = base + (i64)k * nt + tid;
-            if (i < nbins)
-                bin_start[i] = s_items[k * nt + tid];
-        }
+        wf_scan_store(run, mine, s_items, bin_start, base, nbins, nt, tid);
         carry += chunk_total;
         if (maxsub > 0) {
             __syncthreads(); /* bin_start's reads of s_items are done */
-#pragma unroll
-            for (int k = 0; k < WF_SCAN_K; ++k) {
-                s_items[tid * WF_SCAN_K + k] = run_sub;
-                run_sub += mine_sub[k];
-            }
-            __syncthreads();
-#pragma unroll
-            for (int k = 0; k < WF_SCAN_K; ++k) {
-                const i64 i = base + (i64)k * nt + tid;
-                if (i < nbins)
-                    nsub_start[i] = s_items[k * nt + tid];
-            }
+            wf_scan_store(run_sub, mine_sub, s_items, nsub_start, base, nbins, nt, tid);
             carry_sub += chunk_sub;
         }
         __syncthreads(); /* s_items and s_total are rewritten by the next chunk */
