@@ -16,7 +16,7 @@ __device__ __forceinline__ i64 wf_bin_of_coord(wf_real x, i64 nf, i32 bs, i64 nb
 }
 
 /* Bin of one point (b1 + nb1*(b2 + nb2*b3)); a non-finite point goes to bin 0, which keeps
- * every index that follows in range (wf_sort_coords_p flags it and replaces its coordinates). */
+ * every index that follows in range (wf_bin_scatter_p flags it and replaces its coordinates). */
 __device__ __forceinline__ int wf_point_bin(i32 dim, wf_real xv, wf_real yv, wf_real zv, i64 nf1,
                                             i64 nf2, i64 nf3, i32 bs1, i32 bs2, i32 bs3, i64 nb1,
                                             i64 nb2, i64 nb3) {
@@ -140,6 +140,71 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
+/* The sorted point set leaves the scatter as one record per point: the coordinates (dim
+ * reals) then the input index (one u32 word, two with pos_wide), padded to rec_words = 2, 4 or
+ * 8 words (the host's wf_rec_words). One record is one vector store and lies in one 32-byte
+ * sector, so the random half of the sort costs one L2 transaction per point; before, the
+ * scatter wrote an index (one random store) and a gather read each coordinate through it (one
+ * random load per dim): on the H100 at M = 1e7 those random transactions were the whole cost
+ * of setpts (3D uniform: 0.35 + 0.85 ms). */
+#define WF_REC_MAX 8
+
+/* Per input point j: bin_start[bin_of[j]] + pos_in_bin[j] = its sorted position dst; the
+ * record (x[j], y[j], z[j], j) goes to rec[dst]. A non-finite point sets *bad_flag and gets
+ * the coordinates 0 (bin 0, where wf_bin_count_p counted it), so nothing downstream can index
+ * out of range with it; execute then writes NaN to every output. dst >= M (only if the counts
+ * were inconsistent) is skipped. */
+extern "C" __global__ void __launch_bounds__(256)
+    WF_PNAME(bin_scatter)(i64 M, i32 dim, const wf_real *__restrict__ x,
+                          const wf_real *__restrict__ y, const wf_real *__restrict__ z,
+                          const i32 *__restrict__ bin_of, const void *__restrict__ pos_in_bin,
+                          i32 pos_wide, const u64 *__restrict__ bin_start, i32 rec_words,
+                          unsigned *__restrict__ rec, i32 *bad_flag) {
+    const u64 *pos64 = static_cast<const u64 *>(pos_in_bin);
+    const unsigned *pos32 = static_cast<const unsigned *>(pos_in_bin);
+    const int cw = (int)(sizeof(wf_real) / 4); /* words per coordinate */
+    WF_GRID_STRIDE(j, M) {
+        wf_real c[3];
+        c[0] = __ldg(x + j);
+        c[1] = dim >= 2 ? __ldg(y + j) : (wf_real)0;
+        c[2] = dim >= 3 ? __ldg(z + j) : (wf_real)0;
+        if (!(isfinite(c[0]) && isfinite(c[1]) && isfinite(c[2]))) {
+            *bad_flag = 1;
+            c[0] = c[1] = c[2] = (wf_real)0;
+        }
+        const i32 b = __ldg(bin_of + j);
+        const u64 pos = pos_wide ? __ldg(pos64 + j) : (u64)__ldg(pos32 + j);
+        const u64 dst = __ldg(bin_start + b) + pos;
+        if (dst >= (u64)M)
+            continue;
+        unsigned w[WF_REC_MAX] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
+        int n = 0;
+#pragma unroll
+        for (int d = 0; d < 3; ++d) {
+            if (d < dim) {
+                if (cw == 1) {
+                    w[n++] = __float_as_uint((float)c[d]);
+                } else {
+                    const u64 bits = (u64)__double_as_longlong((double)c[d]);
+                    w[n++] = (unsigned)bits;
+                    w[n++] = (unsigned)(bits >> 32);
+                }
+            }
+        }
+        w[n++] = (unsigned)j;
+        if (pos_wide)
+            w[n] = (unsigned)((u64)j >> 32);
+        unsigned *r = rec + dst * (u64)rec_words;
+        if (rec_words == 2) {
+            *reinterpret_cast<uint2 *>(r) = make_uint2(w[0], w[1]);
+        } else {
+            *reinterpret_cast<uint4 *>(r) = make_uint4(w[0], w[1], w[2], w[3]);
+            if (rec_words == 8)
+                *reinterpret_cast<uint4 *>(r + 4) = make_uint4(w[4], w[5], w[6], w[7]);
+        }
+    }
+}
+
 /* Largest b in [0, nbins) with nsub_start[b] <= s (nsub_start non-decreasing, nsub_start[0] =
  * 0): the bin of subproblem s (empty bins before it share its start and lose to it). */
 __device__ __forceinline__ i32 wf_subprob_bin_of(i64 s, i64 nbins, const u64 *__restrict__ start) {
@@ -154,45 +219,68 @@ __device__ __forceinline__ i32 wf_subprob_bin_of(i64 s, i64 nbins, const u64 *__
     return (i32)lo;
 }
 
-/* Two jobs in one grid-stride pass over max(M, sub_cap) items:
- * - the coordinates in sorted order, for spreading/interpolation to read contiguously:
- *   xs[i] = x[sort_idx[i]] (likewise y, z for dim >= 2, 3; unused ones may be NULL). One
- *   gather per point at setpts instead of one per point and execute. A non-finite point sets
- *   *bad_flag and gets the coordinates 0 (bin 0, where wf_bin_count_p counted it), so nothing
- *   downstream can index out of range with it; execute then writes NaN to every output.
+/* Two jobs in one grid-stride pass over max(M, sub_cap) items, every access coalesced:
+ * - the records of wf_bin_scatter_p split into the arrays spread/interp read: xs[i], ys[i],
+ *   zs[i] (the used dims; unused ones may be NULL) and sort_idx[i] = the point's input index.
+ *   An index >= M (a record the scatter skipped: never, for consistent counts) becomes point 0
+ *   at coordinate 0, so nothing downstream reads out of range.
  * - SM (subprob_bin not NULL): subprob_bin[s] = the bin of subproblem s, for
  *   s < min(*n_subprob, sub_cap), by binary search in nsub_start (wf_bin_scan). */
 extern "C" __global__ void __launch_bounds__(256)
-    WF_PNAME(sort_coords)(i64 M, i32 dim, const i64 *__restrict__ sort_idx,
-                          const wf_real *__restrict__ x, const wf_real *__restrict__ y,
-                          const wf_real *__restrict__ z, wf_real *__restrict__ xs,
-                          wf_real *__restrict__ ys, wf_real *__restrict__ zs, i32 *bad_flag,
-                          i64 nbins, const u64 *__restrict__ nsub_start,
-                          const u64 *__restrict__ n_subprob, i64 sub_cap,
-                          i32 *__restrict__ subprob_bin) {
+    WF_PNAME(sort_unpack)(i64 M, i32 dim, const unsigned *__restrict__ rec, i32 rec_words,
+                          i32 pos_wide, i64 *__restrict__ sort_idx, wf_real *__restrict__ xs,
+                          wf_real *__restrict__ ys, wf_real *__restrict__ zs, i64 nbins,
+                          const u64 *__restrict__ nsub_start, const u64 *__restrict__ n_subprob,
+                          i64 sub_cap, i32 *__restrict__ subprob_bin) {
     i64 nsub = 0;
     if (subprob_bin) {
         const u64 n = __ldg(n_subprob);
         nsub = n < (u64)sub_cap ? (i64)n : sub_cap;
     }
+    const int cw = (int)(sizeof(wf_real) / 4);
     const i64 n_items = M > nsub ? M : nsub;
     WF_GRID_STRIDE(i, n_items) {
         if (i < M) {
-            const i64 j = __ldg(sort_idx + i);
-            if ((u64)j < (u64)M) { /* always, for a consistent sort; never read out of range */
-                wf_real xv = __ldg(x + j);
-                wf_real yv = dim >= 2 ? __ldg(y + j) : (wf_real)0;
-                wf_real zv = dim >= 3 ? __ldg(z + j) : (wf_real)0;
-                if (!(isfinite(xv) && isfinite(yv) && isfinite(zv))) {
-                    *bad_flag = 1;
-                    xv = yv = zv = (wf_real)0;
+            unsigned w[WF_REC_MAX];
+            const unsigned *r = rec + i * (i64)rec_words;
+            if (rec_words == 2) {
+                const uint2 a = __ldg(reinterpret_cast<const uint2 *>(r));
+                w[0] = a.x, w[1] = a.y, w[2] = w[3] = w[4] = w[5] = w[6] = w[7] = 0u;
+            } else {
+                const uint4 a = __ldg(reinterpret_cast<const uint4 *>(r));
+                w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = w[5] = w[6] = w[7] = 0u;
+                if (rec_words == 8) {
+                    const uint4 b = __ldg(reinterpret_cast<const uint4 *>(r + 4));
+                    w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
                 }
-                xs[i] = xv;
-                if (dim >= 2)
-                    ys[i] = yv;
-                if (dim >= 3)
-                    zs[i] = zv;
             }
+            wf_real c[3] = {(wf_real)0, (wf_real)0, (wf_real)0};
+            int n = 0;
+#pragma unroll
+            for (int d = 0; d < 3; ++d) {
+                if (d < dim) {
+                    if (cw == 1) {
+                        c[d] = (wf_real)__uint_as_float(w[n++]);
+                    } else {
+                        const u64 lo = w[n++];
+                        const u64 hi = w[n++];
+                        c[d] = (wf_real)__longlong_as_double((long long)(lo | (hi << 32)));
+                    }
+                }
+            }
+            u64 j = w[n++];
+            if (pos_wide)
+                j |= (u64)w[n] << 32;
+            if (j >= (u64)M) { /* never, for a consistent sort */
+                j = 0;
+                c[0] = c[1] = c[2] = (wf_real)0;
+            }
+            sort_idx[i] = (i64)j;
+            xs[i] = c[0];
+            if (dim >= 2)
+                ys[i] = c[1];
+            if (dim >= 3)
+                zs[i] = c[2];
         }
         if (i < nsub)
             subprob_bin[i] = wf_subprob_bin_of(i, nbins, nsub_start);

@@ -67,7 +67,7 @@ __device__ __forceinline__ void wf_scan_store(u64 run, const u64 *mine, u64 *s_i
  *   and with maxsub > 0 (SM) nsub_start[b] = sum_{b' < b} ceil(bin_count[b'] / maxsub);
  *   result[0] = the total of bin_count (n_sorted), result[1] = the number of subproblems
  *   clamped to sub_cap, result[2] = (total > sub_cap) << 32 (wf_setpts_result: bad = 0,
- *   sub_overflow): this also clears the non-finite flag that wf_sort_coords_p sets afterwards.
+ *   sub_overflow): this also clears the non-finite flag that wf_bin_scatter_p sets afterwards.
  * Chunks of WF_SCAN_K*blockDim.x bins in order, the running totals carried between chunks. A
  * chunk is loaded coalesced into shared memory (the next chunk's loads are issued before this
  * one is scanned, to hide their latency), each thread takes WF_SCAN_K consecutive bins, the
@@ -132,22 +132,6 @@ extern "C" __global__ void __launch_bounds__(512)
         result[0] = carry;
         result[1] = carry_sub < cap ? carry_sub : cap;
         result[2] = (u64)(maxsub > 0 && carry_sub > cap) << 32;
-    }
-}
-
-/* sort_idx[bin_start[bin_of[j]] + pos_in_bin[j]] = j (pos_in_bin u32, or u64 with pos_wide);
- * a destination past M (only if the counts were inconsistent) is skipped, never written. */
-extern "C" __global__ void __launch_bounds__(256)
-    wf_bin_scatter(i64 M, const i32 *__restrict__ bin_of, const void *__restrict__ pos_in_bin,
-                   i32 pos_wide, const u64 *__restrict__ bin_start, i64 *__restrict__ sort_idx) {
-    const u64 *pos64 = static_cast<const u64 *>(pos_in_bin);
-    const unsigned *pos32 = static_cast<const unsigned *>(pos_in_bin);
-    WF_GRID_STRIDE(j, M) {
-        const i32 b = __ldg(bin_of + j);
-        const u64 pos = pos_wide ? __ldg(pos64 + j) : (u64)__ldg(pos32 + j);
-        const u64 dst = __ldg(bin_start + b) + pos;
-        if (dst < (u64)M)
-            sort_idx[dst] = j;
     }
 }
 

@@ -183,8 +183,8 @@ fn embedded_images_match_the_build_mode() {
     for k in [
         "wf_bin_scan",
         "wf_poison_u32",
-        "wf_sort_coords_f64",
-        "wf_bin_scatter",
+        "wf_bin_scatter_f32",
+        "wf_sort_unpack_f64",
         "wf_bin_count_f32",
         "wf_deconvolve_f64",
         "wf_amplify_f32",

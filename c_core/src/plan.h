@@ -29,7 +29,7 @@ typedef struct wf_kernel {
 } wf_kernel;
 
 /* The device block setpts leaves its totals in (written by wf_bin_scan, the flag set by
- * wf_sort_coords_p); read back only in checked mode and by warpfft_setpts_check. The SM
+ * wf_bin_scatter_p); read back only in checked mode and by warpfft_setpts_check. The SM
  * kernels take the address of n_subprob as their subproblem count. */
 typedef struct wf_setpts_result {
     uint64_t n_sorted;    /* total of the bin counts (= M) */
@@ -48,8 +48,9 @@ struct warpfft_plan_s {
     CUstream stream;
 
     /* kernels this plan uses (only these modules are loaded) */
-    wf_kernel k_bin_count, k_scan, k_scatter;
-    wf_kernel k_sort_coords;  /* wf_sort_coords_p (and the subproblem list, SM) */
+    wf_kernel k_bin_count, k_scan;
+    wf_kernel k_scatter;      /* wf_bin_scatter_p: one record per point into sorted order */
+    wf_kernel k_unpack;       /* wf_sort_unpack_p: records -> arrays (and the subproblem list) */
     wf_kernel k_poison;       /* wf_poison_u32: NaN outputs for a non-finite point set */
     wf_kernel k_modes;        /* wf_deconvolve_p (type 1) or wf_amplify_p (type 2) */
     wf_kernel k_spreadinterp; /* spread (type 1) or interp (type 2), GM or SM */
@@ -67,6 +68,7 @@ struct warpfft_plan_s {
 
     /* per point set, grown by setpts */
     wf_dbuf sort_idx, bin_of, pos_in_bin; /* i64, i32, u32 (u64 for M >= 2^32) per point */
+    wf_dbuf rec;         /* the scatter's records, wf_rec_words(p, M) u32 words per point */
     wf_dbuf xs[3];       /* the coordinates in sorted order, T per point per used dim */
     wf_dbuf subprob_bin; /* i32, nbins + ceil(M / maxsub) (SM) */
     int64_t point_cap;

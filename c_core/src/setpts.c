@@ -1,11 +1,11 @@
 /*
- * setpts.c — takes a point set: bins the points (count, scan, scatter into sort_idx), copies
- * the coordinates in sorted order (spread/interp then read them contiguously; ABI.md), and for
- * the SM method splits bins into subproblems. Asynchronous: the subproblem list is sized on the
- * device (the SM kernels are launched for the capacity and read the count there), and a
- * non-finite coordinate sets a device flag that execute turns into NaN outputs and
- * warpfft_setpts_check into WARPFFT_ERR_BAD_POINTS. With opts.check_points, one host sync
- * reads the flag and the totals back (the old behaviour).
+ * setpts.c — takes a point set: bins the points (count, scan, scatter of one record per point
+ * into sorted order, unpacked into sort_idx and the sorted coordinates that spread/interp read
+ * contiguously; ABI.md), and for the SM method splits bins into subproblems. Asynchronous: the
+ * subproblem list is sized on the device (the SM kernels are launched for the capacity and read the
+ * count there), and a non-finite coordinate sets a device flag that execute turns into NaN outputs
+ * and warpfft_setpts_check into WARPFFT_ERR_BAD_POINTS. With opts.check_points, one host sync reads
+ * the flag and the totals back (the old behaviour).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +42,13 @@ static int pos_wide(int64_t M) {
     return M > (int64_t)UINT32_MAX;
 }
 
+/* u32 words per record of wf_bin_scatter_p: dim coordinates and the input index (two words
+ * when M needs 64 bits), rounded up to 2, 4 or 8 so a record is one aligned vector store. */
+static int rec_words(const wf_params *p, int64_t M) {
+    int n = p->dim * (int)(p->real_bytes / 4) + (pos_wide(M) ? 2 : 1);
+    return n <= 2 ? 2 : n <= 4 ? 4 : 8;
+}
+
 /* Per-point arrays for M points; reallocated only when M exceeds the capacity. */
 static warpfft_status ensure_capacity(struct warpfft_plan_s *plan, int64_t M) {
     if (M <= plan->point_cap)
@@ -50,6 +57,7 @@ static warpfft_status ensure_capacity(struct warpfft_plan_s *plan, int64_t M) {
     wf_plan_free(plan, &plan->bin_of);
     wf_plan_free(plan, &plan->pos_in_bin);
     wf_plan_free(plan, &plan->subprob_bin);
+    wf_plan_free(plan, &plan->rec);
     for (int d = 0; d < 3; d++)
         wf_plan_free(plan, &plan->xs[d]);
     plan->point_cap = 0;
@@ -60,6 +68,9 @@ static warpfft_status ensure_capacity(struct warpfft_plan_s *plan, int64_t M) {
         st = wf_plan_alloc(plan, &plan->bin_of, m * sizeof(int32_t), "bin_of");
     if (st == WARPFFT_SUCCESS)
         st = wf_plan_alloc(plan, &plan->pos_in_bin, m * pos_bytes, "pos_in_bin");
+    if (st == WARPFFT_SUCCESS)
+        st =
+            wf_plan_alloc(plan, &plan->rec, m * 4 * (size_t)rec_words(&plan->p, M), "sort records");
     static const char *const xs_what[3] = {"sorted x", "sorted y", "sorted z"};
     for (int d = 0; d < plan->p.dim && st == WARPFFT_SUCCESS; d++)
         st = wf_plan_alloc(plan, &plan->xs[d], m * plan->p.real_bytes, xs_what[d]);
@@ -76,7 +87,7 @@ static warpfft_status ensure_capacity(struct warpfft_plan_s *plan, int64_t M) {
  * most of the device's memory, and the plan has no points to use them for). */
 static void release_points(struct warpfft_plan_s *plan) {
     wf_dbuf *bufs[] = {&plan->sort_idx, &plan->bin_of, &plan->pos_in_bin, &plan->subprob_bin,
-                       &plan->xs[0],    &plan->xs[1],  &plan->xs[2]};
+                       &plan->xs[0],    &plan->xs[1],  &plan->xs[2],      &plan->rec};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         wf_plan_free(plan, bufs[i]);
     plan->point_cap = 0;
@@ -111,33 +122,35 @@ static warpfft_status launch_scan(struct warpfft_plan_s *plan) {
                      args);
 }
 
-/* wf_bin_scatter: sort_idx[bin_start[bin_of[j]] + pos_in_bin[j]] = j. */
+/* wf_bin_scatter_p: the record (coordinates, input index) of point j to its sorted position
+ * bin_start[bin_of[j]] + pos_in_bin[j] (the non-finite check). */
 static warpfft_status launch_scatter(struct warpfft_plan_s *plan) {
     long long M = plan->M;
-    int wide = pos_wide(plan->M);
+    int dim = plan->p.dim, wide = pos_wide(plan->M), rw = rec_words(&plan->p, plan->M);
+    CUdeviceptr x = plan->x, y = plan->y, z = plan->z;
     CUdeviceptr bin_of = plan->bin_of.ptr, pos = plan->pos_in_bin.ptr;
-    CUdeviceptr start = plan->bin_start.ptr, sort_idx = plan->sort_idx.ptr;
-    void *args[] = {&M, &bin_of, &pos, &wide, &start, &sort_idx};
+    CUdeviceptr start = plan->bin_start.ptr, rec = plan->rec.ptr;
+    CUdeviceptr bad = plan->result.ptr + offsetof(wf_setpts_result, bad);
+    void *args[] = {&M, &dim, &x, &y, &z, &bin_of, &pos, &wide, &start, &rw, &rec, &bad};
     return wf_plan_launch(plan, &plan->k_scatter, M, args);
 }
 
-/* wf_sort_coords_p: xs_d[i] = x_d[sort_idx[i]] for the used dims (the non-finite check), and
- * for SM the subproblem -> bin list over the device-side count. */
-static warpfft_status launch_sort_coords(struct warpfft_plan_s *plan) {
+/* wf_sort_unpack_p: the records into sort_idx and xs_d, and for SM the subproblem -> bin list
+ * over the device-side count. */
+static warpfft_status launch_unpack(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     int sm = p->method == WARPFFT_METHOD_SM;
     long long M = plan->M, nbins = p->nbins;
     long long cap = sm ? wf_params_subprob_cap(p, plan->M) : 0;
-    int dim = p->dim;
-    CUdeviceptr sort_idx = plan->sort_idx.ptr, x = plan->x, y = plan->y, z = plan->z;
+    int dim = p->dim, wide = pos_wide(plan->M), rw = rec_words(p, plan->M);
+    CUdeviceptr rec = plan->rec.ptr, sort_idx = plan->sort_idx.ptr;
     CUdeviceptr xs = plan->xs[0].ptr, ys = plan->xs[1].ptr, zs = plan->xs[2].ptr;
-    CUdeviceptr bad = plan->result.ptr + offsetof(wf_setpts_result, bad);
     CUdeviceptr nsub_start = sm ? plan->nsub_start.ptr : 0;
     CUdeviceptr n_subprob = plan->result.ptr + offsetof(wf_setpts_result, n_subprob);
     CUdeviceptr subprob_bin = sm ? plan->subprob_bin.ptr : 0;
-    void *args[] = {&M,  &dim, &sort_idx, &x,          &y,         &z,   &xs,         &ys,
-                    &zs, &bad, &nbins,    &nsub_start, &n_subprob, &cap, &subprob_bin};
-    return wf_plan_launch(plan, &plan->k_sort_coords, M > cap ? M : cap, args);
+    void *args[] = {&M,  &dim, &rec,   &rw,         &wide,      &sort_idx, &xs,
+                    &ys, &zs,  &nbins, &nsub_start, &n_subprob, &cap,      &subprob_bin};
+    return wf_plan_launch(plan, &plan->k_unpack, M > cap ? M : cap, args);
 }
 
 /* The whole binning pipeline on the plan's stream: one memset and four launches, sized on the
@@ -152,7 +165,7 @@ static warpfft_status enqueue_binning(struct warpfft_plan_s *plan) {
     if (st == WARPFFT_SUCCESS)
         st = launch_scatter(plan);
     if (st == WARPFFT_SUCCESS)
-        st = launch_sort_coords(plan);
+        st = launch_unpack(plan);
     return st;
 }
 

@@ -137,17 +137,22 @@ class Points:
         self.bin_start, self.nsub_start, self.result = bin_scan(self.bin_count, self.maxsub,
                                                                 self.cap)
         self.sort_idx = cp.empty(max(M, 1), dtype=cp.int64)
-        fn("sort", "wf_bin_scatter")((grid_for(M),), (256,),
-                                     (I64(M), self.bin_of, self.pos, I32(0), self.bin_start,
-                                      self.sort_idx))
+        # records: dim coordinates and a u32 index, padded to 2, 4 or 8 u32 words
+        nw = self.dim * (1 if self.prec == 32 else 2) + 1
+        rw = 2 if nw <= 2 else 4 if nw <= 4 else 8
+        rec = cp.empty(max(M, 1) * rw, dtype=cp.uint32)
+        fn(f"prep_{psuf(self.prec)}", f"wf_bin_scatter_{psuf(self.prec)}")(
+            (grid_for(M),), (256,),
+            (I64(M), I32(self.dim), self.ptr(0), self.ptr(1), self.ptr(2), self.bin_of,
+             self.pos, I32(0), self.bin_start, I32(rw), rec, self.bad_ptr()))
         self.subprob_bin = cp.full(max(self.cap, 1), -1, dtype=cp.int32)
         self.scoords = [cp.empty(max(M, 1), dtype=rdt(self.prec)) for _ in range(self.dim)]
         n_subprob_ptr = self.result[1:2]
-        fn(f"prep_{psuf(self.prec)}", f"wf_sort_coords_{psuf(self.prec)}")(
+        fn(f"prep_{psuf(self.prec)}", f"wf_sort_unpack_{psuf(self.prec)}")(
             (grid_for(max(M, self.cap)),), (256,),
-            (I64(M), I32(self.dim), self.sort_idx, self.ptr(0), self.ptr(1), self.ptr(2),
-             self.sptr(0), self.sptr(1), self.sptr(2), self.bad_ptr(), I64(nbins),
-             self.nsub_start, n_subprob_ptr, I64(self.cap), self.subprob_bin))
+            (I64(M), I32(self.dim), rec, I32(rw), I32(0), self.sort_idx, self.sptr(0),
+             self.sptr(1), self.sptr(2), I64(nbins), self.nsub_start, n_subprob_ptr,
+             I64(self.cap), self.subprob_bin))
         if OLDABI:  # kernels before the sorted-coordinate ABI (A/B timing): unsorted coords
             self.scoords = list(self.coords)
         self.n_subprob = int(self.result.get()[1])
