@@ -114,11 +114,12 @@ typedef wf_cplx C;
  * cell); the same scaled 16x tighter with overflow detection and a redo, 1.17 ms, a
  * data-dependent slow path; int64 words, 2.63 ms (64-bit shared atomics are CAS loops too);
  * the owner-cell path (WF_SPREAD_SM_OD2), 2.45 ms. */
+/* 1D f32 (thread per point) likewise: its float atomics were the same CAS loops. */
 #ifndef WF_SPREAD_SM_FIX
-#define WF_SPREAD_SM_FIX (WF_DIM == 2 && WF_PREC == 32 && !WF_SPREAD_SM_OD2)
+#define WF_SPREAD_SM_FIX (WF_DIM <= 2 && WF_PREC == 32 && !WF_SPREAD_SM_OD2)
 #endif
-#if WF_SPREAD_SM_FIX && !(WF_DIM == 2 && WF_PREC == 32)
-#error "WF_SPREAD_SM_FIX is for 2D f32"
+#if WF_SPREAD_SM_FIX && !(WF_DIM <= 2 && WF_PREC == 32)
+#error "WF_SPREAD_SM_FIX is for 1D and 2D f32"
 #endif
 #if WF_SPREAD_SM_OD2 && WF_DIM != 2
 #error "WF_SPREAD_SM_OD2 is for WF_DIM == 2"
@@ -307,11 +308,19 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
                 const float S = wf_strength_sum(sp, c + t * M, sort_idx, &s_fix_sum);
                 fix = S > 0.0f && S <= 3.0e38f;
                 inv_scale = S / WF_FIX_ONE;
+#if WF_SPREAD_SM_TEAM
                 if (fix)
                     wf_spread_sm_team<true>(tile, tl, sp, P, c + t * M, sort_idx, WF_FIX_ONE / S,
                                             lo_scale);
                 else
                     wf_spread_sm_team<false>(tile, tl, sp, P, c + t * M, sort_idx);
+#else
+                if (fix)
+                    wf_spread_sm_thread<true>(tile, tl, sp, P, c + t * M, sort_idx,
+                                              WF_FIX_ONE / S, lo_scale);
+                else
+                    wf_spread_sm_thread<false>(tile, tl, sp, P, c + t * M, sort_idx);
+#endif
             }
 #elif WF_SPREAD_SM_TEAM
             wf_spread_sm_team(tile, tl, sp, P, c + t * M, sort_idx);

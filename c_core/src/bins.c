@@ -98,9 +98,9 @@ static warpfft_status set_bin_counts(wf_params *p) {
 }
 
 size_t wf_sm_cell_bytes(const wf_params *p) {
-    /* 2D f32 spreading adds in fixed point: four int32 words per cell (kernels, WF_SPREAD_SM_FIX)
-     */
-    if (p->type == 1 && p->dim == 2 && p->precision == WARPFFT_F32)
+    /* 1D and 2D f32 spreading add in fixed point: four int32 words per cell (kernels,
+     * WF_SPREAD_SM_FIX) */
+    if (p->type == 1 && p->dim <= 2 && p->precision == WARPFFT_F32)
         return 16;
     return p->complex_bytes;
 }

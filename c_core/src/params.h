@@ -176,7 +176,7 @@ double wf_fold(double x, int64_t nf);
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]);
 /* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * complex_bytes, pad = (w+1)/2. */
 size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes);
-/* Shared-memory bytes per SM tile cell of a plan's kernel: complex_bytes, or 16 for 2D f32
+/* Shared-memory bytes per SM tile cell of a plan's kernel: complex_bytes, or 16 for 1D and 2D f32
  * spreading (fixed-point words, kernels/spreadinterp.cu WF_SPREAD_SM_FIX). */
 size_t wf_sm_cell_bytes(const wf_params *p);
 /* Halves the largest bin edge (not below 2) until the tile fits in limit; 1 if it fits. */

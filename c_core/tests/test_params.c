@@ -966,6 +966,14 @@ static void test_bins(void) {
     warpfft_plan_params(1, 1, n1, 1, 1e-5, WARPFFT_F32, NULL, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 1024 && in.n_fine[0] == 2000000,
           "1D t1: SM, nf %lld", (long long)in.n_fine[0]);
+    /* 1D f32 spreading too (fixed point, 16 bytes per cell; pad (w+1)/2 = 4 each side);
+     * interpolation and f64 keep 8 / 16 */
+    CHECK(wf_params_make(1, 1, n1, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.tile_bytes == (1024 + 8) * 16,
+          "1D t1 f32 tile %zu bytes", p.tile_bytes);
+    CHECK(wf_params_make(2, 1, n1, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.tile_bytes == (1024 + 8) * 8,
+          "1D t2 f32 tile %zu bytes", p.tile_bytes);
     warpfft_plan_params(1, 3, n3, 1, 1e-9, WARPFFT_F64, NULL, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
               in.bin_size[2] == 2 && in.width == 11,

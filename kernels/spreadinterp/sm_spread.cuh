@@ -1,8 +1,8 @@
 /*
  * spreadinterp/sm_spread.cuh — SM spreading: the points of one subproblem into the zeroed shared
  * tile, four ways (the entry point picks one by WF_SPREAD_SM_OD2, _OD, _FIX, _TEAM):
- * wf_spread_sm_thread (thread per point: 1D), wf_spread_sm_team (team per point: 2D f32, in fixed
- * point), wf_spread_sm_od (output-driven, one step of disjoint points at a time: 3D) and
+ * wf_spread_sm_thread (thread per point: 1D; f32 in fixed point), wf_spread_sm_team (team per
+ * point: 2D f32, in fixed point), wf_spread_sm_od (output-driven, one step of disjoint points at a time: 3D) and
  * wf_spread_sm_od2 (output-driven, several points per step: 2D f64).
  *
  * Part of the spreadinterp.cu translation unit: included there, in order, after its
@@ -11,10 +11,13 @@
 #ifndef WF_SI_SM_SPREAD_CUH
 #define WF_SI_SM_SPREAD_CUH
 
+/* FIX (1D f32): add in fixed point (wf_tile_add_rows_fix), strengths times scale. */
+template <bool FIX = false>
 __device__ __forceinline__ void wf_spread_sm_thread(C *tile, const wf_tile &tl,
                                                     const wf_subprob &sp, const wf_pts &P,
                                                     const C *__restrict__ cv,
-                                                    const i64 *__restrict__ sort_idx) {
+                                                    const i64 *__restrict__ sort_idx,
+                                                    T scale = (T)1, float lo_scale = 0.0f) {
     const int npts = sp.npts, bd = blockDim.x;
     const i64 first = sp.first;
     int q = threadIdx.x;
@@ -31,7 +34,15 @@ __device__ __forceinline__ void wf_spread_sm_thread(C *tile, const wf_tile &tl,
         wf_kernel_values(k1, a1, u1, P);
         const int l1 = (int)(a1 - sp.o1);
 #if WF_DIM == 1
-        wf_tile_add_rows(tile, l1, 1, k1, v.x, v.y);
+#if WF_SPREAD_SM_FIX
+        if (FIX)
+            wf_tile_add_rows_fix(reinterpret_cast<int *>(tile), l1, 1, k1, v.x * scale,
+                                 v.y * scale, lo_scale);
+        else
+#endif
+            wf_tile_add_rows(tile, l1, 1, k1, v.x, v.y);
+        (void)scale;
+        (void)lo_scale;
 #else
         double u2;
         i64 a2;
