@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
 # Stages: info tests demo load c python sanitize bench (default: all), bench-jit, bench-nvrtc, python-gpu, frameworks, and huge (64-bit sizes:
-# needs ~90 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
+# needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
 BENCH_CASES=${BENCH_CASES:-}
