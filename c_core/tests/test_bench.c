@@ -13,24 +13,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "standin.h"
 #include "warpfft.h"
 
-static int n_pass, n_fail;
+int n_pass, n_fail;
 static standin_arm_fn arm;
 static standin_get_fn get;
-
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (c) {                                                                                   \
-            n_pass++;                                                                              \
-        } else {                                                                                   \
-            n_fail++;                                                                              \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #c);                                    \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 static void test_arguments(void) {
     const int64_t n[3] = {16, 8, 4};
@@ -130,7 +119,6 @@ int main(void) {
                configs[i].reps, k);
         CHECK(k > 10 && k < 1000, "a whole call made %ld driver/cuFFT calls", k - 1);
     }
-    printf("warpfft_bench_fft under fault injection: %d passed, %d failed\n", n_pass, n_fail);
     dlclose(h);
-    return n_fail ? 1 : 0;
+    return check_summary("warpfft_bench_fft under fault injection: ");
 }

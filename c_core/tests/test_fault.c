@@ -23,30 +23,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "fatbin.h"
 #include "runtime.h"
 #include "standin.h"
 #include "warpfft.h"
 
-static int n_pass, n_fail;
+int n_pass, n_fail;
 static standin_arm_fn arm;
 static standin_get_fn get;
 static standin_slow_load_fn slow_load;
 static standin_mem_limit_fn mem_limit;
 static long last_calls;           /* calls the last walk made */
 static uint64_t oom_retries_seen; /* when the walk began */
-
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (c) {                                                                                   \
-            n_pass++;                                                                              \
-        } else {                                                                                   \
-            n_fail++;                                                                              \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #c);                                    \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 typedef struct config {
     int type, dim, precision, method;
@@ -750,11 +739,11 @@ int main(void) {
     CHECK(s.live_allocs == 0 && s.ctx_depth == 0 && s.violations == 0,
           "at exit: %ld allocations, context depth %ld, %ld violations", s.live_allocs, s.ctx_depth,
           s.violations);
-    printf("fault injection: %ld lifecycles walked (%zu configurations, %.1f s), %d passed, "
-           "%d failed\n",
-           lifecycles, sizeof configs / sizeof configs[0],
-           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), n_pass,
-           n_fail);
+    char label[128];
+    snprintf(label, sizeof label,
+             "fault injection: %ld lifecycles walked (%zu configurations, %.1f s), ", lifecycles,
+             sizeof configs / sizeof configs[0],
+             (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     dlclose(h);
-    return n_fail ? 1 : 0;
+    return check_summary(label);
 }

@@ -18,21 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "runtime.h"
 
-static int n_pass, n_fail;
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (c) {                                                                                   \
-            n_pass++;                                                                              \
-        } else {                                                                                   \
-            n_fail++;                                                                              \
-            printf("FAIL %s:%d: %s\n      last error: %s\n", __FILE__, __LINE__, #c,               \
-                   warpfft_last_error());                                                          \
-        }                                                                                          \
-    } while (0)
-#define CHECK_MSG(sub) CHECK(strstr(warpfft_last_error(), (sub)) != NULL)
+int n_pass, n_fail;
 
 static char root[] = "/tmp/wf_kcache_XXXXXX"; /* everything this test writes */
 static const char *standin_lib;
@@ -103,44 +92,10 @@ static void set_mtime(const char *path, time_t when) {
 static void note_has(const char *sub, int line) {
     char dir[PATH_MAX], note[512];
     wf_kcache_state(dir, sizeof dir, note, sizeof note);
-    if (strstr(note, sub)) {
-        n_pass++;
-    } else {
-        n_fail++;
-        printf("FAIL %s:%d: cache note has '%s'; it is '%s'\n", __FILE__, line, sub, note);
-    }
-}
-
-/* Runs fn in a child process (NVRTC stays loaded once found); adds its counts. */
-static void isolated(const char *name, void (*fn)(void)) {
-    int fd[2];
-    if (pipe(fd) != 0) {
-        n_fail++;
-        return;
-    }
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        n_pass = n_fail = 0;
-        fn();
-        int r[2] = {n_pass, n_fail};
-        fflush(stdout);
-        _exit(write(fd[1], r, sizeof r) == sizeof r ? 0 : 1);
-    }
-    close(fd[1]);
-    int r[2] = {0, 0}, ws = 0;
-    ssize_t k = read(fd[0], r, sizeof r);
-    close(fd[0]);
-    waitpid(pid, &ws, 0);
-    if (k != (ssize_t)sizeof r || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
-        n_fail++;
-        printf("FAIL scenario %s: the child crashed or exited abnormally\n", name);
-        return;
-    }
-    n_pass += r[0];
-    n_fail += r[1];
-    printf("  scenario %-16s %d passed, %d failed\n", name, r[0], r[1]);
+    if (strstr(note, sub))
+        check_pass();
+    else
+        check_fail(__FILE__, line, "note_has", "cache note has '%s'; it is '%s'", sub, note);
 }
 
 /* ---- SHA-256 ---- */
@@ -633,13 +588,13 @@ int main(int argc, char **argv) {
     test_eviction();
     test_concurrent_writers();
     test_dir_choice();
-    isolated("nvrtc-missing", sc_nvrtc_missing);
-    isolated("nvrtc-standin", sc_nvrtc_standin);
-    isolated("nvrtc-real", sc_nvrtc_real);
+    /* each in its own process: NVRTC stays loaded once found */
+    run_isolated("nvrtc-missing", sc_nvrtc_missing);
+    run_isolated("nvrtc-standin", sc_nvrtc_standin);
+    run_isolated("nvrtc-real", sc_nvrtc_real);
     char cmd[PATH_MAX];
     snprintf(cmd, sizeof cmd, "chmod -R u+rwx '%s' && rm -r '%s'", root, root);
     if (system(cmd) != 0)
         printf("  (could not remove %s)\n", root);
-    printf("test_kcache: %d passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    return check_summary("test_kcache: ");
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "params.h"
 #include "runtime.h"
 
@@ -38,19 +39,7 @@ const char *warpfft_last_error(void) {
 
 #define PI 3.14159265358979323846
 
-static int n_pass, n_fail;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            n_pass++;                                                                              \
-        } else {                                                                                   \
-            n_fail++;                                                                              \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                 \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+int n_pass, n_fail;
 
 /* ------------------------------------------------------------------ width and beta */
 
@@ -708,13 +697,11 @@ static void expect(int status, const char *word, int type, int dim, const int64_
     int st = warpfft_plan_params(type, dim, n, ntransf, tol, (warpfft_precision)prec, o, &info);
     const char *msg = warpfft_last_error();
     int ok = st == status && (status == 0 ? msg[0] == '\0' : strstr(msg, word) != NULL);
-    if (ok) {
-        n_pass++;
-    } else {
-        n_fail++;
-        printf("FAIL line %d: status %d (want %d), message \"%s\" (want \"%s\")\n", line, st,
-               status, msg, word);
-    }
+    if (ok)
+        check_pass();
+    else
+        check_fail(__FILE__, line, "EXPECT", "status %d (want %d), message \"%s\" (want \"%s\")",
+                   st, status, msg, word);
 }
 
 #define EXPECT(status, word, type, dim, n, nt, tol, prec, o)                                       \
@@ -1119,6 +1106,5 @@ int main(void) {
     test_bins();
     test_method_fallback();
     test_reference_cases();
-    printf("%d passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    return check_summary("");
 }

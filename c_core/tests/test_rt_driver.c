@@ -222,7 +222,7 @@ void gpu_run(const wf_device *dev, const char *module, const char *kernel, float
     long long wrong = 0;
     for (long long i = 0; i < n; i++)
         wrong += h[i] != want;
-    check_(wrong == 0, module, __LINE__);
+    CHECK(wrong == 0, "module %s: %lld of %lld values wrong", module, wrong, n);
     free(h);
 }
 
@@ -262,10 +262,13 @@ static void gpu_modules(const wf_device *dev) {
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const wf_module_record *rec = find_record(r, nr < 16 ? nr : 16, want[i].name);
         const char *img = want[i].image ? want[i].image : expected_image(dev, want[i].id);
-        if (!check_(rec != NULL, want[i].name, __LINE__))
+        if (!CHECK(rec != NULL, "module %s: no load record; last error: %s", want[i].name,
+                   warpfft_last_error()))
             continue;
         printf("  module %-13s image %-8s %.3f ms\n", rec->name, rec->image, rec->load_ms);
-        check_(strcmp(rec->image, img) == 0 && rec->load_ms >= 0, want[i].name, __LINE__);
+        CHECK(strcmp(rec->image, img) == 0 && rec->load_ms >= 0,
+              "module %s: image %s (want %s), %.3f ms", want[i].name, rec->image, img,
+              rec->load_ms);
     }
     CUmodule m1 = NULL, m2 = NULL;
     CHECK_ST(wf_module_get(dev, "fill_aot", &m1), WARPFFT_SUCCESS);

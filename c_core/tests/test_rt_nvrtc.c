@@ -35,7 +35,7 @@ static void expect_image(const wf_device *dev, const char *module, const char *i
         return;
     const wf_module_record *rec = record_of(module);
     int ok = rec && strcmp(rec->image, image) == 0;
-    check_(ok, module, __LINE__);
+    CHECK(ok, "module %s: last error: %s", module, warpfft_last_error());
     if (rec)
         printf("  module %-15s image %-12s %.3f ms%s\n", module, rec->image, rec->load_ms,
                ok ? "" : " (unexpected)");

@@ -7,31 +7,17 @@
  *             fallbacks), kernel lookup and launch, runtime info
  * The cuFFT search is tested in forked children, one per environment setup, because a success
  * is cached for the process. Prints "N passed, M failed" last; exits non-zero on a failure.
- * This file: the harness (test_runtime.h) and main; the groups of checks are test_rt_*.c.
+ * This file: the helpers of test_runtime.h and main; the groups of checks are test_rt_*.c.
  */
 #include "test_runtime.h"
 
 int n_pass, n_fail;
 
-int check_(int ok, const char *expr, int line) {
-    if (ok) {
-        n_pass++;
-    } else {
-        n_fail++;
-        printf("FAIL line %d: %s\n      last error: %s\n", line, expr, warpfft_last_error());
-    }
-    return ok;
-}
-
-int check_status_(int got, int want, const char *expr, int line) {
-    if (got == want) {
-        n_pass++;
-        return 1;
-    }
-    n_fail++;
-    printf("FAIL line %d: %s gave %s, expected %s\n      last error: %s\n", line, expr,
-           warpfft_status_name(got), warpfft_status_name(want), warpfft_last_error());
-    return 0;
+int check_status_(int got, int want, const char *expr, const char *file, int line) {
+    if (got == want)
+        return check_pass();
+    return check_fail(file, line, expr, "gave %s, expected %s; last error: %s",
+                      warpfft_status_name(got), warpfft_status_name(want), warpfft_last_error());
 }
 
 /* ---- a small JSON validator (RFC 8259 grammar, no semantics) ---- */
@@ -125,53 +111,18 @@ int json_valid(const char *s) {
     return p && *jv_ws(p) == '\0';
 }
 
-/* ---- running a group of checks in a child process ---- */
-
-void run_isolated(const char *name, void (*fn)(void)) {
-    int fd[2];
-    if (pipe(fd) != 0) {
-        n_fail++;
-        return;
-    }
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        n_pass = n_fail = 0;
-        fn();
-        int r[2] = {n_pass, n_fail};
-        fflush(stdout);
-        _exit(write(fd[1], r, sizeof r) == sizeof r ? 0 : 1);
-    }
-    close(fd[1]);
-    int r[2] = {0, 0}, ws = 0;
-    ssize_t k = read(fd[0], r, sizeof r);
-    close(fd[0]);
-    waitpid(pid, &ws, 0);
-    if (pid < 0 || k != (ssize_t)sizeof r || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
-        n_fail++;
-        printf("FAIL scenario %s: the child crashed or exited abnormally\n", name);
-        return;
-    }
-    n_pass += r[0];
-    n_fail += r[1];
-    printf("  scenario %-14s %d passed, %d failed\n", name, r[0], r[1]);
-}
-
 int main(void) {
     const char *mode = getenv("WF_TEST_EXPECT");
     mode = mode ? mode : "nodriver";
     printf("test_runtime: expecting '%s'\n", mode);
     if (strcmp(mode, "standin") == 0) { /* run_tests.sh: the stand-in driver and NVRTC */
         test_nvrtc_standin();
-        printf("%d passed, %d failed\n", n_pass, n_fail);
-        return n_fail ? 1 : 0;
+        return check_summary("");
     }
     test_errors();
     test_fatbin();
     /* Before this process touches the driver: CUDA does not survive fork. */
     test_cufft_search();
     test_driver(mode);
-    printf("%d passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    return check_summary("");
 }

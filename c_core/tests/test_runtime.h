@@ -1,6 +1,6 @@
 /*
- * test_runtime.h — the harness the runtime tests share (test_runtime.c: checks and counters, a
- * JSON validator, child-process scenarios) and the test groups main runs, one file per stage:
+ * test_runtime.h — what the runtime tests share beyond check.h (test_runtime.c: CHECK_ST and a
+ * JSON validator) and the test groups main runs, one file per stage:
  *   test_rt_errors.c  error codes and messages, embedded blobs, the fatbin parser;
  *   test_rt_cufft.c   the cuFFT search, one forked scenario per environment;
  *   test_rt_driver.c  no driver or the stub driver; with a GPU: devices, memory, modules, info;
@@ -19,23 +19,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "fake_kernels.h"
 #include "fatbin.h"
 #include "runtime.h"
 
-extern int n_pass, n_fail;
-
-int check_(int ok, const char *expr, int line);
-int check_status_(int got, int want, const char *expr, int line);
-#define CHECK(c)             check_((c) != 0, #c, __LINE__)
-#define CHECK_ST(call, want) check_status_((call), (want), #call, __LINE__)
-#define CHECK_MSG(sub)                                                                             \
-    check_(strstr(warpfft_last_error(), (sub)) != NULL, "message has " sub, __LINE__)
+/* CHECK, CHECK_MSG and run_isolated: check.h. CHECK_ST: call returns status want. */
+int check_status_(int got, int want, const char *expr, const char *file, int line);
+#define CHECK_ST(call, want) check_status_((call), (want), #call, __FILE__, __LINE__)
 
 /* Whether s is one JSON value (RFC 8259 grammar, no semantics). */
 int json_valid(const char *s);
-/* Runs fn in a forked child and adds its pass/fail counts (a crash counts as a failure). */
-void run_isolated(const char *name, void (*fn)(void));
 
 /* ---- test_rt_errors.c ---- */
 void test_errors(void); /* status names, the error buffer, thread-local messages */

@@ -11,23 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "type3.h"
 
 #define PI 3.14159265358979323846
 
-static int n_pass, n_fail;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            n_pass++;                                                                              \
-        } else {                                                                                   \
-            n_fail++;                                                                              \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                 \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+int n_pass, n_fail;
 
 static void test_centre(void) {
     double c, w;
@@ -187,13 +176,11 @@ static void expect(int status, const char *word, int dim, double tol, int prec, 
         warpfft_plan_params3(dim, 1, tol, (warpfft_precision)prec, NULL, xl, xh, sl, sh, &info);
     const char *msg = warpfft_last_error();
     int ok = st == status && (status == 0 ? msg[0] == '\0' : strstr(msg, word) != NULL);
-    if (ok) {
-        n_pass++;
-    } else {
-        n_fail++;
-        printf("FAIL line %d: status %d (want %d), message \"%s\" (want \"%s\")\n", line, st,
-               status, msg, word);
-    }
+    if (ok)
+        check_pass();
+    else
+        check_fail(__FILE__, line, "EXPECT", "status %d (want %d), message \"%s\" (want \"%s\")",
+                   st, status, msg, word);
     if (st == 0 && status == 0) {
         CHECK(info.type == 3 && info.dim == dim && info.n_points == -1 && info.n_targets == -1 &&
                   info.inner_fine[0] >= info.n_fine[0] && info.n_modes[0] == info.n_fine[0] &&
@@ -259,6 +246,5 @@ int main(void) {
     test_shifts_and_zero_spread();
     test_geometry_block();
     test_validation();
-    printf("%d passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    return check_summary("");
 }
