@@ -312,12 +312,172 @@ static XLA_FFI_Error *stream_of(XLA_FFI_CallFrame *f, uint64_t *stream) {
     return NULL;
 }
 
+/* A decoded call: its plan's key (run_call adds the stream and the device), and what each of
+ * its G groups passes to setpts (types 1, 2) or setpts3 (type 3) and to execute. */
+typedef struct wf_xla_call {
+    wf_xla_key key;
+    int64_t G, Gp, M, K;          /* groups, point sets (G or 1), points, type 3's targets */
+    const XLA_FFI_Buffer *pts[6]; /* x, y, z (Gp, M), type 3's s, t, u (Gp, K); NULL past dim */
+    /* execute's c and fk (strengths and modes; type 3: source and result), G slices each */
+    const XLA_FFI_Buffer *c, *fk;
+    size_t c_group, fk_group; /* bytes per slice */
+    void *data;               /* a buffer on the device the plan is for */
+    int empty;                /* nothing to compute: no stream, no plan */
+} wf_xla_call;
+
+/* Sets group g's points (row g of the coordinate arrays; row 0 when one set serves every group)
+ * and names the call in *what. */
+static warpfft_status set_points(const wf_xla_call *c, warpfft_plan plan, int64_t g,
+                                 const char **what) {
+    size_t real_bytes = c->key.precision == WARPFFT_F32 ? 4 : 8;
+    const char *p[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    for (int s = 0; s < 6; s++) {
+        size_t row = (size_t)(s < 3 ? c->M : c->K) * real_bytes;
+        if (c->pts[s])
+            p[s] = (const char *)c->pts[s]->data + (c->Gp > 1 ? (size_t)g * row : 0);
+    }
+    warpfft_precision prec = (warpfft_precision)c->key.precision;
+    if (c->key.type == 3) {
+        *what = "warpfft_setpts3";
+        return warpfft_setpts3(plan, prec, c->M, p[0], p[1], p[2], c->K, p[3], p[4], p[5]);
+    }
+    *what = "warpfft_setpts";
+    return warpfft_setpts(plan, prec, c->M, p[0], p[1], p[2]);
+}
+
+/* What one call does, whatever its type: takes XLA's stream and a plan from the cache, then for
+ * each group sets its points (once for all groups when they share them) and runs its T
+ * transforms. All of it is enqueued on the stream; the first failure ends the call. */
+static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
+    XLA_FFI_Error *e = stream_of(f, &c->key.stream);
+    if (e)
+        return e;
+    c->key.device = device_of(c->data);
+    wf_xla_entry *ent;
+    warpfft_status st = acquire_plan(&c->key, &ent);
+    if (st != WARPFFT_SUCCESS)
+        return status_error(f, st, "warpfft_plan_create");
+    const char *what = "warpfft_execute";
+    for (int64_t g = 0; g < c->G && st == WARPFFT_SUCCESS; g++) {
+        if (g == 0 || c->Gp > 1) {
+            st = set_points(c, ent->plan, g, &what);
+            if (st != WARPFFT_SUCCESS)
+                break;
+        }
+        what = "warpfft_execute";
+        st = warpfft_execute(ent->plan, (warpfft_precision)c->key.precision,
+                             (char *)c->c->data + (size_t)g * c->c_group,
+                             (char *)c->fk->data + (size_t)g * c->fk_group);
+    }
+    release_plan(ent);
+    if (st != WARPFFT_SUCCESS)
+        return status_error(f, st, what);
+    return NULL;
+}
+
+/* ---- decoding a call frame ---- */
+
+/* The source, the result and the `dim` coordinate arrays (type 3: twice `dim`) of a call, and
+ * its precision, from source and result. */
+static XLA_FFI_Error *take_buffers(XLA_FFI_CallFrame *f, wf_xla_call *c, int dim,
+                                   const XLA_FFI_Buffer **src, const XLA_FFI_Buffer **out) {
+    *src = arg_buffer(f, 0);
+    *out = (const XLA_FFI_Buffer *)f->rets.rets[0];
+    for (int s = 0; s < (c->key.type == 3 ? 6 : 3); s++)
+        if (s % 3 < dim && !(c->pts[s] = arg_buffer(f, 1 + s % 3 + (s < 3 ? 0 : dim))))
+            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
+    if (!*src)
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
+    if ((*src)->dtype == WF_XLA_C64 && (*out)->dtype == WF_XLA_C64)
+        c->key.precision = WARPFFT_F32;
+    else if ((*src)->dtype == WF_XLA_C128 && (*out)->dtype == WF_XLA_C128)
+        c->key.precision = WARPFFT_F64;
+    else
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: source and result must both be complex64 or complex128");
+    c->key.dim = dim;
+    c->data = (*src)->data ? (*src)->data : (*out)->data;
+    return NULL;
+}
+
+/* Every coordinate array is a (Gp, M) (type 3's targets: (Gp, K)) array of the call's real type,
+ * and Gp is G or 1. */
+static XLA_FFI_Error *check_points(XLA_FFI_CallFrame *f, const wf_xla_call *c) {
+    int f32 = c->key.precision == WARPFFT_F32, t3 = c->key.type == 3;
+    for (int s = 0; s < 6; s++) {
+        const XLA_FFI_Buffer *p = c->pts[s];
+        int64_t len = s < 3 ? c->M : c->K;
+        const char *what = !t3 ? "point" : s < 3 ? "source coordinate" : "target coordinate";
+        if (p && (p->dtype != (f32 ? WF_XLA_F32 : WF_XLA_F64) || p->rank != 2 ||
+                  p->dims[0] != c->Gp || p->dims[1] != len))
+            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                             "warpfft: %s array %d must be %s of shape (%lld, %lld)%s", what, s % 3,
+                             f32 ? "float32" : "float64", (long long)c->Gp, (long long)len,
+                             t3 ? "" : " like the first");
+    }
+    if (c->Gp != c->G && c->Gp != 1)
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: %lld point sets for %lld source groups", (long long)c->Gp,
+                         (long long)c->G);
+    return NULL;
+}
+
+/* Types 1 and 2: source, then dim point arrays (G or 1, M); strengths (G, T, M) and modes
+ * (G, T, N3?, N2?, N1), type 1 from strengths to modes, type 2 back. n: attributes n1..n3. */
+static XLA_FFI_Error *decode12(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t n[3]) {
+    int type = c->key.type, dim = (int)f->args.size - 1;
+    if (dim < 1 || dim > 3 || f->rets.size != 1 || f->rets.types[0] != WF_XLA_RET_BUFFER)
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: custom call takes source + 1..3 point arrays and returns one "
+                         "array (got %lld arguments, %lld results)",
+                         (long long)f->args.size, (long long)f->rets.size);
+    const XLA_FFI_Buffer *src, *out;
+    XLA_FFI_Error *e = take_buffers(f, c, dim, &src, &out);
+    if (e)
+        return e;
+    int64_t src_rank_want = type == 1 ? 3 : 2 + dim;
+    if (src->rank != src_rank_want)
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: source has rank %lld, not %lld",
+                         (long long)src->rank, (long long)src_rank_want);
+    int64_t G = c->G = src->dims[0], T = c->key.ntransf = src->dims[1];
+    int64_t M = c->M = c->pts[0]->rank == 2 ? c->pts[0]->dims[1] : -1;
+    c->Gp = c->pts[0]->rank == 2 ? c->pts[0]->dims[0] : -1;
+    if ((e = check_points(f, c)))
+        return e;
+    /* modes in the C plan's order: n[0] fastest = the last axis of the mode array */
+    int64_t nprod = 1;
+    for (int d = 0; d < 3; d++) {
+        if (d >= dim)
+            n[d] = 1;
+        if (n[d] < 1)
+            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: mode count n%d = %lld",
+                             d + 1, (long long)n[d]);
+        nprod *= c->key.n[d] = n[d];
+    }
+    const XLA_FFI_Buffer *modes = type == 1 ? out : src;
+    const XLA_FFI_Buffer *strengths = type == 1 ? src : out;
+    int ok = modes->rank == 2 + dim && modes->dims[0] == G && modes->dims[1] == T &&
+             strengths->rank == 3 && strengths->dims[0] == G && strengths->dims[1] == T &&
+             strengths->dims[2] == M;
+    for (int d = 0; ok && d < dim; d++)
+        ok = modes->dims[1 + dim - d] == n[d];
+    if (!ok)
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: shapes do not match (G=%lld, T=%lld, M=%lld, modes %lld x "
+                         "%lld x %lld)",
+                         (long long)G, (long long)T, (long long)M, (long long)n[2], (long long)n[1],
+                         (long long)n[0]);
+    size_t cplx = c->key.precision == WARPFFT_F32 ? 8 : 16;
+    c->c = strengths, c->c_group = (size_t)(T * M) * cplx;
+    c->fk = modes, c->fk_group = (size_t)(T * nprod) * cplx;
+    c->empty = G == 0 || T == 0;
+    return NULL;
+}
+
 /* Type 3: source (G, T, M) complex, dim source coordinate arrays (G or 1, M) then dim target
- * coordinate arrays (G or 1, K), result (G, T, K). One cached plan per (dim, T, eps, sign,
- * precision, options, device, stream); M and K are set by setpts3 on every call (per group
- * when the coordinates are per group). */
-static XLA_FFI_Error *run3(XLA_FFI_CallFrame *f, int64_t iflag, double eps, int64_t method,
-                           double upsampfac, int64_t max_subprob, const int64_t bin[3]) {
+ * coordinate arrays (G or 1, K), result (G, T, K). The plan's key has no modes, M or K: setpts3
+ * sets M and K on every call (per group when the coordinates are per group). */
+static XLA_FFI_Error *decode3(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     int64_t nargs = f->args.size;
     if (nargs < 3 || nargs > 7 || (nargs - 1) % 2 != 0 || f->rets.size != 1 ||
         f->rets.types[0] != WF_XLA_RET_BUFFER)
@@ -326,112 +486,36 @@ static XLA_FFI_Error *run3(XLA_FFI_CallFrame *f, int64_t iflag, double eps, int6
                          "arrays + as many target coordinate arrays and returns one array (got "
                          "%lld arguments, %lld results)",
                          (long long)nargs, (long long)f->rets.size);
-    int dim = (int)((nargs - 1) / 2);
-    const XLA_FFI_Buffer *src = arg_buffer(f, 0);
-    const XLA_FFI_Buffer *out = (const XLA_FFI_Buffer *)f->rets.rets[0];
-    const XLA_FFI_Buffer *pts[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-    for (int d = 0; d < 2 * dim; d++) {
-        pts[d] = arg_buffer(f, 1 + d);
-        if (!pts[d])
-            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
-    }
-    if (!src)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
-    int precision;
-    size_t real_bytes;
-    if (src->dtype == WF_XLA_C64 && out->dtype == WF_XLA_C64) {
-        precision = WARPFFT_F32;
-        real_bytes = 4;
-    } else if (src->dtype == WF_XLA_C128 && out->dtype == WF_XLA_C128) {
-        precision = WARPFFT_F64;
-        real_bytes = 8;
-    } else {
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: source and result must both be complex64 or complex128");
-    }
-    int want_pt = precision == WARPFFT_F32 ? WF_XLA_F32 : WF_XLA_F64;
-    if (src->rank != 3 || out->rank != 3 || pts[0]->rank != 2 || pts[dim]->rank != 2)
+    const XLA_FFI_Buffer *src, *out;
+    XLA_FFI_Error *e = take_buffers(f, c, (int)((nargs - 1) / 2), &src, &out);
+    if (e)
+        return e;
+    if (src->rank != 3 || out->rank != 3 || c->pts[0]->rank != 2 || c->pts[3]->rank != 2)
         return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                          "warpfft: type 3 needs source and result of rank 3 and coordinates of "
                          "rank 2");
-    int64_t G = src->dims[0], T = src->dims[1], M = src->dims[2];
-    int64_t Gp = pts[0]->dims[0], K = pts[dim]->dims[1];
-    for (int d = 0; d < 2 * dim; d++) {
-        int64_t len = d < dim ? M : K;
-        if (pts[d]->dtype != want_pt || pts[d]->rank != 2 || pts[d]->dims[0] != Gp ||
-            pts[d]->dims[1] != len)
-            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                             "warpfft: %s coordinate array %d must be %s of shape (%lld, %lld)",
-                             d < dim ? "source" : "target", d % dim,
-                             precision == WARPFFT_F32 ? "float32" : "float64", (long long)Gp,
-                             (long long)len);
-    }
-    if (Gp != G && Gp != 1)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: %lld point sets for %lld source groups", (long long)Gp,
-                         (long long)G);
+    int64_t G = c->G = src->dims[0], T = c->key.ntransf = src->dims[1], M = c->M = src->dims[2];
+    int64_t K = c->K = c->pts[3]->dims[1];
+    c->Gp = c->pts[0]->dims[0];
+    if ((e = check_points(f, c)))
+        return e;
     if (out->dims[0] != G || out->dims[1] != T || out->dims[2] != K)
         return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                          "warpfft: result has shape (%lld, %lld, %lld), expected (%lld, %lld, "
                          "%lld)",
                          (long long)out->dims[0], (long long)out->dims[1], (long long)out->dims[2],
                          (long long)G, (long long)T, (long long)K);
-    if (G == 0 || T == 0 || K == 0)
-        return NULL;
-
-    uint64_t stream;
-    XLA_FFI_Error *e = stream_of(f, &stream);
-    if (e)
-        return e;
-    wf_xla_key key;
-    memset(&key, 0, sizeof key);
-    key.type = 3;
-    key.dim = dim;
-    key.precision = precision;
-    key.iflag = iflag >= 0 ? 1 : -1;
-    key.method = (int)method;
-    key.max_subprob = (int)max_subprob;
-    for (int d = 0; d < 3; d++) {
-        key.bin[d] = (int)bin[d];
-        key.n[d] = 1; /* unused by type 3: the grids are chosen at setpts3 */
-    }
-    key.ntransf = T;
-    key.eps = eps;
-    key.upsampfac = upsampfac;
-    key.stream = stream;
-    key.device = device_of(src->data ? src->data : out->data);
-
-    wf_xla_entry *ent;
-    warpfft_status st = acquire_plan(&key, &ent);
-    if (st != WARPFFT_SUCCESS)
-        return status_error(f, st, "warpfft_plan_create");
-    size_t cplx = 2 * real_bytes;
-    size_t src_group = (size_t)(T * M) * cplx, out_group = (size_t)(T * K) * cplx;
-    for (int64_t g = 0; g < G && st == WARPFFT_SUCCESS; g++) {
-        if (g == 0 || Gp > 1) {
-            const char *p[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
-            for (int d = 0; d < 2 * dim; d++) {
-                size_t group = (size_t)(d < dim ? M : K) * real_bytes;
-                int slot = d < dim ? d : 3 + d - dim;
-                p[slot] = (const char *)pts[d]->data + (Gp > 1 ? (size_t)g * group : 0);
-            }
-            st = warpfft_setpts3(ent->plan, (warpfft_precision)precision, M, p[0], p[1], p[2], K,
-                                 p[3], p[4], p[5]);
-            if (st != WARPFFT_SUCCESS) {
-                release_plan(ent);
-                return status_error(f, st, "warpfft_setpts3");
-            }
-        }
-        char *c = (char *)src->data + (size_t)g * src_group;
-        char *fk = (char *)out->data + (size_t)g * out_group;
-        st = warpfft_execute(ent->plan, (warpfft_precision)precision, c, fk);
-    }
-    release_plan(ent);
-    if (st != WARPFFT_SUCCESS)
-        return status_error(f, st, "warpfft_execute");
+    for (int d = 0; d < 3; d++)
+        c->key.n[d] = 1; /* unused by type 3: the grids are chosen at setpts3 */
+    size_t cplx = c->key.precision == WARPFFT_F32 ? 8 : 16;
+    c->c = src, c->c_group = (size_t)(T * M) * cplx;
+    c->fk = out, c->fk_group = (size_t)(T * K) * cplx;
+    c->empty = G == 0 || T == 0 || K == 0;
     return NULL;
 }
 
+/* Decodes the attributes into the plan's key and the buffers by type, then runs the call unless
+ * it has nothing to compute. */
 static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     const XLA_FFI_Attrs *at = &f->attrs;
     int64_t type, iflag, modeord = 0, method = 0, max_subprob = 0, n[3], bin[3] = {0, 0, 0};
@@ -449,135 +533,25 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     attr_int(at, "bin2", &bin[1]);
     attr_int(at, "bin3", &bin[2]);
     attr_f64(at, "upsampfac", &upsampfac);
-    if (type == 3)
-        return run3(f, iflag, eps, method, upsampfac, max_subprob, bin);
-    if (type != 1 && type != 2)
+    if (type != 1 && type != 2 && type != 3)
         return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                          "warpfft: nufft_type %lld is not 1, 2 or 3", (long long)type);
 
-    int dim = (int)f->args.size - 1;
-    if (dim < 1 || dim > 3 || f->rets.size != 1 || f->rets.types[0] != WF_XLA_RET_BUFFER)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: custom call takes source + 1..3 point arrays and returns one "
-                         "array (got %lld arguments, %lld results)",
-                         (long long)f->args.size, (long long)f->rets.size);
-    const XLA_FFI_Buffer *src = arg_buffer(f, 0);
-    const XLA_FFI_Buffer *out = (const XLA_FFI_Buffer *)f->rets.rets[0];
-    const XLA_FFI_Buffer *pts[3] = {NULL, NULL, NULL};
-    for (int d = 0; d < dim; d++)
-        pts[d] = arg_buffer(f, 1 + d);
-    if (!src || !pts[dim - 1])
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
-
-    int precision;
-    size_t real_bytes;
-    if (src->dtype == WF_XLA_C64 && out->dtype == WF_XLA_C64) {
-        precision = WARPFFT_F32;
-        real_bytes = 4;
-    } else if (src->dtype == WF_XLA_C128 && out->dtype == WF_XLA_C128) {
-        precision = WARPFFT_F64;
-        real_bytes = 8;
-    } else {
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: source and result must both be complex64 or complex128");
-    }
-    int want_pt = precision == WARPFFT_F32 ? WF_XLA_F32 : WF_XLA_F64;
-    int64_t src_rank_want = type == 1 ? 3 : 2 + dim;
-    if (src->rank != src_rank_want)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: source has rank %lld, not %lld",
-                         (long long)src->rank, (long long)src_rank_want);
-    int64_t G = src->dims[0], T = src->dims[1];
-    int64_t M = pts[0]->rank == 2 ? pts[0]->dims[1] : -1;
-    int64_t Gp = pts[0]->rank == 2 ? pts[0]->dims[0] : -1;
-    for (int d = 0; d < dim; d++) {
-        if (pts[d]->dtype != want_pt || pts[d]->rank != 2 || pts[d]->dims[0] != Gp ||
-            pts[d]->dims[1] != M)
-            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                             "warpfft: point array %d must be %s of shape (%lld, %lld) like the "
-                             "first",
-                             d, precision == WARPFFT_F32 ? "float32" : "float64", (long long)Gp,
-                             (long long)M);
-    }
-    if (Gp != G && Gp != 1)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: %lld point sets for %lld source groups", (long long)Gp,
-                         (long long)G);
-    /* modes in the C plan's order: n[0] fastest = the last axis of the mode array */
-    int64_t nprod = 1;
-    for (int d = 0; d < 3; d++) {
-        if (d >= dim)
-            n[d] = 1;
-        if (n[d] < 1)
-            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: mode count n%d = %lld",
-                             d + 1, (long long)n[d]);
-        nprod *= n[d];
-    }
-    const XLA_FFI_Buffer *modes = type == 1 ? out : src;
-    const XLA_FFI_Buffer *strengths = type == 1 ? src : out;
-    int ok = modes->rank == 2 + dim && modes->dims[0] == G && modes->dims[1] == T &&
-             strengths->rank == 3 && strengths->dims[0] == G && strengths->dims[1] == T &&
-             strengths->dims[2] == M;
-    for (int d = 0; ok && d < dim; d++)
-        ok = modes->dims[1 + dim - d] == n[d];
-    if (!ok)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: shapes do not match (G=%lld, T=%lld, M=%lld, modes %lld x "
-                         "%lld x %lld)",
-                         (long long)G, (long long)T, (long long)M, (long long)n[2], (long long)n[1],
-                         (long long)n[0]);
-    if (G == 0 || T == 0)
-        return NULL;
-
-    uint64_t stream;
-    XLA_FFI_Error *e = stream_of(f, &stream);
-    if (e)
+    wf_xla_call c;
+    memset(&c, 0, sizeof c);
+    c.key.type = (int)type;
+    c.key.iflag = iflag >= 0 ? 1 : -1;
+    c.key.modeord = type == 3 ? 0 : (int)modeord; /* type 3 has no mode order */
+    c.key.method = (int)method;
+    c.key.max_subprob = (int)max_subprob;
+    for (int d = 0; d < 3; d++)
+        c.key.bin[d] = (int)bin[d];
+    c.key.eps = eps;
+    c.key.upsampfac = upsampfac;
+    XLA_FFI_Error *e = type == 3 ? decode3(f, &c) : decode12(f, &c, n);
+    if (e || c.empty)
         return e;
-
-    wf_xla_key key;
-    memset(&key, 0, sizeof key);
-    key.type = (int)type;
-    key.dim = dim;
-    key.precision = precision;
-    key.iflag = iflag >= 0 ? 1 : -1;
-    key.modeord = (int)modeord;
-    key.method = (int)method;
-    key.max_subprob = (int)max_subprob;
-    for (int d = 0; d < 3; d++) {
-        key.bin[d] = (int)bin[d];
-        key.n[d] = n[d];
-    }
-    key.ntransf = T;
-    key.eps = eps;
-    key.upsampfac = upsampfac;
-    key.stream = stream;
-    key.device = device_of(src->data ? src->data : out->data);
-
-    wf_xla_entry *ent;
-    warpfft_status st = acquire_plan(&key, &ent);
-    if (st != WARPFFT_SUCCESS)
-        return status_error(f, st, "warpfft_plan_create");
-    size_t cplx = 2 * real_bytes;
-    size_t str_group = (size_t)(T * M) * cplx, mode_group = (size_t)(T * nprod) * cplx;
-    size_t pt_group = (size_t)M * real_bytes;
-    for (int64_t g = 0; g < G && st == WARPFFT_SUCCESS; g++) {
-        if (g == 0 || Gp > 1) {
-            const char *p[3] = {NULL, NULL, NULL};
-            for (int d = 0; d < dim; d++)
-                p[d] = (const char *)pts[d]->data + (Gp > 1 ? (size_t)g * pt_group : 0);
-            st = warpfft_setpts(ent->plan, (warpfft_precision)precision, M, p[0], p[1], p[2]);
-            if (st != WARPFFT_SUCCESS) {
-                release_plan(ent);
-                return status_error(f, st, "warpfft_setpts");
-            }
-        }
-        char *c = (char *)strengths->data + (size_t)g * str_group;
-        char *fk = (char *)modes->data + (size_t)g * mode_group;
-        st = warpfft_execute(ent->plan, (warpfft_precision)precision, c, fk);
-    }
-    release_plan(ent);
-    if (st != WARPFFT_SUCCESS)
-        return status_error(f, st, "warpfft_execute");
-    return NULL;
+    return run_call(f, &c);
 }
 
 WARPFFT_API XLA_FFI_Error *warpfft_xla_nufft(XLA_FFI_CallFrame *frame) {

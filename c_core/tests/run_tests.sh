@@ -2,7 +2,8 @@
 # run_tests.sh — builds and runs the C runtime tests (error, loader, cufft, module, memory, info,
 # fatbin) against a fake embedding of real nvcc-built kernels, without Cargo; then the
 # fault-injection suite (test_fault.c: the whole C core against the stand-in libcuda.so.1 and
-# libcufft.so.12 of standin.h, failing each driver/cuFFT call of plan lifecycles in turn).
+# libcufft.so.12 of standin.h, failing each driver/cuFFT call of plan lifecycles in turn), and
+# the XLA FFI handler against a recording stand-in of the C ABI (test_xla_ffi.c).
 #
 #   c_core/tests/run_tests.sh            # ASan+UBSan run, stub-driver run, fault injection,
 #                                        # valgrind run
@@ -195,6 +196,11 @@ echo "== warpfft_bench_fft under fault injection (ASan+UBSan)"
 LD_LIBRARY_PATH="$FAULT/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     WARPFFT_CUFFT_LIB="$FAULT/standin/libcufft.so.12" WARPFFT_CUFFT_DEFAULT_PATHS=0 \
     "$FAULT/test_bench" || status=1
+# The XLA FFI handler (xla_ffi.c) alone, linked with a recording stand-in of the C ABI it calls.
+gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/xla_ffi.c" "$HERE/test_xla_ffi.c" -o "$BUILD/bin/test_xla_ffi" \
+    "${LIBS[@]}"
+echo "== the XLA FFI handler on a recording stand-in of the C ABI (ASan+UBSan)"
+"$BUILD/bin/test_xla_ffi" || status=1
 
 # ---- 5. the kernel disk cache and NVRTC (kcache.c, nvrtc.c), host only ----
 # test_kcache: the cache's failure cases, SHA-256, the NVRTC search and compile step against the

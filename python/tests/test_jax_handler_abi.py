@@ -229,8 +229,17 @@ def test_type3_valid_call_asks_for_the_stream_then_creates_a_plan():
     assert h.errors == [] and h.stream_requests == 0
 
 
+def _not_a_buffer(frame, i):
+    frame.args.types[i] = 0  # an argument XLA would pass as something other than a buffer
+    return frame
+
+
 @pytest.mark.parametrize("build,match", [
     (lambda h: _type1_2d(h, nufft_type=None), "attributes"),
+    (lambda h: _not_a_buffer(_type1_2d(h), 0), "must be buffers"),
+    (lambda h: _not_a_buffer(_type1_2d(h), 1), "must be buffers"),  # was a NULL dereference
+    (lambda h: _not_a_buffer(_type1_2d(h), 2), "must be buffers"),
+    (lambda h: _not_a_buffer(_type3_2d(h), 3), "must be buffers"),
     (lambda h: _type1_2d(h, nufft_type=(S32, 4)), "not 1, 2 or 3"),
     (lambda h: _type1_2d(h, src=C128), "float64"),
     (lambda h: _type1_2d(h, pt=F64), "float32"),
