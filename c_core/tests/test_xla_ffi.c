@@ -17,21 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "xla_ffi.h"
 
-static int n_pass, n_fail;
-
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (c) {                                                                                   \
-            n_pass++;                                                                              \
-        } else {                                                                                   \
-            n_fail++;                                                                              \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #c);                                    \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+int n_pass, n_fail;
 
 /* ---- the recording stand-in: every call appends a line to `trace` ---- */
 
@@ -469,6 +458,5 @@ int main(void) {
     test_failures();
     warpfft_xla_cache_clear();
     CHECK(plans_live == 0 && warpfft_xla_cache_size() == 0, "%d plans left", plans_live);
-    printf("XLA FFI handler on the recording stand-in: %d passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+    return check_summary("XLA FFI handler on the recording stand-in: ");
 }
