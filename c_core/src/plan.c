@@ -161,35 +161,19 @@ static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
     return st;
 }
 
-/* The modules a plan launches from: "sort", "prep_p" (bin count, scatter and unpack,
- * deconvolve/amplify) and "si_{d}d_p_w{w}_spread" (type 1, also spread-only plans) or
- * "si_{d}d_p_w{w}_interp" (type 2): the direction the plan launches. */
-typedef struct plan_modules {
-    char prep[32], si[40];
-    const char *names[3];
-} plan_modules;
-
-static void plan_modules_of(const wf_params *p, plan_modules *m) {
-    const char *ps = wf_prec_name(p->precision);
-    snprintf(m->prep, sizeof m->prep, "prep_%s", ps);
-    snprintf(m->si, sizeof m->si, "si_%dd_%s_w%d_%s", p->dim, ps, p->width,
-             p->type == 1 ? "spread" : "interp");
-    m->names[0] = "sort";
-    m->names[1] = m->prep;
-    m->names[2] = m->si;
-}
-
+/* Modules "prep_p" (bin count, scatter and unpack, deconvolve/amplify) and
+ * "si_{d}d_p_w{w}_spread" (type 1, also spread-only plans) or "si_{d}d_p_w{w}_interp" (type 2):
+ * the direction the plan launches. */
 static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     const char *ps = wf_prec_name(p->precision);
     const char *op = p->type == 1 ? "spread" : "interp";
-    plan_modules m;
-    plan_modules_of(p, &m);
-    const char *mod = m.prep, *si = m.si;
-    char name[64];
-    /* JIT builds: the modules not loaded yet compile in parallel, not one after another (a
-     * no-op when plan_build started them already) */
-    warpfft_status st = wf_modules_preload(plan->dev, m.names, 3);
+    char mod[32], name[64], si[40];
+    snprintf(mod, sizeof mod, "prep_%s", ps);
+    snprintf(si, sizeof si, "si_%dd_%s_w%d_%s", p->dim, ps, p->width, op);
+    /* JIT builds: the modules not loaded yet compile in parallel, not one after another */
+    const char *const modules[] = {"sort", mod, si};
+    warpfft_status st = wf_modules_preload(plan->dev, modules, 3);
     if (st == WARPFFT_SUCCESS)
         st = load_sort_kernels(plan);
     snprintf(name, sizeof name, "wf_bin_count_%s", ps);
@@ -381,41 +365,30 @@ static warpfft_status make_fft(struct warpfft_plan_s *plan) {
 
 /* ---------------------------------------------------------------- build and release */
 
-/* Everything on the GPU; the device's context is current. Times each stage into *t. The
- * modules not loaded yet load on their own threads while this one makes the cuFFT plan, the
- * factors and the buffers: on a cold driver cache (jit) both take a large part of a second,
- * and neither needs the other. modules_ms is the wait for them after that work. */
+/* Everything on the GPU; the device's context is current. Times each stage into *t. */
 static warpfft_status plan_build(struct warpfft_plan_s *plan, wf_create_times *t) {
     double t0 = now_ms();
-    plan_modules m;
-    plan_modules_of(&plan->p, &m);
-    wf_preload *loading = NULL;
-    wf_modules_preload_start(plan->dev, m.names, 3, &loading);
-    /* cuFFT's first plan (its own start-up) first: the longest part that can overlap */
-    warpfft_status st = WARPFFT_SUCCESS;
-    if (!plan->p.spreadinterponly) {
-        take_fft(plan);
-        st = make_fft(plan);
-    }
+    warpfft_status st = load_kernels(plan);
+    if (st == WARPFFT_SUCCESS)
+        st = set_shared_limit(plan);
     double t1 = now_ms();
-    t->cufft_ms = t1 - t0;
+    t->modules_ms = t1 - t0;
+    if (st == WARPFFT_SUCCESS && !plan->p.spreadinterponly)
+        take_fft(plan);
     if (st == WARPFFT_SUCCESS)
         st = alloc_fixed(plan);
     double t2 = now_ms();
     t->alloc_ms = t2 - t1;
-    if (st == WARPFFT_SUCCESS && !plan->p.spreadinterponly)
+    if (plan->p.spreadinterponly) /* no FFT, no deconvolution */
+        return st;
+    if (st == WARPFFT_SUCCESS)
         st = make_factors(plan);
     double t3 = now_ms();
     t->factors_ms = t3 - t2;
-    /* always joined, also after a failure above; a module failure is reported first, as it was
-     * when modules loaded before everything else */
-    warpfft_status st_mod = wf_modules_preload_finish(loading);
-    if (st_mod == WARPFFT_SUCCESS)
-        st_mod = load_kernels(plan);
-    if (st_mod == WARPFFT_SUCCESS)
-        st_mod = set_shared_limit(plan);
-    t->modules_ms = now_ms() - t3;
-    return st_mod != WARPFFT_SUCCESS ? st_mod : st;
+    if (st == WARPFFT_SUCCESS)
+        st = make_fft(plan);
+    t->cufft_ms = now_ms() - t3;
+    return st;
 }
 
 /* Frees whatever exists (any stage of a partial build); the device's context is current.
