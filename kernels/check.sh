@@ -17,7 +17,7 @@
 #   -a   real archs for ptxas/nvlink (default sm_90); the first one is reported
 #   MODULE_GLOB  only modules matching it, e.g. 'si_3d_f64_*' or 'si_*_interp' (default all)
 # Environment: CUDA_PATH / CUDA_HOME (default /usr/local/cuda); WF_EXTRA_DEFS: extra nvcc
-# flags for experiments (e.g. "-DWF_SI_TEAM=0" for the thread-per-point variant).
+# flags for experiments (e.g. "-DWF_SPREAD_SM_FIX=0" for the float-atomic 1D/2D f32 spread).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -22,14 +22,15 @@
 //!         .ptx_arch("compute_75")                           // the default
 //!         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
 //!         .include("kernels")                               // -I; its headers are tracked
-//!         // 2. Modules: one or more .cu files linked together, with their defines.
-//!         .module(fatbuild::Module::new("sort").source("kernels/sort.cu").source("kernels/scan.cu"))
+//!         // 2. Modules: one or more .cu files (several are device-linked), with their defines.
+//!         .module(fatbuild::Module::new("sort").source("kernels/sort.cu"))
 //!         .module(
-//!             fatbuild::Module::new("si_2d_f32_w6")
+//!             fatbuild::Module::new("si_2d_f32_w7_spread")
 //!                 .source("kernels/spreadinterp.cu")
 //!                 .define("WF_DIM", "2")
 //!                 .define("WF_PREC", "32")
-//!                 .define("WF_W", "6"),
+//!                 .define("WF_W", "7")
+//!                 .define("WF_SI_PART", "WF_SI_SPREAD"),
 //!         )
 //!         // 3. Compile what the cache lacks; write OUT_DIR/warpfft_kernels.{c,h}.
 //!         .embed("warpfft_kernels")
