@@ -65,6 +65,8 @@ frameworks)
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false run python3 -m pytest python/tests/test_jax.py python/tests/test_jax_reference.py python/tests/test_jax_handler_abi.py python/tests/test_torch.py -q -rs -p no:cacheprovider || fails=$((fails+1))
     say "framework ops: benchmark"
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/frameworks.py --markdown || fails=$((fails+1))
+    # the JAX rows again in a process without torch (torch beside JAX slowed batched JAX calls)
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/frameworks.py --only jax --markdown || fails=$((fails+1))
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/frameworks.py --multi-gpu || fails=$((fails+1)) ;;
 sanitize)
     say "compute-sanitizer memcheck (aot gpu_api)"

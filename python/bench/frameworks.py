@@ -86,7 +86,7 @@ def _time(fn, sync, reps):
     return statistics.median(ts)
 
 
-def run_case(name, case, reps, results):
+def run_case(name, case, reps, results, only=None):
     rng = np.random.default_rng(1)
     modes, pts, batch = case["modes"], case["pts"], case["batch"]
     dim, M = len(modes), pts[0].shape[0]
@@ -110,11 +110,13 @@ def run_case(name, case, reps, results):
     def e2(cc):
         return _err(cc[0][sample_j], ref2)
 
-    try:
-        import torch
-        have_torch = torch.cuda.is_available()
-    except ImportError:
-        have_torch = False
+    have_torch = False
+    if only != "jax":  # --only jax: a process without torch, as a JAX user runs
+        try:
+            import torch
+            have_torch = torch.cuda.is_available()
+        except ImportError:
+            pass
     if have_torch:
         import warpfft
         import warpfft.torch as wt
@@ -153,12 +155,14 @@ def run_case(name, case, reps, results):
             rec("torchkbnufft", 2, _time(lambda: fwd(img, ktraj), sync, reps))
         except ImportError:
             pass
-    try:
-        import jax
-        import jax.numpy as jnp
-        gpus = jax.devices("gpu")
-    except Exception:
-        gpus = []
+    gpus = []
+    if only != "torch":
+        try:
+            import jax
+            import jax.numpy as jnp
+            gpus = jax.devices("gpu")
+        except Exception:
+            pass
     if gpus:
         import warpfft.jax as wj
         jp = [jax.device_put(p, gpus[0]) for p in pts]
@@ -202,6 +206,8 @@ def run_case(name, case, reps, results):
         except Exception as e:  # a peer's API drift must not hide our numbers
             print(f"{name}: nufftax failed: {type(e).__name__}: {e}")
     try:
+        if only == "torch":
+            raise ImportError("--only torch")
         import jax
         import jax_finufft
         cpu = jax.devices("cpu")[0]
@@ -332,6 +338,9 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--multi-gpu", action="store_true", help="E2 on 1 vs 2 GPUs only")
+    ap.add_argument("--only", choices=("torch", "jax"),
+                    help="one framework per process: torch loaded beside JAX slowed the JAX "
+                         "op's batched calls by up to 0.2 ms (H100, E2)")
     args = ap.parse_args(argv)
     if args.multi_gpu:
         multi_gpu(args.reps)
@@ -341,7 +350,7 @@ def main(argv=None):
     for name in args.cases:
         if name not in all_cases:
             sys.exit(f"unknown case {name}; known: {', '.join(all_cases)}")
-        run_case(name, all_cases[name], args.reps, results)
+        run_case(name, all_cases[name], args.reps, results, args.only)
     if args.markdown:
         print(markdown(results))
 
