@@ -191,3 +191,10 @@ def test_framework_bench_script_runs_without_a_gpu():
     r = subprocess.run([sys.executable, bench, "bogus"], env=env, capture_output=True, text=True,
                        timeout=300)
     assert r.returncode != 0 and "unknown case" in r.stderr
+    for only in ("jax", "torch"):  # one framework per process
+        r = subprocess.run([sys.executable, bench, "tiny", "--reps", "1", "--only", only], env=env,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+    r = subprocess.run([sys.executable, bench, "tiny", "--only", "cupy"], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "invalid choice" in r.stderr
