@@ -37,6 +37,15 @@ void wf_clear_error(void) {
     wf_errmsg[0] = '\0';
 }
 
+void wf_one_line(char *s) {
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '\n' || s[i] == '\r' || s[i] == '\t')
+            s[i] = ' ';
+    while (n > 0 && s[n - 1] == ' ')
+        s[--n] = '\0';
+}
+
 WARPFFT_API const char *warpfft_last_error(void) {
     return wf_errmsg;
 }

@@ -294,20 +294,10 @@ static warpfft_status no_image(const wf_device *dev, const fatbuild_module *m) {
                     m->name, dev->ordinal, dev->name, dev->sm, have, note, warpfft_last_error());
 }
 
-/* JIT logs are multi-line; messages are one line. */
-static void one_line(char *s) {
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == '\n' || s[i] == '\r' || s[i] == '\t')
-            s[i] = ' ';
-    while (n > 0 && s[n - 1] == ' ')
-        s[--n] = '\0';
-}
-
 static warpfft_status load_error(const wf_device *dev, const fatbuild_module *m, attempt *a) {
     if (a->st != WARPFFT_SUCCESS) /* the NVRTC path has said what failed */
         return a->st;
-    one_line(a->log);
+    wf_one_line(a->log);
     char what[1024]; /* the JIT log's start says what failed; the rest is cut */
     snprintf(what, sizeof what, "loading module '%s' on device %d with %s%s%.700s", m->name,
              dev->ordinal, a->step, a->log[0] ? "; JIT log: " : "", a->log);
@@ -379,7 +369,7 @@ static void load_kimage(const wf_driver *d, const wf_kimage *img, attempt *a) {
 /* A compiled image the driver refused: NVRTC newer than the driver is the usual cause. */
 static void nvrtc_load_failed(const wf_device *dev, const fatbuild_module *m, const wf_nvrtc *nv,
                               attempt *a) {
-    one_line(a->log);
+    wf_one_line(a->log);
     char what[1024];
     snprintf(what, sizeof what,
              "loading module '%s' (compiled by NVRTC %d.%d) on device %d with "

@@ -166,16 +166,6 @@ warpfft_status wf_nvrtc_target(const wf_nvrtc *nv, int sm, wf_nvrtc_target_t *t)
 
 /* ---- compiling ---- */
 
-/* NVRTC logs are multi-line; messages are one line. */
-static void one_line(char *s) {
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == '\n' || s[i] == '\r' || s[i] == '\t')
-            s[i] = ' ';
-    while (n > 0 && s[n - 1] == ' ')
-        s[--n] = '\0';
-}
-
 static warpfft_status nvrtc_fail(const wf_nvrtc *nv, const char *module, const char *src,
                                  const char *arch, const char *step, nvrtcResult r,
                                  nvrtcProgram prog) {
@@ -188,7 +178,7 @@ static warpfft_status nvrtc_fail(const wf_nvrtc *nv, const char *module, const c
             snprintf(log, sizeof log, "%s", full);
         }
         free(full);
-        one_line(log);
+        wf_one_line(log);
     }
     const char *name = nv->nvrtcGetErrorString(r);
     warpfft_status st =

@@ -21,6 +21,9 @@ warpfft_status wf_error(warpfft_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Clears this thread's message (call at the start of every public function). */
 void wf_clear_error(void);
+/* A multi-line tool log (JIT, NVRTC) made one line for a message: newlines and tabs become
+ * spaces, trailing spaces go. In place. */
+void wf_one_line(char *s);
 
 /* ---- CUDA driver API (loader.c) ---- */
 
