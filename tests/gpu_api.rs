@@ -11,19 +11,8 @@ use std::os::raw::{c_char, c_int, c_uint};
 
 use warpfft::{Complex, DeviceBuffer, Error, ModeOrder, Plan, Real, TransformType};
 
-/// Returns from the test, with a note on stderr, when there is no usable GPU.
-macro_rules! require_gpu {
-    () => {
-        match warpfft::init(0) {
-            Ok(()) => {}
-            Err(e) if e.is_no_gpu() => {
-                eprintln!("skipped: no GPU ({e})");
-                return;
-            }
-            Err(e) => panic!("warpfft::init(0) failed: {e}"),
-        }
-    };
-}
+#[macro_use]
+mod common; // require_gpu!
 
 /// splitmix64: a tiny deterministic generator, enough for test data.
 struct Rng(u64);

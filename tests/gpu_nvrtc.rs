@@ -10,6 +10,9 @@
 use std::process::Command;
 use std::time::Instant;
 
+#[macro_use]
+mod common; // require_gpu!
+
 use warpfft::{Complex, Plan};
 
 /// The build mode, from the runtime report's `"build":{"mode":"..."}`.
@@ -90,14 +93,7 @@ fn nvrtc_cold_and_warm_first_plan() {
         child_phase(&phase);
         return;
     }
-    match warpfft::init(0) {
-        Ok(()) => {}
-        Err(e) if e.is_no_gpu() => {
-            eprintln!("skipped: no GPU ({e})");
-            return;
-        }
-        Err(e) => panic!("warpfft::init(0) failed: {e}"),
-    }
+    require_gpu!();
     let mode = build_mode();
     if !mode.contains("nvrtc") {
         eprintln!("skipped: build mode '{mode}' compiles nothing with NVRTC (feature nvrtc)");

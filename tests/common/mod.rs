@@ -22,6 +22,22 @@ pub fn check(st: sys::warpfft_status, what: &str) {
     }
 }
 
+/// Returns from the test, with a note on stderr, when there is no usable GPU; any other
+/// failure of `warpfft::init(0)` fails the test. (`#[macro_use] mod common;` to use it.)
+#[allow(unused_macros)]
+macro_rules! require_gpu {
+    () => {
+        match warpfft::init(0) {
+            Ok(()) => {}
+            Err(e) if e.is_no_gpu() => {
+                eprintln!("skipped: no GPU ({e})");
+                return;
+            }
+            Err(e) => panic!("warpfft::init(0) failed: {e}"),
+        }
+    };
+}
+
 /// `true` when device 0 initialises; otherwise prints a visible skip line naming the test and
 /// the reason, so a CPU-only run shows what it did not run.
 pub fn gpu_or_skip(test: &str) -> bool {
