@@ -280,7 +280,8 @@ fn include_directive(code: &[u8]) -> Option<String> {
     Some(rest[..end].to_string()).filter(|n| !n.is_empty())
 }
 
-/// nvcc flags that NVRTC takes as they are (`-x` and `-x=value` forms; `--x` too).
+/// nvcc flags that NVRTC takes as they are (`-x` and `-x=value` forms; `--x` too), besides
+/// [`VALUE_FLAGS`], which it takes too.
 const SAME_FLAGS: &[&str] = &[
     "use_fast_math",
     "lineinfo",
@@ -293,22 +294,8 @@ const SAME_FLAGS: &[&str] = &[
     "disable-warnings",
     "display-error-number",
     "no-display-error-number",
-    "ftz",
-    "prec-div",
-    "prec-sqrt",
-    "fmad",
-    "maxrregcount",
-    "std",
-    "rdc",
-    "relocatable-device-code",
-    "diag-suppress",
-    "diag-error",
-    "diag-warn",
-    "dopt",
     "Xptxas",
     "ptxas-options",
-    "define-macro",
-    "undefine-macro",
 ];
 
 /// Flags that NVRTC takes with a value, and that nvcc also accepts with the value as the next
@@ -390,7 +377,7 @@ pub(crate) fn nvrtc_options(
             }
         } else if ARCH_FLAGS.contains(&key) {
             i += usize::from(value.is_none() && next.is_some());
-        } else if !SAME_FLAGS.contains(&key) {
+        } else if !SAME_FLAGS.contains(&key) && !VALUE_FLAGS.contains(&key) {
             let mut shown = flag.to_string();
             if let (None, Some(n)) = (value, next) {
                 shown = format!("{flag} {n}"); // most such flags take a value
