@@ -13,9 +13,7 @@
  * the driver finds nothing in it for this GPU, the separate PTX blobs, JIT-compiled by the
  * driver (one file) or JIT-linked with cuLink (several files with relocatable device code).
  * In a build with embedded kernel sources (feature nvrtc), when no image fits (or there are
- * none), the module is compiled for this GPU with NVRTC (nvrtc.c), the result kept in the disk
- * cache (kcache.c) under a key that hashes everything it depends on: image "nvrtc" when
- * compiled now, "nvrtc-cache" when read from the cache.
+ * none), the module is compiled for this GPU with NVRTC (module_nvrtc.c).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -25,6 +23,7 @@
 #include <time.h>
 
 #include "fatbin.h"
+#include "module_load.h"
 #include "runtime.h"
 #include "warpfft_kernels.h"
 
@@ -58,21 +57,6 @@ void wf_module_atfork_child(void) {
     wf_n_mods = n;
 }
 
-/* One load attempt: what was tried, its result and the JIT log. */
-typedef struct attempt {
-    CUmodule mod;
-    CUresult r;
-    const char *image; /* "sass", "ptx-jit", "ptx-link", "nvrtc", "nvrtc-cache" */
-    const char *step;  /* the driver call, for messages */
-    CUresult fatbin_r; /* result of the fatbin load when PTX was the fallback, else 0 */
-    /* The NVRTC path's own failure (then r is nonzero too): the status, message already set. */
-    warpfft_status st;
-    char log[2048];
-} attempt;
-
-/* attempt.r when the NVRTC path failed before any driver call (attempt.st says why). */
-enum { WF_NVRTC_FAILED = -1 };
-
 static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -97,7 +81,7 @@ static void jit_log_options(attempt *a, int opts[2], void *vals[2]) {
 }
 
 /* One NUL-terminated PTX text, JIT-compiled by the driver. */
-static void load_ptx(const wf_driver *d, const void *ptx, attempt *a) {
+void wf_mod_load_ptx(const wf_driver *d, const void *ptx, attempt *a) {
     int opts[2];
     void *vals[2];
     jit_log_options(a, opts, vals);
@@ -106,16 +90,9 @@ static void load_ptx(const wf_driver *d, const void *ptx, attempt *a) {
     a->r = d->cuModuleLoadDataEx(&a->mod, ptx, 2, opts, vals);
 }
 
-/* One PTX file of a link (size without its NUL). */
-typedef struct ptx_part {
-    const unsigned char *data;
-    size_t size;
-    const char *label;
-} ptx_part;
-
 /* Several PTX files with relocatable device code: the driver links them into one cubin and
  * loads it; a copy of the cubin goes to *keep (malloc'ed) when keep is not NULL. */
-static void link_ptx(const wf_driver *d, const ptx_part *parts, size_t n, attempt *a,
+void wf_mod_link_ptx(const wf_driver *d, const ptx_part *parts, size_t n, attempt *a,
                      wf_kimage *keep) {
     int opts[2];
     void *vals[2];
@@ -157,7 +134,7 @@ static void load_ptx_linked(const wf_driver *d, const fatbuild_module *m, attemp
     for (size_t i = 0; i < m->n_blobs && n < sizeof parts / sizeof parts[0]; i++)
         if (m->blobs[i].kind == FATBUILD_BLOB_PTX)
             parts[n++] = (ptx_part){m->blobs[i].data, m->blobs[i].size, m->blobs[i].label};
-    link_ptx(d, parts, n, a, NULL);
+    wf_mod_link_ptx(d, parts, n, a, NULL);
 }
 
 /* The image the driver will take from the fatbin, by reading its entry headers. Our own blob
@@ -199,7 +176,7 @@ static void load_embedded(const wf_driver *d, const wf_device *dev, const fatbui
         a->fatbin_r = a->r;
     }
     if (n_ptx == 1)
-        load_ptx(d, ptx->data, a);
+        wf_mod_load_ptx(d, ptx->data, a);
     else if (n_ptx > 1)
         load_ptx_linked(d, m, a);
     else {
@@ -208,11 +185,6 @@ static void load_embedded(const wf_driver *d, const wf_device *dev, const fatbui
     }
 }
 
-#ifdef FATBUILD_HAS_SOURCES
-static void load_nvrtc(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
-                       attempt *a);
-#endif
-
 static void load_images(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
                         attempt *a) {
 #ifdef FATBUILD_HAS_SOURCES
@@ -220,7 +192,7 @@ static void load_images(const wf_driver *d, const wf_device *dev, const fatbuild
         load_embedded(d, dev, m, a);
     if (m->n_sources > 0 && (m->n_blobs == 0 || (a->r != WF_CUDA_SUCCESS && ptx_may_help(a->r)))) {
         memset(a, 0, sizeof *a); /* the embedded images' failure is superseded */
-        load_nvrtc(d, dev, m, a);
+        wf_mod_load_nvrtc(d, dev, m, a);
         return;
     }
     if (m->n_blobs > 0)
@@ -314,169 +286,6 @@ static warpfft_status load_error(const wf_device *dev, const fatbuild_module *m,
                         warpfft_last_error(), a->fatbin_r);
     return st;
 }
-
-/* ---- compiling with NVRTC (builds with embedded sources) ---- */
-
-#ifdef FATBUILD_HAS_SOURCES
-static const fatbuild_file *source_file(const char *name) {
-    for (size_t i = 0; name && i < warpfft_kernels_n_files; i++)
-        if (strcmp(warpfft_kernels_files[i].name, name) == 0)
-            return &warpfft_kernels_files[i];
-    return NULL;
-}
-
-static void key_str(wf_sha256 *c, const char *s) {
-    wf_sha256_update(c, s ? s : "", s ? strlen(s) + 1 : 1); /* with the NUL: no ambiguity */
-}
-
-/* The cache key: everything the image depends on. A linked image (several sources) comes from
- * the driver's linker, so the driver version is part of it then. */
-static void nvrtc_key(const wf_device *dev, const fatbuild_module *m, const wf_nvrtc *nv,
-                      const wf_nvrtc_target_t *t, char key[65]) {
-    char num[64];
-    wf_sha256 c;
-    wf_sha256_init(&c);
-    key_str(&c, "warpfft kernel cache key 1");
-    key_str(&c, warpfft_version());
-    key_str(&c, warpfft_kernels_sources_digest);
-    key_str(&c, m->name);
-    for (size_t i = 0; i < m->n_sources; i++)
-        key_str(&c, m->sources[i]);
-    key_str(&c, "options");
-    for (size_t i = 0; i < m->n_options; i++)
-        key_str(&c, m->options[i]);
-    key_str(&c, t->option);
-    snprintf(num, sizeof num, "nvrtc %d.%d", nv->major, nv->minor);
-    key_str(&c, num);
-    snprintf(num, sizeof num, "linked by driver %d", m->n_sources > 1 ? dev->driver_version : 0);
-    key_str(&c, num);
-    unsigned char digest[32];
-    wf_sha256_final(&c, digest);
-    wf_sha256_hex(digest, key);
-}
-
-/* Loads a compiled image: a CUBIN directly, PTX through the driver's JIT. */
-static void load_kimage(const wf_driver *d, const wf_kimage *img, attempt *a) {
-    if (img->kind == WF_KIMAGE_PTX) {
-        load_ptx(d, img->data, a);
-        return;
-    }
-    a->step = "cuModuleLoadData (NVRTC CUBIN)";
-    a->log[0] = '\0';
-    a->r = d->cuModuleLoadData(&a->mod, img->data);
-}
-
-/* A compiled image the driver refused: NVRTC newer than the driver is the usual cause. */
-static void nvrtc_load_failed(const wf_device *dev, const fatbuild_module *m, const wf_nvrtc *nv,
-                              attempt *a) {
-    wf_one_line(a->log);
-    char what[1024];
-    snprintf(what, sizeof what,
-             "loading module '%s' (compiled by NVRTC %d.%d) on device %d with "
-             "%s%s%.600s",
-             m->name, nv->major, nv->minor, dev->ordinal, a->step, a->log[0] ? "; JIT log: " : "",
-             a->log);
-    a->st = wf_cuda_error(a->r, what);
-    int drv = dev->driver_version, need = nv->major * 1000 + nv->minor * 10;
-    if (drv < need && a->r != WF_CUDA_ERROR_OUT_OF_MEMORY)
-        a->st = wf_error(WARPFFT_ERR_DRIVER_TOO_OLD,
-                         "the NVIDIA driver (CUDA %d.%d) is older than NVRTC %d.%d (%s), whose "
-                         "output it cannot load: update the driver, or use an NVRTC of the "
-                         "driver's CUDA release or older (WARPFFT_NVRTC_LIB) [%s]",
-                         drv / 1000, drv % 1000 / 10, nv->major, nv->minor, nv->path,
-                         warpfft_last_error());
-}
-
-/* Compiles every source of m; one source gives a CUBIN or PTX, several give relocatable PTX
- * each, linked by the driver (the linked CUBIN is what gets cached). Loads the result. */
-static void nvrtc_build(const wf_driver *d, const fatbuild_module *m, const wf_nvrtc *nv,
-                        const wf_nvrtc_target_t *t, attempt *a, wf_kimage *keep) {
-    size_t nf = warpfft_kernels_n_files;
-    const char **names = calloc(nf ? nf : 1, sizeof *names);
-    const char **texts = calloc(nf ? nf : 1, sizeof *texts);
-    wf_kimage parts[16];
-    memset(parts, 0, sizeof parts);
-    size_t n = m->n_sources;
-    a->r = WF_NVRTC_FAILED;
-    if (!names || !texts)
-        a->st = wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation for the NVRTC headers");
-    else if (n > sizeof parts / sizeof parts[0])
-        a->st = wf_error(WARPFFT_ERR_INTERNAL, "module '%s' has %zu sources (at most %zu)", m->name,
-                         n, sizeof parts / sizeof parts[0]);
-    for (size_t i = 0; names && texts && i < nf; i++) {
-        names[i] = warpfft_kernels_files[i].name;
-        texts[i] = warpfft_kernels_files[i].text;
-    }
-    for (size_t i = 0; a->st == WARPFFT_SUCCESS && i < n; i++) {
-        const fatbuild_file *src = source_file(m->sources[i]);
-        if (!src) {
-            a->st = wf_error(WARPFFT_ERR_INTERNAL,
-                             "module '%s': source %s is not in the embedded files table", m->name,
-                             m->sources[i] ? m->sources[i] : "(null)");
-            break;
-        }
-        wf_nvrtc_job job = {m->name, src->name,  src->text,    nf, names,
-                            texts,   m->options, m->n_options, t,  n > 1};
-        a->st = wf_nvrtc_compile(nv, &job, &parts[i]);
-    }
-    if (a->st == WARPFFT_SUCCESS && n == 1) {
-        load_kimage(d, &parts[0], a);
-        if (a->r == WF_CUDA_SUCCESS) {
-            *keep = parts[0];
-            memset(&parts[0], 0, sizeof parts[0]);
-        }
-    } else if (a->st == WARPFFT_SUCCESS) {
-        ptx_part ptx[16];
-        for (size_t i = 0; i < n; i++)
-            ptx[i] = (ptx_part){parts[i].data, parts[i].size, m->sources[i]};
-        link_ptx(d, ptx, n, a, keep);
-    }
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        wf_kimage_free(&parts[i]);
-    free(names);
-    free(texts);
-}
-
-static void load_nvrtc(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
-                       attempt *a) {
-    const wf_nvrtc *nv = NULL;
-    wf_nvrtc_target_t t;
-    a->step = "NVRTC";
-    a->r = WF_NVRTC_FAILED;
-    if ((a->st = wf_nvrtc_get(&nv)) != WARPFFT_SUCCESS ||
-        (a->st = wf_nvrtc_target(nv, dev->sm, &t)) != WARPFFT_SUCCESS) {
-        if (a->st != WARPFFT_SUCCESS)
-            a->st = wf_error(a->st,
-                             "module '%s' has no embedded image for this GPU (sm_%d) and "
-                             "must be compiled: %s",
-                             m->name, dev->sm, warpfft_last_error());
-        return;
-    }
-    char key[65];
-    nvrtc_key(dev, m, nv, &t, key);
-    wf_kimage img;
-    if (wf_kcache_get(key, &img)) {
-        load_kimage(d, &img, a);
-        wf_kimage_free(&img);
-        if (a->r == WF_CUDA_SUCCESS) {
-            a->image = "nvrtc-cache";
-            return;
-        }
-        wf_kcache_drop(key); /* refused by this driver: compile it again */
-        memset(a, 0, sizeof *a);
-    }
-    wf_kimage keep;
-    memset(&keep, 0, sizeof keep);
-    nvrtc_build(d, m, nv, &t, a, &keep);
-    if (a->st == WARPFFT_SUCCESS && a->r != WF_CUDA_SUCCESS)
-        nvrtc_load_failed(dev, m, nv, a);
-    if (a->r == WF_CUDA_SUCCESS) {
-        a->image = "nvrtc";
-        wf_kcache_put(key, &keep);
-    }
-    wf_kimage_free(&keep);
-}
-#endif
 
 /* ---- the cache ---- */
 

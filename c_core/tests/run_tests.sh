@@ -86,7 +86,7 @@ echo '#include "fake_kernels.h"' >"$GEN/warpfft_kernels.h"
 
 # ---- 2. build: the lead's flags, plus sanitizers (one binary) or debug info (for valgrind) ----
 SRC="$ROOT/c_core/src"
-SRCS=("$SRC/error.c" "$SRC/loader.c" "$SRC/cufft.c" "$SRC/module.c" "$SRC/memory.c"
+SRCS=("$SRC/error.c" "$SRC/loader.c" "$SRC/cufft.c" "$SRC/module.c" "$SRC/module_nvrtc.c" "$SRC/memory.c"
     "$SRC/info.c" "$SRC/fatbin.c" "$SRC/cache.c" "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c"
     "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
     "$HERE/test_rt_errors.c" "$HERE/test_rt_cufft.c" "$HERE/test_rt_driver.c"
@@ -94,13 +94,13 @@ SRCS=("$SRC/error.c" "$SRC/loader.c" "$SRC/cufft.c" "$SRC/module.c" "$SRC/memory
 CFLAGS=(-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -fPIC -fvisibility=hidden -pthread
     -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$GEN" -I"$HERE")
 LIBS=(-ldl -lpthread -lm)
-for f in "${SRCS[@]:0:11}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
+for f in "${SRCS[@]:0:12}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
 gcc "${CFLAGS[@]}" -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
     -fno-sanitize-recover=undefined "${SRCS[@]}" -o "$BUILD/bin/test_runtime_asan" "${LIBS[@]}"
 gcc "${CFLAGS[@]}" -O1 -g "${SRCS[@]}" -o "$BUILD/bin/test_runtime" "${LIBS[@]}"
 
 # Exported symbols of a shared build must be exactly the warpfft_* functions.
-gcc "${CFLAGS[@]}" -O2 -shared "${SRCS[@]:0:12}" -o "$BUILD/libwarpfft_rt.so" "${LIBS[@]}"
+gcc "${CFLAGS[@]}" -O2 -shared "${SRCS[@]:0:13}" -o "$BUILD/libwarpfft_rt.so" "${LIBS[@]}"
 EXPORTS=$(nm -D --defined-only "$BUILD/libwarpfft_rt.so" | awk '$2 == "T" {print $3}' | sort)
 if echo "$EXPORTS" | grep -qv '^warpfft_'; then
     echo "FAIL: non-warpfft exports:"; echo "$EXPORTS" | grep -v '^warpfft_'; exit 1
@@ -212,7 +212,7 @@ gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/error.c" "$SRC/libfind.c" "$SRC/nvrtc.c" "$
     "$HERE/test_kcache.c" -o "$NV/test_kcache" "${LIBS[@]}"
 echo "== kernel cache and NVRTC (ASan+UBSan)"
 WF_TEST_CUDA_PATH=$CUDA "$NV/test_kcache" "$NV/libnvrtc.so.12" || status=1
-# The NVRTC path of module.c end to end, on the stand-in driver: cold (compiled: "nvrtc"),
+# The NVRTC path of module.c and module_nvrtc.c end to end, on the stand-in driver: cold (compiled: "nvrtc"),
 # warm (read from the disk cache: "nvrtc-cache"), corrupt entries, NVRTC missing.
 echo "== NVRTC modules on the stand-in driver (ASan+UBSan)"
 rm -rf "$NV/cache"
