@@ -12,6 +12,9 @@
  * walked three times: plan cache (cache.c) off, on but empty, and on holding the plan's shape
  * (create takes the cuFFT plan and factors from it); the cache is emptied after every walk.
  * Then the cache itself: reuse, bounds, the out-of-memory release, and two threads.
+ *
+ * One file (~750 lines) on purpose: every part runs in the one process the stand-in driver and
+ * cuFFT are loaded into, sharing their arm/count controls and the walk's leak checks.
  */
 #include <dlfcn.h>
 #include <pthread.h>

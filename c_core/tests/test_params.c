@@ -5,7 +5,8 @@
  * through warpfft_plan_params, bins and method choice.
  *
  * Build and run: c_core/tests/run_test_params.sh (ASan + UBSan). Prints "N passed, M failed";
- * exits non-zero on any failure.
+ * exits non-zero on any failure. One file past 1000 lines on purpose: one host-only program
+ * over the one params.h interface, its sections in the order of the header.
  */
 #include <math.h>
 #include <stddef.h>
