@@ -6,7 +6,7 @@
  *
  * Build and run: c_core/tests/run_test_params.sh (ASan + UBSan). Prints "N passed, M failed";
  * exits non-zero on any failure. One file past 1000 lines on purpose: one host-only program
- * over the one params.h interface, its sections in the order of the header.
+ * over the one params.h interface and its parts.
  */
 #include <math.h>
 #include <stddef.h>
