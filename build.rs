@@ -100,28 +100,47 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
         .include("kernels")
         .module(fatbuild::Module::new("sort").source("kernels/sort.cu"));
+    // Small modules, one per job a plan has: a plan loads only the ones it launches, and in a
+    // `jit` build each is JIT-compiled on its first use (in parallel: module.c), so a first plan
+    // waits for its largest module, and nothing it does not launch is compiled (issue 12).
     for (p, widths) in [("f32", WIDTHS_F32), ("f64", WIDTHS_F64)] {
         let prec = &p[1..];
-        for stage in ["prep", "direct", "type3"] {
+        for stage in ["direct", "type3"] {
             b = b.module(
                 fatbuild::Module::new(format!("{stage}_{p}"))
                     .source(format!("kernels/{stage}.cu"))
                     .define("WF_PREC", prec),
             );
         }
-        // One module per direction: a plan spreads (type 1) or interpolates (type 2), never
-        // both, so it JITs (or loads) only the kernels it launches.
         for dim in 1..=3 {
+            // setpts' binning; the FFT's deconvolution (type 1) or amplification (type 2)
+            for (part, def) in [
+                ("bin", "WF_PREP_BIN"),
+                ("deconvolve", "WF_PREP_DECONVOLVE"),
+                ("amplify", "WF_PREP_AMPLIFY"),
+            ] {
+                b = b.module(
+                    fatbuild::Module::new(format!("{part}_{dim}d_{p}"))
+                        .source("kernels/prep.cu")
+                        .define("WF_DIM", dim.to_string().as_str())
+                        .define("WF_PREC", prec)
+                        .define("WF_PREP_PART", def),
+                );
+            }
+            // Spreading (type 1) or interpolation (type 2), by the method the plan chose.
             for w in widths.clone() {
                 for (part, def) in [("spread", "WF_SI_SPREAD"), ("interp", "WF_SI_INTERP")] {
-                    b = b.module(
-                        fatbuild::Module::new(format!("si_{dim}d_{p}_w{w}_{part}"))
-                            .source("kernels/spreadinterp.cu")
-                            .define("WF_DIM", dim.to_string().as_str())
-                            .define("WF_PREC", prec)
-                            .define("WF_W", w.to_string().as_str())
-                            .define("WF_SI_PART", def),
-                    );
+                    for (method, mdef) in [("gm", "WF_SI_GM"), ("sm", "WF_SI_SM")] {
+                        b = b.module(
+                            fatbuild::Module::new(format!("si_{dim}d_{p}_w{w}_{part}_{method}"))
+                                .source("kernels/spreadinterp.cu")
+                                .define("WF_DIM", dim.to_string().as_str())
+                                .define("WF_PREC", prec)
+                                .define("WF_W", w.to_string().as_str())
+                                .define("WF_SI_PART", def)
+                                .define("WF_SI_METHOD", mdef),
+                        );
+                    }
                 }
             }
         }

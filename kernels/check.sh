@@ -15,7 +15,7 @@
 #   -j   parallel jobs (default: number of cores)
 #   -o   output folder (default kernels/build): <module>.ptx files, <module>.<sm>.cubin (linked)
 #   -a   real archs for ptxas/nvlink (default sm_90); the first one is reported
-#   MODULE_GLOB  only modules matching it, e.g. 'si_3d_f64_*' or 'si_*_interp' (default all)
+#   MODULE_GLOB  only modules matching it, e.g. 'si_3d_f64_*' or 'si_*_interp_sm' (default all)
 # Environment: CUDA_PATH / CUDA_HOME (default /usr/local/cuda); WF_EXTRA_DEFS: extra nvcc
 # flags for experiments (e.g. "-DWF_SPREAD_SM_FIX=0" for the float-atomic 1D/2D f32 spread).
 set -euo pipefail
@@ -33,14 +33,20 @@ if [[ "${1:-}" == "--one" ]]; then
     ok=1
     case "$mod" in
     sort) files="sort"; defs="" ;;
-    prep_f32 | prep_f64) files="prep"; defs="-DWF_PREC=${mod#prep_f}" ;;
+    bin_* | deconvolve_* | amplify_*)
+        IFS=_ read -r job d p <<<"$mod"
+        files="prep"
+        job=$(echo "$job" | tr '[:lower:]' '[:upper:]')
+        defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_PREP_PART=WF_PREP_$job" ;;
     direct_f32 | direct_f64) files="direct"; defs="-DWF_PREC=${mod#direct_f}" ;;
     type3_f32 | type3_f64) files="type3"; defs="-DWF_PREC=${mod#type3_f}" ;;
-    si_*_spread | si_*_interp)
-        IFS=_ read -r _ d p w part <<<"$mod"
+    si_*_spread_gm | si_*_spread_sm | si_*_interp_gm | si_*_interp_sm)
+        IFS=_ read -r _ d p w part method <<<"$mod"
         files="spreadinterp"
         part=$([[ $part == spread ]] && echo WF_SI_SPREAD || echo WF_SI_INTERP)
-        defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_W=${w#w} -DWF_SI_PART=$part" ;;
+        method=$([[ $method == gm ]] && echo WF_SI_GM || echo WF_SI_SM)
+        defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_W=${w#w} -DWF_SI_PART=$part"
+        defs+=" -DWF_SI_METHOD=$method" ;;
     *) echo "unknown module $mod" >&2; exit 2 ;;
     esac
     t_nvcc=0; t_ptxas=0
@@ -132,10 +138,17 @@ for tool in "$NVCC" "$PTXAS" "$NVLINK"; do
 done
 mkdir -p "$out"
 
-modules=(sort prep_f32 prep_f64 direct_f32 direct_f64 type3_f32 type3_f64)
+modules=(sort direct_f32 direct_f64 type3_f32 type3_f64)
 for d in 1 2 3; do
-    for w in $(seq 2 12); do modules+=("si_${d}d_f32_w${w}_spread" "si_${d}d_f32_w${w}_interp"); done
-    for w in $(seq 2 16); do modules+=("si_${d}d_f64_w${w}_spread" "si_${d}d_f64_w${w}_interp"); done
+    for p in f32 f64; do modules+=("bin_${d}d_$p" "deconvolve_${d}d_$p" "amplify_${d}d_$p"); done
+    for w in $(seq 2 16); do
+        for p in f32 f64; do
+            [[ $p == f32 && $w -gt 12 ]] && continue
+            for part in spread interp; do
+                modules+=("si_${d}d_${p}_w${w}_${part}_gm" "si_${d}d_${p}_w${w}_${part}_sm")
+            done
+        done
+    done
 done
 selected=()
 for m in "${modules[@]}"; do

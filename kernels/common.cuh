@@ -162,6 +162,14 @@ __device__ __forceinline__ void wf_atomic_add(double2 *p, double re, double im) 
 }
 
 /* Grid-stride loop over [0, n) with 64-bit indices. */
+/* a / b for 64-bit operands, as a call: ptxas expands every inline 64-bit division into a long
+ * body and schedules each copy, which JIT time pays for (the binning kernels divide once per
+ * dimension and point). The callers take a 32-bit path when the operands fit, so this runs only
+ * for huge grids. */
+static __device__ __noinline__ u64 wf_udiv64(u64 a, u64 b) {
+    return a / b;
+}
+
 #define WF_GRID_STRIDE(i, n)                                                                       \
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                              \
          i += (i64)gridDim.x * blockDim.x)

@@ -8,10 +8,38 @@
 #error "prep.cu needs -DWF_PREC=32|64"
 #endif
 
+/* Which kernels the module holds (build.rs): a plan JIT-compiles (jit) or loads (aot) only the
+ * modules it launches, and the driver JIT-compiles one module at a time, so every kernel a plan
+ * does not need is first-plan time (issue 12). WF_PREP_BIN: the three binning kernels of setpts,
+ * specialised to -DWF_DIM (module bin_{d}d_p); WF_PREP_DECONVOLVE (type 1, deconvolve_p);
+ * WF_PREP_AMPLIFY (type 2, amplify_p). */
+#define WF_PREP_BIN        1
+#define WF_PREP_DECONVOLVE 2
+#define WF_PREP_AMPLIFY    3
+#if !defined(WF_PREP_PART) ||                                                                      \
+    (WF_PREP_PART != WF_PREP_BIN && WF_PREP_PART != WF_PREP_DECONVOLVE &&                          \
+     WF_PREP_PART != WF_PREP_AMPLIFY)
+#error "prep.cu needs -DWF_PREP_PART=WF_PREP_BIN|WF_PREP_DECONVOLVE|WF_PREP_AMPLIFY"
+#endif
+#if WF_PREP_PART == WF_PREP_BIN && !(defined(WF_DIM) && WF_DIM >= 1 && WF_DIM <= 3)
+#error "prep.cu's binning kernels need -DWF_DIM=1|2|3"
+#endif
+
+/* The kernels keep their dim parameter (ABI.md); a module built for one dimension uses its
+ * WF_DIM instead, so the code for the other dimensions is not compiled. */
+#ifdef WF_DIM
+#define WF_DIM_OF(arg) ((void)(arg), WF_DIM)
+#else
+#define WF_DIM_OF(arg) (arg)
+#endif
+
+#if WF_PREP_PART == WF_PREP_BIN
+
 /* Fine-grid bin of one coordinate: min(floor(u)/bs, nb - 1). */
 __device__ __forceinline__ i64 wf_bin_of_coord(wf_real x, i64 nf, i32 bs, i64 nb) {
-    const double u = wf_fold((double)x, nf);
-    const i64 b = (i64)floor(u) / bs;
+    const u64 c = (u64)floor(wf_fold((double)x, nf)); /* in [0, nf) */
+    const i64 b = (i64)(c <= 0xffffffffull ? (u64)((unsigned)c / (unsigned)bs)
+                                            : wf_udiv64(c, (u64)bs));
     return b < nb - 1 ? b : nb - 1;
 }
 
@@ -99,11 +127,12 @@ __device__ __forceinline__ void wf_bin_count_smem(i64 M, i32 dim, const wf_real 
 }
 
 extern "C" __global__ void __launch_bounds__(256)
-    WF_PNAME(bin_count)(i64 M, i32 dim, const wf_real *__restrict__ x,
+    WF_PNAME(bin_count)(i64 M, i32 dim_arg, const wf_real *__restrict__ x,
                         const wf_real *__restrict__ y, const wf_real *__restrict__ z, i64 nf1,
                         i64 nf2, i64 nf3, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
                         i32 *__restrict__ bin_of, void *__restrict__ pos_in_bin, i32 pos_wide,
                         u64 *__restrict__ bin_count) {
+    const i32 dim = WF_DIM_OF(dim_arg);
     const i64 nbins = nb1 * nb2 * nb3;
     if (!pos_wide && nbins <= WF_BIN_SMEM && blockDim.x <= WF_BIN_BLOCK) { /* block-uniform */
         wf_bin_count_smem(M, dim, x, y, z, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3, (int)nbins,
@@ -155,11 +184,12 @@ extern "C" __global__ void __launch_bounds__(256)
  * out of range with it; execute then writes NaN to every output. dst >= M (only if the counts
  * were inconsistent) is skipped. */
 extern "C" __global__ void __launch_bounds__(256)
-    WF_PNAME(bin_scatter)(i64 M, i32 dim, const wf_real *__restrict__ x,
+    WF_PNAME(bin_scatter)(i64 M, i32 dim_arg, const wf_real *__restrict__ x,
                           const wf_real *__restrict__ y, const wf_real *__restrict__ z,
                           const i32 *__restrict__ bin_of, const void *__restrict__ pos_in_bin,
                           i32 pos_wide, const u64 *__restrict__ bin_start, i32 rec_words,
                           unsigned *__restrict__ rec, i32 *bad_flag) {
+    const i32 dim = WF_DIM_OF(dim_arg);
     const u64 *pos64 = static_cast<const u64 *>(pos_in_bin);
     const unsigned *pos32 = static_cast<const unsigned *>(pos_in_bin);
     const int cw = (int)(sizeof(wf_real) / 4); /* words per coordinate */
@@ -227,11 +257,12 @@ __device__ __forceinline__ i32 wf_subprob_bin_of(i64 s, i64 nbins, const u64 *__
  * - SM (subprob_bin not NULL): subprob_bin[s] = the bin of subproblem s, for
  *   s < min(*n_subprob, sub_cap), by binary search in nsub_start (wf_bin_scan). */
 extern "C" __global__ void __launch_bounds__(256)
-    WF_PNAME(sort_unpack)(i64 M, i32 dim, const unsigned *__restrict__ rec, i32 rec_words,
+    WF_PNAME(sort_unpack)(i64 M, i32 dim_arg, const unsigned *__restrict__ rec, i32 rec_words,
                           i32 pos_wide, i64 *__restrict__ sort_idx, wf_real *__restrict__ xs,
                           wf_real *__restrict__ ys, wf_real *__restrict__ zs, i64 nbins,
                           const u64 *__restrict__ nsub_start, const u64 *__restrict__ n_subprob,
                           i64 sub_cap, i32 *__restrict__ subprob_bin) {
+    const i32 dim = WF_DIM_OF(dim_arg);
     i64 nsub = 0;
     if (subprob_bin) {
         const u64 n = __ldg(n_subprob);
@@ -287,7 +318,11 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
+#endif /* WF_PREP_BIN */
+
 /* ---- deconvolve / amplify ---- */
+
+#if WF_PREP_PART != WF_PREP_BIN
 
 /* q = a / b, r = a % b for a >= 0, b > 0: 32-bit when both fit (a 64-bit division is a
  * ~70-instruction subroutine call) */
@@ -332,15 +367,17 @@ __device__ __forceinline__ wf_real wf_fac_at(const wf_real *__restrict__ f, i64 
     return __ldg(f + (k < 0 ? -k : k));
 }
 
+#if WF_PREP_PART == WF_PREP_DECONVOLVE
 /* Type 1 after the FFT: fk[t][i(k)] = fw[t][l(k)] * fac1[|k1|]*fac2[|k2|]*fac3[|k3|], one
  * thread per mode (the mode array is small: per-element 32-bit index splitting measured faster
  * here than row chunks, which idle half a block when N1 < blockDim.x), the factor reused for
  * every transform. */
 extern "C" __global__ void __launch_bounds__(256)
-    WF_PNAME(deconvolve)(i32 dim, i64 N1, i64 N2, i64 N3, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
+    WF_PNAME(deconvolve)(i32 dim_arg, i64 N1, i64 N2, i64 N3, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
                          const wf_real *__restrict__ fac1, const wf_real *__restrict__ fac2,
                          const wf_real *__restrict__ fac3, i32 modeord,
                          const wf_cplx *__restrict__ fw, wf_cplx *__restrict__ fk) {
+    const i32 dim = WF_DIM_OF(dim_arg);
     const i64 Nprod = N1 * N2 * N3;
     const i64 nfprod = nf1 * nf2 * nf3;
     WF_GRID_STRIDE(idx, Nprod) {
@@ -370,6 +407,9 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
+#endif /* WF_PREP_DECONVOLVE */
+
+#if WF_PREP_PART == WF_PREP_AMPLIFY
 /* Type 2 before the FFT: every fine-grid element l gets fk[t][i(k)] * fac(k) when each l_d is a
  * mode (l_d <= (N_d-1)/2: k_d = l_d; l_d >= nf_d - N_d/2: k_d = l_d - nf_d), else 0. Writing the
  * zeros here saves the host a memset of the fine grid. The grid is walked as (row, chunk)
@@ -377,10 +417,11 @@ extern "C" __global__ void __launch_bounds__(256)
  * one item per block and grid-stride step, so index splitting and the row's mode logic are
  * block-uniform. Any grid size is correct. */
 extern "C" __global__ void __launch_bounds__(256)
-    WF_PNAME(amplify)(i32 dim, i64 N1, i64 N2, i64 N3, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
+    WF_PNAME(amplify)(i32 dim_arg, i64 N1, i64 N2, i64 N3, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
                       const wf_real *__restrict__ fac1, const wf_real *__restrict__ fac2,
                       const wf_real *__restrict__ fac3, i32 modeord, const wf_cplx *__restrict__ fk,
                       wf_cplx *__restrict__ fw) {
+    const i32 dim = WF_DIM_OF(dim_arg);
     const i64 Nprod = N1 * N2 * N3;
     const i64 nfprod = nf1 * nf2 * nf3;
     const i64 nchunk = (nf1 + blockDim.x - 1) / blockDim.x;
@@ -434,3 +475,5 @@ extern "C" __global__ void __launch_bounds__(256)
         }
     }
 }
+#endif /* WF_PREP_AMPLIFY */
+#endif /* !WF_PREP_BIN */

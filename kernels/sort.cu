@@ -35,7 +35,7 @@ __device__ __forceinline__ u64 wf_ceil_div(u64 c, u64 m) {
         const unsigned c32 = (unsigned)c, m32 = (unsigned)m;
         return c32 == 0u ? 0ull : (u64)((c32 - 1u) / m32 + 1u);
     }
-    return (c + m - 1) / m;
+    return wf_udiv64(c + m - 1, m);
 }
 
 /* Items per thread per chunk; a chunk is WF_SCAN_K * blockDim.x consecutive bins. */

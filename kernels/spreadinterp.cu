@@ -65,6 +65,15 @@
 #if !defined(WF_SI_PART) || (WF_SI_PART != WF_SI_SPREAD && WF_SI_PART != WF_SI_INTERP)
 #error "spreadinterp.cu needs -DWF_SI_PART=WF_SI_SPREAD or -DWF_SI_PART=WF_SI_INTERP"
 #endif
+/* and which method: -DWF_SI_METHOD=WF_SI_GM (module si_..._gm) or WF_SI_SM (si_..._sm). A plan's
+ * method is fixed when it is made and it launches one kernel, so it JIT-compiles (jit) or loads
+ * (aot) that one only: the driver JIT-compiles one module at a time, and every kernel compiled
+ * that the plan does not launch is first-plan time (issue 12). */
+#define WF_SI_GM 1
+#define WF_SI_SM 2
+#if !defined(WF_SI_METHOD) || (WF_SI_METHOD != WF_SI_GM && WF_SI_METHOD != WF_SI_SM)
+#error "spreadinterp.cu needs -DWF_SI_METHOD=WF_SI_GM or -DWF_SI_METHOD=WF_SI_SM"
+#endif
 
 /* wf_<op>_<d>d_<p>_w<w>, e.g. wf_spread_sm_2d_f32_w6 */
 #define WF_SINAME(op) WF_PASTE8(wf_, op, _, WF_DIM, d_, WF_PSUF, _w, WF_W)
@@ -222,7 +231,7 @@ typedef wf_cplx C;
     B.maxsub = maxsub;                                                                             \
     (void)nb3
 
-#if WF_SI_PART == WF_SI_SPREAD
+#if WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_GM
 extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     WF_SINAME(spread_gm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
                          const T *__restrict__ z, const C *__restrict__ c, i64 nf1, i64 nf2,
@@ -237,7 +246,7 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
 }
 #endif
 
-#if WF_SI_PART == WF_SI_INTERP
+#if WF_SI_PART == WF_SI_INTERP && WF_SI_METHOD == WF_SI_GM
 extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     WF_SINAME(interp_gm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
                          const T *__restrict__ z, C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3,
@@ -252,7 +261,7 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
 }
 #endif
 
-#if WF_SI_PART == WF_SI_SPREAD
+#if WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_SM
 /* SM spread: per subproblem and transform, zero the tile, add the points, flush the tile into
  * fw (wf_tile_flush). */
 extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
@@ -341,7 +350,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
 }
 #endif
 
-#if WF_SI_PART == WF_SI_INTERP
+#if WF_SI_PART == WF_SI_INTERP && WF_SI_METHOD == WF_SI_SM
 /* SM interp: per subproblem and transform, load the tile from fw (wrapped), then interpolate
  * the points from shared memory. */
 extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(

@@ -65,8 +65,10 @@ pub struct RuntimeReport {
 
 impl RuntimeReport {
     /// The JSON report: build manifest summary, driver version, device name, sm, per loaded
-    /// module the image used (`"sass"`, `"ptx-jit"`, `"ptx-link"`, or with the `nvrtc`
-    /// feature `"nvrtc"` when compiled now and `"nvrtc-cache"` when read from the kernel cache)
+    /// module the image used (`"sass"`; the embedded PTX linked by the driver now, `"ptx-link"`,
+    /// or read back from the kernel cache, `"ptx-cache"`; `"ptx-jit"` for PTX inside a fatbin;
+    /// with the `nvrtc` feature `"nvrtc"` when compiled now and `"nvrtc-cache"` when read from
+    /// the kernel cache)
     /// and load/JIT/compile time, cuFFT path and version, `"nvrtc"` (path and version) and
     /// `"kernel_cache"` (`"dir"` and a `"note"` on why it is off or its last problem). Present
     /// even when the GPU could not be initialised (then with `"gpu_error"` / `"cufft_error"` /

@@ -87,36 +87,50 @@ fn embedded_images_match_the_build_mode() {
         "manifest mode: {man}"
     );
     let mods = modules();
-    // Every module a plan can need is there: sort, prep/direct/type3 per precision, and the
-    // width-specialised spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3), one
-    // per direction (a plan loads only the one it launches).
+    // Every module a plan can need is there: sort, direct/type3 per precision, binning and
+    // deconvolve/amplify per dimension and precision, and the width-specialised
+    // spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3), one per direction and
+    // method (a plan loads only what it launches).
     let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
         "sort",
-        "prep_f32",
-        "prep_f64",
+        "bin_1d_f32",
+        "bin_3d_f64",
+        "deconvolve_2d_f32",
+        "amplify_3d_f64",
         "direct_f32",
         "direct_f64",
         "type3_f32",
         "type3_f64",
-        "si_1d_f32_w2_spread",
-        "si_1d_f32_w2_interp",
-        "si_3d_f64_w16_spread",
-        "si_3d_f64_w16_interp",
-        "si_2d_f32_w12_spread",
-        "si_2d_f32_w12_interp",
+        "si_1d_f32_w2_spread_gm",
+        "si_1d_f32_w2_interp_sm",
+        "si_3d_f64_w16_spread_sm",
+        "si_3d_f64_w16_interp_gm",
+        "si_2d_f32_w12_spread_sm",
+        "si_2d_f32_w12_interp_gm",
     ] {
         assert!(
             names.contains(&want),
             "module {want} missing from {names:?}"
         );
     }
-    assert_eq!(mods.len(), 7 + 2 * 3 * (11 + 15), "module count");
-    // No combined spread+interp module is left (a plan would JIT both directions).
+    assert_eq!(
+        mods.len(),
+        1 + 2 * (2 + 3 * 3) + 2 * 2 * 3 * (11 + 15),
+        "module count"
+    );
+    // No combined module is left (a plan would JIT kernels it never launches).
     for (name, _) in &mods {
         assert!(
-            !name.starts_with("si_") || name.ends_with("_spread") || name.ends_with("_interp"),
-            "module {name}: si modules are per direction"
+            !name.starts_with("si_")
+                || ["_spread_gm", "_spread_sm", "_interp_gm", "_interp_sm"]
+                    .iter()
+                    .any(|t| name.ends_with(t)),
+            "module {name}: si modules are per direction and method"
+        );
+        assert!(
+            !name.starts_with("prep"),
+            "module {name}: prep is split by job"
         );
     }
     let expect = expected_archs();
@@ -197,18 +211,35 @@ fn embedded_images_match_the_build_mode() {
     ] {
         assert!(kernels.contains(k), "kernel {k} not embedded");
     }
-    // Each si module holds its direction's two kernels (GM and SM) and nothing else.
+    // Each si module holds its direction's kernel for its method and nothing else.
     for (dim, p, w) in [(2, "f32", 7), (3, "f32", 7), (3, "f64", 11), (1, "f64", 16)] {
-        for (part, other) in [("spread", "interp"), ("interp", "spread")] {
-            let mut got = manifest_kernels(&man, &format!("si_{dim}d_{p}_w{w}_{part}"));
-            got.sort();
-            let want = [
-                format!("wf_{part}_gm_{dim}d_{p}_w{w}"),
-                format!("wf_{part}_sm_{dim}d_{p}_w{w}"),
-            ];
+        for part in ["spread", "interp"] {
+            for method in ["gm", "sm"] {
+                let got = manifest_kernels(&man, &format!("si_{dim}d_{p}_w{w}_{part}_{method}"));
+                assert_eq!(
+                    got,
+                    [format!("wf_{part}_{method}_{dim}d_{p}_w{w}")],
+                    "kernels of si_{dim}d_{p}_w{w}_{part}_{method}"
+                );
+            }
+        }
+    }
+    // The binning module holds setpts' three kernels; deconvolve and amplify one each.
+    for (dim, p) in [(1, "f32"), (3, "f64")] {
+        let mut got = manifest_kernels(&man, &format!("bin_{dim}d_{p}"));
+        got.sort();
+        let want = [
+            format!("wf_bin_count_{p}"),
+            format!("wf_bin_scatter_{p}"),
+            format!("wf_sort_unpack_{p}"),
+        ];
+        assert_eq!(got, want, "kernels of bin_{dim}d_{p}");
+        for job in ["deconvolve", "amplify"] {
+            let got = manifest_kernels(&man, &format!("{job}_{dim}d_{p}"));
             assert_eq!(
-                got, want,
-                "kernels of si_{dim}d_{p}_w{w}_{part} (no wf_{other}_*)"
+                got,
+                [format!("wf_{job}_{p}")],
+                "kernels of {job}_{dim}d_{p}"
             );
         }
     }
@@ -309,13 +340,19 @@ fn embedded_sources_match_the_kernels_dir() {
         let rest = &man[at + 1..];
         &rest[..rest.find("{\"name\":").unwrap_or(rest.len())]
     };
-    let si = module("si_2d_f32_w6_spread");
+    let si = module("si_2d_f32_w6_spread_sm");
     assert_eq!(
         json_strings(json_array(si, "nvrtc_sources")),
         ["spreadinterp.cu"]
     );
     let opts = json_strings(json_array(si, "nvrtc_options"));
-    for want in ["-DWF_DIM=2", "-DWF_PREC=32", "-DWF_W=6"] {
+    for want in [
+        "-DWF_DIM=2",
+        "-DWF_PREC=32",
+        "-DWF_W=6",
+        "-DWF_SI_PART=WF_SI_SPREAD",
+        "-DWF_SI_METHOD=WF_SI_SM",
+    ] {
         assert!(opts.iter().any(|o| o == want), "{want} not in {opts:?}");
     }
     let sort = module("sort");

@@ -1,17 +1,16 @@
 /*
  * module.c — loads the embedded kernel modules onto a device, finds kernels, launches them.
  *
- * A module is loaded the first time a plan needs it (JIT costs ~0.1 s per kernel on a cold
- * driver cache, so nothing is loaded eagerly) and kept for the process's lifetime, once per
- * device. Loads run without the cache's lock: different modules load in parallel (a plan
- * loads the ones it needs on a thread each, wf_modules_preload), and a thread that needs a
- * module another is loading waits for it. Which image the driver used and how long the load took
- * are recorded for warpfft_runtime_info: that is the first thing to look at when a first call is
- * slow.
+ * A module is loaded the first time a plan needs it (a cold JIT costs 50-200 ms per module, so
+ * nothing is loaded eagerly) and kept for the process's lifetime, once per device. Loads run
+ * without the cache's lock: different modules load in parallel (a plan loads the ones it needs on a
+ * thread each, wf_modules_preload), and a thread that needs a module another is loading waits for
+ * it. Which image the driver used and how long the load took are recorded for warpfft_runtime_info:
+ * that is the first thing to look at when a first call is slow.
  *
  * Image order: the fatbin (SASS for the built archs, maybe PTX inside) when there is one; if
- * the driver finds nothing in it for this GPU, the separate PTX blobs, JIT-compiled by the
- * driver (one file) or JIT-linked with cuLink (several files with relocatable device code).
+ * the driver finds nothing in it for this GPU, the separate PTX blobs, JIT-compiled through the
+ * driver's linker and kept in warpfft's kernel cache (module_ptx.c).
  * In a build with embedded kernel sources (feature nvrtc), when no image fits (or there are
  * none), the module is compiled for this GPU with NVRTC (module_nvrtc.c).
  */
@@ -26,11 +25,6 @@
 #include "module_load.h"
 #include "runtime.h"
 #include "warpfft_kernels.h"
-
-/* CUjit_option and CUjitInputType values (cuda.h), used without including it. */
-enum { WF_JIT_ERROR_LOG_BUFFER = 5, WF_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
-enum { WF_JIT_INPUT_PTX = 1 };
-enum { WF_CUDA_ERROR_INVALID_IMAGE = 200 };
 
 /* A module of one device: being loaded by one thread (others wait on wf_mod_cond), or loaded.
  * Different modules load in parallel; the same module is never JIT-compiled twice. */
@@ -72,71 +66,6 @@ long wf_embedded_find(const char *name) {
 
 /* ---- the three ways to load ---- */
 
-static void jit_log_options(attempt *a, int opts[2], void *vals[2]) {
-    a->log[0] = '\0';
-    opts[0] = WF_JIT_ERROR_LOG_BUFFER;
-    vals[0] = a->log;
-    opts[1] = WF_JIT_ERROR_LOG_BUFFER_SIZE_BYTES;
-    vals[1] = (void *)(uintptr_t)(sizeof a->log - 1);
-}
-
-/* One NUL-terminated PTX text, JIT-compiled by the driver. */
-void wf_mod_load_ptx(const wf_driver *d, const void *ptx, attempt *a) {
-    int opts[2];
-    void *vals[2];
-    jit_log_options(a, opts, vals);
-    a->image = "ptx-jit";
-    a->step = "cuModuleLoadDataEx (PTX JIT)";
-    a->r = d->cuModuleLoadDataEx(&a->mod, ptx, 2, opts, vals);
-}
-
-/* Several PTX files with relocatable device code: the driver links them into one cubin and
- * loads it; a copy of the cubin goes to *keep (malloc'ed) when keep is not NULL. */
-void wf_mod_link_ptx(const wf_driver *d, const ptx_part *parts, size_t n, attempt *a,
-                     wf_kimage *keep) {
-    int opts[2];
-    void *vals[2];
-    CUlinkState ls = NULL;
-    jit_log_options(a, opts, vals);
-    a->image = "ptx-link";
-    a->step = "cuLinkCreate";
-    a->r = d->cuLinkCreate(2, opts, vals, &ls);
-    for (size_t i = 0; a->r == WF_CUDA_SUCCESS && i < n; i++) {
-        a->step = "cuLinkAddData (PTX)";
-        /* size + 1: the driver wants PTX with its terminating NUL, which the parts have. */
-        a->r = d->cuLinkAddData(ls, WF_JIT_INPUT_PTX, (void *)parts[i].data, parts[i].size + 1,
-                                parts[i].label, 0, NULL, NULL);
-    }
-    void *cubin = NULL;
-    size_t cubin_size = 0;
-    if (a->r == WF_CUDA_SUCCESS) {
-        a->step = "cuLinkComplete";
-        a->r = d->cuLinkComplete(ls, &cubin, &cubin_size);
-    }
-    if (a->r == WF_CUDA_SUCCESS) {
-        a->step = "cuModuleLoadData (linked cubin)";
-        a->r = d->cuModuleLoadData(&a->mod, cubin); /* before cuLinkDestroy frees the cubin */
-    }
-    if (a->r == WF_CUDA_SUCCESS && keep && cubin && cubin_size > 0 &&
-        (keep->data = malloc(cubin_size + 1)) != NULL) {
-        memcpy(keep->data, cubin, cubin_size);
-        keep->data[cubin_size] = '\0';
-        keep->size = cubin_size;
-        keep->kind = WF_KIMAGE_CUBIN;
-    }
-    if (ls)
-        d->cuLinkDestroy(ls);
-}
-
-static void load_ptx_linked(const wf_driver *d, const fatbuild_module *m, attempt *a) {
-    ptx_part parts[16];
-    size_t n = 0;
-    for (size_t i = 0; i < m->n_blobs && n < sizeof parts / sizeof parts[0]; i++)
-        if (m->blobs[i].kind == FATBUILD_BLOB_PTX)
-            parts[n++] = (ptx_part){m->blobs[i].data, m->blobs[i].size, m->blobs[i].label};
-    wf_mod_link_ptx(d, parts, n, a, NULL);
-}
-
 /* The image the driver will take from the fatbin, by reading its entry headers. Our own blob
  * always parses; if it did not, the load itself still decides and we only lose the label. */
 static const char *fatbin_image(const fatbuild_blob *fat, int sm) {
@@ -158,13 +87,13 @@ static int ptx_may_help(CUresult r) {
  * (a->r tells; ptx_may_help(a->r) when no image fits). */
 static void load_embedded(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
                           attempt *a) {
-    const fatbuild_blob *fat = NULL, *ptx = NULL;
+    const fatbuild_blob *fat = NULL;
     size_t n_ptx = 0;
     for (size_t i = 0; i < m->n_blobs; i++) {
         if (m->blobs[i].kind == FATBUILD_BLOB_FATBIN && !fat)
             fat = &m->blobs[i];
-        if (m->blobs[i].kind == FATBUILD_BLOB_PTX && n_ptx++ == 0)
-            ptx = &m->blobs[i];
+        if (m->blobs[i].kind == FATBUILD_BLOB_PTX)
+            n_ptx++;
     }
     if (fat) {
         a->image = fatbin_image(fat, dev->sm);
@@ -175,10 +104,8 @@ static void load_embedded(const wf_driver *d, const wf_device *dev, const fatbui
             return;
         a->fatbin_r = a->r;
     }
-    if (n_ptx == 1)
-        wf_mod_load_ptx(d, ptx->data, a);
-    else if (n_ptx > 1)
-        load_ptx_linked(d, m, a);
+    if (n_ptx > 0)
+        wf_mod_load_ptx_cached(d, dev, m, a);
     else {
         a->step = "module without images";
         a->r = WF_CUDA_ERROR_NO_BINARY_FOR_GPU;

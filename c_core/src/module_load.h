@@ -1,7 +1,7 @@
 /*
- * module_load.h — what module.c (loading the embedded images) and module_nvrtc.c (compiling a
- * module with NVRTC through the kernel cache) share: one load attempt, and loading PTX through
- * the driver's JIT or linker. Not installed.
+ * module_load.h — what module.c (loading the embedded images), module_ptx.c (PTX through the
+ * driver's JIT or linker, and the embedded PTX through the kernel cache) and module_nvrtc.c
+ * (compiling a module with NVRTC through the kernel cache) share. Not installed.
  */
 #ifndef WARPFFT_MODULE_LOAD_H
 #define WARPFFT_MODULE_LOAD_H
@@ -23,6 +23,9 @@ typedef struct attempt {
     char log[2048];
 } attempt;
 
+/* CUresult value (cuda.h), used without including it. */
+enum { WF_CUDA_ERROR_INVALID_IMAGE = 200 };
+
 /* attempt.r when the NVRTC path failed before any driver call (attempt.st says why). */
 enum { WF_NVRTC_FAILED = -1 };
 
@@ -39,6 +42,10 @@ void wf_mod_load_ptx(const wf_driver *d, const void *ptx, attempt *a);
  * loads it; a copy of the cubin goes to *keep (malloc'ed) when keep is not NULL. */
 void wf_mod_link_ptx(const wf_driver *d, const ptx_part *parts, size_t n, attempt *a,
                      wf_kimage *keep);
+/* The PTX blobs of embedded module m, linked by the driver for dev (image "ptx-link") or read
+ * from the kernel cache (image "ptx-cache"); a->fatbin_r is kept. */
+void wf_mod_load_ptx_cached(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,
+                            attempt *a);
 
 #ifdef FATBUILD_HAS_SOURCES
 /* Module m compiled for dev with NVRTC, or read from the kernel cache, and loaded: image

@@ -161,35 +161,38 @@ static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
     return st;
 }
 
-/* Modules "prep_p" (bin count, scatter and unpack, deconvolve/amplify) and
- * "si_{d}d_p_w{w}_spread" (type 1, also spread-only plans) or "si_{d}d_p_w{w}_interp" (type 2):
- * the direction the plan launches. */
+/* Modules "bin_{d}d_p" (count, scatter, unpack of setpts), "deconvolve_{d}d_p" (type 1) or
+ * "amplify_{d}d_p" (type 2; neither for spread/interp-only plans), and
+ * "si_{d}d_p_w{w}_{spread|interp}_{gm|sm}": the direction and method the plan launches. A plan
+ * loads nothing it does not launch: in a jit build every module is JIT-compiled on first use. */
 static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     const char *ps = wf_prec_name(p->precision);
     const char *op = p->type == 1 ? "spread" : "interp";
-    char mod[32], name[64], si[40];
-    snprintf(mod, sizeof mod, "prep_%s", ps);
-    snprintf(si, sizeof si, "si_%dd_%s_w%d_%s", p->dim, ps, p->width, op);
+    const char *fix = p->type == 1 ? "deconvolve" : "amplify";
+    const char *method = p->method == WARPFFT_METHOD_SM ? "sm" : "gm";
+    char bin[32], modes[32], name[64], si[48];
+    snprintf(bin, sizeof bin, "bin_%dd_%s", p->dim, ps);
+    snprintf(modes, sizeof modes, "%s_%dd_%s", fix, p->dim, ps);
+    snprintf(si, sizeof si, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width, op, method);
     /* JIT builds: the modules not loaded yet compile in parallel, not one after another */
-    const char *const modules[] = {"sort", mod, si};
-    warpfft_status st = wf_modules_preload(plan->dev, modules, 3);
+    const char *const modules[] = {"sort", bin, si, modes};
+    warpfft_status st = wf_modules_preload(plan->dev, modules, p->spreadinterponly ? 3 : 4);
     if (st == WARPFFT_SUCCESS)
         st = load_sort_kernels(plan);
     snprintf(name, sizeof name, "wf_bin_count_%s", ps);
     if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, mod, name, &plan->k_bin_count);
+        st = load_kernel(plan, bin, name, &plan->k_bin_count);
     snprintf(name, sizeof name, "wf_bin_scatter_%s", ps);
     if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, mod, name, &plan->k_scatter);
+        st = load_kernel(plan, bin, name, &plan->k_scatter);
     snprintf(name, sizeof name, "wf_sort_unpack_%s", ps);
     if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, mod, name, &plan->k_unpack);
-    snprintf(name, sizeof name, "wf_%s_%s", p->type == 1 ? "deconvolve" : "amplify", ps);
+        st = load_kernel(plan, bin, name, &plan->k_unpack);
+    snprintf(name, sizeof name, "wf_%s_%s", fix, ps);
     if (st == WARPFFT_SUCCESS && !p->spreadinterponly)
-        st = load_kernel(plan, mod, name, &plan->k_modes);
-    snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", op,
-             p->method == WARPFFT_METHOD_SM ? "sm" : "gm", p->dim, ps, p->width);
+        st = load_kernel(plan, modes, name, &plan->k_modes);
+    snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", op, method, p->dim, ps, p->width);
     if (st == WARPFFT_SUCCESS)
         st = load_kernel(plan, si, name, &plan->k_spreadinterp);
     return st;

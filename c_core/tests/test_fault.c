@@ -538,8 +538,9 @@ static double elapsed_ms(const struct timespec *t0) {
     return 1e3 * (double)(t1.tv_sec - t0->tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0->tv_nsec);
 }
 
-/* The first plan (nothing loaded yet) loads its three modules at once: one slow JIT's time,
- * not three. Runs first: sort, prep_f64 and si_1d_f64_w*_spread are loaded by no one before. */
+/* The first plan (nothing loaded yet) loads its four modules at once: one slow JIT's time,
+ * not four. Runs first: sort, bin_1d_f64, deconvolve_1d_f64 and si_1d_f64_w*_spread_* are
+ * loaded by no one before. */
 static void test_parallel_loads(void) {
     slow_load(300);
     standin_counts s0 = counts();
@@ -548,10 +549,10 @@ static void test_parallel_loads(void) {
     warpfft_plan p = make_plan(1, 64, 1, WARPFFT_F64);
     double ms = elapsed_ms(&t0);
     standin_counts s1 = counts();
-    CHECK(s1.live_modules == s0.live_modules + 3 && wf_module_records(NULL, 0) == 3,
-          "%ld modules loaded, %zu recorded (3 expected)", s1.live_modules - s0.live_modules,
+    CHECK(s1.live_modules == s0.live_modules + 4 && wf_module_records(NULL, 0) == 4,
+          "%ld modules loaded, %zu recorded (4 expected)", s1.live_modules - s0.live_modules,
           wf_module_records(NULL, 0));
-    CHECK(ms < 750, "three 300 ms loads took %.0f ms: not in parallel", ms);
+    CHECK(ms < 750, "four 300 ms loads took %.0f ms: not in parallel", ms);
     destroy_plan(p);
     warpfft_release_cached();
     slow_load(0);
@@ -572,22 +573,27 @@ static int ends_with(const char *s, const char *tail) {
     return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
-/* A type-1 plan loads the spreading module of its (dim, precision, width) and not the
+/* A type-1 plan loads the spreading module of its (dim, precision, width, method) and not the
  * interpolation one; a type-2 plan of the same shape the interpolation one. Runs right after
  * test_parallel_loads: its type-1 plan loaded the only si_* module so far. */
 static void test_module_per_direction(void) {
     const char *si[8] = {NULL};
     size_t n = si_records(si);
-    CHECK(n == 1 && ends_with(si[0], "_spread"), "after a type-1 plan: %zu si modules, %s", n,
-          n ? si[0] : "none");
+    int method = n == 1 && (ends_with(si[0], "_gm") || ends_with(si[0], "_sm"));
+    CHECK(n == 1 && method && strstr(si[0], "_spread_"), "after a type-1 plan: %zu si modules, %s",
+          n, n ? si[0] : "none");
     warpfft_plan p = make_plan(2, 64, 1, WARPFFT_F64);
     size_t n2 = si_records(si);
-    /* "_spread" and "_interp" have one length: the stems are the rest */
-    int same = n2 == 2 && strlen(si[0]) == strlen(si[1]) &&
-               strncmp(si[0], si[1], strlen(si[0]) - strlen("_spread")) == 0;
-    CHECK(same && ends_with(si[1], "_interp"),
-          "after a type-2 plan of that shape: %zu si modules (%s, %s): the same stem, _spread "
-          "then _interp expected",
+    /* "_spread_" and "_interp_" have one length: the stems before them and the methods after
+     * them are the same */
+    size_t stem =
+        n2 == 2 && strstr(si[0], "_spread_") ? (size_t)(strstr(si[0], "_spread_") - si[0]) : 0;
+    int same = stem > 0 && strlen(si[0]) == strlen(si[1]) && strncmp(si[0], si[1], stem) == 0 &&
+               strncmp(si[1] + stem, "_interp_", 8) == 0 &&
+               strcmp(si[0] + stem + 8, si[1] + stem + 8) == 0;
+    CHECK(same,
+          "after a type-2 plan of that shape: %zu si modules (%s, %s): the same stem and "
+          "method, _spread_ then _interp_ expected",
           n2, n2 > 0 ? si[0] : "-", n2 > 1 ? si[1] : "-");
     destroy_plan(p);
     warpfft_release_cached();

@@ -121,13 +121,16 @@ class Points:
     def ptr(self, d):
         return self.coords[d] if d < self.dim else NULL
 
+    def bin_module(self):  # setpts' binning kernels, one module per dimension and precision
+        return f"bin_{self.dim}d_{psuf(self.prec)}"
+
     def sptr(self, d):  # coordinates in sorted order (what spread/interp read)
         return self.scoords[d] if d < self.dim else NULL
 
     def run_setpts(self):
         M, nf, bs, nb = self.M, self.nf, self.bs, self.nb
         self.bin_count.fill(0)
-        fn(f"prep_{psuf(self.prec)}", f"wf_bin_count_{psuf(self.prec)}")(
+        fn(self.bin_module(), f"wf_bin_count_{psuf(self.prec)}")(
             (grid_for(M),), (256,),
             (I64(M), I32(self.dim), self.ptr(0), self.ptr(1), self.ptr(2), I64(nf[0]), I64(nf[1]),
              I64(nf[2]), I32(bs[0]), I32(bs[1]), I32(bs[2]), I64(nb[0]), I64(nb[1]), I64(nb[2]),
@@ -141,14 +144,14 @@ class Points:
         nw = self.dim * (1 if self.prec == 32 else 2) + 1
         rw = 2 if nw <= 2 else 4 if nw <= 4 else 8
         rec = cp.empty(max(M, 1) * rw, dtype=cp.uint32)
-        fn(f"prep_{psuf(self.prec)}", f"wf_bin_scatter_{psuf(self.prec)}")(
+        fn(self.bin_module(), f"wf_bin_scatter_{psuf(self.prec)}")(
             (grid_for(M),), (256,),
             (I64(M), I32(self.dim), self.ptr(0), self.ptr(1), self.ptr(2), self.bin_of,
              self.pos, I32(0), self.bin_start, I32(rw), rec, self.bad_ptr()))
         self.subprob_bin = cp.full(max(self.cap, 1), -1, dtype=cp.int32)
         self.scoords = [cp.empty(max(M, 1), dtype=rdt(self.prec)) for _ in range(self.dim)]
         n_subprob_ptr = self.result[1:2]
-        fn(f"prep_{psuf(self.prec)}", f"wf_sort_unpack_{psuf(self.prec)}")(
+        fn(self.bin_module(), f"wf_sort_unpack_{psuf(self.prec)}")(
             (grid_for(max(M, self.cap)),), (256,),
             (I64(M), I32(self.dim), rec, I32(rw), I32(0), self.sort_idx, self.sptr(0),
              self.sptr(1), self.sptr(2), I64(nbins), self.nsub_start, n_subprob_ptr,
@@ -166,8 +169,8 @@ class Points:
 
 # ---------------------------------------------------------------------------- spread / interp
 def si_name(op, method, dim, prec, w):
-    """(module, kernel): op "spread" or "interp" (one module per direction), method "gm"/"sm"."""
-    return (f"si_{dim}d_{psuf(prec)}_w{w}_{op}",
+    """(module, kernel): op "spread" or "interp", method "gm"/"sm" (one module each)."""
+    return (f"si_{dim}d_{psuf(prec)}_w{w}_{op}_{method}",
             f"wf_{op}_{method}_{dim}d_{psuf(prec)}_w{w}")
 
 
@@ -252,13 +255,13 @@ class Plan:
             ev[1].record()
             self.fft()
             ev[2].record()
-            fn(f"prep_{p}", f"wf_deconvolve_{p}")((grid_for(Nprod),), (256,),
-                                                  self.prep_args(self.fw, fk))
+            fn(f"deconvolve_{self.dim}d_{p}", f"wf_deconvolve_{p}")(
+                (grid_for(Nprod),), (256,), self.prep_args(self.fw, fk))
             ev[3].record()
         else:
             ev[0].record()
-            fn(f"prep_{p}", f"wf_amplify_{p}")((grid_for(nfprod),), (256,),
-                                               self.prep_args(fk, self.fw))
+            fn(f"amplify_{self.dim}d_{p}", f"wf_amplify_{p}")(
+                (grid_for(nfprod),), (256,), self.prep_args(fk, self.fw))
             ev[1].record()
             self.fft()
             ev[2].record()
