@@ -1,7 +1,8 @@
 //! Measures what a user's first plan costs: driver init, then creating a 2D type-1 f32 plan
 //! (which loads — in `jit` builds JIT-compiles — the modules it needs), then prints
-//! warpfft_runtime_info with each module's image and load time. Run it with
-//! `CUDA_CACHE_DISABLE=1` for a cold JIT, twice with a fresh `CUDA_CACHE_PATH` for a warm one.
+//! warpfft_runtime_info with each module's image and load time. Run it with an empty
+//! `WARPFFT_CACHE_DIR` (a `jit` build keeps its linked modules in warpfft's kernel cache) for a
+//! cold JIT, twice with the same fresh directory for a warm one.
 use std::ffi::CStr;
 use std::time::Instant;
 use warpfft::sys;
@@ -40,7 +41,10 @@ fn main() {
         println!("plan_create failed: {}", last_error());
         std::process::exit(1);
     }
-    let mut buf = vec![0u8; 1 << 16];
+    // The report's size first (it embeds the build manifest: ~100 KB with 335 modules).
+    let mut need = 0usize;
+    unsafe { sys::warpfft_runtime_info(0, std::ptr::null_mut(), 0, &mut need) };
+    let mut buf = vec![0u8; need.max(1)];
     let st = unsafe {
         sys::warpfft_runtime_info(
             0,

@@ -118,10 +118,12 @@ fn points(rng: &mut Rng, c: &Case, nf: [i64; 3]) -> Vec<Vec<f64>> {
 
 /// Documented floor of f32 type 1 with the GM method for points that pile into the same
 /// fine-grid cells (README, Accuracy): every point of a tight cluster adds into the same cells
-/// with float atomics, ~2^-24 sqrt(M / 3) relative.
+/// with float atomics, ~2^-24 sqrt(M / 3) relative. It is a random walk (the atomics' order
+/// changes from run to run): the 3D case at M = 1e6 measured 1.9e-5 to 8.5e-5 on the H100
+/// against the scale's 3.4e-5, so the bound is 4x the scale (2x failed once at 8.5e-5).
 fn gm_pileup_floor(c: &Case) -> f64 {
     if !c.f64 && c.ty == 1 && c.method == 1 && c.dist == Dist::Tight {
-        2f64.powi(-24) * (c.m as f64 / 3.0).sqrt() * 2.0
+        2f64.powi(-24) * (c.m as f64 / 3.0).sqrt() * 4.0
     } else {
         0.0
     }

@@ -320,10 +320,18 @@ warpfft_status wf_module_get(const wf_device *dev, const char *name, CUmodule *m
 
 typedef struct preload_job {
     const wf_device *dev;
-    const char *name;
+    char name[64];
     warpfft_status st;
+    int started;    /* its thread exists (else wf_modules_preload_finish loads it) */
     char msg[1024]; /* the worker's error message (errors are per thread) */
 } preload_job;
+
+enum { WF_PRELOAD_MAX = 8 };
+struct wf_preload {
+    preload_job jobs[WF_PRELOAD_MAX];
+    pthread_t threads[WF_PRELOAD_MAX];
+    size_t n_jobs;
+};
 
 static void *preload_worker(void *arg) {
     preload_job *j = arg;
@@ -333,33 +341,57 @@ static void *preload_worker(void *arg) {
     return NULL;
 }
 
-warpfft_status wf_modules_preload(const wf_device *dev, const char *const *names, size_t n) {
-    enum { MAX_JOBS = 8 };
-    preload_job jobs[MAX_JOBS];
-    size_t n_jobs = 0;
+void wf_modules_preload_start(const wf_device *dev, const char *const *names, size_t n,
+                              wf_preload **out) {
+    *out = NULL;
+    wf_preload *pl = calloc(1, sizeof *pl);
+    if (!pl) /* the caller's wf_kernel_get loads them, one after another */
+        return;
     pthread_mutex_lock(&wf_mod_lock);
-    for (size_t k = 0; k < n && n_jobs < MAX_JOBS; k++)
-        if (find_locked(dev, names[k]) == wf_n_mods && wf_embedded_find(names[k]) >= 0)
-            jobs[n_jobs++] = (preload_job){dev, names[k], WARPFFT_SUCCESS, ""};
-    pthread_mutex_unlock(&wf_mod_lock);
-    if (n_jobs < 2) /* one (or none) to load: the caller's wf_kernel_get loads it */
-        return WARPFFT_SUCCESS;
-    /* a thread per module beyond the first, which loads here */
-    pthread_t threads[MAX_JOBS];
-    int started[MAX_JOBS] = {0};
-    for (size_t k = 1; k < n_jobs; k++)
-        started[k] = pthread_create(&threads[k], NULL, preload_worker, &jobs[k]) == 0;
-    preload_worker(&jobs[0]);
-    for (size_t k = 1; k < n_jobs; k++) {
-        if (started[k])
-            pthread_join(threads[k], NULL);
-        else
-            preload_worker(&jobs[k]); /* no thread to be had: load it here */
+    for (size_t k = 0; k < n && pl->n_jobs < WF_PRELOAD_MAX; k++) {
+        if (find_locked(dev, names[k]) != wf_n_mods || wf_embedded_find(names[k]) < 0)
+            continue;
+        int dup = 0;
+        for (size_t q = 0; q < pl->n_jobs; q++)
+            dup |= strcmp(pl->jobs[q].name, names[k]) == 0;
+        if (dup || strlen(names[k]) >= sizeof pl->jobs[0].name)
+            continue;
+        preload_job *j = &pl->jobs[pl->n_jobs++];
+        j->dev = dev;
+        snprintf(j->name, sizeof j->name, "%s", names[k]);
     }
-    for (size_t k = 0; k < n_jobs; k++)
-        if (jobs[k].st != WARPFFT_SUCCESS)
-            return wf_error(jobs[k].st, "%s", jobs[k].msg);
-    return WARPFFT_SUCCESS;
+    pthread_mutex_unlock(&wf_mod_lock);
+    if (pl->n_jobs == 0) {
+        free(pl);
+        return;
+    }
+    for (size_t k = 0; k < pl->n_jobs; k++)
+        pl->jobs[k].started =
+            pthread_create(&pl->threads[k], NULL, preload_worker, &pl->jobs[k]) == 0;
+    *out = pl;
+}
+
+warpfft_status wf_modules_preload_finish(wf_preload *pl) {
+    if (!pl)
+        return WARPFFT_SUCCESS;
+    for (size_t k = 0; k < pl->n_jobs; k++) {
+        if (pl->jobs[k].started)
+            pthread_join(pl->threads[k], NULL);
+        else
+            preload_worker(&pl->jobs[k]); /* no thread to be had: load it here */
+    }
+    warpfft_status st = WARPFFT_SUCCESS;
+    for (size_t k = 0; k < pl->n_jobs && st == WARPFFT_SUCCESS; k++)
+        if (pl->jobs[k].st != WARPFFT_SUCCESS)
+            st = wf_error(pl->jobs[k].st, "%s", pl->jobs[k].msg);
+    free(pl);
+    return st;
+}
+
+warpfft_status wf_modules_preload(const wf_device *dev, const char *const *names, size_t n) {
+    wf_preload *pl = NULL;
+    wf_modules_preload_start(dev, names, n, &pl);
+    return wf_modules_preload_finish(pl);
 }
 
 size_t wf_module_records(wf_module_record *out, size_t max) {

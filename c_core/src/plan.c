@@ -161,40 +161,58 @@ static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
     return st;
 }
 
-/* Modules "bin_{d}d_p" (count, scatter, unpack of setpts), "deconvolve_{d}d_p" (type 1) or
- * "amplify_{d}d_p" (type 2; neither for spread/interp-only plans), and
- * "si_{d}d_p_w{w}_{spread|interp}_{gm|sm}": the direction and method the plan launches. A plan
- * loads nothing it does not launch: in a jit build every module is JIT-compiled on first use. */
+/* The modules a plan launches from: "sort", "bin_{d}d_p" (count, scatter, unpack of setpts),
+ * "si_{d}d_p_w{w}_{spread|interp}_{gm|sm}" (the direction and method the plan launches) and
+ * "deconvolve_{d}d_p" (type 1) or "amplify_{d}d_p" (type 2; neither for spread/interp-only
+ * plans). A plan loads nothing it does not launch: in a jit build each module is JIT-compiled
+ * on its first use. */
+typedef struct plan_modules {
+    char bin[32], modes[32], si[48];
+    const char *names[4];
+    size_t n;
+} plan_modules;
+
+static void plan_modules_of(const wf_params *p, plan_modules *m) {
+    const char *ps = wf_prec_name(p->precision);
+    snprintf(m->bin, sizeof m->bin, "bin_%dd_%s", p->dim, ps);
+    snprintf(m->modes, sizeof m->modes, "%s_%dd_%s", p->type == 1 ? "deconvolve" : "amplify",
+             p->dim, ps);
+    snprintf(m->si, sizeof m->si, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width,
+             p->type == 1 ? "spread" : "interp", p->method == WARPFFT_METHOD_SM ? "sm" : "gm");
+    m->names[0] = "sort";
+    m->names[1] = m->bin;
+    m->names[2] = m->si;
+    m->names[3] = m->modes;
+    m->n = p->spreadinterponly ? 3 : 4;
+}
+
 static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     const char *ps = wf_prec_name(p->precision);
     const char *op = p->type == 1 ? "spread" : "interp";
-    const char *fix = p->type == 1 ? "deconvolve" : "amplify";
-    const char *method = p->method == WARPFFT_METHOD_SM ? "sm" : "gm";
-    char bin[32], modes[32], name[64], si[48];
-    snprintf(bin, sizeof bin, "bin_%dd_%s", p->dim, ps);
-    snprintf(modes, sizeof modes, "%s_%dd_%s", fix, p->dim, ps);
-    snprintf(si, sizeof si, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width, op, method);
-    /* JIT builds: the modules not loaded yet compile in parallel, not one after another */
-    const char *const modules[] = {"sort", bin, si, modes};
-    warpfft_status st = wf_modules_preload(plan->dev, modules, p->spreadinterponly ? 3 : 4);
+    plan_modules m;
+    plan_modules_of(p, &m);
+    char name[64];
+    /* the modules not loaded yet load in parallel (a no-op when plan_build started them) */
+    warpfft_status st = wf_modules_preload(plan->dev, m.names, m.n);
     if (st == WARPFFT_SUCCESS)
         st = load_sort_kernels(plan);
     snprintf(name, sizeof name, "wf_bin_count_%s", ps);
     if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, bin, name, &plan->k_bin_count);
+        st = load_kernel(plan, m.bin, name, &plan->k_bin_count);
     snprintf(name, sizeof name, "wf_bin_scatter_%s", ps);
     if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, bin, name, &plan->k_scatter);
+        st = load_kernel(plan, m.bin, name, &plan->k_scatter);
     snprintf(name, sizeof name, "wf_sort_unpack_%s", ps);
     if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, bin, name, &plan->k_unpack);
-    snprintf(name, sizeof name, "wf_%s_%s", fix, ps);
+        st = load_kernel(plan, m.bin, name, &plan->k_unpack);
+    snprintf(name, sizeof name, "wf_%s_%s", p->type == 1 ? "deconvolve" : "amplify", ps);
     if (st == WARPFFT_SUCCESS && !p->spreadinterponly)
-        st = load_kernel(plan, modes, name, &plan->k_modes);
-    snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", op, method, p->dim, ps, p->width);
+        st = load_kernel(plan, m.modes, name, &plan->k_modes);
+    snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", op,
+             p->method == WARPFFT_METHOD_SM ? "sm" : "gm", p->dim, ps, p->width);
     if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, si, name, &plan->k_spreadinterp);
+        st = load_kernel(plan, m.si, name, &plan->k_spreadinterp);
     return st;
 }
 
@@ -371,27 +389,38 @@ static warpfft_status make_fft(struct warpfft_plan_s *plan) {
 /* Everything on the GPU; the device's context is current. Times each stage into *t. */
 static warpfft_status plan_build(struct warpfft_plan_s *plan, wf_create_times *t) {
     double t0 = now_ms();
-    warpfft_status st = load_kernels(plan);
-    if (st == WARPFFT_SUCCESS)
-        st = set_shared_limit(plan);
-    double t1 = now_ms();
-    t->modules_ms = t1 - t0;
-    if (st == WARPFFT_SUCCESS && !plan->p.spreadinterponly)
+    /* The modules not loaded yet load on their own threads while this one makes the cuFFT plan
+     * (its first plan in a process takes ~0.2 s: cuFFT's own start-up), the buffers and the
+     * factors. In a jit build the modules JIT through the driver's linker, which runs beside
+     * cuFFT (module_ptx.c; cuModuleLoadDataEx's JIT held cuFFT's calls until it finished). */
+    plan_modules m;
+    plan_modules_of(&plan->p, &m);
+    wf_preload *loading = NULL;
+    wf_modules_preload_start(plan->dev, m.names, m.n, &loading);
+    warpfft_status st = WARPFFT_SUCCESS;
+    if (!plan->p.spreadinterponly) {
         take_fft(plan);
+        st = make_fft(plan);
+    }
+    double t1 = now_ms();
+    t->cufft_ms = t1 - t0;
     if (st == WARPFFT_SUCCESS)
         st = alloc_fixed(plan);
     double t2 = now_ms();
     t->alloc_ms = t2 - t1;
-    if (plan->p.spreadinterponly) /* no FFT, no deconvolution */
-        return st;
-    if (st == WARPFFT_SUCCESS)
+    if (st == WARPFFT_SUCCESS && !plan->p.spreadinterponly)
         st = make_factors(plan);
     double t3 = now_ms();
     t->factors_ms = t3 - t2;
-    if (st == WARPFFT_SUCCESS)
-        st = make_fft(plan);
-    t->cufft_ms = now_ms() - t3;
-    return st;
+    /* always joined, also after a failure above; a module failure is reported first, as it was
+     * when the modules loaded before everything else */
+    warpfft_status st_mod = wf_modules_preload_finish(loading);
+    if (st_mod == WARPFFT_SUCCESS)
+        st_mod = load_kernels(plan);
+    if (st_mod == WARPFFT_SUCCESS)
+        st_mod = set_shared_limit(plan);
+    t->modules_ms = now_ms() - t3;
+    return st_mod != WARPFFT_SUCCESS ? st_mod : st;
 }
 
 /* Frees whatever exists (any stage of a partial build); the device's context is current.

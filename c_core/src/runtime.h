@@ -158,9 +158,17 @@ void wf_free(CUdeviceptr *p); /* frees and zeroes; 0 is a no-op */
  * GPU, WARPFFT_ERR_DRIVER_TOO_OLD when the driver cannot take the embedded PTX/cubins. */
 warpfft_status wf_module_get(const wf_device *dev, const char *name, CUmodule *mod);
 /* Loads the modules `names[0..n-1]` of dev that no thread has loaded or is loading, in
- * parallel: a thread per module beyond the first (only when two or more need loading). Returns
- * the first failure, as wf_module_get would. */
+ * parallel, a thread each. Returns the first failure, as wf_module_get would. */
 warpfft_status wf_modules_preload(const wf_device *dev, const char *const *names, size_t n);
+/* The same in two halves, so the caller can work while the modules load (plan creation makes
+ * its cuFFT plan meanwhile): _start starts the threads and returns at once (*out = NULL when
+ * there is nothing to load; without memory for the job list the modules are left to
+ * wf_kernel_get); _finish waits for them, frees *pl, and returns the first failure. Every
+ * _start must be followed by a _finish (NULL is fine). */
+typedef struct wf_preload wf_preload;
+void wf_modules_preload_start(const wf_device *dev, const char *const *names, size_t n,
+                              wf_preload **out);
+warpfft_status wf_modules_preload_finish(wf_preload *pl);
 /* Looks up kernel `kernel` in module `module` (loading it if needed). */
 warpfft_status wf_kernel_get(const wf_device *dev, const char *module, const char *kernel,
                              CUfunction *fn);
