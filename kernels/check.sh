@@ -33,6 +33,7 @@ if [[ "${1:-}" == "--one" ]]; then
     ok=1
     case "$mod" in
     sort) files="sort"; defs="" ;;
+    scan_big) files="scan_big"; defs="" ;;
     prep_f32 | prep_f64) files="prep"; defs="-DWF_PREC=${mod#prep_f}" ;;
     direct_f32 | direct_f64) files="direct"; defs="-DWF_PREC=${mod#direct_f}" ;;
     type3_f32 | type3_f64) files="type3"; defs="-DWF_PREC=${mod#type3_f}" ;;
@@ -132,7 +133,7 @@ for tool in "$NVCC" "$PTXAS" "$NVLINK"; do
 done
 mkdir -p "$out"
 
-modules=(sort prep_f32 prep_f64 direct_f32 direct_f64 type3_f32 type3_f64)
+modules=(sort scan_big prep_f32 prep_f64 direct_f32 direct_f64 type3_f32 type3_f64)
 for d in 1 2 3; do
     for w in $(seq 2 12); do modules+=("si_${d}d_f32_w${w}_spread" "si_${d}d_f32_w${w}_interp"); done
     for w in $(seq 2 16); do modules+=("si_${d}d_f64_w${w}_spread" "si_${d}d_f64_w${w}_interp"); done

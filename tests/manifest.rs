@@ -87,12 +87,14 @@ fn embedded_images_match_the_build_mode() {
         "manifest mode: {man}"
     );
     let mods = modules();
-    // Every module a plan can need is there: sort, prep/direct/type3 per precision, and the
+    // Every module a plan can need is there: sort, scan_big (the multi-block bin scan of plans
+    // with many bins), prep/direct/type3 per precision, and the
     // width-specialised spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3), one
     // per direction (a plan loads only the one it launches).
     let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
         "sort",
+        "scan_big",
         "prep_f32",
         "prep_f64",
         "direct_f32",
@@ -111,7 +113,7 @@ fn embedded_images_match_the_build_mode() {
             "module {want} missing from {names:?}"
         );
     }
-    assert_eq!(mods.len(), 7 + 2 * 3 * (11 + 15), "module count");
+    assert_eq!(mods.len(), 8 + 2 * 3 * (11 + 15), "module count");
     // No combined spread+interp module is left (a plan would JIT both directions).
     for (name, _) in &mods {
         assert!(
@@ -183,6 +185,9 @@ fn embedded_images_match_the_build_mode() {
     for k in [
         "wf_bin_scan",
         "wf_poison_u32",
+        "wf_scan_big_reduce",
+        "wf_scan_big_tiles",
+        "wf_scan_big_down",
         "wf_bin_scatter_f32",
         "wf_sort_unpack_f64",
         "wf_bin_count_f32",
@@ -212,6 +217,22 @@ fn embedded_images_match_the_build_mode() {
             );
         }
     }
+    // The multi-block scan is a module of its own (only plans with many bins load it); `sort`
+    // keeps the one-block scan and the NaN pass.
+    let mut got = manifest_kernels(&man, "scan_big");
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "wf_scan_big_down",
+            "wf_scan_big_reduce",
+            "wf_scan_big_tiles"
+        ],
+        "kernels of scan_big"
+    );
+    let mut got = manifest_kernels(&man, "sort");
+    got.sort();
+    assert_eq!(got, ["wf_bin_scan", "wf_poison_u32"], "kernels of sort");
     println!("{} modules, mode {mode}, archs {:?}", mods.len(), expect);
 }
 
@@ -285,6 +306,7 @@ fn embedded_sources_match_the_kernels_dir() {
         "direct.cu",
         "prep.cu",
         "scan.cuh",
+        "scan_big.cu",
         "sort.cu",
         "spreadinterp.cu",
         "spreadinterp/point.cuh",
@@ -320,6 +342,11 @@ fn embedded_sources_match_the_kernels_dir() {
     }
     let sort = module("sort");
     assert_eq!(json_strings(json_array(sort, "nvrtc_sources")), ["sort.cu"]);
+    let scan_big = module("scan_big");
+    assert_eq!(
+        json_strings(json_array(scan_big, "nvrtc_sources")),
+        ["scan_big.cu"]
+    );
     println!("{} files embedded, digest {digest}", listed.len());
 }
 

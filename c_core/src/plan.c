@@ -153,11 +153,16 @@ static warpfft_status load_kernel(struct warpfft_plan_s *plan, const char *modul
     return wf_kernel_get(plan->dev, module, k->name, &k->fn);
 }
 
-/* Module "sort": the bin scans and the NaN pass of execute. */
+/* Module "sort": the one-block bin scan and the NaN pass of execute; a plan with many bins takes
+ * its scan from module "scan_big" (three multi-block kernels) instead. */
 static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
-    warpfft_status st = load_kernel(plan, "sort", "wf_bin_scan", &plan->k_scan);
-    if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, "sort", "wf_poison_u32", &plan->k_poison);
+    static const char *const big[3] = {"wf_scan_big_reduce", "wf_scan_big_tiles",
+                                       "wf_scan_big_down"};
+    warpfft_status st = load_kernel(plan, "sort", "wf_poison_u32", &plan->k_poison);
+    if (wf_params_scan_tiles(&plan->p) == 0)
+        return st == WARPFFT_SUCCESS ? load_kernel(plan, "sort", "wf_bin_scan", &plan->k_scan) : st;
+    for (int i = 0; i < 3 && st == WARPFFT_SUCCESS; i++)
+        st = load_kernel(plan, "scan_big", big[i], &plan->k_scan_big[i]);
     return st;
 }
 
@@ -172,8 +177,9 @@ static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     snprintf(mod, sizeof mod, "prep_%s", ps);
     snprintf(si, sizeof si, "si_%dd_%s_w%d_%s", p->dim, ps, p->width, op);
     /* JIT builds: the modules not loaded yet compile in parallel, not one after another */
-    const char *const modules[] = {"sort", mod, si};
-    warpfft_status st = wf_modules_preload(plan->dev, modules, 3);
+    const char *const modules[] = {"sort", mod, si, "scan_big"};
+    size_t n_mod = wf_params_scan_tiles(p) > 0 ? 4 : 3; /* scan_big: only plans that use it */
+    warpfft_status st = wf_modules_preload(plan->dev, modules, n_mod);
     if (st == WARPFFT_SUCCESS)
         st = load_sort_kernels(plan);
     snprintf(name, sizeof name, "wf_bin_count_%s", ps);
@@ -299,6 +305,9 @@ static warpfft_status alloc_fixed(struct warpfft_plan_s *plan) {
         st = wf_plan_alloc(plan, &plan->nsub_start, per_bin, "subproblem starts");
     if (st == WARPFFT_SUCCESS)
         st = wf_plan_alloc(plan, &plan->result, sizeof(wf_setpts_result), "setpts results");
+    size_t tiles = (size_t)wf_params_scan_tiles(p);
+    if (st == WARPFFT_SUCCESS && tiles > 0)
+        st = wf_plan_alloc(plan, &plan->tile_sums, tiles * 2 * sizeof(uint64_t), "scan tile sums");
     return st;
 }
 
@@ -402,7 +411,7 @@ static cufftResult plan_release(struct warpfft_plan_s *plan) {
                        &plan->fft_work,    &plan->bin_count, &plan->bin_start, &plan->nsub_start,
                        &plan->result,      &plan->sort_idx,  &plan->bin_of,    &plan->pos_in_bin,
                        &plan->subprob_bin, &plan->xs[0],     &plan->xs[1],     &plan->xs[2],
-                       &plan->rec};
+                       &plan->rec,         &plan->tile_sums};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         wf_plan_free(plan, bufs[i]);
     plan->point_cap = 0;

@@ -154,7 +154,8 @@ python3 - "$FAULT/gen/fault_kernels.c" <<'PYEOF'
 import sys
 # Every module a plan may load (module names of kernels/ABI.md); blobs are never run. "sort"
 # takes the cuLink path (two PTX blobs), "prep_*" the fatbin path, the rest the PTX-JIT path.
-mods = [("sort", ["ptx", "ptx"]), ("prep_f32", ["fatbin"]), ("prep_f64", ["fatbin"])]
+mods = [("sort", ["ptx", "ptx"]), ("scan_big", ["ptx"]), ("prep_f32", ["fatbin"]),
+        ("prep_f64", ["fatbin"])]
 mods += [("si_%dd_%s_w%d_%s" % (d, p, w, op), ["ptx"]) for d in (1, 2, 3) for p in ("f32", "f64")
          for w in range(2, 17) for op in ("spread", "interp")]
 mods += [("noimage", [])]  # as in an nvrtc-only build: sources, no image
