@@ -70,12 +70,12 @@ static __device__ __forceinline__ void wf_sb_store(u64 *__restrict__ dst, i64 fi
 }
 
 /* Exclusive prefix sums of two values per thread over the block (threadIdx.x order), both at
- * once so the two scans share their barriers; the block totals go to *ta, *tb (every thread).
- * Each warp scans its values (scan.cuh), the warp totals go through shared memory and every
- * warp rescans those. Ends with a barrier: the shared arrays may be reused by the next call.
- * blockDim.x == WF_SCAN_BIG_BLOCK. */
-static __device__ __forceinline__ void wf_sb_block_scan2(u64 &a, u64 &b, u64 &ta, u64 &tb) {
-    __shared__ u64 s_wa[WF_SCAN_BIG_WARPS], s_wb[WF_SCAN_BIG_WARPS];
+ * once so the two scans share their barriers; the block totals go to ta, tb (every thread).
+ * Each warp scans its values (scan.cuh), the warp totals go through s_wa, s_wb (shared,
+ * WF_SCAN_BIG_WARPS each) and every warp rescans those. Ends with a barrier: the shared arrays
+ * may be reused by the next call. blockDim.x == WF_SCAN_BIG_BLOCK. */
+static __device__ __forceinline__ void wf_sb_block_scan2(u64 &a, u64 &b, u64 &ta, u64 &tb,
+                                                         u64 *s_wa, u64 *s_wb) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const u64 ia = wf_warp_inclusive_scan_u64(a), ib = wf_warp_inclusive_scan_u64(b);
     if (lane == 31) {
@@ -147,6 +147,7 @@ extern "C" __global__ void __launch_bounds__(WF_SCAN_BIG_BLOCK)
 extern "C" __global__ void __launch_bounds__(WF_SCAN_BIG_BLOCK)
     wf_scan_big_tiles(i64 nbins, u64 *__restrict__ tile_sums, i64 maxsub, i64 sub_cap,
                       u64 *__restrict__ result) {
+    __shared__ u64 s_wa[WF_SCAN_BIG_WARPS], s_wb[WF_SCAN_BIG_WARPS];
     if (blockIdx.x != 0 || blockIdx.y != 0 || blockDim.x != WF_SCAN_BIG_BLOCK)
         return;
     const i64 ntiles = wf_sb_ntiles(nbins);
@@ -166,7 +167,7 @@ extern "C" __global__ void __launch_bounds__(WF_SCAN_BIG_BLOCK)
             sb += b[k];
         }
         u64 ta, tb;
-        wf_sb_block_scan2(sa, sb, ta, tb); /* its barriers order every read before the writes */
+        wf_sb_block_scan2(sa, sb, ta, tb, s_wa, s_wb); /* its barriers: reads before writes */
         u64 ra = carry + sa, rb = carry_sub + sb;
 #pragma unroll
         for (int k = 0; k < WF_SCAN_BIG_ITEMS; ++k) {
@@ -196,6 +197,7 @@ extern "C" __global__ void __launch_bounds__(WF_SCAN_BIG_BLOCK)
     wf_scan_big_down(i64 nbins, const u64 *__restrict__ bin_count, u64 *__restrict__ bin_start,
                      i64 maxsub, u64 *__restrict__ nsub_start,
                      const u64 *__restrict__ tile_sums) {
+    __shared__ u64 s_wa[WF_SCAN_BIG_WARPS], s_wb[WF_SCAN_BIG_WARPS];
     if (blockDim.x != WF_SCAN_BIG_BLOCK)
         return;
     const i64 ntiles = wf_sb_ntiles(nbins);
@@ -213,7 +215,7 @@ extern "C" __global__ void __launch_bounds__(WF_SCAN_BIG_BLOCK)
             b += s[k];
         }
         u64 ta, tb;
-        wf_sb_block_scan2(a, b, ta, tb);
+        wf_sb_block_scan2(a, b, ta, tb, s_wa, s_wb);
         u64 ra = __ldg(tile_sums + t) + a;
 #pragma unroll
         for (int k = 0; k < WF_SCAN_BIG_ITEMS; ++k) {
