@@ -39,9 +39,9 @@ static __device__ __forceinline__ i64 wf_sb_ntiles(i64 nbins) {
     return nbins > 0 ? (nbins + WF_SCAN_BIG_TILE - 1) / WF_SCAN_BIG_TILE : 0;
 }
 
-/* Thread tid's WF_SCAN_BIG_ITEMS consecutive counts of the tile at `base` (0 past nbins): two
- * 16-byte loads when all four are in range (every tile but the last), else one by one. The
- * buffers come from cuMemAlloc (256-byte aligned) and base + 4 tid is a multiple of 4. */
+/* A thread's WF_SCAN_BIG_ITEMS consecutive counts src[first ..] (0 past nbins): two 16-byte
+ * loads when all four are in range (every tile but the last), else one by one. The buffers
+ * come from cuMemAlloc (256-byte aligned) and first (tile start + 4 tid) is a multiple of 4. */
 static __device__ __forceinline__ void wf_sb_load(const u64 *__restrict__ src, i64 first,
                                                   i64 nbins, u64 v[WF_SCAN_BIG_ITEMS]) {
     if (first + WF_SCAN_BIG_ITEMS <= nbins) {
