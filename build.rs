@@ -99,7 +99,10 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
         .archs_from_env("WARPFFT_CUDA_ARCHS")
         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
         .include("kernels")
-        .module(fatbuild::Module::new("sort").source("kernels/sort.cu"));
+        .module(fatbuild::Module::new("sort").source("kernels/sort.cu"))
+        // The multi-block bin scan: loaded only by plans with many bins (c_core/src/params.h,
+        // WF_SCAN_BIG_BINS), so a small plan's first-use JIT does not compile it.
+        .module(fatbuild::Module::new("scan_big").source("kernels/scan_big.cu"));
     // Small modules, one per job a plan has: a plan loads only the ones it launches, and in a
     // `jit` build each is JIT-compiled on its first use (in parallel: module.c), so a first plan
     // waits for its largest module, and nothing it does not launch is compiled (issue 12).

@@ -33,6 +33,7 @@ if [[ "${1:-}" == "--one" ]]; then
     ok=1
     case "$mod" in
     sort) files="sort"; defs="" ;;
+    scan_big) files="scan_big"; defs="" ;;
     bin_* | deconvolve_* | amplify_*)
         IFS=_ read -r job d p <<<"$mod"
         files="prep"
@@ -138,7 +139,7 @@ for tool in "$NVCC" "$PTXAS" "$NVLINK"; do
 done
 mkdir -p "$out"
 
-modules=(sort direct_f32 direct_f64 type3_f32 type3_f64)
+modules=(sort scan_big direct_f32 direct_f64 type3_f32 type3_f64)
 for d in 1 2 3; do
     for p in f32 f64; do modules+=("bin_${d}d_$p" "deconvolve_${d}d_$p" "amplify_${d}d_$p"); done
     for w in $(seq 2 16); do

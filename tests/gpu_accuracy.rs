@@ -49,6 +49,8 @@ struct Case {
     upsampfac: f64,
     /// type 2 input in the band-edge corner mode k = (-N/2, ..) only (even N, modeord 0)
     edge_only: bool,
+    /// opts.bin_size (0: the default per dim)
+    bin_size: [i32; 3],
 }
 
 struct Outcome {
@@ -139,6 +141,7 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
     opts.modeord = c.modeord;
     opts.method = c.method;
     opts.upsampfac = c.upsampfac;
+    opts.bin_size = c.bin_size;
     let prec = if c.f64 {
         sys::WARPFFT_F64
     } else {
@@ -176,6 +179,8 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
             unsafe { sys::warpfft_setpts(plan, prec, c.m, ptr(0), ptr(1), ptr(2)) },
             "setpts",
         );
+        // the binning's device totals: every point sorted, the subproblems within the capacity
+        check(unsafe { sys::warpfft_setpts_check(plan) }, "setpts_check");
         let n_in = if c.ty == 1 { c.m } else { nmodes } * c.ntransf;
         let n_out = if c.ty == 1 { nmodes } else { c.m } * c.ntransf;
         let mut input: Vec<f64> = (0..2 * n_in).map(|_| rng.range(-1.0, 1.0)).collect();
@@ -287,6 +292,7 @@ fn cases() -> Vec<Case> {
                                 dist,
                                 upsampfac: 2.0,
                                 edge_only: false,
+                                bin_size: [0; 3],
                             });
                         }
                     }
@@ -317,6 +323,7 @@ fn cases() -> Vec<Case> {
                     dist: Dist::Uniform,
                     upsampfac: 1.25,
                     edge_only: false,
+                    bin_size: [0; 3],
                 });
             }
         }
@@ -445,6 +452,7 @@ fn case(dim: i32, ty: i32, f64: bool, tol: f64, n: [i64; 3], m: i64, dist: Dist)
         dist,
         upsampfac: 2.0,
         edge_only: false,
+        bin_size: [0; 3],
     }
 }
 
@@ -522,6 +530,88 @@ fn tight_clusters_f32() {
         }
     }
     run_table("tight f32 clusters, M = 1e6", &v, 6000);
+}
+
+/// Plans with more bins than the one-block scan is for (c_core/src/params.h, WF_SCAN_BIG_BINS =
+/// 8192): setpts takes the multi-block scan of module scan_big (kernels/scan_big.cu). Small
+/// opts.bin_size gives ~10⁴ (1D, 2D) and ~1.8·10⁴ (3D) bins, none a multiple of the 1024-bin
+/// tile (asserted); every dim × type × precision, GM and SM, uniform points (a few per bin) and
+/// a cluster (a cube of 8 fine-grid cells: a few bins hold every point, each split into many
+/// subproblems, the other bins empty). `warpfft_setpts_check` checks the device totals.
+#[test]
+fn many_bins_multi_block_scan() {
+    if !gpu_or_skip("gpu_accuracy::many_bins_multi_block_scan") {
+        return;
+    }
+    let mut v = Vec::new();
+    for dim in 1..=3 {
+        let (n, bs) = match dim {
+            1 => ([5000, 1, 1], [1, 1, 1]),
+            2 => ([98, 98, 1], [2, 2, 1]),
+            _ => ([24, 26, 28], [2, 2, 2]),
+        };
+        for ty in [1, 2] {
+            for (f64, tol) in [(false, 1e-4), (true, 1e-9)] {
+                for method in [1, 2] {
+                    for dist in [Dist::Uniform, Dist::Cluster] {
+                        let mut c = case(dim, ty, f64, tol, n, 200_000, dist);
+                        c.method = method;
+                        c.bin_size = bs;
+                        v.push(c);
+                    }
+                }
+            }
+        }
+    }
+    // the bin counts the comment claims, from each case's fine grid (plan_params)
+    for c in &v {
+        let nbins = bins_of(c);
+        println!("{}D {:?}: {nbins} bins", c.dim, c.bin_size);
+        assert!(
+            nbins > 8192 && nbins % 1024 != 0,
+            "{c:?}: {nbins} bins (more than 8192, not a multiple of 1024 wanted)"
+        );
+    }
+    run_table("many bins: the multi-block scan", &v, 7000);
+}
+
+/// The number of spreading bins of the plan case `c` would make (`warpfft_plan_params`).
+fn bins_of(c: &Case) -> i64 {
+    let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
+    check(
+        unsafe { sys::warpfft_opts_default(&mut opts) },
+        "opts_default",
+    );
+    opts.method = c.method;
+    opts.upsampfac = c.upsampfac;
+    opts.bin_size = c.bin_size;
+    let prec = if c.f64 {
+        sys::WARPFFT_F64
+    } else {
+        sys::WARPFFT_F32
+    };
+    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
+    check(
+        unsafe {
+            sys::warpfft_plan_params(
+                c.ty,
+                c.dim,
+                c.n.as_ptr(),
+                c.ntransf,
+                c.tol,
+                prec,
+                &opts,
+                &mut info,
+            )
+        },
+        "plan_params",
+    );
+    (0..3)
+        .map(|d| {
+            let bs = i64::from(info.bin_size[d]);
+            (info.n_fine[d] + bs - 1) / bs
+        })
+        .product()
 }
 
 /// Far points, |x| up to 1e4 (issue 14: 9x tol with a single-double 2π fold), f64 at three tols

@@ -87,13 +87,15 @@ fn embedded_images_match_the_build_mode() {
         "manifest mode: {man}"
     );
     let mods = modules();
-    // Every module a plan can need is there: sort, direct/type3 per precision, binning and
+    // Every module a plan can need is there: sort, scan_big (the multi-block bin scan of plans
+    // with many bins), direct/type3 per precision, binning and
     // deconvolve/amplify per dimension and precision, and the width-specialised
     // spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3), one per direction and
     // method (a plan loads only what it launches).
     let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
         "sort",
+        "scan_big",
         "bin_1d_f32",
         "bin_3d_f64",
         "deconvolve_2d_f32",
@@ -116,7 +118,7 @@ fn embedded_images_match_the_build_mode() {
     }
     assert_eq!(
         mods.len(),
-        1 + 2 * (2 + 3 * 3) + 2 * 2 * 3 * (11 + 15),
+        2 + 2 * (2 + 3 * 3) + 2 * 2 * 3 * (11 + 15),
         "module count"
     );
     // No combined module is left (a plan would JIT kernels it never launches).
@@ -197,6 +199,9 @@ fn embedded_images_match_the_build_mode() {
     for k in [
         "wf_bin_scan",
         "wf_poison_u32",
+        "wf_scan_big_reduce",
+        "wf_scan_big_tiles",
+        "wf_scan_big_down",
         "wf_bin_scatter_f32",
         "wf_sort_unpack_f64",
         "wf_bin_count_f32",
@@ -243,6 +248,22 @@ fn embedded_images_match_the_build_mode() {
             );
         }
     }
+    // The multi-block scan is a module of its own (only plans with many bins load it); `sort`
+    // keeps the one-block scan and the NaN pass.
+    let mut got = manifest_kernels(&man, "scan_big");
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "wf_scan_big_down",
+            "wf_scan_big_reduce",
+            "wf_scan_big_tiles"
+        ],
+        "kernels of scan_big"
+    );
+    let mut got = manifest_kernels(&man, "sort");
+    got.sort();
+    assert_eq!(got, ["wf_bin_scan", "wf_poison_u32"], "kernels of sort");
     println!("{} modules, mode {mode}, archs {:?}", mods.len(), expect);
 }
 
@@ -316,6 +337,7 @@ fn embedded_sources_match_the_kernels_dir() {
         "direct.cu",
         "prep.cu",
         "scan.cuh",
+        "scan_big.cu",
         "sort.cu",
         "spreadinterp.cu",
         "spreadinterp/point.cuh",
@@ -357,6 +379,11 @@ fn embedded_sources_match_the_kernels_dir() {
     }
     let sort = module("sort");
     assert_eq!(json_strings(json_array(sort, "nvrtc_sources")), ["sort.cu"]);
+    let scan_big = module("scan_big");
+    assert_eq!(
+        json_strings(json_array(scan_big, "nvrtc_sources")),
+        ["scan_big.cu"]
+    );
     println!("{} files embedded, digest {digest}", listed.len());
 }
 

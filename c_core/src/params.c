@@ -261,7 +261,14 @@ size_t wf_params_fixed_bytes(const wf_params *p) {
     }
     size_t per_bin = p->method == WARPFFT_METHOD_SM ? 3 : 2; /* u64 arrays per bin */
     b += (size_t)p->nbins * per_bin * sizeof(uint64_t);
+    b += (size_t)wf_params_scan_tiles(p) * 2 * sizeof(uint64_t); /* the scan's tile sums */
     return b + 24; /* setpts result block: u64 x2 + i32 bad flag + padding */
+}
+
+int64_t wf_params_scan_tiles(const wf_params *p) {
+    if (p->nbins <= WF_SCAN_BIG_BINS)
+        return 0;
+    return (p->nbins + WF_SCAN_BIG_TILE - 1) / WF_SCAN_BIG_TILE;
 }
 
 int64_t wf_params_subprob_cap(const wf_params *p, int64_t M) {

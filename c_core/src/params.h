@@ -84,10 +84,23 @@ warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64
 /* Fills the plan_info fields that *p determines (n_points = -1, workspace_bytes = 0). */
 void wf_params_to_info(const wf_params *p, warpfft_plan_info *info);
 /* Device bytes a plan with these params allocates at creation, without cuFFT's work area:
- * fine grid, deconvolution factors, per-bin arrays and the setpts result block. */
+ * fine grid, deconvolution factors, per-bin arrays, the scan's tile sums and the setpts result
+ * block. */
 size_t wf_params_fixed_bytes(const wf_params *p);
 /* Upper bound on the number of subproblems for M points: nbins + ceil(M / maxsub). */
 int64_t wf_params_subprob_cap(const wf_params *p, int64_t M);
+
+/* The bin scans of setpts: plans with at most WF_SCAN_BIG_BINS bins use the one-block
+ * wf_bin_scan (module sort: one launch, latency dominates), plans with more the three
+ * multi-block kernels of module scan_big (loaded only by those plans) over tiles of
+ * WF_SCAN_BIG_TILE bins (kernels/scan_big.cu's WF_SCAN_BIG_TILE; blocks of WF_SCAN_BIG_BLOCK
+ * threads). The threshold is a first guess, to be tuned on the H100. */
+#define WF_SCAN_BIG_BINS  8192
+#define WF_SCAN_BIG_TILE  1024
+#define WF_SCAN_BIG_BLOCK 256
+/* Tiles of the multi-block scan (each block of scan_big reduces or rescans one), 0 for a plan
+ * that uses wf_bin_scan; the plan holds two u64 tile sums per tile. */
+int64_t wf_params_scan_tiles(const wf_params *p);
 
 /* ==== kernel.c: the sinh kernel, its quadrature, phihat and the deconvolution factors ==== */
 

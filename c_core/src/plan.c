@@ -153,22 +153,27 @@ static warpfft_status load_kernel(struct warpfft_plan_s *plan, const char *modul
     return wf_kernel_get(plan->dev, module, k->name, &k->fn);
 }
 
-/* Module "sort": the bin scans and the NaN pass of execute. */
+/* Module "sort": the one-block bin scan and the NaN pass of execute; a plan with many bins takes
+ * its scan from module "scan_big" (three multi-block kernels) instead. */
 static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
-    warpfft_status st = load_kernel(plan, "sort", "wf_bin_scan", &plan->k_scan);
-    if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, "sort", "wf_poison_u32", &plan->k_poison);
+    static const char *const big[3] = {"wf_scan_big_reduce", "wf_scan_big_tiles",
+                                       "wf_scan_big_down"};
+    warpfft_status st = load_kernel(plan, "sort", "wf_poison_u32", &plan->k_poison);
+    if (wf_params_scan_tiles(&plan->p) == 0)
+        return st == WARPFFT_SUCCESS ? load_kernel(plan, "sort", "wf_bin_scan", &plan->k_scan) : st;
+    for (int i = 0; i < 3 && st == WARPFFT_SUCCESS; i++)
+        st = load_kernel(plan, "scan_big", big[i], &plan->k_scan_big[i]);
     return st;
 }
 
 /* The modules a plan launches from: "sort", "bin_{d}d_p" (count, scatter, unpack of setpts),
- * "si_{d}d_p_w{w}_{spread|interp}_{gm|sm}" (the direction and method the plan launches) and
+ * "si_{d}d_p_w{w}_{spread|interp}_{gm|sm}" (the direction and method the plan launches),
  * "deconvolve_{d}d_p" (type 1) or "amplify_{d}d_p" (type 2; neither for spread/interp-only
- * plans). A plan loads nothing it does not launch: in a jit build each module is JIT-compiled
- * on its first use. */
+ * plans), and "scan_big" for plans with many bins. A plan loads nothing it does not launch: in a
+ * jit build each module is JIT-compiled on its first use. */
 typedef struct plan_modules {
     char bin[32], modes[32], si[48];
-    const char *names[4];
+    const char *names[5];
     size_t n;
 } plan_modules;
 
@@ -179,11 +184,14 @@ static void plan_modules_of(const wf_params *p, plan_modules *m) {
              p->dim, ps);
     snprintf(m->si, sizeof m->si, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width,
              p->type == 1 ? "spread" : "interp", p->method == WARPFFT_METHOD_SM ? "sm" : "gm");
-    m->names[0] = "sort";
-    m->names[1] = m->bin;
-    m->names[2] = m->si;
-    m->names[3] = m->modes;
-    m->n = p->spreadinterponly ? 3 : 4;
+    m->n = 0;
+    m->names[m->n++] = "sort";
+    m->names[m->n++] = m->bin;
+    m->names[m->n++] = m->si;
+    if (!p->spreadinterponly)
+        m->names[m->n++] = m->modes;
+    if (wf_params_scan_tiles(p) > 0) /* scan_big: only plans that use it */
+        m->names[m->n++] = "scan_big";
 }
 
 static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
@@ -320,6 +328,9 @@ static warpfft_status alloc_fixed(struct warpfft_plan_s *plan) {
         st = wf_plan_alloc(plan, &plan->nsub_start, per_bin, "subproblem starts");
     if (st == WARPFFT_SUCCESS)
         st = wf_plan_alloc(plan, &plan->result, sizeof(wf_setpts_result), "setpts results");
+    size_t tiles = (size_t)wf_params_scan_tiles(p);
+    if (st == WARPFFT_SUCCESS && tiles > 0)
+        st = wf_plan_alloc(plan, &plan->tile_sums, tiles * 2 * sizeof(uint64_t), "scan tile sums");
     return st;
 }
 
@@ -434,7 +445,7 @@ static cufftResult plan_release(struct warpfft_plan_s *plan) {
                        &plan->fft_work,    &plan->bin_count, &plan->bin_start, &plan->nsub_start,
                        &plan->result,      &plan->sort_idx,  &plan->bin_of,    &plan->pos_in_bin,
                        &plan->subprob_bin, &plan->xs[0],     &plan->xs[1],     &plan->xs[2],
-                       &plan->rec};
+                       &plan->rec,         &plan->tile_sums};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         wf_plan_free(plan, bufs[i]);
     plan->point_cap = 0;

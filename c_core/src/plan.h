@@ -48,7 +48,9 @@ struct warpfft_plan_s {
     CUstream stream;
 
     /* kernels this plan uses (only these modules are loaded) */
-    wf_kernel k_bin_count, k_scan;
+    wf_kernel k_bin_count, k_scan; /* k_scan: wf_bin_scan, for plans without tile sums */
+    /* wf_scan_big_reduce, _tiles, _down (module scan_big), for plans with tile sums */
+    wf_kernel k_scan_big[3];
     wf_kernel k_scatter;      /* wf_bin_scatter_p: one record per point into sorted order */
     wf_kernel k_unpack;       /* wf_sort_unpack_p: records -> arrays (and the subproblem list) */
     wf_kernel k_poison;       /* wf_poison_u32: NaN outputs for a non-finite point set */
@@ -62,6 +64,7 @@ struct warpfft_plan_s {
     wf_dbuf bin_count, bin_start; /* u64 per bin */
     wf_dbuf nsub_start;           /* u64 per bin (SM) */
     wf_dbuf result;               /* wf_setpts_result */
+    wf_dbuf tile_sums;            /* u64 x 2 per tile (wf_params_scan_tiles; none: 0 tiles) */
     cufftHandle fft;
     int fft_created; /* fft exists (cufftCreate succeeded or it came from the cache) */
     int fft_made;    /* and is made, with its work area set (it may go to the cache) */

@@ -109,7 +109,10 @@ static warpfft_status launch_bin_count(struct warpfft_plan_s *plan) {
     return wf_plan_launch(plan, &plan->k_bin_count, M, args);
 }
 
-/* wf_bin_scan (one block): bin starts, subproblem starts (SM), the totals, the flag cleared. */
+/* The bin scans: bin starts, subproblem starts (SM), the totals, the flag cleared. wf_bin_scan
+ * (one block) for plans with few bins; else module scan_big's three kernels, one block per tile
+ * for the reduce and the rescan, one block for the scan of the tile sums (ABI.md). Grids from
+ * nbins alone: nothing is read back. */
 static warpfft_status launch_scan(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
     int sm = p->method == WARPFFT_METHOD_SM;
@@ -117,9 +120,24 @@ static warpfft_status launch_scan(struct warpfft_plan_s *plan) {
     long long cap = sm ? wf_params_subprob_cap(p, plan->M) : 0;
     CUdeviceptr count = plan->bin_count.ptr, start = plan->bin_start.ptr;
     CUdeviceptr nsub_start = sm ? plan->nsub_start.ptr : 0, result = plan->result.ptr;
-    void *args[] = {&n, &count, &start, &maxsub, &nsub_start, &cap, &result};
-    return wf_launch(plan->k_scan.fn, plan->k_scan.name, 1, 1, WF_SCAN_BLOCK, 0, plan->stream,
-                     args);
+    int64_t tiles = wf_params_scan_tiles(p);
+    if (tiles == 0) {
+        void *args[] = {&n, &count, &start, &maxsub, &nsub_start, &cap, &result};
+        return wf_launch(plan->k_scan.fn, plan->k_scan.name, 1, 1, WF_SCAN_BLOCK, 0, plan->stream,
+                         args);
+    }
+    CUdeviceptr sums = plan->tile_sums.ptr;
+    void *reduce[] = {&n, &count, &maxsub, &sums};
+    void *scan[] = {&n, &sums, &maxsub, &cap, &result};
+    void *down[] = {&n, &count, &start, &maxsub, &nsub_start, &sums};
+    void **args[3] = {reduce, scan, down};
+    warpfft_status st = WARPFFT_SUCCESS;
+    for (int i = 0; i < 3 && st == WARPFFT_SUCCESS; i++) {
+        const wf_kernel *k = &plan->k_scan_big[i];
+        st = wf_launch(k->fn, k->name, i == 1 ? 1u : (unsigned)tiles, 1, WF_SCAN_BIG_BLOCK, 0,
+                       plan->stream, args[i]);
+    }
+    return st;
 }
 
 /* wf_bin_scatter_p: the record (coordinates, input index) of point j to its sorted position
@@ -153,8 +171,8 @@ static warpfft_status launch_unpack(struct warpfft_plan_s *plan) {
     return wf_plan_launch(plan, &plan->k_unpack, M > cap ? M : cap, args);
 }
 
-/* The whole binning pipeline on the plan's stream: one memset and four launches, sized on the
- * host from M alone (nothing is read back). */
+/* The whole binning pipeline on the plan's stream: one memset and four launches (six with
+ * module scan_big's scan), sized on the host from M and nbins alone (nothing is read back). */
 static warpfft_status enqueue_binning(struct warpfft_plan_s *plan) {
     warpfft_status st =
         wf_plan_memset(plan, plan->bin_count.ptr, plan->bin_count.bytes, "bin counts");

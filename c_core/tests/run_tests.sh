@@ -157,7 +157,7 @@ import sys
 # Every module a plan may load (module names of kernels/ABI.md); blobs are never run. "sort"
 # takes the cuLink path with two PTX blobs, "bin_*" the fatbin path, the rest the cuLink path
 # with one PTX blob (the kernel cache is off for these runs: every load reaches the driver).
-mods = [("sort", ["ptx", "ptx"])]
+mods = [("sort", ["ptx", "ptx"]), ("scan_big", ["ptx"])]
 mods += [("%s_%dd_%s" % (job, d, p), ["fatbin"] if job == "bin" else ["ptx"])
          for job in ("bin", "deconvolve", "amplify") for d in (1, 2, 3) for p in ("f32", "f64")]
 mods += [("si_%dd_%s_w%d_%s_%s" % (d, p, w, op, m), ["ptx"]) for d in (1, 2, 3)

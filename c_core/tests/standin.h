@@ -11,9 +11,10 @@
  * (cuMemFree, cuModuleUnload, cuLinkDestroy, cufftDestroy, cuEventDestroy) release and then report
  * the failure; cuCtxPopCurrent never fails (the driver cannot fail a pop after a successful push).
  *
- * Kernels do not run: launches succeed without computing, except the two binning kernels whose
+ * Kernels do not run: launches succeed without computing, except the binning kernels whose
  * totals a checked setpts (and warpfft_setpts_check) reads back (wf_bin_count_p: every point
- * into bin 0; wf_bin_scan), which the driver stand-in computes on the host.
+ * into bin 0; wf_bin_scan, or module scan_big's three passes), which the driver stand-in
+ * computes on the host.
  */
 #ifndef WARPFFT_STANDIN_H
 #define WARPFFT_STANDIN_H
@@ -45,6 +46,9 @@ typedef void (*standin_slow_load_fn)(int ms);
 /* The stand-in GPU's memory: cuMemAlloc fails with OUT_OF_MEMORY, and cufftMakePlanMany64 with
  * CUFFT_ALLOC_FAILED (its own 4 KiB), beyond `bytes` live bytes; 0: no limit (the default). */
 typedef void (*standin_mem_limit_fn)(size_t bytes);
+
+/* The work area every stand-in cuFFT plan asks for (cufftMakePlanMany64's *work). */
+#define STANDIN_FFT_WORK_BYTES 4096
 
 /* Exported by libcuda.so.1 for libcufft.so.12: numbers a call (1: it must fail), checks a range. */
 int standin_tick(const char *fn);

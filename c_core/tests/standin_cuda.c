@@ -337,6 +337,68 @@ static void *arg_ptr(void **args, int i, size_t bytes, const char *what) {
     CUdeviceptr p = *(CUdeviceptr *)args[i];
     return standin_check_range(dptr(p), bytes, what) ? dptr(p) : NULL;
 }
+/* Module scan_big's three passes (tiles of 1024 bins: WF_SCAN_BIG_TILE): "reduce" writes the
+ * tile sums, "tiles" scans them in place and writes the result block, "down" adds the tile
+ * offsets to the scans within each tile. */
+static uint64_t ceil_div(uint64_t c, long long maxsub) {
+    return maxsub > 0 ? (c + (uint64_t)maxsub - 1) / (uint64_t)maxsub : 0;
+}
+static void emulate_scan_big(const char *pass, void **args) {
+    const long long tile = 1024;
+    long long n = *(long long *)args[0], nt = (n + tile - 1) / tile;
+    if (strcmp(pass, "reduce") == 0) {
+        long long maxsub = *(long long *)args[2];
+        uint64_t *in = arg_ptr(args, 1, (size_t)n * 8, "wf_scan_big_reduce bin_count");
+        uint64_t *sums = arg_ptr(args, 3, (size_t)nt * 16, "wf_scan_big_reduce tile_sums");
+        if (!in || !sums)
+            return;
+        for (long long t = 0; t < nt; t++) {
+            sums[t] = sums[nt + t] = 0;
+            for (long long i = t * tile; i < n && i < (t + 1) * tile; i++) {
+                sums[t] += in[i];
+                sums[nt + t] += ceil_div(in[i], maxsub);
+            }
+        }
+    } else if (strcmp(pass, "tiles") == 0) {
+        long long maxsub = *(long long *)args[2], cap = *(long long *)args[3];
+        uint64_t *sums = arg_ptr(args, 1, (size_t)nt * 16, "wf_scan_big_tiles tile_sums");
+        uint64_t *result = arg_ptr(args, 4, 24, "wf_scan_big_tiles result");
+        if (!sums || !result)
+            return;
+        uint64_t s = 0, ns = 0;
+        for (long long t = 0; t < nt; t++) {
+            uint64_t a = sums[t], b = sums[nt + t];
+            sums[t] = s;
+            sums[nt + t] = ns;
+            s += a;
+            ns += b;
+        }
+        result[0] = s;
+        result[1] = ns < (uint64_t)cap ? ns : (uint64_t)cap;
+        result[2] = (uint64_t)(maxsub > 0 && ns > (uint64_t)cap) << 32;
+    } else if (strcmp(pass, "down") == 0) {
+        long long maxsub = *(long long *)args[3];
+        uint64_t *in = arg_ptr(args, 1, (size_t)n * 8, "wf_scan_big_down bin_count");
+        uint64_t *out = arg_ptr(args, 2, (size_t)n * 8, "wf_scan_big_down bin_start");
+        uint64_t *nsub =
+            maxsub > 0 ? arg_ptr(args, 4, (size_t)n * 8, "wf_scan_big_down nsub") : NULL;
+        uint64_t *sums = arg_ptr(args, 5, (size_t)nt * 16, "wf_scan_big_down tile_sums");
+        if (!in || !out || !sums || (maxsub > 0 && !nsub))
+            return;
+        for (long long t = 0; t < nt; t++) {
+            uint64_t s = sums[t], ns = sums[nt + t];
+            for (long long i = t * tile; i < n && i < (t + 1) * tile; i++) {
+                out[i] = s;
+                s += in[i];
+                if (nsub) {
+                    nsub[i] = ns;
+                    ns += ceil_div(in[i], maxsub);
+                }
+            }
+        }
+    }
+}
+
 static void emulate(const char *name, void **args) {
     if (strncmp(name, "wf_bin_count_", 13) == 0) {
         long long M = *(long long *)args[0];
@@ -376,6 +438,8 @@ static void emulate(const char *name, void **args) {
         result[0] = s;
         result[1] = ns < (uint64_t)cap ? ns : (uint64_t)cap;
         result[2] = (uint64_t)(maxsub > 0 && ns > (uint64_t)cap) << 32;
+    } else if (strncmp(name, "wf_scan_big_", 12) == 0) {
+        emulate_scan_big(name + 12, args);
     }
 }
 

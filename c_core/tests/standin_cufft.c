@@ -15,7 +15,7 @@
 #define CUFFT_ALLOC_FAILED   2
 #define CUFFT_INTERNAL_ERROR 5
 #define MAX_PLANS            1024
-#define WORK_BYTES           4096
+#define WORK_BYTES           STANDIN_FFT_WORK_BYTES
 
 static struct {
     int live, made;

@@ -28,6 +28,7 @@
 
 #include "check.h"
 #include "fatbin.h"
+#include "params.h"
 #include "runtime.h"
 #include "standin.h"
 #include "warpfft.h"
@@ -46,17 +47,21 @@ typedef struct config {
     double upsampfac;
     uint64_t stream;  /* 0: legacy; else a stand-in stream (non-blocking) */
     int check_points; /* opts.check_points: 1 = setpts syncs and reads the totals back */
+    int32_t bin_size; /* opts.bin_size in every dim (0: default); 1: more bins than
+                         WF_SCAN_BIG_BINS in 3D, so setpts scans with module scan_big */
 } config;
 
 static const config configs[] = {
-    {1, 1, WARPFFT_F32, WARPFFT_METHOD_GM, 1, 2.0, 0, 0},
-    {2, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 2, 2.0, 0, 1},
-    {1, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 1.25, 0, 1},
-    {2, 2, WARPFFT_F32, WARPFFT_METHOD_GM, 3, 2.0, 0x5150, 0},
-    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 2, 2.0, 0x5150, 0},
-    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 1.25, 0, 1},
-    {2, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 2.0, 0, 0},
-    {1, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 4, 1.25, 0x5150, 1},
+    {1, 1, WARPFFT_F32, WARPFFT_METHOD_GM, 1, 2.0, 0, 0, 0},
+    {2, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 2, 2.0, 0, 1, 0},
+    {1, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 1.25, 0, 1, 0},
+    {2, 2, WARPFFT_F32, WARPFFT_METHOD_GM, 3, 2.0, 0x5150, 0, 0},
+    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 2, 2.0, 0x5150, 0, 0},
+    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 1.25, 0, 1, 0},
+    {2, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0},
+    {1, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 4, 1.25, 0x5150, 1, 0},
+    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 1, 1},
+    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 2.0, 0x5150, 1, 1},
 };
 enum { M = 300 };
 static const int64_t n_modes[3] = {24, 10, 6};
@@ -130,6 +135,8 @@ static void config_opts(const config *cf, warpfft_opts *o) {
     o->upsampfac = cf->upsampfac;
     o->stream = cf->stream;
     o->check_points = cf->check_points;
+    for (int d = 0; d < 3; d++)
+        o->bin_size[d] = cf->bin_size;
 }
 
 enum { CACHE_OFF, CACHE_COLD, CACHE_WARM };
@@ -233,14 +240,14 @@ static long walk_all(void) {
                 k++, lifecycles++;
             lifecycles++; /* the last walk ran to the end without a failure */
             printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx check_points %d, "
-                   "%s: %ld "
+                   "bin_size %d, %s: %ld "
                    "lifecycles (a whole one: %ld calls)\n",
                    configs[i].type, configs[i].dim,
                    configs[i].precision == WARPFFT_F64 ? "f64" : "f32",
                    configs[i].method == WARPFFT_METHOD_SM ? "SM" : "GM",
                    (long long)configs[i].ntransf, configs[i].upsampfac,
                    (unsigned long long)configs[i].stream, configs[i].check_points,
-                   cache_mode_name[cache], k, last_calls);
+                   (int)configs[i].bin_size, cache_mode_name[cache], k, last_calls);
         }
         arrays_free(&a);
     }
@@ -599,6 +606,62 @@ static void test_module_per_direction(void) {
     warpfft_release_cached();
 }
 
+/* Whether module `name` has been loaded (recorded) so far. */
+static int module_loaded(const char *name) {
+    wf_module_record r[64];
+    size_t n = wf_module_records(r, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (strcmp(r[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Module scan_big is loaded by the first plan with more than WF_SCAN_BIG_BINS bins and by no
+ * plan before it; that plan's checked setpts gets its totals from the three scan_big kernels
+ * (emulated by the stand-in), and its workspace counts the tile sums as
+ * warpfft_plan_params predicts. Runs before the walks (the earlier tests' plans are small). */
+static void test_scan_big_module(void) {
+    CHECK(!module_loaded("scan_big"), "scan_big loaded before any plan with many bins");
+    const config *cf = &configs[8];
+    arrays a = arrays_make(cf);
+    warpfft_opts o;
+    config_opts(cf, &o);
+    warpfft_plan_info want;
+    int st = warpfft_plan_params(cf->type, cf->dim, n_modes, cf->ntransf, 1e-4,
+                                 (warpfft_precision)cf->precision, &o, &want);
+    int64_t nbins = 1;
+    for (int d = 0; d < 3 && st == 0; d++)
+        nbins *= (want.n_fine[d] + want.bin_size[d] - 1) / want.bin_size[d];
+    CHECK(st == 0 && nbins > WF_SCAN_BIG_BINS, "the scan_big configuration has %lld bins: %s",
+          (long long)nbins, st ? warpfft_last_error() : "not more than WF_SCAN_BIG_BINS");
+    warpfft_plan plan = NULL;
+    st = warpfft_plan_create(cf->type, cf->dim, n_modes, 1, cf->ntransf, 1e-4,
+                             (warpfft_precision)cf->precision, &o, &plan);
+    CHECK(st == 0 && module_loaded("scan_big"), "create with %lld bins: %s, scan_big %sloaded",
+          (long long)nbins, st ? warpfft_last_error() : "ok",
+          module_loaded("scan_big") ? "" : "not ");
+    if (st == 0) {
+        /* at creation: what plan_params predicts (tile sums included) and cuFFT's work area */
+        size_t ws = 0, tiles = (size_t)(nbins + 1023) / 1024;
+        CHECK(warpfft_plan_workspace_bytes(plan, &ws) == 0 &&
+                  ws == want.workspace_bytes + STANDIN_FFT_WORK_BYTES &&
+                  want.workspace_bytes >= tiles * 16 + (size_t)nbins * 16,
+              "workspace %zu at creation, plan_params %zu, %zu tiles", ws,
+              (size_t)want.workspace_bytes, tiles);
+        standin_counts s0 = counts();
+        st = warpfft_setpts(plan, (warpfft_precision)cf->precision, M, a.x, a.y, a.z);
+        standin_counts s1 = counts();
+        /* count, reduce, tiles, down, scatter, unpack: 6 launches */
+        CHECK(st == 0 && s1.launches - s0.launches == 6 && s1.violations == s0.violations,
+              "checked setpts with %lld bins: %s, %ld launches (6 expected), %ld violations",
+              (long long)nbins, st ? warpfft_last_error() : "ok", s1.launches - s0.launches,
+              s1.violations - s0.violations);
+        destroy_plan(plan);
+    }
+    warpfft_release_cached();
+    arrays_free(&a);
+}
+
 /* Two threads that need the same unloaded module: one JIT, the other waits for it. */
 static void *create_2d_thread(void *arg) {
     (void)arg;
@@ -649,7 +712,7 @@ static void *create_plan_thread(void *arg) {
 static void test_fork(void) {
     slow_load(1000);
     pthread_t t;
-    static const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 0};
+    static const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0};
     pthread_create(&t, NULL, create_plan_thread, (void *)&cf);
     usleep(100 * 1000); /* the thread is inside cuModuleLoadData, holding the module lock */
     fflush(stdout);
@@ -728,6 +791,7 @@ int main(void) {
     }
     test_parallel_loads();
     test_module_per_direction();
+    test_scan_big_module();
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     long lifecycles = walk_all();

@@ -5,8 +5,8 @@
  * files table as headers, for each arch given. Catches a source, header or option NVRTC cannot
  * take before anything runs on a GPU. Built and run by scripts/check_nvrtc_modules.sh:
  *   test_nvrtc_modules [--all] SM...        e.g. 90 80 120
- * Without --all: sort, prep, direct and type3 (both precisions) and one spreadinterp module
- * per dimension and precision (see sampled()).
+ * Without --all: sort, scan_big, prep, direct and type3 (both precisions) and one spreadinterp
+ * module per dimension and precision (see sampled()).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -985,6 +985,42 @@ static void test_bins(void) {
           "3D t2 f64: SM 8x8x4: %d %d %d", in.bin_size[0], in.bin_size[1], in.bin_size[2]);
 }
 
+/* The bin scan (setpts): tile sums only for plans with more than WF_SCAN_BIG_BINS bins, one
+ * pair of u64 per tile of WF_SCAN_BIG_TILE bins, counted in the fixed workspace. */
+static void test_scan_tiles(void) {
+    warpfft_opts o = defaults();
+    o.spreadinterponly = 1; /* the grid is fk: nbins = N with bins of 1 */
+    o.bin_size[0] = 1;
+    wf_params p;
+    const int64_t at[3] = {WF_SCAN_BIG_BINS, 1, 1}, above[3] = {WF_SCAN_BIG_BINS + 1, 1, 1};
+    CHECK(wf_params_make(1, 1, at, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.nbins == WF_SCAN_BIG_BINS && wf_params_scan_tiles(&p) == 0 &&
+              wf_params_fixed_bytes(&p) == (size_t)p.nbins * 16 + 24,
+          "%lld bins: %lld tiles, %zu fixed bytes", (long long)p.nbins,
+          (long long)wf_params_scan_tiles(&p), wf_params_fixed_bytes(&p));
+    int64_t tiles = (WF_SCAN_BIG_BINS + WF_SCAN_BIG_TILE) / WF_SCAN_BIG_TILE; /* one partial */
+    CHECK(wf_params_make(1, 1, above, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.nbins == WF_SCAN_BIG_BINS + 1 && wf_params_scan_tiles(&p) == tiles &&
+              wf_params_fixed_bytes(&p) == (size_t)p.nbins * 16 + (size_t)tiles * 16 + 24,
+          "%lld bins: %lld tiles (%lld expected), %zu fixed bytes", (long long)p.nbins,
+          (long long)wf_params_scan_tiles(&p), (long long)tiles, wf_params_fixed_bytes(&p));
+    /* suite B's shapes: 2D 1024^2 (4096 bins of 32^2) keeps wf_bin_scan; 3D 128^3 t1 f32
+     * (32768 bins of 16x8x4) and f64 (131072 of 8x8x2) take scan_big */
+    const int64_t n2[3] = {1024, 1024, 1}, n3[3] = {128, 128, 128};
+    CHECK(wf_params_make(1, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.nbins == 4096 && wf_params_scan_tiles(&p) == 0,
+          "2D 1024^2: %lld bins, %lld tiles", (long long)p.nbins,
+          (long long)wf_params_scan_tiles(&p));
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.nbins == 32768 && wf_params_scan_tiles(&p) == 32,
+          "3D 128^3 f32: %lld bins, %lld tiles", (long long)p.nbins,
+          (long long)wf_params_scan_tiles(&p));
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.nbins == 131072 && wf_params_scan_tiles(&p) == 128,
+          "3D 128^3 f64: %lld bins, %lld tiles", (long long)p.nbins,
+          (long long)wf_params_scan_tiles(&p));
+}
+
 static void test_method_fallback(void) {
     const int64_t n3[3] = {128, 128, 128}, small[3] = {5, 3, 1};
     warpfft_opts o = defaults();
@@ -1105,6 +1141,7 @@ int main(void) {
     test_spreadinterponly();
     test_check_points();
     test_bins();
+    test_scan_tiles();
     test_method_fallback();
     test_reference_cases();
     return check_summary("");

@@ -103,6 +103,27 @@ def bin_scan(count, maxsub=0, cap=0):
     return start[:n], (None if nsub is None else nsub[:n]), result
 
 
+SCAN_BIG_TILE = 1024  # kernels/scan_big.cu: bins per block (256 threads x 4)
+SCAN_BIG_BINS = 8192  # c_core/src/params.h, WF_SCAN_BIG_BINS: more bins take module scan_big
+
+
+def bin_scan_big(count, maxsub=0, cap=0, grid=None):
+    """module scan_big (reduce, tile scan, rescan): same outputs as bin_scan. grid: blocks of the
+    two many-block passes (default one per tile; they loop over the tiles, so any grid works)"""
+    n = count.size
+    tiles = -(-n // SCAN_BIG_TILE)
+    start = cp.empty(max(n, 1), dtype=cp.uint64)
+    nsub = cp.empty(max(n, 1), dtype=cp.uint64) if maxsub > 0 else None
+    sums = cp.full(max(2 * tiles, 1), 0xFFFFFFFFFFFFFFFF, dtype=cp.uint64)
+    result = cp.full(3, 0xFFFFFFFFFFFFFFFF, dtype=cp.uint64)
+    g = (max(1, tiles if grid is None else grid),)
+    fn("scan_big", "wf_scan_big_reduce")(g, (256,), (I64(n), count, I64(maxsub), sums))
+    fn("scan_big", "wf_scan_big_tiles")((1,), (256,), (I64(n), sums, I64(maxsub), I64(cap), result))
+    fn("scan_big", "wf_scan_big_down")(g, (256,), (I64(n), count, start, I64(maxsub),
+                                                    NULL if nsub is None else nsub, sums))
+    return start[:n], (None if nsub is None else nsub[:n]), result
+
+
 class Points:
     def __init__(self, dim, coords, prec, nf, bs, maxsub=1024):
         self.dim, self.prec, self.nf, self.bs = dim, prec, list(nf), list(bs)
@@ -136,9 +157,10 @@ class Points:
              I64(nf[2]), I32(bs[0]), I32(bs[1]), I32(bs[2]), I64(nb[0]), I64(nb[1]), I64(nb[2]),
              self.bin_of, self.pos, I32(0), self.bin_count))
         nbins = self.bin_count.size
-        # the result block: n_sorted, n_subprob (the SM kernels' device count), bad | overflow
-        self.bin_start, self.nsub_start, self.result = bin_scan(self.bin_count, self.maxsub,
-                                                                self.cap)
+        # the result block: n_sorted, n_subprob (the SM kernels' device count), bad | overflow;
+        # as the C core: module scan_big above SCAN_BIG_BINS bins (c_core/src/params.h)
+        scan = bin_scan_big if nbins > SCAN_BIG_BINS else bin_scan
+        self.bin_start, self.nsub_start, self.result = scan(self.bin_count, self.maxsub, self.cap)
         self.sort_idx = cp.empty(max(M, 1), dtype=cp.int64)
         # records: dim coordinates and a u32 index, padded to 2, 4 or 8 u32 words
         nw = self.dim * (1 if self.prec == 32 else 2) + 1
@@ -365,18 +387,30 @@ def run_case(typ, dim, N, M, tol, prec, method, ntransf=1, iflag=1, modeord=0, n
 
 # ---------------------------------------------------------------------------- unit tests
 def test_scan():
-    """wf_bin_scan: both exclusive scans, the totals, the clamp to the cap and its flag"""
+    """wf_bin_scan (module sort) and module scan_big's three passes: both exclusive scans, the
+    totals, the clamp to the cap and its flag, against numpy's cumsum"""
     rng = np.random.default_rng(1)
     bad = 0
-    for n in [0, 1, 2, 31, 511, 512, 513, 2047, 2048, 2049, 8192 * 3 + 17, 1_000_003]:
+    big_sizes = [1, 1023, 1024, 1025, 8193, 8192 * 3 + 17, 132_651, 1_000_003,
+                 1024 * 1024 + 5]  # tiles of 1024: partial last tiles, > 1024 tiles
+    cases = [("bin_scan", bin_scan, n) for n in
+             [0, 1, 2, 31, 511, 512, 513, 2047, 2048, 2049, 8192 * 3 + 17, 1_000_003]]
+    cases += [("scan_big", bin_scan_big, n) for n in big_sizes]
+    cases += [("scan_big grid 3", lambda c, m, k: bin_scan_big(c, m, k, grid=3), n)
+              for n in (5000, 100_000)]
+    for name, scan, n in cases:
         for maxsub, capped in [(0, False), (7, False), (1024, False), (3, True)]:
             a = rng.integers(0, 1 << 40 if maxsub == 0 else 5000, size=n, dtype=np.uint64)
+            a[rng.random(n) < 0.3] = 0  # empty bins
+            if maxsub == 7 and n > 10:
+                a[n // 2] = np.uint64(5 << 32)  # a bin past 2^32 points: the 64-bit division
             ns = (a + np.uint64(maxsub - 1)) // np.uint64(maxsub) if maxsub else \
                 np.zeros(n, dtype=np.uint64)
             total_sub = int(ns.sum(dtype=np.uint64))
             cap = max(total_sub - 1, 0) if capped else total_sub + 5
-            start, nsub, res = bin_scan(cp.asarray(a), maxsub, cap if maxsub else 0)
-            ref = np.concatenate([[0], np.cumsum(a, dtype=np.uint64)[:-1]]) if n else a
+            start, nsub, res = scan(cp.asarray(a), maxsub, cap if maxsub else 0)
+            ref = np.concatenate([[0], np.cumsum(a, dtype=np.uint64)[:-1]]).astype(np.uint64) \
+                if n else a
             r = res.get()
             ok = np.array_equal(start.get(), ref) and int(r[0]) == int(a.sum(dtype=np.uint64))
             if maxsub:
@@ -388,16 +422,21 @@ def test_scan():
                 ok = ok and int(r[1]) == 0 and int(r[2]) == 0
             if not ok:
                 bad += 1
-                print(f"bin_scan n={n} maxsub={maxsub} capped={capped}: FAIL")
-    d = cp.asarray(rng.integers(0, 10, size=65536, dtype=np.uint64))
-    bin_scan(d, 1024, 1 << 40)
-    cp.cuda.runtime.deviceSynchronize()
-    t0 = time.perf_counter()
-    for _ in range(20):
-        bin_scan(d, 1024, 1 << 40)
-    cp.cuda.runtime.deviceSynchronize()
-    print(f"bin_scan: {'ok' if not bad else 'FAIL'}  (65536 bins, SM: "
-          f"{(time.perf_counter() - t0) / 20 * 1e3:.3f} ms)")
+                print(f"{name} n={n} maxsub={maxsub} capped={capped}: FAIL")
+    for n in (8192, 32768, 65536, 132_651):
+        d = cp.asarray(rng.integers(0, 10, size=n, dtype=np.uint64))
+        times = []
+        for scan in (bin_scan, bin_scan_big):
+            scan(d, 1024, 1 << 40)
+            cp.cuda.runtime.deviceSynchronize()
+            t0 = time.perf_counter()
+            for _ in range(20):
+                scan(d, 1024, 1 << 40)
+            cp.cuda.runtime.deviceSynchronize()
+            times.append((time.perf_counter() - t0) / 20 * 1e3)
+        print(f"  {n} bins, SM: wf_bin_scan {times[0]:.3f} ms, scan_big {times[1]:.3f} ms "
+              f"(host loop incl. launches and allocations)")
+    print(f"bin_scan, scan_big: {'ok' if not bad else 'FAIL'}")
     return bad
 
 
@@ -486,6 +525,11 @@ def unit():
         dict(typ=2, dim=3, N=[16, 16, 16], M=20000, tol=1e-13, prec=64, method="gm"),
         dict(typ=1, dim=3, N=[20, 20, 20], M=20000, tol=1e-6, prec=32, method="sm", bs=[8, 8, 4]),
         dict(typ=1, dim=2, N=[64, 64], M=100000, tol=1e-5, prec=32, method="sm", bs=[16, 16]),
+        # more than SCAN_BIG_BINS bins, so setpts runs scan_big: 96^2 bins of 1, 24*26*28 of 2^3
+        dict(typ=1, dim=2, N=[48, 48], M=100000, tol=1e-5, prec=32, method="sm", bs=[1, 1]),
+        dict(typ=2, dim=2, N=[48, 48], M=100000, tol=1e-5, prec=32, method="gm", bs=[1, 1]),
+        dict(typ=1, dim=3, N=[24, 26, 28], M=100000, tol=1e-9, prec=64, method="gm", bs=[2, 2, 2]),
+        dict(typ=2, dim=3, N=[24, 26, 28], M=100000, tol=1e-9, prec=64, method="sm", bs=[2, 2, 2]),
     ]
     worst = 0
     for cs in cases:
