@@ -388,6 +388,27 @@ warpfft_status wf_modules_preload_finish(wf_preload *pl) {
     return st;
 }
 
+/* 1 when module m has SASS for dev in its fatbin (a load of ~1 ms), 0 when it must be compiled
+ * (PTX through the driver, or NVRTC). */
+static int has_sass(const wf_device *dev, const fatbuild_module *m) {
+    for (size_t i = 0; i < m->n_blobs; i++)
+        if (m->blobs[i].kind == FATBUILD_BLOB_FATBIN)
+            return strcmp(fatbin_image(&m->blobs[i], dev->sm), "sass") == 0;
+    return 0;
+}
+
+int wf_modules_need_compile(const wf_device *dev, const char *const *names, size_t n) {
+    int need = 0;
+    pthread_mutex_lock(&wf_mod_lock);
+    for (size_t k = 0; k < n && !need; k++) {
+        long i = wf_embedded_find(names[k]);
+        need = i >= 0 && find_locked(dev, names[k]) == wf_n_mods &&
+               !has_sass(dev, &warpfft_kernels_modules[i]);
+    }
+    pthread_mutex_unlock(&wf_mod_lock);
+    return need;
+}
+
 warpfft_status wf_modules_preload(const wf_device *dev, const char *const *names, size_t n) {
     wf_preload *pl = NULL;
     wf_modules_preload_start(dev, names, n, &pl);

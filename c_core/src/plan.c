@@ -1,6 +1,7 @@
 /*
  * plan.c — plan creation and destruction: validation (params.c), device and cuFFT, the kernels
- * the plan uses, the fine grid, deconvolution factors, the cuFFT plan and the per-bin arrays.
+ * the plan uses (plan_kernels.c), the fine grid, deconvolution factors, the cuFFT plan and the
+ * per-bin arrays.
  * Every failure takes one cleanup path (plan_release), so a half-built plan leaks nothing.
  */
 #include "plan.h"
@@ -143,115 +144,6 @@ static void give_to_cache(struct warpfft_plan_s *plan) {
         disown(plan, &plan->fac[d], &it.buf[0], &it.bytes[0]);
         wf_cache_put(&it);
     }
-}
-
-/* ---------------------------------------------------------------- kernels */
-
-static warpfft_status load_kernel(struct warpfft_plan_s *plan, const char *module, const char *name,
-                                  wf_kernel *k) {
-    snprintf(k->name, sizeof k->name, "%s", name);
-    return wf_kernel_get(plan->dev, module, k->name, &k->fn);
-}
-
-/* Module "sort": the one-block bin scan and the NaN pass of execute; a plan with many bins takes
- * its scan from module "scan_big" (three multi-block kernels) instead. */
-static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
-    static const char *const big[3] = {"wf_scan_big_reduce", "wf_scan_big_tiles",
-                                       "wf_scan_big_down"};
-    warpfft_status st = load_kernel(plan, "sort", "wf_poison_u32", &plan->k_poison);
-    if (wf_params_scan_tiles(&plan->p) == 0)
-        return st == WARPFFT_SUCCESS ? load_kernel(plan, "sort", "wf_bin_scan", &plan->k_scan) : st;
-    for (int i = 0; i < 3 && st == WARPFFT_SUCCESS; i++)
-        st = load_kernel(plan, "scan_big", big[i], &plan->k_scan_big[i]);
-    return st;
-}
-
-/* The modules a plan launches from: "sort", "bin_{d}d_p" (count, scatter, unpack of setpts),
- * "si_{d}d_p_w{w}_{spread|interp}_{gm|sm}" (the direction and method the plan launches),
- * "deconvolve_{d}d_p" (type 1) or "amplify_{d}d_p" (type 2; neither for spread/interp-only
- * plans), and "scan_big" for plans with many bins. A plan loads nothing it does not launch: in a
- * jit build each module is JIT-compiled on its first use. */
-typedef struct plan_modules {
-    char bin[32], modes[32], si[48];
-    const char *names[5];
-    size_t n;
-} plan_modules;
-
-static void plan_modules_of(const wf_params *p, plan_modules *m) {
-    const char *ps = wf_prec_name(p->precision);
-    snprintf(m->bin, sizeof m->bin, "bin_%dd_%s", p->dim, ps);
-    snprintf(m->modes, sizeof m->modes, "%s_%dd_%s", p->type == 1 ? "deconvolve" : "amplify",
-             p->dim, ps);
-    snprintf(m->si, sizeof m->si, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width,
-             p->type == 1 ? "spread" : "interp", p->method == WARPFFT_METHOD_SM ? "sm" : "gm");
-    m->n = 0;
-    m->names[m->n++] = "sort";
-    m->names[m->n++] = m->bin;
-    m->names[m->n++] = m->si;
-    if (!p->spreadinterponly)
-        m->names[m->n++] = m->modes;
-    if (wf_params_scan_tiles(p) > 0) /* scan_big: only plans that use it */
-        m->names[m->n++] = "scan_big";
-}
-
-static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
-    const wf_params *p = &plan->p;
-    const char *ps = wf_prec_name(p->precision);
-    const char *op = p->type == 1 ? "spread" : "interp";
-    plan_modules m;
-    plan_modules_of(p, &m);
-    char name[64];
-    /* the modules not loaded yet load in parallel (a no-op when plan_build started them) */
-    warpfft_status st = wf_modules_preload(plan->dev, m.names, m.n);
-    if (st == WARPFFT_SUCCESS)
-        st = load_sort_kernels(plan);
-    snprintf(name, sizeof name, "wf_bin_count_%s", ps);
-    if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, m.bin, name, &plan->k_bin_count);
-    snprintf(name, sizeof name, "wf_bin_scatter_%s", ps);
-    if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, m.bin, name, &plan->k_scatter);
-    snprintf(name, sizeof name, "wf_sort_unpack_%s", ps);
-    if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, m.bin, name, &plan->k_unpack);
-    snprintf(name, sizeof name, "wf_%s_%s", p->type == 1 ? "deconvolve" : "amplify", ps);
-    if (st == WARPFFT_SUCCESS && !p->spreadinterponly)
-        st = load_kernel(plan, m.modes, name, &plan->k_modes);
-    snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", op,
-             p->method == WARPFFT_METHOD_SM ? "sm" : "gm", p->dim, ps, p->width);
-    if (st == WARPFFT_SUCCESS)
-        st = load_kernel(plan, m.si, name, &plan->k_spreadinterp);
-    return st;
-}
-
-/* SM tiles whose dynamic plus static shared memory exceeds the 48 KiB default need the
- * function's dynamic shared memory limit raised; the sum must fit the device's opt-in limit. */
-static warpfft_status set_shared_limit(struct warpfft_plan_s *plan) {
-    const wf_params *p = &plan->p;
-    if (p->method != WARPFFT_METHOD_SM)
-        return WARPFFT_SUCCESS;
-    int static_bytes = 0;
-    CUresult r = plan->drv->cuFuncGetAttribute(&static_bytes, WF_FUNC_ATTR_SHARED_SIZE_BYTES,
-                                               plan->k_spreadinterp.fn);
-    if (r != WF_CUDA_SUCCESS)
-        return wf_cuda_error(r, "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
-    if (p->tile_bytes + (size_t)static_bytes > (size_t)plan->dev->max_shared_optin)
-        return wf_error(WARPFFT_ERR_INTERNAL,
-                        "%s: tile of %zu bytes + %d bytes of static shared memory exceed the "
-                        "device's %d bytes per block (WF_SM_STATIC_RESERVE too small)",
-                        plan->k_spreadinterp.name, p->tile_bytes, static_bytes,
-                        plan->dev->max_shared_optin);
-    if (p->tile_bytes + (size_t)static_bytes <= WF_SHARED_STATIC_MAX)
-        return WARPFFT_SUCCESS;
-    r = plan->drv->cuFuncSetAttribute(plan->k_spreadinterp.fn, WF_FUNC_ATTR_MAX_DYNAMIC_SHARED,
-                                      (int)p->tile_bytes);
-    if (r != WF_CUDA_SUCCESS) {
-        char what[160];
-        snprintf(what, sizeof what, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %zu) on %s",
-                 p->tile_bytes, plan->k_spreadinterp.name);
-        return wf_cuda_error(r, what);
-    }
-    return WARPFFT_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- buffers */
@@ -400,21 +292,21 @@ static warpfft_status make_fft(struct warpfft_plan_s *plan) {
 /* Everything on the GPU; the device's context is current. Times each stage into *t. */
 static warpfft_status plan_build(struct warpfft_plan_s *plan, wf_create_times *t) {
     double t0 = now_ms();
-    /* The modules not loaded yet load on their own threads while this one makes the cuFFT plan
-     * (its first plan in a process takes ~0.2 s: cuFFT's own start-up), the buffers and the
-     * factors. In a jit build the modules JIT through the driver's linker, which runs beside
-     * cuFFT (module_ptx.c; cuModuleLoadDataEx's JIT held cuFFT's calls until it finished). */
-    plan_modules m;
-    plan_modules_of(&plan->p, &m);
+    /* the modules a jit or nvrtc build must compile load on their own threads meanwhile */
     wf_preload *loading = NULL;
-    wf_modules_preload_start(plan->dev, m.names, m.n, &loading);
+    warpfft_status st0 = wf_plan_start_modules(plan, &loading);
+    if (st0 != WARPFFT_SUCCESS) {
+        t->modules_ms = now_ms() - t0;
+        return st0;
+    }
+    double t_pre = now_ms(); /* loads done here unless they run beside what follows */
     warpfft_status st = WARPFFT_SUCCESS;
     if (!plan->p.spreadinterponly) {
         take_fft(plan);
         st = make_fft(plan);
     }
     double t1 = now_ms();
-    t->cufft_ms = t1 - t0;
+    t->cufft_ms = t1 - t_pre;
     if (st == WARPFFT_SUCCESS)
         st = alloc_fixed(plan);
     double t2 = now_ms();
@@ -425,12 +317,8 @@ static warpfft_status plan_build(struct warpfft_plan_s *plan, wf_create_times *t
     t->factors_ms = t3 - t2;
     /* always joined, also after a failure above; a module failure is reported first, as it was
      * when the modules loaded before everything else */
-    warpfft_status st_mod = wf_modules_preload_finish(loading);
-    if (st_mod == WARPFFT_SUCCESS)
-        st_mod = load_kernels(plan);
-    if (st_mod == WARPFFT_SUCCESS)
-        st_mod = set_shared_limit(plan);
-    t->modules_ms = now_ms() - t3;
+    warpfft_status st_mod = wf_plan_finish_modules(plan, loading);
+    t->modules_ms = (t_pre - t0) + (now_ms() - t3);
     return st_mod != WARPFFT_SUCCESS ? st_mod : st;
 }
 
@@ -583,9 +471,8 @@ warpfft_status wf_plan_attach(struct warpfft_plan_s *plan, const warpfft_opts *o
 }
 
 warpfft_status wf_plan_build_spreader(struct warpfft_plan_s *plan) {
-    warpfft_status st = load_kernels(plan); /* (no cuFFT plan: nothing from the cache) */
-    if (st == WARPFFT_SUCCESS)
-        st = set_shared_limit(plan);
+    /* no cuFFT plan (nothing from the cache) */
+    warpfft_status st = wf_plan_finish_modules(plan, NULL);
     if (st == WARPFFT_SUCCESS)
         st = alloc_fixed(plan);
     if (st != WARPFFT_SUCCESS)

@@ -98,6 +98,13 @@ warpfft_status wf_plan_attach(struct warpfft_plan_s *plan, const warpfft_opts *o
  * context is current. Release with wf_plan_release_spreader, then free(). */
 warpfft_status wf_plan_build_spreader(struct warpfft_plan_s *plan);
 void wf_plan_release_spreader(struct warpfft_plan_s *plan);
+/* The plan's modules (plan_kernels.c), in two steps around the rest of plan creation: _start
+ * loads them, or for modules that must be compiled starts their loads on threads (*loading;
+ * NULL when nothing was started); _finish waits for those (NULL is fine), takes the kernel
+ * handles and sets the SM kernel's shared-memory limit. A _start that succeeded must be
+ * followed by a _finish. */
+warpfft_status wf_plan_start_modules(struct warpfft_plan_s *plan, wf_preload **loading);
+warpfft_status wf_plan_finish_modules(struct warpfft_plan_s *plan, wf_preload *loading);
 /* Zeroes the fine grid and spreads c (ntransf*M) onto it, on the plan's stream (execute.c). */
 warpfft_status wf_plan_spread(struct warpfft_plan_s *plan, CUdeviceptr c);
 

@@ -169,6 +169,9 @@ typedef struct wf_preload wf_preload;
 void wf_modules_preload_start(const wf_device *dev, const char *const *names, size_t n,
                               wf_preload **out);
 warpfft_status wf_modules_preload_finish(wf_preload *pl);
+/* 1 when one of the modules names[0..n-1] of dev is not loaded yet and has no SASS for it
+ * (it will be JIT-compiled or compiled with NVRTC: tens to hundreds of ms), else 0. */
+int wf_modules_need_compile(const wf_device *dev, const char *const *names, size_t n);
 /* Looks up kernel `kernel` in module `module` (loading it if needed). */
 warpfft_status wf_kernel_get(const wf_device *dev, const char *module, const char *kernel,
                              CUfunction *fn);
