@@ -131,8 +131,8 @@ fn gm_pileup_floor(c: &Case) -> f64 {
     }
 }
 
-fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
-    let mut rng = Rng::new(seed);
+/// The plan options and precision of case `c`.
+fn case_opts(c: &Case) -> (sys::warpfft_opts, sys::warpfft_precision) {
     let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
     check(
         unsafe { sys::warpfft_opts_default(&mut opts) },
@@ -147,6 +147,12 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
     } else {
         sys::WARPFFT_F32
     };
+    (opts, prec)
+}
+
+fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
+    let mut rng = Rng::new(seed);
+    let (opts, prec) = case_opts(c);
     let mut plan: sys::warpfft_plan = std::ptr::null_mut();
     let st = unsafe {
         sys::warpfft_plan_create(
@@ -577,19 +583,7 @@ fn many_bins_multi_block_scan() {
 
 /// The number of spreading bins of the plan case `c` would make (`warpfft_plan_params`).
 fn bins_of(c: &Case) -> i64 {
-    let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
-    check(
-        unsafe { sys::warpfft_opts_default(&mut opts) },
-        "opts_default",
-    );
-    opts.method = c.method;
-    opts.upsampfac = c.upsampfac;
-    opts.bin_size = c.bin_size;
-    let prec = if c.f64 {
-        sys::WARPFFT_F64
-    } else {
-        sys::WARPFFT_F32
-    };
+    let (opts, prec) = case_opts(c);
     let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
     check(
         unsafe {
