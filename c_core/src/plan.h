@@ -71,7 +71,7 @@ struct warpfft_plan_s {
 
     /* per point set, grown by setpts */
     wf_dbuf sort_idx, bin_of, pos_in_bin; /* i64, i32, u32 (u64 for M >= 2^32) per point */
-    wf_dbuf rec;         /* the scatter's records, wf_rec_words(p, M) u32 words per point */
+    wf_dbuf rec;         /* the scatter's records, rec_words(p, M) u32 words per point (setpts.c) */
     wf_dbuf xs[3];       /* the coordinates in sorted order, T per point per used dim */
     wf_dbuf subprob_bin; /* i32, nbins + ceil(M / maxsub) (SM) */
     int64_t point_cap;

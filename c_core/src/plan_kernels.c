@@ -33,18 +33,20 @@ static warpfft_status load_sort_kernels(struct warpfft_plan_s *plan) {
  * plans), and "scan_big" for plans with many bins. A plan loads nothing it does not launch: in a
  * jit build each module is JIT-compiled on its first use. */
 typedef struct plan_modules {
+    const char *ps, *op, *fix, *method; /* f32/f64, spread/interp, deconvolve/amplify, gm/sm */
     char bin[32], modes[32], si[48];
     const char *names[5];
     size_t n;
 } plan_modules;
 
 static void plan_modules_of(const wf_params *p, plan_modules *m) {
-    const char *ps = wf_prec_name(p->precision);
-    snprintf(m->bin, sizeof m->bin, "bin_%dd_%s", p->dim, ps);
-    snprintf(m->modes, sizeof m->modes, "%s_%dd_%s", p->type == 1 ? "deconvolve" : "amplify",
-             p->dim, ps);
-    snprintf(m->si, sizeof m->si, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width,
-             p->type == 1 ? "spread" : "interp", p->method == WARPFFT_METHOD_SM ? "sm" : "gm");
+    m->ps = wf_prec_name(p->precision);
+    m->op = p->type == 1 ? "spread" : "interp";
+    m->fix = p->type == 1 ? "deconvolve" : "amplify";
+    m->method = p->method == WARPFFT_METHOD_SM ? "sm" : "gm";
+    snprintf(m->bin, sizeof m->bin, "bin_%dd_%s", p->dim, m->ps);
+    snprintf(m->modes, sizeof m->modes, "%s_%dd_%s", m->fix, p->dim, m->ps);
+    snprintf(m->si, sizeof m->si, "si_%dd_%s_w%d_%s_%s", p->dim, m->ps, p->width, m->op, m->method);
     m->n = 0;
     m->names[m->n++] = "sort";
     m->names[m->n++] = m->bin;
@@ -57,10 +59,9 @@ static void plan_modules_of(const wf_params *p, plan_modules *m) {
 
 static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     const wf_params *p = &plan->p;
-    const char *ps = wf_prec_name(p->precision);
-    const char *op = p->type == 1 ? "spread" : "interp";
     plan_modules m;
     plan_modules_of(p, &m);
+    const char *ps = m.ps;
     char name[64];
     /* the modules not loaded yet load in parallel (a no-op when plan_build started them) */
     warpfft_status st = wf_modules_preload(plan->dev, m.names, m.n);
@@ -75,11 +76,10 @@ static warpfft_status load_kernels(struct warpfft_plan_s *plan) {
     snprintf(name, sizeof name, "wf_sort_unpack_%s", ps);
     if (st == WARPFFT_SUCCESS)
         st = load_kernel(plan, m.bin, name, &plan->k_unpack);
-    snprintf(name, sizeof name, "wf_%s_%s", p->type == 1 ? "deconvolve" : "amplify", ps);
+    snprintf(name, sizeof name, "wf_%s_%s", m.fix, ps);
     if (st == WARPFFT_SUCCESS && !p->spreadinterponly)
         st = load_kernel(plan, m.modes, name, &plan->k_modes);
-    snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", op,
-             p->method == WARPFFT_METHOD_SM ? "sm" : "gm", p->dim, ps, p->width);
+    snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", m.op, m.method, p->dim, ps, p->width);
     if (st == WARPFFT_SUCCESS)
         st = load_kernel(plan, m.si, name, &plan->k_spreadinterp);
     return st;
