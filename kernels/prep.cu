@@ -1,6 +1,7 @@
 /*
- * prep.cu — module prep_f32 / prep_f64 (-DWF_PREC=32|64): per-point binning for the sort, and
- * the per-mode correction steps around the FFT (kernels/ABI.md, "Module prep_p").
+ * prep.cu — modules bin_{d}d_p, deconvolve_{d}d_p and amplify_{d}d_p (-DWF_PREP_PART, -DWF_DIM,
+ * -DWF_PREC): per-point binning for the sort, and the per-mode correction steps around the FFT
+ * (kernels/ABI.md, "Modules bin_{d}d_p, deconvolve_{d}d_p, amplify_{d}d_p").
  */
 #include "common.cuh"
 
@@ -8,11 +9,11 @@
 #error "prep.cu needs -DWF_PREC=32|64"
 #endif
 
-/* Which kernels the module holds (build.rs): a plan JIT-compiles (jit) or loads (aot) only the
- * modules it launches, and the driver JIT-compiles one module at a time, so every kernel a plan
- * does not need is first-plan time (issue 12). WF_PREP_BIN: the three binning kernels of setpts,
- * specialised to -DWF_DIM (module bin_{d}d_p); WF_PREP_DECONVOLVE (type 1, deconvolve_p);
- * WF_PREP_AMPLIFY (type 2, amplify_p). */
+/* Which kernels the module holds (build.rs): a plan loads, and in a jit build JIT-compiles, only
+ * the modules it launches, and its first plan waits for the largest of them, so a kernel a plan
+ * does not need would be first-plan time (issue 12). WF_PREP_BIN: the three binning kernels of
+ * setpts (module bin_{d}d_p); WF_PREP_DECONVOLVE (type 1, deconvolve_{d}d_p); WF_PREP_AMPLIFY
+ * (type 2, amplify_{d}d_p). */
 #define WF_PREP_BIN        1
 #define WF_PREP_DECONVOLVE 2
 #define WF_PREP_AMPLIFY    3
@@ -21,17 +22,13 @@
      WF_PREP_PART != WF_PREP_AMPLIFY)
 #error "prep.cu needs -DWF_PREP_PART=WF_PREP_BIN|WF_PREP_DECONVOLVE|WF_PREP_AMPLIFY"
 #endif
-#if WF_PREP_PART == WF_PREP_BIN && !(defined(WF_DIM) && WF_DIM >= 1 && WF_DIM <= 3)
-#error "prep.cu's binning kernels need -DWF_DIM=1|2|3"
+#if !(defined(WF_DIM) && WF_DIM >= 1 && WF_DIM <= 3)
+#error "prep.cu needs -DWF_DIM=1|2|3"
 #endif
 
-/* The kernels keep their dim parameter (ABI.md); a module built for one dimension uses its
- * WF_DIM instead, so the code for the other dimensions is not compiled. */
-#ifdef WF_DIM
+/* The kernels keep their dim parameter (ABI.md); the module is built for one dimension and uses
+ * its WF_DIM instead, so the code for the other dimensions is not compiled. */
 #define WF_DIM_OF(arg) ((void)(arg), WF_DIM)
-#else
-#define WF_DIM_OF(arg) (arg)
-#endif
 
 #if WF_PREP_PART == WF_PREP_BIN
 
