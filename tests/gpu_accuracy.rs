@@ -142,12 +142,7 @@ fn case_opts(c: &Case) -> (sys::warpfft_opts, sys::warpfft_precision) {
     opts.method = c.method;
     opts.upsampfac = c.upsampfac;
     opts.bin_size = c.bin_size;
-    let prec = if c.f64 {
-        sys::WARPFFT_F64
-    } else {
-        sys::WARPFFT_F32
-    };
-    (opts, prec)
+    (opts, precision(c.f64))
 }
 
 fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
@@ -692,11 +687,7 @@ fn adjointness() {
         let n = [[3001, 1, 1], [120, 97, 1], [30, 27, 33]][dim as usize - 1];
         let m = 20_000i64;
         let nm: i64 = n.iter().product();
-        let prec = if f64 {
-            sys::WARPFFT_F64
-        } else {
-            sys::WARPFFT_F32
-        };
+        let prec = precision(f64);
         let pi = std::f64::consts::PI;
         let pts: Vec<Vec<f64>> = (0..dim)
             .map(|_| (0..m).map(|_| rng.range(-pi, pi)).collect())

@@ -13,6 +13,15 @@ pub fn last_error() -> String {
         .into_owned()
 }
 
+/// The C ABI's precision for f64 (`true`) or f32 (`false`).
+pub fn precision(f64: bool) -> sys::warpfft_precision {
+    if f64 {
+        sys::WARPFFT_F64
+    } else {
+        sys::WARPFFT_F32
+    }
+}
+
 /// Panics with the status name and the C core's message unless `st` is success.
 #[track_caller]
 pub fn check(st: sys::warpfft_status, what: &str) {
@@ -210,11 +219,7 @@ impl Exact<'_> {
         } else {
             (std::ptr::null(), input)
         };
-        let prec = if self.f64 {
-            sys::WARPFFT_F64
-        } else {
-            sys::WARPFFT_F32
-        };
+        let prec = precision(self.f64);
         let mut exact = vec![0.0f64; 2 * sample.len()];
         check(
             unsafe {
