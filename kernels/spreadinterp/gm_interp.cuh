@@ -32,7 +32,8 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
 #if WF_DIM == 1
         for (i64 t = 0; t < ntransf; ++t) {
             const C *f = fw + t * nfprod;
-            c[t * M + j] = wf_row_sum(k1, [&](int q) { return wf_ldg(f + wf_wrap1(a1 + q, P.nf1)); });
+            c[t * M + j] =
+                wf_row_sum(k1, [&](int q) { return wf_ldg(f + wf_wrap1(a1 + q, P.nf1)); });
         }
 #else
         int col[W];

@@ -43,8 +43,7 @@ __device__ __forceinline__ T wf_kernel_value(i64 a, int t, double u, const wf_pt
 
 /* The interpolation's inner sum over one row of the footprint: sum_t k[t] * v(t), t = 0..W-1 in
  * order, where v(t) loads the row's cell t (from the fine grid or a shared tile). */
-template <typename Cell>
-__device__ __forceinline__ C wf_row_sum(const T (&k)[W], Cell v) {
+template <typename Cell> __device__ __forceinline__ C wf_row_sum(const T (&k)[W], Cell v) {
     C s;
     s.x = 0;
     s.y = 0;
