@@ -71,6 +71,17 @@ __device__ __forceinline__ void wf_block_sum(double &re, double &im) {
     __syncthreads();
 }
 
+/* re + i im += *v exp(i sgn (hi + lo)): one term of a direct sum, its phase from wf_cis. */
+__device__ __forceinline__ void wf_add_term(double sgn, double hi, double lo,
+                                            const wf_cplx *__restrict__ v, double &re, double &im) {
+    double cs, sn;
+    wf_cis(sgn, hi, lo, cs, sn);
+    const wf_cplx w = wf_ldg(v);
+    const double vr = (double)w.x, vi = (double)w.y;
+    re += vr * cs - vi * sn;
+    im += vr * sn + vi * cs;
+}
+
 /* type 1: out[s] = Σ_j c[j] exp(i sgn k_s.x_j) */
 extern "C" __global__ void __launch_bounds__(256)
     WF_PNAME(direct_t1)(i32 dim, i64 M, const wf_real *__restrict__ x,
@@ -90,12 +101,7 @@ extern "C" __global__ void __launch_bounds__(256)
                 wf_acc_product(k2, (double)__ldg(y + j), hi, lo);
             if (dim >= 3)
                 wf_acc_product(k3, (double)__ldg(z + j), hi, lo);
-            double cs, sn;
-            wf_cis(sgn, hi, lo, cs, sn);
-            const wf_cplx cj = wf_ldg(c + j);
-            const double cr = (double)cj.x, ci = (double)cj.y;
-            re += cr * cs - ci * sn;
-            im += cr * sn + ci * cs;
+            wf_add_term(sgn, hi, lo, c + j, re, im);
         }
         wf_block_sum(re, im);
         if (threadIdx.x == 0)
@@ -143,12 +149,7 @@ extern "C" __global__ void __launch_bounds__(256)
                 wf_acc_product((double)wf_direct_mode(i2, N2, modeord), yj, hi, lo);
             if (dim >= 3)
                 wf_acc_product((double)wf_direct_mode(i3, N3, modeord), zj, hi, lo);
-            double cs, sn;
-            wf_cis(sgn, hi, lo, cs, sn);
-            const wf_cplx f = wf_ldg(fk + idx);
-            const double fr = (double)f.x, fi = (double)f.y;
-            re += fr * cs - fi * sn;
-            im += fr * sn + fi * cs;
+            wf_add_term(sgn, hi, lo, fk + idx, re, im);
         }
         wf_block_sum(re, im);
         if (threadIdx.x == 0)
@@ -177,12 +178,7 @@ extern "C" __global__ void __launch_bounds__(256)
                 wf_acc_product(k2, (double)__ldg(y + j), hi, lo);
             if (dim >= 3)
                 wf_acc_product(k3, (double)__ldg(z + j), hi, lo);
-            double cs, sn;
-            wf_cis(sgn, hi, lo, cs, sn);
-            const wf_cplx cj = wf_ldg(c + j);
-            const double cr = (double)cj.x, ci = (double)cj.y;
-            re += cr * cs - ci * sn;
-            im += cr * sn + ci * cs;
+            wf_add_term(sgn, hi, lo, c + j, re, im);
         }
         wf_block_sum(re, im);
         if (threadIdx.x == 0)

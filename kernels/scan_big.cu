@@ -13,7 +13,7 @@
  * three short launches. Plans with few bins keep wf_bin_scan (one launch: latency dominates
  * there), and only plans with more than WF_SCAN_BIG_BINS bins (c_core/src/params.h) load this
  * module, so a small plan's first-use JIT never compiles it. Precision-independent, one
- * translation unit (the warp scan of scan.cuh is inline).
+ * translation unit (the warp scan and wf_ceil_div of scan.cuh are inline).
  */
 #include "scan.cuh"
 
@@ -23,16 +23,6 @@
 #define WF_SCAN_BIG_ITEMS 4
 #define WF_SCAN_BIG_TILE  (WF_SCAN_BIG_BLOCK * WF_SCAN_BIG_ITEMS)
 #define WF_SCAN_BIG_WARPS (WF_SCAN_BIG_BLOCK / 32)
-
-/* ceil(c / m) for m >= 1: 32-bit when c fits (a 64-bit division is a ~70-instruction call).
- * The same as sort.cu's wf_ceil_div (a copy: sort.cu stays one translation unit of its own). */
-static __device__ __forceinline__ u64 wf_sb_ceil_div(u64 c, u64 m) {
-    if (c <= 0xffffffffull && m <= 0xffffffffull) {
-        const unsigned c32 = (unsigned)c, m32 = (unsigned)m;
-        return c32 == 0u ? 0ull : (u64)((c32 - 1u) / m32 + 1u);
-    }
-    return (c + m - 1) / m;
-}
 
 /* Number of tiles of nbins bins. */
 static __device__ __forceinline__ i64 wf_sb_ntiles(i64 nbins) {
@@ -67,6 +57,16 @@ static __device__ __forceinline__ void wf_sb_store(u64 *__restrict__ dst, i64 fi
     for (int k = 0; k < WF_SCAN_BIG_ITEMS; ++k)
         if (first + k < nbins)
             dst[first + k] = v[k];
+}
+
+/* A thread's items replaced by their exclusive prefix sums, starting at `start`. */
+static __device__ __forceinline__ void wf_sb_exclusive(u64 v[WF_SCAN_BIG_ITEMS], u64 start) {
+#pragma unroll
+    for (int k = 0; k < WF_SCAN_BIG_ITEMS; ++k) {
+        const u64 c = v[k];
+        v[k] = start;
+        start += c;
+    }
 }
 
 /* Exclusive prefix sums of two values per thread over the block (threadIdx.x order), both at
@@ -113,7 +113,7 @@ extern "C" __global__ void __launch_bounds__(WF_SCAN_BIG_BLOCK)
 #pragma unroll
         for (int k = 0; k < WF_SCAN_BIG_ITEMS; ++k) {
             a += v[k];
-            b += maxsub > 0 ? wf_sb_ceil_div(v[k], m) : 0ull;
+            b += maxsub > 0 ? wf_ceil_div(v[k], m) : 0ull;
         }
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1) {
@@ -210,28 +210,16 @@ extern "C" __global__ void __launch_bounds__(WF_SCAN_BIG_BLOCK)
         u64 a = 0, b = 0;
 #pragma unroll
         for (int k = 0; k < WF_SCAN_BIG_ITEMS; ++k) {
-            s[k] = maxsub > 0 ? wf_sb_ceil_div(v[k], m) : 0ull;
+            s[k] = maxsub > 0 ? wf_ceil_div(v[k], m) : 0ull;
             a += v[k];
             b += s[k];
         }
         u64 ta, tb;
         wf_sb_block_scan2(a, b, ta, tb, s_wa, s_wb);
-        u64 ra = __ldg(tile_sums + t) + a;
-#pragma unroll
-        for (int k = 0; k < WF_SCAN_BIG_ITEMS; ++k) {
-            const u64 c = v[k];
-            v[k] = ra;
-            ra += c;
-        }
+        wf_sb_exclusive(v, __ldg(tile_sums + t) + a);
         wf_sb_store(bin_start, first, nbins, v);
         if (maxsub > 0) { /* block-uniform */
-            u64 rb = __ldg(tile_sums + ntiles + t) + b;
-#pragma unroll
-            for (int k = 0; k < WF_SCAN_BIG_ITEMS; ++k) {
-                const u64 c = s[k];
-                s[k] = rb;
-                rb += c;
-            }
+            wf_sb_exclusive(s, __ldg(tile_sums + ntiles + t) + b);
             wf_sb_store(nsub_start, first, nbins, s);
         }
     }

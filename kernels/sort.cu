@@ -29,15 +29,6 @@ __device__ __forceinline__ u64 wf_block_exclusive_scan_u64(u64 v, u64 *s_total) 
     return warp_excl + (incl - v);
 }
 
-/* ceil(c / m) for m >= 1: 32-bit when c fits (a 64-bit division is a ~70-instruction call) */
-__device__ __forceinline__ u64 wf_ceil_div(u64 c, u64 m) {
-    if (c <= 0xffffffffull && m <= 0xffffffffull) {
-        const unsigned c32 = (unsigned)c, m32 = (unsigned)m;
-        return c32 == 0u ? 0ull : (u64)((c32 - 1u) / m32 + 1u);
-    }
-    return wf_udiv64(c + m - 1, m);
-}
-
 /* Items per thread per chunk; a chunk is WF_SCAN_K * blockDim.x consecutive bins. */
 #define WF_SCAN_K 4
 

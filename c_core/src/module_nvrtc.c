@@ -19,34 +19,25 @@ static const fatbuild_file *source_file(const char *name) {
     return NULL;
 }
 
-static void key_str(wf_sha256 *c, const char *s) {
-    wf_sha256_update(c, s ? s : "", s ? strlen(s) + 1 : 1); /* with the NUL: no ambiguity */
-}
-
 /* The cache key: everything the image depends on. A linked image (several sources) comes from
  * the driver's linker, so the driver version is part of it then. */
 static void nvrtc_key(const wf_device *dev, const fatbuild_module *m, const wf_nvrtc *nv,
                       const wf_nvrtc_target_t *t, char key[65]) {
-    char num[64];
-    wf_sha256 c;
-    wf_sha256_init(&c);
-    key_str(&c, "warpfft kernel cache key 1");
-    key_str(&c, warpfft_version());
-    key_str(&c, warpfft_kernels_sources_digest);
-    key_str(&c, m->name);
+    wf_kkey k;
+    wf_kkey_init(&k, "warpfft kernel cache key 2: kernel sources, compiled by NVRTC");
+    wf_kkey_str(&k, warpfft_version());
+    wf_kkey_str(&k, warpfft_kernels_sources_digest);
+    wf_kkey_str(&k, m->name);
+    wf_kkey_fmt(&k, "%zu sources", m->n_sources);
     for (size_t i = 0; i < m->n_sources; i++)
-        key_str(&c, m->sources[i]);
-    key_str(&c, "options");
+        wf_kkey_str(&k, m->sources[i]);
+    wf_kkey_fmt(&k, "%zu options", m->n_options);
     for (size_t i = 0; i < m->n_options; i++)
-        key_str(&c, m->options[i]);
-    key_str(&c, t->option);
-    snprintf(num, sizeof num, "nvrtc %d.%d", nv->major, nv->minor);
-    key_str(&c, num);
-    snprintf(num, sizeof num, "linked by driver %d", m->n_sources > 1 ? dev->driver_version : 0);
-    key_str(&c, num);
-    unsigned char digest[32];
-    wf_sha256_final(&c, digest);
-    wf_sha256_hex(digest, key);
+        wf_kkey_str(&k, m->options[i]);
+    wf_kkey_str(&k, t->option);
+    wf_kkey_fmt(&k, "nvrtc %d.%d", nv->major, nv->minor);
+    wf_kkey_fmt(&k, "linked by driver %d", m->n_sources > 1 ? dev->driver_version : 0);
+    wf_kkey_hex(&k, key);
 }
 
 /* Loads a compiled image: a CUBIN directly, PTX through the driver's JIT. */

@@ -78,30 +78,18 @@ void wf_mod_link_ptx(const wf_driver *d, const ptx_part *parts, size_t n, attemp
         d->cuLinkDestroy(ls);
 }
 
-static void key_bytes(wf_sha256 *c, const void *p, size_t n) {
-    uint64_t len = n; /* the length first: no two inputs hash alike by shifting a boundary */
-    wf_sha256_update(c, &len, sizeof len);
-    wf_sha256_update(c, p, n);
-}
-
 /* Everything the linked cubin depends on: the PTX, the arch the driver compiles for and the
  * driver (its compiler). */
 static void ptx_key(const wf_device *dev, const fatbuild_module *m, const ptx_part *parts, size_t n,
                     char key[65]) {
-    char num[64];
-    wf_sha256 c;
-    wf_sha256_init(&c);
-    static const char kind[] = "warpfft kernel cache key 1: embedded PTX, linked by the driver";
-    key_bytes(&c, kind, sizeof kind);
-    key_bytes(&c, warpfft_version(), strlen(warpfft_version()));
-    key_bytes(&c, m->name, strlen(m->name));
+    wf_kkey k;
+    wf_kkey_init(&k, "warpfft kernel cache key 2: embedded PTX, linked by the driver");
+    wf_kkey_str(&k, warpfft_version());
+    wf_kkey_str(&k, m->name);
     for (size_t i = 0; i < n; i++)
-        key_bytes(&c, parts[i].data, parts[i].size);
-    int len = snprintf(num, sizeof num, "sm %d driver %d", dev->sm, dev->driver_version);
-    key_bytes(&c, num, len > 0 ? (size_t)len : 0);
-    unsigned char digest[32];
-    wf_sha256_final(&c, digest);
-    wf_sha256_hex(digest, key);
+        wf_kkey_add(&k, parts[i].data, parts[i].size);
+    wf_kkey_fmt(&k, "sm %d driver %d", dev->sm, dev->driver_version);
+    wf_kkey_hex(&k, key);
 }
 
 void wf_mod_load_ptx_cached(const wf_driver *d, const wf_device *dev, const fatbuild_module *m,

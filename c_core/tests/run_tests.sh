@@ -88,7 +88,7 @@ echo '#include "fake_kernels.h"' >"$GEN/warpfft_kernels.h"
 SRC="$ROOT/c_core/src"
 SRCS=("$SRC/error.c" "$SRC/loader.c" "$SRC/cufft.c" "$SRC/module.c" "$SRC/module_nvrtc.c"
     "$SRC/module_ptx.c" "$SRC/memory.c" "$SRC/info.c" "$SRC/fatbin.c" "$SRC/cache.c"
-    "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c"
+    "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c" "$SRC/sha256.c"
     "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
     "$HERE/test_rt_errors.c" "$HERE/test_rt_cufft.c" "$HERE/test_rt_driver.c"
     "$HERE/test_rt_nvrtc.c")
@@ -214,7 +214,7 @@ echo "== the XLA FFI handler on a recording stand-in of the C ABI (ASan+UBSan)"
 NV=$BUILD/nvrtc
 mkdir -p "$NV"
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_nvrtc.c" -o "$NV/libnvrtc.so.12"
-gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/error.c" "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c" \
+gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/error.c" "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c" "$SRC/sha256.c" \
     "$HERE/test_kcache.c" -o "$NV/test_kcache" "${LIBS[@]}"
 echo "== kernel cache and NVRTC (ASan+UBSan)"
 WF_TEST_CUDA_PATH=$CUDA "$NV/test_kcache" "$NV/libnvrtc.so.12" || status=1

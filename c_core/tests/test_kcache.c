@@ -135,6 +135,42 @@ static void test_sha256(void) {
     CHECK(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0);
 }
 
+/* Cache keys: parts are length-prefixed, so moving a boundary changes the key; NULL is "". */
+static void kkey(const char *a, const char *b, char key[65]) {
+    wf_kkey k;
+    wf_kkey_init(&k, "test");
+    wf_kkey_str(&k, a);
+    wf_kkey_str(&k, b);
+    wf_kkey_hex(&k, key);
+}
+
+static void test_kkey(void) {
+    char k1[65], k2[65], k3[65], k4[65];
+    kkey("ab", "c", k1);
+    kkey("a", "bc", k2);
+    kkey("ab", "c", k3);
+    CHECK(strlen(k1) == 64 && strspn(k1, "0123456789abcdef") == 64);
+    CHECK(strcmp(k1, k3) == 0); /* deterministic */
+    CHECK(strcmp(k1, k2) != 0); /* the boundary counts */
+    kkey(NULL, "x", k1);
+    kkey("", "x", k2);
+    CHECK(strcmp(k1, k2) == 0);
+    /* fmt hashes what it prints */
+    wf_kkey k;
+    wf_kkey_init(&k, "test");
+    wf_kkey_fmt(&k, "sm %d driver %d", 90, 13000);
+    wf_kkey_hex(&k, k3);
+    wf_kkey_init(&k, "test");
+    wf_kkey_str(&k, "sm 90 driver 13000");
+    wf_kkey_hex(&k, k4);
+    CHECK(strcmp(k3, k4) == 0);
+    /* another kind, another key */
+    wf_kkey_init(&k, "other");
+    wf_kkey_str(&k, "sm 90 driver 13000");
+    wf_kkey_hex(&k, k1);
+    CHECK(strcmp(k1, k4) != 0);
+}
+
 /* ---- the cache ---- */
 
 static void test_hit_miss(void) {
@@ -582,6 +618,7 @@ int main(int argc, char **argv) {
     }
     unsetenv("WARPFFT_CACHE_MAX_SIZE");
     test_sha256();
+    test_kkey();
     test_hit_miss();
     test_corrupt();
     test_unusable_dir();

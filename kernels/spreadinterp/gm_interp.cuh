@@ -32,16 +32,8 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
 #if WF_DIM == 1
         for (i64 t = 0; t < ntransf; ++t) {
             const C *f = fw + t * nfprod;
-            C acc;
-            acc.x = 0;
-            acc.y = 0;
-#pragma unroll
-            for (int q = 0; q < W; ++q) {
-                const C v = wf_ldg(f + wf_wrap1(a1 + q, P.nf1));
-                acc.x += k1[q] * v.x;
-                acc.y += k1[q] * v.y;
-            }
-            c[t * M + j] = acc;
+            c[t * M + j] =
+                wf_row_sum(k1, [&](int q) { return wf_ldg(f + wf_wrap1(a1 + q, P.nf1)); });
         }
 #else
         int col[W];
@@ -68,17 +60,7 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
             for (int r = 0; r < W; ++r) {
                 const T kr = wf_kernel_value(a2, r, u2, P);
                 const C *row = f + P.nf1 * wf_wrap1(a2 + r, P.nf2);
-                C s;
-                s.x = 0;
-                s.y = 0;
-#pragma unroll
-                for (int q = 0; q < W; ++q) {
-                    const C v = wf_ldg(row + col[q]);
-                    s.x += k1[q] * v.x;
-                    s.y += k1[q] * v.y;
-                }
-                acc.x += kr * s.x;
-                acc.y += kr * s.y;
+                wf_add_scaled(acc, kr, wf_row_sum(k1, [&](int q) { return wf_ldg(row + col[q]); }));
             }
 #else
 #pragma unroll 1
@@ -92,20 +74,10 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
                 for (int r = 0; r < W; ++r) {
                     const T kr = wf_pick(k2, r);
                     const C *row = plane + P.nf1 * wf_wrap1(a2 + r, P.nf2);
-                    C s;
-                    s.x = 0;
-                    s.y = 0;
-#pragma unroll
-                    for (int q = 0; q < W; ++q) {
-                        const C v = wf_ldg(row + col[q]);
-                        s.x += k1[q] * v.x;
-                        s.y += k1[q] * v.y;
-                    }
-                    pacc.x += kr * s.x;
-                    pacc.y += kr * s.y;
+                    wf_add_scaled(pacc, kr,
+                                  wf_row_sum(k1, [&](int q) { return wf_ldg(row + col[q]); }));
                 }
-                acc.x += kp * pacc.x;
-                acc.y += kp * pacc.y;
+                wf_add_scaled(acc, kp, pacc);
             }
 #endif
             c[t * M + j] = acc;
@@ -154,8 +126,7 @@ __device__ __forceinline__ void wf_interp_gm_team(i64 M, const wf_pts &P, C *__r
                         pacc.x += g.k2[r] * v.x;
                         pacc.y += g.k2[r] * v.y;
                     }
-                    acc.x += kp * pacc.x;
-                    acc.y += kp * pacc.y;
+                    wf_add_scaled(acc, kp, pacc);
                 }
             }
 #endif

@@ -1,8 +1,9 @@
 /*
  * spreadinterp/point.cuh — per-point helpers: the point set and kernel shape as the kernels
  * receive them (wf_pts), one coordinate's fold and first footprint index (wf_locate, wf_locate_v),
- * the kernel values over the footprint (wf_kernel_values, wf_kernel_value), and a point's raw data
- * loaded one loop iteration ahead by the thread-per-point loops (wf_raw, wf_fetch).
+ * the kernel values over the footprint (wf_kernel_values, wf_kernel_value), the interpolation's
+ * row sums (wf_row_sum, wf_add_scaled), and a point's raw data loaded one loop iteration ahead by
+ * the thread-per-point loops (wf_raw, wf_fetch).
  *
  * Part of the spreadinterp.cu translation unit: included there, in order, after its
  * configuration macros (T, C, W, PAD, WF_TEAMS, WF_*), which it relies on.
@@ -38,6 +39,27 @@ __device__ __forceinline__ void wf_kernel_values(T (&k)[W], i64 a, double u, con
 /* one value, for a run-time t */
 __device__ __forceinline__ T wf_kernel_value(i64 a, int t, double u, const wf_pts &P) {
     return wf_phi((T)(((double)a + (double)t) - u), P.inv_hw, P.beta, P.e2b);
+}
+
+/* The interpolation's inner sum over one row of the footprint: sum_t k[t] * v(t), t = 0..W-1 in
+ * order, where v(t) loads the row's cell t (from the fine grid or a shared tile). */
+template <typename Cell> __device__ __forceinline__ C wf_row_sum(const T (&k)[W], Cell v) {
+    C s;
+    s.x = 0;
+    s.y = 0;
+#pragma unroll
+    for (int t = 0; t < W; ++t) {
+        const C c = v(t);
+        s.x += k[t] * c.x;
+        s.y += k[t] * c.y;
+    }
+    return s;
+}
+
+/* acc += k * s */
+__device__ __forceinline__ void wf_add_scaled(C &acc, T k, const C &s) {
+    acc.x += k * s.x;
+    acc.y += k * s.y;
 }
 
 /* A point's raw data, loaded one loop iteration ahead (software pipelining) so that the

@@ -29,17 +29,12 @@ __device__ __forceinline__ void wf_interp_sm_thread(const C *tile, const wf_tile
         T k1[W];
         wf_kernel_values(k1, a1, u1, P);
         const int l1 = (int)(a1 - sp.o1);
+#if WF_DIM == 1
+        const C acc = wf_row_sum(k1, [&](int t) { return tile[l1 + t]; });
+#else
         C acc;
         acc.x = 0;
         acc.y = 0;
-#if WF_DIM == 1
-#pragma unroll
-        for (int t = 0; t < W; ++t) {
-            const C v = tile[l1 + t];
-            acc.x += k1[t] * v.x;
-            acc.y += k1[t] * v.y;
-        }
-#else
         double u2;
         i64 a2;
         wf_locate_v(pt.y, P.nf2, u2, a2);
@@ -50,17 +45,7 @@ __device__ __forceinline__ void wf_interp_sm_thread(const C *tile, const wf_tile
         for (int r = 0; r < W; ++r) {
             const T kr = wf_kernel_value(a2, r, u2, P);
             const C *row = tile + base + tl.td1 * r;
-            C s;
-            s.x = 0;
-            s.y = 0;
-#pragma unroll
-            for (int t = 0; t < W; ++t) {
-                const C v = row[t];
-                s.x += k1[t] * v.x;
-                s.y += k1[t] * v.y;
-            }
-            acc.x += kr * s.x;
-            acc.y += kr * s.y;
+            wf_add_scaled(acc, kr, wf_row_sum(k1, [&](int t) { return row[t]; }));
         }
 #else
         T k2[W];
@@ -81,20 +66,9 @@ __device__ __forceinline__ void wf_interp_sm_thread(const C *tile, const wf_tile
             for (int r = 0; r < W; ++r) {
                 const T kr = wf_pick(k2, r);
                 const C *row = tile + base + plane_sz * p + tl.td1 * r;
-                C s;
-                s.x = 0;
-                s.y = 0;
-#pragma unroll
-                for (int t = 0; t < W; ++t) {
-                    const C v = row[t];
-                    s.x += k1[t] * v.x;
-                    s.y += k1[t] * v.y;
-                }
-                pacc.x += kr * s.x;
-                pacc.y += kr * s.y;
+                wf_add_scaled(pacc, kr, wf_row_sum(k1, [&](int t) { return row[t]; }));
             }
-            acc.x += kp * pacc.x;
-            acc.y += kp * pacc.y;
+            wf_add_scaled(acc, kp, pacc);
         }
 #endif
 #endif
@@ -149,8 +123,7 @@ __device__ __forceinline__ void wf_interp_sm_team(const C *tile, const wf_tile &
                     pacc.x += k2[r] * v.x;
                     pacc.y += k2[r] * v.y;
                 }
-                acc.x += kp * pacc.x;
-                acc.y += kp * pacc.y;
+                wf_add_scaled(acc, kp, pacc);
             }
         }
 #endif
