@@ -696,13 +696,7 @@ static void expect(int status, const char *word, int type, int dim, const int64_
                    int64_t ntransf, double tol, int prec, const warpfft_opts *o, int line) {
     warpfft_plan_info info;
     int st = warpfft_plan_params(type, dim, n, ntransf, tol, (warpfft_precision)prec, o, &info);
-    const char *msg = warpfft_last_error();
-    int ok = st == status && (status == 0 ? msg[0] == '\0' : strstr(msg, word) != NULL);
-    if (ok)
-        check_pass();
-    else
-        check_fail(__FILE__, line, "EXPECT", "status %d (want %d), message \"%s\" (want \"%s\")",
-                   st, status, msg, word);
+    check_status_msg(__FILE__, line, st, status, word);
 }
 
 #define EXPECT(status, word, type, dim, n, nt, tol, prec, o)                                       \
