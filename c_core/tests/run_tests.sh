@@ -147,7 +147,7 @@ LD_LIBRARY_PATH="$BUILD/stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WF_TEST_EXPEC
     "$BUILD/bin/test_runtime_asan" || status=1
 
 # ---- 4. fault injection: the whole C core against a stand-in driver and cuFFT ----
-# standin_cuda.c (libcuda.so.1, found on LD_LIBRARY_PATH) and standin_cufft.c (libcufft.so.12,
+# standin_cuda*.c (libcuda.so.1, found on LD_LIBRARY_PATH) and standin_cufft.c (libcufft.so.12,
 # found through WARPFFT_CUFFT_LIB) keep "device" memory on the host, check bounds, count what is
 # live and fail the N-th call; test_fault.c (with test_fault_*.c) walks plan lifecycles failing
 # each call in turn.
@@ -188,7 +188,8 @@ PYEOF
 SAN=(-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 SCFLAGS=(-std=c11 -D_GNU_SOURCE -fPIC -pthread -Wall -Wextra -Werror -I"$ROOT/c_core/include"
     -I"$SRC" -I"$HERE")
-gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cuda.c" -o "$FAULT/standin/libcuda.so.1"
+gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cuda.c" "$HERE/standin_cuda_memory.c" \
+    "$HERE/standin_cuda_modules.c" "$HERE/standin_cuda_kernels.c" -o "$FAULT/standin/libcuda.so.1"
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cufft.c" -o "$FAULT/standin/libcufft.so.12" \
     -L"$FAULT/standin" -l:libcuda.so.1
 # fault_build TEST.c... -o OUT: the whole C core and the stand-in kernels table with the tests
