@@ -11,9 +11,8 @@
  * works; a failed destroy leaves a handle that a second destroy frees. Each configuration is
  * walked three times: plan cache (cache.c) off, on but empty, and on holding the plan's shape
  * (create takes the cuFFT plan and factors from it); the cache is emptied after every walk.
- * Then the cache itself: reuse, bounds, the out-of-memory release, and two threads.
- *
- * Then module loading: in parallel, per direction, scan_big, one JIT per module, fork().
+ * Then the cache itself: reuse, bounds, the out-of-memory release, and two threads; and module
+ * loading: in parallel, per direction, scan_big, one JIT per module, fork().
  *
  * Every part runs in the one process the stand-in driver and cuFFT are loaded into, sharing
  * their arm/count controls (test_fault.h). This file: main (the order of the parts matters:
