@@ -8,6 +8,7 @@
  *                                 FAIL file:line: cond: last error: <warpfft_last_error()>
  *   CHECK(cond, fmt, ...)     the same with the printf message fmt, ... after "cond: "
  *   CHECK_MSG(sub)            the last error message contains the string sub
+ *   check_status_msg(...)     a status and the message that goes with it (EXPECT macros)
  * Both are expressions whose value is whether the check passed: if (!CHECK(p)) return;
  * check_pass and check_fail are the functions behind them, for helpers that report their
  * caller's line.
@@ -57,6 +58,18 @@ check_fail(const char *file, int line, const char *cond, const char *fmt, ...) {
 #define CHECK_MSG(sub)                                                                             \
     CHECK_FMT_(strstr(warpfft_last_error(), (sub)) != NULL, "last error has " #sub,                \
                "last error: %s", warpfft_last_error())
+
+/* A call's status and message (warpfft_last_error()): `st` is `want`, and the message is empty
+ * on success or contains `word` otherwise. Counts one check; a failure prints
+ *     FAIL file:line: EXPECT: status <st> (want <want>), message "<msg>" (want "<word>")
+ * Returns whether it passed. For EXPECT macros of the tests, which pass their caller's line. */
+static inline int check_status_msg(const char *file, int line, int st, int want, const char *word) {
+    const char *msg = warpfft_last_error();
+    if (st == want && (want == 0 ? msg[0] == '\0' : strstr(msg, word) != NULL))
+        return check_pass();
+    return check_fail(file, line, "EXPECT", "status %d (want %d), message \"%s\" (want \"%s\")", st,
+                      want, msg, word);
+}
 
 /* Prints the last line of a test program, "<label>N passed, M failed"; returns its exit status
  * (1 after any failure). */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run_tests.sh — builds and runs the C runtime tests (error, loader, cufft, module, memory, info,
 # fatbin) against a fake embedding of real nvcc-built kernels, without Cargo; then the
-# fault-injection suite (test_fault.c: the whole C core against the stand-in libcuda.so.1 and
-# libcufft.so.12 of standin.h, failing each driver/cuFFT call of plan lifecycles in turn), and
+# fault-injection suite (test_fault.c and test_fault_*.c: the whole C core against the stand-in
+# libcuda.so.1 and libcufft.so.12 of standin.h, failing each driver/cuFFT call of plan
+# lifecycles in turn), and
 # the XLA FFI handler against a recording stand-in of the C ABI (test_xla_ffi.c).
 #
 #   c_core/tests/run_tests.sh            # ASan+UBSan run, stub-driver run, fault injection,
@@ -146,9 +147,10 @@ LD_LIBRARY_PATH="$BUILD/stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WF_TEST_EXPEC
     "$BUILD/bin/test_runtime_asan" || status=1
 
 # ---- 4. fault injection: the whole C core against a stand-in driver and cuFFT ----
-# standin_cuda.c (libcuda.so.1, found on LD_LIBRARY_PATH) and standin_cufft.c (libcufft.so.12,
+# standin_cuda*.c (libcuda.so.1, found on LD_LIBRARY_PATH) and standin_cufft.c (libcufft.so.12,
 # found through WARPFFT_CUFFT_LIB) keep "device" memory on the host, check bounds, count what is
-# live and fail the N-th call; test_fault.c walks plan lifecycles failing each call in turn.
+# live and fail the N-th call; test_fault.c (with test_fault_*.c) walks plan lifecycles failing
+# each call in turn.
 FAULT=$BUILD/fault
 mkdir -p "$FAULT/standin" "$FAULT/gen"
 echo '#include "fake_kernels.h"' >"$FAULT/gen/warpfft_kernels.h"
@@ -186,22 +188,29 @@ PYEOF
 SAN=(-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 SCFLAGS=(-std=c11 -D_GNU_SOURCE -fPIC -pthread -Wall -Wextra -Werror -I"$ROOT/c_core/include"
     -I"$SRC" -I"$HERE")
-gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cuda.c" -o "$FAULT/standin/libcuda.so.1"
+gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cuda.c" "$HERE/standin_cuda_memory.c" \
+    "$HERE/standin_cuda_modules.c" "$HERE/standin_cuda_kernels.c" -o "$FAULT/standin/libcuda.so.1"
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cufft.c" -o "$FAULT/standin/libcufft.so.12" \
     -L"$FAULT/standin" -l:libcuda.so.1
-gcc "${CFLAGS[@]}" -I"$FAULT/gen" "${SAN[@]}" "$SRC"/*.c "$FAULT/gen/fault_kernels.c" \
-    "$HERE/test_fault.c" -o "$FAULT/test_fault" "${LIBS[@]}"
+# fault_build TEST.c... -o OUT: the whole C core and the stand-in kernels table with the tests
+# (ASan+UBSan); on_standin CMD...: runs CMD with the stand-in driver first on the loader path and
+# the stand-in cuFFT.
+fault_build() {
+    gcc "${CFLAGS[@]}" -I"$FAULT/gen" "${SAN[@]}" "$SRC"/*.c "$FAULT/gen/fault_kernels.c" "$@" \
+        "${LIBS[@]}"
+}
+on_standin() {
+    LD_LIBRARY_PATH="$FAULT/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WARPFFT_CACHE_DIR='' \
+        WARPFFT_CUFFT_LIB="$FAULT/standin/libcufft.so.12" WARPFFT_CUFFT_DEFAULT_PATHS=0 "$@"
+}
+fault_build "$HERE/test_fault.c" "$HERE/test_fault_walk.c" "$HERE/test_fault_cache.c" \
+    "$HERE/test_fault_modules.c" -o "$FAULT/test_fault"
 echo "== fault injection (ASan+UBSan): stand-in libcuda.so.1 and libcufft.so.12"
-LD_LIBRARY_PATH="$FAULT/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WARPFFT_CACHE_DIR= \
-    WARPFFT_CUFFT_LIB="$FAULT/standin/libcufft.so.12" WARPFFT_CUFFT_DEFAULT_PATHS=0 \
-    "$FAULT/test_fault" || status=1
+on_standin "$FAULT/test_fault" || status=1
 # warpfft_bench_fft (bench.c) walked the same way, events included.
-gcc "${CFLAGS[@]}" -I"$FAULT/gen" "${SAN[@]}" "$SRC"/*.c "$FAULT/gen/fault_kernels.c" \
-    "$HERE/test_bench.c" -o "$FAULT/test_bench" "${LIBS[@]}"
+fault_build "$HERE/test_bench.c" -o "$FAULT/test_bench"
 echo "== warpfft_bench_fft under fault injection (ASan+UBSan)"
-LD_LIBRARY_PATH="$FAULT/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WARPFFT_CACHE_DIR= \
-    WARPFFT_CUFFT_LIB="$FAULT/standin/libcufft.so.12" WARPFFT_CUFFT_DEFAULT_PATHS=0 \
-    "$FAULT/test_bench" || status=1
+on_standin "$FAULT/test_bench" || status=1
 # The XLA FFI handler (xla_ffi.c) alone, linked with a recording stand-in of the C ABI it calls.
 gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/xla_ffi.c" "$HERE/test_xla_ffi.c" -o "$BUILD/bin/test_xla_ffi" \
     "${LIBS[@]}"

@@ -1,7 +1,7 @@
 /*
- * standin.h — control API of the stand-in CUDA driver (standin_cuda.c, built as libcuda.so.1)
- * and cuFFT (standin_cufft.c, built as libcufft.so.12) of the fault-injection suite
- * (test_fault.c, run by run_tests.sh).
+ * standin.h — control API of the stand-in CUDA driver (standin_cuda*.c over standin_cuda.h,
+ * built as libcuda.so.1) and cuFFT (standin_cufft.c, built as libcufft.so.12) of the
+ * fault-injection suite (test_fault*.c, run by run_tests.sh).
  *
  * The stand-ins keep "device" memory on the host (malloc), check that every copy, memset, cuFFT
  * transform and the few emulated kernels stay inside one live allocation, and count what is live:

@@ -174,13 +174,7 @@ static void expect(int status, const char *word, int dim, double tol, int prec, 
     warpfft_plan_info info;
     int st =
         warpfft_plan_params3(dim, 1, tol, (warpfft_precision)prec, NULL, xl, xh, sl, sh, &info);
-    const char *msg = warpfft_last_error();
-    int ok = st == status && (status == 0 ? msg[0] == '\0' : strstr(msg, word) != NULL);
-    if (ok)
-        check_pass();
-    else
-        check_fail(__FILE__, line, "EXPECT", "status %d (want %d), message \"%s\" (want \"%s\")",
-                   st, status, msg, word);
+    check_status_msg(__FILE__, line, st, status, word);
     if (st == 0 && status == 0) {
         CHECK(info.type == 3 && info.dim == dim && info.n_points == -1 && info.n_targets == -1 &&
                   info.inner_fine[0] >= info.n_fine[0] && info.n_modes[0] == info.n_fine[0] &&

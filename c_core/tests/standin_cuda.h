@@ -1,0 +1,61 @@
+/*
+ * standin_cuda.h — internals shared by the files of the stand-in libcuda.so.1 (standin.h is its
+ * control API for the tests; run_tests.sh links these files into the one shared object):
+ *   standin_cuda.c          the state and counters, the control API, the numbered call that
+ *                           fails, initialisation, devices, contexts, error strings;
+ *   standin_cuda_memory.c   "device" memory with bounds checks, copies, memsets, streams, events;
+ *   standin_cuda_modules.c  modules, link states, functions, kernel launches;
+ *   standin_cuda_kernels.c  the binning kernels a checked setpts reads back, on the host.
+ * Everything here is hidden: the library exports only the driver's entry points and standin.h.
+ */
+#ifndef WARPFFT_STANDIN_CUDA_H
+#define WARPFFT_STANDIN_CUDA_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "runtime.h"
+#include "standin.h"
+
+#define API                      __attribute__((visibility("default")))
+#define INTERNAL                 __attribute__((visibility("hidden")))
+#define CUDA_ERROR_INVALID_VALUE 1
+#define CUDA_ERROR_LAUNCH_FAILED 719
+#define MAX_ALLOC_BYTES          ((size_t)1 << 30) /* the stand-in GPU's memory */
+
+/* The counters standin_get reports (all but ctx_depth), under sc_lock. */
+extern INTERNAL pthread_mutex_t sc_lock;
+extern INTERNAL standin_counts sc_counts;
+/* Pushes minus pops of the context on this thread. */
+extern INTERNAL __thread long sc_depth;
+/* Milliseconds every module load sleeps (standin_slow_load). */
+extern INTERNAL int sc_slow_load_ms;
+
+/* Counts a violation and prints fmt (with what, p, n) to stderr. Callers hold sc_lock (the
+ * event checks, one thread's, excepted). */
+INTERNAL void sc_violation(const char *fmt, const char *what, const void *p, size_t n);
+/* One more of *counter (a field of sc_counts), under the lock. */
+INTERNAL void sc_count(long *counter);
+/* A release call `fn`: numbers it, takes one off *live (a field of sc_counts) and frees p even
+ * when this call is the one that fails (as the driver does), then reports the failure. */
+INTERNAL CUresult sc_release(const char *fn, long *live, void *p);
+/* Work on stream s (what: the call, for the message): a violation while a synchronous upload
+ * may still be landing on the legacy stream (standin_cuda_memory.c). */
+INTERNAL void sc_check_order(CUstream s, const char *what);
+/* Kernel `name` with its launch arguments: the binning kernels computed on the host, other
+ * kernels nothing (standin_cuda_kernels.c). */
+INTERNAL void sc_emulate(const char *name, void **args);
+
+static inline void *dptr(CUdeviceptr p) {
+    return (void *)(uintptr_t)p;
+}
+
+/* Numbers the call `name`; the armed one returns CUDA_ERROR_LAUNCH_FAILED from the caller. */
+#define TICK(name)                                                                                 \
+    do {                                                                                           \
+        if (standin_tick(name))                                                                    \
+            return CUDA_ERROR_LAUNCH_FAILED;                                                       \
+    } while (0)
+
+#endif /* WARPFFT_STANDIN_CUDA_H */

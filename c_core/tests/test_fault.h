@@ -1,0 +1,87 @@
+/*
+ * test_fault.h — what the parts of the fault-injection suite share (test_fault.c: the stand-in's
+ * controls, the configurations, device arrays and plan helpers) and the parts main runs:
+ *   test_fault_walk.c     plan lifecycles failing each driver/cuFFT call in turn, and the
+ *                         failed setpts/destroy and stream-ordering cases;
+ *   test_fault_cache.c    the plan cache: reuse, bounds, out-of-memory release, two threads;
+ *   test_fault_modules.c  module loads: parallel, per direction, scan_big, one JIT, fork().
+ */
+#ifndef WARPFFT_TEST_FAULT_H
+#define WARPFFT_TEST_FAULT_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fatbin.h"
+#include "params.h"
+#include "runtime.h"
+#include "standin.h"
+#include "warpfft.h"
+
+/* The stand-in libcuda.so.1's controls (standin.h), resolved by main. */
+extern standin_arm_fn arm;
+extern standin_get_fn get;
+extern standin_slow_load_fn slow_load;
+extern standin_mem_limit_fn mem_limit;
+
+typedef struct config {
+    int type, dim, precision, method;
+    int64_t ntransf;
+    double upsampfac;
+    uint64_t stream;  /* 0: legacy; else a stand-in stream (non-blocking) */
+    int check_points; /* opts.check_points: 1 = setpts syncs and reads the totals back */
+    int32_t bin_size; /* opts.bin_size in every dim (0: default); 1: more bins than
+                         WF_SCAN_BIG_BINS in 3D, so setpts scans with module scan_big */
+} config;
+
+/* The configurations walked (some parts pick one by index), n_configs of them. */
+extern const config configs[];
+extern const size_t n_configs;
+enum { M = 300 };                /* points of every setpts */
+extern const int64_t n_modes[3]; /* modes of every configuration's plan: 24, 10, 6 */
+
+/* The caller's arrays, allocated (outside any walk) through the stand-in. */
+typedef struct arrays {
+    void *x, *y, *z, *c, *fk;
+} arrays;
+
+/* Arrays of M points and n_modes for configuration cf; a failed allocation ends the program. */
+arrays arrays_make(const config *cf);
+void arrays_free(arrays *a);
+/* The options of configuration cf: method, upsampfac, stream, check_points, bin_size. */
+void config_opts(const config *cf, warpfft_opts *o);
+/* A 1D plan of N n0 at tol 1e-4, default options; a failure is a failed check (NULL). */
+warpfft_plan make_plan(int type, int64_t n0, int64_t ntransf, int precision);
+/* Destroys plan; a NULL plan or a failed destroy is a failed check. */
+void destroy_plan(warpfft_plan plan);
+/* Live allocations and cuFFT plans, and cufftMakePlanMany64 calls so far. */
+standin_counts counts(void);
+
+/* ---- test_fault_walk.c ---- */
+/* Walks every configuration in the three plan-cache states; returns the lifecycles walked. */
+long walk_all(void);
+void test_setpts_keeps_points(void);
+void test_stream_order(void);
+
+/* ---- test_fault_cache.c ---- */
+void test_cache_reuse(void);
+void test_cache_bounds(void);
+void test_cache_oom(void);
+void test_cache_threads(void);
+
+/* ---- test_fault_modules.c (test_parallel_loads first: it needs nothing loaded yet) ---- */
+void test_parallel_loads(void);
+void test_module_per_direction(void);
+void test_scan_big_module(void);
+void test_one_jit_per_module(void);
+void test_fork(void);
+void test_module_without_images(void);
+
+#endif /* WARPFFT_TEST_FAULT_H */

@@ -1,0 +1,240 @@
+/*
+ * test_fault_walk.c — plan lifecycles under injected failures: walk_all fails each driver and
+ * cuFFT call of create -> setpts -> execute -> setpts_check -> destroy in turn, for every
+ * configuration and plan-cache state, and checks the status, that the plan still works, and
+ * that nothing leaks; then a failed setpts that keeps the previous points, a failed destroy
+ * that keeps the handle, and the ordering of synchronous copies before work on a plan stream.
+ */
+#include "test_fault.h"
+
+static long last_calls;           /* calls the last walk made */
+static uint64_t oom_retries_seen; /* when the walk began */
+
+/* An injected failure must surface as a clear status: not success (unless the failed call was
+ * a release whose result nothing depends on), not INTERNAL, and a message naming what failed. */
+static void check_status(const char *step, int st, long k) {
+    standin_counts s;
+    get(&s);
+    if (!s.failed_at) {
+        CHECK(st == WARPFFT_SUCCESS, "%s: no failure injected (k = %ld) but status %s: %s", step, k,
+              warpfft_status_name(st), warpfft_last_error());
+        return;
+    }
+    int release =
+        strcmp(s.failed_fn, "cuMemFree") == 0 || strcmp(s.failed_fn, "cuLinkDestroy") == 0;
+    /* destroy's wait before caching: on failure it frees instead, as it did before the cache */
+    release |= strcmp(step, "destroy") == 0 && strcmp(s.failed_fn, "cuStreamSynchronize") == 0;
+    /* an out-of-memory after which the cache was emptied and the allocation retried */
+    wf_cache_stats cs;
+    wf_cache_get_stats(&cs);
+    release |= strcmp(s.failed_fn, "cuMemAlloc") == 0 && cs.oom_retries > oom_retries_seen;
+    if (st == WARPFFT_SUCCESS) {
+        CHECK(release, "%s: %s (call %ld) failed but the status is SUCCESS", step, s.failed_fn,
+              s.failed_at);
+        return;
+    }
+    const char *msg = warpfft_last_error();
+    int named = strstr(msg, "injected by the stand-in") || strstr(msg, s.failed_fn);
+    CHECK(st != WARPFFT_ERR_INTERNAL && named, "%s: %s (call %ld) failed: status %s, message '%s'",
+          step, s.failed_fn, s.failed_at, warpfft_status_name(st), msg);
+}
+
+static void set_injected(int *flag) {
+    standin_counts s;
+    get(&s);
+    *flag |= s.failed_at != 0;
+}
+
+enum { CACHE_OFF, CACHE_COLD, CACHE_WARM };
+static const char *const cache_mode_name[] = {"cache off", "cache empty", "cache warm"};
+
+/* One lifecycle with call k failing; returns 1 when the failure was injected somewhere. */
+static int walk(const config *cf, const arrays *a, long k, long base_allocs, int cache) {
+    warpfft_opts o;
+    config_opts(cf, &o);
+    warpfft_plan plan = NULL;
+    int injected = 0;
+    wf_cache_set_limits(cache == CACHE_OFF ? 0 : WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
+    if (cache == CACHE_WARM) { /* a plan of this shape went to the cache */
+        int st = warpfft_plan_create(cf->type, cf->dim, n_modes, 1, cf->ntransf, 1e-4,
+                                     (warpfft_precision)cf->precision, &o, &plan);
+        CHECK(st == 0 && warpfft_plan_destroy(plan) == 0, "warming the cache: %s",
+              warpfft_last_error());
+        plan = NULL;
+    }
+    wf_cache_stats cs;
+    wf_cache_get_stats(&cs);
+    oom_retries_seen = cs.oom_retries;
+    arm(k);
+    int st = warpfft_plan_create(cf->type, cf->dim, n_modes, 1, cf->ntransf, 1e-4,
+                                 (warpfft_precision)cf->precision, &o, &plan);
+    check_status("create", st, k);
+    set_injected(&injected);
+    standin_counts s;
+    if (st == WARPFFT_SUCCESS) {
+        get(&s);
+        long after_create = s.live_allocs;
+        st = warpfft_setpts(plan, (warpfft_precision)cf->precision, M, a->x, a->y, a->z);
+        check_status("setpts", st, k);
+        set_injected(&injected);
+        if (st != WARPFFT_SUCCESS) {
+            get(&s);
+            /* nothing the failed call allocated is kept (this was the plan's first setpts) */
+            CHECK(s.live_allocs == after_create, "k %ld: failed setpts (%s) left %ld allocations",
+                  k, s.failed_fn, s.live_allocs - after_create);
+            arm(0);
+            st = warpfft_setpts(plan, (warpfft_precision)cf->precision, M, a->x, a->y, a->z);
+            CHECK(st == WARPFFT_SUCCESS, "k %ld: setpts after a failed one: %s", k,
+                  warpfft_last_error());
+        }
+        st = warpfft_execute(plan, (warpfft_precision)cf->precision, a->c, a->fk);
+        check_status("execute", st, k);
+        set_injected(&injected);
+        if (st != WARPFFT_SUCCESS) {
+            arm(0);
+            st = warpfft_execute(plan, (warpfft_precision)cf->precision, a->c, a->fk);
+            CHECK(st == WARPFFT_SUCCESS, "k %ld: execute after a failed one: %s", k,
+                  warpfft_last_error());
+        }
+        /* unchecked: reads the flag and the totals back (copy + sync); checked: nothing */
+        st = warpfft_setpts_check(plan);
+        check_status("setpts_check", st, k);
+        set_injected(&injected);
+        if (st != WARPFFT_SUCCESS) {
+            arm(0);
+            st = warpfft_setpts_check(plan);
+            CHECK(st == WARPFFT_SUCCESS, "k %ld: setpts_check after a failed one: %s", k,
+                  warpfft_last_error());
+        }
+        st = warpfft_plan_destroy(plan);
+        check_status("destroy", st, k);
+        set_injected(&injected);
+        if (st != WARPFFT_SUCCESS) { /* the handle stays valid: destroy again */
+            arm(0);
+            st = warpfft_plan_destroy(plan);
+            CHECK(st == WARPFFT_SUCCESS, "k %ld: second destroy: %s", k, warpfft_last_error());
+        }
+    } else {
+        CHECK(plan == NULL, "k %ld: failed create returned a plan", k);
+    }
+    get(&s);
+    last_calls = s.calls;
+    arm(0);
+    wf_cache_release(); /* the next walk starts from the same cache */
+    get(&s);
+    size_t records = wf_module_records(NULL, 0);
+    CHECK(s.live_allocs == base_allocs && s.live_fft_plans == 0 && s.live_links == 0 &&
+              s.ctx_depth == 0 && s.violations == 0 && s.live_modules == (long)records,
+          "type %d %dD %s method %d, call %ld (%s) failing: %ld allocations left, %ld cuFFT "
+          "plans, %ld link states, context depth %ld, %ld violations, %ld modules / %zu cached",
+          cf->type, cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", cf->method, k,
+          s.failed_fn, s.live_allocs - base_allocs, s.live_fft_plans, s.live_links, s.ctx_depth,
+          s.violations, s.live_modules, records);
+    return injected;
+}
+
+long walk_all(void) {
+    long lifecycles = 0;
+    for (size_t i = 0; i < n_configs; i++) {
+        arrays a = arrays_make(&configs[i]);
+        standin_counts s;
+        get(&s);
+        long base = s.live_allocs;
+        for (int cache = CACHE_OFF; cache <= CACHE_WARM; cache++) {
+            long k = 1;
+            while (walk(&configs[i], &a, k, base, cache) && k < 100000)
+                k++, lifecycles++;
+            lifecycles++; /* the last walk ran to the end without a failure */
+            printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx check_points %d, "
+                   "bin_size %d, %s: %ld "
+                   "lifecycles (a whole one: %ld calls)\n",
+                   configs[i].type, configs[i].dim,
+                   configs[i].precision == WARPFFT_F64 ? "f64" : "f32",
+                   configs[i].method == WARPFFT_METHOD_SM ? "SM" : "GM",
+                   (long long)configs[i].ntransf, configs[i].upsampfac,
+                   (unsigned long long)configs[i].stream, configs[i].check_points,
+                   (int)configs[i].bin_size, cache_mode_name[cache], k, last_calls);
+        }
+        arrays_free(&a);
+    }
+    wf_cache_set_limits(WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
+    return lifecycles;
+}
+
+/* Issue 19 item 4: a setpts that fails before doing anything keeps the previous points. */
+void test_setpts_keeps_points(void) {
+    const config *cf = &configs[2];
+    arrays a = arrays_make(cf);
+    warpfft_opts o;
+    warpfft_opts_default(&o);
+    o.method = cf->method;
+    warpfft_plan plan = NULL;
+    int st = warpfft_plan_create(cf->type, cf->dim, n_modes, 1, 1, 1e-4,
+                                 (warpfft_precision)cf->precision, &o, &plan);
+    CHECK(st == 0, "create: %s", warpfft_last_error());
+    if (st)
+        return;
+    st = warpfft_setpts(plan, (warpfft_precision)cf->precision, M, a.x, a.y, a.z);
+    CHECK(st == 0, "setpts: %s", warpfft_last_error());
+    arm(1); /* its first call: the context push */
+    st = warpfft_setpts(plan, (warpfft_precision)cf->precision, M / 2, a.x, a.y, a.z);
+    CHECK(st == WARPFFT_ERR_CUDA && strstr(warpfft_last_error(), "cuCtxPushCurrent"),
+          "setpts with a failing context push: %s", warpfft_last_error());
+    arm(0);
+    warpfft_plan_info info;
+    warpfft_plan_get_info(plan, &info);
+    CHECK(info.n_points == M, "n_points after the failed setpts: %lld", (long long)info.n_points);
+    st = warpfft_execute(plan, (warpfft_precision)cf->precision, a.c, a.fk);
+    CHECK(st == 0, "execute with the previous points: %s", warpfft_last_error());
+    /* Item 2: a destroy whose context push fails keeps the handle; the next destroy frees it. */
+    arm(1);
+    st = warpfft_plan_destroy(plan);
+    CHECK(st == WARPFFT_ERR_CUDA, "destroy with a failing context push: %s", warpfft_last_error());
+    arm(0);
+    CHECK(warpfft_plan_get_info(plan, &info) == 0 && info.n_points == M,
+          "the plan after a failed destroy: %s", warpfft_last_error());
+    CHECK(warpfft_plan_destroy(plan) == 0, "second destroy: %s", warpfft_last_error());
+    arrays_free(&a);
+}
+
+/* Issue 19 item 8: with a non-blocking plan stream, nothing but a wait orders a synchronous
+ * upload (legacy stream) before the plan's kernels; the stand-in flags work on another stream
+ * while such a copy may still be landing. Also warpfft_memset. */
+void test_stream_order(void) {
+    const config *cf = &configs[0];
+    arrays a = arrays_make(cf);
+    warpfft_opts o;
+    warpfft_opts_default(&o);
+    o.stream = 0x5150; /* any non-zero stream is non-blocking for the stand-in */
+    standin_counts s0, s;
+    get(&s0);
+    warpfft_plan plan = NULL;
+    int st = warpfft_plan_create(1, 1, n_modes, 1, 1, 1e-4, WARPFFT_F32, &o, &plan);
+    CHECK(st == 0, "create on a custom stream: %s", warpfft_last_error());
+    float x[M];
+    for (int j = 0; j < M; j++)
+        x[j] = (float)j / M;
+    st = warpfft_memcpy_htod(0, a.x, x, sizeof x);
+    if (st == 0 && plan)
+        st = warpfft_setpts(plan, WARPFFT_F32, M, a.x, NULL, NULL);
+    CHECK(st == 0, "upload + setpts: %s", warpfft_last_error());
+    if (st == 0)
+        st = warpfft_memset(0, a.c, 0x3c, M * 8);
+    if (st == 0)
+        st = warpfft_memcpy_htod(0, a.c, x, sizeof x);
+    if (st == 0)
+        st = warpfft_execute(plan, WARPFFT_F32, a.c, a.fk);
+    CHECK(st == 0, "memset + upload + execute: %s", warpfft_last_error());
+    get(&s);
+    CHECK(s.violations == s0.violations, "%ld ordering or bounds violations",
+          s.violations - s0.violations);
+    unsigned char back[M * 8];
+    CHECK(warpfft_memcpy_dtoh(0, back, a.c, sizeof back) == 0 && back[sizeof x] == 0x3c &&
+              back[sizeof back - 1] == 0x3c && memcmp(back, x, sizeof x) == 0,
+          "warpfft_memset then the copy: %s", warpfft_last_error());
+    CHECK(warpfft_memset(0, NULL, 0, 8) == WARPFFT_ERR_INVALID_ARG &&
+              warpfft_memset(0, NULL, 0, 0) == 0,
+          "warpfft_memset NULL: %s", warpfft_last_error());
+    warpfft_plan_destroy(plan);
+    arrays_free(&a);
+}
