@@ -87,22 +87,23 @@ echo '#include "fake_kernels.h"' >"$GEN/warpfft_kernels.h"
 
 # ---- 2. build: the lead's flags, plus sanitizers (one binary) or debug info (for valgrind) ----
 SRC="$ROOT/c_core/src"
-SRCS=("$SRC/error.c" "$SRC/loader.c" "$SRC/cufft.c" "$SRC/module.c" "$SRC/module_nvrtc.c"
+# CORE: the runtime's own sources; the test binaries add the fake kernel table and the tests.
+CORE=("$SRC/error.c" "$SRC/loader.c" "$SRC/cufft.c" "$SRC/module.c" "$SRC/module_nvrtc.c"
     "$SRC/module_ptx.c" "$SRC/memory.c" "$SRC/info.c" "$SRC/fatbin.c" "$SRC/cache.c"
-    "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c" "$SRC/sha256.c"
-    "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
+    "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c" "$SRC/sha256.c")
+SRCS=("${CORE[@]}" "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
     "$HERE/test_rt_errors.c" "$HERE/test_rt_cufft.c" "$HERE/test_rt_driver.c"
     "$HERE/test_rt_nvrtc.c")
 CFLAGS=(-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -fPIC -fvisibility=hidden -pthread
     -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$GEN" -I"$HERE")
 LIBS=(-ldl -lpthread -lm)
-for f in "${SRCS[@]:0:13}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
+for f in "${CORE[@]}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
 gcc "${CFLAGS[@]}" -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
     -fno-sanitize-recover=undefined "${SRCS[@]}" -o "$BUILD/bin/test_runtime_asan" "${LIBS[@]}"
 gcc "${CFLAGS[@]}" -O1 -g "${SRCS[@]}" -o "$BUILD/bin/test_runtime" "${LIBS[@]}"
 
 # Exported symbols of a shared build must be exactly the warpfft_* functions.
-gcc "${CFLAGS[@]}" -O2 -shared "${SRCS[@]:0:14}" -o "$BUILD/libwarpfft_rt.so" "${LIBS[@]}"
+gcc "${CFLAGS[@]}" -O2 -shared "${CORE[@]}" "$HERE/fake_kernels.c" -o "$BUILD/libwarpfft_rt.so" "${LIBS[@]}"
 EXPORTS=$(nm -D --defined-only "$BUILD/libwarpfft_rt.so" | awk '$2 == "T" {print $3}' | sort)
 if echo "$EXPORTS" | grep -qv '^warpfft_'; then
     echo "FAIL: non-warpfft exports:"; echo "$EXPORTS" | grep -v '^warpfft_'; exit 1
