@@ -56,6 +56,10 @@ def test_wheel_is_one_manylinux_wheel_with_the_library(wheel, tmp_path):
         z.extract("warpfft/libwarpfft.so", tmp_path)
     assert "Root-Is-Purelib: false" in meta
     assert "warpfft/__init__.py" in names and "warpfft/libwarpfft.so" in names
+    # the framework ops ship in the same wheel (they were once left out: only warpfft/*.py)
+    for sub in ("jax", "torch"):
+        src = sorted(p.name for p in pathlib.Path(PYDIR, "warpfft", sub).glob("*.py"))
+        assert src and all(f"warpfft/{sub}/{n}" in names for n in src), (sub, src, names)
     assert not [n for n in names if "tests" in n], names
     needed = dt_needed(tmp_path / "warpfft" / "libwarpfft.so")
     assert not [n for n in needed if CUDA_LIB.search(n)], needed
@@ -83,6 +87,16 @@ def test_wheel_check_refuses_a_cuda_dependency(wheel, tmp_path):
         wheeltool.check(str(bad))
     with pytest.raises(SystemExit, match="MB"):
         wheeltool.check(str(wheel), max_mb=0.1)
+
+
+def test_wheel_check_refuses_a_wheel_without_the_framework_ops(wheel, tmp_path):
+    bad = tmp_path / wheel.name
+    with zipfile.ZipFile(wheel) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for item in zin.infolist():
+            if not item.filename.startswith("warpfft/torch/"):
+                zout.writestr(item, zin.read(item))
+    with pytest.raises(SystemExit, match=r"missing from the wheel: \['warpfft/torch/"):
+        wheeltool.check(str(bad))
 
 
 def test_release_wheel_in_dist_passes_the_check():
@@ -146,6 +160,16 @@ def test_wheel_installs_and_loads_its_library(venv_with_wheel, tmp_path):
     out = _probe(py, tmp_path)
     assert out["warpfft"] == "0.1.0"
     assert os.path.samefile(out["library"], os.path.join(site, "warpfft", "libwarpfft.so"))
+    # the framework subpackages are installed beside it (importing them needs jax / torch,
+    # which this venv lacks: finding them is what the wheel owes)
+    find = ("import importlib.util as u, json; print(json.dumps([getattr(u.find_spec(m), "
+            "'origin', None) for m in ('warpfft.jax', 'warpfft.torch')]))")
+    r = run_python(find, clean_env(), python=py, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    origins = json.loads(r.stdout.strip().splitlines()[-1])
+    for sub, origin in zip(("jax", "torch"), origins):
+        assert origin and os.path.samefile(origin, os.path.join(site, "warpfft", sub,
+                                                                 "__init__.py")), origins
 
 
 def test_no_cufft_wheel_and_no_default_paths_lists_places(venv_with_wheel, tmp_path):

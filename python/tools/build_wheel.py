@@ -4,15 +4,17 @@ the same functions in CI).
     python3 python/tools/build_wheel.py build LIB [-o dist] [--plat auto|TAG]
     python3 python/tools/build_wheel.py check WHEEL [--max-mb N]
 
-build: a py3-none-<plat> wheel of python/warpfft/*.py plus LIB as warpfft/libwarpfft.so,
-written directly (zip + METADATA + WHEEL + RECORD, from python/pyproject.toml): no setuptools,
-pip or network involved, the same bytes everywhere. ``--plat auto`` (default) asks
+build: a py3-none-<plat> wheel of the packages pyproject.toml lists (warpfft, warpfft.jax,
+warpfft.torch: their *.py) plus LIB as warpfft/libwarpfft.so, written directly (zip + METADATA
++ WHEEL + RECORD, from python/pyproject.toml): no setuptools, pip or network involved, the same
+bytes everywhere. ``--plat auto`` (default) asks
 ``auditwheel show`` which manylinux tag the library is consistent with (the newest glibc symbol
 version it references decides: built on glibc 2.36 it is manylinux_2_34) and tags the wheel
 with it.
 
-check: ``auditwheel show`` must report the wheel consistent with its own manylinux tag and no
-external library but the manylinux policy's (libc, libm, ld-linux); the library's DT_NEEDED must
+check: every module of those packages must be in the wheel; ``auditwheel show`` must report
+the wheel consistent with its own manylinux tag and no external library but the manylinux
+policy's (libc, libm, ld-linux); the library's DT_NEEDED must
 name no CUDA library (libcuda and cuFFT are dlopen'ed at run time: the [cuda12]/[cuda13] extras
 bring cuFFT); METADATA must declare those extras with NVIDIA's cuFFT wheels and no CUDA
 dependency otherwise; the wheel must be at most --max-mb (default 40) MB.
@@ -40,11 +42,35 @@ POLICY_LIBS = {"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2", "libpthread.so.
                "libdl.so.2", "librt.so.1", "libgcc_s.so.1"}
 
 
-def _project():
+def _pyproject():
     import tomllib
 
     with open(os.path.join(PYDIR, "pyproject.toml"), "rb") as f:
-        return tomllib.load(f)["project"]
+        return tomllib.load(f)
+
+
+def _project():
+    return _pyproject()["project"]
+
+
+def package_files():
+    """(name in the wheel, path) of every module of the packages pyproject.toml lists
+    ([tool.setuptools] packages: warpfft and its framework subpackages). A package directory
+    under python/warpfft that the list leaves out is an error, not a silent omission."""
+    packages = _pyproject()["tool"]["setuptools"]["packages"]
+    found = sorted(os.path.relpath(d, PYDIR).replace(os.sep, ".")
+                   for d, _, names in os.walk(os.path.join(PYDIR, "warpfft"))
+                   if "__init__.py" in names)
+    unlisted = sorted(set(found) - set(packages))
+    if unlisted:
+        raise SystemExit(f"python/pyproject.toml does not list the package(s) {unlisted}")
+    files = []
+    for pkg in packages:
+        d = os.path.join(PYDIR, *pkg.split("."))
+        for name in sorted(os.listdir(d)):
+            if name.endswith(".py"):
+                files.append((f"{pkg.replace('.', '/')}/{name}", os.path.join(d, name)))
+    return files
 
 
 def _metadata(p):
@@ -87,11 +113,9 @@ def build(lib, out_dir, plat="auto"):
     p = _project()
     dist = f"{p['name']}-{p['version']}"
     files = []
-    pkg = os.path.join(PYDIR, "warpfft")
-    for name in sorted(os.listdir(pkg)):
-        if name.endswith(".py"):
-            with open(os.path.join(pkg, name), "rb") as f:
-                files.append((f"warpfft/{name}", f.read(), 0o644))
+    for arc, path in package_files():
+        with open(path, "rb") as f:
+            files.append((arc, f.read(), 0o644))
     with open(lib, "rb") as f:
         files.append(("warpfft/libwarpfft.so", f.read(), 0o755))
     os.makedirs(out_dir, exist_ok=True)
@@ -138,6 +162,9 @@ def check(path, max_mb=40.0):
     if ext and CUDA_LIB.search(ext.group(1)):
         problems.append(f"auditwheel lists a CUDA library as a dependency: {ext.group(1)}")
     with zipfile.ZipFile(path) as z:
+        missing = sorted({arc for arc, _ in package_files()} - set(z.namelist()))
+        if missing:
+            problems.append(f"modules of the package missing from the wheel: {missing}")
         lib = z.read("warpfft/libwarpfft.so")
         meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA")))
         wheel = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/WHEEL")))
