@@ -172,6 +172,28 @@ def test_wheel_installs_and_loads_its_library(venv_with_wheel, tmp_path):
                                                                  "__init__.py")), origins
 
 
+@pytest.mark.parametrize("framework, names", [("jax", "nufft1 nufft2 nufft3"),
+                                              ("torch", "finufft_type1 finufft_type2")])
+def test_wheel_framework_ops_import_from_the_wheel(venv_with_wheel, tmp_path, framework, names):
+    """`import warpfft.<framework>` from the installed wheel registers its ops (the venv sees
+    this interpreter's site-packages, so the framework is there when the tests have it)."""
+    py, site = venv_with_wheel
+    code = (f"import importlib.util, json, sys\n"
+            f"if importlib.util.find_spec('{framework}') is None:\n"
+            f"    print('NOFRAMEWORK'); sys.exit()\n"
+            f"import warpfft.{framework} as m\n"
+            f"ok = [callable(getattr(m, n)) for n in '{names}'.split()]\n"
+            f"print(json.dumps([m.__file__] + ok))")
+    r = run_python(code, clean_env(), python=py, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    last = r.stdout.strip().splitlines()[-1]
+    if last == "NOFRAMEWORK":
+        pytest.skip(f"{framework} is not installed: its op's import from the wheel is not run")
+    out = json.loads(last)
+    assert os.path.samefile(out[0], os.path.join(site, "warpfft", framework, "__init__.py"))
+    assert all(out[1:]), out
+
+
 def test_no_cufft_wheel_and_no_default_paths_lists_places(venv_with_wheel, tmp_path):
     py, _ = venv_with_wheel
     out = _probe(py, tmp_path, WARPFFT_CUFFT_DEFAULT_PATHS="0")
