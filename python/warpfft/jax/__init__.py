@@ -33,9 +33,9 @@ from outside.
 import jax as _jax
 
 from . import options
+from ._common import freeze as _freeze
 from ._ops import apply as _apply_traced
-from ._ops import apply3 as _apply3_traced
-from ._ops import freeze as _freeze
+from ._type3 import apply3 as _apply3_traced
 from .. import _framework_native as _native
 
 __all__ = ["nufft1", "nufft2", "nufft3", "options", "plans_created", "cached_plans",
@@ -47,16 +47,16 @@ _apply = _jax.jit(_apply_traced, static_argnums=(0, 3, 4, 5, 6))
 _apply3 = _jax.jit(_apply3_traced, static_argnums=(3, 4, 5))
 
 
+def _static(convert, value, name):
+    try:
+        return convert(value)
+    except TypeError:
+        raise TypeError(f"{name} must be a Python {convert.__name__} (a static value), got "
+                        f"{value!r}") from None
+
+
 def _check_eps_iflag(eps, iflag):
-    try:
-        eps = float(eps)
-    except TypeError:
-        raise TypeError(f"eps must be a Python float (a static value), got {eps!r}") from None
-    try:
-        iflag = int(iflag)
-    except TypeError:
-        raise TypeError(f"iflag must be a Python int (a static value), got {iflag!r}") from None
-    return eps, iflag
+    return _static(float, eps, "eps"), _static(int, iflag, "iflag")
 
 
 def nufft1(output_shape, source, *points, iflag=1, eps=1e-6, opts=None):

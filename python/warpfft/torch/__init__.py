@@ -138,6 +138,20 @@ def _check(points, data, what):
     return points
 
 
+def _check_values(values, M):
+    if values.ndim < 1 or values.shape[-1] != M:
+        raise ValueError(f"values have shape {tuple(values.shape)}: the last axis must have the "
+                         f"points' M = {M}")
+
+
+def _count(batch):
+    """Transforms in a batch of shape `batch` (at least 1: the C checks take ntransf >= 1)."""
+    B = 1
+    for n in batch:
+        B *= int(n)
+    return max(B, 1)
+
+
 def _validate(nufft_type, modes, batch, eps, dtype, modeord, method, ups, maxsub, bins,
               compiling):
     """Tolerance, sizes and options checked by the C library (no GPU needed) before the op
@@ -148,10 +162,7 @@ def _validate(nufft_type, modes, batch, eps, dtype, modeord, method, ups, maxsub
            bins)
     if key in _validated:  # what passed once passes again (the C check is a pure function)
         return
-    B = 1
-    for n in batch:
-        B *= int(n)
-    _native.validate(nufft_type, list(modes)[::-1], max(B, 1), eps, _ops._precision(dtype),
+    _native.validate(nufft_type, list(modes)[::-1], _count(batch), eps, _ops._precision(dtype),
                      _ops._kw(modeord, method, ups, maxsub, bins))
     if len(_validated) >= 256:
         _validated.clear()
@@ -186,9 +197,7 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
     output_shape = tuple(map(int, output_shape))
     if len(output_shape) != D or any(n < 1 for n in output_shape):
         raise ValueError(f"output_shape {output_shape} must be {D} positive ints")
-    if values.ndim < 1 or values.shape[-1] != M:
-        raise ValueError(f"values have shape {tuple(values.shape)}: the last axis must have the "
-                         f"points' M = {M}")
+    _check_values(values, M)
     compiling = _torch.compiler.is_compiling()
     eps, isign, modeord, method, ups, maxsub, bins = _options(finufftkwargs, D, values.device,
                                                               compiling)
@@ -245,18 +254,13 @@ def finufft_type3(points, values, targets, **finufftkwargs):
     if targets.ndim != 2 or targets.shape[0] != D:
         raise ValueError(f"targets must have shape ({D}, K) like the points' (D, M), got "
                          f"{tuple(targets.shape)}")
-    if values.ndim < 1 or values.shape[-1] != M:
-        raise ValueError(f"values have shape {tuple(values.shape)}: the last axis must have the "
-                         f"points' M = {M}")
+    _check_values(values, M)
     compiling = _torch.compiler.is_compiling()
     eps, isign, _, method, ups, maxsub, bins = _options(finufftkwargs, D, values.device,
                                                         compiling)
     batch = values.shape[:-1]
     if not compiling:
-        B = 1
-        for n in batch:
-            B *= int(n)
-        _native.validate3(D, max(B, 1), eps, _ops._precision(values.dtype),
+        _native.validate3(D, _count(batch), eps, _ops._precision(values.dtype),
                           _ops._kw(0, method, ups, maxsub, bins))
     _check_device(points, values, "values")
     if targets.device != values.device:

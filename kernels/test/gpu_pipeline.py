@@ -1,0 +1,286 @@
+"""The NUFFT pipeline of the GPU harness (python3 kernels/test/gpu_test.py): cupy loads the
+cubins kernels/check.sh built and runs bin sort, spread/interp, cuFFT (through cupy) and
+deconvolve/amplify, with the host's parameter choices (width, beta, fine grid, bins).
+
+Host choices: FINUFFT's width for upsampling 2, w = ceil(-log10(tol/10)), and the sinh-type
+kernel of kernels/common.cuh with beta = 0.995 pi (3/4) w; fine grid nf = 2N (at least 2w);
+deconvolution factors 1/phihat(k) by Gauss-Legendre quadrature.
+Env: WF_BUILD (cubin folder, default kernels/build), WF_ARCH (default sm_90), WF_OLDABI=1
+(kernels before the sorted-coordinate ABI: spread/interp read unsorted coordinates).
+"""
+import math
+import os
+
+import numpy as np
+import cupy as cp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.environ.get("WF_BUILD", os.path.join(HERE, "..", "build"))
+ARCH = os.environ.get("WF_ARCH", "sm_90")
+OLDABI = os.environ.get("WF_OLDABI", "0") == "1"  # spread/interp take unsorted coordinates
+_mods = {}
+
+
+def mod(name):
+    if name not in _mods:
+        _mods[name] = cp.RawModule(path=os.path.join(BUILD, f"{name}.{ARCH}.cubin"))
+    return _mods[name]
+
+
+def fn(module, kernel):
+    return mod(module).get_function(kernel)
+
+
+I64, I32, U64 = np.int64, np.int32, np.uint64
+NULL = np.uint64(0)
+
+
+def grid_for(n, block=256):
+    return max(1, min((int(n) + block - 1) // block, 65535 * 4))
+
+
+def psuf(prec):
+    return "f32" if prec == 32 else "f64"
+
+
+def rdt(prec):
+    return np.float32 if prec == 32 else np.float64
+
+
+def cdt(prec):
+    return np.complex64 if prec == 32 else np.complex128
+
+
+# ---------------------------------------------------------------------------- parameters
+BETA_FACTOR = None  # override of beta / w (gpu_test.py bench betaf=..., sets it here)
+
+
+def width_beta(tol, extra=0):
+    w = max(2, int(math.ceil(-math.log10(tol / 10.0) - 1e-9))) + extra
+    w = min(w, 16)
+    c = 0.995 * math.pi * 0.75
+    if BETA_FACTOR is not None:
+        c = BETA_FACTOR
+    return w, c * w
+
+
+def phi(z, w, beta):
+    a = 2.0 * z / w
+    s = 1.0 - a * a
+    r = np.sqrt(np.maximum(s, 1e-300))
+    return np.where(s > 0, (np.exp(beta * (r - 1.0)) - np.exp(-beta * (r + 1.0))) / r, 0.0)
+
+
+def fac_of(N, nf, w, beta, prec):
+    """1/phihat(k), k = 0..N/2: phihat(k) = int phi(z) cos(2 pi k z / nf) dz."""
+    xq, wq = np.polynomial.legendre.leggauss(4 * w + 40)
+    z = xq * (w / 2.0)
+    wz = wq * (w / 2.0) * phi(z, w, beta)
+    k = np.arange(N // 2 + 1)
+    ph = (wz[None, :] * np.cos(2 * np.pi * np.outer(k, z) / nf)).sum(1)
+    return cp.asarray((1.0 / ph).astype(rdt(prec)))
+
+
+# ---------------------------------------------------------------------------- sort
+def bin_scan(count, maxsub=0, cap=0):
+    """wf_bin_scan: (bin_start, nsub_start or None, result block as 3 u64)"""
+    n = count.size
+    start = cp.empty(max(n, 1), dtype=cp.uint64)
+    nsub = cp.empty(max(n, 1), dtype=cp.uint64) if maxsub > 0 else None
+    result = cp.full(3, 0xFFFFFFFFFFFFFFFF, dtype=cp.uint64)  # the kernel writes all of it
+    fn("sort", "wf_bin_scan")((1,), (512,), (I64(n), count, start, I64(maxsub),
+                                             NULL if nsub is None else nsub, I64(cap), result))
+    return start[:n], (None if nsub is None else nsub[:n]), result
+
+
+SCAN_BIG_TILE = 1024  # kernels/scan_big.cu: bins per block (256 threads x 4)
+SCAN_BIG_BINS = 8192  # c_core/src/params.h, WF_SCAN_BIG_BINS: more bins take module scan_big
+
+
+def bin_scan_big(count, maxsub=0, cap=0, grid=None):
+    """module scan_big (reduce, tile scan, rescan): same outputs as bin_scan. grid: blocks of the
+    two many-block passes (default one per tile; they loop over the tiles, so any grid works)"""
+    n = count.size
+    tiles = -(-n // SCAN_BIG_TILE)
+    start = cp.empty(max(n, 1), dtype=cp.uint64)
+    nsub = cp.empty(max(n, 1), dtype=cp.uint64) if maxsub > 0 else None
+    sums = cp.full(max(2 * tiles, 1), 0xFFFFFFFFFFFFFFFF, dtype=cp.uint64)
+    result = cp.full(3, 0xFFFFFFFFFFFFFFFF, dtype=cp.uint64)
+    g = (max(1, tiles if grid is None else grid),)
+    fn("scan_big", "wf_scan_big_reduce")(g, (256,), (I64(n), count, I64(maxsub), sums))
+    fn("scan_big", "wf_scan_big_tiles")((1,), (256,), (I64(n), sums, I64(maxsub), I64(cap), result))
+    fn("scan_big", "wf_scan_big_down")(g, (256,), (I64(n), count, start, I64(maxsub),
+                                                    NULL if nsub is None else nsub, sums))
+    return start[:n], (None if nsub is None else nsub[:n]), result
+
+
+class Points:
+    def __init__(self, dim, coords, prec, nf, bs, maxsub=1024):
+        self.dim, self.prec, self.nf, self.bs = dim, prec, list(nf), list(bs)
+        self.coords = coords
+        self.M = coords[0].size
+        self.maxsub = maxsub
+        self.nb = [int(math.ceil(nf[d] / bs[d])) for d in range(3)]
+        nbins = self.nb[0] * self.nb[1] * self.nb[2]
+        M = self.M
+        self.bin_of = cp.empty(max(M, 1), dtype=cp.int32)
+        self.pos = cp.empty(max(M, 1), dtype=cp.uint32)
+        self.bin_count = cp.zeros(nbins, dtype=cp.uint64)
+        self.cap = nbins + -(-M // maxsub)
+        self.run_setpts()
+
+    def ptr(self, d):
+        return self.coords[d] if d < self.dim else NULL
+
+    def bin_module(self):  # setpts' binning kernels, one module per dimension and precision
+        return f"bin_{self.dim}d_{psuf(self.prec)}"
+
+    def sptr(self, d):  # coordinates in sorted order (what spread/interp read)
+        return self.scoords[d] if d < self.dim else NULL
+
+    def run_setpts(self):
+        M, nf, bs, nb = self.M, self.nf, self.bs, self.nb
+        self.bin_count.fill(0)
+        fn(self.bin_module(), f"wf_bin_count_{psuf(self.prec)}")(
+            (grid_for(M),), (256,),
+            (I64(M), I32(self.dim), self.ptr(0), self.ptr(1), self.ptr(2), I64(nf[0]), I64(nf[1]),
+             I64(nf[2]), I32(bs[0]), I32(bs[1]), I32(bs[2]), I64(nb[0]), I64(nb[1]), I64(nb[2]),
+             self.bin_of, self.pos, I32(0), self.bin_count))
+        nbins = self.bin_count.size
+        # the result block: n_sorted, n_subprob (the SM kernels' device count), bad | overflow;
+        # as the C core: module scan_big above SCAN_BIG_BINS bins (c_core/src/params.h)
+        scan = bin_scan_big if nbins > SCAN_BIG_BINS else bin_scan
+        self.bin_start, self.nsub_start, self.result = scan(self.bin_count, self.maxsub, self.cap)
+        self.sort_idx = cp.empty(max(M, 1), dtype=cp.int64)
+        # records: dim coordinates and a u32 index, padded to 2, 4 or 8 u32 words
+        nw = self.dim * (1 if self.prec == 32 else 2) + 1
+        rw = 2 if nw <= 2 else 4 if nw <= 4 else 8
+        rec = cp.empty(max(M, 1) * rw, dtype=cp.uint32)
+        fn(self.bin_module(), f"wf_bin_scatter_{psuf(self.prec)}")(
+            (grid_for(M),), (256,),
+            (I64(M), I32(self.dim), self.ptr(0), self.ptr(1), self.ptr(2), self.bin_of,
+             self.pos, I32(0), self.bin_start, I32(rw), rec, self.bad_ptr()))
+        self.subprob_bin = cp.full(max(self.cap, 1), -1, dtype=cp.int32)
+        self.scoords = [cp.empty(max(M, 1), dtype=rdt(self.prec)) for _ in range(self.dim)]
+        n_subprob_ptr = self.result[1:2]
+        fn(self.bin_module(), f"wf_sort_unpack_{psuf(self.prec)}")(
+            (grid_for(max(M, self.cap)),), (256,),
+            (I64(M), I32(self.dim), rec, I32(rw), I32(0), self.sort_idx, self.sptr(0),
+             self.sptr(1), self.sptr(2), I64(nbins), self.nsub_start, n_subprob_ptr,
+             I64(self.cap), self.subprob_bin))
+        if OLDABI:  # kernels before the sorted-coordinate ABI (A/B timing): unsorted coords
+            self.scoords = list(self.coords)
+        self.n_subprob = int(self.result.get()[1])
+
+    def bad_ptr(self):  # i32 at byte 16 of the result block
+        return self.result.view(cp.int32)[4:5]
+
+    def bad(self):
+        return int(self.result.view(cp.int32).get()[4])
+
+
+# ---------------------------------------------------------------------------- spread / interp
+def si_name(op, method, dim, prec, w):
+    """(module, kernel): op "spread" or "interp", method "gm"/"sm" (one module each)."""
+    return (f"si_{dim}d_{psuf(prec)}_w{w}_{op}_{method}",
+            f"wf_{op}_{method}_{dim}d_{psuf(prec)}_w{w}")
+
+
+NOSORT = False  # GM with sort_idx = NULL, points in input order (gpu_test.py bench nosort=1)
+
+
+def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1):
+    dim, prec, nf = P.dim, P.prec, P.nf
+    m, k = si_name(op, method, dim, prec, w)
+    f = fn(m, k)
+    nosort = NOSORT and method == "gm"
+    xyz = (P.ptr(0), P.ptr(1), P.ptr(2)) if nosort else (P.sptr(0), P.sptr(1), P.sptr(2))
+    base = (I64(P.M),) + xyz + (cvec, I64(nf[0]), I64(nf[1]), I64(nf[2]),
+            I64(ntransf), NULL if nosort else P.sort_idx, rdt(prec)(beta))
+    if method == "gm":
+        f((grid_for(P.M),), (256,), base + (fw,))
+    else:
+        pad = (w + 1) // 2
+        td = [P.bs[d] + 2 * pad if d < dim else 1 for d in range(3)]
+        shmem = td[0] * td[1] * td[2] * (8 if prec == 32 else 16)
+        f.max_dynamic_shared_size_bytes = shmem
+        f((min(max(P.cap, 1), 65535 * 4), gridy), (256,),
+          base + (I32(P.bs[0]), I32(P.bs[1]), I32(P.bs[2]), I64(P.nb[0]), I64(P.nb[1]),
+                  I64(P.nb[2]), P.bin_start, P.bin_count, P.nsub_start, P.subprob_bin,
+                  P.result[1:2], I64(P.maxsub), fw), shared_mem=shmem)
+
+
+class Plan:
+    def __init__(self, typ, dim, N, tol, prec, method, ntransf=1, iflag=1, modeord=0, bs=None,
+                 nf=None, maxsub=1024, w_extra=0):
+        self.typ, self.dim, self.prec, self.method = typ, dim, prec, method
+        self.N = list(N) + [1] * (3 - len(N))
+        self.w, self.beta = width_beta(tol, w_extra)
+        self.nf = [max(2 * n, 2 * self.w) if d < dim else 1 for d, n in enumerate(self.N)]
+        if nf is not None:
+            self.nf = list(nf) + [1] * (3 - len(nf))
+        if bs is None:
+            # the host's defaults (c_core/src/bins.c, wf_default_bins)
+            sm3 = {(1, 32): [16, 8, 4], (2, 32): [16, 16, 4], (1, 64): [8, 8, 2],
+                   (2, 64): [8, 8, 4]}[(typ, prec)]
+            bs = {1: [1024, 1, 1], 2: [32, 32, 1], 3: sm3 if method == "sm" else [16, 16, 16]}[dim]
+        self.bs = list(bs) + [1] * (3 - len(bs))
+        if method == "sm":  # shrink bins until the tile fits in 200 KiB of shared memory
+            pad = (self.w + 1) // 2
+            while np.prod([self.bs[d] + 2 * pad if d < dim else 1 for d in range(3)]) * \
+                    (8 if prec == 32 else 16) > 200 * 1024:
+                d = int(np.argmax(self.bs[:dim]))
+                self.bs[d] = max(1, self.bs[d] // 2)
+        self.gridy = min(ntransf, 2)
+        self.ntransf, self.iflag, self.modeord, self.maxsub = ntransf, iflag, modeord, maxsub
+        self.fac = [fac_of(self.N[d], self.nf[d], self.w, self.beta, prec) if d < dim else NULL
+                    for d in range(3)]
+        shape = (ntransf,) + tuple(self.nf[d] for d in reversed(range(dim)))
+        self.fw = cp.zeros(shape, dtype=cdt(prec))
+
+    def setpts(self, coords):
+        self.P = Points(self.dim, coords, self.prec, self.nf, self.bs, self.maxsub)
+
+    def fft(self):
+        axes = tuple(range(1, self.dim + 1))
+        if self.iflag >= 0:  # sum fw e^{+i..}: unnormalised inverse FFT
+            self.fw[...] = cp.fft.ifftn(self.fw, axes=axes, norm="forward")
+        else:
+            self.fw[...] = cp.fft.fftn(self.fw, axes=axes)
+
+    def prep_args(self, src, dst):
+        N, nf = self.N, self.nf
+        return (I32(self.dim), I64(N[0]), I64(N[1]), I64(N[2]), I64(nf[0]), I64(nf[1]),
+                I64(nf[2]), I64(self.ntransf), self.fac[0], self.fac[1], self.fac[2],
+                I32(self.modeord), src, dst)
+
+    def execute(self, cvec, fk, timings=None):
+        p = psuf(self.prec)
+        Nprod = self.N[0] * self.N[1] * self.N[2]
+        nfprod = self.nf[0] * self.nf[1] * self.nf[2]
+        ev = [cp.cuda.Event() for _ in range(4)]
+        if self.typ == 1:
+            ev[0].record()
+            self.fw.fill(0)
+            spread_or_interp("spread", self.method, self.P, self.w, self.beta, cvec, self.fw,
+                             self.ntransf, self.gridy)
+            ev[1].record()
+            self.fft()
+            ev[2].record()
+            fn(f"deconvolve_{self.dim}d_{p}", f"wf_deconvolve_{p}")(
+                (grid_for(Nprod),), (256,), self.prep_args(self.fw, fk))
+            ev[3].record()
+        else:
+            ev[0].record()
+            fn(f"amplify_{self.dim}d_{p}", f"wf_amplify_{p}")(
+                (grid_for(nfprod),), (256,), self.prep_args(fk, self.fw))
+            ev[1].record()
+            self.fft()
+            ev[2].record()
+            spread_or_interp("interp", self.method, self.P, self.w, self.beta, cvec, self.fw,
+                             self.ntransf, self.gridy)
+            ev[3].record()
+        ev[3].synchronize()
+        if timings is not None:
+            timings.append([cp.cuda.get_elapsed_time(ev[i], ev[i + 1]) for i in range(3)])
+
