@@ -53,7 +53,7 @@ typedef double2 wf_cplx;
  * with FMAs (Cody-Waite): r = x - n 2pi is then exact to ~1 ulp of pi for |x| up to ~2^50,
  * where a single double 2pi lost |n| * 2.4e-16 (1e-13 at |x| ~ 3e3). For |x| <= pi, n = 0 and
  * r = x: the same u as a plain x / 2pi. The body is c_core/src/grid.c's wf_fold, character for
- * character (test_params.c compares them); the products are WF_MUL_RN so that no FMA
+ * character (test_params_grid.c compares them); the products are WF_MUL_RN so that no FMA
  * contraction can change them between call sites. */
 __device__ __forceinline__ double wf_fold(double x, i64 nf) {
     const double n = rint(WF_MUL_RN(x, WF_INV_2PI));

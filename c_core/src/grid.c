@@ -125,7 +125,7 @@ int64_t wf_index_of_mode(int64_t k, int64_t n, int modeord) {
 }
 
 /* The host twin of kernels/common.cuh's wf_fold (see there): the body is the same text,
- * character for character (test_params.c compares them). */
+ * character for character (test_params_grid.c compares them). */
 double wf_fold(double x, int64_t nf) {
     const double n = rint(WF_MUL_RN(x, WF_INV_2PI));
     double r = fma(-n, WF_2PI_HI, x);
