@@ -236,6 +236,78 @@ fn execute_ms(
     median(timed_ms(reps, exec).unwrap())
 }
 
+/// A case's plan and times: the plan (destroyed on drop) and its info after setpts, the first
+/// and second plan_create, the setpts times and the median execute, in ms.
+struct Timed {
+    _plan: PlanGuard,
+    info: sys::warpfft_plan_info,
+    plan_ms: f64,
+    plan2_ms: f64,
+    setpts: Vec<f64>,
+    exec_ms: f64,
+}
+
+/// Creates the case's plan twice (`plan_twice`), times 5 `setpts` calls and `reps` executes
+/// from `c` to `fk` (`execute_ms`).
+fn measure(
+    create: impl Fn(&mut sys::warpfft_plan) -> sys::warpfft_status,
+    mut setpts: impl FnMut(sys::warpfft_plan) -> Result<(), String>,
+    prec: sys::warpfft_precision,
+    c: *mut c_void,
+    fk: *mut c_void,
+    reps: usize,
+) -> Result<Timed, String> {
+    let (plan, plan_ms, plan2_ms) = plan_twice(create)?;
+    let guard = PlanGuard(plan);
+    let setpts = timed_ms(5, || setpts(plan))?;
+    let exec_ms = execute_ms(plan, prec, c, fk, reps);
+    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
+    check(
+        unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
+        "get_info",
+    );
+    Ok(Timed {
+        _plan: guard,
+        info,
+        plan_ms,
+        plan2_ms,
+        setpts,
+        exec_ms,
+    })
+}
+
+impl Timed {
+    /// The case's row: `points` non-uniform points per execute give the throughput; `err` is
+    /// the error on the sample. Destroys the plan.
+    #[allow(clippy::too_many_arguments)]
+    fn row(
+        self,
+        name: &str,
+        dist: &'static str,
+        ref_ms: f64,
+        tol: f64,
+        points: i64,
+        err: f64,
+        roof: Roof,
+    ) -> Row {
+        Row {
+            name: name.to_string(),
+            dist,
+            method: ["auto", "GM", "SM"][self.info.method as usize].to_string(),
+            width: self.info.width,
+            plan_ms: self.plan_ms,
+            plan2_ms: self.plan2_ms,
+            setpts_ms: median(self.setpts),
+            exec_ms: self.exec_ms,
+            ref_ms,
+            err,
+            tol,
+            pts_per_s: points as f64 / (self.exec_ms * 1e-3),
+            roof,
+        }
+    }
+}
+
 /// Default options with `method`.
 fn bench_opts(method: i32) -> sys::warpfft_opts {
     let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
@@ -261,11 +333,7 @@ fn bin_override(case: &str) -> Option<[i32; 3]> {
 
 fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     let mut rng = Rng::new(42);
-    let prec = if b.f64 {
-        sys::WARPFFT_F64
-    } else {
-        sys::WARPFFT_F32
-    };
+    let prec = precision(b.f64);
     let el = real_bytes(b.f64);
     let pts: Vec<Dev> = points(b, &mut rng)
         .iter()
@@ -286,7 +354,7 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     if let Some(bins) = bin_override(b.name) {
         opts.bin_size = bins;
     }
-    let (plan, plan_ms, plan2_ms) = plan_twice(|plan| unsafe {
+    let create = |plan: &mut sys::warpfft_plan| unsafe {
         sys::warpfft_plan_create(
             b.ty,
             b.dim,
@@ -298,86 +366,62 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
             &opts,
             plan,
         )
-    })?;
-    let _guard = PlanGuard(plan);
-    {
-        let setpts = timed_ms(5, || {
-            check(
-                unsafe { sys::warpfft_setpts(plan, prec, b.m, ptr(0), ptr(1), ptr(2)) },
-                "setpts",
-            );
-            Ok(())
-        })?;
-        let (cp, fp) = if b.ty == 1 {
-            (input.ptr, output.ptr)
-        } else {
-            (output.ptr, input.ptr)
-        };
-        let exec_ms = execute_ms(plan, prec, cp, fp, reps);
-        // error on 1024 stratified outputs of transform 0
-        let sample = stratified_sample(&mut rng, n_out, 1024);
-        let exact = Exact {
-            ty: b.ty,
-            dim: b.dim,
-            n: b.n,
-            modeord: 0,
-            f64: b.f64,
-            m: b.m,
-            pts: &pts,
-        }
-        .sample(input.ptr, &sample);
-        let out = output.reals(b.f64, 2 * n_out as usize);
-        let approx = gather(&out, 0, &sample);
-        let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
+    };
+    let setpts = |plan| {
         check(
-            unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
-            "get_info",
+            unsafe { sys::warpfft_setpts(plan, prec, b.m, ptr(0), ptr(1), ptr(2)) },
+            "setpts",
         );
-        let dim = b.dim as usize;
-        let (bw_gbs, gflops) = machine(b.f64);
-        let roof = Roof {
-            model: model::roofline(
-                b.ty,
-                dim,
-                el as f64,
-                &b.n[..dim],
-                &info.n_fine[..dim],
-                info.width as f64,
-                b.m as f64,
-                b.ntransf as f64,
-            ),
-            bw_gbs,
-            gflops,
-            n_fine: info.n_fine,
-            fft_ms: fft_ms(b.dim, info.n_fine, b.f64, b.ntransf, reps),
-        };
-        Ok(Row {
-            name: b.name.to_string(),
-            dist: b.dist.label(),
-            method: ["auto", "GM", "SM"][info.method as usize].to_string(),
-            width: info.width,
-            plan_ms,
-            plan2_ms,
-            setpts_ms: median(setpts),
-            exec_ms,
-            ref_ms: b.ref_ms,
-            err: rel_l2(&approx, &exact),
-            tol: b.tol,
-            pts_per_s: (b.m * b.ntransf) as f64 / (exec_ms * 1e-3),
-            roof,
-        })
+        Ok(())
+    };
+    let (cp, fp) = if b.ty == 1 {
+        (input.ptr, output.ptr)
+    } else {
+        (output.ptr, input.ptr)
+    };
+    let timed = measure(create, setpts, prec, cp, fp, reps)?;
+    // error on 1024 stratified outputs of transform 0
+    let sample = stratified_sample(&mut rng, n_out, 1024);
+    let exact = Exact {
+        ty: b.ty,
+        dim: b.dim,
+        n: b.n,
+        modeord: 0,
+        f64: b.f64,
+        m: b.m,
+        pts: &pts,
     }
+    .sample(input.ptr, &sample);
+    let out = output.reals(b.f64, 2 * n_out as usize);
+    let approx = gather(&out, 0, &sample);
+    let info = &timed.info;
+    let dim = b.dim as usize;
+    let (bw_gbs, gflops) = machine(b.f64);
+    let roof = Roof {
+        model: model::roofline(
+            b.ty,
+            dim,
+            el as f64,
+            &b.n[..dim],
+            &info.n_fine[..dim],
+            info.width as f64,
+            b.m as f64,
+            b.ntransf as f64,
+        ),
+        bw_gbs,
+        gflops,
+        n_fine: info.n_fine,
+        fft_ms: fft_ms(b.dim, info.n_fine, b.f64, b.ntransf, reps),
+    };
+    let (err, points) = (rel_l2(&approx, &exact), b.m * b.ntransf);
+    Ok(timed.row(b.name, b.dist.label(), b.ref_ms, b.tol, points, err, roof))
 }
 
 /// A type-3 case: plan, setpts3 (median of 5), execute (median of `reps` after 3 warm-ups),
 /// error on 1024 stratified targets of transform 0 against warpfft_direct_sample3.
 fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
     let mut rng = Rng::new(43);
-    let prec = if b.f64 {
-        sys::WARPFFT_F64
-    } else {
-        sys::WARPFFT_F32
-    };
+    let prec = precision(b.f64);
     let el = real_bytes(b.f64);
     let pi = std::f64::consts::PI;
     let gen = |rng: &mut Rng, n: i64, lo: f64, hi: f64| {
@@ -396,11 +440,10 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
     let sp = |d: usize| point_ptr(&s, d);
 
     let opts = bench_opts(method);
-    let (plan, plan_ms, plan2_ms) = plan_twice(|plan| unsafe {
+    let create = |plan: &mut sys::warpfft_plan| unsafe {
         sys::warpfft_plan_create(3, b.dim, std::ptr::null(), 1, 1, b.tol, prec, &opts, plan)
-    })?;
-    let _guard = PlanGuard(plan);
-    let setpts = timed_ms(5, || {
+    };
+    let setpts = |plan| {
         let st = unsafe {
             sys::warpfft_setpts3(
                 plan,
@@ -419,8 +462,8 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
             return Err(last_error());
         }
         Ok(())
-    })?;
-    let exec_ms = execute_ms(plan, prec, input.ptr, output.ptr, reps);
+    };
+    let timed = measure(create, setpts, prec, input.ptr, output.ptr, reps)?;
     let sample = stratified_sample(&mut rng, b.k, 1024);
     let mut exact = vec![0.0f64; 2 * sample.len()];
     check(
@@ -448,11 +491,7 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
     );
     let out = output.reals(b.f64, 2 * b.k as usize);
     let approx = gather(&out, 0, &sample);
-    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-    check(
-        unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
-        "get_info",
-    );
+    let info = &timed.info;
     println!(
         "{:<4} type 3: grid {:?} inner {:?} w {}/{} internal {} | reference: {:.2} ms, rel err {:.1e}",
         b.name,
@@ -484,21 +523,8 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
         n_fine: info.inner_fine,
         fft_ms: fft_ms(b.dim, info.inner_fine, inner_f64, 1, reps),
     };
-    Ok(Row {
-        name: b.name.to_string(),
-        dist: "uniform",
-        method: ["auto", "GM", "SM"][info.method as usize].to_string(),
-        width: info.width,
-        plan_ms,
-        plan2_ms,
-        setpts_ms: median(setpts),
-        exec_ms,
-        ref_ms: b.ref_ms,
-        err: rel_l2(&approx, &exact),
-        tol: b.tol,
-        pts_per_s: (b.m + b.k) as f64 / (exec_ms * 1e-3),
-        roof,
-    })
+    let err = rel_l2(&approx, &exact);
+    Ok(timed.row(b.name, "uniform", b.ref_ms, b.tol, b.m + b.k, err, roof))
 }
 
 fn main() {

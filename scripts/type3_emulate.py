@@ -4,7 +4,7 @@ budget: parameters from libwarpfft's warpfft_plan_params3 (ctypes), then centrin
 pre-phase, spreading with the sinh kernel, the inner type-2 step (exact, or emulated with its own
 kernel, FFT and interpolation, 1D), and the division by phihat with the post-phase; relative l2
 error against the exact sum. Worst case "edges": sources at both extremes, targets at both band
-edges (like tests/gpu_accuracy.rs band_edge for types 1/2).
+edges (like band_edge in tests/gpu_accuracy/point_sets.rs for types 1/2).
 
     WARPFFT_LIBRARY=target/debug/libwarpfft.so python3 scripts/type3_emulate.py
 """

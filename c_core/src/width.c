@@ -224,7 +224,7 @@ double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width
 /* Whether width w meets tol: its predicted error, with the safety factor. */
 /* Below tol 1e-9 in 2D/3D the bound misses one case the GPU found: points on grid nodes with
  * all energy in the band-edge modes, type 2 f64 at tol 1e-12 measured 1.26x (2D, w 14) and
- * 1.81x (3D) tol on the H100 (tests/gpu_accuracy.rs band_edge), while every case at tol >= 1e-9
+ * 1.81x (3D) tol on the H100 (band_edge in tests/gpu_accuracy/), while every case at tol >= 1e-9
  * stayed <= 0.69 tol. Until the bound models it (the kernel's edge value 2 beta e^-beta is
  * ~tol there, and points a rounding off a node see its one-sided limits), the safety factor
  * there is WF_ALIAS_SAFETY_HIGH: measurement-backed, one more point of width at those tols. */

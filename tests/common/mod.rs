@@ -4,7 +4,7 @@
 
 use std::ffi::CStr;
 use std::os::raw::c_void;
-use warpfft::sys;
+use warpfft::{sys, Complex, Real};
 
 /// The last error message of this thread, from the C core.
 pub fn last_error() -> String {
@@ -64,6 +64,11 @@ impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
     }
+    /// Starts at state `state` as given (no mixing): the sequences gpu_api's data were drawn
+    /// from.
+    pub fn from_state(state: u64) -> Self {
+        Rng(state)
+    }
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
@@ -81,6 +86,20 @@ impl Rng {
     }
     pub fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n
+    }
+    /// Uniform in [-a, a).
+    pub fn sym(&mut self, a: f64) -> f64 {
+        a * (2.0 * self.uniform() - 1.0)
+    }
+    /// `m` coordinates uniform in [-a, a).
+    pub fn points<T: Real>(&mut self, m: usize, a: f64) -> Vec<T> {
+        (0..m).map(|_| T::from_f64(self.sym(a))).collect()
+    }
+    /// `n` complex values, real and imaginary parts uniform in [-1, 1).
+    pub fn complex<T: Real>(&mut self, n: usize) -> Vec<Complex<T>> {
+        (0..n)
+            .map(|_| Complex::new(T::from_f64(self.sym(1.0)), T::from_f64(self.sym(1.0))))
+            .collect()
     }
 }
 
