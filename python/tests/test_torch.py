@@ -572,3 +572,73 @@ def test_opcheck_schema_fake_autograd_registration_aot(exact_cpu_transform):
                      (torch.ops.warpfft.nufft3.default, (p, v, t, -1, 1e-12) + opts)):
         res = torch.library.opcheck(op, args)
         assert all(r == "SUCCESS" for r in res.values()), (op, res)
+
+
+def _dispatcher_calls(monkeypatch):
+    """Counts the calls finufft_type1/2 route through torch.ops.warpfft (the dispatcher)."""
+    n = {"op": 0}
+    for name in ("nufft1_op", "nufft2_op"):
+        real = getattr(wt, name)
+
+        def counted(*a, _real=real):
+            n["op"] += 1
+            return _real(*a)
+        monkeypatch.setattr(wt, name, counted)
+    return n
+
+
+def test_eager_calls_without_grad_skip_the_dispatcher_with_the_same_result(fake_c, monkeypatch):
+    """A plain eager call with no gradient to record runs the op's kernel directly (what the
+    dispatcher's Autograd kernel would redispatch to); the result equals the op path's."""
+    rng = np.random.default_rng(44)
+    p, v, _, _ = _data(rng, 2, 25, (3,), device="cpu")
+    fk = torch.tensor(rng.standard_normal((3, 6, 5)), dtype=torch.complex128)
+    kw = dict(eps=1e-10, isign=1, modeord=0)
+    n = _dispatcher_calls(monkeypatch)
+    direct1, direct2 = wt.finufft_type1(p, v, (6, 5), **kw), wt.finufft_type2(p, fk, **kw)
+    assert n["op"] == 0
+    monkeypatch.setattr(wt, "_CAN_DIRECT", False)
+    via1, via2 = wt.finufft_type1(p, v, (6, 5), **kw), wt.finufft_type2(p, fk, **kw)
+    assert n["op"] == 2
+    assert torch.equal(direct1, via1) and torch.equal(direct2, via2)
+
+
+def test_calls_that_something_must_see_go_through_the_dispatcher(fake_c, monkeypatch):
+    """A gradient to record, a subclass, a torch function mode, a dispatch mode (fake tensors),
+    a torch.func transform or forward-mode AD: the call goes through torch.ops.warpfft."""
+    from torch.overrides import TorchFunctionMode
+    rng = np.random.default_rng(45)
+    p, v, _, _ = _data(rng, 1, 12, (), device="cpu")
+    n = _dispatcher_calls(monkeypatch)
+    call = lambda p, v: wt.finufft_type1(p, v, 4, eps=1e-10)  # noqa: E731
+
+    seen = []
+
+    class Spy(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    call(p, v.requires_grad_(True))
+    assert n["op"] == 1
+    with torch.no_grad():
+        call(p, v)  # no gradient recorded: direct
+    assert n["op"] == 1
+    call(torch.nn.Parameter(p, requires_grad=False), v.detach())
+    assert n["op"] == 2
+    with Spy():
+        call(p, v.detach())
+    assert n["op"] == 3 and any("warpfft" in s for s in seen), seen
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    mode = FakeTensorMode()
+    fp, fv = mode.from_tensor(p), mode.from_tensor(v.detach())
+    with mode:
+        out = call(fp, fv)
+    assert n["op"] == 4 and out.shape == (4,)
+    import torch.autograd.forward_ad as fwAD
+    with fwAD.dual_level():
+        try:
+            call(p, fwAD.make_dual(v.detach(), torch.ones_like(v.detach())))
+        except Exception:
+            pass  # the op defines no forward-mode rule; what matters is that it was asked
+    assert n["op"] == 5
