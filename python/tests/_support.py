@@ -1,5 +1,6 @@
 """Shared test helpers: import warpfft (skip the module visibly if no library was found),
-GPU detection, a numpy direct sum, an ELF DT_NEEDED reader, subprocess helpers."""
+GPU detection, the exact sums in the reference's shapes and a relative error, an ELF DT_NEEDED
+reader, subprocess helpers."""
 
 import functools
 import os
@@ -8,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from _nufft_ref import direct1, direct2, direct3
 
 PYDIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(PYDIR)
@@ -41,21 +43,27 @@ def require_no_gpu():
         pytest.skip("a GPU is present: the no-device path cannot be exercised here")
 
 
-def mode_indices(n, modeord):
-    """Integer modes k for indices 0..n-1 (CMCL order or FFT order)."""
-    i = np.arange(n)
-    if modeord == 0:
-        return i - n // 2
-    return np.where(i < (n + 1) // 2, i, i - n)
+def torch_cuda():
+    """torch, or skip the test: torch not installed, or without CUDA."""
+    torch = pytest.importorskip("torch", reason="torch not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    return torch
 
 
-def direct_matrix(pts, n_modes, isign, modeord=0):
-    """A[j, flat] = exp(isign i k(flat) . x_j), flat indexing the C-ordered (N3, N2, N1)
-    array -- so type 1 is A.T @ c and type 2 is A @ f.ravel()."""
-    grids = np.meshgrid(*[mode_indices(n, modeord) for n in n_modes[::-1]], indexing="ij")
-    ks = [g.ravel() for g in grids[::-1]]  # k1, k2, k3 per flat index
-    phase = sum(np.outer(np.asarray(p, np.float64), k) for p, k in zip(pts, ks))
-    return np.exp(isign * 1j * phase)
+def exact(type_, pts, data, n_modes, isign, modeord=0):
+    """The reference's sums in its own shapes, in float64 (_nufft_ref's): type 1 maps strengths
+    ``([batch,] M)`` to modes ``([batch,] *n_modes)`` (axis 0 <-> x), type 2 the reverse."""
+    if type_ == 1:
+        return direct1(data, pts, n_modes, isign, modeord)
+    data = np.asarray(data)
+    assert data.shape[data.ndim - len(n_modes):] == tuple(n_modes), (data.shape, n_modes)
+    return direct2(data, pts, isign, modeord)
+
+
+def exact3(x, s, c, isign):
+    """Type 3: f[..., k] = sum_j c[..., j] exp(isign i sum_d s_d[k] x_d[j]), in float64."""
+    return direct3(c, x, s, isign)
 
 
 def rel_err(a, b):

@@ -5,8 +5,11 @@ Run from the repository root:
     WARPFFT_LIBRARY=target/release/libwarpfft.so python -m pytest python/tests -q -rs
 """
 
+import gc
 import os
 import sys
+
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYDIR = os.path.dirname(HERE)
@@ -39,3 +42,18 @@ def pytest_configure(config):
 
 def pytest_report_header(config):
     return f"warpfft library: {os.environ.get('WARPFFT_LIBRARY') or '(not found: tests skip)'}"
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """The fake C library and CUDA driver of _fake.py in place of the real ones (the fake
+    library, its driver as ``.driver``); the plan cache emptied afterwards. Imported here, not
+    at the top: warpfft cannot be imported without a library (the tests then skip)."""
+    from _fake import install
+    from _support import warpfft
+
+    f, drv = install(monkeypatch)
+    f.driver = drv
+    yield f
+    warpfft.clear_plan_cache()
+    gc.collect()

@@ -9,37 +9,10 @@ import inspect
 
 import numpy as np
 import pytest
-from _fake import FakeDeviceArray, install
-from _support import warpfft
+from _fake import FakeDeviceArray
+from _support import exact, warpfft
 
 SHAPES = {1: (7,), 2: (6, 5), 3: (4, 5, 3)}  # (N1[, N2[, N3]]): distinct, odd and even
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    f, drv = install(monkeypatch)
-    f.driver = drv
-    yield f
-    warpfft.clear_plan_cache()
-    gc.collect()
-
-
-def modes(n, modeord=0):
-    i = np.arange(n)
-    return i - n // 2 if modeord == 0 else np.where(i < (n + 1) // 2, i, i - n)
-
-
-def exact(type_, pts, data, n_modes, isign, modeord=0):
-    """The reference's definition in its own shapes: f[k1, k2, k3] (axis 0 <-> x)."""
-    grids = np.meshgrid(*[modes(n, modeord) for n in n_modes], indexing="ij")
-    phase = sum(np.multiply.outer(np.asarray(p, np.float64), g) for p, g in zip(pts, grids))
-    E = np.exp(isign * 1j * phase)  # (M, N1, N2, N3)
-    data = np.asarray(data, np.complex128)
-    if type_ == 1:
-        return np.tensordot(data, E, axes=([-1], [0]))  # ([nt,] N1, N2, N3)
-    axes = tuple(range(1, len(n_modes) + 1))
-    return np.tensordot(data, E, axes=(tuple(range(data.ndim - len(n_modes), data.ndim)),
-                                       axes))
 
 
 def problem(dim, dtype=np.complex128, n_trans=None, M=11, seed=0):

@@ -6,7 +6,7 @@ cannot be initialised; array-library tests skip when the library (or its CUDA) i
 
 import numpy as np
 import pytest
-from _support import require_gpu, warpfft
+from _support import exact, exact3, rel_err, require_gpu, torch_cuda, warpfft
 
 pytestmark = pytest.mark.gpu
 
@@ -21,29 +21,6 @@ SLACK = 10
 @pytest.fixture(autouse=True)
 def _gpu():
     require_gpu()
-
-
-def modes(n, modeord=0):
-    i = np.arange(n)
-    return i - n // 2 if modeord == 0 else np.where(i < (n + 1) // 2, i, i - n)
-
-
-def exact(type_, pts, data, n_modes, isign, modeord=0):
-    """The reference's definition in its shapes: f[k1, k2, k3], axis 0 <-> x; batch first."""
-    grids = np.meshgrid(*[modes(n, modeord) for n in n_modes], indexing="ij")
-    phase = sum(np.multiply.outer(np.asarray(p, np.float64), g) for p, g in zip(pts, grids))
-    E = np.exp(isign * 1j * phase)
-    data = np.asarray(data, np.complex128)
-    if type_ == 1:
-        return np.tensordot(data, E, axes=([-1], [0]))
-    d = len(n_modes)
-    return np.tensordot(data, E, axes=(tuple(range(data.ndim - d, data.ndim)),
-                                       tuple(range(1, d + 1))))
-
-
-def rel_err(a, b):
-    a, b = np.asarray(a, np.complex128).ravel(), np.asarray(b, np.complex128).ravel()
-    return np.linalg.norm(a - b) / np.linalg.norm(b)
 
 
 def problem(dim, dtype, n_trans=None, seed=0, M=M):
@@ -197,16 +174,9 @@ def test_cupy_non_blocking_stream_and_gpu_stream():
     assert rel_err(cp.asnumpy(out), exact(1, pts, c, n, 1)) <= SLACK * 1e-10
 
 
-def _torch_cuda():
-    torch = pytest.importorskip("torch", reason="torch not installed")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA")
-    return torch
-
-
 @pytest.mark.parametrize("type_", [1, 2])
 def test_torch(type_):
-    torch = _torch_cuda()
+    torch = torch_cuda()
     dtype, n = np.complex64, SHAPES[2]
     pts, c, f = problem(2, dtype, seed=9)
     data = c if type_ == 1 else f
@@ -221,7 +191,7 @@ def test_torch(type_):
 
 
 def test_torch_side_stream_and_requires_grad():
-    torch = _torch_cuda()
+    torch = torch_cuda()
     dtype, n = np.complex64, SHAPES[1]
     pts, c, _ = problem(1, dtype, seed=10)
     side = torch.cuda.Stream()
@@ -291,19 +261,25 @@ def test_dlpack_generic_producer():
     assert rel_err(out.get(), exact(1, pts, c, n, 1)) <= SLACK * 1e-5
 
 
+def _no_points_then_bad_points(plan, c, pts, targets=(), at=0):
+    """A fresh plan: execute raises NO_POINTS; setpts with a NaN at pts[0][at] raises
+    BAD_POINTS and leaves the plan without points."""
+    with pytest.raises(warpfft.WarpfftError) as ei:
+        plan.execute(c)
+    assert ei.value.name == "WARPFFT_ERR_NO_POINTS"
+    bad = pts[0].copy()
+    bad[at] = np.nan
+    with pytest.raises(warpfft.InvalidArgumentError) as ei:
+        plan.setpts(bad, *pts[1:], *targets)
+    assert ei.value.name == "WARPFFT_ERR_BAD_POINTS"
+    assert plan.M is None
+
+
 def test_errors_with_a_gpu():
     dtype, n = np.complex64, SHAPES[2]
     pts, c, _ = problem(2, dtype, seed=15)
     with warpfft.Plan(1, n, dtype=dtype, eps=1e-5) as plan:
-        with pytest.raises(warpfft.WarpfftError) as ei:
-            plan.execute(c)
-        assert ei.value.name == "WARPFFT_ERR_NO_POINTS"
-        bad = pts[0].copy()
-        bad[5] = np.nan
-        with pytest.raises(warpfft.InvalidArgumentError) as ei:
-            plan.setpts(bad, pts[1])
-        assert ei.value.name == "WARPFFT_ERR_BAD_POINTS"
-        assert plan.M is None
+        _no_points_then_bad_points(plan, c, pts, at=5)
         plan.setpts(*pts)
         with pytest.raises(TypeError):
             plan.execute(c[:-1])
@@ -414,12 +390,6 @@ def problem3(dim, dtype, n_trans=None, seed=20, M=200, K=150):
     return x, s, c
 
 
-def exact3(x, s, c, isign):
-    phase = sum(np.outer(np.asarray(sd, np.float64), np.asarray(xd, np.float64))
-                for sd, xd in zip(s, x))  # (K, M)
-    return np.asarray(c, np.complex128) @ np.exp(isign * 1j * phase).T
-
-
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["f32", "f64"])
 @pytest.mark.parametrize("dim", [1, 2, 3])
 def test_type3_plan_host_numpy(dim, dtype):
@@ -484,14 +454,7 @@ def test_type3_device_arrays_and_errors():
     dx = [warpfft.DeviceArray.from_host(v) for v in x]
     ds = [warpfft.DeviceArray.from_host(v) for v in s]
     with warpfft.Plan(3, 3, eps=1e-5, dtype=dtype) as plan:
-        with pytest.raises(warpfft.WarpfftError) as ei:
-            plan.execute(c)
-        assert ei.value.name == "WARPFFT_ERR_NO_POINTS"
-        bad = x[0].copy()
-        bad[3] = np.nan
-        with pytest.raises(warpfft.InvalidArgumentError) as ei:
-            plan.setpts(bad, x[1], x[2], *s)
-        assert ei.value.name == "WARPFFT_ERR_BAD_POINTS" and plan.M is None
+        _no_points_then_bad_points(plan, c, x, s, at=3)
         plan.setpts(*dx, *ds)
         del dx, ds  # the C library copied them
         dout = plan.execute(warpfft.DeviceArray.from_host(c))

@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 import pytest
-from _support import require_gpu, warpfft
+from _support import rel_err, require_gpu, torch_cuda, warpfft
 
 pytestmark = pytest.mark.gpu
 
@@ -15,11 +15,6 @@ pytestmark = pytest.mark.gpu
 @pytest.fixture(autouse=True)
 def _gpu():
     require_gpu()
-
-
-def rel_err(a, b):
-    a, b = np.asarray(a, np.complex128).ravel(), np.asarray(b, np.complex128).ravel()
-    return np.linalg.norm(a - b) / np.linalg.norm(b)
 
 
 def _problem(M, seed=0, dtype=np.complex64):
@@ -54,9 +49,7 @@ def test_2_host_points_on_a_non_blocking_stream():
 
 
 def test_2_torch_side_stream_producer():
-    torch = pytest.importorskip("torch", reason="torch not installed")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA")
+    torch = torch_cuda()
     n, M = (64, 32), 2_000_000
     x, y, c = _problem(M, seed=2)
     side = torch.cuda.Stream()
@@ -92,9 +85,7 @@ def test_3_temporaries_returned_to_cupy_pool():
 
 
 def test_3_temporaries_returned_to_torch_pool():
-    torch = pytest.importorskip("torch", reason="torch not installed")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA")
+    torch = torch_cuda()
     n, M = (128, 128), 1_000_000
     x, y, c = _problem(M, seed=4)
     side = torch.cuda.Stream()

@@ -10,17 +10,8 @@ import weakref
 
 import numpy as np
 import pytest
-from _fake import FakeDeviceArray, install
+from _fake import FakeDeviceArray
 from _support import warpfft
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    f, drv = install(monkeypatch)
-    f.driver = drv
-    yield f
-    warpfft.clear_plan_cache()
-    gc.collect()
 
 
 def _pts(dim, M=9, real=np.float64, seed=0):

@@ -9,17 +9,8 @@ import inspect
 
 import numpy as np
 import pytest
-from _fake import FakeDeviceArray, install
-from _support import warpfft
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    f, drv = install(monkeypatch)
-    f.driver = drv
-    yield f
-    warpfft.clear_plan_cache()
-    gc.collect()
+from _fake import FakeDeviceArray
+from _support import exact3, warpfft
 
 
 def problem3(dim, M=9, K=7, n_trans=None, dtype=np.complex128, seed=0):
@@ -31,13 +22,6 @@ def problem3(dim, M=9, K=7, n_trans=None, dtype=np.complex128, seed=0):
     b = () if n_trans is None else (n_trans,)
     c = (rng.standard_normal(b + (M,)) + 1j * rng.standard_normal(b + (M,))).astype(dtype)
     return x, s, c
-
-
-def exact3(x, s, c, isign):
-    """f[..., k] = sum_j c[..., j] exp(isign i sum_d s_d[k] x_d[j]), in float64."""
-    phase = sum(np.outer(np.asarray(sd, np.float64), np.asarray(xd, np.float64))
-                for sd, xd in zip(s, x))  # (K, M)
-    return np.asarray(c, np.complex128) @ np.exp(isign * 1j * phase).T
 
 
 def close(a, b, tol=1e-9):

@@ -24,7 +24,7 @@ import types as _types  # noqa: E402
 from ._cache import clear as clear_plan_cache  # noqa: E402
 from ._cache import info as plan_cache_info  # noqa: E402
 from ._cache import set_limits as set_plan_cache_limits  # noqa: E402
-from ._compat import Plan, plan_params, plan_params3  # noqa: E402
+from ._compat import Plan  # noqa: E402
 from ._device import DeviceArray  # noqa: E402
 from ._errors import (  # noqa: E402
     InvalidArgumentError,
@@ -43,6 +43,8 @@ from ._info import (  # noqa: E402
     embedded_modules,
     init,
     library_path,
+    plan_params,
+    plan_params3,
     release_cached,
     runtime_info,
     version,

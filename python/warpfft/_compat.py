@@ -51,193 +51,36 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
 ==========================  ==================================================================
 
 Any other name raises InvalidArgumentError (also a TypeError, as in the reference).
+
+This module is the Plan class; the checks and conversions of its arguments are in _args.py,
+plan_params and plan_params3 (what a plan would choose, no GPU) in _info.py. Their public names
+are importable from here too.
 """
 
 import math
 import threading
-import warnings
 import weakref
 
 import numpy as np
 
-from . import _device, _lib
+from . import _lib
+from ._args import (  # noqa: F401  (OPTION_NAMES, stream_value: importable from here, as before)
+    OPTION_NAMES,
+    effective_eps,
+    normalize_isign,
+    normalize_modes,
+    normalize_options,
+    shape_of,
+    stream_value,
+)
 from ._arrays import empty_like, finish, wrap, wrap_made
-from ._device import DeviceArray, driver, same_stream
-from ._errors import ERR_BAD_DIM, ERR_NO_POINTS, WarpfftError, invalid
-from ._plan import CPlan, info_dict, make_opts, plan_params3_c, plan_params_c, precision_of
-
-_I32 = (-_lib.INT32_MAX - 1, _lib.INT32_MAX)
-_IGNORED = {"gpu_sort": (0, 1), "gpu_kerevalmeth": (0, 1), "gpu_maxbatchsize": (0, None),
-            "gpu_obinsizex": _I32, "gpu_obinsizey": _I32, "gpu_obinsizez": _I32,
-            "gpu_np": _I32, "debug": _I32}
-_HONOURED = ("modeord", "upsampfac", "gpu_method", "gpu_binsizex", "gpu_binsizey",
-             "gpu_binsizez", "gpu_maxsubprobsize", "gpu_device_id", "gpu_stream",
-             "gpu_spreadinterponly", "check_points")
-OPTION_NAMES = frozenset(_HONOURED) | frozenset(_IGNORED)
+from ._device import ClosesWhenCollected, DeviceArray, driver, same_stream
+from ._errors import ERR_NO_POINTS, WarpfftError, invalid
+from ._info import plan_params, plan_params3  # noqa: F401  (importable from here, as before)
+from ._plan import CPlan, make_opts, precision_of
 
 
-def _shape_of(a):
-    """The shape of an array-like without converting it (None if it has none)."""
-    shape = getattr(a, "shape", None)
-    if shape is None:
-        return np.shape(a)
-    return tuple(shape)
-
-
-def stream_value(s):
-    """A CUDA stream given as an int, None, ctypes pointer or a stream object -> int."""
-    if s is None:
-        return 0
-    if hasattr(s, "value") and not isinstance(s, (int, np.integer)):  # ctypes.c_void_p
-        return 0 if s.value is None else _lib.as_int("gpu_stream", s.value, 0, _lib.UINT64_MAX)
-    for attr in ("cuda_stream", "ptr", "handle"):  # torch, cupy, pycuda/numba
-        v = getattr(s, attr, None)
-        if v is not None and not callable(v):
-            return _lib.as_int("gpu_stream", v, 0, _lib.UINT64_MAX)
-    return _lib.as_int("gpu_stream", s, 0, _lib.UINT64_MAX)
-
-
-def _check_points(v):
-    """check_points: a bool (or 0/1) -> 0/1."""
-    if isinstance(v, (bool, np.bool_)):
-        return int(v)
-    return _lib.as_int("check_points", v, 0, 1)
-
-
-def normalize_options(type_, kwargs):
-    """The reference's option keywords -> (our option values, a hashable key). Unknown names
-    raise; ignored ones are range-checked; gpu_spreadinterponly=1 raises UnsupportedError."""
-    for k in kwargs:
-        if k not in OPTION_NAMES:
-            raise invalid(f"Invalid option '{k}' (known: {', '.join(sorted(OPTION_NAMES))})")
-    for k, (lo, hi) in _IGNORED.items():
-        if k in kwargs:
-            _lib.as_int(k, kwargs[k], lo, _lib.INT32_MAX if hi is None else hi)
-    g = kwargs.get
-    sio = _lib.as_int("gpu_spreadinterponly", g("gpu_spreadinterponly", 0), 0, 1)
-    method = _lib.as_int("gpu_method", g("gpu_method", 0), 0, 4)
-    if method >= 2:
-        method = 2 if type_ == 1 else 0
-    upsampfac = float(g("upsampfac", 2.0))
-    if upsampfac == 0.0:
-        upsampfac = 2.0
-    bins = tuple(max(0, _lib.as_int(k, g(k, 0), *_I32))
-                 for k in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez"))
-    opts = {
-        "modeord": _lib.as_int("modeord", g("modeord", 0), *_I32),
-        "method": method,
-        "upsampfac": upsampfac,
-        "device": _lib.as_int("gpu_device_id", g("gpu_device_id", 0), 0, _lib.INT32_MAX),
-        "stream": stream_value(g("gpu_stream")),
-        "bin_size": bins,
-        "max_subprob": max(0, _lib.as_int("gpu_maxsubprobsize", g("gpu_maxsubprobsize", 0),
-                                          *_I32)),
-        "spreadinterponly": sio,
-        "check_points": _check_points(g("check_points", True)),
-    }
-    return opts, tuple(sorted(opts.items()))
-
-
-# The C library's supported tolerance range per precision (warpfft.h: f32 1e-6..0.1, f64
-# 1e-13..0.1). The reference accepts any eps (it clamps below machine epsilon with a warning):
-# so does this layer, to the nearest supported value, with a warning.
-_EPS_RANGE = {_lib.PRECISION_F32: (1e-6, 0.1), _lib.PRECISION_F64: (1e-13, 0.1)}
-
-
-def effective_eps(eps, precision):
-    """eps clamped into the supported range of `precision` (a warning says so); NaN or a
-    non-number raises."""
-    try:
-        e = float(eps)
-    except (TypeError, ValueError):
-        raise invalid(f"eps must be a number, not {eps!r}") from None
-    if e != e:
-        raise invalid("eps is NaN")
-    lo, hi = _EPS_RANGE[precision]
-    if lo <= e <= hi:
-        return e
-    c = min(max(e, lo), hi)
-    warnings.warn(f"eps = {e:g} is outside what warpfft supports at this precision "
-                  f"[{lo:g}, {hi:g}]: using {c:g}", stacklevel=3)
-    return c
-
-
-def normalize_modes(nufft_type, n_modes):
-    """(dim, n_modes tuple in the Python order) as the reference reads them. Type 3: n_modes
-    is the dimension (an integer, as the reference requires) and the tuple (1,) * dim."""
-    if nufft_type == 3:
-        if isinstance(n_modes, (bool, np.bool_)) or not isinstance(n_modes, (int, np.integer)):
-            raise invalid(f"For a type 3 plan, n_modes must be a single integer, the dimension "
-                          f"(got {n_modes!r})")
-        if not 1 <= n_modes <= 3:
-            raise invalid(f"Only dimensions 1, 2, and 3 supported (type 3 dim {n_modes})",
-                          ERR_BAD_DIM)
-        return int(n_modes), (1,) * int(n_modes)
-    if isinstance(n_modes, (bool, float, str, bytes)):
-        raise invalid(f"Invalid n_modes {n_modes!r}: an integer or a tuple of 1 to 3 integers")
-    if np.ndim(n_modes) == 0:
-        n = (n_modes,)
-    else:
-        if np.ndim(n_modes) != 1:
-            raise invalid(f"Invalid n_modes {n_modes!r}: an integer or a flat tuple of 1 to 3 "
-                          "integers")
-        n = tuple(n_modes)
-    if not 1 <= len(n) <= 3:
-        raise invalid(f"Only dimensions 1, 2, and 3 supported (n_modes {n_modes!r})", ERR_BAD_DIM)
-    return len(n), tuple(_lib.as_int("n_modes", v, -_lib.INT64_MAX, _lib.INT64_MAX) for v in n)
-
-
-def plan_params(nufft_type, n_modes, n_trans=1, eps=1e-6, dtype="complex64", **kwargs):
-    """What ``Plan(nufft_type, n_modes, n_trans, eps, dtype=dtype, **kwargs)`` would choose
-    (kernel width, beta, fine grid, bins, method), without a GPU; the same argument checks as
-    plan creation. Per-dimension tuples are in the Python order (axis 0 first)."""
-    nufft_type = _lib.as_int("nufft_type", nufft_type, -_lib.INT32_MAX, _lib.INT32_MAX)
-    if nufft_type == 3:
-        raise invalid("type 3 grids depend on the spreads of the sources and targets: use "
-                      "warpfft.plan_params3(x_bounds, s_bounds, ...)")
-    dim, n = normalize_modes(nufft_type, n_modes)
-    prec, _, _ = precision_of(dtype)
-    o, _ = normalize_options(nufft_type, kwargs)
-    eps = effective_eps(eps, prec)
-    return info_dict(plan_params_c(nufft_type, n[::-1], n_trans, eps, prec, make_opts(**o)))
-
-
-def _bounds(name, b):
-    """[(lo, hi), ...] per dimension, finite floats, lo <= hi (the C checks them again)."""
-    try:
-        pairs = [(float(lo), float(hi)) for lo, hi in b]
-    except (TypeError, ValueError):
-        raise invalid(f"{name} must be a sequence of (lo, hi) pairs, one per dimension "
-                      f"(got {b!r})") from None
-    if not 1 <= len(pairs) <= 3:
-        raise invalid(f"{name} has {len(pairs)} (lo, hi) pairs: 1 to 3 (one per dimension)",
-                      ERR_BAD_DIM)
-    for lo, hi in pairs:
-        if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-            raise invalid(f"{name}: ({lo}, {hi}) must be finite with lo <= hi")
-    return pairs
-
-
-def plan_params3(x_bounds, s_bounds, n_trans=1, eps=1e-6, dtype="complex64", **kwargs):
-    """What a type 3 plan's setpts would choose (warpfft_plan_params3; no GPU) for sources
-    with x in ``x_bounds[0] = (lo, hi)``, y in ``x_bounds[1]``, ... and targets with s in
-    ``s_bounds[0]``, ... (one pair per dimension, Python order: x first): kernel width and
-    beta, spreading grid (``n_fine``), the inner type-2 step's precision, width, beta and fine
-    grid, centres, half-widths and gamma. The reference has no such function."""
-    xb, sb = _bounds("x_bounds", x_bounds), _bounds("s_bounds", s_bounds)
-    if len(xb) != len(sb):
-        raise invalid(f"x_bounds has {len(xb)} dimensions but s_bounds {len(sb)}", ERR_BAD_DIM)
-    prec, _, _ = precision_of(dtype)
-    o, _ = normalize_options(3, kwargs)
-    eps = effective_eps(eps, prec)
-    xb, sb = xb[::-1], sb[::-1]  # the C ABI's dimension 1 is the last Python axis
-    info = plan_params3_c(len(xb), n_trans, eps, prec, make_opts(**o),
-                          [b[0] for b in xb], [b[1] for b in xb],
-                          [b[0] for b in sb], [b[1] for b in sb])
-    return info_dict(info)
-
-
-class Plan:
+class Plan(ClosesWhenCollected):
     """A NUFFT plan, with the reference's (cufinufft's) interface:
 
     ``Plan(nufft_type, n_modes, n_trans=1, eps=1e-6, isign=None, dtype="complex64", **kwargs)``
@@ -276,13 +119,10 @@ class Plan:
         self._ptr_device = {}  # id(array) -> (weakref, pointer): on the plan's device (driver)
         self._lock = threading.RLock()
         nufft_type = _lib.as_int("nufft_type", nufft_type, -_lib.INT32_MAX, _lib.INT32_MAX)
-        if isign is None:
-            isign = -1 if nufft_type == 2 else 1
-        isign = _lib.as_int("isign", isign, -_lib.INT64_MAX, _lib.INT64_MAX)
+        self._isign = normalize_isign(nufft_type, isign)
         self._dim, self._n_modes = normalize_modes(nufft_type, n_modes)
         self._precision, self._dtype, self._real_dtype = precision_of(dtype)
         self._type = nufft_type
-        self._isign = 1 if isign >= 0 else -1
         self._eps = effective_eps(eps, self._precision)
         self._n_trans = _lib.as_int("n_trans", n_trans, -_lib.INT64_MAX, _lib.INT64_MAX)
         o, self._key = normalize_options(nufft_type, kwargs)
@@ -448,8 +288,8 @@ class Plan:
         ones the dimension needs, the same 1-D shape, the plan's real dtype."""
         coords = list(values)
         for d in range(self._dim, 3):  # the reference allows empty arrays for unused axes
-            if coords[d] is not None and np.size(_shape_of(coords[d])) and \
-                    np.prod(_shape_of(coords[d])) == 0:
+            if coords[d] is not None and np.size(shape_of(coords[d])) and \
+                    np.prod(shape_of(coords[d])) == 0:
                 coords[d] = None
         for d in range(3):
             given = coords[d] is not None
@@ -650,14 +490,6 @@ class Plan:
 
     def __exit__(self, *exc):
         self.close()
-
-    def __del__(self):
-        if _device.exiting:  # the driver may be shutting down; the exit frees everything
-            return
-        try:
-            self.close()
-        except Exception:  # garbage collection: nowhere to raise
-            pass
 
     def __repr__(self):
         state = "closed" if self._c is None or self._c.closed else f"M={self.M}"

@@ -33,6 +33,21 @@ def _at_exit():
 
 atexit.register(_at_exit)
 
+
+class ClosesWhenCollected:
+    """Base of the objects that own device memory (DeviceArray, Plan): garbage collection calls
+    their ``close()``, except at interpreter exit, and drops what it raises (nowhere to raise
+    it)."""
+
+    def __del__(self):
+        if exiting:
+            return
+        try:
+            self.close()
+        except Exception:  # garbage collection: nowhere to raise
+            pass
+
+
 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
 CU_EVENT_DISABLE_TIMING = 0x2
 CUDA_ERROR_NOT_READY = 600
@@ -202,7 +217,7 @@ def _cai_stream(stream):
     return 1 if stream == 0 else int(stream)
 
 
-class DeviceArray:
+class DeviceArray(ClosesWhenCollected):
     """A C-contiguous array in device memory, allocated with warpfft_malloc and freed with
     warpfft_free (on close() or garbage collection). Exposes ``__cuda_array_interface__`` so
     cupy/torch/numba can wrap it without a copy; ``get()`` copies it to a numpy array.
@@ -299,14 +314,6 @@ class DeviceArray:
         ptr, self.ptr = self.ptr, 0
         if ptr and getattr(self, "_L", None) is not None:
             self._L.warpfft_free(self.device, ptr)
-
-    def __del__(self):
-        if exiting:
-            return
-        try:
-            self.close()
-        except Exception:  # garbage collection: nowhere to raise
-            pass
 
     def __repr__(self):
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, device={self.device})"

@@ -1,4 +1,5 @@
-"""Library, build and runtime information; plan parameters and the direct-sum reference."""
+"""Library, build and runtime information; plan parameters (plan_params, plan_params3: what a
+plan would choose, no GPU) and the direct-sum reference (direct_sample)."""
 
 import ctypes
 import json
@@ -7,11 +8,11 @@ import math
 import numpy as np
 
 from . import _lib
+from ._args import bounds, effective_eps, normalize_isign, normalize_modes, normalize_options
 from ._arrays import wrap
-from ._compat import normalize_modes
 from ._device import DeviceArray, driver
-from ._errors import ERR_BAD_NPOINTS, ERR_BAD_SIZE, invalid
-from ._plan import precision_of
+from ._errors import ERR_BAD_DIM, ERR_BAD_NPOINTS, ERR_BAD_SIZE, invalid
+from ._plan import info_dict, make_opts, plan_params3_c, plan_params_c, precision_of
 
 
 def version():
@@ -96,6 +97,40 @@ def cufft_probe():
     return _lib._str(buf.value), ver.value
 
 
+def plan_params(nufft_type, n_modes, n_trans=1, eps=1e-6, dtype="complex64", **kwargs):
+    """What ``Plan(nufft_type, n_modes, n_trans, eps, dtype=dtype, **kwargs)`` would choose
+    (kernel width, beta, fine grid, bins, method), without a GPU; the same argument checks as
+    plan creation. Per-dimension tuples are in the Python order (axis 0 first)."""
+    nufft_type = _lib.as_int("nufft_type", nufft_type, -_lib.INT32_MAX, _lib.INT32_MAX)
+    if nufft_type == 3:
+        raise invalid("type 3 grids depend on the spreads of the sources and targets: use "
+                      "warpfft.plan_params3(x_bounds, s_bounds, ...)")
+    dim, n = normalize_modes(nufft_type, n_modes)
+    prec, _, _ = precision_of(dtype)
+    o, _ = normalize_options(nufft_type, kwargs)
+    eps = effective_eps(eps, prec)
+    return info_dict(plan_params_c(nufft_type, n[::-1], n_trans, eps, prec, make_opts(**o)))
+
+
+def plan_params3(x_bounds, s_bounds, n_trans=1, eps=1e-6, dtype="complex64", **kwargs):
+    """What a type 3 plan's setpts would choose (warpfft_plan_params3; no GPU) for sources
+    with x in ``x_bounds[0] = (lo, hi)``, y in ``x_bounds[1]``, ... and targets with s in
+    ``s_bounds[0]``, ... (one pair per dimension, Python order: x first): kernel width and
+    beta, spreading grid (``n_fine``), the inner type-2 step's precision, width, beta and fine
+    grid, centres, half-widths and gamma. The reference has no such function."""
+    xb, sb = bounds("x_bounds", x_bounds), bounds("s_bounds", s_bounds)
+    if len(xb) != len(sb):
+        raise invalid(f"x_bounds has {len(xb)} dimensions but s_bounds {len(sb)}", ERR_BAD_DIM)
+    prec, _, _ = precision_of(dtype)
+    o, _ = normalize_options(3, kwargs)
+    eps = effective_eps(eps, prec)
+    xb, sb = xb[::-1], sb[::-1]  # the C ABI's dimension 1 is the last Python axis
+    info = plan_params3_c(len(xb), n_trans, eps, prec, make_opts(**o),
+                          [b[0] for b in xb], [b[1] for b in xb],
+                          [b[0] for b in sb], [b[1] for b in sb])
+    return info_dict(info)
+
+
 def _device_arg(arr, device, keep):
     """Device pointer of a classified argument: host arrays are uploaded (kept in `keep`)."""
     if arr is None:
@@ -137,9 +172,7 @@ def direct_sample(type, n_modes, x, y=None, z=None, c=None, fk=None, sample=None
     if any(v is not None for v in (s, t, u)):
         raise invalid(f"s, t, u are the targets of type 3; this is type {type_}")
     dim, n = normalize_modes(type_, n_modes)
-    if isign is None:
-        isign = -1 if type_ == 2 else 1
-    isign = 1 if _lib.as_int("isign", isign, -_lib.INT64_MAX, _lib.INT64_MAX) >= 0 else -1
+    isign = normalize_isign(type_, isign)
     modeord = _lib.as_int("modeord", modeord, -_lib.INT32_MAX - 1, _lib.INT32_MAX)
     device = _lib.as_int("device", device, 0, _lib.INT32_MAX)
     if any(v < 1 for v in n):
@@ -158,22 +191,13 @@ def direct_sample(type, n_modes, x, y=None, z=None, c=None, fk=None, sample=None
     if type_ == 2 and d.size != N:
         raise invalid(f"fk has {d.size} elements but n_modes {n} needs {N}", ERR_BAD_SIZE)
     idx = _sample_indices(sample, N if type_ == 1 else M)
-    out = np.zeros(2 * idx.size, np.float64)
-    keep = []
-    try:
-        ptrs = [_device_arg(a, device, keep) for a in pts]
-        pd = _device_arg(d, device, keep)
-        ptrs = ptrs[::-1] + [None] * (3 - dim)  # the C ABI's dimension 1 is the last axis
-        _lib.call("direct_sample", type_, dim, _lib.n_modes_array(n[::-1]), isign, modeord,
-                  prec, device, M, *ptrs, pd if type_ == 1 else None,
-                  pd if type_ == 2 else None, idx.size,
-                  idx.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
-                  out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
-    finally:
-        for k in keep:
-            if isinstance(k, DeviceArray):
-                k.close()
-    return out.view(np.complex128)
+
+    def args(ptrs):
+        pd = ptrs[dim]
+        return (type_, dim, _lib.n_modes_array(n[::-1]), isign, modeord, prec, device, M,
+                *_abi_order(ptrs[:dim]), pd if type_ == 1 else None, pd if type_ == 2 else None)
+
+    return _sampled("direct_sample", device, pts + [d], args, idx)
 
 
 def _sample_indices(sample, bound):
@@ -206,9 +230,7 @@ def _point_set(dim, values, names, rdt):
 
 def _direct_sample3(dim, x, y, z, c, fk, s, t, u, sample, isign, device):
     dim, _ = normalize_modes(3, dim)
-    if isign is None:
-        isign = 1
-    isign = 1 if _lib.as_int("isign", isign, -_lib.INT64_MAX, _lib.INT64_MAX) >= 0 else -1
+    isign = normalize_isign(3, isign)
     device = _lib.as_int("device", device, 0, _lib.INT32_MAX)
     if c is None:
         raise invalid("type 3 needs c (the strengths at the sources)")
@@ -221,17 +243,29 @@ def _direct_sample3(dim, x, y, z, c, fk, s, t, u, sample, isign, device):
     if d.size != M:
         raise invalid(f"c has {d.size} elements but there are {M} sources", ERR_BAD_NPOINTS)
     idx = _sample_indices(sample, K)
+
+    def args(ptrs):
+        return (dim, isign, prec, device, M, *_abi_order(ptrs[:dim]), ptrs[2 * dim], K,
+                *_abi_order(ptrs[dim:2 * dim]))
+
+    return _sampled("direct_sample3", device, src + tgt + [d], args, idx)
+
+
+def _abi_order(ptrs):
+    """One point set's coordinate pointers in the C ABI's order, whose dimension 1 is the last
+    Python axis (as Plan passes them), padded with None to three."""
+    return ptrs[::-1] + [None] * (3 - len(ptrs))
+
+
+def _sampled(name, device, arrays, args, idx):
+    """warpfft_<name>(*args(pointers), len(idx), idx, out) -> out as complex128: `arrays`
+    (classified arguments) reach `device` first, in order (host ones uploaded and freed after
+    the call); args(pointers) makes the leading arguments from their pointers."""
     out = np.zeros(2 * idx.size, np.float64)
     keep = []
     try:
-        px = [_device_arg(a, device, keep) for a in src]
-        ps = [_device_arg(a, device, keep) for a in tgt]
-        pc = _device_arg(d, device, keep)
-        # the C ABI's dimension 1 is the last Python axis (as Plan passes them)
-        px = px[::-1] + [None] * (3 - dim)
-        ps = ps[::-1] + [None] * (3 - dim)
-        _lib.call("direct_sample3", dim, isign, prec, device, M, *px, pc, K, *ps, idx.size,
-                  idx.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+        ptrs = [_device_arg(a, device, keep) for a in arrays]
+        _lib.call(name, *args(ptrs), idx.size, idx.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                   out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
     finally:
         for k in keep:

@@ -3,7 +3,8 @@
 thread per plan at a time, and ctypes releases the GIL during a call), and every integer is
 range-checked before it crosses the ABI (ctypes would wrap it silently).
 
-The reference's conventions (shapes, axis order, option names, arrays) live in _compat.py.
+The reference's conventions (shapes, axis order, option names, arrays) live in _compat.py (Plan)
+and _args.py (argument checks).
 """
 
 import ctypes

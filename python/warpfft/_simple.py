@@ -21,8 +21,9 @@ same cached plan, by ``clear_plan_cache()`` or, with the cache off, by this call
 import numpy as np
 
 from . import _cache
+from ._args import normalize_options
 from ._arrays import wrap
-from ._compat import Plan, normalize_options
+from ._compat import Plan
 from ._errors import invalid
 from ._plan import precision_of
 
