@@ -15,7 +15,6 @@
  * milliseconds, as it did from the driver's cache).
  */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -25,32 +25,25 @@ PY
 ln -s "$nv" "$site/nvidia"
 echo "wheel: $whl"
 echo "site-packages: $site (nvidia -> $nv)"
-env -u WARPFFT_LIBRARY -u CUDA_PATH -u CUDA_HOME -u LD_LIBRARY_PATH WARPFFT_CUFFT_DEFAULT_PATHS=0 \
-    PYTHONPATH="$site" $py - <<'PY'
+# Python with warpfft only from the wheel's site-packages: no toolkit, system paths or
+# WARPFFT_LIBRARY.
+from_wheel=(env -u WARPFFT_LIBRARY -u CUDA_PATH -u CUDA_HOME -u LD_LIBRARY_PATH
+    WARPFFT_CUFFT_DEFAULT_PATHS=0 XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONPATH="$site" $py)
+"${from_wheel[@]}" - <<'PY'
 import warpfft
 print("library:", warpfft.library_path())
 print("cufft:", warpfft.cufft_probe())
 print("manifest:", warpfft.build_manifest()["mode"], warpfft.build_manifest()["archs"])
 PY
-env -u WARPFFT_LIBRARY -u CUDA_PATH -u CUDA_HOME -u LD_LIBRARY_PATH WARPFFT_CUFFT_DEFAULT_PATHS=0 \
-    PYTHONPATH="$site" $py examples/python/type1_2d.py
+"${from_wheel[@]}" examples/python/type1_2d.py
 # The framework ops from the installed wheel (the machine's python has jax and torch): the
-# README's JAX and PyTorch examples, with warpfft only from the wheel's site-packages.
+# README's JAX and PyTorch examples (taken out as the tests take them, _nufft_ref), each after a
+# line naming the module it imported.
 for fw in jax torch; do
     ex=$(mktemp --suffix=.py)
-    $py - "$fw" >"$ex" <<'PY'
-import re, sys
-text = open("README.md").read()
-m = re.search(r"<!-- example: " + sys.argv[1] + r" -->\s*```python\n(.*?)```", text, re.S)
-if not m:
-    sys.exit(f"README.md has no {sys.argv[1]} example")
-print(m.group(1))
-PY
+    { echo "import warpfft.$fw as _m; print('  warpfft.$fw from', _m.__file__)"
+      $py -c "import sys; sys.path.insert(0, 'python/tests'); from _nufft_ref import readme_example
+print(readme_example('.', sys.argv[1]))" "$fw"; } >"$ex"
     echo "README $fw example from the wheel:"
-    (cd "$(dirname "$ex")" && env -u WARPFFT_LIBRARY -u CUDA_PATH -u CUDA_HOME -u LD_LIBRARY_PATH \
-        WARPFFT_CUFFT_DEFAULT_PATHS=0 XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONPATH="$site" \
-        $py -c "import warpfft.$fw as m; print('  warpfft.$fw from', m.__file__)" &&
-        env -u WARPFFT_LIBRARY -u CUDA_PATH -u CUDA_HOME -u LD_LIBRARY_PATH \
-        WARPFFT_CUFFT_DEFAULT_PATHS=0 XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONPATH="$site" \
-        $py "$ex")
+    (cd "$(dirname "$ex")" && "${from_wheel[@]}" "$ex")
 done
