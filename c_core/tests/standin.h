@@ -7,7 +7,8 @@
  * transform and the few emulated kernels stay inside one live allocation, and count what is live:
  * allocations, modules, link states, cuFFT plans, events, the context push depth. Every call of
  * either library gets a number; the armed one fails (cuMemAlloc with OUT_OF_MEMORY, cuFFT calls
- * with CUFFT_INTERNAL_ERROR, other driver calls with CUDA_ERROR_LAUNCH_FAILED). Release calls
+ * with CUFFT_INTERNAL_ERROR, other driver calls with CUDA_ERROR_LAUNCH_FAILED), and the names of
+ * the calls since the last arm are logged (standin_log). Release calls
  * (cuMemFree, cuModuleUnload, cuLinkDestroy, cufftDestroy, cuEventDestroy) release and then report
  * the failure; cuCtxPopCurrent never fails (the driver cannot fail a pop after a successful push).
  *
@@ -47,11 +48,20 @@ typedef void (*standin_slow_load_fn)(int ms);
  * CUFFT_ALLOC_FAILED (its own 4 KiB), beyond `bytes` live bytes; 0: no limit (the default). */
 typedef void (*standin_mem_limit_fn)(size_t bytes);
 
+/* The calls numbered since the last standin_arm, one per line in order ("cuMemsetD8Async",
+ * launches as "launch <kernel name>", cuFFT's as "cufftExecC2C", ...), into buf (at most cap bytes
+ * with the NUL; cut at a line end when longer). Returns the number of calls. The first
+ * STANDIN_LOG_MAX calls are kept; later ones are counted but not listed. */
+typedef long (*standin_log_fn)(char *buf, size_t cap);
+#define STANDIN_LOG_MAX 4096
+
 /* The work area every stand-in cuFFT plan asks for (cufftMakePlanMany64's *work). */
 #define STANDIN_FFT_WORK_BYTES 4096
 
 /* Exported by libcuda.so.1 for libcufft.so.12: numbers a call (1: it must fail), checks a range. */
 int standin_tick(const char *fn);
+/* Names the last numbered call a launch of kernel `name` in the log (cuLaunchKernel). */
+void standin_log_launch(const char *name);
 int standin_check_range(const void *p, size_t bytes, const char *what);
 void standin_fft_plans(int delta);
 void standin_fft_made(void);

@@ -15,6 +15,8 @@ standin_counts sc_counts;
 int sc_slow_load_ms;
 __thread long sc_depth;
 static long fail_at;
+/* The call log (standin_log): the name of call n (since the last arm) in sc_log[n - 1]. */
+static char sc_log[STANDIN_LOG_MAX][64];
 
 struct CUctx_st {
     int dummy;
@@ -46,6 +48,8 @@ CUresult sc_release(const char *fn, long *live, void *p) {
 API int standin_tick(const char *fn) {
     pthread_mutex_lock(&sc_lock);
     long n = ++sc_counts.calls;
+    if (n <= STANDIN_LOG_MAX)
+        snprintf(sc_log[n - 1], sizeof sc_log[0], "%s", fn);
     int fail = fail_at > 0 && n == fail_at;
     if (fail) {
         sc_counts.failed_at = n;
@@ -62,6 +66,33 @@ API void standin_arm(long n) {
     sc_counts.failed_at = 0;
     sc_counts.failed_fn[0] = '\0';
     pthread_mutex_unlock(&sc_lock);
+}
+
+API void standin_log_launch(const char *name) {
+    pthread_mutex_lock(&sc_lock);
+    long n = sc_counts.calls;
+    if (n >= 1 && n <= STANDIN_LOG_MAX)
+        snprintf(sc_log[n - 1], sizeof sc_log[0], "launch %s", name);
+    pthread_mutex_unlock(&sc_lock);
+}
+
+API long standin_log(char *buf, size_t cap) {
+    pthread_mutex_lock(&sc_lock);
+    long n = sc_counts.calls;
+    size_t used = 0;
+    if (cap > 0)
+        buf[0] = '\0';
+    for (long i = 0; i < n && i < STANDIN_LOG_MAX; i++) {
+        size_t len = strlen(sc_log[i]);
+        if (used + len + 2 > cap)
+            break;
+        memcpy(buf + used, sc_log[i], len);
+        buf[used + len] = '\n';
+        used += len + 1;
+        buf[used] = '\0';
+    }
+    pthread_mutex_unlock(&sc_lock);
+    return n;
 }
 
 API void standin_get(standin_counts *out) {

@@ -114,6 +114,7 @@ API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
         sc_violation("%s %p %zu: no current context", f->name, NULL, 0);
         pthread_mutex_unlock(&sc_lock);
     }
+    standin_log_launch(f->name);
     sc_check_order(s, f->name);
     sc_emulate(f->name, args);
     sc_count(&sc_counts.launches);

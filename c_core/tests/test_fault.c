@@ -11,13 +11,15 @@
  * works; a failed destroy leaves a handle that a second destroy frees. Each configuration is
  * walked three times: plan cache (cache.c) off, on but empty, and on holding the plan's shape
  * (create takes the cuFFT plan and factors from it); the cache is emptied after every walk.
- * Then the cache itself: reuse, bounds, the out-of-memory release, and two threads; and module
+ * Then the driver calls of repeated setpts/execute (no allocation, copy back or wait where none
+ * is due); the cache itself: reuse, bounds, the out-of-memory release, and two threads; and module
  * loading: in parallel, per direction, scan_big, one JIT per module, fork().
  *
  * Every part runs in the one process the stand-in driver and cuFFT are loaded into, sharing
  * their arm/count controls (test_fault.h). This file: main (the order of the parts matters:
  * see test_fault_modules.c), the controls, the configurations and the helpers of test_fault.h;
- * the parts are test_fault_walk.c, test_fault_cache.c and test_fault_modules.c.
+ * the parts are test_fault_walk.c, test_fault_calls.c, test_fault_cache.c and
+ * test_fault_modules.c.
  */
 #include <dlfcn.h>
 
@@ -103,7 +105,8 @@ int main(void) {
     if (!h || !(arm = (standin_arm_fn)dlsym(h, "standin_arm")) ||
         !(get = (standin_get_fn)dlsym(h, "standin_get")) ||
         !(slow_load = (standin_slow_load_fn)dlsym(h, "standin_slow_load")) ||
-        !(mem_limit = (standin_mem_limit_fn)dlsym(h, "standin_mem_limit"))) {
+        !(mem_limit = (standin_mem_limit_fn)dlsym(h, "standin_mem_limit")) ||
+        !(call_log = (standin_log_fn)dlsym(h, "standin_log"))) {
         printf("FATAL: the stand-in libcuda.so.1 is not first on LD_LIBRARY_PATH (%s)\n",
                h ? "no standin_arm" : dlerror());
         return 1;
@@ -125,6 +128,7 @@ int main(void) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     test_setpts_keeps_points();
     test_stream_order();
+    test_steady_calls();
     test_cache_reuse();
     test_cache_bounds();
     test_cache_oom();

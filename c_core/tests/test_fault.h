@@ -4,7 +4,9 @@
  *   test_fault_walk.c     plan lifecycles failing each driver/cuFFT call in turn, and the
  *                         failed setpts/destroy and stream-ordering cases;
  *   test_fault_cache.c    the plan cache: reuse, bounds, out-of-memory release, two threads;
- *   test_fault_modules.c  module loads: parallel, per direction, scan_big, one JIT, fork().
+ *   test_fault_modules.c  module loads: parallel, per direction, scan_big, one JIT, fork();
+ *   test_fault_calls.c    the driver calls of repeated setpts/execute/setpts_check and of a
+ *                         second plan of a shape (the stand-in's call log).
  */
 #ifndef WARPFFT_TEST_FAULT_H
 #define WARPFFT_TEST_FAULT_H
@@ -30,6 +32,7 @@ extern standin_arm_fn arm;
 extern standin_get_fn get;
 extern standin_slow_load_fn slow_load;
 extern standin_mem_limit_fn mem_limit;
+extern standin_log_fn call_log;
 
 typedef struct config {
     int type, dim, precision, method;
@@ -83,5 +86,8 @@ void test_scan_big_module(void);
 void test_one_jit_per_module(void);
 void test_fork(void);
 void test_module_without_images(void);
+
+/* ---- test_fault_calls.c ---- */
+void test_steady_calls(void);
 
 #endif /* WARPFFT_TEST_FAULT_H */
