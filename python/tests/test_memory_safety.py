@@ -320,14 +320,9 @@ def test_pending_references_bounded_while_the_gpu_is_behind(fake):
         assert len(plan._pending) == 1
 
 
-def test_torch_device_path_one_stream_query_per_execute(fake, monkeypatch):
-    """The torch CUDA path of Plan.execute on the CPU: a tensor subclass that says it is on
-    CUDA device 0 (its host memory is the fake library's "device" memory). The made output's
-    descriptor comes from the input's (device, torch's current stream): one stream query per
-    call, and the values are the exact sums."""
-    torch = pytest.importorskip("torch")
-    from warpfft import _arrays
-
+def _cuda_like(torch):
+    """A torch.Tensor subclass that says it is on CUDA device 0: on the CPU, its host memory
+    is the fake library's "device" memory, so Plan takes the torch device path (data_ptr)."""
     class CudaLike(torch.Tensor):
         is_cuda = property(lambda self: True)
 
@@ -335,6 +330,17 @@ def test_torch_device_path_one_stream_query_per_execute(fake, monkeypatch):
             return 0
 
     CudaLike.__module__ = "torch.cuda_like"  # classified as a torch tensor
+    return CudaLike
+
+
+def test_torch_device_path_one_stream_query_per_execute(fake, monkeypatch):
+    """The torch CUDA path of Plan.execute on the CPU: a tensor subclass that says it is on
+    CUDA device 0 (its host memory is the fake library's "device" memory). The made output's
+    descriptor comes from the input's (device, torch's current stream): one stream query per
+    call, and the values are the exact sums."""
+    torch = pytest.importorskip("torch")
+    from warpfft import _arrays
+    CudaLike = _cuda_like(torch)
     queries = []
     monkeypatch.setattr(_arrays, "torch_stream", lambda device: queries.append(device) or 0)
     x, = _pts(1)
@@ -351,3 +357,29 @@ def test_torch_device_path_one_stream_query_per_execute(fake, monkeypatch):
         with pytest.raises(warpfft.InvalidArgumentError, match="device 1"):
             monkeypatch.setattr(CudaLike, "get_device", lambda self: 1)
             plan.execute(torch.tensor(c).as_subclass(CudaLike))
+
+
+def test_torch_conjugate_and_negative_views(fake, monkeypatch):
+    """A torch tensor with the lazy conjugate or negative bit keeps the unconjugated numbers in
+    memory: as an input the library gets the values the view stands for; as an output it is
+    refused (the library would write what the view then conjugates)."""
+    torch = pytest.importorskip("torch")
+    from warpfft import _arrays
+    monkeypatch.setattr(_arrays, "torch_stream", lambda device: 0)
+    x, = _pts(1)
+    c = np.arange(9) + 1j * np.linspace(-1, 2, 9)
+    k = np.arange(-3, 4)
+    ref = np.exp(1j * np.outer(k, x)) @ c.conj()
+    for kind in (lambda t: t, lambda t: t.as_subclass(_cuda_like(torch))):  # host, "device"
+        with warpfft.Plan(1, (7,), dtype="complex128") as plan:
+            neg = kind(torch.complex(torch.zeros(9, dtype=torch.float64),
+                                     torch.tensor(-x))).conj().imag
+            assert neg.is_neg()
+            plan.setpts(neg)  # -(-x) = x
+            data = kind(torch.tensor(c)).conj()
+            assert data.is_conj()
+            f = plan.execute(data)
+            assert np.allclose(np.asarray(f), ref, rtol=1e-12, atol=1e-12)
+            out = kind(torch.zeros(7, dtype=torch.complex128)).conj()
+            with pytest.raises(warpfft.InvalidArgumentError, match="out.*conjugated or negated"):
+                plan.execute(kind(torch.tensor(c)), out=out)

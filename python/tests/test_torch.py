@@ -642,3 +642,37 @@ def test_calls_that_something_must_see_go_through_the_dispatcher(fake_c, monkeyp
         except Exception:
             pass  # the op defines no forward-mode rule; what matters is that it was asked
     assert n["op"] == 5
+
+
+def _neg_view(t):
+    """A real tensor equal to -t held as a view with the negative bit set (torch's lazy
+    negation: the imaginary part of a conjugate view), over a copy of t's memory."""
+    v = torch.complex(torch.zeros_like(t), t).conj().imag
+    assert v.is_neg() and torch.equal(v.resolve_neg(), -t)
+    return v
+
+
+def test_conjugate_and_negative_views_are_read_as_their_values(fake_c, monkeypatch):
+    """Tensors with torch's lazy conjugate or negative bit (x.conj(), the imaginary part of a
+    conjugate) hold the unconjugated numbers in memory: the op must see their values, on the
+    direct eager path and through the dispatcher alike, and a negative view of the points must
+    not reuse the set-points of the tensor it views."""
+    rng = np.random.default_rng(46)
+    p, v, pn, vn = _data(rng, 2, 20, (2,), device="cpu")
+    fk = torch.tensor(rng.standard_normal((2, 6, 5)) + 1j * rng.standard_normal((2, 6, 5)))
+    kw = dict(eps=1e-10, isign=1, modeord=0)
+    for direct in (True, False):
+        monkeypatch.setattr(wt, "_CAN_DIRECT", direct)
+        vc = v.conj()
+        assert vc.is_conj()
+        f = wt.finufft_type1(p, vc, (6, 5), **kw)
+        assert relerr(f.numpy(), direct1(vn.conj(), list(pn), (6, 5), 1, 0)) < 1e-12, direct
+        c = wt.finufft_type2(p, fk.conj(), **kw)
+        assert relerr(c.numpy(), direct2(fk.numpy().conj(), list(pn), 1, 0)) < 1e-12, direct
+        wt.finufft_type1(p, v, (6, 5), **kw)  # the plain points are set ...
+        pneg = _neg_view(p)
+        f = wt.finufft_type1(pneg, v, (6, 5), **kw)  # ... and -p is not mistaken for them
+        assert relerr(f.numpy(), direct1(vn, list(-pn), (6, 5), 1, 0)) < 1e-12, direct
+        p3, v3, t3, pn3, vn3, tn3 = _data3(rng, 2, 9, 7, (2,), device="cpu")
+        g = wt.finufft_type3(_neg_view(p3), v3.conj(), _neg_view(t3), **dict(eps=1e-10, isign=1))
+        assert relerr(g.numpy(), direct3(vn3.conj(), list(-pn3), list(-tn3), 1)) < 1e-12, direct

@@ -175,6 +175,13 @@ def torch_stream(device):
 
 def _from_torch(name, t, output):
     dtype = _torch_dtype(name, t.dtype)
+    if t.is_conj() or t.is_neg():
+        # torch's lazy conjugate / negative views (x.conj(), the imaginary part of one) hold the
+        # unconjugated numbers in memory, which is what the library would read or write
+        if output:
+            raise invalid(f"{name}: output tensor is a lazily conjugated or negated view "
+                          "(is_conj() / is_neg()): pass a plain tensor")
+        t = t.resolve_conj().resolve_neg()  # the values the view stands for (a copy)
     if not t.is_cuda:
         if t.device.type != "cpu":
             raise invalid(f"{name}: torch tensor on {t.device}: only CUDA and CPU tensors")

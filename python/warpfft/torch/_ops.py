@@ -49,6 +49,14 @@ class _Entry:
         self.points_src = self.points_used = None
 
 
+def _plain(t):
+    """t with torch's lazy conjugate and negative bits resolved (a copy only where one is set):
+    a view such as x.conj() keeps the unconjugated numbers in memory, and the C library reads
+    memory. The dispatcher resolves them for the op's inputs; the direct eager path of
+    finufft_type1/2 and the backward's own calls come here without it."""
+    return t.resolve_conj().resolve_neg()
+
+
 def _points_sig(p):
     return (p.data_ptr(), p.shape, p.stride(), p.dtype, p.device, p._version)
 
@@ -160,7 +168,8 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
     modes_c = tuple(modes)[::-1]
     entry = _get_plan(nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device,
                       stream)
-    src = src.contiguous()
+    src = _plain(src).contiguous()
+    points = _plain(points)  # a negative view of a points tensor has its own signature
     with entry.lock:
         sig = _points_sig(points)
         if reuse_points and entry.points_sig == sig and entry.points_src is not None:
@@ -327,8 +336,8 @@ def _run3(points, values, targets, out, isign, eps, kw):
     if M == 0:
         return out.zero_()
     entry = _get_plan3(D, B, eps, 1 if isign >= 0 else -1, prec, kw, device, stream)
-    values = values.contiguous()
-    pc, tc = points.detach().contiguous(), targets.detach().contiguous()
+    values = _plain(values).contiguous()
+    pc, tc = _plain(points.detach()).contiguous(), _plain(targets.detach()).contiguous()
     with entry.lock:
         # rows of the contiguous (D, M) / (D, K) arrays, reversed: the C plan's x is last
         pb, tb, size = pc.data_ptr(), tc.data_ptr(), pc.element_size()
