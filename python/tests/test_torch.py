@@ -676,3 +676,28 @@ def test_conjugate_and_negative_views_are_read_as_their_values(fake_c, monkeypat
         p3, v3, t3, pn3, vn3, tn3 = _data3(rng, 2, 9, 7, (2,), device="cpu")
         g = wt.finufft_type3(_neg_view(p3), v3.conj(), _neg_view(t3), **dict(eps=1e-10, isign=1))
         assert relerr(g.numpy(), direct3(vn3.conj(), list(-pn3), list(-tn3), 1)) < 1e-12, direct
+
+
+def test_deterministic_mode_flags_the_spreading_ops(fake_c):
+    """Types 1 and 3 spread with float atomics (run-to-run differences in the last bits): under
+    torch.use_deterministic_algorithms(True) they raise as torch's own such kernels do, and warn
+    with warn_only=True; type 2 (interpolation, a fixed summation order) runs."""
+    rng = np.random.default_rng(47)
+    p, v, _, _ = _data(rng, 2, 10, (), device="cpu")
+    fk = torch.zeros((6, 5), dtype=torch.complex128)
+    p3, v3, t3, _, _, _ = _data3(rng, 1, 6, 4, (), device="cpu")
+    was, was_warn = (torch.are_deterministic_algorithms_enabled(),
+                     torch.is_deterministic_algorithms_warn_only_enabled())
+    try:
+        torch.use_deterministic_algorithms(True)
+        with pytest.raises(RuntimeError, match="warpfft.nufft1.*deterministic"):
+            wt.finufft_type1(p, v, (6, 5), eps=1e-8)
+        with pytest.raises(RuntimeError, match="warpfft.nufft3.*deterministic"):
+            wt.finufft_type3(p3, v3, t3, eps=1e-8)
+        assert wt.finufft_type2(p, fk, eps=1e-8).shape == (10,)
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        with pytest.warns(UserWarning, match="warpfft.nufft1"):
+            wt.finufft_type1(p, v, (6, 5), eps=1e-8)
+    finally:
+        torch.use_deterministic_algorithms(was, warn_only=was_warn)
+    wt.finufft_type1(p, v, (6, 5), eps=1e-8)  # off again: no error

@@ -23,6 +23,11 @@ float64). They run on torch's current CUDA stream of the tensors' device.
 An eager type-1/2 call with no gradient to record (plain tensors, no mode or transform active)
 runs the op's kernel directly instead of through the dispatcher (see :func:`_direct`).
 
+**Determinism.** Types 1 and 3 spread with float atomics: results (and type 2's gradients) may
+differ in the last bits from run to run. Under ``torch.use_deterministic_algorithms(True)`` they
+raise ``RuntimeError`` (a warning with ``warn_only=True``); type 2 sums in a fixed order.
+Tensors with the lazy conjugate or negative bit (``x.conj()``) are read as their values.
+
 **Points are not checked for NaN or infinity.** The plans use the library's unchecked
 set-points (``check_points = 0``, so setting points never waits on the host): a non-finite
 coordinate gives a result that is all NaN, not an exception. Check ``torch.isfinite(points)``

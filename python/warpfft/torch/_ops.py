@@ -19,6 +19,7 @@ dispatch cost of this form on torch 2.5.
 
 import ctypes
 import threading
+import warnings
 from collections import OrderedDict
 
 import torch
@@ -217,12 +218,26 @@ nufft3_op = torch.ops.warpfft.nufft3.default
 _BACKENDS = ("CUDA", "CPU")  # CPU: the kernel's own device checks raise (tests stand in _run)
 
 
+# Spreading (types 1 and 3, and so type 2's backward) adds into the fine grid with float atomics
+# in whatever order the GPU runs them: results may differ in the last bits from run to run. Under
+# torch.use_deterministic_algorithms(True) that is an error (a warning with warn_only=True), as
+# for torch's own such kernels; interpolation (type 2) sums in a fixed order.
+def _nondeterministic(what):
+    if torch.are_deterministic_algorithms_enabled():
+        msg = (f"{what} does not have a deterministic implementation, but you set "
+               "'torch.use_deterministic_algorithms(True)'")
+        if not torch.is_deterministic_algorithms_warn_only_enabled():
+            raise RuntimeError(msg)
+        warnings.warn(msg, stacklevel=4)
+
+
 def _nufft1_impl(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
                  bins, reuse_points=True):
     out = torch.empty((values.shape[0], *n_modes), dtype=values.dtype, device=values.device)
     kw = _kw(modeord, method, upsampfac, max_subprob, bins)
     if values.shape[-1] == 0:
         return out.zero_()
+    _nondeterministic("warpfft.nufft1 (type 1: spreading adds with atomics)")
     return _run(1, points, values, out, n_modes, isign, eps, kw, reuse_points)
 
 
@@ -370,6 +385,8 @@ def _nufft3_impl(points, values, targets, isign, eps, method, upsampfac, max_sub
     out = torch.empty((values.shape[0], targets.shape[1]), dtype=values.dtype,
                       device=values.device)
     kw = _kw(0, method, upsampfac, max_subprob, bins)
+    if points.shape[1] and targets.shape[1] and values.shape[0]:
+        _nondeterministic("warpfft.nufft3 (type 3: spreading adds with atomics)")
     return _run3(points, values, targets, out, isign, eps, kw)
 
 
