@@ -17,7 +17,11 @@
 #   -a   real archs for ptxas/nvlink (default sm_90); the first one is reported
 #   MODULE_GLOB  only modules matching it, e.g. 'si_3d_f64_*' or 'si_*_interp_sm' (default all)
 # Environment: CUDA_PATH / CUDA_HOME (default /usr/local/cuda); WF_EXTRA_DEFS: extra nvcc
-# flags for experiments (e.g. "-DWF_SPREAD_SM_FIX=0" for the float-atomic 1D/2D f32 spread).
+# flags for experiments (e.g. "-DWF_SPREAD_SM_FIX=0" for the float-atomic 1D/2D f32 spread);
+# WF_PTX_ARCH: the PTX's virtual arch (default compute_75, as the build; compute_90 compiles the
+# __CUDA_ARCH__ >= 900 paths, e.g. wf_atomic_add's vector atomic, and lets the harness compare
+# what an sm_90-specific PTX would gain); WF_RDC=0: whole-program PTX and a non-relocatable
+# ptxas cubin (no nvlink), as NVRTC builds compile, against the build's -rdc=true + nvlink.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -52,10 +56,13 @@ if [[ "${1:-}" == "--one" ]]; then
     esac
     t_nvcc=0; t_ptxas=0
     first_arch="${archs%% *}"
+    rdc="-rdc=true"; reloc="-c"
+    if [[ "${WF_RDC:-1}" == 0 ]]; then rdc=""; reloc=""; fi
     for f in $files; do
         ptx="$out/$mod.$f.ptx"
         t0=$(date +%s%N)
-        if ! "$NVCC" -ptx -rdc=true -arch=compute_75 -I"$here" $defs ${WF_EXTRA_DEFS:-} \
+        if ! "$NVCC" -ptx $rdc -arch="${WF_PTX_ARCH:-compute_75}" -I"$here" $defs \
+            ${WF_EXTRA_DEFS:-} \
             "$here/$f.cu" -o "$ptx" \
             >>"$log" 2>&1; then ok=0; fi
         t1=$(date +%s%N)
@@ -64,11 +71,11 @@ if [[ "${1:-}" == "--one" ]]; then
         for a in $archs; do
             t0=$(date +%s%N)
             if [[ "$a" == "$first_arch" ]]; then
-                "$PTXAS" -c -arch="$a" -v -warn-spills -warn-lmem-usage "$ptx" \
+                "$PTXAS" $reloc -arch="$a" -v -warn-spills -warn-lmem-usage "$ptx" \
                     -o "$out/$mod.$f.$a.o" >"$out/$mod.$f.ptxas" 2>&1 || ok=0
                 cat "$out/$mod.$f.ptxas" >>"$log"
             else
-                "$PTXAS" -c -arch="$a" -warn-spills -warn-lmem-usage "$ptx" \
+                "$PTXAS" $reloc -arch="$a" -warn-spills -warn-lmem-usage "$ptx" \
                     -o "$out/$mod.$f.$a.o" >"$out/$mod.$f.$a.ptxas" 2>&1 || ok=0
                 grep -q "error" "$out/$mod.$f.$a.ptxas" && cat "$out/$mod.$f.$a.ptxas" >>"$log"
             fi
@@ -80,7 +87,11 @@ if [[ "${1:-}" == "--one" ]]; then
         for a in $archs; do
             objs=()
             for f in $files; do objs+=("$out/$mod.$f.$a.o"); done
-            "$NVLINK" -arch="$a" "${objs[@]}" -o "$out/$mod.$a.cubin" >>"$log" 2>&1 || ok=0
+            if [[ -z "$reloc" ]]; then # WF_RDC=0: one whole-program cubin per module
+                cp "${objs[0]}" "$out/$mod.$a.cubin" || ok=0
+            else
+                "$NVLINK" -arch="$a" "${objs[@]}" -o "$out/$mod.$a.cubin" >>"$log" 2>&1 || ok=0
+            fi
         done
     fi
     # warnings in the log (nvcc; ptxas of the first arch; nvlink) fail the module

@@ -151,10 +151,23 @@ __device__ __forceinline__ double2 wf_ldg(const double2 *p) {
     return __ldg(p);
 }
 
-/* atomic add of a complex value, component by component (global or shared address) */
+/* Atomic add of a complex value to a GLOBAL address (the fine grid: the SM tile flush and GM
+ * spreading; shared tiles use wf_tile_add). Compiled for sm_90 or newer (__CUDA_ARCH__ >= 900:
+ * NVRTC builds, which compile for the GPU present, and PTX made for compute_90), a complex f32
+ * is one vector atomic (atom.global.add.v2.f32: one L2 atomic operation per 8-byte cell instead
+ * of two); each component is still one IEEE add, so the sums are those of the scalar pair. The
+ * compute_75 PTX of jit and aot builds keeps the pair. -DWF_VEC_ATOMIC=0 turns it off for A/B
+ * measurements (kernels/check.sh: WF_PTX_ARCH=compute_90). There is no f64 vector atomic. */
+#ifndef WF_VEC_ATOMIC
+#define WF_VEC_ATOMIC 1
+#endif
 __device__ __forceinline__ void wf_atomic_add(float2 *p, float re, float im) {
+#if WF_VEC_ATOMIC && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    atomicAdd(p, make_float2(re, im));
+#else
     atomicAdd(&p->x, re);
     atomicAdd(&p->y, im);
+#endif
 }
 __device__ __forceinline__ void wf_atomic_add(double2 *p, double re, double im) {
     atomicAdd(&p->x, re);
