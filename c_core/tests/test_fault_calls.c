@@ -33,13 +33,10 @@ static void add(char *buf, size_t cap, const char *s) {
     snprintf(buf + n, cap - n, "%s\n", s);
 }
 
-static const char *prec_suffix(int precision) {
-    return precision == WARPFFT_F64 ? "f64" : "f32";
-}
-
-/* The calls a setpts after the first makes for configuration cf. */
+/* The calls a setpts after the first makes for configuration cf (kernel names as the plan
+ * forms them: wf_prec_name's suffix). */
 static void expect_setpts(const config *cf, char *buf, size_t cap) {
-    const char *p = prec_suffix(cf->precision);
+    const char *p = wf_prec_name(cf->precision);
     char line[96];
     buf[0] = '\0';
     add(buf, cap, "cuCtxPushCurrent");
@@ -65,7 +62,7 @@ static void expect_setpts(const config *cf, char *buf, size_t cap) {
 
 /* The calls an execute makes for configuration cf with kernel width w. */
 static void expect_execute(const config *cf, int w, char *buf, size_t cap) {
-    const char *p = prec_suffix(cf->precision);
+    const char *p = wf_prec_name(cf->precision);
     const char *m = cf->method == WARPFFT_METHOD_GM ? "gm" : "sm";
     const char *fft = cf->precision == WARPFFT_F64 ? "cufftExecZ2Z" : "cufftExecC2C";
     char line[96];
