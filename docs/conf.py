@@ -22,9 +22,10 @@ root_doc = "index"
 exclude_patterns = ["_build"]
 
 # MyST: `#` anchors for headings down to ###, so [text](page.md#a-heading) is checked too;
-# $...$ and $$...$$ maths; ::: fences for admonitions.
+# ::: fences for directives (pages that rustdoc also reads for their Rust doctests must use
+# them: it would take a ```{directive} fence for a code block with attributes, and warn).
 myst_heading_anchors = 3
-myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
+myst_enable_extensions = ["colon_fence"]
 
 # Every warning is an error (`-W` in the justfile); nitpicky (`-n`) makes an unresolved
 # cross-reference one too. The built-in theme: no extra package to install.

@@ -50,9 +50,15 @@ fn readme_links_name_files_of_the_checkout() {
     let links = relative_links(&readme());
     assert!(links.iter().any(|l| l == "docs/index.md"), "{links:?}");
     for l in &links {
-        assert!(Path::new(l).exists(), "README links to {l}, which does not exist");
+        assert!(
+            Path::new(l).exists(),
+            "README links to {l}, which does not exist"
+        );
     }
-    assert_eq!(relative_links("[a](b.md#c) [d](https://e/f) [g](#h)"), ["b.md"]);
+    assert_eq!(
+        relative_links("[a](b.md#c) [d](https://e/f) [g](#h)"),
+        ["b.md"]
+    );
 }
 
 #[test]

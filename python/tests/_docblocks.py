@@ -17,8 +17,10 @@ line before a block's opening fence:
 
 Python blocks are run by python/tests/test_docs.py; C blocks must be a file under examples/c/
 byte for byte (examples/c/run.sh builds and runs them) unless marked not run; Rust blocks are
-doctests (src/lib.rs includes each page that has one under cfg(doctest)). A
-```` ```{literalinclude} ```` of a file under examples/ shows a file the tests already run.
+doctests (src/lib.rs includes each page that has one under cfg(doctest)). An
+included file (``:::{literalinclude} PATH``: a colon fence, which rustdoc, reading the pages
+that have Rust blocks, takes for text; a backtick fence it would parse as a code attribute and
+warn) must be an example under examples/ that the tests already run.
 """
 
 import glob
@@ -26,7 +28,7 @@ import os
 import re
 from dataclasses import dataclass
 
-_FENCE = re.compile(r"^( *)(`{3,}|~{3,})\s*(.*?)\s*$")
+_FENCE = re.compile(r"^( *)(`{3,}|~{3,}|:{3,}(?=\{(?:literalinclude|code-block|code)\}))\s*(.*?)\s*$")
 _MARKER = re.compile(r"^\s*<!--\s*(example|not run):\s*(.*?)\s*-->\s*$")
 _DIRECTIVE = re.compile(r"^\{([\w-]+)\}\s*(.*)$")
 

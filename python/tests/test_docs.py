@@ -66,7 +66,8 @@ def test_c_blocks_are_example_files():
 def test_rust_blocks_are_doctests():
     """Each page with a Rust block is included under cfg(doctest) by src/lib.rs, so rustdoc
     compiles and runs its blocks (`cargo test --doc`). rustdoc would run a block marked not run
-    as well, so such a block must be ```text instead."""
+    as well, so such a block must be ```text instead; and it would warn about a directive in a
+    backtick fence, so those pages use ::: fences for directives."""
     with open(os.path.join(REPO, "src", "lib.rs")) as f:
         lib = f.read()
     included = set(re.findall(r'include_str!\("\.\./([^"]+\.md)"\)', lib))
@@ -76,6 +77,10 @@ def test_rust_blocks_are_doctests():
         assert b.marker != "not run", f"{b.where}: rustdoc runs every rust block: use ```text"
         assert b.directive == "", f"{b.where}: rustdoc reads only plain ```rust fences"
         assert b.path in included, f"{b.where}: src/lib.rs does not include {b.path} as doctests"
+    for path in included:  # rustdoc parses ```{name} as a code attribute and warns
+        with open(os.path.join(REPO, path)) as f:
+            bad = [i + 1 for i, line in enumerate(f) if re.match(r"\s*(`{3,}|~{3,})\s*\{", line)]
+        assert not bad, f"{path}:{bad}: use a ::: fence for directives in a page rustdoc reads"
 
 
 def test_included_files_are_tested_examples():
