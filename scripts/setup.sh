@@ -50,5 +50,19 @@ if [ ${#need_py[@]} -gt 0 ]; then
     $py -m pip install -q "${need_py[@]}"
     hash -r
 fi
+# 4. The documentation site's tools (`just docs`: Sphinx + MyST-Parser, pinned) in their own
+#    venv, .venv-docs: Sphinx needs a newer docutils than some system tools (awscli) accept, so
+#    it stays out of the system Python. ~95 MB, ~10 s from PyPI, pure Python wheels.
+docs_pins=("sphinx==9.0.4" "myst-parser==5.2.0")
+if ! .venv-docs/bin/python - "${docs_pins[@]}" 2>/dev/null <<'PY'
+import sys
+from importlib.metadata import version
+sys.exit(any(version(n) != v for n, v in (p.split("==") for p in sys.argv[1:])))
+PY
+then
+    echo "setup: pip install ${docs_pins[*]} into .venv-docs"
+    [ -x .venv-docs/bin/python ] || $py -m venv .venv-docs
+    .venv-docs/bin/python -m pip install -q --disable-pip-version-check "${docs_pins[@]}"
+fi
 command -v rustfmt >/dev/null && command -v cargo-clippy >/dev/null || \
     { command -v rustup >/dev/null && rustup component add rustfmt clippy; } || true

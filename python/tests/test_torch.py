@@ -239,23 +239,6 @@ def test_one_op_per_device_on_two_gpus():
         wt.finufft_type1(p, v1, (32, 32))
 
 
-def test_readme_torch_example_runs():
-    import os
-    import subprocess
-    import sys
-
-    from _nufft_ref import readme_example
-    from _support import LIBRARY, REPO, clean_env
-    code = readme_example(REPO, "torch")
-    compile(code, "README.md", "exec")
-    require_cuda()
-    env = clean_env(WARPFFT_LIBRARY=LIBRARY, PYTHONPATH=os.path.join(REPO, "python"))
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                       timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "grad wrt values: torch.Size([8, 3000])" in r.stdout
-
-
 # ---- the autograd formulas on the CPU, with the C transform replaced by an exact sum --------
 
 
