@@ -220,3 +220,19 @@ def test_array_empty_like_device_array(fake):
     e = helpers.array_empty_like(d, (2, 3), dtype=np.complex128)
     assert isinstance(e, warpfft.DeviceArray) and e.shape == (2, 3)
     assert e.dtype == np.complex128 and e.device == d.device
+
+
+def test_one_call_functions_copy_a_non_contiguous_input_once(fake):
+    """nufft2d2 on F-ordered modes: one copy, one warning (the dtype and shape are read
+    without converting the input first)."""
+    pts, f = _problem()
+    dev = StridedDeviceArray(fake, f)
+    with pytest.warns(UserWarning, match="requirement: C. Copying") as rec:
+        out = warpfft.nufft2d2(*[FakeDeviceArray(fake, p) for p in pts], dev)
+    assert len([w for w in rec if "requirement: C" in str(w.message)]) == 1
+    assert dev.copies == 1
+    assert _close(fake.view(out.ptr, np.complex128, out.size), exact(2, pts, f, SHAPE, -1))
+    with pytest.warns(UserWarning, match="requirement: C. Copying") as rec:
+        c = warpfft.nufft2d2(*pts, np.asfortranarray(f))
+    assert len([w for w in rec if "requirement: C" in str(w.message)]) == 1
+    assert _close(c, exact(2, pts, f, SHAPE, -1))

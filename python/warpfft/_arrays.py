@@ -357,6 +357,27 @@ def _from_dlpack(name, obj, output, stream):
                keep=capsule)
 
 
+def describe(obj, name):
+    """(shape, numpy dtype) of an array argument read from its attributes, without converting
+    or copying it (a non-C-contiguous device array is copied once, by the `wrap` that uses
+    it); lists and scalars through numpy."""
+    if isinstance(obj, np.ndarray):
+        return obj.shape, obj.dtype
+    if _module(obj) == "torch" and hasattr(obj, "data_ptr"):
+        return tuple(obj.shape), _torch_dtype(name, obj.dtype)
+    shape, dtype = _attr(obj, "shape"), _attr(obj, "dtype")
+    if shape is not None and dtype is not None:
+        try:
+            return _check_shape(name, shape), np.dtype(dtype)
+        except TypeError:
+            pass
+    cai = None if _module(obj) == "jax" else _attr(obj, "__cuda_array_interface__")
+    if isinstance(cai, dict):
+        return _check_shape(name, cai["shape"]), np.dtype(cai["typestr"])
+    a = wrap(obj, name)
+    return a.shape, a.dtype
+
+
 def wrap(obj, name, dtype=None, output=False, stream=0):
     """Classifies `obj` (see the module doc) and checks its dtype against `dtype` (if given).
     `stream`: the stream the work will run on (passed to ``__dlpack__``)."""
