@@ -12,8 +12,10 @@
 # Stages (each under `timeout $STAGE_TIMEOUT`, default 540 s, to fit one 10-minute command):
 #   ref         the reference's python/cufinufft/tests (v2.5.1) with --framework cupy
 #               --framework torch, and numba where `numba.cuda` works here (its examples run
-#               through test_examples.py); REF_FRAMEWORKS replaces that list, REF_K is a -k
-#               expression, REF_ARGS more pytest arguments (words)
+#               through test_examples.py); REF_FRAMEWORKS replaces that list (the log is
+#               then ref-<frameworks>.log: REF_FRAMEWORKS=cupy, then torch, splits a run that
+#               would not fit one command), REF_K is a -k expression, REF_ARGS more pytest
+#               arguments (words)
 #   mri         mri-nufft's operator tests, --backend cufinufft --ref finufft (the CPU finufft
 #               is the reference they compare with), -k "$MRI_K" (default "cufinufft": the tests
 #               of that backend); MRI_FILES (default tests/operators) narrows them, e.g.
@@ -120,6 +122,9 @@ tail = [l for l in text.splitlines() if re.match(r"^=+ .* in [0-9.]+s", l)]
 print(f"== {name}: exit {rc}{' (timed out)' if rc == '124' else ''}; "
       + ", ".join(f"{v} {k.lower()}" for k, v in sorted(counts.items())))
 print("   pytest:", tail[-1].strip("= ") if tail else "(no final line)")
+if not counts:  # it stopped before running a test: say why
+    for line in text.splitlines()[-8:]:
+        print("   |", line[:200])
 for f in failed[:40]:
     print("   FAILED", f)
 if len(failed) > 40:
@@ -151,8 +156,9 @@ ref)
         echo "   (numba.cuda is not usable here: no --framework numba)" | tee -a "$summary"
     fi
     [ -n "${REF_K:-}" ] && fw+=(-k "$REF_K")
+    name=ref${REF_FRAMEWORKS:+-${REF_FRAMEWORKS// /-}}  # ref-cupy etc. when split up
     # shellcheck disable=SC2086
-    run_pytest ref "$D/ref/tests" "${fw[@]}" ${REF_ARGS:-} . || fails=$((fails + 1)) ;;
+    run_pytest "$name" "$D/ref/tests" "${fw[@]}" ${REF_ARGS:-} . || fails=$((fails + 1)) ;;
 mri|mri-update|mri-rest)
     case $s in
     mri) files=${MRI_FILES:-tests/operators} ;;

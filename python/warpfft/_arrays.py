@@ -108,8 +108,10 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 def _caller_level():
     """The warnings stacklevel of the first frame outside this package (the user's call)."""
     level, f = 1, sys._getframe(1)
-    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) \
-            .startswith(_PACKAGE_DIR):
+    while f is not None:
+        d = os.path.dirname(os.path.abspath(f.f_code.co_filename))
+        if d != _PACKAGE_DIR and not d.startswith(_PACKAGE_DIR + os.sep):
+            break
         level += 1
         f = f.f_back
     return level
