@@ -65,7 +65,7 @@ def fake_c(monkeypatch):
     CPU tensors' data pointers stand in for device pointers, so CPU tensors are accepted where
     the ops take CUDA tensors); only torch's CUDA stream and device queries are stood in. The
     fake library (its call log ``.calls``) is yielded; the plan cache emptied around the test."""
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")  # noqa: F841
+    pytest.importorskip("torch", reason="PyTorch is not installed")
     import _fake
     import warpfft.torch as wt
     from warpfft import _framework_native as native

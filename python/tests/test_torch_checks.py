@@ -139,8 +139,8 @@ def test_bad_input_raises_before_the_c_library_on_cpu_tensors(no_c, path, index)
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=IDS)
 def test_bad_input_raises_on_the_kernels_host_stand_in(fake_c, index):
-    """With the fake C library (CPU tensors accepted as device tensors): the same errors from
-    the kernels' fast path for well-formed tensors, and well-formed calls run."""
+    """With the fake C library, CPU tensors standing in for device ones (well-formed calls take
+    the kernels' fast path and run): the same errors, and no C call for them."""
     label, call, exc, match = _calls(*_dispatched())[index]
     if exc is None:
         assert call(_cpu).dtype in (torch.complex64, torch.complex128)
