@@ -88,9 +88,7 @@ echo '#include "fake_kernels.h"' >"$GEN/warpfft_kernels.h"
 # ---- 2. build: the lead's flags, plus sanitizers (one binary) or debug info (for valgrind) ----
 SRC="$ROOT/c_core/src"
 RT="$SRC/runtime"
-# c_core/src: one folder per stage (docs/layout.md), each on the include path as in build.rs.
-mapfile -t SRC_DIRS < <(find "$SRC" -type d | sort)
-SRC_INC=("${SRC_DIRS[@]/#/-I}")
+# c_core/src: one folder per stage (docs/layout.md); headers are named with their folder.
 mapfile -t ALL_SRC < <(find "$SRC" -name '*.c' | sort)
 # CORE: the runtime's own sources; the test binaries add the fake kernel table and the tests.
 CORE=("$RT/error.c" "$RT/loader.c" "$RT/cufft.c" "$RT/module.c" "$RT/module_nvrtc.c"
@@ -100,7 +98,7 @@ SRCS=("${CORE[@]}" "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
     "$HERE/test_rt_errors.c" "$HERE/test_rt_cufft.c" "$HERE/test_rt_driver.c"
     "$HERE/test_rt_nvrtc.c")
 CFLAGS=(-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -fPIC -fvisibility=hidden -pthread
-    -Wall -Wextra -Werror -I"$ROOT/c_core/include" "${SRC_INC[@]}" -I"$GEN" -I"$HERE")
+    -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$GEN" -I"$HERE")
 LIBS=(-ldl -lpthread -lm)
 for f in "${CORE[@]}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
 gcc "${CFLAGS[@]}" -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -193,7 +191,7 @@ PYEOF
 # shellcheck disable=SC2054 # commas inside one flag
 SAN=(-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 SCFLAGS=(-std=c11 -D_GNU_SOURCE -fPIC -pthread -Wall -Wextra -Werror -I"$ROOT/c_core/include"
-    "${SRC_INC[@]}" -I"$HERE")
+    -I"$SRC" -I"$HERE")
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cuda.c" "$HERE/standin_cuda_memory.c" \
     "$HERE/standin_cuda_modules.c" "$HERE/standin_cuda_kernels.c" -o "$FAULT/standin/libcuda.so.1"
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cufft.c" -o "$FAULT/standin/libcufft.so.12" \

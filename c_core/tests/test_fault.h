@@ -21,9 +21,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fatbin.h"
-#include "params.h"
-#include "runtime.h"
+#include "params/base.h"
+#include "params/params.h"
+#include "runtime/cache.h"
+#include "runtime/driver.h"
+#include "runtime/module.h"
 #include "standin.h"
 #include "warpfft.h"
 

@@ -3,21 +3,20 @@
  * checks plans and direct sums share, and the wf_params_* assembly that runs the stages in order:
  * kernel width and shape (width.c), fine grid (grid.c), bins and method (bins.c). No GPU.
  */
-#include "params.h"
+#include "params/params.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "params/bins.h"
+#include "params/grid.h"
+#include "params/width.h"
+#include "runtime/error.h"
 
 _Static_assert(sizeof(size_t) == 8, "warpfft needs a 64-bit size_t");
 
 /* Largest opts struct accepted from a newer header (a guard against an uninitialised size). */
 #define WF_MAX_OPTS_SIZE 4096
-
-const char *wf_prec_name(int precision) {
-    return precision == WARPFFT_F64 ? "f64" : "f32";
-}
 
 /* ---------------------------------------------------------------- options */
 

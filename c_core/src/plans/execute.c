@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan.h"
-#include "type3.h"
+#include "plans/plan.h"
+#include "plans/type3.h"
 
 static warpfft_status check_args(const struct warpfft_plan_s *plan, int precision, const void *c,
                                  const void *fk) {

@@ -4,14 +4,19 @@
  * per-bin arrays.
  * Every failure takes one cleanup path (plan_release), so a half-built plan leaks nothing.
  */
-#include "plan.h"
+#include "plans/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "type3.h"
+#include "params/kernel.h"
+#include "params/params.h"
+#include "plans/type3.h"
+#include "runtime/cache.h"
+#include "runtime/error.h"
+#include "runtime/memory.h"
 
 _Static_assert(sizeof(wf_setpts_result) == 24, "params.c counts 24 bytes for the result block");
 
@@ -19,19 +24,11 @@ _Static_assert(sizeof(wf_setpts_result) == 24, "params.c counts 24 bytes for the
 
 warpfft_status wf_plan_alloc(struct warpfft_plan_s *plan, wf_dbuf *b, size_t bytes,
                              const char *what) {
-    warpfft_status st = wf_alloc(&b->ptr, bytes, what);
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    b->bytes = bytes;
-    plan->workspace += bytes;
-    return WARPFFT_SUCCESS;
+    return wf_dbuf_alloc(b, bytes, what, &plan->workspace);
 }
 
 void wf_plan_free(struct warpfft_plan_s *plan, wf_dbuf *b) {
-    if (b->ptr)
-        wf_free(&b->ptr);
-    plan->workspace -= b->bytes;
-    b->bytes = 0;
+    wf_dbuf_free(b, &plan->workspace);
 }
 
 warpfft_status wf_plan_launch(const struct warpfft_plan_s *plan, const wf_kernel *k, int64_t n,
@@ -268,10 +265,9 @@ static warpfft_status make_fft(struct warpfft_plan_s *plan) {
         size_t work = 0;
         warpfft_status st = new_fft(plan, &work);
         /* CUFFT_ALLOC_FAILED (cuFFT's own device memory): free the cache, make it again */
-        if (st == WARPFFT_ERR_OUT_OF_MEMORY && plan->fft_created && wf_cache_release() > 0) {
+        if (st == WARPFFT_ERR_OUT_OF_MEMORY && plan->fft_created && wf_memory_reclaim() > 0) {
             cf->cufftDestroy(plan->fft); /* a failed plan: nothing depends on the result */
             plan->fft_created = 0;
-            wf_cache_note_oom_retry();
             st = new_fft(plan, &work);
         }
         if (st == WARPFFT_SUCCESS)
@@ -423,7 +419,7 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
         return wf_error(st,
                         "warpfft_plan_destroy: %s; nothing was freed and the plan is still "
                         "valid (call warpfft_plan_destroy again)",
-                        warpfft_last_error());
+                        wf_last_error());
     if (plan->t3)
         wf_t3_release(plan);
     give_to_cache(plan);
@@ -434,7 +430,7 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
         return wf_error(WARPFFT_ERR_CUFFT,
                         "warpfft_plan_destroy: %s; the device buffers were freed and the plan is "
                         "still valid (call warpfft_plan_destroy again)",
-                        warpfft_last_error());
+                        wf_last_error());
     }
     free(plan);
     return WARPFFT_SUCCESS;

@@ -8,19 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "params.h"
-#include "runtime.h"
+#include "params/base.h"
+#include "params/params.h"
+#include "runtime/cufft.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/memory.h"
+#include "runtime/module.h"
 
 #define WF_BLOCK         256 /* threads per block for every grid-stride kernel (ABI.md) */
 #define WF_SCAN_BLOCK    512 /* wf_bin_scan: exactly one block of this many threads */
 #define WF_GRID_MAX      (65535u * 4u)
 #define WF_BLOCKS_PER_SM 32 /* grid cap for grid-stride kernels: n_sm * this */
-
-/* A device allocation the plan owns; `bytes` counts toward the plan's workspace. */
-typedef struct wf_dbuf {
-    CUdeviceptr ptr;
-    size_t bytes;
-} wf_dbuf;
 
 /* A resolved kernel and its name (for error messages). */
 typedef struct wf_kernel {

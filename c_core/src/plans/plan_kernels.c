@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plans/plan.h"
+#include "runtime/libfind.h"
 
 static warpfft_status load_kernel(struct warpfft_plan_s *plan, const char *module, const char *name,
                                   wf_kernel *k) {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "plan.h"
+#include "plans/plan.h"
 
 static warpfft_status check_args(const struct warpfft_plan_s *plan, int precision, int64_t M,
                                  const void *x, const void *y, const void *z) {

@@ -1,6 +1,6 @@
 /*
- * type3.c — type-3 plans (type3.h explains the math): warpfft_setpts3, and the create /
- * execute / destroy / info hooks plan.c and execute.c call for type 3.
+ * type3.c — type-3 plans (params/type3_params.h explains the math): warpfft_setpts3, and the create
+ * / execute / destroy / info hooks plan.c and execute.c call for type 3.
  *
  * A type-3 plan owns two sub-plans, (re)built at setpts3 when the grids change:
  *  - `spread`: a spread-only type-1 plan (plan.c, wf_plan_build_spreader) on the grid nf,
@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "type3.h"
+#include "params/type3_params.h"
+#include "plans/plan.h"
+#include "plans/type3.h"
 
 #define WF_T3_KEYS 12 /* u64 keys: x min[3], x max[3], s min[3], s max[3]; then the i32 flag */
 
@@ -56,7 +57,7 @@ static warpfft_status restore(warpfft_status st, const char *msg) {
 static void destroy_subplans(struct warpfft_plan_s *plan) {
     struct wf_type3 *t3 = plan->t3;
     char msg[1024];
-    snprintf(msg, sizeof msg, "%s", warpfft_last_error());
+    snprintf(msg, sizeof msg, "%s", wf_last_error());
     if (t3->spread) {
         wf_plan_release_spreader(t3->spread);
         free(t3->spread);
@@ -101,7 +102,7 @@ static warpfft_status build_inner(struct warpfft_plan_s *plan, const wf_t3_param
                                             (warpfft_precision)q->inner_precision, &io, &t3->inner);
     if (st != WARPFFT_SUCCESS) {
         char msg[1024];
-        snprintf(msg, sizeof msg, "%s", warpfft_last_error());
+        snprintf(msg, sizeof msg, "%s", wf_last_error());
         t3->inner = NULL;
         return wf_error(st, "type 3: the inner type-2 plan on the grid {%lld, %lld, %lld}: %s",
                         (long long)q->nf[0], (long long)q->nf[1], (long long)q->nf[2], msg);
@@ -383,7 +384,7 @@ static warpfft_status sub_setpts(struct warpfft_plan_s *plan, int64_t M, int64_t
         st = warpfft_setpts(t3->inner, ip, K, s[0], s[1], s[2]);
     if (st != WARPFFT_SUCCESS) {
         char msg[1024];
-        snprintf(msg, sizeof msg, "%s", warpfft_last_error());
+        snprintf(msg, sizeof msg, "%s", wf_last_error());
         return wf_error(st, "warpfft_setpts3 (binning of the rescaled points): %s", msg);
     }
     WF_CU(plan->drv->cuStreamSynchronize(plan->stream), "cuStreamSynchronize after setpts3");
@@ -415,7 +416,7 @@ static warpfft_status setpts3_run(struct warpfft_plan_s *plan, int64_t M, const 
             st = build_inner(plan, &q);
         if (st != WARPFFT_SUCCESS) {
             char msg[1024];
-            snprintf(msg, sizeof msg, "%s", warpfft_last_error());
+            snprintf(msg, sizeof msg, "%s", wf_last_error());
             destroy_subplans(plan);
             return restore(st, msg);
         }
@@ -531,7 +532,7 @@ static warpfft_status exec3(struct warpfft_plan_s *plan, CUdeviceptr c, CUdevice
                              (void *)(uintptr_t)out, (void *)(uintptr_t)t3->spread->fw.ptr);
         if (st != WARPFFT_SUCCESS) {
             char msg[1024];
-            snprintf(msg, sizeof msg, "%s", warpfft_last_error());
+            snprintf(msg, sizeof msg, "%s", wf_last_error());
             st = wf_error(st, "warpfft_execute (type 3, inner type-2 step): %s", msg);
         }
     }

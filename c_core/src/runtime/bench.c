@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/cufft.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/memory.h"
 
 /* Most repetitions one call times (keeps a mistaken argument from running for hours). */
 #define WF_BENCH_MAX_REPS 100000
