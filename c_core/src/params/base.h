@@ -32,8 +32,9 @@ typedef struct wf_params {
     int type, dim, precision; /* precision: WARPFFT_F32 / WARPFFT_F64 */
     int method;               /* WARPFFT_METHOD_GM or WARPFFT_METHOD_SM (never AUTO) */
     int modeord;
-    int spreadinterponly; /* 1: spread/interp only on fk itself (n_fine = n_modes; execute.c) */
-    int check_points;     /* 1: setpts waits and returns BAD_POINTS (setpts.c) */
+    int spreadinterponly; /* 1: spread/interp only on fk itself (n_fine = n_modes; nufft12_exec.c)
+                           */
+    int check_points;     /* 1: setpts waits and returns BAD_POINTS (spreader_points.c) */
     double tol, upsampfac;
     double tol_floor; /* rounding floor of the error (grid.c, wf_tol_floor) */
     int width;        /* kernel width w in fine-grid points */

@@ -250,7 +250,7 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     info->tol_floor = p->tol_floor;
 }
 
-/* Layout must match plan.c's allocations (plan_alloc_fixed). */
+/* Must match what plans/nufft12.c (build) and plans/spreader.c (wf_spreader_alloc) allocate. */
 size_t wf_params_fixed_bytes(const wf_params *p) {
     size_t b = 0;
     if (!p->spreadinterponly) { /* the fine grid and the deconvolution factors */

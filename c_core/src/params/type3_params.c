@@ -255,7 +255,7 @@ warpfft_status wf_t3_params_make(int dim, int64_t ntransf, double tol, int preci
                         (long long)q->nf[2]);
     if (r != 0)
         return (warpfft_status)r;
-    /* the two sub-plans' parameters must exist too (sizes, bins) */
+    /* the spreader's and the inner transform's parameters must exist too (sizes, bins) */
     wf_params p;
     st = wf_t3_spread_params(q, &o, WF_SHARED_OPTIN_SM90, &p);
     if (st == WARPFFT_SUCCESS)

@@ -90,7 +90,7 @@ warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, 
 warpfft_opts wf_t3_inner_opts(const warpfft_opts *o);
 
 /* Fills info's type-3 fields (and type, dim, precision, width, beta, n_fine, n_modes) from q
- * and the two sub-plans' parameters. */
+ * and the spreader's and the inner transform's parameters. */
 void wf_t3_to_info(const wf_t3_params *q, const wf_params *spread, const wf_params *inner,
                    warpfft_plan_info *info);
 

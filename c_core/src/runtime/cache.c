@@ -10,7 +10,7 @@
  * (WF_CACHE_MAX_ITEMS) and by their device bytes (WARPFFT_PLAN_CACHE_MB, default 1024; 0
  * disables the cache); beyond either bound the least recently cached go first. A device
  * allocation or cuFFT plan that fails for want of memory empties the cache and is retried once
- * (memory.c, plan.c), so the cache never causes an out-of-memory of warpfft's own.
+ * (memory.c, plans/nufft12.c), so the cache never causes an out-of-memory of warpfft's own.
  * warpfft_release_cached empties it on demand; an atexit handler empties it before the driver
  * and cuFFT unload. In the child of a fork() the items are forgotten (the child cannot use the
  * parent's CUDA state).

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cufft.h"
-#include "driver.h"
+#include "runtime/cufft.h"
+#include "runtime/driver.h"
 
 #define WF_CACHE_MAX_ITEMS  32   /* idle items at most (cuFFT plans and factor arrays) */
 #define WF_CACHE_DEFAULT_MB 1024 /* idle device bytes at most, unless WARPFFT_PLAN_CACHE_MB */
@@ -47,7 +47,8 @@ size_t wf_cache_release(void);
 /* Overrides the bounds (tests); max_items 0 disables the cache. */
 void wf_cache_set_limits(size_t max_items, size_t max_bytes);
 
-/* Where plan creation spent its time (plan.c measures, warpfft_runtime_info reports). */
+/* Where plan creation spent its time (plans/nufft12.c and type3.c measure, warpfft_runtime_info
+ * reports). */
 typedef struct wf_create_times {
     double modules_ms; /* finding the kernels: module loads (JIT) on first use */
     double cufft_ms;   /* cufftCreate + cufftMakePlanMany (0 when the cache had the plan) */

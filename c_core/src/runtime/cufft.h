@@ -5,7 +5,7 @@
 #ifndef WARPFFT_RUNTIME_CUFFT_H
 #define WARPFFT_RUNTIME_CUFFT_H
 
-#include "driver.h"
+#include "runtime/driver.h"
 
 typedef int cufftHandle;
 typedef int cufftResult; /* 0 = CUFFT_SUCCESS */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "kimage.h"
+#include "runtime/kimage.h"
 
 /* The cache directory: $WARPFFT_CACHE_DIR (set and empty: cache off), else
  * $XDG_CACHE_HOME/warpfft, else $HOME/.cache/warpfft (read at each call), created with mode

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "driver.h"
+#include "runtime/driver.h"
 
 /* cuMemAlloc with OUT_OF_MEMORY mapped and a message naming `what` and the size. bytes == 0
  * gives *p = 0 and success. The current context must be the device's. */

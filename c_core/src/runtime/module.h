@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "driver.h"
+#include "runtime/driver.h"
 
 /* Loads module `name` of the embedded kernels on `dev` (once per process and device; cached,
  * thread-safe; records the image used and the load/JIT time for warpfft_runtime_info).

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "kimage.h"
+#include "runtime/kimage.h"
 #include "warpfft.h"
 
 typedef int nvrtcResult; /* 0 = NVRTC_SUCCESS */
