@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
-# Stages: info tests demo load c python sanitize bench (default: all), bench-jit, bench-nvrtc, python-gpu, frameworks, and huge (64-bit sizes:
+# Stages: info tests demo load c python sanitize bench (default: all), sanitize-builds (memcheck of
+# the jit and nvrtc builds), bench-jit, bench-nvrtc, python-gpu, frameworks, and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
@@ -85,6 +86,16 @@ sanitize)
     # once (H100, 2026-11-22); memcheck above runs it.
     run compute-sanitizer --tool racecheck --error-exitcode 9 $G/aot/gpu_api --test-threads=1 --skip plans_move_between_threads >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize.log" | tee -a "$log" ;;
+sanitize-builds)
+    # memcheck of the plan paths in the jit and nvrtc builds too (sanitize: aot); nvrtc compiles
+    # into a fresh kernel cache first
+    export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}
+    for m in jit nvrtc; do
+        say "compute-sanitizer memcheck ($m gpu_api, gpu_type3)"
+        run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/$m/gpu_api --test-threads=1 --skip out_of_device_memory --skip failed_set_points_frees_what_it_allocated >> "$L/sanitize_$m.log" 2>&1 || fails=$((fails+1))
+        run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/$m/gpu_type3 --test-threads=1 --skip large_spread_f32 >> "$L/sanitize_$m.log" 2>&1 || fails=$((fails+1))
+        tail -5 "$L/sanitize_$m.log" | tee -a "$log"
+    done ;;
 huge)
     say "huge (aot gpu_huge: > 2^31 points, > 2^31 modes)"
     WARPFFT_HUGE_TESTS=1 run $G/aot/gpu_huge --test-threads=1 --nocapture || fails=$((fails+1)) ;;

@@ -19,7 +19,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "runtime.h"
+#include "runtime/error.h"
+#include "runtime/kcache.h"
+#include "runtime/libfind.h"
+#include "runtime/nvrtc.h"
+#include "runtime/sha256.h"
 
 int n_pass, n_fail;
 

@@ -12,7 +12,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "type3.h"
+#include "params/grid.h"
+#include "params/kernel.h"
+#include "params/params.h"
+#include "params/type3_params.h"
+#include "params/width.h"
+#include "runtime/error.h"
 
 #define PI 3.14159265358979323846
 

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "xla_ffi.h"
+#include "framework/xla_ffi.h"
 
 int n_pass, n_fail;
 

@@ -4,7 +4,7 @@
  * execute through the public C ABI on the stream XLA hands it. No GPU work happens outside
  * the execute stage; errors come back to XLA as XLA_FFI_Error values (JAX raises them).
  */
-#include "xla_ffi.h"
+#include "framework/xla_ffi.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>

@@ -3,11 +3,11 @@
  * dimension, the plan stage that sets them (refusing grids too large to address or transform),
  * mode order <-> array index, and point folding. No GPU; see params.h.
  */
-#include "params.h"
+#include "params/grid.h"
 
 #include <math.h>
 
-#include "runtime.h"
+#include "runtime/error.h"
 
 /* The same literals as kernels/common.cuh: 1/(2 pi), and 2 pi as hi + lo (Cody-Waite). */
 #define WF_INV_2PI      0.15915494309189533576888376337251436

@@ -3,21 +3,20 @@
  * checks plans and direct sums share, and the wf_params_* assembly that runs the stages in order:
  * kernel width and shape (width.c), fine grid (grid.c), bins and method (bins.c). No GPU.
  */
-#include "params.h"
+#include "params/params.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "params/bins.h"
+#include "params/grid.h"
+#include "params/width.h"
+#include "runtime/error.h"
 
 _Static_assert(sizeof(size_t) == 8, "warpfft needs a 64-bit size_t");
 
 /* Largest opts struct accepted from a newer header (a guard against an uninitialised size). */
 #define WF_MAX_OPTS_SIZE 4096
-
-const char *wf_prec_name(int precision) {
-    return precision == WARPFFT_F64 ? "f64" : "f32";
-}
 
 /* ---------------------------------------------------------------- options */
 
@@ -251,7 +250,7 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     info->tol_floor = p->tol_floor;
 }
 
-/* Layout must match plan.c's allocations (plan_alloc_fixed). */
+/* Must match what plans/nufft12.c (build) and plans/spreader.c (wf_spreader_alloc) allocate. */
 size_t wf_params_fixed_bytes(const wf_params *p) {
     size_t b = 0;
     if (!p->spreadinterponly) { /* the fine grid and the deconvolution factors */

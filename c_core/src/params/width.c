@@ -17,11 +17,13 @@
  * the sampling of offsets and modes (test_params checks it against dense sampling) and
  * rounding, which adds in quadrature (tol_floor, grid.c).
  */
-#include "params.h"
+#include "params/width.h"
 
 #include <math.h>
 
-#include "runtime.h"
+#include "params/grid.h"
+#include "params/kernel.h"
+#include "runtime/error.h"
 
 #define WF_ALIAS_MMAX   4  /* aliases m = +-1..+-4 by quadrature; beyond, the jump asymptote */
 #define WF_ALIAS_SAMPLE 32 /* |k| samples per dim when N/2 is larger */

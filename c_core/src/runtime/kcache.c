@@ -30,15 +30,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "runtime/error.h"
+#include "runtime/kcache.h"
+#include "runtime/libfind.h"
+#include "runtime/sha256.h"
 
 /* ---- state for warpfft_runtime_info ---- */
 
 static pthread_mutex_t wf_kc_lock = PTHREAD_MUTEX_INITIALIZER;
 static char wf_kc_note[512]; /* the last problem met; guarded by wf_kc_lock */
 
-void wf_kcache_atfork_child(void) {
+static void atfork_child(void) {
     pthread_mutex_init(&wf_kc_lock, NULL);
+}
+
+/* Registered at load: a fork() while another thread holds the lock leaves it held in the child
+ * (loader.c says what a child may still do). */
+__attribute__((constructor)) static void register_atfork(void) {
+    pthread_atfork(NULL, NULL, atfork_child);
 }
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
