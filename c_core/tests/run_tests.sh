@@ -225,7 +225,7 @@ NV=$BUILD/nvrtc
 mkdir -p "$NV"
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_nvrtc.c" -o "$NV/libnvrtc.so.12"
 gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/error.c" "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c" "$SRC/sha256.c" \
-    "$HERE/test_kcache.c" -o "$NV/test_kcache" "${LIBS[@]}"
+    "$HERE/test_kcache.c" "$HERE/test_kcache_safety.c" -o "$NV/test_kcache" "${LIBS[@]}"
 echo "== kernel cache and NVRTC (ASan+UBSan)"
 WF_TEST_CUDA_PATH=$CUDA "$NV/test_kcache" "$NV/libnvrtc.so.12" || status=1
 # The NVRTC path of module.c and module_nvrtc.c end to end, on the stand-in driver: cold (compiled: "nvrtc"),
