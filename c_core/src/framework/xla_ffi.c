@@ -205,7 +205,7 @@ static warpfft_status acquire_plan(const wf_xla_key *key, wf_xla_entry **out) {
             destroy_entry(&wf_xla_cache[slot]);
     }
     /* Points are set on every call: unchecked set-points (no host wait in setpts; non-finite
-     * points give all-NaN outputs, README "Bad points"). */
+     * points give all-NaN outputs, docs/jax.md, "NaN points"). */
     warpfft_opts o;
     warpfft_opts_default(&o);
     o.check_points = 0;
