@@ -23,6 +23,8 @@ test: lint docs
     bash c_core/tests/run_tests.sh
     bash c_core/tests/run_test_params.sh
     bash c_core/tests/run_test_type3.sh
+    @echo "== fuzzing (libFuzzer, ASan+UBSan): C ABI, XLA handler decoding, kernel cache reader, 20 s each"
+    bash c_core/fuzz/run.sh 20
     @echo "== nvrtc build: the embedded kernel sources compile with NVRTC (sm_90 CUBINs, no GPU)"
     bash scripts/check_nvrtc_modules.sh
     @echo "== jit build: Rust tests, doc tests, GPU tests (skip without a GPU)"
@@ -50,6 +52,12 @@ test: lint docs
     just wheel "{{ci_archs}}"
     WARPFFT_LIBRARY="$(bash scripts/libwarpfft_path.sh --release)" python3 -m pytest python/tests -q -rs
 
+# Coverage-guided fuzzing of the C ABI's argument checks, the XLA handler's decoding and the
+# kernel cache's entry reader (c_core/fuzz: libFuzzer with ASan+UBSan), `seconds` per target, two
+# targets at a time; `just fuzz 3600 fuzz_xla` for one target. New inputs stay in target/fuzz.
+fuzz seconds="600" *targets:
+    WF_FUZZ_JOBS=2 bash c_core/fuzz/run.sh {{seconds}} {{targets}}
+
 # The documentation site (docs/, Sphinx + MyST; tools from scripts/setup.sh in .venv-docs) into
 # target/docs/html. Warnings are errors (-W, and -n: nitpicky cross-references), so a broken
 # internal link, a page in no toctree or a missing anchor fails it; --keep-going lists them all.
@@ -75,12 +83,12 @@ bench *cases:
 
 fmt:
     cargo fmt --all
-    clang-format -i c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] examples/c/*.c
+    clang-format -i c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.c examples/c/*.c
 
 lint:
     cargo fmt --all -- --check
     cargo clippy --all-targets -- -D warnings
-    clang-format --dry-run --Werror c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] examples/c/*.c
+    clang-format --dry-run --Werror c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.c examples/c/*.c
 
 # Install libwarpfft.so, warpfft.h and warpfft.pc under PREFIX
 install PREFIX="/usr/local":

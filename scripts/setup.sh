@@ -6,9 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # 1. Debian packages: the Rust crates we build with (when crates.io is not used), libclang for
-#    the optional bindgen check, pkg-config for the C example, clang-format for the lint.
+#    the optional bindgen check, pkg-config for the C example, clang-format for the lint, clang
+#    with its libFuzzer runtime for the fuzz targets (c_core/fuzz/run.sh).
 pkgs=(librust-cc-dev librust-num-complex-dev librust-sha2-dev librust-tempfile-dev
-      librust-bindgen-dev libclang-dev pkg-config clang-format)
+      librust-bindgen-dev libclang-dev pkg-config clang-format clang)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null; then
@@ -16,6 +17,15 @@ if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null; then
     echo "setup: apt-get install ${missing[*]}"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# libFuzzer's runtime has its own package from LLVM 14 on (libclang-rt-<version>-dev).
+fuzz_probe='int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n ? 0 : 0; }'
+if command -v clang >/dev/null && command -v apt-get >/dev/null &&
+   ! echo "$fuzz_probe" | clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
+    v=$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    echo "setup: apt-get install libclang-rt-$v-dev"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "libclang-rt-$v-dev" >/dev/null
 fi
 
 # 2. Cargo source: with Debian's crates present and no explicit choice, resolve crates from

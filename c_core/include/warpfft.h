@@ -123,8 +123,10 @@ typedef struct warpfft_opts {
      * no FFT and no deconvolution; the grid is fk itself (N1 x N2 x N3, each N_d >= 2 width,
      * index i_d at coordinate 2 pi i_d / N_d, no mode order), the kernel the one tol and
      * upsampfac choose for a NUFFT (warpfft_plan_info: width, beta), method GM, no cuFFT
-     * needed. 0 (default): the NUFFT. Added after max_subprob: an opts with the older
-     * struct_size (offsetof this field) is still accepted, with this field 0. */
+     * needed. 0 (default): the NUFFT. Types 1 and 2 only: a type-3 plan (and
+     * warpfft_plan_params3) refuses 1 with WARPFFT_ERR_INVALID_ARG. Added after max_subprob: an
+     * opts with the older struct_size (offsetof this field) is still accepted, with this field
+     * 0. */
     int32_t spreadinterponly;
     /* Checking of the points' coordinates at warpfft_setpts (types 1 and 2):
      * 0 (default): setpts is asynchronous (no host synchronisation). A NaN or infinite

@@ -2,7 +2,7 @@
  * standin_cuda_kernels.c — the kernels the stand-in driver computes on the host (standin_cuda.h):
  * the binning kernels whose totals a checked setpts (and warpfft_setpts_check) reads back —
  * wf_bin_count_p (every point into bin 0), the one-block wf_bin_scan, and module scan_big's
- * three passes — and the bounds type 3's setpts3 reads back (wf_t3_minmax_p), with their
+ * three passes — and type 3's bounds (wf_t3_minmax_p, which setpts3 reads back), with their
  * arguments as kernels/ABI.md lists them, every array bounds-checked.
  */
 #include <string.h>
@@ -91,28 +91,29 @@ static void emulate_scan_big(const char *pass, void **args) {
     }
 }
 
-/* kernels/type3.cu's order-preserving key of a double (non-NaN). */
+/* Type 3's wf_t3_minmax_<p> (kernels/type3.cu): combines the order-preserving keys of the
+ * finite coordinates' minima and maxima into keys[d], keys[3 + d]; a NaN/inf sets *bad. */
 static uint64_t t3_key(double v) {
     uint64_t b;
     memcpy(&b, &v, sizeof b);
-    return (b >> 63) ? ~b : (b | 0x8000000000000000ull);
+    return b >> 63 ? ~b : b | 0x8000000000000000ull;
 }
-
-/* wf_t3_minmax_p (n, dim, x, y, z, keys, bad_flag): keys[d] = min key, keys[3 + d] = max key
- * over the finite coordinates, combined with what keys holds; a NaN/inf sets the flag. */
 static void emulate_t3_minmax(int f64, void **args) {
     long long n = *(long long *)args[0];
     int dim = *(int32_t *)args[1];
     size_t real = f64 ? 8 : 4;
     uint64_t *keys = arg_ptr(args, 5, 6 * 8, "wf_t3_minmax keys");
     int32_t *bad = arg_ptr(args, 6, 4, "wf_t3_minmax bad_flag");
-    if (!keys || !bad || n <= 0)
+    const void *c[3] = {NULL, NULL, NULL};
+    for (int d = 0; d < dim && d < 3 && n > 0; d++)
+        if (!(c[d] = arg_ptr(args, 2 + d, (size_t)n * real, "wf_t3_minmax coordinates")))
+            return;
+    if (!keys || !bad)
         return;
-    for (int d = 0; d < dim && d < 3; d++) {
-        const void *a = arg_ptr(args, 2 + d, (size_t)n * real, "wf_t3_minmax coordinates");
-        for (long long j = 0; a && j < n; j++) {
-            double v = f64 ? ((const double *)a)[j] : (double)((const float *)a)[j];
-            if (v != v || v - v != 0.0) { /* NaN or infinite */
+    for (long long j = 0; j < n; j++)
+        for (int d = 0; d < dim && d < 3; d++) {
+            double v = f64 ? ((const double *)c[d])[j] : ((const float *)c[d])[j];
+            if (v - v != 0) { /* NaN or infinite */
                 *bad = 1;
                 continue;
             }
@@ -120,14 +121,9 @@ static void emulate_t3_minmax(int f64, void **args) {
             keys[d] = k < keys[d] ? k : keys[d];
             keys[3 + d] = k > keys[3 + d] ? k : keys[3 + d];
         }
-    }
 }
 
 void sc_emulate(const char *name, void **args) {
-    if (strcmp(name, "wf_t3_minmax_f32") == 0 || strcmp(name, "wf_t3_minmax_f64") == 0) {
-        emulate_t3_minmax(strcmp(name, "wf_t3_minmax_f64") == 0, args);
-        return;
-    }
     if (strncmp(name, "wf_bin_count_", 13) == 0) {
         long long M = *(long long *)args[0];
         int wide = *(int32_t *)args[16];
@@ -158,5 +154,7 @@ void sc_emulate(const char *name, void **args) {
         scan_result(result, s, ns, maxsub, cap);
     } else if (strncmp(name, "wf_scan_big_", 12) == 0) {
         emulate_scan_big(name + 12, args);
+    } else if (strncmp(name, "wf_t3_minmax_f", 14) == 0) {
+        emulate_t3_minmax(strcmp(name + 14, "64") == 0, args);
     }
 }

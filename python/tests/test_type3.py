@@ -284,3 +284,19 @@ def test_direct_sample3_checks_every_length():
         warpfft.direct_sample(3, (2,), x[0], x[1], c=c, s=s[0], t=s[1])
     with pytest.raises(TypeError):  # float32 points for complex128 strengths: no silent cast
         warpfft.direct_sample(3, 2, *[v.astype(np.float32) for v in x], c=c, s=s[0], t=s[1])
+
+
+def test_spreadinterponly_refused_for_type3():
+    """gpu_spreadinterponly is a type 1/2 mode: handed to type 3's inner type-2 step it skipped
+    that step's FFT and deconvolution, and the result was wrong with success. The C library
+    refuses it for plan_params3 and a type-3 plan, before any GPU work (the real library: no GPU
+    needed)."""
+    with pytest.raises(warpfft.InvalidArgumentError, match="spreadinterponly = 1 is for types 1"):
+        warpfft.plan_params3([(-1.0, 1.0)], [(-10.0, 10.0)], gpu_spreadinterponly=1)
+    with pytest.raises(warpfft.InvalidArgumentError, match="type-3 plan needs it 0"):
+        warpfft.Plan(3, 2, gpu_spreadinterponly=1)
+    x, s, c = problem3(1)
+    with pytest.raises(warpfft.InvalidArgumentError, match="spreadinterponly"):
+        warpfft.nufft1d3(x[0], c, s[0], gpu_spreadinterponly=1)
+    # types 1 and 2 keep it
+    assert warpfft.plan_params(1, (32,), eps=1e-5, gpu_spreadinterponly=1)["n_fine"] == (32,)

@@ -51,6 +51,13 @@ warpfft_status wf_t3_check(int dim, int64_t ntransf, double tol, int precision,
         st = wf_check_tol(tol, precision);
     if (st == WARPFFT_SUCCESS)
         st = wf_opts_resolve(opts, resolved);
+    /* Spread/interp only is a mode of types 1 and 2 (the grid is fk); type 3 has no such mode,
+     * and handed down to its inner type-2 step it would skip that step's FFT and deconvolution:
+     * wrong numbers returned with success. */
+    if (st == WARPFFT_SUCCESS && resolved->spreadinterponly)
+        st = wf_error(WARPFFT_ERR_INVALID_ARG,
+                      "opts.spreadinterponly = 1 is for types 1 and 2 only (spread or "
+                      "interpolate only); a type-3 plan needs it 0");
     return st;
 }
 
@@ -266,6 +273,7 @@ warpfft_status wf_t3_params_make(int dim, int64_t ntransf, double tol, int preci
 warpfft_opts wf_t3_inner_opts(const warpfft_opts *o) {
     warpfft_opts r = *o;
     r.modeord = 1;
+    r.spreadinterponly = 0; /* refused by wf_t3_check; never the inner step's */
     return r;
 }
 

@@ -57,7 +57,8 @@ typedef struct wf_t3_params {
     int pre_phase, post_phase; /* some D_d != 0, some C_d != 0 */
 } wf_t3_params;
 
-/* Argument checks of a type-3 plan (dim, precision, ntransf, tol, opts). */
+/* Argument checks of a type-3 plan (dim, precision, ntransf, tol, opts; opts.spreadinterponly
+ * must be 0), shared by warpfft_plan_create(3, ...) and warpfft_plan_params3. */
 warpfft_status wf_t3_check(int dim, int64_t ntransf, double tol, int precision,
                            const warpfft_opts *opts, warpfft_opts *resolved);
 

@@ -75,13 +75,16 @@ long wf_embedded_find(const char *name) {
 /* ---- the three ways to load ---- */
 
 /* The image the driver will take from the fatbin, by reading its entry headers. Our own blob
- * always parses; if it did not, the load itself still decides and we only lose the label. */
+ * always parses; if it did not, the load itself still decides and we only lose the label (and
+ * the parser's message, which is no failure of the caller's call). */
 static const char *fatbin_image(const fatbuild_blob *fat, int sm) {
     wf_fatbin_entry e[64];
     size_t n = 0;
     const char *img = NULL;
     if (wf_fatbin_parse(fat->data, fat->size, e, 64, &n) == WARPFFT_SUCCESS)
         img = wf_fatbin_image_for(e, n < 64 ? n : 64, sm);
+    else
+        wf_clear_error();
     return img ? img : "fatbin";
 }
 
