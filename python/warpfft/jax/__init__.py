@@ -124,3 +124,12 @@ def cached_plans():
 def clear_plan_cache():
     """Frees the cached plans (their GPU memory) that no running computation is using."""
     _native.lib.warpfft_xla_cache_clear()
+
+
+def __getattr__(name):
+    """``.distributed`` (sharded points over several GPUs / processes) is imported when first
+    used, not with this package."""
+    if name == "distributed":
+        import importlib
+        return importlib.import_module(f"{__name__}.distributed")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

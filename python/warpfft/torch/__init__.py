@@ -314,3 +314,12 @@ def stats():
     """Counters: plans_created, setpts_calls, setpts_skipped (same points tensor unmodified),
     cached_plans."""
     return _ops.stats()
+
+
+def __getattr__(name):
+    """``.distributed`` (sharded points over several GPUs / processes) is imported when first
+    used, not with this package."""
+    if name == "distributed":
+        import importlib
+        return importlib.import_module(f"{__name__}.distributed")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
