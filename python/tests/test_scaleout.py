@@ -154,6 +154,60 @@ def test_launcher_stops_the_others_when_one_fails():
     assert r.returncode == 124
 
 
+def _bench():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("scaleout_bench",
+                                                  os.path.join(PYDIR, "bench", "scaleout.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_bench_retries_in_chunks_after_an_oom_on_one_gpu():
+    bench = _bench()
+    timer = bench.Timer(lambda: None, lambda r: None, lambda ts: [ts])
+    freed = []
+
+    def make(chunks):
+        def fn():
+            if chunks < 4:
+                raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate")
+            return chunks
+        return fn
+
+    rec = {}
+    assert bench._with_chunks(rec, "t1", 1, make, timer, 2, lambda: freed.append(1)) == 4
+    assert rec["t1"]["chunks"] == 4 and freed == [1, 1]
+    with pytest.raises(RuntimeError, match="RESOURCE_EXHAUSTED"):  # several GPUs: no retry
+        bench._with_chunks({}, "t1", 2, make, timer, 2, lambda: None)
+    with pytest.raises(ValueError, match="other"):  # only an OOM is retried
+        bench._with_chunks({}, "t1", 1, lambda c: (lambda: (_ for _ in ()).throw(
+            ValueError("other"))), timer, 2, lambda: None)
+
+
+@pytest.mark.parametrize("framework", ["jax", "torch"])
+def test_bench_dry_run_on_cpu(framework, tmp_path):
+    """python/bench/scaleout.py end to end on 1 and 2 CPU processes (--cpu-smoke: exact sums,
+    gloo): the blocks make the same global data on any process count, the runs compare with
+    the 1-process run, the summary has the rows."""
+    pytest.importorskip(framework)
+    for g in (1, 2):
+        r = run([sys.executable, LAUNCH, "--nproc", str(g), "--timeout", "300", "--",
+                 sys.executable, os.path.join(PYDIR, "bench", "scaleout.py"), "run",
+                 "--framework", framework, "--out", str(tmp_path), "--M", "2048", "--modes",
+                 "6", "4", "5", "--reps", "1", "--cpu-smoke"], env=_env(), timeout=330)
+        assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
+    table = _bench().summary(str(tmp_path))
+    rows = [line for line in table.splitlines() if line.startswith(f"| {framework} |")]
+    assert len(rows) == 4, table
+    import json
+    with open(tmp_path / f"scaleout_{framework}_G2.json") as fh:
+        rec = json.load(fh)
+    for t in ("t1", "t2"):
+        assert rec[t]["diff_1gpu"] < 1e-5, rec
+        assert rec[t]["chunks"] == 1 and rec[t]["total_ms"] > 0
+
+
 # ---- on GPUs: one process per GPU -----------------------------------------------------------
 
 

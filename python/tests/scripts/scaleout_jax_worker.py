@@ -100,7 +100,8 @@ if CPU:
     M, MODES, REAL, TOL, GTOL, EPS = 64 * N, (5, 4, 3), np.float64, 1e-11, 1e-11, 1e-12
     GM, GMODES, GEPS = 32 * N, (4, 3, 5), 1e-12
 else:
-    M, MODES, REAL, TOL, GTOL, EPS = ARGS.M - ARGS.M % N, (32, 32, 32), np.float32, 1e-5, 1e-9, 1e-5
+    M, MODES, REAL, TOL, GTOL, EPS = (ARGS.M - ARGS.M % N, (32, 32, 32), np.float32, 1e-5, 1e-9,
+                                      1e-5)
     GM, GMODES, GEPS = 40_000 * N, (16, 12, 10), 1e-9
 
 
@@ -124,13 +125,18 @@ def check_type2():
 
 
 def check_type3():
-    x, c = data(M // 8, 2, REAL, seed=3)
-    s = [a * 20 for a in data(N * 50, 2, REAL, seed=4)[0]]
-    ref = np.asarray(wj.nufft3(local(c), *map(local, x), *map(local, s), eps=EPS))
-    g = wd.nufft3(glob(c), *map(glob, x), *map(local, s), mesh=MESH, sources_axis="p", eps=EPS)
-    close(shard_of(g), ref, TOL, "type 3 by sources")
-    g = wd.nufft3(local(c), *map(local, x), *map(glob, s), mesh=MESH, targets_axis="p", eps=EPS)
-    close(shard_of(g), mine(ref), TOL, "type 3 by targets (this shard)")
+    """f64: each shard's plan picks its grids from its own sources' and targets' extents, so
+    shards and the one-device run differ by their approximation errors (each within eps), not
+    by rounding alone: eps 1e-9, compared within 3 eps."""
+    x, c = data(M // 8, 2, np.float64, seed=3)
+    s = [a * 20 for a in data(N * 50, 2, np.float64, seed=4)[0]]
+    ref = np.asarray(wj.nufft3(local(c), *map(local, x), *map(local, s), eps=GEPS))
+    g = wd.nufft3(glob(c), *map(glob, x), *map(local, s), mesh=MESH, sources_axis="p",
+                  eps=GEPS)
+    close(shard_of(g), ref, 3 * GTOL, "type 3 by sources")
+    g = wd.nufft3(local(c), *map(local, x), *map(glob, s), mesh=MESH, targets_axis="p",
+                  eps=GEPS)
+    close(shard_of(g), mine(ref), 3 * GTOL, "type 3 by targets (this shard)")
 
 
 def _grads(fun, args):

@@ -7,8 +7,8 @@ one-GPU run), shard by shard.
     --device cuda: NCCL, the real ops on cuda:LOCAL_RANK; f32 results within eps = 1e-5 and
         f64 gradients within 1e-9 of the one-GPU run.
     --device cpu: gloo, warpfft.torch's finufft_type1/2/3 replaced by exact sums in torch
-        (differentiable by autograd), f64 within 1e-11: the collectives and their autograd
-        rules without a GPU.
+        (_exact_torch, differentiable by autograd), f64 within 1e-11: the collectives and
+        their autograd rules without a GPU.
 
 Prints "PASS <check>" per check, "FAIL <check>: <why>" and exit status 1 otherwise.
 """
@@ -36,40 +36,10 @@ RANK, N = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
 torch.set_num_threads(1)
 
 
-# ---- exact sums standing in for the ops on the CPU (pytorch-finufft's conventions) ----------
-
-
-def _k(n, modeord):
-    k = torch.arange(n, dtype=torch.float64)
-    return torch.where(k < n - n // 2, k, k - n) if modeord else k - n // 2
-
-
-def _phase(points, modes, modeord):
-    grids = torch.meshgrid(*[_k(n, modeord) for n in modes], indexing="ij")
-    return sum(g.reshape(-1, 1) * p.reshape(1, -1) for g, p in zip(grids, points))  # (K, M)
-
-
-def exact_type1(points, values, output_shape, eps=1e-6, isign=-1, modeord=1):
-    modes = (output_shape,) if isinstance(output_shape, int) else tuple(output_shape)
-    e = torch.exp(1j * np.sign(isign) * _phase(torch.atleast_2d(points), modes, modeord))
-    return (values @ e.T).reshape(values.shape[:-1] + modes)
-
-
-def exact_type2(points, targets, eps=1e-6, isign=-1, modeord=1):
-    points = torch.atleast_2d(points)
-    modes = tuple(targets.shape[targets.ndim - points.shape[0]:])
-    e = torch.exp(1j * np.sign(isign) * _phase(points, modes, modeord))
-    return targets.reshape(targets.shape[:targets.ndim - len(modes)] + (-1,)) @ e
-
-
-def exact_type3(points, values, targets, eps=1e-6, isign=-1):
-    phase = torch.atleast_2d(targets).T @ torch.atleast_2d(points)  # (K, M)
-    return values @ torch.exp(1j * np.sign(isign) * phase).T
-
-
 if CPU:
+    import _exact_torch
     dist.init_process_group("gloo")
-    wt.finufft_type1, wt.finufft_type2, wt.finufft_type3 = exact_type1, exact_type2, exact_type3
+    _exact_torch.install()
     DEV = torch.device("cpu")
     M, MODES, REAL, TOL, GTOL, EPS = 48 * N, (5, 4, 3), torch.float64, 1e-11, 1e-11, 1e-12
     GM, GMODES, GEPS = 32 * N, (4, 3, 5), 1e-12
@@ -77,7 +47,8 @@ else:
     DEV = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
     torch.cuda.set_device(DEV)
     dist.init_process_group("nccl", device_id=DEV)
-    M, MODES, REAL, TOL, GTOL, EPS = ARGS.M - ARGS.M % N, (32, 32, 32), torch.float32, 1e-5, 1e-9, 1e-5
+    M, MODES, REAL, TOL, GTOL, EPS = (ARGS.M - ARGS.M % N, (32, 32, 32), torch.float32, 1e-5, 1e-9,
+                                      1e-5)
     GM, GMODES, GEPS = 40_000 * N, (16, 12, 10), 1e-9
 
 
@@ -120,18 +91,22 @@ def check_type2():
 
 
 def check_type3():
-    x, c = data(M // 8, 2, REAL, seed=3)
-    s = data(N * 50, 2, REAL, seed=4)[0] * 20
-    ref = wt.finufft_type3(x, c, s, eps=EPS)
-    g = wd.nufft3_sharded(mine(x).contiguous(), mine(c).contiguous(), s, by="sources", eps=EPS)
-    close(g, ref, TOL, "type 3 by sources")
-    g = wd.nufft3_sharded(x, c, mine(s).contiguous(), by="targets", eps=EPS)
-    close(g, mine(ref), TOL, "type 3 by targets (this shard)")
+    """f64: each rank's plan picks its grids from its own sources' and targets' extents, so
+    ranks and the one-device run differ by their approximation errors (each within eps), not
+    by rounding alone: eps 1e-9, compared within 3 eps."""
+    x, c = data(M // 8, 2, torch.float64, seed=3)
+    s = data(N * 50, 2, torch.float64, seed=4)[0] * 20
+    ref = wt.finufft_type3(x, c, s, eps=GEPS)
+    g = wd.nufft3_sharded(mine(x).contiguous(), mine(c).contiguous(), s, by="sources",
+                          eps=GEPS)
+    close(g, ref, 3 * GTOL, "type 3 by sources")
+    g = wd.nufft3_sharded(x, c, mine(s).contiguous(), by="targets", eps=GEPS)
+    close(g, mine(ref), 3 * GTOL, "type 3 by targets (this shard)")
     # uneven target shards, gathered: rank r holds 10 + r targets
     cut = [sum(10 + r for r in range(q)) for q in range(N + 1)]
     mys = s[:, cut[RANK]:cut[RANK + 1]].contiguous()
-    g = wd.nufft3_sharded(x, c, mys, by="targets", gather=True, eps=EPS)
-    close(g, ref[..., :cut[-1]], TOL, "type 3 by targets, gathered")
+    g = wd.nufft3_sharded(x, c, mys, by="targets", gather=True, eps=GEPS)
+    close(g, ref[..., :cut[-1]], 3 * GTOL, "type 3 by targets, gathered")
 
 
 def _grads(fun, args):
