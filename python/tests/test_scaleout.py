@@ -63,8 +63,9 @@ def require_gpus(n):
 def _passes(out, checks, nproc):
     """Every rank printed PASS for every check (output of launch_local or torchrun)."""
     for check in checks:
-        n = len(re.findall(rf"PASS check_{check}\b", out))
-        assert n == nproc, f"check_{check}: {n} of {nproc} processes passed\n{out[-6000:]}"
+        ranks = set(re.findall(rf"PASS check_{check} \(rank (\d+)\)", out))
+        assert ranks == {str(r) for r in range(nproc)}, \
+            f"check_{check}: passed on ranks {sorted(ranks)} of {nproc}\n{out[-6000:]}"
 
 
 # ---- without a GPU --------------------------------------------------------------------------

@@ -10,7 +10,8 @@ one-GPU run), shard by shard.
     --platform cpu: CPU processes (gloo collectives), the transform replaced by exact sums
         (_exact_jax), f64 within 1e-11.
 
-Prints "PASS <check>" per check, "FAIL <check>: <why>" and exit status 1 otherwise.
+Prints "PASS <check> (rank <r>)" per check, "FAIL <check> (rank <r>): <why>" and exit status 1
+otherwise.
 """
 
 import argparse
@@ -166,10 +167,12 @@ def main():
     for name in [n for n in globals() if n.startswith("check_")]:
         try:
             globals()[name]()
-            print(f"PASS {name}", flush=True)
+            sys.stdout.write(f"PASS {name} (rank {RANK})\n")  # one write: ranks interleave
+            sys.stdout.flush()
         except Exception:
             failed += 1
-            print(f"FAIL {name}: {traceback.format_exc()}", flush=True)
+            sys.stdout.write(f"FAIL {name} (rank {RANK}): {traceback.format_exc()}\n")
+            sys.stdout.flush()
     sys.exit(1 if failed else 0)
 
 

@@ -10,7 +10,8 @@ one-GPU run), shard by shard.
         (_exact_torch, differentiable by autograd), f64 within 1e-11: the collectives and
         their autograd rules without a GPU.
 
-Prints "PASS <check>" per check, "FAIL <check>: <why>" and exit status 1 otherwise.
+Prints "PASS <check> (rank <r>)" per check, "FAIL <check> (rank <r>): <why>" and exit status 1
+otherwise.
 """
 
 import argparse
@@ -162,10 +163,12 @@ def main():
     for name in [n for n in globals() if n.startswith("check_")]:
         try:
             globals()[name]()
-            print(f"PASS {name}", flush=True)
+            sys.stdout.write(f"PASS {name} (rank {RANK})\n")  # one write: ranks interleave
+            sys.stdout.flush()
         except Exception:
             failed += 1
-            print(f"FAIL {name}: {traceback.format_exc()}", flush=True)
+            sys.stdout.write(f"FAIL {name} (rank {RANK}): {traceback.format_exc()}\n")
+            sys.stdout.flush()
     dist.destroy_process_group()
     sys.exit(1 if failed else 0)
 
