@@ -127,8 +127,12 @@ static int take_fft(struct warpfft_plan_s *plan) {
  * them; so must this (the next owner may use another stream). If the wait fails, or the cache
  * would not keep them (off, or too big), plan_release frees them as before. */
 static void give_to_cache(struct warpfft_plan_s *plan) {
-    if (!plan->fft_made || !wf_cache_accepts(plan->fft_work.bytes + plan->fw.bytes) ||
-        plan->drv->cuStreamSynchronize(plan->stream) != WF_CUDA_SUCCESS)
+    /* the pool waited for the plan's fence (WF_STREAM_WAITED): its stream may be gone now */
+    int state = wf_plan_stream_state;
+    if (state == WF_STREAM_LOST || !plan->fft_made ||
+        !wf_cache_accepts(plan->fft_work.bytes + plan->fw.bytes) ||
+        (state != WF_STREAM_WAITED &&
+         plan->drv->cuStreamSynchronize(plan->stream) != WF_CUDA_SUCCESS))
         return;
     wf_cache_item it = fft_item(plan);
     it.cufft = plan->cufft;
@@ -416,6 +420,10 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
     wf_clear_error();
     if (!plan)
         return WARPFFT_SUCCESS;
+    if (plan->pooled)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_plan_destroy: the plan belongs to the plan pool; give it back "
+                        "with warpfft_pool_release");
     /* On failure the handle stays valid (holding whatever could not be released), so the
      * caller can destroy it again instead of losing the device buffers with it. */
     warpfft_status st = wf_ctx_enter(plan->dev);
@@ -427,6 +435,9 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
     if (plan->t3)
         wf_t3_release(plan);
     give_to_cache(plan);
+    if (plan->fence) /* nothing waits on it: the pool waited already, or never fenced since */
+        plan->drv->cuEventDestroy(plan->fence);
+    plan->fence = NULL;
     cufftResult r = plan_release(plan);
     wf_ctx_leave(plan->dev);
     if (r != 0) {

@@ -88,7 +88,30 @@ struct warpfft_plan_s {
     int trusted_points;
 
     struct wf_type3 *t3; /* type 3 only (type3.c): sub-plans and buffers; NULL otherwise */
+
+    /* the live-plan pool (pool.c through plan_pool.c) */
+    uint64_t points_id; /* warpfft_plan_points_id: the current point set's, 0 before any */
+    int pooled;         /* the pool's: warpfft_plan_destroy refuses it */
+    CUevent fence;      /* recorded on the stream at each release to the pool (made at the first) */
+    int fence_state;    /* WF_FENCE_*: what is known of the work enqueued so far */
 };
+
+/* plan->fence_state. SET: `fence` follows all the plan's work (recorded at its last release);
+ * NONE: no fence follows it (legacy stream, or the record failed: the stream itself is waited
+ * for, at release, while it is known alive); WAITED / LOST: the pool waited for it before a
+ * destroy that failed, successfully / not (a retry does not wait again). */
+enum { WF_FENCE_NONE = 0, WF_FENCE_SET = 1, WF_FENCE_WAITED = 2, WF_FENCE_LOST = 3 };
+
+/* ---- hooks for the live-plan pool (plan_pool.c; pool.h declares what pool.c calls) ---- */
+/* A new points id (process-wide counter): setpts and setpts3 take one when they start to
+ * replace the points. */
+uint64_t wf_plan_next_points_id(void);
+/* Set on this thread around a warpfft_plan_destroy whose plan's work is known finished or
+ * unknowable (the pool waited for its fence): WF_STREAM_WAITED lets the destroy hand resources
+ * to the cache without waiting for the stream, WF_STREAM_LOST frees them without touching the
+ * stream (the wait failed). Sub-plans destroyed inside (type 3's) see the same value. */
+enum { WF_STREAM_UNKNOWN = 0, WF_STREAM_WAITED = 1, WF_STREAM_LOST = 2 };
+extern _Thread_local int wf_plan_stream_state;
 
 /* ---- hooks for type 3 (type3.c builds on plan.c and execute.c) ---- */
 /* Device, driver and cuFFT for a plan, and its stream (no GPU work). */

@@ -252,6 +252,7 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
     if (st != WARPFFT_SUCCESS) /* nothing changed: the previous points stay usable */
         return st;
     plan->has_points = 0; /* from here on the old point set is being replaced */
+    plan->points_id = wf_plan_next_points_id();
     st = setpts_run(plan, M, x, y, z);
     wf_ctx_leave(plan->dev);
     plan->has_points = st == WARPFFT_SUCCESS;

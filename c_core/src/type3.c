@@ -472,6 +472,7 @@ WARPFFT_API warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision 
     if (st != WARPFFT_SUCCESS)
         return st;
     plan->has_points = 0;
+    plan->points_id = wf_plan_next_points_id();
     st = wf_ctx_enter(plan->dev);
     if (st != WARPFFT_SUCCESS)
         return st;
