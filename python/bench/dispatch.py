@@ -142,7 +142,7 @@ def bench_torch(reps):
         print("torch not installed: torch rows skipped")
         return
     import warpfft.torch as wt
-    from warpfft import _framework_native as native
+    from warpfft import _lib as native
     from warpfft.torch import _ops
     native.lib = NullLib(native.lib)
     _ops._stream_of = lambda device: 0
