@@ -147,11 +147,15 @@ static void evict_locked(wf_pool_entry **victims) {
 static warpfft_status destroy_victims(wf_pool_entry *victims, const wf_pool_entry *mine) {
     warpfft_status first = WARPFFT_SUCCESS;
     char msg[1024] = "";
+    int only_mine = mine != NULL;
     while (victims) {
         wf_pool_entry *e = victims;
         victims = e->victim_next;
+        int is_mine = e == mine;
+        if (is_mine)
+            mine = NULL; /* freed below: never compared again */
         warpfft_status st = wf_plan_destroy_fenced(e->plan);
-        if (st != WARPFFT_SUCCESS && first == WARPFFT_SUCCESS && (!mine || e == mine)) {
+        if (st != WARPFFT_SUCCESS && first == WARPFFT_SUCCESS && (!only_mine || is_mine)) {
             first = st;
             strncpy(msg, warpfft_last_error(), sizeof msg - 1);
         }

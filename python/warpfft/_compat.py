@@ -77,7 +77,7 @@ from ._arrays import empty_like, finish, wrap, wrap_made
 from ._device import ClosesWhenCollected, DeviceArray, driver, same_stream
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
 from ._info import plan_params, plan_params3  # noqa: F401  (importable from here, as before)
-from ._plan import CPlan, make_opts, precision_of
+from ._plan import CPlan, make_opts, precision_of  # noqa: F401  (make_opts: importable)
 
 
 class Plan(ClosesWhenCollected):
@@ -140,7 +140,7 @@ class Plan(ClosesWhenCollected):
         o, self._key = normalize_options(nufft_type, kwargs)
         self._device, self._stream, self._modeord = o["device"], o["stream"], o["modeord"]
         self._c = CPlan(nufft_type, self._n_modes[::-1], self._isign, self._n_trans, self._eps,
-                        self._precision, make_opts(**o), pooled=self._pooled)
+                        self._precision, _lib.shared_opts(**o), pooled=self._pooled)
 
     # ---- the reference's properties ----
 

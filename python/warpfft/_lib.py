@@ -13,6 +13,7 @@ Search order (the first that applies wins):
 
 import collections
 import ctypes
+import functools
 import operator
 import os
 import threading
@@ -341,6 +342,13 @@ def make_opts(modeord=0, method=0, upsampfac=2.0, device=0, stream=0, bin_size=(
     opts.max_subprob = as_int("gpu_maxsubprobsize", max_subprob, 0, INT32_MAX)
     opts.spreadinterponly = as_int("gpu_spreadinterponly", spreadinterponly, 0, 1)
     return set_check_points(opts, as_int("check_points", check_points, 0, 1))
+
+
+@functools.lru_cache(maxsize=256)
+def shared_opts(**kw):
+    """make_opts(**kw), made once per distinct keywords and shared by every caller (the
+    one-call functions build a Plan per call): read-only -- never change its fields."""
+    return make_opts(**kw)
 
 
 def modes3(n):
