@@ -239,6 +239,22 @@ def test_torch_points_reuse_only_while_the_plan_keeps_them(torch_fake, fake):
     assert torch.equal(f0, f1)
 
 
+def test_torch_eviction_touches_no_stream(torch_fake, monkeypatch, fake):
+    """Issue 31 item 8: the old torch cache synchronised a plan's stream when it evicted the
+    plan, though the stream (torch.cuda.Stream) may have been destroyed since. The pool waits
+    for an event of the plan's last work instead (C side: test_pool.c)."""
+    torch, wt, _ops = torch_fake
+    dead = 0x5177
+    monkeypatch.setattr(_ops, "_stream_of", lambda device: dead)
+    rng = np.random.default_rng(11)
+    p, v = _torch_problem(torch, rng, 1)
+    wt.finufft_type1(p, v, (7,), eps=1e-10, isign=1, modeord=0)
+    fake.calls.clear()
+    wt.clear_plan_cache()  # the stream's user destroyed it meanwhile
+    assert "warpfft_plan_destroy" in fake.names()
+    assert not [cl for cl in fake.calls if cl[0] == "warpfft_stream_sync"], fake.calls
+
+
 def test_torch_ops_under_clears_and_limit_changes(torch_fake, fake):
     torch, wt, _ops = torch_fake
 
