@@ -181,7 +181,6 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
     sig = _points_sig(points)
     plan = _acquire(nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device,
                     stream)
-    keep = False
     try:
         # (inline, not helpers: this runs on every call and its Python work is measured)
         pid = ctypes.c_uint64()
@@ -211,11 +210,12 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
         st = native.lib.warpfft_execute(plan, prec, c.data_ptr(), fk.data_ptr())
         if st:
             native.check(st, "warpfft_execute")
-        keep = True
-    finally:
-        st = native.lib.warpfft_pool_release(plan, native.POOL_KEEP_POINTS if keep else 0)
-        if st:
-            native.check(st, "warpfft_pool_release")
+    except BaseException:
+        native.lib.warpfft_pool_release(plan, 0)  # the call's own error is the one to report
+        raise
+    st = native.lib.warpfft_pool_release(plan, native.POOL_KEEP_POINTS)
+    if st:
+        native.check(st, "warpfft_pool_release")
     return out
 
 
@@ -386,8 +386,10 @@ def _run3(points, values, targets, out, isign, eps, kw):
         _stats["setpts_calls"] += 1
         native.check(native.lib.warpfft_execute(plan, prec, values.data_ptr(),
                                                 out.data_ptr()), "warpfft_execute")
-    finally:
-        _release(plan, False)  # setpts3 copied the points: nothing to reuse
+    except BaseException:
+        native.lib.warpfft_pool_release(plan, 0)  # the call's own error is the one to report
+        raise
+    _release(plan, False)  # setpts3 copied the points: nothing to reuse
     return out
 
 
