@@ -54,7 +54,7 @@ python-gpu)
     # the Python package's device paths: memcheck, the one-shot benchmark, the wheel from pip
     # API errors are off: torch, cupy and jax probe the driver (cuGetProcAddress) and count as such
     say "python device paths under compute-sanitizer memcheck"
-    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib run compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest python/tests/test_gpu.py python/tests/test_gpu_memory_safety.py -q -rs -p no:cacheprovider -k "device_array or cupy or torch or numba or dlpack or temporaries or threads or spreadinterponly" > "$L/sanitize_py.log" 2>&1 || fails=$((fails+1))
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib run compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest python/tests/test_gpu.py python/tests/test_gpu_memory_safety.py python/tests/test_torch_checks.py -q -rs -p no:cacheprovider -k "device_array or cupy or torch or numba or dlpack or temporaries or threads or spreadinterponly" > "$L/sanitize_py.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize_py.log" | tee -a "$log"
     say "python one-shot benchmark"
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/oneshot.py --json $L/oneshot.json || fails=$((fails+1))
@@ -64,7 +64,7 @@ frameworks)
     # warpfft.jax / warpfft.torch on the GPU (issue 17): their tests, the side-by-side
     # benchmark (peers where installed) and, with two GPUs, 1 vs 2 GPUs
     say "framework ops: tests"
-    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false run python3 -m pytest python/tests/test_jax.py python/tests/test_jax_reference.py python/tests/test_jax_handler_abi.py python/tests/test_torch.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false run python3 -m pytest python/tests/test_jax.py python/tests/test_jax_reference.py python/tests/test_jax_handler_abi.py python/tests/test_torch.py python/tests/test_torch_checks.py -q -rs -p no:cacheprovider || fails=$((fails+1))
     say "framework ops: benchmark"
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/frameworks.py --markdown || fails=$((fails+1))
     # the JAX rows again in a process without torch (torch beside JAX slowed batched JAX calls)

@@ -214,7 +214,7 @@ pub struct PlanInfo {
     pub method: Method,
     /// Kernel width in fine-grid points.
     pub width: usize,
-    /// Shape parameter β of the sinh-type kernel (README, Accuracy).
+    /// Shape parameter β of the sinh-type kernel (docs/accuracy.md).
     pub beta: f64,
     /// Fine grid size / modes.
     pub upsampfac: f64,
@@ -232,7 +232,7 @@ pub struct PlanInfo {
     /// host (fine grid, bins; without cuFFT's work area and the per-point arrays).
     pub workspace_bytes: usize,
     /// Rounding floor of the relative l2 error (points in [-π, π)): the plan promises
-    /// `max(tol, tol_floor)` (README, Accuracy).
+    /// `max(tol, tol_floor)` (docs/accuracy.md).
     pub tol_floor: f64,
     /// Type 3 only, once its grids are chosen (after `set_points3`, or from `params3`):
     /// centres, scale factors and the inner type-2 step. For type 3, `n_fine` (= `n_modes`)

@@ -1,8 +1,8 @@
 /*
- * test_pool.c — the live-plan pool (pool.c, plan_pool.c) on the stand-in driver and cuFFT of
- * standin.h, under ASan + UBSan (run_tests.sh builds it with the whole C core): reuse by key and
- * stream, points kept or forgotten at release (warpfft_plan_points_id), misuse refused, limits
- * (and their environment variables, read once), plans whose streams their users destroyed
+ * test_pool.c — the live-plan pool (api/pool.c, plans/plan_pool.c) on the stand-in driver and
+ * cuFFT of standin.h, under ASan + UBSan (run_tests.sh builds it with the whole C core): reuse by
+ * key and stream, points kept or forgotten at release (warpfft_plan_points_id), misuse refused,
+ * limits (and their environment variables, read once), plans whose streams their users destroyed
  * evicted without touching those streams, plans in use surviving a clear, no caller waiting
  * behind another's plan creation or GPU wait, threads racing acquires and releases against
  * clears and limit changes, and a walk failing each driver/cuFFT call of a pooled lifecycle.

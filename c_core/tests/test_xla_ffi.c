@@ -1,7 +1,7 @@
 /*
- * test_xla_ffi.c — the XLA FFI handler (c_core/src/xla_ffi.c) with the live-plan pool it takes
- * plans from (pool.c), linked with a recording stand-in of the public C ABI and of the plan
- * hooks the pool calls (test_xla_ffi_standin.c; no driver, no GPU); built and run by
+ * test_xla_ffi.c — the XLA FFI handler (c_core/src/framework/xla_ffi.c) with the live-plan pool
+ * it takes plans from (api/pool.c), linked with a recording stand-in of the public C ABI and of
+ * the plan hooks the pool calls (test_xla_ffi_standin.c; no driver, no GPU); built and run by
  * run_tests.sh. python/tests/test_jax_handler_abi.py covers the argument errors.
  *
  * What one call does, for types 1, 2 and 3, one and several groups, shared and per-group points:

@@ -1,7 +1,7 @@
 /*
  * test_xla_ffi_standin.c — for the XLA FFI handler's test (test_xla_ffi.h): a recording
- * stand-in of the public C ABI the handler and the live-plan pool call, of the plan hooks and
- * runtime functions the pool calls (pool.h), and XLA's side (its API table and call frames).
+ * stand-in of the public C ABI the handler and the live-plan pool call, of the plan hooks
+ * (plan_pool.h) and runtime functions the pool calls, and XLA's side (its API table and frames).
  * Every call appends a line to `trace`; the armed one fails. Thread-safe enough for the tests
  * that run the handler on two threads (one lock around the trace, the counts and the plans).
  */
@@ -12,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "params.h"
 #include "pool.h"
+#include "runtime.h"
 #include "test_xla_ffi.h"
 
 char trace[8192];
@@ -232,7 +234,7 @@ const char *warpfft_last_error(void) {
     return last_error;
 }
 
-/* ---- what the pool calls besides the ABI (pool.h) ---- */
+/* ---- what the pool calls besides the ABI (plan_pool.h, params.h, runtime.h) ---- */
 
 warpfft_status wf_error(warpfft_status status, const char *fmt, ...) {
     va_list ap;

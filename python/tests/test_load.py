@@ -58,9 +58,9 @@ def test_embedded_modules():
 
 def _header_functions():
     """name -> number of parameters, for every WARPFFT_API function of warpfft.h and of the XLA
-    handler's header (c_core/src/xla_ffi.h) but the handler itself (XLA calls it, not Python)."""
+    handler's header (c_core/src/framework/xla_ffi.h) but the handler itself (XLA calls it, not Python)."""
     text = ""
-    for path in (HEADER, os.path.join(REPO, "c_core", "src", "xla_ffi.h")):
+    for path in (HEADER, os.path.join(REPO, "c_core", "src", "framework", "xla_ffi.h")):
         with open(path) as f:
             text += re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
     text = text.replace("WARPFFT_API XLA_FFI_Error *warpfft_xla_nufft", "")

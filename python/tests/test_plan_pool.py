@@ -153,18 +153,14 @@ def test_evicting_a_plan_touches_no_stream(fake):
 
 
 @pytest.fixture
-def torch_fake(monkeypatch, fake):
-    """The torch ops over the fake library, on CPU tensors (their pointers stand in for device
-    pointers; torch's stream and device queries stood in)."""
-    torch = pytest.importorskip("torch", reason="torch not installed: PyTorch path skipped")
+def torch_fake(fake_c):
+    """The torch ops over the fake library (conftest's fake_c: CPU tensors, whose pointers
+    stand in for device pointers)."""
+    import torch
+
     import warpfft.torch as wt
     from warpfft.torch import _ops
-    monkeypatch.setattr(_ops, "_stream_of", lambda device: 0)
-    monkeypatch.setattr(_ops, "_device_of", lambda t: 0)
-    monkeypatch.setattr(wt, "_check_device", lambda *a: None)
-    wt.clear_plan_cache()
     yield torch, wt, _ops
-    wt.clear_plan_cache()
 
 
 def _torch_problem(torch, rng, dim, M=15):
@@ -173,7 +169,7 @@ def _torch_problem(torch, rng, dim, M=15):
     return p, v
 
 
-def test_torch_clear_during_a_call_changes_nothing_for_it(torch_fake, monkeypatch, fake):
+def test_torch_clear_during_a_call_changes_nothing_for_it(torch_fake, monkeypatch, fake_c):
     """Issue 31 item 7: the old torch cache looked a plan up, then locked it: a clear (or an
     eviction) in between destroyed it under the call ('plan is NULL'). A clear from anywhere
     during a call -- before its plan is taken, or while it runs (from another thread) -- leaves
@@ -192,7 +188,7 @@ def test_torch_clear_during_a_call_changes_nothing_for_it(torch_fake, monkeypatc
             wt.clear_plan_cache()
         return plain(t)
 
-    real_setpts = fake.warpfft_setpts
+    real_setpts = fake_c.warpfft_setpts
 
     def setpts_with_clear(*a):
         state["setpts"] += 1
@@ -204,7 +200,7 @@ def test_torch_clear_during_a_call_changes_nothing_for_it(torch_fake, monkeypatc
         return real_setpts(*a)
 
     monkeypatch.setattr(_ops, "_plain", plain_then_clear)
-    monkeypatch.setattr(fake, "warpfft_setpts", setpts_with_clear)
+    monkeypatch.setattr(fake_c, "warpfft_setpts", setpts_with_clear)
     q = p.clone()  # new points: the call sets them
     f = wt.finufft_type1(q, v, n, eps=1e-10, isign=1, modeord=0)
     assert rel_err(f.numpy(), exact(1, list(q.numpy()), v.numpy(), n, 1)) < 1e-10
@@ -213,7 +209,7 @@ def test_torch_clear_during_a_call_changes_nothing_for_it(torch_fake, monkeypatc
     assert warpfft.plan_cache_info()["plans"] == 0  # the cleared plan went at the call's end
 
 
-def test_torch_points_reuse_only_while_the_plan_keeps_them(torch_fake, fake):
+def test_torch_points_reuse_only_while_the_plan_keeps_them(torch_fake, fake_c):
     """The torch layer's points reuse on top of the pool: the same unmodified points tensor
     skips setpts, unless someone else set points on (or dropped them from) the plan since, which
     its points id shows."""
@@ -226,20 +222,20 @@ def test_torch_points_reuse_only_while_the_plan_keeps_them(torch_fake, fake):
     wt.finufft_type1(p, v, n, eps=1e-10, isign=1, modeord=0)
     assert wt.stats()["setpts_skipped"] == s0["setpts_skipped"] + 1
     # a one-call function with the same key sets its points on that plan and drops them
-    plan = next(iter(fake.pool_idle))
+    plan = next(iter(fake_c.pool_idle))
     a = _ops._plan_args(1, (7,), 2, 1e-10, 1, 2, (), 0, 0)
     import ctypes
     h = ctypes.c_void_p()
-    assert fake.warpfft_pool_acquire(*a[:8], ctypes.byref(h)) == 0 and h.value == plan
-    x = FakeDeviceArray(fake, rng.uniform(-3, 3, 4))
-    assert fake.warpfft_setpts(plan, 2, 4, x.ptr, None, None) == 0
-    assert fake.warpfft_pool_release(plan, 1) == 0  # keeps those other points
+    assert fake_c.warpfft_pool_acquire(*a[:8], ctypes.byref(h)) == 0 and h.value == plan
+    x = FakeDeviceArray(fake_c, rng.uniform(-3, 3, 4))
+    assert fake_c.warpfft_setpts(plan, 2, 4, x.ptr, None, None) == 0
+    assert fake_c.warpfft_pool_release(plan, 1) == 0  # keeps those other points
     f1 = wt.finufft_type1(p, v, n, eps=1e-10, isign=1, modeord=0)
     assert wt.stats()["setpts_calls"] == s0["setpts_calls"] + 1  # set again: not ours any more
     assert torch.equal(f0, f1)
 
 
-def test_torch_eviction_touches_no_stream(torch_fake, monkeypatch, fake):
+def test_torch_eviction_touches_no_stream(torch_fake, monkeypatch, fake_c):
     """Issue 31 item 8: the old torch cache synchronised a plan's stream when it evicted the
     plan, though the stream (torch.cuda.Stream) may have been destroyed since. The pool waits
     for an event of the plan's last work instead (C side: test_pool.c)."""
@@ -249,13 +245,13 @@ def test_torch_eviction_touches_no_stream(torch_fake, monkeypatch, fake):
     rng = np.random.default_rng(11)
     p, v = _torch_problem(torch, rng, 1)
     wt.finufft_type1(p, v, (7,), eps=1e-10, isign=1, modeord=0)
-    fake.calls.clear()
+    fake_c.calls.clear()
     wt.clear_plan_cache()  # the stream's user destroyed it meanwhile
-    assert "warpfft_plan_destroy" in fake.names()
-    assert not [cl for cl in fake.calls if cl[0] == "warpfft_stream_sync"], fake.calls
+    assert "warpfft_plan_destroy" in fake_c.names()
+    assert not [cl for cl in fake_c.calls if cl[0] == "warpfft_stream_sync"], fake_c.calls
 
 
-def test_torch_ops_under_clears_and_limit_changes(torch_fake, fake):
+def test_torch_ops_under_clears_and_limit_changes(torch_fake, fake_c):
     torch, wt, _ops = torch_fake
 
     def worker(seed):
@@ -276,7 +272,7 @@ def test_torch_ops_under_clears_and_limit_changes(torch_fake, fake):
     assert not errors, errors[0]
     s = wt.stats()
     assert s["setpts_skipped"] > 0 and s["setpts_calls"] > 0, s
-    _expect_pool_empty(fake)
+    _expect_pool_empty(fake_c)
 
 
 # ---- JAX (tracing: its validation memo and counters; the handler's C side: test_xla_ffi) -----

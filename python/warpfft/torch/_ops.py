@@ -5,7 +5,8 @@ Canonical form: points (D, M) real, x first; type 1 values (B, M) -> (B, N1[, N2
 targets (B, N1[, ...]) -> (B, M); type 3 values (B, M) and targets (D, K) -> (B, K). B
 transforms share the points (one plan with ntransf = B).
 The C plan has dimension 1 fastest, so modes and coordinates are passed in reverse order
-(zero-copy: a mode array (B, N1, N2) is the C plan's (N2 fastest) layout).
+(zero-copy: a mode array (B, N1, N2) is the C plan's (N2 fastest) layout). The kernels and
+the fake implementations check their arguments first (_checks.py).
 
 Registration style (chosen for per-call cost; python/bench/dispatch.py measures it): the ops
 are defined with ``torch.library.Library`` -- schema, a kernel for the CPU and CUDA keys, a fake
@@ -26,6 +27,7 @@ from collections import OrderedDict
 import torch
 
 from .. import _lib as native
+from . import _checks
 
 # Plans come from the C library's live-plan pool (warpfft_pool_acquire / _release: shared with
 # the one-call functions and the JAX handler; its limits, clears and eviction are the pool's).
@@ -60,6 +62,10 @@ def _plain(t):
 
 
 def _points_sig(p):
+    """What identifies an unchanged points tensor, or None for one never to reuse: an inference
+    tensor (made under torch.inference_mode) has no version counter to see changes by."""
+    if p.is_inference():
+        return None
     return (p.data_ptr(), p.shape, p.stride(), p.dtype, p.device, p._version)
 
 
@@ -89,8 +95,13 @@ def _device_of(t):
 
 @functools.lru_cache(maxsize=256)
 def _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
-    """The C arguments of warpfft_pool_acquire for a plan's key (built once per key: an op call
-    makes them every time). Type 3 passes no mode counts."""
+    """The C arguments of warpfft_pool_acquire for a plan's key, checked by the library's
+    plan_params first (a tolerance the precision cannot reach raises naming eps): built once per
+    key, since an op call needs them every time. Type 3 passes no mode counts."""
+    if nufft_type == 3:
+        native.validate3(modes_c[0], ntransf, eps, prec, kw)
+    else:
+        native.validate(nufft_type, list(modes_c), ntransf, eps, prec, kw)
     n = None if nufft_type == 3 else native.modes3(modes_c)
     dim = modes_c[0] if nufft_type == 3 else len(modes_c)
     opts = native.make_opts(device=device, stream=stream, **dict(kw))
@@ -100,7 +111,7 @@ def _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, strea
 
 def _acquire(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
     """A plan (handle) of the pool for this key, the caller's until _release. Type 3: modes_c is
-    (D,). Argument errors were raised by validate/validate3 before (at trace or call time)."""
+    (D,)."""
     a = _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream)
     handle = ctypes.c_void_p()
     st = native.lib.warpfft_pool_acquire(*a[:8], ctypes.byref(handle))
@@ -137,20 +148,8 @@ def _forget(plan):
         _points.pop(plan, None)
 
 
-_kw_cache = {}
-
-
-def _kw(modeord, method, upsampfac, max_subprob, bins):
-    """The plan options as a sorted tuple of the non-default ones (memoised: called per op
-    call)."""
-    key = (modeord, method, upsampfac, max_subprob, tuple(bins))
-    kw = _kw_cache.get(key)
-    if kw is None:
-        kw = _kw_cache[key] = _kw_uncached(modeord, method, upsampfac, max_subprob, bins)
-    return kw
-
-
 def _kw_uncached(modeord, method, upsampfac, max_subprob, bins):
+    """The plan options as a sorted tuple of the non-default ones; `bins` a tuple."""
     kw = {}
     if modeord:
         kw["modeord"] = int(modeord)
@@ -163,6 +162,11 @@ def _kw_uncached(modeord, method, upsampfac, max_subprob, bins):
     if any(bins):
         kw["bin_size"] = tuple(int(b) for b in bins)
     return tuple(sorted(kw.items()))
+
+
+# _kw_uncached memoised (called per op call): the options come from the callers, so the memo is
+# bounded (least recently used out), and a hit costs no Python call.
+_kw = functools.lru_cache(maxsize=256)(_kw_uncached)
 
 
 def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True):
@@ -178,14 +182,14 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
     modes_c = tuple(modes)[::-1]
     src = _plain(src).contiguous()
     points = _plain(points)  # a negative view of a points tensor has its own signature
-    sig = _points_sig(points)
+    sig = _points_sig(points)  # None: never to reuse (an inference tensor)
     plan = _acquire(nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device,
                     stream)
     try:
         # (inline, not helpers: this runs on every call and its Python work is measured)
         pid = ctypes.c_uint64()
         with _lock:
-            rec = _points.get(plan) if reuse_points else None
+            rec = _points.get(plan) if reuse_points and sig is not None else None
             if rec is not None and rec.sig == sig:
                 _points.move_to_end(plan)
         if (rec is not None and rec.sig == sig and
@@ -202,7 +206,8 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
             ptrs += [None] * (3 - D)
             native.check(native.lib.warpfft_setpts(plan, prec, M, *ptrs), "warpfft_setpts")
             _stats["setpts_calls"] += 1
-            _remember(plan, _Points(_points_id(plan, pid), sig, src_alias, used))
+            if sig is not None:
+                _remember(plan, _Points(_points_id(plan, pid), sig, src_alias, used))
         if nufft_type == 1:
             c, fk = src, out
         else:
@@ -238,7 +243,9 @@ _LIB.define("nufft3(Tensor points, Tensor values, Tensor targets, int isign, flo
 nufft1_op = torch.ops.warpfft.nufft1.default
 nufft2_op = torch.ops.warpfft.nufft2.default
 nufft3_op = torch.ops.warpfft.nufft3.default
-_BACKENDS = ("CUDA", "CPU")  # CPU: the kernel's own device checks raise (tests stand in _run)
+# CPU too: CPU tensors get _checks' clear error (not the dispatcher's "no kernel" one), and the
+# tests run the kernels on host memory with a fake C library.
+_BACKENDS = ("CUDA", "CPU")
 
 
 # Spreading (types 1 and 3, and so type 2's backward) adds into the fine grid with float atomics
@@ -256,8 +263,9 @@ def _nondeterministic(what):
 
 def _nufft1_impl(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
                  bins, reuse_points=True):
+    _checks.nufft1(points, values, n_modes)
     out = torch.empty((values.shape[0], *n_modes), dtype=values.dtype, device=values.device)
-    kw = _kw(modeord, method, upsampfac, max_subprob, bins)
+    kw = _kw(modeord, method, upsampfac, max_subprob, tuple(bins))
     if values.shape[-1] == 0:
         return out.zero_()
     _nondeterministic("warpfft.nufft1 (type 1: spreading adds with atomics)")
@@ -266,21 +274,24 @@ def _nufft1_impl(points, values, n_modes, isign, eps, modeord, method, upsampfac
 
 def _nufft1_fake(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
                  bins, reuse_points=True):
+    _checks.nufft1(points, values, n_modes, fake=True)
     return values.new_empty((values.shape[0],) + tuple(n_modes))
 
 
 def _nufft2_impl(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
                  reuse_points=True):
+    _checks.nufft2(points, targets)
     M = points.shape[1]
     out = torch.empty((targets.shape[0], M), dtype=targets.dtype, device=targets.device)
     if M == 0:
         return out
-    kw = _kw(modeord, method, upsampfac, max_subprob, bins)
+    kw = _kw(modeord, method, upsampfac, max_subprob, tuple(bins))
     return _run(2, points, targets, out, targets.shape[1:], isign, eps, kw, reuse_points)
 
 
 def _nufft2_fake(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
                  reuse_points=True):
+    _checks.nufft2(points, targets, fake=True)
     return targets.new_empty((targets.shape[0], points.shape[1]))
 
 
@@ -396,15 +407,17 @@ def _run3(points, values, targets, out, isign, eps, kw):
 def _nufft3_impl(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins):
     """f[b, k] = sum_j values[b, j] exp(i isign (targets[:, k] . points[:, j])); points (D, M),
     values (B, M), targets (D, K) -> (B, K)."""
+    _checks.nufft3(points, values, targets)
     out = torch.empty((values.shape[0], targets.shape[1]), dtype=values.dtype,
                       device=values.device)
-    kw = _kw(0, method, upsampfac, max_subprob, bins)
+    kw = _kw(0, method, upsampfac, max_subprob, tuple(bins))
     if points.shape[1] and targets.shape[1] and values.shape[0]:
         _nondeterministic("warpfft.nufft3 (type 3: spreading adds with atomics)")
     return _run3(points, values, targets, out, isign, eps, kw)
 
 
 def _nufft3_fake(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins):
+    _checks.nufft3(points, values, targets, fake=True)
     return values.new_empty((values.shape[0], targets.shape[1]))
 
 

@@ -89,7 +89,7 @@ struct warpfft_plan_s {
 
     struct wf_type3 *t3; /* type 3 only (type3.c): sub-plans and buffers; NULL otherwise */
 
-    /* the live-plan pool (pool.c through plan_pool.c) */
+    /* the live-plan pool (api/pool.c, through plan_pool.c) */
     uint64_t points_id; /* warpfft_plan_points_id: the current point set's, 0 before any */
     int pooled;         /* the pool's: warpfft_plan_destroy refuses it */
     CUevent fence;      /* recorded on the stream at each release to the pool (made at the first) */
@@ -102,7 +102,7 @@ struct warpfft_plan_s {
  * destroy that failed, successfully / not (a retry does not wait again). */
 enum { WF_FENCE_NONE = 0, WF_FENCE_SET = 1, WF_FENCE_WAITED = 2, WF_FENCE_LOST = 3 };
 
-/* ---- hooks for the live-plan pool (plan_pool.c; pool.h declares what pool.c calls) ---- */
+/* ---- for the live-plan pool (plan_pool.c; plan_pool.h declares what api/pool.c calls) ---- */
 /* A new points id (process-wide counter): setpts and setpts3 take one when they start to
  * replace the points. */
 uint64_t wf_plan_next_points_id(void);

@@ -1,5 +1,6 @@
 /*
- * plan_pool.c — what the live-plan pool (pool.c) needs of a plan beyond the public ABI (pool.h):
+ * plan_pool.c — what the live-plan pool (api/pool.c) needs of a plan beyond the public ABI
+ * (plan_pool.h):
  * its mark as pooled, its fence (an event recorded on its stream when it goes back to the pool),
  * its destruction after waiting for that fence rather than for the stream (which its user may
  * have destroyed since), forgetting its points; and the points ids by which a caller recognises
@@ -9,7 +10,7 @@
 #include <stdio.h>
 
 #include "plan.h"
-#include "pool.h"
+#include "plan_pool.h"
 
 #define WF_EVENT_DISABLE_TIMING 0x2 /* CU_EVENT_DISABLE_TIMING: the cheapest kind to record */
 

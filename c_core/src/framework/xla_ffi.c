@@ -1,6 +1,6 @@
 /*
  * xla_ffi.c — the XLA FFI custom-call handler behind warpfft.jax (see xla_ffi.h for the
- * contract). It decodes XLA's call frame, takes a plan from the live-plan pool (pool.c, shared
+ * contract). It decodes XLA's call frame, takes a plan from the live-plan pool (api/pool.c, shared
  * with every other user in the process), and runs setpts + execute through the public C ABI on
  * the stream XLA hands it. No GPU work happens outside
  * the execute stage; errors come back to XLA as XLA_FFI_Error values (JAX raises them).
@@ -153,12 +153,12 @@ static int device_of(void *ptr) {
     return 0;
 }
 
-/* ---- plans, from the live-plan pool (pool.c) ---- */
+/* ---- plans, from the live-plan pool (api/pool.c) ---- */
 
 /* A plan for `key` from the pool (made there if none is idle): the caller's until released. */
 static warpfft_status acquire_plan(const wf_xla_key *key, warpfft_plan *plan) {
     /* Points are set on every call: unchecked set-points (no host wait in setpts; non-finite
-     * points give all-NaN outputs, README "Bad points"). */
+     * points give all-NaN outputs, docs/jax.md, "NaN points"). */
     warpfft_opts o;
     warpfft_opts_default(&o);
     o.check_points = 0;

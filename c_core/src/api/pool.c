@@ -2,7 +2,7 @@
  * pool.c — the live-plan pool (warpfft.h, "the live-plan pool"): plans ready to run, handed out
  * by key (every plan_create argument, the resolved options with stream and device) to one user
  * at a time, and taken back. The one-call functions of the Python package, its PyTorch ops, the
- * XLA handler (xla_ffi.c) and C callers all draw from this one pool.
+ * XLA handler (framework/xla_ffi.c) and C callers all draw from this one pool.
  *
  * Every plan the pool knows is an entry of one list, idle or busy. The lock guards the list and
  * the counts only: plans are created, fenced, waited for and destroyed outside it, by the
@@ -12,10 +12,10 @@
  * Limits bound the idle plans (count and workspace bytes). Eviction takes the least recently
  * released idle plans; a busy plan is never touched: a clear marks it doomed, and its release
  * destroys it. Destroying waits for the plan's fence (recorded at its release), not for its
- * stream, which its user may have destroyed since (plan_pool.c). A destroy that fails leaves
+ * stream, which its user may have destroyed since (plans/plan_pool.c). A destroy that fails leaves
  * the plan doomed and idle, for the next clear or eviction to try again.
  *
- * The pool depends on plans only through warpfft.h and pool.h (so test_xla_ffi.c can run it
+ * The pool depends on plans only through warpfft.h and plan_pool.h (so test_xla_ffi.c can run it
  * over a recording stand-in). The child of a fork() forgets it (the parent's plans mean nothing
  * there).
  */
@@ -24,6 +24,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "params.h"  /* wf_opts_resolve */
+#include "runtime.h" /* wf_error, wf_clear_error, wf_getenv */
 
 #define WF_POOL_DEFAULT_PLANS 16
 #define WF_POOL_DEFAULT_BYTES ((int64_t)1 << 30)
