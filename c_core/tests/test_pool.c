@@ -1,12 +1,13 @@
 /*
  * test_pool.c — the live-plan pool (api/pool.c, api/plan_pool.c) on the stand-in driver and
  * cuFFT of standin.h, under ASan + UBSan (run_tests.sh builds it with the whole C core): reuse by
- * key and stream, points kept or forgotten at release (warpfft_plan_points_id), misuse refused,
- * limits (and their environment variables, read once), plans whose streams their users destroyed
- * evicted without touching those streams, plans in use surviving a clear, no caller waiting
- * behind another's plan creation or GPU wait, threads racing acquires and releases against
- * clears and limit changes, and a walk failing each driver/cuFFT call of a pooled lifecycle.
- * After each part: nothing leaked, no context left pushed, no violation (a stand-in check).
+ * key and stream, points kept or forgotten at release (warpfft_plan_points_id, 0 only for a plan
+ * the acquire just made), misuse refused, limits (and their environment variables, read once),
+ * plans whose streams their users destroyed (types 1, 2 and 3) evicted without touching those
+ * streams, plans in use surviving a clear, no caller waiting behind another's plan creation or
+ * GPU wait, threads racing acquires and releases against clears and limit changes, and a walk
+ * failing each driver/cuFFT call of a pooled lifecycle. After each part: nothing leaked, no
+ * context left pushed, no violation (a stand-in check).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -185,6 +186,28 @@ static void test_reuse(void) {
     expect_clean("reuse", &s0);
 }
 
+/* Points id 0 means a plan the acquire just made (the XLA handler counts its plans so): a plan
+ * given back without ever having points takes an id all the same, kept points or not. */
+static void test_points_id_zero(void) {
+    standin_counts s0 = counts();
+    warpfft_plan a = NULL, b = NULL;
+    for (uint32_t flags = 0; flags <= WARPFFT_POOL_KEEP_POINTS; flags++) {
+        CHECK(acquire(2, 40, 0x5150, &a) == 0 && points_id(a) == 0, "a new plan: id %llu",
+              (unsigned long long)points_id(a));
+        CHECK(warpfft_pool_release(a, flags) == 0);
+        CHECK(acquire(2, 40, 0x5150, &b) == 0 && b == a);
+        uint64_t id = points_id(b);
+        CHECK(id != 0, "released (flags %u) without points: id 0, as a new plan's", flags);
+        CHECK(warpfft_execute(b, WARPFFT_F32, cs, fks) == WARPFFT_ERR_NO_POINTS);
+        CHECK(warpfft_pool_release(b, WARPFFT_POOL_KEEP_POINTS) == 0);
+        CHECK(acquire(2, 40, 0x5150, &b) == 0 && b == a && points_id(b) == id,
+              "a nonzero id kept: %llu, then %llu", (unsigned long long)id,
+              (unsigned long long)points_id(b));
+        CHECK(warpfft_pool_release(b, 0) == 0 && warpfft_pool_clear() == 0);
+    }
+    expect_clean("points id 0", &s0);
+}
+
 static void test_misuse(void) {
     standin_counts s0 = counts();
     warpfft_plan a = NULL, own = NULL;
@@ -304,6 +327,50 @@ static void test_dead_streams(void) {
         stream_dead((CUstream)streams[k], 0);
     CHECK(warpfft_pool_set_limits(16, -1) == 0);
     expect_clean("dead streams", &s0);
+}
+
+/* A ramp of n f32 values in [lo, hi], on the device. */
+static void *ramp(int64_t n, float lo, float hi) {
+    float *h = malloc((size_t)n * sizeof *h);
+    void *d = dmalloc((size_t)n * sizeof *h);
+    for (int64_t j = 0; h && j < n; j++)
+        h[j] = lo + (hi - lo) * (float)((j * 37) % n) / (float)(n - 1);
+    if (!h || warpfft_memcpy_htod(0, d, h, (size_t)n * sizeof *h) != 0) {
+        printf("FATAL: ramp: %s\n", warpfft_last_error());
+        exit(1);
+    }
+    free(h);
+    return d;
+}
+
+/* The same for type 3, whose inner type-2 transform gives its grid and cuFFT plan to the plan
+ * cache at destroy: that must not wait for the dead stream either. */
+static void test_dead_streams_type3(void) {
+    standin_counts s0 = counts();
+    void *x = ramp(M, 0.5f, 2.5f), *s = ramp(NMAX, -3.0f, 7.0f);
+    const uintptr_t stream = 0x5164;
+    warpfft_opts o;
+    warpfft_opts_default(&o);
+    o.stream = stream;
+    for (int evict = 0; evict < 2; evict++) { /* by a clear; by a limit */
+        warpfft_plan p = NULL;
+        CHECK(warpfft_pool_acquire(3, 1, NULL, 1, 1, 1e-4, WARPFFT_F32, &o, &p) == 0);
+        CHECK(warpfft_setpts3(p, WARPFFT_F32, M, x, NULL, NULL, NMAX, s, NULL, NULL) == 0 &&
+                  warpfft_execute(p, WARPFFT_F32, cs, fks) == 0,
+              "type 3: %s", warpfft_last_error());
+        CHECK(warpfft_pool_release(p, 0) == 0 && info().idle == 1);
+        stream_dead((CUstream)stream, 1);
+        CHECK((evict ? warpfft_pool_set_limits(0, -1) : warpfft_pool_clear()) == 0 &&
+                  info().idle == 0,
+              "type 3 eviction %d: %s", evict, warpfft_last_error());
+        CHECK(counts().violations == s0.violations,
+              "type 3 (eviction %d): a destroyed stream was used", evict);
+        stream_dead((CUstream)stream, 0);
+    }
+    CHECK(warpfft_pool_set_limits(16, -1) == 0);
+    warpfft_free(0, x);
+    warpfft_free(0, s);
+    expect_clean("dead streams, type 3", &s0);
 }
 
 /* ---- no caller waits behind another's plan creation or GPU wait ---- */
@@ -564,10 +631,12 @@ int main(void) {
     warpfft_memset(0, xs, 0, M * 4);
     CHECK(warpfft_pool_set_limits(16, (int64_t)1 << 30) == 0);
     test_reuse();
+    test_points_id_zero();
     test_misuse();
     test_limits();
     test_busy_survives_clear();
     test_dead_streams();
+    test_dead_streams_type3();
     test_no_waiting_behind_others();
     test_threads();
     test_fault_walk();
