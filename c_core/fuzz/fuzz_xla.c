@@ -9,8 +9,10 @@
  * with the bytes the call reads or writes, inside one buffer of the frame of the right element
  * type (the transform's output inside the result, never an input); set-points must come before
  * an execute on that plan in the same call, with the plan's type and precision; integer
- * attributes must reach the plan unchanged (not cut to 32 bits); and an error must come back
- * through XLA_FFI_Error_Create with a message. Any other outcome aborts, as do the sanitizers.
+ * attributes must reach the plan unchanged (not cut to 32 bits); every plan taken from the
+ * live-plan pool (a small stand-in of warpfft_pool_*: plans kept by key between inputs) must be
+ * given back exactly once by the end of the call; and an error must come back through
+ * XLA_FFI_Error_Create with a message. Any other outcome aborts, as do the sanitizers.
  * c_core/fuzz/run.sh builds and runs it; corpus/fuzz_xla holds the seeds (make_seeds.py);
  * WF_FUZZ_TRACE=1 prints the stand-in's calls (fuzz_xla SEED runs one input).
  */
@@ -301,8 +303,10 @@ static void trace(const char *fmt, ...) {
 struct warpfft_plan_s {
     int type, dim, precision;
     int64_t n[3], ntransf, M, K;
-    int points_set; /* in the current handler call */
+    int points_set;     /* in the current handler call */
+    uint64_t points_id; /* warpfft_plan_points_id's: 0 until its first set-points or release */
 };
+static uint64_t points_ids;
 
 static int fail_fn;                /* 1 create, 2 setpts, 3 execute (0: none) */
 static warpfft_status fail_status; /* what it returns */
@@ -370,7 +374,7 @@ warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int if
     struct warpfft_plan_s *p = calloc(1, sizeof *p);
     if (!p)
         return WARPFFT_ERR_OUT_OF_MEMORY;
-    *p = (struct warpfft_plan_s){type, dim, (int)precision, {1, 1, 1}, ntransf, -1, -1, 0};
+    *p = (struct warpfft_plan_s){type, dim, (int)precision, {1, 1, 1}, ntransf, -1, -1, 0, 0};
     for (int d = 0; d < 3 && type != 3; d++)
         p->n[d] = n[d];
     live_plans++;
@@ -413,6 +417,7 @@ warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, in
     check_coords("setpts", plan, M, c);
     note_plan(plan);
     plan->points_set = 0;
+    plan->points_id = ++points_ids;
     if (fail_fn == 2)
         return fail_status;
     plan->M = M;
@@ -431,6 +436,7 @@ warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision, i
     check_coords("setpts3 targets", plan, K, tgt);
     note_plan(plan);
     plan->points_set = 0;
+    plan->points_id = ++points_ids;
     if (fail_fn == 2)
         return fail_status;
     plan->M = M;
@@ -456,15 +462,128 @@ warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, v
     return fail_fn == 3 ? fail_status : WARPFFT_SUCCESS;
 }
 
+static int pool_has(warpfft_plan plan);
+
 warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
+    if (pool_has(plan))
+        bug("warpfft_plan_destroy on a plan of the pool");
     free(plan);
     live_plans--;
     return WARPFFT_SUCCESS;
 }
 
-warpfft_status warpfft_stream_sync(int device, uint64_t stream) {
-    (void)device;
-    (void)stream;
+warpfft_status warpfft_plan_points_id(warpfft_plan plan, uint64_t *id) {
+    if (!plan || !id)
+        bug("warpfft_plan_points_id: a NULL argument");
+    *id = plan->points_id;
+    return WARPFFT_SUCCESS;
+}
+
+/* ---- the live-plan pool (warpfft.h), as a small stand-in: the target checks the handler's use
+ * of it, not the pool (api/pool.c: test_pool.c and test_xla_ffi.c). Idle plans are kept by key
+ * between inputs, so that inputs reach the handler with a plan another call used. ---- */
+
+enum { POOL_MAX = 8 };
+typedef struct pool_key {
+    int type, dim, iflag, precision;
+    int64_t n[3], ntransf;
+    double tol;
+    warpfft_opts opts;
+} pool_key;
+static struct pool_entry {
+    pool_key key;
+    warpfft_plan plan; /* NULL: a free slot */
+    int busy;
+} pool[POOL_MAX];
+static int pool_busy;
+
+static int pool_has(warpfft_plan plan) {
+    for (int i = 0; i < POOL_MAX; i++)
+        if (pool[i].plan && pool[i].plan == plan)
+            return 1;
+    return 0;
+}
+
+static void pool_drop(int i) {
+    free(pool[i].plan);
+    live_plans--;
+    memset(&pool[i], 0, sizeof pool[i]);
+}
+
+warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t n_modes[3], int iflag,
+                                    int64_t ntransf, double tol, warpfft_precision precision,
+                                    const warpfft_opts *opts, warpfft_plan *plan) {
+    if (!plan || !opts)
+        bug("warpfft_pool_acquire: a NULL opts or plan");
+    pool_key k;
+    memset(&k, 0, sizeof k); /* compared with memcmp */
+    k.type = type, k.dim = dim, k.iflag = iflag >= 0 ? 1 : -1, k.precision = (int)precision;
+    for (int d = 0; n_modes && type != 3 && d < 3; d++)
+        k.n[d] = n_modes[d];
+    k.ntransf = ntransf, k.tol = tol;
+    memcpy(&k.opts, opts, sizeof k.opts);
+    for (int i = 0; i < POOL_MAX; i++)
+        if (pool[i].plan && !pool[i].busy && memcmp(&pool[i].key, &k, sizeof k) == 0) {
+            pool[i].busy = 1;
+            pool_busy++;
+            *plan = pool[i].plan;
+            trace("pool: plan %p again\n", (void *)*plan);
+            return WARPFFT_SUCCESS;
+        }
+    warpfft_status st =
+        warpfft_plan_create(type, dim, n_modes, iflag, ntransf, tol, precision, opts, plan);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    int slot = -1; /* a free slot, else an idle plan's */
+    for (int i = 0; i < POOL_MAX && slot < 0; i++)
+        if (!pool[i].plan)
+            slot = i;
+    for (int i = 0; i < POOL_MAX && slot < 0; i++)
+        if (!pool[i].busy)
+            slot = i;
+    if (slot < 0)
+        bug("warpfft_pool_acquire: %d plans in use at once", POOL_MAX);
+    if (pool[slot].plan)
+        pool_drop(slot);
+    pool[slot] = (struct pool_entry){k, *plan, 1};
+    pool_busy++;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flags) {
+    if (flags & ~WARPFFT_POOL_KEEP_POINTS)
+        bug("warpfft_pool_release: flags %#x", (unsigned)flags);
+    for (int i = 0; i < POOL_MAX; i++) {
+        if (!pool[i].plan || pool[i].plan != plan)
+            continue;
+        if (!pool[i].busy)
+            bug("warpfft_pool_release: the plan was released already");
+        pool[i].busy = 0;
+        pool_busy--;
+        if (!(flags & WARPFFT_POOL_KEEP_POINTS) || !plan->points_id) {
+            plan->points_set = 0;
+            plan->points_id = ++points_ids;
+        }
+        return WARPFFT_SUCCESS;
+    }
+    bug("warpfft_pool_release: a plan the pool did not hand out");
+}
+
+warpfft_status warpfft_pool_clear(void) {
+    for (int i = 0; i < POOL_MAX; i++)
+        if (pool[i].plan && !pool[i].busy)
+            pool_drop(i);
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_pool_get_info(warpfft_pool_info *info) {
+    if (!info || info->struct_size < sizeof *info)
+        bug("warpfft_pool_get_info: no room");
+    int64_t idle = 0;
+    for (int i = 0; i < POOL_MAX; i++)
+        idle += pool[i].plan && !pool[i].busy;
+    info->idle = idle;
+    info->busy = pool_busy;
     return WARPFFT_SUCCESS;
 }
 
@@ -500,6 +619,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         bug("an error not made through XLA_FFI_Error_Create");
     if (!e && errors_made)
         bug("an error was made but not returned");
+    if (pool_busy)
+        bug("the call kept %d plan(s) of the pool", pool_busy);
     for (int i = 0; i < n_call_plans; i++)
         call_plans[i]->points_set = 0;
     return 0;

@@ -311,6 +311,86 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan);
  * plan creation spent its time ("plan_create"). Thread-safe; always WARPFFT_SUCCESS. */
 WARPFFT_API warpfft_status warpfft_release_cached(void);
 
+/* ---- the live-plan pool ----
+ *
+ * Plans ready to run, shared by everything in the process that runs transforms one call at a
+ * time: the Python package's one-call functions, its JAX handler and PyTorch ops, and any C
+ * caller. warpfft_pool_acquire hands out an idle plan made with exactly the same arguments
+ * (every argument of warpfft_plan_create, every field of opts, the stream and the device
+ * included), or creates one; the plan is the caller's alone until warpfft_pool_release gives
+ * it back. Limits apply to the idle plans: at most max_plans of them holding at most max_bytes
+ * of device workspace (their warpfft_plan_workspace_bytes at release; defaults 16 plans and
+ * 1 GiB, from $WARPFFT_PLAN_CACHE_SIZE and $WARPFFT_PLAN_CACHE_BYTES read at the first pool
+ * call, or warpfft_pool_set_limits); beyond them the least recently released go first. Plans
+ * in use are never destroyed under their user: a clear or a limit that wants one destroys it
+ * when it is released.
+ *
+ * Streams: release records an event on the plan's stream (opts.stream) after the caller's
+ * work, and a pooled plan is destroyed only after waiting for that event, never for the stream:
+ * a caller may destroy its stream once it has released the plan. Release before destroying the
+ * stream. The pool's lock is never held while a plan is created or destroyed or an event is
+ * waited for.
+ *
+ * Points: release forgets the plan's points (the next acquirer must set its own; executing
+ * without gives WARPFFT_ERR_NO_POINTS) unless flags has WARPFFT_POOL_KEEP_POINTS. A caller that
+ * keeps points and wants them back later compares warpfft_plan_points_id after acquiring with
+ * the id it read after its setpts: any setpts or setpts3 since (by whoever acquired the plan
+ * meanwhile) changes it, and ids are never reused in the process, so equal ids mean the same
+ * point set (whose arrays the caller must keep valid, as for any setpts).
+ *
+ * Thread-safe. A pooled plan must not be passed to warpfft_plan_destroy (it refuses with
+ * WARPFFT_ERR_INVALID_ARG). Like the cache of plan resources, the pool is forgotten in the
+ * child of a fork(); at exit its idle plans are not destroyed (the process's memory goes with
+ * it; call warpfft_pool_clear first where that matters, e.g. under a leak checker). */
+
+/* warpfft_pool_release flag: the plan keeps its points for a later acquirer. */
+#define WARPFFT_POOL_KEEP_POINTS 1u
+
+/* Filled by warpfft_pool_get_info. Counts since the process started, except where "now". */
+typedef struct warpfft_pool_info {
+    uint32_t struct_size; /* set by the caller to sizeof(warpfft_pool_info): the struct only grows
+                           * at its end, and the library fills what fits in struct_size */
+    uint32_t reserved;
+    int64_t idle;       /* idle plans now */
+    int64_t busy;       /* acquired and not yet released, now */
+    int64_t idle_bytes; /* device workspace of the idle plans now */
+    int64_t max_plans, max_bytes;
+    int64_t created;   /* plans the pool created (acquires that found no idle plan) */
+    int64_t hits;      /* acquires served by an idle plan */
+    int64_t destroyed; /* plans destroyed by limits, clears and releases into a full pool */
+} warpfft_pool_info;
+
+/* An idle plan of these arguments (same meaning and checks as warpfft_plan_create), or a new
+ * one. *plan is valid until warpfft_pool_release. Argument errors as plan_create's. */
+WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t n_modes[3],
+                                                int iflag, int64_t ntransf, double tol,
+                                                warpfft_precision precision,
+                                                const warpfft_opts *opts, warpfft_plan *plan);
+/* Gives back a plan from warpfft_pool_acquire (flags: 0 or WARPFFT_POOL_KEEP_POINTS). It
+ * returns to the pool, or is destroyed now when a clear came while it was in use, the pool is
+ * full or off (max_plans 0), or it alone exceeds max_bytes: then a failure of that destroy or
+ * of the wait for its work (an asynchronous error) is returned, after destroying. Either way
+ * the handle is the caller's no more. WARPFFT_ERR_INVALID_ARG for NULL, a plan the pool did not
+ * hand out, or one released already (nothing changes then). */
+WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flags);
+/* Destroys every idle plan now and every plan in use at its release. Returns the first failure
+ * of a destroy (or of the wait for a plan's work), after trying all. Does not empty the cache of
+ * plan resources (warpfft_release_cached does). */
+WARPFFT_API warpfft_status warpfft_pool_clear(void);
+/* Changes the limits (a negative value leaves that one unchanged) and destroys the idle plans
+ * beyond them; max_plans 0 turns pooling off. Returns as warpfft_pool_clear. */
+WARPFFT_API warpfft_status warpfft_pool_set_limits(int64_t max_plans, int64_t max_bytes);
+/* Counts and limits (info->struct_size set first; WARPFFT_ERR_INVALID_ARG when too small). */
+WARPFFT_API warpfft_status warpfft_pool_get_info(warpfft_pool_info *info);
+
+/* An id of the plan's current point set, unique in the process: 0 before the first setpts; a
+ * new one whenever the points are replaced or lost (every warpfft_setpts/warpfft_setpts3 that
+ * gets past its argument checks, failed ones included, and every warpfft_pool_release without
+ * WARPFFT_POOL_KEEP_POINTS), and at any release of a plan whose id is still 0 (so a pooled plan
+ * with id 0 is one warpfft_pool_acquire has just made). For callers that reuse a pooled plan's
+ * points. */
+WARPFFT_API warpfft_status warpfft_plan_points_id(warpfft_plan plan, uint64_t *id);
+
 WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info);
 
 /* Device bytes the plan holds now (fine grid, cuFFT work area, sort and bin arrays). */

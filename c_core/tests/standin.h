@@ -22,6 +22,8 @@
 
 #include <stddef.h>
 
+struct CUstream_st; /* CUstream (runtime/driver.h) */
+
 typedef struct standin_counts {
     long calls;          /* numbered calls since the last standin_arm */
     long failed_at;      /* the call that failed (0: none failed) */
@@ -48,6 +50,13 @@ typedef void (*standin_slow_load_fn)(int ms);
  * CUFFT_ALLOC_FAILED (its own 4 KiB), beyond `bytes` live bytes; 0: no limit (the default). */
 typedef void (*standin_mem_limit_fn)(size_t bytes);
 
+/* Sleeps `ms` in every cuEventSynchronize (a plan's slow last work, for the pool's lock test). */
+typedef void (*standin_slow_event_sync_fn)(int ms);
+/* Declares stream s destroyed by its user (dead = 1) or alive again (0, e.g. a new stream with
+ * the same handle): any later use of it (a synchronisation, an event record, an asynchronous
+ * copy or memset, a launch, cufftSetStream, a cuFFT transform) is a violation. */
+typedef void (*standin_stream_dead_fn)(struct CUstream_st *s, int dead);
+
 /* The calls numbered since the last standin_arm, one per line in order ("cuMemsetD8Async",
  * launches as "launch <kernel name>", cuFFT's as "cufftExecC2C", ...), into buf (at most cap bytes
  * with the NUL; cut at a line end when longer). Returns the number of calls. The first
@@ -66,5 +75,6 @@ int standin_check_range(const void *p, size_t bytes, const char *what);
 void standin_fft_plans(int delta);
 void standin_fft_made(void);
 int standin_mem_room(size_t bytes); /* 1 when `bytes` more fit under the memory limit */
+void standin_check_stream(struct CUstream_st *s, const char *what); /* a violation when s is dead */
 
 #endif

@@ -2,11 +2,13 @@
  * standin_cuda_memory.c — the stand-in driver's memory (standin_cuda.h): "device" allocations on
  * the host under an optional limit, the bounds check every copy, memset, cuFFT transform and
  * emulated kernel goes through, copies and memsets, the ordering of a synchronous upload before
- * work on a non-blocking stream, stream synchronisation, and events.
+ * work on a non-blocking stream, stream synchronisation, streams the test declared destroyed, and
+ * events.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "standin_cuda.h"
 
@@ -51,8 +53,36 @@ API int standin_check_range(const void *p, size_t bytes, const char *what) {
     return ok;
 }
 
+/* Streams the test said its user destroyed (standin_stream_dead): any use is a violation. */
+#define MAX_DEAD_STREAMS 16
+static CUstream dead_streams[MAX_DEAD_STREAMS];
+
+API void standin_stream_dead(CUstream s, int dead) {
+    pthread_mutex_lock(&sc_lock);
+    for (int i = 0; i < MAX_DEAD_STREAMS; i++)
+        if (dead ? !dead_streams[i] : dead_streams[i] == s) {
+            dead_streams[i] = dead ? s : NULL;
+            break;
+        }
+    pthread_mutex_unlock(&sc_lock);
+}
+
+static void check_alive_locked(CUstream s, const char *what) {
+    for (int i = 0; s && i < MAX_DEAD_STREAMS; i++)
+        if (dead_streams[i] == s)
+            sc_violation("%s on stream %p (%zu): its user destroyed that stream", what, (void *)s,
+                         0);
+}
+
+API void standin_check_stream(CUstream s, const char *what) {
+    pthread_mutex_lock(&sc_lock);
+    check_alive_locked(s, what);
+    pthread_mutex_unlock(&sc_lock);
+}
+
 void sc_check_order(CUstream s, const char *what) {
     pthread_mutex_lock(&sc_lock);
+    check_alive_locked(s, what);
     if (s && legacy_pending)
         sc_violation(
             "%s on stream %p (%zu): a synchronous host-to-device copy may still be landing "
@@ -160,6 +190,7 @@ API CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream 
 }
 API CUresult cuStreamSynchronize(CUstream s) {
     TICK("cuStreamSynchronize");
+    standin_check_stream(s, "cuStreamSynchronize");
     if (!s)
         set_pending(0);
     return 0;
@@ -179,13 +210,22 @@ API CUresult cuEventCreate(CUevent *e, unsigned int flags) {
     return 0;
 }
 API CUresult cuEventRecord(CUevent e, CUstream s) {
-    (void)s;
     TICK("cuEventRecord");
+    standin_check_stream(s, "cuEventRecord");
     e->recorded = 1;
     return 0;
 }
+static int slow_event_ms; /* standin_slow_event_sync */
+
+API void standin_slow_event_sync(int ms) {
+    slow_event_ms = ms;
+}
+
 API CUresult cuEventSynchronize(CUevent e) {
     TICK("cuEventSynchronize");
+    if (slow_event_ms > 0)
+        nanosleep(&(struct timespec){slow_event_ms / 1000, (long)(slow_event_ms % 1000) * 1000000L},
+                  NULL);
     if (!e->recorded)
         sc_violation("%s %p %zu: the event was never recorded", "cuEventSynchronize", e, 0);
     return 0;

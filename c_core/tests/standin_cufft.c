@@ -20,6 +20,7 @@
 static struct {
     int live, made;
     size_t data_bytes; /* the batch's bytes, for the transforms */
+    CUstream stream;   /* cufftSetStream's: checked alive at each transform */
 } plans[MAX_PLANS];
 
 #define TICK(name)                                                                                 \
@@ -98,14 +99,18 @@ API cufftResult cufftSetWorkArea(cufftHandle h, void *area) {
     return 0;
 }
 API cufftResult cufftSetStream(cufftHandle h, CUstream s) {
-    (void)s;
     TICK("cufftSetStream");
-    return valid(h) ? 0 : CUFFT_INVALID_PLAN;
+    standin_check_stream(s, "cufftSetStream");
+    if (!valid(h))
+        return CUFFT_INVALID_PLAN;
+    plans[h].stream = s;
+    return 0;
 }
 static cufftResult exec(const char *fn, cufftHandle h, void *in, void *out) {
     TICK(fn);
     if (!valid(h) || !plans[h].made)
         return CUFFT_INVALID_PLAN;
+    standin_check_stream(plans[h].stream, fn);
     if (!standin_check_range(in, plans[h].data_bytes, fn) ||
         !standin_check_range(out, plans[h].data_bytes, fn))
         return CUFFT_INTERNAL_ERROR;

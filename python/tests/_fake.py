@@ -4,12 +4,17 @@
 buffers), and ``warpfft_execute`` computes the exact non-uniform DFT with the C ABI's
 conventions as warpfft.h states them (dimension 1 fastest, k per modeord, iflag sign), so the
 Python layer's conventions (axis reversal, shapes, batch, defaults) are checked end to end
-against a numpy direct sum with no GPU. Every call is logged in ``calls``; ``fail`` maps a
-function name to a status it returns; ``delay`` makes execute sleep (thread tests).
+against a numpy direct sum with no GPU. It keeps a live-plan pool as warpfft.h defines one
+(``warpfft_pool_*``: idle plans by key, busy ones the caller's, limits on the idle ones, a clear
+dooming busy plans, points forgotten at release unless kept, points ids), creating and
+destroying through its own ``warpfft_plan_create`` / ``warpfft_plan_destroy`` so that those
+show in the log. Every call is logged in ``calls``; ``fail`` maps a function name to a status it
+returns; ``delay`` makes execute sleep (thread tests).
 ``FakeDriver`` stands in for ``warpfft._device.driver`` (events, stream waits, pointer
 devices) and logs the same way.
 """
 
+import collections
 import ctypes
 import itertools
 import threading
@@ -36,6 +41,13 @@ class FakeLib:
         self.active = 0
         self.max_active = 0
         self._lock = threading.Lock()
+        self._pool_lock = threading.RLock()
+        self.pool_idle = collections.OrderedDict()  # handle -> key, least recently released first
+        self.pool_busy = {}  # handle -> key
+        self.pool_doomed = set()
+        self.pool_limits = [16, 1 << 30]
+        self.pool_counts = {"created": 0, "hits": 0, "destroyed": 0}
+        self._points_ids = itertools.count(1)
 
     def __getattr__(self, name):  # everything not faked: the real library (no GPU needed)
         return getattr(self._real, name)
@@ -103,8 +115,11 @@ class FakeLib:
 
     def warpfft_setpts(self, h, precision, M, x, y, z):
         st = self._log("warpfft_setpts", h, precision, M, x, y, z)
+        self.plans[h]["points_id"] = next(self._points_ids)
         if st == 0:
             self.plans[h].update(M=M, pts=(x, y, z))
+        else:
+            self.plans[h].update(M=None, pts=None)
         return st
 
     def warpfft_setpts_check(self, h):
@@ -115,6 +130,7 @@ class FakeLib:
         free them once the call returns), in the C ABI's dimension order."""
         st = self._log("warpfft_setpts3", h, precision, M, x, y, z, K, s, t, u)
         p = self.plans[h]
+        p["points_id"] = next(self._points_ids)
         if st == 0 and p["type"] != 3:
             st = 18
         if st == 0:
@@ -135,7 +151,10 @@ class FakeLib:
             if self.delay:
                 time.sleep(self.delay)
             if st == 0:
-                self._nudft(self.plans[h], c, fk)
+                p = self.plans[h]
+                if p["M"] is None:
+                    return 9  # WARPFFT_ERR_NO_POINTS
+                self._nudft(p, c, fk)
             return st
         finally:
             with self._lock:
@@ -228,8 +247,115 @@ class FakeLib:
 
     def warpfft_plan_destroy(self, h):
         st = self._log("warpfft_plan_destroy", h)
-        self.plans.pop(h, None)
+        if st == 0:
+            self.plans.pop(h, None)
         return st
+
+    # the live-plan pool (warpfft.h), kept as the C library keeps it
+
+    def warpfft_pool_acquire(self, type_, dim, n, iflag, ntransf, tol, precision, popts,
+                             phandle):
+        opts = popts._obj
+        raw = ctypes.string_at(ctypes.addressof(opts), ctypes.sizeof(opts))
+        key = (type_, dim, None if n is None or type_ == 3 else tuple(n[:3]), iflag >= 0,
+               ntransf, tol, precision, raw)
+        st = self._log("warpfft_pool_acquire", type_, dim, key[2], iflag, ntransf, tol,
+                       precision, opts.stream)
+        if st:
+            return st
+        with self._pool_lock:
+            for h in reversed(self.pool_idle):
+                if self.pool_idle[h] == key and h not in self.pool_doomed:
+                    del self.pool_idle[h]
+                    self.pool_busy[h] = key
+                    self.pool_counts["hits"] += 1
+                    phandle._obj.value = h
+                    return 0
+        st = self.warpfft_plan_create(type_, dim, n, iflag, ntransf, tol, precision, popts,
+                                      phandle)
+        if st == 0:
+            with self._pool_lock:
+                self.pool_busy[phandle._obj.value] = key
+                self.pool_counts["created"] += 1
+        return st
+
+    def _pool_destroy(self, handles):
+        """Destroys plans taken out of the pool; a failed one stays, idle and doomed. Returns
+        {handle: status} of the failures."""
+        failed = {}
+        for h in handles:
+            st = self.warpfft_plan_destroy(h)
+            with self._pool_lock:
+                if st == 0:
+                    self.pool_counts["destroyed"] += 1
+                else:
+                    failed[h] = st
+                    self.pool_doomed.add(h)
+                    self.pool_idle[h] = None
+                    self.pool_idle.move_to_end(h, last=False)
+        return failed
+
+    def _pool_evict(self):
+        """Idle plans beyond the limits, least recently released first (the lock held)."""
+        out = []
+        while self.pool_idle and (len(self.pool_idle) > self.pool_limits[0] or
+                                  1000 * len(self.pool_idle) > self.pool_limits[1]):
+            out.append(self.pool_idle.popitem(last=False)[0])
+        return out
+
+    def warpfft_pool_release(self, h, flags):
+        st = self._log("warpfft_pool_release", h, flags)
+        with self._pool_lock:
+            if h not in self.pool_busy:
+                return 1  # WARPFFT_ERR_INVALID_ARG
+            key = self.pool_busy.pop(h)
+            # a plan that never had points takes an id too: id 0 means one the pool just made
+            if not flags & 1 or not self.plans[h].get("points_id", 0):
+                self.plans[h].update(M=None, pts=None, K=None, src=None, tgt=None,
+                                     points_id=next(self._points_ids))
+            self.pool_idle[h] = key
+            mine = (st != 0 or h in self.pool_doomed or self.pool_limits[0] == 0 or
+                    1000 > self.pool_limits[1])
+            if mine:
+                del self.pool_idle[h]
+            victims = ([h] if mine else []) + self._pool_evict()
+        failed = self._pool_destroy(victims)
+        return st or failed.get(h, 0)
+
+    def warpfft_pool_clear(self):
+        self._log("warpfft_pool_clear")
+        with self._pool_lock:
+            victims = list(self.pool_idle)
+            self.pool_idle.clear()
+            self.pool_doomed.update(self.pool_busy)
+        failed = self._pool_destroy(victims)
+        return next(iter(failed.values()), 0)
+
+    def warpfft_pool_set_limits(self, plans, nbytes):
+        self._log("warpfft_pool_set_limits", plans, nbytes)
+        with self._pool_lock:
+            if plans >= 0:
+                self.pool_limits[0] = plans
+            if nbytes >= 0:
+                self.pool_limits[1] = nbytes
+            victims = self._pool_evict()
+        failed = self._pool_destroy(victims)
+        return next(iter(failed.values()), 0)
+
+    def warpfft_pool_get_info(self, pinfo):
+        info = pinfo._obj
+        with self._pool_lock:
+            info.idle, info.busy = len(self.pool_idle), len(self.pool_busy)
+            info.idle_bytes = 1000 * len(self.pool_idle)
+            info.max_plans, info.max_bytes = self.pool_limits
+            info.created = self.pool_counts["created"]
+            info.hits = self.pool_counts["hits"]
+            info.destroyed = self.pool_counts["destroyed"]
+        return 0
+
+    def warpfft_plan_points_id(self, h, pid):
+        pid._obj.value = self.plans[h].get("points_id", 0)
+        return self._log("warpfft_plan_points_id", h)
 
     def warpfft_plan_workspace_bytes(self, h, pn):
         pn._obj.value = 1000

@@ -64,11 +64,11 @@ def fake_c(monkeypatch):
     """warpfft.torch's ops over _fake.FakeLib, the fake C library (exact sums on host memory:
     CPU tensors' data pointers stand in for device pointers, so CPU tensors are accepted where
     the ops take CUDA tensors); only torch's CUDA stream and device queries are stood in. The
-    fake library (its call log ``.calls``) is yielded; the plan cache emptied around the test."""
+    fake library (its call log ``.calls``) is yielded; the plan pool emptied around the test."""
     pytest.importorskip("torch", reason="PyTorch is not installed")
     import _fake
     import warpfft.torch as wt
-    from warpfft import _framework_native as native
+    from warpfft import _lib as native
     from warpfft.torch import _checks, _ops
 
     # plans an earlier (GPU) test cached belong to the real library: destroy them with it

@@ -55,7 +55,7 @@ def test_registered_symbols_and_counters():
     assert wj.plans_created() >= 0
     assert 0 <= wj.cached_plans() <= 16
     wj.clear_plan_cache()
-    from warpfft import _framework_native as native
+    from warpfft import _lib as native
     assert native.lib.warpfft_xla_nufft  # exported by libwarpfft.so
 
 
@@ -195,7 +195,7 @@ def test_handler_through_xla_cpu_runtime():
         from jax.interpreters import mlir
         import warpfft.jax as wj
         from warpfft.jax import _ops
-        from warpfft import _framework_native as n
+        from warpfft import _lib as n
         jax.ffi.register_ffi_target(_ops.TARGET, jax.ffi.pycapsule(n.lib.warpfft_xla_nufft),
                                     platform="cpu", api_version=1)
         mlir.register_lowering(_ops.nufft_p, _ops._lowering, platform="cpu")

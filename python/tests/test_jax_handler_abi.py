@@ -10,7 +10,7 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_
 
 import pytest
 from _support import gpu_status
-from warpfft import _framework_native as native
+from warpfft import _lib as native
 
 
 class ExtBase(Structure):

@@ -176,7 +176,12 @@ def test_6_one_call_without_cache_raises_failed_destroy(fake):
         with pytest.raises(warpfft.WarpfftError):
             warpfft.nufft1d1(x, np.ones(9, np.complex128), (7,))
     finally:
+        fake.fail.pop("warpfft_plan_destroy", None)
         warpfft.set_plan_cache_limits(plans=16)
+    # the pool kept the plan it could not destroy, and a later clear destroys it
+    assert len(fake.plans) == 1
+    warpfft.clear_plan_cache()
+    assert fake.plans == {}
 
 
 # 7. Device pointers must be on the plan's device; a mask or negative extents are refused.

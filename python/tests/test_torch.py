@@ -446,16 +446,20 @@ def test_op_path_values_and_one_c_call_per_repeated_call(fake_c):
     kw = dict(eps=1e-10, isign=1, modeord=0)
     f = wt.finufft_type1(p, v, (6, 5), **kw)
     assert relerr(f.numpy(), direct1(vn, list(pn), (6, 5), 1, 0)) < 1e-12
-    assert fake_c.names() == ["warpfft_plan_create", "warpfft_setpts", "warpfft_execute"]
+    # a plan from the pool (made now), its points set, their id read, the transform, back
+    assert fake_c.names() == ["warpfft_pool_acquire", "warpfft_plan_create", "warpfft_setpts",
+                              "warpfft_plan_points_id", "warpfft_execute", "warpfft_pool_release"]
     fake_c.calls.clear()
-    for _ in range(3):  # the same points tensor, unmodified: the transform alone
+    for _ in range(3):  # the same points tensor, unmodified, still on the plan: the transform
         f = wt.finufft_type1(p, v, (6, 5), **kw)
-    assert fake_c.names() == ["warpfft_execute"] * 3
+    assert fake_c.names() == ["warpfft_pool_acquire", "warpfft_plan_points_id", "warpfft_execute",
+                              "warpfft_pool_release"] * 3
     fake_c.calls.clear()
     with torch.no_grad():
         p.mul_(0.5)  # in place: the version counter moves, the points are set again
     f = wt.finufft_type1(p, v, (6, 5), **kw)
-    assert fake_c.names() == ["warpfft_setpts", "warpfft_execute"]
+    assert fake_c.names() == ["warpfft_pool_acquire", "warpfft_setpts", "warpfft_plan_points_id",
+                              "warpfft_execute", "warpfft_pool_release"]
     assert relerr(f.numpy(), direct1(vn, list(p.double().numpy()), (6, 5), 1, 0)) < 1e-12
     fk = torch.tensor(rng.standard_normal((2, 6, 5)) + 0j)
     c = wt.finufft_type2(p, fk, **kw)

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch", reason="PyTorch is not installed: warpfft.t
 torch.set_num_threads(1)
 
 import warpfft.torch as wt  # noqa: E402
-from warpfft import _framework_native as native  # noqa: E402
+from warpfft import _lib as native  # noqa: E402
 from warpfft.torch import _checks, _ops  # noqa: E402
 
 OPTS = (0, 2.0, 0, [0, 0, 0])  # method, upsampfac, max_subprob, bins

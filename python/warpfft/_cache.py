@@ -1,125 +1,109 @@
-"""A bounded, thread-safe LRU of idle plans for the one-call functions (nufft2d1, ...).
+"""The plan cache of the one-call functions (nufft2d1, ...): the C library's live-plan pool
+(warpfft.h, ``warpfft_pool_*``), which the PyTorch ops and the JAX handler share.
 
 Creating a plan costs far more than running it (cuFFT plan, kernel modules, fine grid and
 workspace allocation): a repeated one-call transform of the same shape, dtype, eps, isign,
-n_trans and options takes a plan from here instead of making one. A plan is checked out while a
-call uses it (two threads never share one: the second makes its own) and checked back in
-afterwards, with its points forgotten so that it pins no user array once its queued work is
-done.
+n_trans, options, device and stream takes an idle plan from the pool instead of making one. A
+plan is the caller's alone while a call uses it (a second thread gets another) and goes back
+to the pool afterwards with its points forgotten.
 
-Limit: at most ``WARPFFT_PLAN_CACHE_SIZE`` idle plans (default 16; 0 turns the cache off) and
-at most ``WARPFFT_PLAN_CACHE_BYTES`` of their device workspace (default 1 GiB); the least
-recently used plans are destroyed first. ``warpfft.clear_plan_cache()`` destroys them all
-(raising the first error of asynchronous work they report); ``set_plan_cache_limits`` changes
-the limits.
+Limits (the pool's): at most ``WARPFFT_PLAN_CACHE_SIZE`` idle plans (default 16; 0 turns the
+pool off) holding at most ``WARPFFT_PLAN_CACHE_BYTES`` of device workspace (default 1 GiB),
+read by the C library at its first pool call; the least recently used idle plans are destroyed
+first. ``clear_plan_cache()`` destroys the idle plans (plans in use go when their call ends)
+and empties the C library's cache of destroyed plans' resources; ``set_plan_cache_limits``
+changes the limits; ``plan_cache_info`` reports them.
+
+The pool waits for a plan's queued work (an event its release recorded) before destroying it,
+never for the caller's stream, which may be gone by then. What Python must still do is keep the
+arrays that queued work reads alive until it completes: a released one-call plan's references
+(with their events) wait here, and are dropped by the next one-call function or by
+``clear_plan_cache()`` once their events say the work is done.
 """
 
-import collections
-import os
+import ctypes
 import threading
 
 from . import _lib
+from ._device import driver
 
 _lock = threading.Lock()
-_idle = collections.OrderedDict()  # (key, serial) -> (plan, bytes)
-_serial = 0
+_draining = []  # [device, [(event, refs), ...]]: a released plan's queued work, oldest first
 
 
-def _env_int(name, default):
-    try:
-        return max(0, int(os.environ.get(name, default)))
-    except ValueError:
-        return default
+def retire(device, pending):
+    """Takes over `pending` ((event, refs) of work queued on one stream, oldest first) from a
+    plan that went back to the pool: the refs stay alive until their event completes."""
+    if pending:
+        with _lock:
+            _draining.append([device, list(pending)])
 
 
-max_plans = _env_int("WARPFFT_PLAN_CACHE_SIZE", 16)
-max_bytes = _env_int("WARPFFT_PLAN_CACHE_BYTES", 1 << 30)
+def _drop_done(device, pending):
+    """Releases the events (and refs) of completed work, oldest first; True when none is left.
+    Events on one stream complete in order: when the newest is done, all are."""
+    if driver.done(device, pending[-1][0]):
+        for ev, _ in pending:
+            driver.release(device, ev)
+        pending.clear()
+        return True
+    while pending and driver.done(device, pending[0][0]):
+        driver.release(device, pending.pop(0)[0])
+    return not pending
 
 
-def acquire(key):
-    """An idle plan for `key` (removed from the cache), or None. Also lets every idle plan
-    drop the arrays of its last call whose work has completed (so that an idle plan pins no
-    user memory for longer than its queued work needs)."""
-    found = None
-    with _lock:
-        for k in reversed(_idle):
-            if k[0] == key:
-                found, _ = _idle.pop(k)
-                break
-        idle = [p for p, _ in _idle.values() if p._pending]
-    for p in idle:
+def reap(raise_errors=False):
+    """Drops the arrays of retired work that has completed. An asynchronous error that an
+    event reports drops that work's arrays too (it will not run further); it is raised (the
+    first, after reaping everything) only with `raise_errors`."""
+    with _lock:  # taken out while examined: two threads never release one event twice
+        items = _draining[:]
+        _draining.clear()
+    err, keep = None, []
+    for device, pending in items:
         try:
-            p._reap()
-        except Exception:  # an asynchronous error: raised when that plan is used or cleared
-            pass
-    return found
-
-
-def release(key, plan):
-    """Returns a plan to the cache (or destroys it if the cache is off / it does not fit)."""
-    global _serial
-    try:
-        nbytes = plan.workspace_bytes
-    except Exception:
-        nbytes = 0
-    evicted = []
-    with _lock:
-        if max_plans > 0 and nbytes <= max_bytes:
-            _serial += 1
-            _idle[(key, _serial)] = (plan, nbytes)
-            plan = None
-        total = sum(b for _, b in _idle.values())
-        while _idle and (len(_idle) > max_plans or total > max_bytes):
-            _, (p, b) = _idle.popitem(last=False)
-            total -= b
-            evicted.append(p)
-    if plan is not None:
-        evicted.append(plan)
-    _close_all(evicted)
-
-
-def _close_all(plans):
-    err = None
-    for p in plans:
-        try:
-            p.close()
-        except Exception as e:  # close every plan, raise the first failure
+            if not _drop_done(device, pending):
+                keep.append([device, pending])
+        except Exception as e:
+            for ev, _ in pending:
+                driver.release(device, ev)
             err = err or e
-    if err is not None:
+    if keep:
+        with _lock:
+            _draining[:0] = keep
+    if err is not None and raise_errors:
         raise err
 
 
 def clear():
-    """Destroys every idle plan, then empties the C library's cache of what destroyed plans
-    keep (warpfft_release_cached); raises the first error a plan reports (after closing all)."""
-    with _lock:
-        plans = [p for p, _ in _idle.values()]
-        _idle.clear()
+    """Destroys every idle plan of the pool (and each plan in use when its call ends), then
+    empties the C library's cache of what destroyed plans keep (warpfft_release_cached); raises
+    the first error of a destroy or of the asynchronous work it waited for, after doing all."""
     try:
-        _close_all(plans)
+        reap(raise_errors=True)
     finally:
-        _lib.call("release_cached")
+        try:
+            _lib.check(_lib.lib.warpfft_pool_clear(), "warpfft_pool_clear")
+        finally:
+            _lib.call("release_cached")
 
 
 def set_limits(plans=None, nbytes=None):
-    """Changes the limits (None: unchanged) and evicts what no longer fits."""
-    global max_plans, max_bytes
-    with _lock:
-        if plans is not None:
-            max_plans = max(0, int(plans))
-        if nbytes is not None:
-            max_bytes = max(0, int(nbytes))
-        evicted = []
-        total = sum(b for _, b in _idle.values())
-        while _idle and (len(_idle) > max_plans or total > max_bytes):
-            _, (p, b) = _idle.popitem(last=False)
-            total -= b
-            evicted.append(p)
-    _close_all(evicted)
+    """Changes the pool's limits (None: unchanged) and destroys the idle plans beyond them."""
+    p = -1 if plans is None else max(0, _lib.as_int("plans", plans, -_lib.INT64_MAX,
+                                                    _lib.INT64_MAX))
+    b = -1 if nbytes is None else max(0, _lib.as_int("nbytes", nbytes, -_lib.INT64_MAX,
+                                                     _lib.INT64_MAX))
+    _lib.check(_lib.lib.warpfft_pool_set_limits(p, b), "warpfft_pool_set_limits")
 
 
 def info():
-    """{"plans": idle plans, "bytes": their workspace, "max_plans", "max_bytes"}."""
-    with _lock:
-        return {"plans": len(_idle), "bytes": sum(b for _, b in _idle.values()),
-                "max_plans": max_plans, "max_bytes": max_bytes}
+    """{"plans": idle plans, "bytes": their workspace, "max_plans", "max_bytes", "busy": plans
+    in use now, "created", "hits", "destroyed": since the process started} -- of the pool the
+    one-call functions share with warpfft.torch and warpfft.jax."""
+    i = _lib.PoolInfo()
+    i.struct_size = ctypes.sizeof(i)
+    _lib.check(_lib.lib.warpfft_pool_get_info(ctypes.byref(i)), "warpfft_pool_get_info")
+    return {"plans": i.idle, "bytes": i.idle_bytes, "max_plans": i.max_plans,
+            "max_bytes": i.max_bytes, "busy": i.busy, "created": i.created, "hits": i.hits,
+            "destroyed": i.destroyed}

@@ -74,7 +74,7 @@ import weakref
 
 import numpy as np
 
-from . import _lib
+from . import _cache, _lib
 from ._array_helpers import (  # noqa: F401  (the reference's _compat helpers, importable here)
     array_can_contiguous,
     array_contiguous,
@@ -98,7 +98,7 @@ from ._arrays import empty_like, finish, wrap, wrap_made
 from ._device import ClosesWhenCollected, DeviceArray, driver, same_stream
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
 from ._info import plan_params, plan_params3  # noqa: F401  (importable from here, as before)
-from ._plan import CPlan, make_opts, precision_of
+from ._plan import CPlan, make_opts, precision_of  # noqa: F401  (make_opts: importable)
 from ._pointer_api import PointerCalls
 
 
@@ -135,6 +135,18 @@ class Plan(ClosesWhenCollected, PointerCalls):
     device pointers, as mri-nufft uses them) and ``_opts`` are here too (``warpfft._compat``).
     """
 
+    _pooled = False  # True for Plan._from_pool's: the C plan comes from (and goes back to) the pool
+
+    @classmethod
+    def _from_pool(cls, *args, **kwargs):
+        """A Plan (same arguments) whose C plan is an idle one of the C library's live-plan pool
+        (or a new one) and goes back to it at close(), for the one-call functions (_simple.py):
+        no wait there, the arrays its queued work reads are kept alive by _cache until done."""
+        plan = cls.__new__(cls)
+        plan._pooled = True
+        plan.__init__(*args, **kwargs)
+        return plan
+
     def __init__(self, nufft_type, n_modes, n_trans=1, eps=1e-6, isign=None, dtype="complex64",
                  **kwargs):
         self._c = None
@@ -157,7 +169,7 @@ class Plan(ClosesWhenCollected, PointerCalls):
         o, self._key = normalize_options(nufft_type, kwargs)
         self._device, self._stream, self._modeord = o["device"], o["stream"], o["modeord"]
         self._c = CPlan(nufft_type, self._n_modes[::-1], self._isign, self._n_trans, self._eps,
-                        self._precision, make_opts(**o))
+                        self._precision, _lib.shared_opts(**o), pooled=self._pooled)
         self._register()  # for the reference's module-level calls on a handle
 
     # ---- the reference's properties ----
@@ -280,7 +292,7 @@ class Plan(ClosesWhenCollected, PointerCalls):
     def _reap(self):
         """Drops the references of device work known complete (and raises an asynchronous
         error the driver reports for it)."""
-        with self._lock:  # also called on idle cached plans, from other threads (_cache)
+        with self._lock:
             if self._c is None or self._c.closed or not self._pending:
                 return
             if driver.done(self._device, self._pending[-1][0]):  # the newest: so all are
@@ -517,15 +529,26 @@ class Plan(ClosesWhenCollected, PointerCalls):
 
     def close(self):
         """Waits for the plan's stream, destroys the plan and frees what it allocated
-        (idempotent). Raises the status of failed asynchronous work or of the destroy."""
+        (idempotent). Raises the status of failed asynchronous work or of the destroy.
+        A pooled plan (_from_pool) goes back to the pool instead, without waiting: the arrays
+        its queued work reads stay referenced (by _cache) until that work is done."""
         with self._lock:
             c = self._c
             try:
-                if c is not None:
+                if c is not None and self._pooled and not c.closed:
+                    old, self._points = self._points, []
+                    try:
+                        self._retire(old)  # the plan's points: queued work may still read them
+                    finally:
+                        c.destroy()
+                elif c is not None:
                     c.destroy(sync=True)
             finally:
-                for ev, _ in self._pending:
-                    driver.release(self._device, ev)
+                if self._pooled:
+                    _cache.retire(self._device, self._pending)
+                else:
+                    for ev, _ in self._pending:
+                        driver.release(self._device, ev)
                 self._pending = []
                 for buf in self._buffers.values():
                     buf.close()

@@ -1,4 +1,8 @@
-"""Finding libwarpfft.so and declaring every function of warpfft.h for ctypes.
+"""The one road from Python into the C library: finding libwarpfft.so, declaring every function
+of warpfft.h (and the XLA handler's exports) for ctypes, the option structs, the status checks,
+and the plan-argument validation the framework ops (warpfft.jax, warpfft.torch) share. Every
+other module (the Plan class, the one-call functions, JAX, PyTorch) calls C through ``lib``
+here.
 
 Search order (the first that applies wins):
   1. $WARPFFT_LIBRARY — a path; if set, it is the only candidate (a failure to load it is an error,
@@ -7,9 +11,12 @@ Search order (the first that applies wins):
   3. the system loader: ctypes.CDLL("libwarpfft.so.0") (LD_LIBRARY_PATH, ld.so.cache, ...).
 """
 
+import collections
 import ctypes
+import functools
 import operator
 import os
+import threading
 from ctypes import (
     POINTER,
     Structure,
@@ -24,11 +31,12 @@ from ctypes import (
     c_void_p,
 )
 
-from ._errors import LibraryNotFoundError, error_class, invalid
+from ._errors import ERR_BAD_TOL, LibraryNotFoundError, error_class, invalid
 
 SONAME = "libwarpfft.so.0"
-PRECISION_F32 = 1
-PRECISION_F64 = 2
+PRECISION_F32 = F32 = 1
+PRECISION_F64 = F64 = 2
+POOL_KEEP_POINTS = 1  # warpfft_pool_release's flag
 
 
 class Opts(Structure):
@@ -80,7 +88,25 @@ class PlanInfo(Structure):
     ]
 
 
-# Every function of warpfft.h: name -> (restype, argtypes). `status` functions return c_int.
+class PoolInfo(Structure):
+    """warpfft_pool_info, field for field."""
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("reserved", c_uint32),
+        ("idle", c_int64),
+        ("busy", c_int64),
+        ("idle_bytes", c_int64),
+        ("max_plans", c_int64),
+        ("max_bytes", c_int64),
+        ("created", c_int64),
+        ("hits", c_int64),
+        ("destroyed", c_int64),
+    ]
+
+
+# Every function of warpfft.h, and the XLA handler's exports (xla_ffi.h): name -> (restype,
+# argtypes). `status` functions return c_int.
 _status = c_int
 _p = c_void_p
 _i64x3 = POINTER(c_int64)
@@ -141,6 +167,20 @@ SIGNATURES = {
     "warpfft_bench_fft": (
         _status, [c_int, _i64x3, c_int, c_int64, c_int, c_int, POINTER(c_double)]
     ),
+    # the live-plan pool
+    "warpfft_pool_acquire": (
+        _status,
+        [c_int, c_int, _i64x3, c_int, c_int64, c_double, c_int, POINTER(Opts), POINTER(c_void_p)],
+    ),
+    "warpfft_pool_release": (_status, [_p, c_uint32]),
+    "warpfft_pool_clear": (_status, []),
+    "warpfft_pool_set_limits": (_status, [c_int64, c_int64]),
+    "warpfft_pool_get_info": (_status, [POINTER(PoolInfo)]),
+    "warpfft_plan_points_id": (_status, [_p, POINTER(c_uint64)]),
+    # the XLA FFI handler (registered by warpfft.jax)
+    "warpfft_xla_plans_created": (c_int64, []),
+    "warpfft_xla_cache_size": (c_int64, []),
+    "warpfft_xla_cache_clear": (None, []),
 }
 
 
@@ -210,10 +250,13 @@ def make_error(status):
     return error_class(status)(message, status, status_name(status))
 
 
-def check(status):
-    """Raises the matching WarpfftError if a C call did not return WARPFFT_SUCCESS."""
+def check(status, what=None):
+    """Raises the matching WarpfftError if a C call did not return WARPFFT_SUCCESS (its message
+    prefixed with ``what: `` when given, e.g. the function's name)."""
     if status != 0:
-        raise make_error(status)
+        if what is None:
+            raise make_error(status)
+        raise error_class(status)(f"{what}: {last_error()}", status, status_name(status))
 
 
 def call(name, *args):
@@ -229,10 +272,18 @@ def n_modes_array(n):
     return arr
 
 
+# The option struct only grows at its end, and warpfft_opts_default writes the library's full
+# size: so it is backed by a buffer larger than any version of it, and a Python declaration that
+# lags behind the library cannot be overrun (this happened with a grown warpfft_plan_info).
+_STRUCT_ROOM = 4096
+
+
 def default_opts():
-    opts = Opts()
-    call("opts_default", ctypes.byref(opts))
-    return opts
+    """warpfft_opts_default into a buffer with room for any version of the struct; the Opts
+    view shares (and keeps alive) that buffer, so byref(opts) passes all of it."""
+    buf = (ctypes.c_char * _STRUCT_ROOM)()
+    check(lib.warpfft_opts_default(ctypes.cast(buf, POINTER(Opts))), "warpfft_opts_default")
+    return Opts.from_buffer(buf)
 
 
 INT32_MAX = 2**31 - 1
@@ -256,3 +307,109 @@ def as_int(name, value, lo, hi):
     if not lo <= v <= hi:
         raise invalid(f"{name} = {v} is out of range [{lo}, {hi}]")
     return v
+
+
+# ---- plan options and arguments ------------------------------------------------------------
+
+
+def set_check_points(o, value):
+    """Sets ``check_points`` where the loaded library's warpfft_opts has that field (the
+    declaration has it and the library's struct_size covers it). Against a library without the
+    field nothing is written: its setpts always checks (what 1 asks for)."""
+    field = getattr(type(o), "check_points", None)
+    if field is not None and o.struct_size >= field.offset + field.size:
+        o.check_points = value
+    return o
+
+
+def make_opts(modeord=0, method=0, upsampfac=2.0, device=0, stream=0, bin_size=(0, 0, 0),
+              max_subprob=0, spreadinterponly=0, check_points=0):
+    """A warpfft_opts (bin sizes in the C order), every integer range-checked (ctypes would wrap
+    one silently). ``check_points`` defaults to 0 as in the C library: setpts does not wait on
+    the host, and a NaN/inf coordinate makes the outputs NaN. That is what the framework ops
+    need (they set points on every call, inside jit/compiled graphs where a host wait per call
+    would cost); Plan passes its ``check_points`` option (True by default: the reference raises
+    for a bad point at setpts)."""
+    opts = default_opts()
+    opts.modeord = as_int("modeord", modeord, -INT32_MAX - 1, INT32_MAX)
+    opts.method = as_int("gpu_method", method, -INT32_MAX - 1, INT32_MAX)
+    opts.upsampfac = float(upsampfac)
+    opts.device = as_int("gpu_device_id", device, 0, INT32_MAX)
+    opts.stream = as_int("gpu_stream", stream, 0, UINT64_MAX)
+    for i in range(3):
+        v = bin_size[i] if i < len(bin_size) else 0
+        opts.bin_size[i] = as_int("bin size", v, 0, INT32_MAX)
+    opts.max_subprob = as_int("gpu_maxsubprobsize", max_subprob, 0, INT32_MAX)
+    opts.spreadinterponly = as_int("gpu_spreadinterponly", spreadinterponly, 0, 1)
+    return set_check_points(opts, as_int("check_points", check_points, 0, 1))
+
+
+@functools.lru_cache(maxsize=256)
+def shared_opts(**kw):
+    """make_opts(**kw), made once per distinct keywords and shared by every caller (the
+    one-call functions build a Plan per call): read-only -- never change its fields."""
+    return make_opts(**kw)
+
+
+def modes3(n):
+    """int64_t[3] of 1..3 mode counts in the C order (unused entries 1)."""
+    return n_modes_array([int(v) for v in n])
+
+
+# Arguments warpfft_plan_params accepted (validate, validate3): a bounded memo, least recently
+# used first out, so that a program sweeping through shapes or tolerances holds no more than
+# _PARAMS_OK_MAX keys.
+_PARAMS_OK_MAX = 512
+_params_lock = threading.Lock()
+_params_ok = collections.OrderedDict()
+
+
+def _known_valid(key):
+    with _params_lock:
+        if key in _params_ok:
+            _params_ok.move_to_end(key)
+            return True
+    return False
+
+
+def _remember_valid(key, status, what, eps):
+    """Raises for a failed plan_params call (naming the argument for a tolerance the precision
+    cannot reach); memoises a passing one."""
+    if status != 0:
+        hint = f" (argument {what}={eps!r})" if status == ERR_BAD_TOL else ""
+        raise error_class(status)(f"{last_error()}{hint}", status, status_name(status))
+    with _params_lock:
+        _params_ok[key] = True
+        while len(_params_ok) > _PARAMS_OK_MAX:
+            _params_ok.popitem(last=False)
+
+
+def validate(nufft_type, n_modes_c, ntransf, eps, precision, opts_kw, what="eps"):
+    """Runs warpfft_plan_params (no GPU) on the arguments a plan would get, so a tolerance the
+    precision cannot reach, a bad option or a too-large size raise here, at trace/call time,
+    with the library's message. Results are memoised (bounded)."""
+    key = (nufft_type, tuple(n_modes_c), ntransf, float(eps), precision, opts_kw)
+    if _known_valid(key):
+        return
+    o = make_opts(**dict(opts_kw))
+    info = (ctypes.c_char * _STRUCT_ROOM)()  # not read: only the status matters here
+    st = lib.warpfft_plan_params(int(nufft_type), len(n_modes_c), modes3(n_modes_c),
+                                 max(int(ntransf), 1), float(eps), int(precision),
+                                 ctypes.byref(o), ctypes.cast(info, POINTER(PlanInfo)))
+    _remember_valid(key, st, what, eps)
+
+
+def validate3(dim, ntransf, eps, precision, opts_kw):
+    """validate() for a type-3 plan: warpfft_plan_params3 with the points at the origin (the
+    grids depend on the coordinates, which are only known when the transform runs; this checks
+    dim, ntransf, the tolerance and the options, without a GPU). Memoised (bounded)."""
+    key = (3, int(dim), ntransf, float(eps), precision, opts_kw)
+    if _known_valid(key):
+        return
+    o = make_opts(**dict(opts_kw))
+    info = (ctypes.c_char * _STRUCT_ROOM)()
+    zero = (c_double * 3)(0.0, 0.0, 0.0)
+    st = lib.warpfft_plan_params3(int(dim), max(int(ntransf), 1), float(eps), int(precision),
+                                  ctypes.byref(o), zero, zero, zero, zero,
+                                  ctypes.cast(info, POINTER(PlanInfo)))
+    _remember_valid(key, st, "eps", eps)

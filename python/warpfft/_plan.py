@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _lib
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
+from ._lib import make_opts  # noqa: F401  (the one warpfft_opts builder; importable from here)
 
 METHODS = {"auto": 0, "gm": 1, "sm": 2}
 _METHOD_NAMES = {v: k for k, v in METHODS.items()}
@@ -35,25 +36,6 @@ def precision_of(dtype):
         raise invalid(f"Expected complex64 or complex128 (got dtype {dt})")
     prec, real = _PRECISIONS[dt]
     return prec, dt, real
-
-
-def make_opts(modeord=0, method=0, upsampfac=2.0, device=0, stream=0, bin_size=(0, 0, 0),
-              max_subprob=0, spreadinterponly=0, check_points=1):
-    """A warpfft_opts (C order bin sizes), every integer range-checked. ``check_points``
-    defaults to 1 here (setpts waits and raises for a NaN/inf coordinate), unlike the C
-    default: Python callers get the exception where they set the points."""
-    opts = _lib.default_opts()
-    opts.modeord = _lib.as_int("modeord", modeord, -_lib.INT32_MAX - 1, _lib.INT32_MAX)
-    opts.method = _lib.as_int("gpu_method", method, -_lib.INT32_MAX - 1, _lib.INT32_MAX)
-    opts.upsampfac = float(upsampfac)
-    opts.device = _lib.as_int("gpu_device_id", device, 0, _lib.INT32_MAX)
-    opts.stream = _lib.as_int("gpu_stream", stream, 0, _lib.UINT64_MAX)
-    for i, v in enumerate(bin_size):
-        opts.bin_size[i] = _lib.as_int("bin size", v, 0, _lib.INT32_MAX)
-    opts.max_subprob = _lib.as_int("gpu_maxsubprobsize", max_subprob, 0, _lib.INT32_MAX)
-    opts.spreadinterponly = _lib.as_int("gpu_spreadinterponly", spreadinterponly, 0, 1)
-    opts.check_points = _lib.as_int("check_points", check_points, 0, 1)
-    return opts
 
 
 def c_modes(type_, n_modes_c):
@@ -133,9 +115,13 @@ def plan_params3_c(dim, ntransf, tol, precision, opts, x_lo, x_hi, s_lo, s_hi):
 
 class CPlan:
     """A warpfft_plan: create, setpts(M, pointers), execute(pointers), destroy. Pointers are
-    device pointers on ``device``; the caller keeps the arrays alive and orders streams."""
+    device pointers on ``device``; the caller keeps the arrays alive and orders streams.
 
-    def __init__(self, type_, n_modes_c, iflag, ntransf, tol, precision, opts):
+    ``pooled``: the plan comes from the C library's live-plan pool (warpfft_pool_acquire:
+    an idle plan of these arguments, or a new one) and ``destroy`` gives it back
+    (warpfft_pool_release, which forgets its points and waits for nothing)."""
+
+    def __init__(self, type_, n_modes_c, iflag, ntransf, tol, precision, opts, pooled=False):
         self._lock = threading.Lock()
         self._handle = None
         self.type = _lib.as_int("nufft_type", type_, 1, 3)
@@ -153,8 +139,10 @@ class CPlan:
         ntransf = _lib.as_int("n_trans", ntransf, -_lib.INT64_MAX, _lib.INT64_MAX)
         handle = ctypes.c_void_p()
         self._L = L = _lib.lib  # the library this plan lives in (every later call uses it)
-        _lib.check(L.warpfft_plan_create(self.type, self.dim, n, iflag, ntransf, float(tol),
-                                         precision, ctypes.byref(opts), ctypes.byref(handle)))
+        self.pooled = pooled
+        make = L.warpfft_pool_acquire if pooled else L.warpfft_plan_create
+        _lib.check(make(self.type, self.dim, n, iflag, ntransf, float(tol), precision,
+                        ctypes.byref(opts), ctypes.byref(handle)))
         self._handle = handle.value
 
     @property
@@ -226,10 +214,15 @@ class CPlan:
 
     def destroy(self, sync=True):
         """Waits for the plan's stream (if `sync`), then destroys the plan (idempotent). Raises
-        the first failing status (of the wait or of the destroy) -- after destroying."""
+        the first failing status (of the wait or of the destroy) -- after destroying. A pooled
+        plan goes back to the pool instead, without a wait (the pool fences its work); a
+        failure is that of destroying it when the pool did not keep it."""
         with self._lock:
             handle, self._handle = self._handle, None
             if handle is None:
+                return
+            if self.pooled:
+                _lib.check(self._L.warpfft_pool_release(handle, 0), "warpfft_pool_release")
                 return
             err = None
             if sync:

@@ -11,17 +11,17 @@ isign=-1, **kwargs)`` takes ``data`` of shape ``([n_trans,] N1, N2)``. The dtype
 ``n_trans`` from a leading batch axis; for type 1 with ``out`` given, ``n_modes`` from
 ``out.shape`` (as in the reference). ``**kwargs``: Plan options (see ``warpfft.Plan``).
 
-Plans are reused through a bounded LRU cache (``warpfft._cache``): a repeated call of the same
-shape costs setpts + execute only. Host (numpy) arrays: the call waits and raises any error.
-Device arrays: the call returns without waiting (as the reference's), its work ordered after and
-before the producers' streams; an asynchronous failure is raised by the next call that uses the
-same cached plan, by ``clear_plan_cache()`` or, with the cache off, by this call's destroy.
+Plans come from the C library's live-plan pool (``warpfft._cache``; shared with warpfft.torch
+and warpfft.jax): a repeated call of the same shape, options and stream costs setpts + execute
+only. Host (numpy) arrays: the call waits and raises any error. Device arrays: the call returns
+without waiting (as the reference's), its work ordered after and before the producers' streams;
+an asynchronous failure is raised by ``clear_plan_cache()`` (or, with the pool off, by this
+call's destroy of its plan), and makes later CUDA calls fail as CUDA's errors do.
 """
 
 import numpy as np
 
 from . import _cache
-from ._args import normalize_options
 from ._arrays import describe, wrap
 from ._compat import Plan
 from ._errors import invalid
@@ -52,28 +52,19 @@ def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, target
         if len(got) != dim:
             raise invalid(f"n_modes {got} has {len(got)} entries for a {dim}D transform")
         n_modes = got
-    _, okey = normalize_options(nufft_type, kwargs)
-    key = (nufft_type, n_modes, n_trans, float(eps), isign >= 0, dtype.str, okey)
-    # A plan on a caller's stream is not cached: the stream may be destroyed after this call,
-    # and an idle plan evicted later would then sync a dead stream inside an unrelated call.
-    cacheable = kwargs.get("gpu_stream") in (None, 0)
-    plan = _cache.acquire(key) if cacheable else None
-    if plan is None:
-        plan = Plan(nufft_type, n_modes, n_trans, eps, isign, dtype, **kwargs)
+    _cache.reap()  # earlier calls' arrays whose work is done
+    # A plan of the pool (any stream: the pool never waits for a stream its user may destroy).
+    plan = Plan._from_pool(nufft_type, n_modes, n_trans, eps, isign, dtype, **kwargs)
     try:
         plan.setpts(*pts, *[None] * (3 - dim), *targets)  # targets: type 3's s, t, u
         result = plan.execute(data, out)
-        plan.release_points()
     except BaseException:
         try:
             plan.close()
         except Exception:
             pass  # the first error is the one to report
         raise
-    if cacheable:
-        _cache.release(key, plan)
-    else:
-        plan.close()  # raises what the queued work reported
+    plan.close()  # back to the pool (raises a failure to destroy it where the pool did not keep it)
     return result
 
 

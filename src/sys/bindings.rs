@@ -3,6 +3,7 @@
 pub const WARPFFT_VERSION_MAJOR: u32 = 0;
 pub const WARPFFT_VERSION_MINOR: u32 = 1;
 pub const WARPFFT_VERSION_PATCH: u32 = 0;
+pub const WARPFFT_POOL_KEEP_POINTS: u32 = 1;
 pub type __int32_t = ::std::os::raw::c_int;
 pub type __uint32_t = ::std::os::raw::c_uint;
 pub type __int64_t = ::std::os::raw::c_long;
@@ -820,6 +821,231 @@ extern "C" {
 }
 extern "C" {
     pub fn warpfft_release_cached() -> warpfft_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct warpfft_pool_info {
+    pub struct_size: u32,
+    pub reserved: u32,
+    pub idle: i64,
+    pub busy: i64,
+    pub idle_bytes: i64,
+    pub max_plans: i64,
+    pub max_bytes: i64,
+    pub created: i64,
+    pub hits: i64,
+    pub destroyed: i64,
+}
+#[test]
+fn bindgen_test_layout_warpfft_pool_info() {
+    assert_eq!(
+        ::std::mem::size_of::<warpfft_pool_info>(),
+        72usize,
+        concat!("Size of: ", stringify!(warpfft_pool_info))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<warpfft_pool_info>(),
+        8usize,
+        concat!("Alignment of ", stringify!(warpfft_pool_info))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_idle() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).idle) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(idle)
+            )
+        );
+    }
+    test_field_idle();
+    fn test_field_busy() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).busy) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(busy)
+            )
+        );
+    }
+    test_field_busy();
+    fn test_field_idle_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).idle_bytes) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(idle_bytes)
+            )
+        );
+    }
+    test_field_idle_bytes();
+    fn test_field_max_plans() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_plans) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(max_plans)
+            )
+        );
+    }
+    test_field_max_plans();
+    fn test_field_max_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_bytes) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(max_bytes)
+            )
+        );
+    }
+    test_field_max_bytes();
+    fn test_field_created() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).created) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(created)
+            )
+        );
+    }
+    test_field_created();
+    fn test_field_hits() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).hits) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(hits)
+            )
+        );
+    }
+    test_field_hits();
+    fn test_field_destroyed() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).destroyed) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(destroyed)
+            )
+        );
+    }
+    test_field_destroyed();
+}
+extern "C" {
+    pub fn warpfft_pool_acquire(
+        type_: ::std::os::raw::c_int,
+        dim: ::std::os::raw::c_int,
+        n_modes: *const i64,
+        iflag: ::std::os::raw::c_int,
+        ntransf: i64,
+        tol: f64,
+        precision: warpfft_precision,
+        opts: *const warpfft_opts,
+        plan: *mut warpfft_plan,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_pool_release(plan: warpfft_plan, flags: u32) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_pool_clear() -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_pool_set_limits(max_plans: i64, max_bytes: i64) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_pool_get_info(info: *mut warpfft_pool_info) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_plan_points_id(plan: warpfft_plan, id: *mut u64) -> warpfft_status;
 }
 extern "C" {
     pub fn warpfft_plan_get_info(

@@ -1,7 +1,8 @@
 /*
  * handle.h — the public plan handle (warpfft.h's opaque warpfft_plan), shared by the public plan
- * functions: plan.c (create, destroy, info) and points.c (setpts, setpts3, setpts_check,
- * execute). A handle holds one transform: types 1 and 2 (plans/nufft12.h) or type 3
+ * functions: plan.c (create, destroy, info), points.c (setpts, setpts3, setpts_check, execute)
+ * and plan_pool.c (what the live-plan pool, pool.c, does to a plan: its mark, its fence, its
+ * points id). A handle holds one transform: types 1 and 2 (plans/nufft12.h) or type 3
  * (plans/type3.h). Not installed.
  */
 #ifndef WARPFFT_API_HANDLE_H
@@ -17,16 +18,42 @@ struct warpfft_plan_s {
     int type;        /* 1, 2 or 3 */
     wf_nufft12 *n12; /* types 1 and 2 */
     wf_nufft3 *n3;   /* type 3 */
+
+    /* the live-plan pool (pool.c, through plan_pool.c) */
+    uint64_t points_id; /* warpfft_plan_points_id: the current point set's; 0 before any */
+    int pooled;         /* the pool's: warpfft_plan_destroy refuses it */
+    CUevent fence;      /* recorded on the stream at each release to the pool (made at the first) */
+    int fence_state;    /* WF_FENCE_*: what is known of the work enqueued so far */
 };
+
+/* plan->fence_state. SET: `fence` follows all the plan's work (recorded at its last release);
+ * NONE: no fence follows it (legacy stream, or the record failed: the stream itself is waited
+ * for, at release, while it is known alive); WAITED / LOST: the pool waited for it before a
+ * destroy that failed, successfully / not (a retry does not wait again). */
+enum { WF_FENCE_NONE = 0, WF_FENCE_SET = 1, WF_FENCE_WAITED = 2, WF_FENCE_LOST = 3 };
 
 /* The parameters the plan was created with (type 3: before its points). */
 static inline const wf_params *wf_handle_params(const struct warpfft_plan_s *plan) {
     return plan->n3 ? &plan->n3->p : &plan->n12->p;
 }
 
+/* Where the plan's work runs: its device, driver and stream. */
+static inline const wf_exec *wf_handle_exec(const struct warpfft_plan_s *plan) {
+    return plan->n3 ? &plan->n3->ex : &plan->n12->ex;
+}
+
 /* The device whose context the plan's work runs in. */
 static inline const wf_device *wf_handle_device(const struct warpfft_plan_s *plan) {
-    return plan->n3 ? plan->n3->ex.dev : plan->n12->ex.dev;
+    return wf_handle_exec(plan)->dev;
 }
+
+/* plan.c: warpfft_plan_destroy's work once the handle is known not pooled: releases the
+ * transform (`work`: what is known of its enqueued work, WF_WORK_* of plans/nufft12.h) and the
+ * fence, then frees the handle; on failure the handle stays valid, as warpfft.h says. */
+warpfft_status wf_handle_destroy(struct warpfft_plan_s *plan, int work);
+
+/* plan_pool.c: a new points id (process-wide counter, never 0): setpts and setpts3 take one when
+ * they start to replace the points. */
+uint64_t wf_handle_next_points_id(void);
 
 #endif /* WARPFFT_API_HANDLE_H */

@@ -2,7 +2,8 @@
  * plan.c — the public plan lifecycle: warpfft_plan_create, warpfft_plan_destroy,
  * warpfft_plan_get_info and warpfft_plan_workspace_bytes. A thin layer: it checks what the
  * handle needs, hands type 1 and 2 to plans/nufft12.c and type 3 to plans/type3.c, and turns a
- * failed release into the destroy contract of warpfft.h (the handle stays valid).
+ * failed release into the destroy contract of warpfft.h (the handle stays valid). A plan of the
+ * live-plan pool is refused here: the pool destroys it (plan_pool.c, wf_handle_destroy).
  */
 #include <stdlib.h>
 
@@ -41,16 +42,29 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
     wf_clear_error();
     if (!plan)
         return WARPFFT_SUCCESS;
+    if (plan->pooled)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_plan_destroy: the plan belongs to the plan pool; give it back "
+                        "with warpfft_pool_release");
+    return wf_handle_destroy(plan, WF_WORK_PENDING);
+}
+
+warpfft_status wf_handle_destroy(struct warpfft_plan_s *plan, int work) {
     /* On failure the handle stays valid (holding whatever could not be released), so the
      * caller can destroy it again instead of losing the device buffers with it. */
-    const wf_device *dev = wf_handle_device(plan);
+    const wf_exec *ex = wf_handle_exec(plan);
+    const wf_device *dev = ex->dev;
     warpfft_status st = wf_ctx_enter(dev);
     if (st != WARPFFT_SUCCESS)
         return wf_error(st,
                         "warpfft_plan_destroy: %s; nothing was freed and the plan is still "
                         "valid (call warpfft_plan_destroy again)",
                         wf_last_error());
-    cufftResult r = plan->n3 ? wf_nufft3_release(plan->n3) : wf_nufft12_release(plan->n12);
+    cufftResult r =
+        plan->n3 ? wf_nufft3_release(plan->n3, work) : wf_nufft12_release(plan->n12, work);
+    if (plan->fence) /* nothing waits on it: the pool waited already, or never fenced since */
+        ex->drv->cuEventDestroy(plan->fence);
+    plan->fence = NULL;
     wf_ctx_leave(dev);
     if (r != 0) {
         wf_cufft_error(r, "cufftDestroy");

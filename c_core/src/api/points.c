@@ -3,7 +3,9 @@
  * warpfft_setpts_check, warpfft_setpts3 and warpfft_execute. Each checks its arguments against
  * the plan (the messages name the public call), makes the device's context current, and hands
  * the work to plans/nufft12_exec.c (types 1 and 2) or plans/type3.c (type 3). A call that fails
- * before its work starts (arguments, the context) leaves the plan's points as they were.
+ * before its work starts (arguments, the context) leaves the plan's points as they were. Every
+ * setpts and setpts3 past its argument checks gives the plan a new points id (the live-plan
+ * pool's callers compare it: warpfft_plan_points_id), failed ones included.
  */
 #include "api/handle.h"
 #include "params/params.h"
@@ -114,6 +116,7 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
     warpfft_status st = check_setpts(plan, (int)precision, M, x, y, z);
     if (st != WARPFFT_SUCCESS)
         return st;
+    plan->points_id = wf_handle_next_points_id();
     const wf_device *dev = wf_handle_device(plan);
     st = wf_ctx_enter(dev);
     if (st != WARPFFT_SUCCESS) /* nothing changed: the previous points stay usable */
@@ -153,6 +156,7 @@ WARPFFT_API warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision 
     warpfft_status st = check_setpts3(plan, (int)precision, M, x, y, z, K, s, t, u);
     if (st != WARPFFT_SUCCESS)
         return st;
+    plan->points_id = wf_handle_next_points_id();
     const wf_device *dev = wf_handle_device(plan);
     st = wf_ctx_enter(dev);
     if (st != WARPFFT_SUCCESS) /* nothing changed: the previous points stay usable */

@@ -1,8 +1,9 @@
 /*
  * xla_ffi.c — the XLA FFI custom-call handler behind warpfft.jax (see xla_ffi.h for the
- * contract). It decodes XLA's call frame, takes a plan from a small cache, and runs setpts +
- * execute through the public C ABI on the stream XLA hands it. No GPU work happens outside
- * the execute stage; errors come back to XLA as XLA_FFI_Error values (JAX raises them).
+ * contract). It decodes XLA's call frame, takes a plan from the live-plan pool (warpfft.h,
+ * api/pool.c: shared with every other user in the process), and runs setpts + execute on the
+ * stream XLA hands it, all through the public C ABI. No GPU work happens outside the execute
+ * stage; errors come back to XLA as XLA_FFI_Error values (JAX raises them).
  */
 #include "framework/xla_ffi.h"
 
@@ -14,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WF_XLA_CACHE_MAX 16
-
+/* The plan's key: what warpfft_pool_acquire is called with (run_call adds stream and device). */
 typedef struct wf_xla_key {
     int type, dim, precision, iflag, modeord, method, device, max_subprob;
     int bin[3];
@@ -25,17 +25,6 @@ typedef struct wf_xla_key {
     uint64_t stream;
 } wf_xla_key;
 
-typedef struct wf_xla_entry {
-    wf_xla_key key;
-    warpfft_plan plan;
-    int busy;
-    uint64_t last_use;
-} wf_xla_entry;
-
-static pthread_mutex_t wf_xla_lock = PTHREAD_MUTEX_INITIALIZER;
-static wf_xla_entry wf_xla_cache[WF_XLA_CACHE_MAX];
-static int wf_xla_count;
-static uint64_t wf_xla_clock;
 static atomic_llong wf_xla_created;
 
 static XLA_FFI_Error *xla_error(const XLA_FFI_CallFrame *f, int errc, const char *fmt, ...)
@@ -162,48 +151,10 @@ static int device_of(void *ptr) {
     return 0;
 }
 
-/* ---- plan cache ---- */
+/* ---- plans, from the live-plan pool (api/pool.c) ---- */
 
-static int key_eq(const wf_xla_key *a, const wf_xla_key *b) {
-    return a->type == b->type && a->dim == b->dim && a->precision == b->precision &&
-           a->iflag == b->iflag && a->modeord == b->modeord && a->method == b->method &&
-           a->device == b->device && a->max_subprob == b->max_subprob && a->bin[0] == b->bin[0] &&
-           a->bin[1] == b->bin[1] && a->bin[2] == b->bin[2] && a->n[0] == b->n[0] &&
-           a->n[1] == b->n[1] && a->n[2] == b->n[2] && a->ntransf == b->ntransf &&
-           a->eps == b->eps && a->upsampfac == b->upsampfac && a->stream == b->stream;
-}
-
-static void destroy_entry(wf_xla_entry *e) {
-    warpfft_stream_sync(e->key.device, e->key.stream); /* its workspace may still be in use */
-    warpfft_plan_destroy(e->plan);
-    e->plan = NULL;
-}
-
-/* Takes a free cached plan for `key`, or creates one (evicting the least recently used idle
- * entry when full). The entry is marked busy until release_plan. */
-static warpfft_status acquire_plan(const wf_xla_key *key, wf_xla_entry **out) {
-    pthread_mutex_lock(&wf_xla_lock);
-    for (int i = 0; i < wf_xla_count; i++) {
-        wf_xla_entry *e = &wf_xla_cache[i];
-        if (!e->busy && key_eq(&e->key, key)) {
-            e->busy = 1;
-            e->last_use = ++wf_xla_clock;
-            *out = e;
-            pthread_mutex_unlock(&wf_xla_lock);
-            return WARPFFT_SUCCESS;
-        }
-    }
-    int slot = -1;
-    if (wf_xla_count < WF_XLA_CACHE_MAX) {
-        slot = wf_xla_count;
-    } else {
-        for (int i = 0; i < wf_xla_count; i++)
-            if (!wf_xla_cache[i].busy &&
-                (slot < 0 || wf_xla_cache[i].last_use < wf_xla_cache[slot].last_use))
-                slot = i;
-        if (slot >= 0)
-            destroy_entry(&wf_xla_cache[slot]);
-    }
+/* A plan for `key` from the pool (made there if none is idle): the caller's until released. */
+static warpfft_status acquire_plan(const wf_xla_key *key, warpfft_plan *plan) {
     /* Points are set on every call: unchecked set-points (no host wait in setpts; non-finite
      * points give all-NaN outputs, docs/jax.md, "NaN points"). */
     warpfft_opts o;
@@ -217,53 +168,15 @@ static warpfft_status acquire_plan(const wf_xla_key *key, wf_xla_entry **out) {
     o.max_subprob = key->max_subprob;
     for (int d = 0; d < 3; d++)
         o.bin_size[d] = key->bin[d];
-    warpfft_plan plan = NULL;
-    warpfft_status st = warpfft_plan_create(key->type, key->dim, key->n, key->iflag, key->ntransf,
-                                            key->eps, (warpfft_precision)key->precision, &o, &plan);
-    if (st != WARPFFT_SUCCESS) {
-        if (slot >= 0 && slot < wf_xla_count) { /* an evicted slot: drop it */
-            wf_xla_cache[slot] = wf_xla_cache[wf_xla_count - 1];
-            wf_xla_count--;
-        }
-        pthread_mutex_unlock(&wf_xla_lock);
-        return st;
-    }
-    atomic_fetch_add(&wf_xla_created, 1);
-    if (slot < 0) { /* every entry busy (many concurrent calls): an uncached plan */
-        wf_xla_entry *e = calloc(1, sizeof *e);
-        if (!e) {
-            warpfft_plan_destroy(plan);
-            pthread_mutex_unlock(&wf_xla_lock);
-            return WARPFFT_ERR_OUT_OF_MEMORY;
-        }
-        e->key = *key;
-        e->plan = plan;
-        e->busy = 2; /* freed by release_plan */
-        *out = e;
-        pthread_mutex_unlock(&wf_xla_lock);
-        return WARPFFT_SUCCESS;
-    }
-    if (slot == wf_xla_count)
-        wf_xla_count++;
-    wf_xla_entry *e = &wf_xla_cache[slot];
-    e->key = *key;
-    e->plan = plan;
-    e->busy = 1;
-    e->last_use = ++wf_xla_clock;
-    *out = e;
-    pthread_mutex_unlock(&wf_xla_lock);
-    return WARPFFT_SUCCESS;
-}
-
-static void release_plan(wf_xla_entry *e) {
-    if (e->busy == 2) {
-        destroy_entry(e);
-        free(e);
-        return;
-    }
-    pthread_mutex_lock(&wf_xla_lock);
-    e->busy = 0;
-    pthread_mutex_unlock(&wf_xla_lock);
+    warpfft_status st = warpfft_pool_acquire(key->type, key->dim, key->n, key->iflag, key->ntransf,
+                                             key->eps, (warpfft_precision)key->precision, &o, plan);
+    /* A plan the pool made for this acquire is the only kind with points id 0: every plan given
+     * back to the pool has taken a nonzero one (warpfft.h). */
+    uint64_t points_id = 1;
+    if (st == WARPFFT_SUCCESS && warpfft_plan_points_id(*plan, &points_id) == WARPFFT_SUCCESS &&
+        points_id == 0)
+        atomic_fetch_add(&wf_xla_created, 1);
+    return st;
 }
 
 WARPFFT_API int64_t warpfft_xla_plans_created(void) {
@@ -271,23 +184,16 @@ WARPFFT_API int64_t warpfft_xla_plans_created(void) {
 }
 
 WARPFFT_API int64_t warpfft_xla_cache_size(void) {
-    pthread_mutex_lock(&wf_xla_lock);
-    int64_t n = wf_xla_count;
-    pthread_mutex_unlock(&wf_xla_lock);
-    return n;
+    warpfft_pool_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    if (warpfft_pool_get_info(&info) != WARPFFT_SUCCESS)
+        return 0;
+    return info.idle + info.busy;
 }
 
 WARPFFT_API void warpfft_xla_cache_clear(void) {
-    pthread_mutex_lock(&wf_xla_lock);
-    int kept = 0;
-    for (int i = 0; i < wf_xla_count; i++) {
-        if (wf_xla_cache[i].busy)
-            wf_xla_cache[kept++] = wf_xla_cache[i];
-        else
-            destroy_entry(&wf_xla_cache[i]);
-    }
-    wf_xla_count = kept;
-    pthread_mutex_unlock(&wf_xla_lock);
+    warpfft_pool_clear();
 }
 
 /* ---- the handler ---- */
@@ -359,25 +265,32 @@ static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     if (e)
         return e;
     c->key.device = device_of(c->data);
-    wf_xla_entry *ent;
-    warpfft_status st = acquire_plan(&c->key, &ent);
+    warpfft_plan plan = NULL;
+    warpfft_status st = acquire_plan(&c->key, &plan);
     if (st != WARPFFT_SUCCESS)
         return status_error(f, st, "warpfft_plan_create");
     const char *what = "warpfft_execute";
     for (int64_t g = 0; g < c->G && st == WARPFFT_SUCCESS; g++) {
         if (g == 0 || c->Gp > 1) {
-            st = set_points(c, ent->plan, g, &what);
+            st = set_points(c, plan, g, &what);
             if (st != WARPFFT_SUCCESS)
                 break;
         }
         what = "warpfft_execute";
-        st = warpfft_execute(ent->plan, (warpfft_precision)c->key.precision,
+        st = warpfft_execute(plan, (warpfft_precision)c->key.precision,
                              at(c->c->data, (size_t)g * c->c_group),
                              at(c->fk->data, (size_t)g * c->fk_group));
     }
-    release_plan(ent);
+    /* Back to the pool (which fences the work just enqueued). A failure there (destroying a plan
+     * a clear asked for) matters less than the call's own. */
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", warpfft_last_error());
+    warpfft_status rst = warpfft_pool_release(plan, 0);
     if (st != WARPFFT_SUCCESS)
-        return status_error(f, st, what);
+        return xla_error(f, status_errc(st), "warpfft: %s failed (%s): %s", what,
+                         warpfft_status_name(st), msg);
+    if (rst != WARPFFT_SUCCESS)
+        return status_error(f, rst, "warpfft_pool_release");
     return NULL;
 }
 
@@ -428,6 +341,26 @@ static XLA_FFI_Error *check_points(XLA_FFI_CallFrame *f, const wf_xla_call *c) {
     return NULL;
 }
 
+/* The bytes of one group's slice of c (T x M) and of fk (T x out[0] x out[1] x out[2]), for a
+ * call with something to compute: its arrays exist, so these products fit; only an empty array
+ * (a zero dimension beside huge ones, ruled out by the caller) could overflow them. They are
+ * checked all the same: XLA's shapes are not ours. */
+static XLA_FFI_Error *group_bytes(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t T, int64_t M,
+                                  const int64_t out[3]) {
+    int64_t cplx = c->key.precision == WARPFFT_F32 ? 8 : 16, cb, fb;
+    if (__builtin_mul_overflow(T, M, &cb) || __builtin_mul_overflow(cb, cplx, &cb) ||
+        __builtin_mul_overflow(T, out[0], &fb) || __builtin_mul_overflow(fb, out[1], &fb) ||
+        __builtin_mul_overflow(fb, out[2], &fb) || __builtin_mul_overflow(fb, cplx, &fb))
+        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                         "warpfft: array sizes overflow (T = %lld, M = %lld, outputs %lld x %lld "
+                         "x %lld)",
+                         (long long)T, (long long)M, (long long)out[0], (long long)out[1],
+                         (long long)out[2]);
+    c->c_group = (size_t)cb;
+    c->fk_group = (size_t)fb;
+    return NULL;
+}
+
 /* Types 1 and 2: source, then dim point arrays (G or 1, M); strengths (G, T, M) and modes
  * (G, T, N3?, N2?, N1), type 1 from strengths to modes, type 2 back. n: attributes n1..n3. */
 static XLA_FFI_Error *decode12(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t n[3]) {
@@ -472,15 +405,9 @@ static XLA_FFI_Error *decode12(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t n[3
                          "%lld x %lld)",
                          (long long)G, (long long)T, (long long)M, (long long)n[2], (long long)n[1],
                          (long long)n[0]);
-    /* Bytes per group, in size_t: with G and T > 0 they are within the buffers XLA allocated;
-     * with G or T = 0 (a shape like (0, 2^40, 2^40) is valid) they are never used, and an
-     * int64_t product could overflow. */
-    size_t cplx = c->key.precision == WARPFFT_F32 ? 8 : 16;
-    size_t nprod = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
-    c->c = strengths, c->c_group = (size_t)T * (size_t)M * cplx;
-    c->fk = modes, c->fk_group = (size_t)T * nprod * cplx;
+    c->c = strengths, c->fk = modes;
     c->empty = G == 0 || T == 0;
-    return NULL;
+    return c->empty ? NULL : group_bytes(f, c, T, M, n);
 }
 
 /* Type 3: source (G, T, M) complex, dim source coordinate arrays (G or 1, M) then dim target
@@ -516,11 +443,10 @@ static XLA_FFI_Error *decode3(XLA_FFI_CallFrame *f, wf_xla_call *c) {
                          (long long)G, (long long)T, (long long)K);
     for (int d = 0; d < 3; d++)
         c->key.n[d] = 1; /* unused by type 3: the grids are chosen at setpts3 */
-    size_t cplx = c->key.precision == WARPFFT_F32 ? 8 : 16; /* size_t: as decode12 */
-    c->c = src, c->c_group = (size_t)T * (size_t)M * cplx;
-    c->fk = out, c->fk_group = (size_t)T * (size_t)K * cplx;
+    c->c = src, c->fk = out;
     c->empty = G == 0 || T == 0 || K == 0;
-    return NULL;
+    const int64_t targets[3] = {K, 1, 1};
+    return c->empty ? NULL : group_bytes(f, c, T, M, targets);
 }
 
 /* Decodes the attributes into the plan's key and the buffers by type, then runs the call unless

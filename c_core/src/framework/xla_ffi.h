@@ -164,20 +164,22 @@ typedef struct XLA_FFI_Metadata_Extension {
  * Attributes (integers of any width, floats f64): nufft_type, iflag, eps, modeord, method,
  * upsampfac, max_subprob, bin1, bin2, bin3, n1, n2, n3 (the C plan's mode counts).
  * For each of the G groups it sets the group's points (once when the points are shared) and
- * runs T transforms on XLA's stream, with a plan from a bounded, thread-safe cache keyed by
+ * runs T transforms on XLA's stream, with a plan from the live-plan pool (warpfft.h) keyed by
  * (type, dim, modes, T, eps, iflag, precision, options, device, stream).
  * Type 3 (nufft_type = 3; n1..n3 and modeord unused): source (G, T, M), then `dim` source
  * coordinate arrays (G or 1, M) and `dim` target coordinate arrays (G or 1, K), each set in the
  * C plan's dimension order; result (G, T, K). setpts3 runs on every call (once per group when
- * the coordinates are per group); the cached plan's key has no M or K.
+ * the coordinates are per group); the pooled plan's key has no M or K.
  */
 WARPFFT_API XLA_FFI_Error *warpfft_xla_nufft(XLA_FFI_CallFrame *frame);
 
 /* Plans the handler has created since the process started (for tests: jit must not replan). */
 WARPFFT_API int64_t warpfft_xla_plans_created(void);
-/* Plans the cache holds now. */
+/* Plans in the live-plan pool now, idle and in use (the handler shares the pool, warpfft.h,
+ * with every other user in the process). */
 WARPFFT_API int64_t warpfft_xla_cache_size(void);
-/* Destroys every cached plan that no call is using (after waiting for its stream). */
+/* warpfft_pool_clear: destroys every idle plan of the pool now, each plan in use at its
+ * release (kept for warpfft.jax.clear_plan_cache). */
 WARPFFT_API void warpfft_xla_cache_clear(void);
 
 #endif /* WARPFFT_XLA_FFI_H */

@@ -81,11 +81,14 @@ static int take_fft(wf_nufft12 *n) {
 
 /* At destroy: the cuFFT plan, its work area, the fine grid and the factors go to the cache,
  * which hands them to the next plan of this shape. cuMemFree waited for the work that used
- * them; so must this (the next owner may use another stream). If the wait fails, or the cache
+ * them; so must this (the next owner may use another stream): it waits for the stream unless
+ * the work is known finished (WF_WORK_DONE: the live-plan pool waited for the plan's fence, and
+ * the stream may be gone). If the wait fails or cannot be made (WF_WORK_LOST), or the cache
  * would not keep them (off, or too big), free_all frees them as before. */
-static void give_to_cache(wf_nufft12 *n) {
-    if (!n->fft_made || !wf_cache_accepts(n->fft_work.bytes + n->fw.bytes) ||
-        n->ex.drv->cuStreamSynchronize(n->ex.stream) != WF_CUDA_SUCCESS)
+static void give_to_cache(wf_nufft12 *n, int work) {
+    if (work == WF_WORK_LOST || !n->fft_made ||
+        !wf_cache_accepts(n->fft_work.bytes + n->fw.bytes) ||
+        (work != WF_WORK_DONE && n->ex.drv->cuStreamSynchronize(n->ex.stream) != WF_CUDA_SUCCESS))
         return;
     wf_cache_item it = fft_item(n);
     it.cufft = n->cufft;
@@ -301,8 +304,8 @@ static cufftResult free_all(wf_nufft12 *n) {
     return r;
 }
 
-cufftResult wf_nufft12_release(wf_nufft12 *n) {
-    give_to_cache(n);
+cufftResult wf_nufft12_release(wf_nufft12 *n, int work) {
+    give_to_cache(n, work);
     return free_all(n);
 }
 

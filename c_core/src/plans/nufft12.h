@@ -52,10 +52,21 @@ warpfft_status wf_nufft12_create(int type, int dim, const int64_t n_modes[3], in
  * the device's context is current. Times each stage into *t. */
 warpfft_status wf_nufft12_new(const wf_params *p, int iflag, const wf_exec *ex,
                               const wf_cufft *cufft, wf_create_times *t, wf_nufft12 **out);
+/* What is known, at release, of the work a transform enqueued on its stream (wf_nufft12_release,
+ * wf_nufft3_release): whether its buffers may go to the plan cache, and after what wait. */
+enum {
+    WF_WORK_PENDING = 0, /* it may still run: the stream (alive) is waited for first */
+    WF_WORK_DONE = 1,    /* finished (the live-plan pool waited for the plan's fence): no wait;
+                          * the stream may have been destroyed by its user since */
+    WF_WORK_LOST = 2     /* unknowable (that wait failed): nothing goes to the cache, and the
+                          * stream is not touched */
+};
+
 /* Gives the cuFFT plan, work area, fine grid and factors to the plan cache (when it keeps
- * them), frees the rest; n itself stays (free() it). Returns cufftDestroy's result (0 on success
- * or without a cuFFT plan): every device buffer is freed either way. */
-cufftResult wf_nufft12_release(wf_nufft12 *n);
+ * them, and `work`, a WF_WORK_* value, allows), frees the rest; n itself stays (free() it).
+ * Returns cufftDestroy's result (0 on success or without a cuFFT plan): every device buffer is
+ * freed either way. */
+cufftResult wf_nufft12_release(wf_nufft12 *n, int work);
 /* Device bytes n holds, its spreader's included. */
 size_t wf_nufft12_workspace(const wf_nufft12 *n);
 /* The caller vouches for every point set being finite (type 3 checked them at setpts3): no

@@ -34,12 +34,13 @@ static double now_ms(void) {
 /* ---------------------------------------------------------------- grids */
 
 /* The spreader and the inner transform, freed (the inner one's cuFFT plan, work area, grid and
- * factors to the plan cache). Returns the inner cufftDestroy's result. */
-static cufftResult release_grids(wf_nufft3 *n) {
+ * factors to the plan cache, as `work` allows: wf_nufft12_release). Returns the inner
+ * cufftDestroy's result. */
+static cufftResult release_grids(wf_nufft3 *n, int work) {
     cufftResult r = 0;
     wf_spreader_release(&n->spread);
     if (n->inner) {
-        r = wf_nufft12_release(n->inner);
+        r = wf_nufft12_release(n->inner, work);
         free(n->inner);
         n->inner = NULL;
     }
@@ -99,14 +100,14 @@ static int same_grids(const wf_t3_params *a, const wf_t3_params *b) {
 static warpfft_status ensure_grids(wf_nufft3 *n, const wf_t3_params *q) {
     if (n->has_grid && same_grids(&n->q, q))
         return WARPFFT_SUCCESS;
-    cufftResult r = release_grids(n);
+    cufftResult r = release_grids(n, WF_WORK_PENDING);
     if (r != 0)
         return wf_cufft_error(r, "cufftDestroy (the previous inner type-2 transform)");
     warpfft_status st = build_spread(n, q);
     if (st == WARPFFT_SUCCESS)
         st = build_inner(n, q);
     if (st != WARPFFT_SUCCESS) {
-        release_grids(n); /* the build's failure is the one to report */
+        release_grids(n, WF_WORK_PENDING); /* the build's failure is the one to report */
         return st;
     }
     n->has_grid = 1;
@@ -198,8 +199,8 @@ static warpfft_status load_t3_kernels(wf_nufft3 *n) {
     return st;
 }
 
-cufftResult wf_nufft3_release(wf_nufft3 *n) {
-    cufftResult r = release_grids(n);
+cufftResult wf_nufft3_release(wf_nufft3 *n, int work) {
+    cufftResult r = release_grids(n, work);
     wf_dbuf *bufs[] = {&n->keys,  &n->geom,  &n->xp[0], &n->xp[1], &n->xp[2], &n->sp[0],
                        &n->sp[1], &n->sp[2], &n->pre,   &n->post,  &n->cbuf,  &n->obuf};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -243,7 +244,7 @@ static warpfft_status init_on_device(wf_nufft3 *n) {
         st = wf_dbuf_alloc(&n->geom, WF_T3_G_COUNT * sizeof(double), "type 3 geometry",
                            &n->workspace);
     if (st != WARPFFT_SUCCESS)
-        wf_nufft3_release(n);
+        wf_nufft3_release(n, WF_WORK_PENDING);
     wf_ctx_leave(n->ex.dev);
     return st;
 }

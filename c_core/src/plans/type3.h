@@ -64,9 +64,10 @@ warpfft_status wf_nufft3_setpts(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3
 /* c (ntransf * M strengths) -> fk (ntransf * K values at the targets), on the stream. Needs
  * points (has_points). */
 warpfft_status wf_nufft3_execute(wf_nufft3 *n, CUdeviceptr c, CUdeviceptr fk);
-/* Frees every device buffer, the inner transform's going to the plan cache where it keeps them;
- * n itself stays (free() it). Returns the inner cufftDestroy's result (0: success, or none). */
-cufftResult wf_nufft3_release(wf_nufft3 *n);
+/* Frees every device buffer, the inner transform's going to the plan cache where it keeps them
+ * (and `work`, a WF_WORK_* value of nufft12.h, allows); n itself stays (free() it). Returns the
+ * inner cufftDestroy's result (0: success, or none). */
+cufftResult wf_nufft3_release(wf_nufft3 *n, int work);
 /* plan_get_info of a type-3 plan. */
 void wf_nufft3_info(const wf_nufft3 *n, warpfft_plan_info *info);
 /* Device bytes n holds, its spreader's and inner transform's included. */

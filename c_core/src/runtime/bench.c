@@ -6,9 +6,10 @@
  * dimension 1 fastest, no auto-allocation, a work area allocated here), through the core's own
  * cuFFT loader (cufft.c), so the time is the one execute's FFT step costs.
  *
- * Events are not in the core's driver table (the NUFFT path does not need them): they are
- * resolved here from the libcuda.so.1 the loader already opened (RTLD_NOLOAD), and a driver
- * without them gives WARPFFT_ERR_NO_DRIVER from this function only.
+ * Timing events are not in the core's driver table (the NUFFT path records events, for the
+ * live-plan pool's fences, but never times them): the event calls are resolved here from the
+ * libcuda.so.1 the loader already opened (RTLD_NOLOAD), and a driver without them gives
+ * WARPFFT_ERR_NO_DRIVER from this function only.
  */
 #include <dlfcn.h>
 #include <stdint.h>

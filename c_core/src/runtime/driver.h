@@ -70,6 +70,13 @@ typedef struct wf_driver {
     CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);       /* _v2 */
     CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
     CUresult (*cuStreamSynchronize)(CUstream);
+    /* a pooled plan's fence (api/plan_pool.c): recorded at release to the pool, waited for
+     * before the pool destroys the plan, so that it never waits for a stream its user may have
+     * destroyed */
+    CUresult (*cuEventCreate)(CUevent *, unsigned int);
+    CUresult (*cuEventRecord)(CUevent, CUstream);
+    CUresult (*cuEventSynchronize)(CUevent);
+    CUresult (*cuEventDestroy)(CUevent); /* _v2 */
     CUresult (*cuGetErrorName)(CUresult, const char **);
     CUresult (*cuGetErrorString)(CUresult, const char **);
 } wf_driver;

@@ -60,6 +60,10 @@ static const struct {
     WF_SYM(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
     WF_SYM(cuMemsetD8Async, "cuMemsetD8Async"),
     WF_SYM(cuStreamSynchronize, "cuStreamSynchronize"),
+    WF_SYM(cuEventCreate, "cuEventCreate"),
+    WF_SYM(cuEventRecord, "cuEventRecord"),
+    WF_SYM(cuEventSynchronize, "cuEventSynchronize"),
+    WF_SYM(cuEventDestroy, "cuEventDestroy_v2"),
     WF_SYM(cuGetErrorName, "cuGetErrorName"),
     WF_SYM(cuGetErrorString, "cuGetErrorString"),
 };

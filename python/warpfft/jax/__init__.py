@@ -18,7 +18,8 @@ The operations are JAX primitives lowered to an XLA FFI custom call whose handle
 libwarpfft.so; it runs on XLA's CUDA stream, works under ``jax.jit``, ``jax.vmap`` (a batched
 source over shared points becomes one batched plan), ``jax.grad`` / ``jvp`` / ``vjp`` with
 respect to the source and the points, and ``shard_map``. Plans (cuFFT plan, kernels,
-workspace) are cached inside the handler per (type, modes, batch, eps, sign, precision,
+workspace) come from the C library's live-plan pool (shared with the one-call functions and
+warpfft.torch; ``warpfft.set_plan_cache_limits``) per (type, modes, batch, eps, sign, precision,
 options, device, stream), so a jitted loop creates them once; points are set on every call
 (type 3: sources and targets, whose counts M and K are not part of the plan's key).
 
@@ -36,7 +37,7 @@ from . import options
 from ._common import freeze as _freeze
 from ._ops import apply as _apply_traced
 from ._type3 import apply3 as _apply3_traced
-from .. import _framework_native as _native
+from .. import _lib as _native
 
 __all__ = ["nufft1", "nufft2", "nufft3", "options", "plans_created", "cached_plans",
            "clear_plan_cache"]
@@ -117,12 +118,15 @@ def plans_created():
 
 
 def cached_plans():
-    """Plans the handler's cache holds now (at most 16; least recently used go first)."""
+    """Plans in the C library's live-plan pool now, idle and in use: the handler shares it with
+    the one-call functions and warpfft.torch (``warpfft.plan_cache_info()`` has the details
+    and limits)."""
     return int(_native.lib.warpfft_xla_cache_size())
 
 
 def clear_plan_cache():
-    """Frees the cached plans (their GPU memory) that no running computation is using."""
+    """Frees the pool's idle plans (their GPU memory) now; a plan a running computation uses
+    goes when that call ends."""
     _native.lib.warpfft_xla_cache_clear()
 
 

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.interpreters import mlir
 
-from .. import _framework_native as native
+from .. import _lib as native
 from . import options as _options
 
 TARGET = "warpfft_nufft"

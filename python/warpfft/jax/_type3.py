@@ -13,7 +13,7 @@ import numpy as np
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching
 
-from .. import _framework_native as native
+from .. import _lib as native
 from ._common import (_backward, _concrete, _plan_kw, _precision, as_arrays, call_handler,
                       canonical, def_jitted_impl, register_lowerings, unbatched)
 

@@ -35,23 +35,28 @@ set-points (``check_points = 0``, so setting points never waits on the host): a 
 coordinate gives a result that is all NaN, not an exception. Check ``torch.isfinite(points)``
 yourself where the points come from outside.
 
-Plans are cached per (type, modes, batch, eps, isign, precision, options, device, stream).
+Plans come from the C library's live-plan pool, shared with warpfft's one-call functions and
+warpfft.jax (limits: ``warpfft.set_plan_cache_limits``; ``warpfft.plan_cache_info()``), per
+(type, modes, batch, eps, isign, precision, options, device, stream); a plan is the call's alone
+while it runs, so threads never share one.
 **Points are re-sorted only when they change:** when a call passes the same points tensor as
 the previous call with that plan -- same storage (data pointer), shape, strides, dtype and an
 unchanged version counter (``tensor._version``, bumped by every in-place PyTorch operation) --
-and the points do not require grad, the previous set-points (sorting) is reused and only the
-transform runs, as in an iterative reconstruction that applies the operator many times with
-one trajectory. Points that require grad (being optimised, or perturbed by gradcheck) are set
-on every call, and so are inference tensors' (made under ``torch.inference_mode()``: they
-have no version counter) and type 3's points and targets (its plans are cached without M or K). The cache keeps a
-reference to that points tensor (so its memory cannot be reused for another tensor). Changes
-made behind PyTorch's back (through ``.data``, raw pointers or another library) are not seen:
-pass a new tensor, or call :func:`clear_plan_cache`, after such changes.
+and the points do not require grad, and the plan still holds them (nothing else set points on
+it since: the library's points id says so), the previous set-points (sorting) is reused and
+only the transform runs, as in an iterative reconstruction that applies the operator many times
+with one trajectory. Points that require grad (being optimised, or perturbed by gradcheck) are
+set on every call, and so are inference tensors' (made under ``torch.inference_mode()``: they
+have no version counter) and type 3's points and targets (its plans are pooled without M or
+K). A reference to that points tensor is kept with the plan's record (so its memory cannot be
+reused for another tensor; at most 64 records). Changes made behind PyTorch's back (through
+``.data``, raw pointers or another library) are not seen: pass a new tensor, or call
+:func:`clear_plan_cache`, after such changes.
 """
 
 import torch as _torch
 
-from .. import _framework_native as _native
+from .. import _lib as _native
 from . import _ops
 from ._ops import clear_cache as clear_plan_cache
 from ._ops import nufft1_op, nufft2_op, nufft3_op
@@ -311,8 +316,9 @@ def finufft_type3(points, values, targets, **finufftkwargs):
 
 
 def stats():
-    """Counters: plans_created, setpts_calls, setpts_skipped (same points tensor unmodified),
-    cached_plans."""
+    """Counters: setpts_calls, setpts_skipped (same points tensor unmodified) of these ops;
+    plans_created and cached_plans (idle now) of the live-plan pool they share with the one-call
+    functions and warpfft.jax."""
     return _ops.stats()
 
 

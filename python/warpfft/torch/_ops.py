@@ -26,31 +26,31 @@ from collections import OrderedDict
 
 import torch
 
-from .. import _framework_native as native
+from .. import _lib as native
 from . import _checks
 
-CACHE_MAX = 16
-
+# Plans come from the C library's live-plan pool (warpfft_pool_acquire / _release: shared with
+# the one-call functions and the JAX handler; its limits, clears and eviction are the pool's).
+# What this layer keeps on top is its points reuse: for a pooled plan (its handle) on which it
+# set points and gave the plan back keeping them, the points id warpfft_plan_points_id then
+# had, the signature of the points tensor and the tensors the plan reads. A later call with
+# that plan, the same id (nobody set or dropped points since: ids are never reused) and an
+# equal signature skips setpts. Bounded: least recently used first out; dropping one only
+# costs a setpts (the plan's id no longer matches nothing here).
+_POINTS_MAX = 64
 _lock = threading.Lock()
-_plans = OrderedDict()  # key -> _Entry (least recently used first)
-_stats = {"plans_created": 0, "setpts_calls": 0, "setpts_skipped": 0}
+_points = OrderedDict()  # plan handle -> _Points
+_stats = {"setpts_calls": 0, "setpts_skipped": 0}
 
 
-class _Entry:
-    def __init__(self, plan, device, stream):
-        self.plan = plan
-        self.device = device
-        self.stream = stream
-        self.lock = threading.Lock()
-        self.points_src = None  # the caller's points tensor of the last setpts
-        self.points_used = None  # the contiguous tensor the plan reads (kept alive)
-        self.points_sig = None
+class _Points:
+    __slots__ = ("id", "sig", "src", "used")
 
-    def destroy(self):
-        native.lib.warpfft_stream_sync(self.device, self.stream)
-        native.lib.warpfft_plan_destroy(self.plan)
-        self.plan = None
-        self.points_src = self.points_used = None
+    def __init__(self, id_, sig, src, used):
+        self.id = id_
+        self.sig = sig
+        self.src = src  # the caller's points tensor (a detached alias: same storage, version)
+        self.used = used  # the contiguous tensor the plan reads (kept alive with it)
 
 
 def _plain(t):
@@ -93,46 +93,59 @@ def _device_of(t):
     return index if index >= 0 else torch.cuda.current_device()
 
 
-def _get_plan(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
-    key = (nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream)
-    return _cached(key, _create12, (nufft_type, list(modes_c), ntransf, eps, isign, prec, kw,
-                                    device, stream), device, stream)
-
-
-def _create12(plan, nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
-    native.validate(nufft_type, modes_c, ntransf, eps, prec, kw)
+@functools.lru_cache(maxsize=256)
+def _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
+    """The C arguments of warpfft_pool_acquire for a plan's key, checked by the library's
+    plan_params first (a tolerance the precision cannot reach raises naming eps): built once per
+    key, since an op call needs them every time. Type 3 passes no mode counts."""
+    if nufft_type == 3:
+        native.validate3(modes_c[0], ntransf, eps, prec, kw)
+    else:
+        native.validate(nufft_type, list(modes_c), ntransf, eps, prec, kw)
+    n = None if nufft_type == 3 else native.modes3(modes_c)
+    dim = modes_c[0] if nufft_type == 3 else len(modes_c)
     opts = native.make_opts(device=device, stream=stream, **dict(kw))
-    return native.lib.warpfft_plan_create(int(nufft_type), len(modes_c), native.modes3(modes_c),
-                                          int(isign), int(ntransf), float(eps), int(prec),
-                                          ctypes.byref(opts), plan)
+    return (int(nufft_type), int(dim), n, int(isign), int(ntransf), float(eps), int(prec),
+            ctypes.byref(opts), opts, n)
 
 
-def _cached(key, create, args, device, stream):
-    """The cached plan for `key`, or a new one from create(byref(plan), *args) -> status."""
+def _acquire(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
+    """A plan (handle) of the pool for this key, the caller's until _release. Type 3: modes_c is
+    (D,)."""
+    a = _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream)
+    handle = ctypes.c_void_p()
+    st = native.lib.warpfft_pool_acquire(*a[:8], ctypes.byref(handle))
+    if st:
+        native.check(st, "warpfft_pool_acquire")
+    return handle.value
+
+
+def _release(plan, keep_points):
+    """Gives the plan back to the pool (keeping its points when this layer may reuse them)."""
+    st = native.lib.warpfft_pool_release(plan, native.POOL_KEEP_POINTS if keep_points else 0)
+    if st:
+        native.check(st, "warpfft_pool_release")
+
+
+def _points_id(plan, pid):
+    """warpfft_plan_points_id into the c_uint64 pid; its value."""
+    st = native.lib.warpfft_plan_points_id(plan, ctypes.byref(pid))
+    if st:
+        native.check(st, "warpfft_plan_points_id")
+    return pid.value
+
+
+def _remember(plan, rec):
     with _lock:
-        entry = _plans.get(key)
-        if entry is not None:
-            _plans.move_to_end(key)
-            return entry
-    plan = ctypes.c_void_p()
-    native.check(create(ctypes.byref(plan), *args), "warpfft_plan_create")
-    entry = _Entry(plan.value, device, stream)  # the handle as an int (argtypes c_void_p)
-    evicted = []
+        _points[plan] = rec
+        _points.move_to_end(plan)
+        while len(_points) > _POINTS_MAX:
+            _points.popitem(last=False)
+
+
+def _forget(plan):
     with _lock:
-        other = _plans.get(key)
-        if other is not None:  # another thread made one meanwhile: keep theirs
-            evicted.append(entry)
-            entry = other
-        else:
-            _stats["plans_created"] += 1
-            _plans[key] = entry
-            while len(_plans) > CACHE_MAX:
-                _, old = _plans.popitem(last=False)
-                evicted.append(old)
-    for old in evicted:
-        with old.lock:
-            old.destroy()
-    return entry
+        _points.pop(plan, None)
 
 
 def _kw_uncached(modeord, method, upsampfac, max_subprob, bins):
@@ -157,8 +170,8 @@ _kw = functools.lru_cache(maxsize=256)(_kw_uncached)
 
 
 def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True):
-    """setpts (skipped when the same, unmodified points tensor comes back) + execute, on
-    torch's current stream of the tensors' device."""
+    """setpts (skipped when the same, unmodified points tensor comes back to a pooled plan that
+    still holds its points) + execute, on torch's current stream of the tensors' device."""
     device = _device_of(src)
     stream = _stream_of(device)
     prec = _precision(src.dtype)
@@ -167,33 +180,47 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
     if B == 0:
         return out
     modes_c = tuple(modes)[::-1]
-    entry = _get_plan(nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device,
-                      stream)
     src = _plain(src).contiguous()
     points = _plain(points)  # a negative view of a points tensor has its own signature
-    with entry.lock:
-        sig = _points_sig(points)
-        if (reuse_points and sig is not None and entry.points_sig == sig
-                and entry.points_src is not None):
+    sig = _points_sig(points)  # None: never to reuse (an inference tensor)
+    plan = _acquire(nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device,
+                    stream)
+    try:
+        # (inline, not helpers: this runs on every call and its Python work is measured)
+        pid = ctypes.c_uint64()
+        with _lock:
+            rec = _points.get(plan) if reuse_points and sig is not None else None
+            if rec is not None and rec.sig == sig:
+                _points.move_to_end(plan)
+        if (rec is not None and rec.sig == sig and
+                not native.lib.warpfft_plan_points_id(plan, ctypes.byref(pid)) and
+                pid.value == rec.id):  # the plan still holds the points this layer set
             _stats["setpts_skipped"] += 1
         else:
+            _forget(plan)  # a failed setpts leaves no points to reuse
             # detached aliases: same storage and version counter, no autograd graph kept alive
             src_alias = points.detach()
             used = src_alias.contiguous()
             base, row = used.data_ptr(), M * used.element_size()  # (D, M) contiguous
             ptrs = [base + d * row for d in range(D)][::-1]  # the C plan's x is the last axis
             ptrs += [None] * (3 - D)
-            entry.points_src = None  # a failed setpts leaves no points to reuse
-            native.check(native.lib.warpfft_setpts(entry.plan, prec, M, *ptrs), "warpfft_setpts")
+            native.check(native.lib.warpfft_setpts(plan, prec, M, *ptrs), "warpfft_setpts")
             _stats["setpts_calls"] += 1
-            entry.points_src, entry.points_used, entry.points_sig = src_alias, used, sig
+            if sig is not None:
+                _remember(plan, _Points(_points_id(plan, pid), sig, src_alias, used))
         if nufft_type == 1:
             c, fk = src, out
         else:
             c, fk = out, src
-        st = native.lib.warpfft_execute(entry.plan, prec, c.data_ptr(), fk.data_ptr())
+        st = native.lib.warpfft_execute(plan, prec, c.data_ptr(), fk.data_ptr())
         if st:
             native.check(st, "warpfft_execute")
+    except BaseException:
+        native.lib.warpfft_pool_release(plan, 0)  # the call's own error is the one to report
+        raise
+    st = native.lib.warpfft_pool_release(plan, native.POOL_KEEP_POINTS)
+    if st:
+        native.check(st, "warpfft_pool_release")
     return out
 
 
@@ -357,33 +384,24 @@ def _run3(points, values, targets, out, isign, eps, kw):
         return out
     if M == 0:
         return out.zero_()
-    entry = _get_plan3(D, B, eps, 1 if isign >= 0 else -1, prec, kw, device, stream)
     values = _plain(values).contiguous()
     pc, tc = _plain(points.detach()).contiguous(), _plain(targets.detach()).contiguous()
-    with entry.lock:
+    plan = _acquire(3, (D,), B, eps, 1 if isign >= 0 else -1, prec, kw, device, stream)
+    try:
         # rows of the contiguous (D, M) / (D, K) arrays, reversed: the C plan's x is last
         pb, tb, size = pc.data_ptr(), tc.data_ptr(), pc.element_size()
         ptr = ([pb + d * M * size for d in range(D)][::-1] + [None] * (3 - D)
                + [tb + d * K * size for d in range(D)][::-1] + [None] * (3 - D))
-        entry.points_src = None
-        native.check(native.lib.warpfft_setpts3(entry.plan, prec, M, *ptr[:3], K, *ptr[3:]),
+        native.check(native.lib.warpfft_setpts3(plan, prec, M, *ptr[:3], K, *ptr[3:]),
                      "warpfft_setpts3")
         _stats["setpts_calls"] += 1
-        native.check(native.lib.warpfft_execute(entry.plan, prec, values.data_ptr(),
+        native.check(native.lib.warpfft_execute(plan, prec, values.data_ptr(),
                                                 out.data_ptr()), "warpfft_execute")
+    except BaseException:
+        native.lib.warpfft_pool_release(plan, 0)  # the call's own error is the one to report
+        raise
+    _release(plan, False)  # setpts3 copied the points: nothing to reuse
     return out
-
-
-def _get_plan3(D, B, eps, isign, prec, kw, device, stream):
-    key = (3, D, B, eps, isign, prec, kw, device, stream)
-    return _cached(key, _create3, (D, B, eps, isign, prec, kw, device, stream), device, stream)
-
-
-def _create3(plan, D, B, eps, isign, prec, kw, device, stream):
-    native.validate3(D, B, eps, prec, kw)
-    opts = native.make_opts(device=device, stream=stream, **dict(kw))
-    return native.lib.warpfft_plan_create(3, int(D), None, int(isign), int(B), float(eps),
-                                          int(prec), ctypes.byref(opts), plan)
 
 
 def _nufft3_impl(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins):
@@ -486,14 +504,17 @@ _Nufft3Function = _register("nufft3", _nufft3_impl, _nufft3_fake, _setup3, _back
 
 
 def clear_cache():
+    """Destroys the pool's idle plans (plans in use go when their call ends) and forgets this
+    layer's points records; the pool is shared with the one-call functions and warpfft.jax."""
     with _lock:
-        entries = list(_plans.values())
-        _plans.clear()
-    for e in entries:
-        with e.lock:
-            e.destroy()
+        _points.clear()
+    native.check(native.lib.warpfft_pool_clear(), "warpfft_pool_clear")
 
 
 def stats():
-    with _lock:
-        return dict(_stats, cached_plans=len(_plans))
+    """This layer's setpts_calls and setpts_skipped, and the pool's plans_created (plans the
+    pool made, for every user in the process) and cached_plans (idle in the pool now)."""
+    info = native.PoolInfo()
+    info.struct_size = ctypes.sizeof(info)
+    native.check(native.lib.warpfft_pool_get_info(ctypes.byref(info)), "warpfft_pool_get_info")
+    return dict(_stats, plans_created=info.created, cached_plans=info.idle)

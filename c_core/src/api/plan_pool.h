@@ -1,0 +1,26 @@
+/*
+ * plan_pool.h — what the live-plan pool (api/pool.c) does to a plan beyond the public ABI, done
+ * by api/plan_pool.c on the plan handle (api/handle.h). Declares no plan internals:
+ * test_xla_ffi.c runs the XLA handler and the real pool over a recording stand-in of these and
+ * of the public C ABI. Not installed.
+ */
+#ifndef WARPFFT_API_PLAN_POOL_H
+#define WARPFFT_API_PLAN_POOL_H
+
+#include "warpfft.h"
+
+/* Marks a plan as the pool's (warpfft_plan_destroy refuses it) or not. */
+void wf_plan_set_pooled(warpfft_plan plan, int pooled);
+/* The plan forgets its points (execute: WARPFFT_ERR_NO_POINTS) and takes a new points id. */
+void wf_plan_forget_points(warpfft_plan plan);
+/* Records the plan's fence on its stream, after all the work enqueued so far (the legacy
+ * stream needs none: it cannot be destroyed). On failure the plan has no fence (its stream is
+ * waited for instead, while it is known alive: the pool destroys the plan at once). */
+warpfft_status wf_plan_fence(warpfft_plan plan);
+/* Waits for the plan's work (its fence; without one, its stream), then destroys the plan
+ * without touching its stream again. Returns the wait's failure (an asynchronous error), after
+ * destroying, or the destroy's; after a failed destroy the plan is valid and still pooled, and
+ * a second call does not wait again. */
+warpfft_status wf_plan_destroy_fenced(warpfft_plan plan);
+
+#endif /* WARPFFT_API_PLAN_POOL_H */

@@ -1,0 +1,381 @@
+/*
+ * pool.c — the live-plan pool (warpfft.h, "the live-plan pool"): plans ready to run, handed out
+ * by key (every plan_create argument, the resolved options with stream and device) to one user
+ * at a time, and taken back. The one-call functions of the Python package, its PyTorch ops, the
+ * XLA handler (framework/xla_ffi.c) and C callers all draw from this one pool.
+ *
+ * Every plan the pool knows is an entry of one list, idle or busy. The lock guards the list and
+ * the counts only: plans are created, fenced, waited for and destroyed outside it, by the
+ * thread that owns them at that moment (a busy entry's user; a victim removed from the list by
+ * the thread that removed it). So no caller waits behind another's plan creation or GPU wait.
+ *
+ * Limits bound the idle plans (count and workspace bytes). Eviction takes the least recently
+ * released idle plans; a busy plan is never touched: a clear marks it doomed, and its release
+ * destroys it. Destroying waits for the plan's fence (recorded at its release), not for its
+ * stream, which its user may have destroyed since (api/plan_pool.c). A destroy that fails leaves
+ * the plan doomed and idle, for the next clear or eviction to try again.
+ *
+ * The pool depends on plans only through warpfft.h and plan_pool.h, never on the handle's
+ * insides (so test_xla_ffi.c can run it over a recording stand-in). The child of a fork()
+ * forgets it (the parent's plans mean nothing there).
+ */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/plan_pool.h"
+#include "params/params.h"   /* wf_opts_resolve */
+#include "runtime/error.h"   /* wf_error, wf_clear_error */
+#include "runtime/libfind.h" /* wf_getenv */
+#include "warpfft.h"
+
+#define WF_POOL_DEFAULT_PLANS 16
+#define WF_POOL_DEFAULT_BYTES ((int64_t)1 << 30)
+
+/* Everything a plan is made from: equal keys make interchangeable plans. Compared with memcmp
+ * (built from a zeroed struct, field by field). */
+typedef struct wf_pool_key {
+    int32_t type, dim, precision, iflag;
+    int64_t n[3];
+    int64_t ntransf;
+    double tol;
+    warpfft_opts opts; /* resolved: every field this build knows, defaults filled in */
+} wf_pool_key;
+
+typedef struct wf_pool_entry {
+    wf_pool_key key;
+    warpfft_plan plan;
+    int busy;   /* 1: acquired; 2: its release is under way (a second release is refused) */
+    int doomed; /* destroy it at release (busy) or at the next clear or eviction (idle) */
+    int64_t bytes;
+    struct wf_pool_entry *prev, *next; /* the list: most recently released first */
+    struct wf_pool_entry *victim_next; /* a list of entries to destroy, outside the lock */
+} wf_pool_entry;
+
+static pthread_mutex_t wf_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+/* All below guarded by wf_pool_lock. */
+static wf_pool_entry *wf_pool_head, *wf_pool_tail;
+static int64_t wf_pool_idle, wf_pool_busy, wf_pool_idle_bytes;
+static int64_t wf_pool_max_plans, wf_pool_max_bytes;
+static int wf_pool_limits_set;
+static int64_t wf_pool_created, wf_pool_hits, wf_pool_destroyed;
+
+static void pool_atfork_child(void) {
+    pthread_mutex_init(&wf_pool_lock, NULL);
+    wf_pool_head = wf_pool_tail = NULL; /* the parent's plans: not usable here */
+    wf_pool_idle = wf_pool_busy = wf_pool_idle_bytes = 0;
+}
+
+__attribute__((constructor)) static void pool_register_atfork(void) {
+    pthread_atfork(NULL, NULL, pool_atfork_child);
+}
+
+/* A limit from the environment: a decimal integer (negative: 0); else `fallback`. */
+static int64_t env_limit(const char *name, int64_t fallback) {
+    const char *v = wf_getenv(name);
+    if (!v || !v[0])
+        return fallback;
+    char *end = NULL;
+    long long x = strtoll(v, &end, 10);
+    if (!end || *end != '\0')
+        return fallback;
+    return x < 0 ? 0 : (int64_t)x;
+}
+
+static void limits_locked(void) {
+    if (wf_pool_limits_set)
+        return;
+    wf_pool_limits_set = 1;
+    wf_pool_max_plans = env_limit("WARPFFT_PLAN_CACHE_SIZE", WF_POOL_DEFAULT_PLANS);
+    wf_pool_max_bytes = env_limit("WARPFFT_PLAN_CACHE_BYTES", WF_POOL_DEFAULT_BYTES);
+}
+
+/* ---- the list (lock held) ---- */
+
+static void unlink_locked(wf_pool_entry *e) {
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        wf_pool_head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        wf_pool_tail = e->prev;
+    e->prev = e->next = NULL;
+}
+
+static void push_front_locked(wf_pool_entry *e) {
+    e->prev = NULL;
+    e->next = wf_pool_head;
+    if (wf_pool_head)
+        wf_pool_head->prev = e;
+    else
+        wf_pool_tail = e;
+    wf_pool_head = e;
+}
+
+static void push_back_locked(wf_pool_entry *e) {
+    e->next = NULL;
+    e->prev = wf_pool_tail;
+    if (wf_pool_tail)
+        wf_pool_tail->next = e;
+    else
+        wf_pool_head = e;
+    wf_pool_tail = e;
+}
+
+/* Takes an idle entry out of the list onto *victims. */
+static void take_idle_locked(wf_pool_entry *e, wf_pool_entry **victims) {
+    unlink_locked(e);
+    wf_pool_idle--;
+    wf_pool_idle_bytes -= e->bytes;
+    e->victim_next = *victims;
+    *victims = e;
+}
+
+/* Idle entries beyond the limits onto *victims, least recently released (the tail) first. */
+static void evict_locked(wf_pool_entry **victims) {
+    wf_pool_entry *e = wf_pool_tail;
+    while (e && (wf_pool_idle > wf_pool_max_plans || wf_pool_idle_bytes > wf_pool_max_bytes)) {
+        wf_pool_entry *prev = e->prev;
+        if (!e->busy)
+            take_idle_locked(e, victims);
+        e = prev;
+    }
+}
+
+/* ---- destroying, outside the lock ---- */
+
+/* Destroys the victims; one whose destroy fails goes back to the list, idle and doomed. Returns
+ * the first failure (its message kept), or the failure of `mine` alone when mine is not NULL. */
+static warpfft_status destroy_victims(wf_pool_entry *victims, const wf_pool_entry *mine) {
+    warpfft_status first = WARPFFT_SUCCESS;
+    char msg[1024] = "";
+    int only_mine = mine != NULL;
+    while (victims) {
+        wf_pool_entry *e = victims;
+        victims = e->victim_next;
+        int is_mine = e == mine;
+        if (is_mine)
+            mine = NULL; /* freed below: never compared again */
+        warpfft_status st = wf_plan_destroy_fenced(e->plan);
+        if (st != WARPFFT_SUCCESS && first == WARPFFT_SUCCESS && (!only_mine || is_mine)) {
+            first = st;
+            strncpy(msg, warpfft_last_error(), sizeof msg - 1);
+        }
+        pthread_mutex_lock(&wf_pool_lock);
+        if (st == WARPFFT_SUCCESS) {
+            wf_pool_destroyed++;
+        } else { /* still a valid plan: keep it for another try */
+            e->busy = 0;
+            e->doomed = 1;
+            push_back_locked(e);
+            wf_pool_idle++;
+            wf_pool_idle_bytes += e->bytes;
+        }
+        pthread_mutex_unlock(&wf_pool_lock);
+        if (st == WARPFFT_SUCCESS)
+            free(e);
+    }
+    if (first != WARPFFT_SUCCESS)
+        return wf_error(first, "%s", msg);
+    wf_clear_error();
+    return WARPFFT_SUCCESS;
+}
+
+/* ---- acquire and release ---- */
+
+static void make_key(wf_pool_key *k, int type, int dim, const int64_t n_modes[3], int iflag,
+                     int64_t ntransf, double tol, int precision, const warpfft_opts *o) {
+    memset(k, 0, sizeof *k);
+    k->type = type;
+    k->dim = dim;
+    k->precision = precision;
+    k->iflag = iflag >= 0 ? 1 : -1;
+    /* what plan_create reads: n_modes[0..dim-1], nothing for type 3 */
+    for (int d = 0; type != 3 && n_modes && d < dim && d < 3; d++)
+        k->n[d] = n_modes[d];
+    k->ntransf = ntransf;
+    k->tol = tol;
+    memcpy(&k->opts, o, sizeof *o);
+}
+
+/* The most recently released idle entry of key k (a doomed one is never handed out). */
+static wf_pool_entry *find_idle_locked(const wf_pool_key *k) {
+    for (wf_pool_entry *e = wf_pool_head; e; e = e->next)
+        if (!e->busy && !e->doomed && memcmp(&e->key, k, sizeof *k) == 0)
+            return e;
+    return NULL;
+}
+
+WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t n_modes[3],
+                                                int iflag, int64_t ntransf, double tol,
+                                                warpfft_precision precision,
+                                                const warpfft_opts *opts, warpfft_plan *plan) {
+    wf_clear_error();
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_pool_acquire: plan (the output pointer) is NULL");
+    *plan = NULL;
+    warpfft_opts o;
+    warpfft_status st = wf_opts_resolve(opts, &o);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    /* Only a plan_create that succeeded makes an entry: a key found is a valid request. */
+    wf_pool_key key;
+    make_key(&key, type, dim, n_modes, iflag, ntransf, tol, (int)precision, &o);
+    pthread_mutex_lock(&wf_pool_lock);
+    limits_locked();
+    wf_pool_entry *e = find_idle_locked(&key);
+    if (e) {
+        e->busy = 1;
+        unlink_locked(e);
+        push_front_locked(e);
+        wf_pool_idle--;
+        wf_pool_idle_bytes -= e->bytes;
+        wf_pool_busy++;
+        wf_pool_hits++;
+        *plan = e->plan;
+        pthread_mutex_unlock(&wf_pool_lock);
+        return WARPFFT_SUCCESS;
+    }
+    pthread_mutex_unlock(&wf_pool_lock);
+
+    warpfft_plan made = NULL; /* outside the lock: this takes milliseconds or more */
+    st = warpfft_plan_create(type, dim, n_modes, iflag, ntransf, tol, precision, &o, &made);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    e = calloc(1, sizeof *e);
+    if (!e) {
+        warpfft_plan_destroy(made); /* its stream is the caller's, alive now */
+        return wf_error(WARPFFT_ERR_OUT_OF_MEMORY,
+                        "warpfft_pool_acquire: host allocation of "
+                        "%zu bytes",
+                        sizeof *e);
+    }
+    e->key = key;
+    e->plan = made;
+    e->busy = 1;
+    wf_plan_set_pooled(made, 1);
+    pthread_mutex_lock(&wf_pool_lock);
+    push_front_locked(e);
+    wf_pool_busy++;
+    wf_pool_created++;
+    pthread_mutex_unlock(&wf_pool_lock);
+    *plan = made;
+    return WARPFFT_SUCCESS;
+}
+
+static wf_pool_entry *find_plan_locked(warpfft_plan plan) {
+    for (wf_pool_entry *e = wf_pool_head; e; e = e->next)
+        if (e->plan == plan)
+            return e;
+    return NULL;
+}
+
+WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flags) {
+    wf_clear_error();
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_pool_release: plan is NULL");
+    if (flags & ~WARPFFT_POOL_KEEP_POINTS)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_pool_release: flags = %#x; known: %#x",
+                        (unsigned)flags, WARPFFT_POOL_KEEP_POINTS);
+    pthread_mutex_lock(&wf_pool_lock);
+    wf_pool_entry *e = find_plan_locked(plan);
+    int was = e ? e->busy : 0;
+    if (was == 1)
+        e->busy = 2; /* ours to release; a concurrent second release is refused */
+    pthread_mutex_unlock(&wf_pool_lock);
+    if (was != 1)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_pool_release: %s",
+                        !e ? "the plan is not one the pool handed "
+                             "out (warpfft_pool_acquire)"
+                           : "the plan was released already");
+
+    /* The plan is still busy: nobody else touches it while these run. A plan that never had
+     * points takes an id too, kept or not: points id 0 then means a plan that was never given
+     * back, i.e. one this acquire made (how the XLA handler counts the plans it creates). */
+    uint64_t points_id = 0;
+    warpfft_plan_points_id(plan, &points_id);
+    if (!(flags & WARPFFT_POOL_KEEP_POINTS) || points_id == 0)
+        wf_plan_forget_points(plan);
+    size_t bytes = 0;
+    warpfft_plan_workspace_bytes(plan, &bytes);
+    warpfft_status fenced = wf_plan_fence(plan);
+
+    wf_pool_entry *victims = NULL;
+    pthread_mutex_lock(&wf_pool_lock);
+    limits_locked();
+    e->busy = 0;
+    wf_pool_busy--;
+    e->bytes = (int64_t)bytes;
+    unlink_locked(e);
+    push_front_locked(e);
+    wf_pool_idle++;
+    wf_pool_idle_bytes += e->bytes;
+    int mine = e->doomed || fenced != WARPFFT_SUCCESS || wf_pool_max_plans == 0 ||
+               e->bytes > wf_pool_max_bytes;
+    if (mine)
+        take_idle_locked(e, &victims);
+    evict_locked(&victims);
+    pthread_mutex_unlock(&wf_pool_lock);
+    return destroy_victims(victims, e);
+}
+
+/* ---- clear, limits, info ---- */
+
+WARPFFT_API warpfft_status warpfft_pool_clear(void) {
+    wf_clear_error();
+    wf_pool_entry *victims = NULL;
+    pthread_mutex_lock(&wf_pool_lock);
+    for (wf_pool_entry *e = wf_pool_head, *next; e; e = next) {
+        next = e->next;
+        e->doomed = 1;
+        if (!e->busy)
+            take_idle_locked(e, &victims);
+    }
+    pthread_mutex_unlock(&wf_pool_lock);
+    return destroy_victims(victims, NULL);
+}
+
+WARPFFT_API warpfft_status warpfft_pool_set_limits(int64_t max_plans, int64_t max_bytes) {
+    wf_clear_error();
+    wf_pool_entry *victims = NULL;
+    pthread_mutex_lock(&wf_pool_lock);
+    limits_locked();
+    if (max_plans >= 0)
+        wf_pool_max_plans = max_plans;
+    if (max_bytes >= 0)
+        wf_pool_max_bytes = max_bytes;
+    evict_locked(&victims);
+    pthread_mutex_unlock(&wf_pool_lock);
+    return destroy_victims(victims, NULL);
+}
+
+WARPFFT_API warpfft_status warpfft_pool_get_info(warpfft_pool_info *info) {
+    wf_clear_error();
+    size_t least = offsetof(warpfft_pool_info, idle) + sizeof info->idle;
+    if (!info || info->struct_size < least)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_pool_get_info: %s (set struct_size to sizeof(warpfft_pool_info))",
+                        !info ? "info is NULL" : "info->struct_size is too small");
+    warpfft_pool_info all;
+    memset(&all, 0, sizeof all);
+    pthread_mutex_lock(&wf_pool_lock);
+    limits_locked();
+    all.idle = wf_pool_idle;
+    all.busy = wf_pool_busy;
+    all.idle_bytes = wf_pool_idle_bytes;
+    all.max_plans = wf_pool_max_plans;
+    all.max_bytes = wf_pool_max_bytes;
+    all.created = wf_pool_created;
+    all.hits = wf_pool_hits;
+    all.destroyed = wf_pool_destroyed;
+    pthread_mutex_unlock(&wf_pool_lock);
+    uint32_t size = info->struct_size;
+    size_t n = size < sizeof all ? size : sizeof all;
+    memcpy((char *)info + sizeof all.struct_size, (char *)&all + sizeof all.struct_size,
+           n - sizeof all.struct_size);
+    return WARPFFT_SUCCESS;
+}

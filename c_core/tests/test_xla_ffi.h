@@ -1,0 +1,86 @@
+/*
+ * test_xla_ffi.h — what the parts of the XLA FFI handler's test share:
+ *   test_xla_ffi_standin.c  the recording stand-in of the C ABI and of the plan hooks the
+ *                           live-plan pool calls (api/plan_pool.h), XLA's API table, call frames;
+ *   test_xla_ffi.c          main; whole calls, empty calls, decoding edges, each call failing;
+ *   test_xla_ffi_pool.c     the handler over the pool: a clear during a call, no call waiting
+ *                           behind another's plan creation or plan destruction, no stream
+ *                           synchronised at eviction, empty arrays with huge dimensions.
+ * The handler (xla_ffi.c) and the real pool (pool.c) are linked with them; no driver, no GPU.
+ */
+#ifndef WARPFFT_TEST_XLA_FFI_H
+#define WARPFFT_TEST_XLA_FFI_H
+
+#include <stdint.h>
+
+#include "check.h"
+#include "framework/xla_ffi.h"
+
+/* ---- the recording stand-in: every call appends a line to `trace` ---- */
+
+extern char trace[8192];
+extern long calls;               /* numbered calls since arm() */
+extern char failed_fn[48];       /* the one that failed */
+extern int plan_ids, plans_live; /* plans made so far, and not destroyed */
+/* Resets the trace and the call count; the k-th numbered call (0: none) fails with st. */
+void arm(long k, warpfft_status st);
+/* Called at the start of the stand-in's warpfft_setpts / setpts3, when set (by the thread that
+ * runs the handler; NULL: nothing). */
+extern void (*on_setpts)(void);
+
+/* Blocking a thread inside the C ABI: block_arm(fn) makes the next call of `fn` ("create" for
+ * warpfft_plan_create, "destroy" for any destruction: the pool's wf_plan_destroy_fenced or
+ * warpfft_plan_destroy, and warpfft_stream_sync) wait until block_release; block_wait_entered
+ * waits (at most ms) until a thread is waiting there: 1 when one is. */
+void block_arm(const char *fn);
+int block_wait_entered(int ms);
+void block_release(void);
+
+/* ---- XLA's side ---- */
+
+extern char xla_error_token, stream_error_token; /* XLA_FFI_Error* values the handler returns */
+extern int xla_errc;
+extern char xla_msg[1600];
+
+typedef struct config {
+    int type, dim;
+    warpfft_precision precision;
+    int64_t G, Gp, T, M, K; /* K: type 3's targets */
+    int64_t n[3];           /* types 1, 2: modes, C order (n[0] is the last axis) */
+} config;
+
+enum { N_ATTRS = 14 };
+
+/* One call frame with everything it points to (one per thread that calls the handler). */
+typedef struct frame_store {
+    XLA_FFI_CallFrame f;
+    XLA_FFI_Api api;
+    XLA_FFI_Buffer buf[8]; /* the arguments, then the result */
+    int64_t dims[8][5];
+    void *args[7], *rets[1];
+    int arg_types[7], ret_types[1];
+    XLA_FFI_ByteSpan names[N_ATTRS], *name_ptrs[N_ATTRS];
+    XLA_FFI_Scalar scalars[N_ATTRS];
+    void *attr_ptrs[N_ATTRS];
+    int attr_types[N_ATTRS];
+    int64_t ivals[N_ATTRS];
+    float upsampfac;
+    double eps;
+} frame_store;
+
+/* The frame of `cf` in fs: buffer i at fake device address (i + 1) MiB (the trace names it),
+ * attributes with values the plan's key must carry through (iflag -1, modeord 1, method 2,
+ * bins 4 5 6, max_subprob 7, eps 1e-5, upsampfac 1.25); XLA's stream is 0x5150. */
+XLA_FFI_CallFrame *frame_at(frame_store *fs, const config *cf);
+/* frame_at on one store of the main thread. */
+XLA_FFI_CallFrame *frame(const config *cf);
+const char *describe(const config *cf, char *s, size_t len);
+
+/* ---- test_xla_ffi_pool.c ---- */
+void test_clear_during_call(void);
+void test_no_waiting_behind_create(void);
+void test_no_waiting_behind_destroy(void);
+void test_eviction_syncs_no_stream(void);
+void test_empty_huge(void);
+
+#endif /* WARPFFT_TEST_XLA_FFI_H */

@@ -1,0 +1,407 @@
+/*
+ * test_xla_ffi_standin.c — for the XLA FFI handler's test (test_xla_ffi.h): a recording
+ * stand-in of the public C ABI the handler and the live-plan pool call, of the plan hooks
+ * (api/plan_pool.h) and runtime functions the pool calls, and XLA's side (its API table and
+ * frames). Its plans keep points ids as warpfft.h says (the handler counts the plans it created
+ * by them).
+ * Every call appends a line to `trace`; the armed one fails. Thread-safe enough for the tests
+ * that run the handler on two threads (one lock around the trace, the counts and the plans).
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/plan_pool.h"
+#include "params/params.h"
+#include "runtime/error.h"
+#include "runtime/libfind.h"
+#include "test_xla_ffi.h"
+
+char trace[8192];
+long calls;
+char failed_fn[48];
+int plan_ids, plans_live;
+void (*on_setpts)(void);
+
+static long fail_at;               /* the numbered call that fails (0: none) */
+static warpfft_status fail_status; /* what a failing ABI call returns */
+static char last_error[1024];
+static const char *buf_name[8];
+static int n_bufs;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct warpfft_plan_s {
+    int id;
+    int pooled;
+    uint64_t points_id; /* warpfft_plan_points_id's */
+};
+static uint64_t points_ids; /* the last points id given (under `lock`) */
+
+static void new_points_id(warpfft_plan plan) {
+    pthread_mutex_lock(&lock);
+    plan->points_id = ++points_ids;
+    pthread_mutex_unlock(&lock);
+}
+
+static void record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void record(const char *fmt, ...) {
+    pthread_mutex_lock(&lock);
+    size_t len = strlen(trace);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(trace + len, sizeof trace - len, fmt, ap);
+    va_end(ap);
+    pthread_mutex_unlock(&lock);
+}
+
+void arm(long k, warpfft_status st) {
+    pthread_mutex_lock(&lock);
+    trace[0] = '\0';
+    calls = 0;
+    fail_at = k;
+    fail_status = st;
+    failed_fn[0] = '\0';
+    pthread_mutex_unlock(&lock);
+}
+
+/* Numbers a call; 1 when it is the one to fail (then recorded as failing). */
+static int tick(const char *fn) {
+    pthread_mutex_lock(&lock);
+    int fail = ++calls == fail_at;
+    if (fail) {
+        snprintf(failed_fn, sizeof failed_fn, "%s", fn);
+        snprintf(last_error, sizeof last_error, "stand-in: %s failed", fn);
+    }
+    pthread_mutex_unlock(&lock);
+    if (fail)
+        record("  FAILED\n");
+    return fail;
+}
+
+/* ---- blocking a thread inside a call ---- */
+
+static pthread_cond_t block_cond = PTHREAD_COND_INITIALIZER;
+static char block_fn[16];
+static int block_entered, block_open = 1;
+
+void block_arm(const char *fn) {
+    pthread_mutex_lock(&lock);
+    snprintf(block_fn, sizeof block_fn, "%s", fn);
+    block_entered = 0;
+    block_open = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+/* Waits here when fn is armed (once: the first caller). */
+static void maybe_block(const char *fn) {
+    pthread_mutex_lock(&lock);
+    if (!block_open && !block_entered && strcmp(block_fn, fn) == 0) {
+        block_entered = 1;
+        pthread_cond_broadcast(&block_cond);
+        while (!block_open)
+            pthread_cond_wait(&block_cond, &lock);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+int block_wait_entered(int ms) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&lock);
+    while (!block_entered && pthread_cond_timedwait(&block_cond, &lock, &until) == 0)
+        ;
+    int entered = block_entered;
+    pthread_mutex_unlock(&lock);
+    return entered;
+}
+
+void block_release(void) {
+    pthread_mutex_lock(&lock);
+    block_open = 1;
+    block_fn[0] = '\0';
+    pthread_cond_broadcast(&block_cond);
+    pthread_mutex_unlock(&lock);
+}
+
+/* ---- the C ABI ---- */
+
+/* Buffer i of a frame lives at fake device address (i + 1) MiB: "name+offset". */
+static uintptr_t buf_base(int i) {
+    return (uintptr_t)(i + 1) << 20;
+}
+
+static const char *where(const void *p, char *s, size_t len) {
+    uintptr_t a = (uintptr_t)p;
+    snprintf(s, len, "%s", a ? "?" : "-"); /* NULL, or not in any buffer */
+    for (int i = 0; i < n_bufs; i++)
+        if (a >= buf_base(i) && a < buf_base(i + 1))
+            snprintf(s, len, "%s+%lu", buf_name[i], (unsigned long)(a - buf_base(i)));
+    return s;
+}
+
+warpfft_status warpfft_opts_default(warpfft_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->upsampfac = 2.0;
+    o->check_points = 1; /* not the library's default: shows that the handler asks for 0 */
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int iflag,
+                                   int64_t ntransf, double eps, warpfft_precision precision,
+                                   const warpfft_opts *o, warpfft_plan *plan) {
+    record("create %d %dd n %lld %lld %lld iflag %d T %lld eps %g prec %d modeord %d method %d "
+           "device %d upsampfac %g stream %#llx max_subprob %d bins %d %d %d check %d\n",
+           type, dim, (long long)n[0], (long long)n[1], (long long)n[2], iflag, (long long)ntransf,
+           eps, (int)precision, o->modeord, o->method, o->device, o->upsampfac,
+           (unsigned long long)o->stream, o->max_subprob, o->bin_size[0], o->bin_size[1],
+           o->bin_size[2], o->check_points);
+    maybe_block("create");
+    if (tick("warpfft_plan_create"))
+        return fail_status;
+    struct warpfft_plan_s *p = calloc(1, sizeof *p);
+    if (!p)
+        return WARPFFT_ERR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&lock);
+    p->id = ++plan_ids;
+    plans_live++;
+    pthread_mutex_unlock(&lock);
+    *plan = p;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
+                              const void *x, const void *y, const void *z) {
+    if (on_setpts)
+        on_setpts();
+    char a[32], b[32], c[32];
+    record("setpts P%d prec %d M %lld %s %s %s\n", plan->id, (int)precision, (long long)M,
+           where(x, a, sizeof a), where(y, b, sizeof b), where(z, c, sizeof c));
+    new_points_id(plan);
+    return tick("warpfft_setpts") ? fail_status : WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision, int64_t M,
+                               const void *x, const void *y, const void *z, int64_t K,
+                               const void *s, const void *t, const void *u) {
+    if (on_setpts)
+        on_setpts();
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    record("setpts3 P%d prec %d M %lld %s %s %s K %lld %s %s %s\n", plan->id, (int)precision,
+           (long long)M, where(x, a, sizeof a), where(y, b, sizeof b), where(z, c, sizeof c),
+           (long long)K, where(s, d, sizeof d), where(t, e, sizeof e), where(u, f, sizeof f));
+    new_points_id(plan);
+    return tick("warpfft_setpts3") ? fail_status : WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c, void *fk) {
+    char a[32], b[32];
+    record("execute P%d prec %d %s %s\n", plan->id, (int)precision, where(c, a, sizeof a),
+           where(fk, b, sizeof b));
+    return tick("warpfft_execute") ? fail_status : WARPFFT_SUCCESS;
+}
+
+static void free_plan(warpfft_plan plan) {
+    record("destroy P%d\n", plan->id);
+    free(plan);
+    pthread_mutex_lock(&lock);
+    plans_live--;
+    pthread_mutex_unlock(&lock);
+}
+
+warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
+    maybe_block("destroy");
+    free_plan(plan);
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_stream_sync(int device, uint64_t stream) {
+    record("sync %d %#llx\n", device, (unsigned long long)stream);
+    maybe_block("destroy"); /* the old handler's eviction began with one */
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_plan_points_id(warpfft_plan plan, uint64_t *id) {
+    pthread_mutex_lock(&lock);
+    *id = plan->points_id;
+    pthread_mutex_unlock(&lock);
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_plan_workspace_bytes(warpfft_plan plan, size_t *bytes) {
+    (void)plan;
+    *bytes = 1000;
+    return WARPFFT_SUCCESS;
+}
+
+const char *warpfft_status_name(int status) {
+    static char name[32];
+    snprintf(name, sizeof name, "STATUS_%d", status);
+    return name;
+}
+
+const char *warpfft_last_error(void) {
+    return last_error;
+}
+
+/* ---- what the pool calls besides the ABI (api/plan_pool.h, params/params.h, runtime/) ---- */
+
+warpfft_status wf_error(warpfft_status status, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void wf_clear_error(void) {
+    last_error[0] = '\0';
+}
+
+const char *wf_getenv(const char *name) {
+    return getenv(name);
+}
+
+warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
+    if (opts)
+        *out = *opts;
+    else
+        warpfft_opts_default(out);
+    return WARPFFT_SUCCESS;
+}
+
+void wf_plan_set_pooled(warpfft_plan plan, int pooled) {
+    plan->pooled = pooled;
+}
+
+void wf_plan_forget_points(warpfft_plan plan) {
+    record("forget P%d\n", plan->id);
+    new_points_id(plan);
+}
+
+warpfft_status wf_plan_fence(warpfft_plan plan) {
+    record("fence P%d\n", plan->id);
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_plan_destroy_fenced(warpfft_plan plan) {
+    maybe_block("destroy");
+    free_plan(plan);
+    return WARPFFT_SUCCESS;
+}
+
+/* ---- XLA's side: the API table and a call frame ---- */
+
+char xla_error_token, stream_error_token;
+int xla_errc;
+char xla_msg[1600];
+
+static XLA_FFI_Error *error_create(XLA_FFI_Error_Create_Args *a) {
+    xla_errc = a->errc;
+    snprintf(xla_msg, sizeof xla_msg, "%s", a->message);
+    return (XLA_FFI_Error *)&xla_error_token;
+}
+
+static XLA_FFI_Error *stream_get(XLA_FFI_Stream_Get_Args *a) {
+    record("stream\n");
+    if (tick("XLA_FFI_Stream_Get"))
+        return (XLA_FFI_Error *)&stream_error_token;
+    a->stream = (void *)(uintptr_t)0x5150;
+    return NULL;
+}
+
+static void set_buffer(frame_store *fr, int i, const char *name, int dtype, int rank,
+                       const int64_t *dims) {
+    buf_name[i] = name;
+    memcpy(fr->dims[i], dims, (size_t)rank * sizeof *dims);
+    fr->buf[i] = (XLA_FFI_Buffer){sizeof(XLA_FFI_Buffer), NULL, dtype,
+                                  (void *)buf_base(i),    rank, fr->dims[i]};
+}
+
+static void set_attr(frame_store *fr, int i, const char *name, int dtype, void *value) {
+    fr->names[i] = (XLA_FFI_ByteSpan){name, strlen(name)};
+    fr->name_ptrs[i] = &fr->names[i];
+    fr->scalars[i] = (XLA_FFI_Scalar){dtype, value};
+    fr->attr_ptrs[i] = &fr->scalars[i];
+    fr->attr_types[i] = WF_XLA_ATTR_SCALAR;
+}
+
+XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
+    memset(fr, 0, sizeof *fr);
+    int f64 = cf->precision == WARPFFT_F64, cplx = f64 ? WF_XLA_C128 : WF_XLA_C64;
+    int real = f64 ? WF_XLA_F64 : WF_XLA_F32, dim = cf->dim;
+    int64_t src[5] = {cf->G, cf->T, cf->M}, out[5] = {cf->G, cf->T};
+    int64_t pts[2] = {cf->Gp, cf->M}, tgt[2] = {cf->Gp, cf->K};
+    if (cf->type == 3) {
+        out[2] = cf->K;
+    } else {
+        int64_t *modes = cf->type == 1 ? out : src;
+        for (int d = 0; d < dim; d++)
+            modes[1 + dim - d] = cf->n[d];
+        if (cf->type == 2)
+            out[2] = cf->M;
+    }
+    static const char *const coord[6] = {"x", "y", "z", "s", "t", "u"};
+    int nb = 0;
+    set_buffer(fr, nb++, "src", cplx, cf->type == 2 ? 2 + dim : 3, src);
+    for (int d = 0; d < dim; d++)
+        set_buffer(fr, nb++, coord[d], real, 2, pts);
+    for (int d = 0; cf->type == 3 && d < dim; d++)
+        set_buffer(fr, nb++, coord[3 + d], real, 2, tgt);
+    int nargs = nb;
+    set_buffer(fr, nb++, "out", cplx, cf->type == 1 ? 2 + dim : 3, out);
+    n_bufs = nb;
+    for (int i = 0; i < nargs; i++) {
+        fr->args[i] = &fr->buf[i];
+        fr->arg_types[i] = WF_XLA_ARG_BUFFER;
+    }
+    fr->rets[0] = &fr->buf[nargs];
+    fr->ret_types[0] = WF_XLA_RET_BUFFER;
+
+    static const char *const ints[11] = {"nufft_type", "iflag",   "n1",         "n2",
+                                         "n3",         "modeord", "method",     "bin1",
+                                         "bin2",       "bin3",    "max_subprob"};
+    const int64_t vals[11] = {cf->type, -1, cf->n[0], cf->n[1], cf->n[2], 1, 2, 4, 5, 6, 7};
+    for (int i = 0; i < 11; i++) {
+        fr->ivals[i] = vals[i];
+        set_attr(fr, i, ints[i], WF_XLA_S64, &fr->ivals[i]);
+    }
+    fr->eps = 1e-5;
+    fr->upsampfac = 1.25f;
+    set_attr(fr, 11, "eps", WF_XLA_F64, &fr->eps);
+    set_attr(fr, 12, "upsampfac", WF_XLA_F32, &fr->upsampfac);
+
+    fr->api.struct_size = sizeof fr->api;
+    fr->api.XLA_FFI_Error_Create = error_create;
+    fr->api.XLA_FFI_Stream_Get = stream_get;
+    fr->f.struct_size = sizeof fr->f;
+    fr->f.api = &fr->api;
+    fr->f.stage = WF_XLA_STAGE_EXECUTE;
+    fr->f.args = (XLA_FFI_Args){sizeof(XLA_FFI_Args), NULL, nargs, fr->arg_types, fr->args};
+    fr->f.rets = (XLA_FFI_Rets){sizeof(XLA_FFI_Rets), NULL, 1, fr->ret_types, fr->rets};
+    fr->f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,          13,
+                                  fr->attr_types,        fr->name_ptrs, fr->attr_ptrs};
+    return &fr->f;
+}
+
+XLA_FFI_CallFrame *frame(const config *cf) {
+    static frame_store main_store;
+    return frame_at(&main_store, cf);
+}
+
+const char *describe(const config *cf, char *s, size_t len) {
+    snprintf(s, len, "type %d %dD %s G %lld Gp %lld T %lld M %lld K %lld", cf->type, cf->dim,
+             cf->precision == WARPFFT_F64 ? "f64" : "f32", (long long)cf->G, (long long)cf->Gp,
+             (long long)cf->T, (long long)cf->M, (long long)cf->K);
+    return s;
+}
