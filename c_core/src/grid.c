@@ -97,7 +97,12 @@ warpfft_status wf_params_set_grid(wf_params *p) {
                             p->dim);
     p->fine_prod = fine;
     p->mode_prod = modes;
-    p->tol_floor = wf_tol_floor(p->precision, p->dim, p->n_modes, fine);
+    p->tol_floor = p->spreadinterponly
+                       ? wf_tol_floor(p->precision, p->dim, p->n_modes, fine)
+                       : wf_tol_floor_of(p->precision, p->dim, p->n_modes, p->n_fine, p->width,
+                                         p->beta);
+    p->predicted_ms = wf_cost_predict_ms(p->type, p->dim, p->precision, p->width, p->n_fine,
+                                         p->ntransf, wf_params_points(p));
     return WARPFFT_SUCCESS;
 }
 
@@ -107,6 +112,28 @@ double wf_tol_floor(int precision, int dim, const int64_t n_modes[3], int64_t fi
         n2 += (double)n_modes[d] * (double)n_modes[d];
     double phase = sqrt(n2) * 0x1p-52;
     double arith = eps * (4.0 + 2.0 * sqrt(log2((double)(fine_prod > 2 ? fine_prod : 2))));
+    return sqrt(phase * phase + arith * arith);
+}
+
+/* phihat(0) / phihat(N/2) on grid nf: the deconvolution's largest factor over its smallest. */
+static double edge_ratio(int64_t n_modes, int64_t nf, int width, double beta) {
+    int q = wf_quad_nodes(width);
+    return wf_phihat(0.0, nf, width, beta, q) / wf_phihat((double)(n_modes / 2), nf, width, beta, q);
+}
+
+double wf_tol_floor_of(int precision, int dim, const int64_t n_modes[3], const int64_t nf[3],
+                       int width, double beta) {
+    double n2 = 0.0, eps = precision == WARPFFT_F64 ? 0x1p-53 : 0x1p-24, fine = 1.0, amp = 1.0;
+    double beta2 = wf_kernel_beta(width, 2.0);
+    for (int d = 0; d < dim; d++) {
+        n2 += (double)n_modes[d] * (double)n_modes[d];
+        fine *= (double)nf[d];
+        double r = edge_ratio(n_modes[d], nf[d], width, beta);
+        double r2 = edge_ratio(n_modes[d], wf_fine_size(n_modes[d], 2.0, width), width, beta2);
+        amp *= r > r2 ? r / r2 : 1.0;
+    }
+    double phase = sqrt(n2) * 0x1p-52;
+    double arith = amp * eps * (4.0 + 2.0 * sqrt(log2(fine > 2.0 ? fine : 2.0)));
     return sqrt(phase * phase + arith * arith);
 }
 

@@ -39,8 +39,10 @@ typedef struct wf_params {
     int method;               /* WARPFFT_METHOD_GM or WARPFFT_METHOD_SM (never AUTO) */
     int modeord;
     int spreadinterponly; /* 1: spread/interp only on fk itself (n_fine = n_modes; execute.c) */
+    int64_t points_hint;  /* opts.points_hint: expected M for the cost model (0: unknown) */
+    double predicted_ms;  /* the cost model's execute time at wf_params_points (cost.c) */
     int check_points;     /* 1: setpts waits and returns BAD_POINTS (setpts.c) */
-    double tol, upsampfac;
+    double tol, upsampfac; /* upsampfac: the sigma used (the choice, when opts said 0) */
     double tol_floor; /* rounding floor of the error (grid.c, wf_tol_floor) */
     int width;        /* kernel width w in fine-grid points */
     double beta;      /* kernel shape parameter (sinh type, kernel.c) */
@@ -158,6 +160,21 @@ int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma,
  * WARPFFT_ERR_BAD_TOL when the precision's embedded widths cannot meet tol. */
 warpfft_status wf_params_set_kernel(wf_params *p);
 
+/* ==== cost.c: the choice of sigma and width (upsampfac 0) by predicted execute time ==== */
+
+#define WF_SIGMA_MIN 1.25 /* the upsampling factors accepted: 0 (auto) or [MIN, MAX] */
+#define WF_SIGMA_MAX 3.0
+
+/* Predicted execute time (ms) of a plan with these parameters and M points per transform, from
+ * the cost model fitted to H100 measurements (cost.c). */
+double wf_cost_predict_ms(int type, int dim, int precision, int width, const int64_t n_fine[3],
+                          int64_t ntransf, int64_t M);
+/* The M the cost model assumes for p: points_hint, or one point per mode when it is 0. */
+int64_t wf_params_points(const wf_params *p);
+/* Plan stage for upsampfac 0: p->upsampfac, width and beta, the (sigma, w) of least predicted
+ * time whose error bound and rounding floor meet tol; WARPFFT_ERR_BAD_TOL if none does. */
+warpfft_status wf_params_choose_sigma(wf_params *p);
+
 /* ==== grid.c: fine-grid sizes, mode order and point folding ==== */
 
 int wf_is_smooth(int64_t n); /* only prime factors 2, 3, 5, 7 (n >= 1) */
@@ -171,6 +188,13 @@ int64_t wf_fine_size(int64_t n_modes, double sigma, int width);
  * ~pi N 2^-53), arith = eps_T (4 + 2 sqrt(log2(fine_prod))) (kernel values, spreading sums and
  * the FFT in the working precision, eps_T = 2^-24 or 2^-53). */
 double wf_tol_floor(int precision, int dim, const int64_t n_modes[3], int64_t fine_prod);
+/* The floor of a plan with fine sizes nf and kernel (width, beta): wf_tol_floor's arithmetic
+ * term times the deconvolution's amplification of rounding relative to sigma 2 (where the
+ * floor's constants were measured): prod_d max(1, R_d / R_d(sigma 2)), R_d = phihat(0) /
+ * phihat(N_d / 2), the largest factor 1/phihat (band edge) over the smallest. At sigma 1.25 in
+ * 3D f32 that is ~240x (the errors measured there at tol 1e-5 were 1.3e-5 to 9.1e-5). */
+double wf_tol_floor_of(int precision, int dim, const int64_t n_modes[3], const int64_t nf[3],
+                       int width, double beta);
 /* Plan stage (after the width): p->n_fine, fine_prod, mode_prod and tol_floor;
  * WARPFFT_ERR_BAD_SIZE when the fine grid times ntransf overflows, or a dimension exceeds
  * WF_MAX_FINE_DIM (reaches WF_MAX_FINE_DIM_ND for dim >= 2). */

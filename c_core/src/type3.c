@@ -230,7 +230,7 @@ static void set_basics(struct warpfft_plan_s *plan, int dim, int64_t ntransf, do
     p->precision = precision;
     p->modeord = plan->t3->opts.modeord;
     p->tol = tol;
-    p->upsampfac = plan->t3->opts.upsampfac;
+    p->upsampfac = wf_t3_sigma(&plan->t3->opts);
     p->ntransf = ntransf;
     for (int d = 0; d < 3; d++)
         p->n_modes[d] = p->n_fine[d] = 1;
