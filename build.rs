@@ -19,7 +19,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Spreading/interpolation kernels are specialised on the kernel width for unrolling; these are
-/// the widths embedded per precision (c_core/src/params.c refuses a tol that needs more).
+/// the widths embedded per precision (c_core/src/params/params.c refuses a tol that needs more).
 const WIDTHS_F32: std::ops::RangeInclusive<u32> = 2..=12;
 const WIDTHS_F64: std::ops::RangeInclusive<u32> = 2..=16;
 
@@ -100,8 +100,8 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
         .include("kernels")
         .module(fatbuild::Module::new("sort").source("kernels/sort.cu"))
-        // The multi-block bin scan: loaded only by plans with many bins (c_core/src/params.h,
-        // WF_SCAN_BIG_BINS), so a small plan's first-use JIT does not compile it.
+        // The multi-block bin scan: loaded only by plans with many bins (WF_SCAN_BIG_BINS,
+        // c_core/src/params/params.h), so a small plan's first-use JIT does not compile it.
         .module(fatbuild::Module::new("scan_big").source("kernels/scan_big.cu"));
     // Small modules, one per job a plan has: a plan loads only the ones it launches, and in a
     // `jit` build each is JIT-compiled on its first use (in parallel: module.c), so a first plan
@@ -155,20 +155,19 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
 /// independent, hidden visibility except the `WARPFFT_API` functions) and links it into the
 /// Rust crate.
 fn compile_c_core(out: &Path, kernels_c: &Path) -> Res<PathBuf> {
+    // c_core/src holds one folder per stage (docs/layout.md); every folder is on the include
+    // path, so a header is named by its file name alone.
     let src = Path::new("c_core/src");
     let mut sources = Vec::new();
-    for e in fs::read_dir(src).map_err(io_err("listing", src))? {
-        let p = e.map_err(io_err("listing", src))?.path();
-        if p.extension().is_some_and(|x| x == "c") {
-            sources.push(p);
-        }
-    }
+    let mut folders = Vec::new();
+    c_sources(src, &mut sources, &mut folders)?;
     sources.sort();
+    folders.sort();
     let mut cc = cc::Build::new();
     cc.files(&sources)
         .file(kernels_c)
         .include("c_core/include")
-        .include("c_core/src")
+        .includes(&folders)
         .include(out)
         .define("WARPFFT_BUILDING", None)
         .define("_GNU_SOURCE", None)
@@ -189,6 +188,21 @@ fn compile_c_core(out: &Path, kernels_c: &Path) -> Res<PathBuf> {
     println!("cargo:rustc-link-lib=dylib=pthread");
     println!("cargo:rustc-link-lib=dylib=m");
     Ok(out.join("libwarpfft_core.a"))
+}
+
+/// The `.c` files under `dir`, at any depth, into `sources`; `dir` and every folder below it
+/// into `folders`.
+fn c_sources(dir: &Path, sources: &mut Vec<PathBuf>, folders: &mut Vec<PathBuf>) -> Res<()> {
+    folders.push(dir.to_path_buf());
+    for e in fs::read_dir(dir).map_err(io_err("listing", dir))? {
+        let p = e.map_err(io_err("listing", dir))?.path();
+        if p.is_dir() {
+            c_sources(&p, sources, folders)?;
+        } else if p.extension().is_some_and(|x| x == "c") {
+            sources.push(p);
+        }
+    }
+    Ok(())
 }
 
 /// Links `libwarpfft.so` with the C compiler (a Rust cdylib would hide the C symbols: NOTES.md)

@@ -1,22 +1,23 @@
 #!/bin/sh
 # Builds c_core/tests/test_params.c and its groups test_params_*.c (test_params.h) with the
-# params code (ASan + UBSan) and runs it: the plan parameter stages of c_core/src/params.h
+# params code (ASan + UBSan) and runs it: the plan parameter stages of c_core/src/params/params.h
 # (params.c, kernel.c, width.c, grid.c, bins.c).
-# Links c_core/src/error.c when it is there and links on its own; else a stub in the test.
+# Links c_core/src/runtime/error.c when it is there and links on its own; else a stub in the test.
 set -e
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${TMPDIR:-/tmp}/warpfft_test_params"
-src="$root/c_core/src"
+src="$root/c_core/src/params"
+rt="$root/c_core/src/runtime"
 flags="-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -pthread -Wall -Wextra -Werror -O1 -g
        -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-       -I $root/c_core/include -I $src -DWF_SOURCE_ROOT=\"$root\""
+       -I $root/c_core/include -I $src -I $rt -DWF_SOURCE_ROOT=\"$root\""
 t="$root/c_core/tests"
 files="$t/test_params.c $t/test_params_kernel.c $t/test_params_width.c $t/test_params_emulate.c
        $t/test_params_grid.c $t/test_params_opts.c $t/test_params_bins.c
        $src/params.c $src/kernel.c $src/width.c $src/grid.c $src/bins.c"
 # shellcheck disable=SC2086
-if [ -f "$src/error.c" ] && gcc $flags $files "$src/error.c" -lm -o "$out" 2>/dev/null; then
-    echo "test_params: with c_core/src/error.c"
+if [ -f "$rt/error.c" ] && gcc $flags $files "$rt/error.c" -lm -o "$out" 2>/dev/null; then
+    echo "test_params: with c_core/src/runtime/error.c"
 else
     echo "test_params: with the stub error functions"
     gcc $flags -DWF_TEST_STUB_ERROR $files -lm -o "$out"

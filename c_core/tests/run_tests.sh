@@ -87,15 +87,20 @@ echo '#include "fake_kernels.h"' >"$GEN/warpfft_kernels.h"
 
 # ---- 2. build: the lead's flags, plus sanitizers (one binary) or debug info (for valgrind) ----
 SRC="$ROOT/c_core/src"
+RT="$SRC/runtime"
+# c_core/src: one folder per stage (docs/layout.md), each on the include path as in build.rs.
+mapfile -t SRC_DIRS < <(find "$SRC" -type d | sort)
+SRC_INC=("${SRC_DIRS[@]/#/-I}")
+mapfile -t ALL_SRC < <(find "$SRC" -name '*.c' | sort)
 # CORE: the runtime's own sources; the test binaries add the fake kernel table and the tests.
-CORE=("$SRC/error.c" "$SRC/loader.c" "$SRC/cufft.c" "$SRC/module.c" "$SRC/module_nvrtc.c"
-    "$SRC/module_ptx.c" "$SRC/memory.c" "$SRC/info.c" "$SRC/fatbin.c" "$SRC/cache.c"
-    "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c" "$SRC/sha256.c")
+CORE=("$RT/error.c" "$RT/loader.c" "$RT/cufft.c" "$RT/module.c" "$RT/module_nvrtc.c"
+    "$RT/module_ptx.c" "$RT/memory.c" "$RT/info.c" "$RT/fatbin.c" "$RT/cache.c"
+    "$RT/libfind.c" "$RT/nvrtc.c" "$RT/kcache.c" "$RT/sha256.c")
 SRCS=("${CORE[@]}" "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
     "$HERE/test_rt_errors.c" "$HERE/test_rt_cufft.c" "$HERE/test_rt_driver.c"
     "$HERE/test_rt_nvrtc.c")
 CFLAGS=(-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -fPIC -fvisibility=hidden -pthread
-    -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$GEN" -I"$HERE")
+    -Wall -Wextra -Werror -I"$ROOT/c_core/include" "${SRC_INC[@]}" -I"$GEN" -I"$HERE")
 LIBS=(-ldl -lpthread -lm)
 for f in "${CORE[@]}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
 gcc "${CFLAGS[@]}" -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -188,7 +193,7 @@ PYEOF
 # shellcheck disable=SC2054 # commas inside one flag
 SAN=(-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 SCFLAGS=(-std=c11 -D_GNU_SOURCE -fPIC -pthread -Wall -Wextra -Werror -I"$ROOT/c_core/include"
-    -I"$SRC" -I"$HERE")
+    "${SRC_INC[@]}" -I"$HERE")
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cuda.c" "$HERE/standin_cuda_memory.c" \
     "$HERE/standin_cuda_modules.c" "$HERE/standin_cuda_kernels.c" -o "$FAULT/standin/libcuda.so.1"
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cufft.c" -o "$FAULT/standin/libcufft.so.12" \
@@ -197,8 +202,8 @@ gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cufft.c" -o "$FAULT/stand
 # (ASan+UBSan); on_standin CMD...: runs CMD with the stand-in driver first on the loader path and
 # the stand-in cuFFT.
 fault_build() {
-    gcc "${CFLAGS[@]}" -I"$FAULT/gen" "${SAN[@]}" "$SRC"/*.c "$FAULT/gen/fault_kernels.c" "$@" \
-        "${LIBS[@]}"
+    gcc "${CFLAGS[@]}" -I"$FAULT/gen" "${SAN[@]}" "${ALL_SRC[@]}" "$FAULT/gen/fault_kernels.c" \
+        "$@" "${LIBS[@]}"
 }
 on_standin() {
     LD_LIBRARY_PATH="$FAULT/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WARPFFT_CACHE_DIR='' \
@@ -213,8 +218,8 @@ fault_build "$HERE/test_bench.c" -o "$FAULT/test_bench"
 echo "== warpfft_bench_fft under fault injection (ASan+UBSan)"
 on_standin "$FAULT/test_bench" || status=1
 # The XLA FFI handler (xla_ffi.c) alone, linked with a recording stand-in of the C ABI it calls.
-gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/xla_ffi.c" "$HERE/test_xla_ffi.c" -o "$BUILD/bin/test_xla_ffi" \
-    "${LIBS[@]}"
+gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_ffi.c" "$HERE/test_xla_ffi.c" \
+    -o "$BUILD/bin/test_xla_ffi" "${LIBS[@]}"
 echo "== the XLA FFI handler on a recording stand-in of the C ABI (ASan+UBSan)"
 "$BUILD/bin/test_xla_ffi" || status=1
 
@@ -224,8 +229,8 @@ echo "== the XLA FFI handler on a recording stand-in of the C ABI (ASan+UBSan)"
 NV=$BUILD/nvrtc
 mkdir -p "$NV"
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_nvrtc.c" -o "$NV/libnvrtc.so.12"
-gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/error.c" "$SRC/libfind.c" "$SRC/nvrtc.c" "$SRC/kcache.c" "$SRC/sha256.c" \
-    "$HERE/test_kcache.c" -o "$NV/test_kcache" "${LIBS[@]}"
+gcc "${CFLAGS[@]}" "${SAN[@]}" "$RT/error.c" "$RT/libfind.c" "$RT/nvrtc.c" "$RT/kcache.c" \
+    "$RT/sha256.c" "$HERE/test_kcache.c" -o "$NV/test_kcache" "${LIBS[@]}"
 echo "== kernel cache and NVRTC (ASan+UBSan)"
 WF_TEST_CUDA_PATH=$CUDA "$NV/test_kcache" "$NV/libnvrtc.so.12" || status=1
 # The NVRTC path of module.c and module_nvrtc.c end to end, on the stand-in driver: cold (compiled: "nvrtc"),

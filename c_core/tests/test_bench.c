@@ -1,6 +1,6 @@
 /*
- * test_bench.c — warpfft_bench_fft (c_core/src/bench.c) against the stand-in libcuda.so.1 and
- * libcufft.so.12 of standin.h, built and run by run_tests.sh beside test_fault.c.
+ * test_bench.c — warpfft_bench_fft (c_core/src/runtime/bench.c) against the stand-in libcuda.so.1
+ * and libcufft.so.12 of standin.h, built and run by run_tests.sh beside test_fault.c.
  *
  * Argument errors come before any driver call. Then, per configuration, the k-th driver or
  * cuFFT call fails for k = 1, 2, ... until a call runs to the end: every injected failure

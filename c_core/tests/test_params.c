@@ -1,8 +1,8 @@
 /*
- * test_params.c — unit tests of the plan parameters, c_core/src/params.h (params.c, kernel.c,
- * width.c, grid.c, bins.c; no GPU): kernel width and shape, fine-grid sizes, Gauss-Legendre
- * quadrature and deconvolution factors, mode ordering, point folding, argument validation
- * through warpfft_plan_params, bins and method choice.
+ * test_params.c — unit tests of the plan parameters, c_core/src/params/params.h (params.c,
+ * kernel.c, width.c, grid.c, bins.c; no GPU): kernel width and shape, fine-grid sizes,
+ * Gauss-Legendre quadrature and deconvolution factors, mode ordering, point folding, argument
+ * validation through warpfft_plan_params, bins and method choice.
  *
  * Build and run: c_core/tests/run_test_params.sh (ASan + UBSan). Prints "N passed, M failed";
  * exits non-zero on any failure. This file: main and the counters (and the stub error

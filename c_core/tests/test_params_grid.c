@@ -144,7 +144,7 @@ static void fold_body(const char *path, char *out, size_t cap) {
 void test_fold_far(void) {
     /* the two copies are one text (the device's products are __dmul_rn through WF_MUL_RN) */
     static char host[4096], dev[4096];
-    fold_body(WF_SOURCE_ROOT "/c_core/src/grid.c", host, sizeof host);
+    fold_body(WF_SOURCE_ROOT "/c_core/src/params/grid.c", host, sizeof host);
     fold_body(WF_SOURCE_ROOT "/kernels/common.cuh", dev, sizeof dev);
     CHECK(host[0] != '\0' && strcmp(host, dev) == 0 && strstr(host, "fma(-n,WF_2PI_LO,r)"),
           "wf_fold: grid.c and common.cuh differ:\n%s\n%s", host, dev);

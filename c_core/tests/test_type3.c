@@ -1,8 +1,8 @@
 /*
- * test_type3.c — unit tests of the type-3 parameter choice, c_core/src/type3_params.c (no GPU):
- * centring, grid sizes and gamma (footprints stay off the wrap, targets inside the band),
- * the internal precision, the accuracy budget, the quadrature block the kernels read, and the
- * argument checks of warpfft_plan_params3.
+ * test_type3.c — unit tests of the type-3 parameter choice, c_core/src/params/type3_params.c (no
+ * GPU): centring, grid sizes and gamma (footprints stay off the wrap, targets inside the band), the
+ * internal precision, the accuracy budget, the quadrature block the kernels read, and the argument
+ * checks of warpfft_plan_params3.
  *
  * Build and run: c_core/tests/run_test_type3.sh (ASan + UBSan). Prints "N passed, M failed";
  * exits non-zero on any failure.

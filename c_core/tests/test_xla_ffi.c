@@ -1,5 +1,5 @@
 /*
- * test_xla_ffi.c — the XLA FFI handler (c_core/src/xla_ffi.c) on its own, linked with a
+ * test_xla_ffi.c — the XLA FFI handler (c_core/src/framework/xla_ffi.c) on its own, linked with a
  * recording stand-in of the public C ABI it calls (no driver, no GPU); built and run by
  * run_tests.sh. python/tests/test_jax_handler_abi.py covers the argument errors.
  *

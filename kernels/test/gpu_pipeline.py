@@ -94,7 +94,8 @@ def bin_scan(count, maxsub=0, cap=0):
 
 
 SCAN_BIG_TILE = 1024  # kernels/scan_big.cu: bins per block (256 threads x 4)
-SCAN_BIG_BINS = 8192  # c_core/src/params.h, WF_SCAN_BIG_BINS: more bins take module scan_big
+# c_core/src/params/params.h, WF_SCAN_BIG_BINS: more bins take module scan_big
+SCAN_BIG_BINS = 8192
 
 
 def bin_scan_big(count, maxsub=0, cap=0, grid=None):
@@ -148,7 +149,7 @@ class Points:
              self.bin_of, self.pos, I32(0), self.bin_count))
         nbins = self.bin_count.size
         # the result block: n_sorted, n_subprob (the SM kernels' device count), bad | overflow;
-        # as the C core: module scan_big above SCAN_BIG_BINS bins (c_core/src/params.h)
+        # as the C core: module scan_big above SCAN_BIG_BINS bins (c_core/src/params/params.h)
         scan = bin_scan_big if nbins > SCAN_BIG_BINS else bin_scan
         self.bin_start, self.nsub_start, self.result = scan(self.bin_count, self.maxsub, self.cap)
         self.sort_idx = cp.empty(max(M, 1), dtype=cp.int64)
@@ -220,7 +221,7 @@ class Plan:
         if nf is not None:
             self.nf = list(nf) + [1] * (3 - len(nf))
         if bs is None:
-            # the host's defaults (c_core/src/bins.c, wf_default_bins)
+            # the host's defaults (c_core/src/params/bins.c, wf_default_bins)
             sm3 = {(1, 32): [16, 8, 4], (2, 32): [16, 16, 4], (1, 64): [8, 8, 2],
                    (2, 64): [8, 8, 4]}[(typ, prec)]
             bs = {1: [1024, 1, 1], 2: [32, 32, 1], 3: sm3 if method == "sm" else [16, 16, 16]}[dim]

@@ -2,7 +2,7 @@
 bin sort, and the whole NUFFT pipeline against the direct sums over dimensions, precisions,
 tolerances, methods, batches and edge points. The tests use the formula width + 1 (w_extra=1),
 a margin over the kernel's aliasing error; the C core's width rule predicts that error per plan
-instead (c_core/src/width.c)."""
+instead (c_core/src/params/width.c)."""
 import time
 
 import numpy as np

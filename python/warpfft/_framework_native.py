@@ -65,7 +65,7 @@ def _load():
     if missing:
         raise _errors.LibraryNotFoundError(
             f"{path} has no {', '.join(missing)}: rebuild libwarpfft (cargo build --release) "
-            "from a checkout that has c_core/src/xla_ffi.c"
+            "from a checkout that has c_core/src/framework/xla_ffi.c"
         )
     return lib, path
 

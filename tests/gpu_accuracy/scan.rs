@@ -5,12 +5,13 @@ use crate::common::{check, gpu_or_skip};
 use crate::{case_opts, run_table};
 use warpfft::sys;
 
-/// Plans with more bins than the one-block scan is for (c_core/src/params.h, WF_SCAN_BIG_BINS =
-/// 8192): setpts takes the multi-block scan of module scan_big (kernels/scan_big.cu). Small
-/// opts.bin_size gives ~10⁴ (1D, 2D) and ~1.8·10⁴ (3D) bins, none a multiple of the 1024-bin
-/// tile (asserted); every dim × type × precision, GM and SM, uniform points (a few per bin) and
-/// a cluster (a cube of 8 fine-grid cells: a few bins hold every point, each split into many
-/// subproblems, the other bins empty). `warpfft_setpts_check` checks the device totals.
+/// Plans with more bins than the one-block scan is for (c_core/src/params/params.h,
+/// WF_SCAN_BIG_BINS = 8192): setpts takes the multi-block scan of module scan_big
+/// (kernels/scan_big.cu). Small opts.bin_size gives ~10⁴ (1D, 2D) and ~1.8·10⁴ (3D) bins, none
+/// a multiple of the 1024-bin tile (asserted); every dim × type × precision, GM and SM, uniform
+/// points (a few per bin) and a cluster (a cube of 8 fine-grid cells: a few bins hold every
+/// point, each split into many subproblems, the other bins empty). `warpfft_setpts_check`
+/// checks the device totals.
 #[test]
 fn many_bins_multi_block_scan() {
     if !gpu_or_skip("gpu_accuracy::many_bins_multi_block_scan") {
