@@ -14,7 +14,6 @@
 mod common;
 use common::*;
 use std::collections::HashMap;
-use std::ffi::c_void;
 use std::io::Write;
 use std::time::Instant;
 use warpfft::sys;
@@ -65,7 +64,10 @@ fn main() {
     if !gpu_or_skip("costmodel") {
         return;
     }
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let reps: usize = std::env::var("WARPFFT_COSTMODEL_REPS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -79,8 +81,8 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(240.0);
-    let path = std::env::var("WARPFFT_COSTMODEL_OUT")
-        .unwrap_or_else(|_| "target/costmodel.jsonl".into());
+    let path =
+        std::env::var("WARPFFT_COSTMODEL_OUT").unwrap_or_else(|_| "target/costmodel.jsonl".into());
     let mut out = std::fs::File::create(&path).expect("cannot write the output file");
     let mut fft_memo: HashMap<(i32, [i64; 3], bool), f64> = HashMap::new();
     let mut rng = Rng::new(7);
@@ -121,7 +123,10 @@ fn main() {
         let mut bufs: HashMap<bool, (Vec<Dev>, Dev, Dev)> = HashMap::new();
         for (f64p, ty, tol, sigma, method) in configs {
             if t_case.elapsed().as_secs_f64() > share {
-                eprintln!("costmodel: case {} cut at its {share:.0} s share", case.name);
+                eprintln!(
+                    "costmodel: case {} cut at its {share:.0} s share",
+                    case.name
+                );
                 break;
             }
             let prec = precision(f64p);
@@ -140,7 +145,15 @@ fn main() {
             let mut plan: sys::warpfft_plan = std::ptr::null_mut();
             let st = unsafe {
                 sys::warpfft_plan_create(
-                    ty, case.dim, case.n.as_ptr(), 1, 1, tol, prec, &opts, &mut plan,
+                    ty,
+                    case.dim,
+                    case.n.as_ptr(),
+                    1,
+                    1,
+                    tol,
+                    prec,
+                    &opts,
+                    &mut plan,
                 )
             };
             if st != sys::WARPFFT_SUCCESS {

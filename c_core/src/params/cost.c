@@ -33,13 +33,15 @@ typedef struct wf_cost_coef {
 static const wf_cost_coef WF_COST[3][2][2] = {
     /* 1D */ {{{0.0067, 0.02, 0.0010, 0.006, 0.02}, {0.0040, 0.02, 0.0010, 0.006, 0.02}},
               {{0.0100, 0.03, 0.0020, 0.012, 0.02}, {0.0060, 0.03, 0.0020, 0.012, 0.02}}},
-    /* 2D */ {{{0.0033, 0.02, 0.0010, 0.006, 0.02}, {0.0015, 0.02, 0.0010, 0.006, 0.02}},
-              {{0.0048, 0.03, 0.0020, 0.012, 0.02}, {0.0020, 0.03, 0.0020, 0.012, 0.02}}},
-    /* 3D */ {{{0.0025, 0.02, 0.0008, 0.006, 0.02}, {0.00085, 0.02, 0.0008, 0.006, 0.02}},
-              {{0.0050, 0.03, 0.0016, 0.012, 0.02}, {0.0014, 0.03, 0.0016, 0.012, 0.02}}}};
+    /* 2D */
+    {{{0.0033, 0.02, 0.0010, 0.006, 0.02}, {0.0015, 0.02, 0.0010, 0.006, 0.02}},
+     {{0.0048, 0.03, 0.0020, 0.012, 0.02}, {0.0020, 0.03, 0.0020, 0.012, 0.02}}},
+    /* 3D */
+    {{{0.0025, 0.02, 0.0008, 0.006, 0.02}, {0.00085, 0.02, 0.0008, 0.006, 0.02}},
+     {{0.0050, 0.03, 0.0016, 0.012, 0.02}, {0.0014, 0.03, 0.0016, 0.012, 0.02}}}};
 
-double wf_cost_predict_ms(int type, int dim, int precision, int width,
-                          const int64_t n_fine[3], int64_t ntransf, int64_t M) {
+double wf_cost_predict_ms(int type, int dim, int precision, int width, const int64_t n_fine[3],
+                          int64_t ntransf, int64_t M) {
     const wf_cost_coef *k = &WF_COST[dim - 1][precision == WARPFFT_F64][type == 2];
     double F = 1.0, wd = 1.0;
     for (int d = 0; d < dim; d++) {
@@ -52,38 +54,56 @@ double wf_cost_predict_ms(int type, int dim, int precision, int width,
 
 /* ---------------------------------------------------------------- the search */
 
-/* Rounding must leave most of tol to the kernel: a candidate's floor is at most this part. */
+/* A small sigma amplifies rounding (grid.c, wf_tol_floor_of): a candidate's floor may exceed
+ * the floor sigma 2 has (no amplification) only up to this part of tol. */
 #define WF_FLOOR_SHARE 0.25
 
-/* Fine sizes and the bound's verdict of (sigma, w) for plan p: 1 when the bound (with the
- * safety factor) and the rounding floor meet tol. */
+/* 1 when (sigma, w) meets tol for plan p: the bound with the safety factor, and the rounding
+ * floor. */
 static int passes(const wf_params *p, double sigma, int w) {
     if (wf_alias_safety(p->dim, p->tol) * wf_alias_error(p->dim, p->n_modes, sigma, w) > p->tol)
         return 0;
+    if (sigma >= 2.0)
+        return 1; /* no amplification (wf_tol_floor_of) */
     int64_t nf[3] = {1, 1, 1};
     for (int d = 0; d < p->dim; d++)
         nf[d] = wf_fine_size(p->n_modes[d], sigma, w);
-    double fl = wf_tol_floor_of(p->precision, p->dim, p->n_modes, nf, w,
-                                wf_kernel_beta(w, sigma));
-    return fl <= WF_FLOOR_SHARE * p->tol;
+    return wf_tol_floor_of(p->precision, p->dim, p->n_modes, nf, w, wf_kernel_beta(w, sigma)) <=
+           WF_FLOOR_SHARE * p->tol;
 }
 
-/* The smallest sigma (to within 1%) in [lo, WF_SIGMA_MAX] with passes(), or 0 if none. The
- * bound is close to exp(-pi w u gamma), u = sqrt(1 - 1/sigma), so the bisection runs in u. */
+static double sigma_of(double u) {
+    return 1.0 / (1.0 - u * u);
+}
+
+/* The smallest sigma (to within 1%) in [WF_SIGMA_MIN, WF_SIGMA_MAX] with passes(p, ., w),
+ * given that WF_SIGMA_MAX passes. The bound is close to exp(-pi w u gamma), u = sqrt(1 -
+ * 1/sigma), so the bisection runs in u (5-6 evaluations). */
 static double least_sigma(const wf_params *p, int w) {
-    if (!passes(p, WF_SIGMA_MAX, w))
-        return 0.0;
     if (passes(p, WF_SIGMA_MIN, w))
         return WF_SIGMA_MIN;
     double ulo = sqrt(1.0 - 1.0 / WF_SIGMA_MIN), uhi = sqrt(1.0 - 1.0 / WF_SIGMA_MAX);
-    while (1.0 / (1.0 - uhi * uhi) - 1.0 / (1.0 - ulo * ulo) > 0.01 * WF_SIGMA_MIN) {
+    while (sigma_of(uhi) - sigma_of(ulo) > 0.01 * sigma_of(ulo)) {
         double um = 0.5 * (ulo + uhi);
-        if (passes(p, 1.0 / (1.0 - um * um), w))
+        if (passes(p, sigma_of(um), w))
             uhi = um;
         else
             ulo = um;
     }
-    return 1.0 / (1.0 - uhi * uhi);
+    /* The grid is the next 2,3,5,7-smooth even size: step down to smaller such sizes (of the
+     * first dimension) while they pass, which the bisection's 1% may have stepped over
+     * (e.g. 258 -> 256 at sigma 2). */
+    double s = sigma_of(uhi), n0 = (double)p->n_modes[0];
+    for (int i = 0; i < 3; i++) {
+        int64_t nf = wf_fine_size(p->n_modes[0], s, w), prev = nf - 2;
+        while (prev >= 2 * w && !wf_is_smooth(prev))
+            prev -= 2;
+        double sp = (double)prev / n0;
+        if (prev < 2 * w || sp < WF_SIGMA_MIN || !passes(p, sp, w))
+            break;
+        s = sp;
+    }
+    return s;
 }
 
 /* Memo of the last choices per thread (the search evaluates the bound ~10-30 times; a plan
@@ -101,8 +121,8 @@ static const choice_memo *memo_lookup(const wf_params *p, int64_t M) {
     for (int i = 0; i < n_memo; i++) {
         const choice_memo *m = &memo[i];
         if (m->type == p->type && m->dim == p->dim && m->precision == p->precision &&
-            m->tol == p->tol && m->ntransf == p->ntransf && m->M == M &&
-            m->n[0] == p->n_modes[0] && m->n[1] == p->n_modes[1] && m->n[2] == p->n_modes[2])
+            m->tol == p->tol && m->ntransf == p->ntransf && m->M == M && m->n[0] == p->n_modes[0] &&
+            m->n[1] == p->n_modes[1] && m->n[2] == p->n_modes[2])
             return m;
     }
     return NULL;
@@ -117,20 +137,26 @@ static const choice_memo *memo_store(const choice_memo *c) {
     return m;
 }
 
-/* The search: every width from the one sigma 3 needs (nothing narrower can pass) upwards, each
- * with its least sigma, until one passes at sigma 1.25 already (a wider kernel at the same
- * sigma only costs more). Width 0: nothing passes. */
+/* The search: every width from the one sigma 3 needs (nothing narrower passes) upwards, each
+ * with its least sigma, while a wider kernel can still be faster: at sigma 1.25 its FFT is the
+ * smallest it can be, so once its spreading alone costs more than the best so far, it and all
+ * wider ones lose. Width 0: nothing passes. */
 static choice_memo search(const wf_params *p, int64_t M) {
-    choice_memo c = {p->type, p->dim, p->precision, 0, {p->n_modes[0], p->n_modes[1],
-                     p->n_modes[2]}, p->ntransf, M, p->tol, 0.0};
+    choice_memo c = {
+        p->type,    p->dim, p->precision, 0,  {p->n_modes[0], p->n_modes[1], p->n_modes[2]},
+        p->ntransf, M,      p->tol,       0.0};
     int wmax = wf_max_width(p->precision);
     double best = INFINITY;
-    for (int w = wf_kernel_width(p->dim, p->n_modes, p->tol, WF_SIGMA_MAX, wmax); w <= wmax;
-         w++) {
-        double s = least_sigma(p, w);
-        if (s == 0.0)
-            continue;
+    int w0 = wf_kernel_width(p->dim, p->n_modes, p->tol, WF_SIGMA_MAX, wmax);
+    if (w0 <= wmax && !passes(p, WF_SIGMA_MAX, w0))
+        w0++; /* the bound passes but not the floor: cannot happen at sigma >= 2 */
+    for (int w = w0; w <= wmax; w++) {
         int64_t nf[3] = {1, 1, 1};
+        for (int d = 0; d < p->dim; d++)
+            nf[d] = wf_fine_size(p->n_modes[d], WF_SIGMA_MIN, w);
+        if (wf_cost_predict_ms(p->type, p->dim, p->precision, w, nf, p->ntransf, M) >= best)
+            break;
+        double s = least_sigma(p, w);
         for (int d = 0; d < p->dim; d++)
             nf[d] = wf_fine_size(p->n_modes[d], s, w);
         double t = wf_cost_predict_ms(p->type, p->dim, p->precision, w, nf, p->ntransf, M);

@@ -38,14 +38,14 @@ typedef struct wf_params {
     int type, dim, precision; /* precision: WARPFFT_F32 / WARPFFT_F64 */
     int method;               /* WARPFFT_METHOD_GM or WARPFFT_METHOD_SM (never AUTO) */
     int modeord;
-    int spreadinterponly; /* 1: spread/interp only on fk itself (n_fine = n_modes; execute.c) */
-    int64_t points_hint;  /* opts.points_hint: expected M for the cost model (0: unknown) */
-    double predicted_ms;  /* the cost model's execute time at wf_params_points (cost.c) */
-    int check_points;     /* 1: setpts waits and returns BAD_POINTS (setpts.c) */
+    int spreadinterponly;  /* 1: spread/interp only on fk itself (n_fine = n_modes; execute.c) */
+    int64_t points_hint;   /* opts.points_hint: expected M for the cost model (0: unknown) */
+    double predicted_ms;   /* the cost model's execute time at wf_params_points (cost.c) */
+    int check_points;      /* 1: setpts waits and returns BAD_POINTS (setpts.c) */
     double tol, upsampfac; /* upsampfac: the sigma used (the choice, when opts said 0) */
-    double tol_floor; /* rounding floor of the error (grid.c, wf_tol_floor) */
-    int width;        /* kernel width w in fine-grid points */
-    double beta;      /* kernel shape parameter (sinh type, kernel.c) */
+    double tol_floor;      /* rounding floor of the error (grid.c, wf_tol_floor) */
+    int width;             /* kernel width w in fine-grid points */
+    double beta;           /* kernel shape parameter (sinh type, kernel.c) */
     int64_t n_modes[3], n_fine[3];
     int64_t mode_prod, fine_prod; /* N1*N2*N3, nf1*nf2*nf3 */
     int64_t ntransf;
@@ -190,9 +190,9 @@ int64_t wf_fine_size(int64_t n_modes, double sigma, int width);
 double wf_tol_floor(int precision, int dim, const int64_t n_modes[3], int64_t fine_prod);
 /* The floor of a plan with fine sizes nf and kernel (width, beta): wf_tol_floor's arithmetic
  * term times the deconvolution's amplification of rounding relative to sigma 2 (where the
- * floor's constants were measured): prod_d max(1, R_d / R_d(sigma 2)), R_d = phihat(0) /
- * phihat(N_d / 2), the largest factor 1/phihat (band edge) over the smallest. At sigma 1.25 in
- * 3D f32 that is ~240x (the errors measured there at tol 1e-5 were 1.3e-5 to 9.1e-5). */
+ * floor's constants were measured): prod_d max(1, A_d / A_d(sigma 2)), A_d the geometric mean
+ * of the rms and the largest of phihat(0) / phihat(k) over the modes (grid.c). At sigma 1.25
+ * that is ~25x in 2D and ~125x in 3D (f32 errors measured there at tol 1e-5: 1.3e-5, 9.1e-5). */
 double wf_tol_floor_of(int precision, int dim, const int64_t n_modes[3], const int64_t nf[3],
                        int width, double beta);
 /* Plan stage (after the width): p->n_fine, fine_prod, mode_prod and tol_floor;

@@ -148,6 +148,9 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
             s += g[j] * cos(2.0 * WF_PI * kk[i] / (double)nf * t[j]);
         ph[i] = s;
     }
+    double rot_c[WF_ALIAS_NK], rot_s[WF_ALIAS_NK];
+    for (int i = 0; i < nk; i++)
+        sincos(2.0 * WF_PI * kk[i] / (double)nf, &rot_s[i], &rot_c[i]);
     double inv_hw = 2.0 / (double)width, e2b = exp(-2.0 * beta), inv_n = 1.0 / (double)n_modes;
     double edge2[WF_ALIAS_NK] = {0}, dx[WF_ALIAS_NDELTA / 2], dw[WF_ALIAS_NDELTA / 2];
     wf_gauss_legendre(WF_ALIAS_NDELTA / 2, dx, dw);
@@ -164,12 +167,15 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
         }
         double q2 = 0.0, er = 0.0, ei = 0.0;
         for (int i = 0; i < nk; i++) {
-            double pr = 0.0, pi = 0.0, xi = 2.0 * WF_PI * kk[i] / (double)nf;
+            /* e^{i xi z_q}, z_q = z_0 + q: one sincos, then rotations by e^{i xi} (~w ulps) */
+            double pr = 0.0, pi = 0.0, sn, cs, xi = 2.0 * WF_PI * kk[i] / (double)nf;
+            sincos(xi * z[0], &sn, &cs);
             for (int q = 0; q < width; q++) {
-                double sn, cs;
-                sincos(xi * z[q], &sn, &cs);
                 pr += phv[q] * cs;
                 pi -= phv[q] * sn;
+                double cn = cs * rot_c[i] - sn * rot_s[i];
+                sn = sn * rot_c[i] + cs * rot_s[i];
+                cs = cn;
             }
             double re = pr / ph[i] - 1.0, im = pi / ph[i], a2 = re * re + im * im;
             q2 += kw[i] * a2;
