@@ -12,11 +12,16 @@
  * the smallest sigma whose bound meets tol, so the bound is tight and the time is the cost
  * model's choice among the widths.
  *
- * The model (per dim, precision and type; execute, one transform, milliseconds):
- *   T = M (a w^d + b) + F (c log2 F + g) + t0,   F = nf_1 nf_2 nf_3,
- * a: spreading or interpolation per point and footprint cell, b: per point (fold, kernel setup),
- * c: the FFT per cell and log2, g: per cell passes over the fine grid (memset, deconvolve or
- * amplify), t0: launches. The coefficients are in WF_COST below with their source.
+ * The model (per dim, precision and type, for the SM method AUTO uses; milliseconds):
+ *   T = ntransf [M (a w^d + b) + F tile (h + h2 big) + F g] + c F log2 F + f0,
+ * F: fine-grid cells; tile = prod_d (1 + 2 ceil(w/2) / bin_d), the cells of an SM tile with its
+ * halo per cell of its bin (the tile is read or flushed once per bin: it made 3D type 1 at sigma
+ * 3 1.4x slower than at 2 with the same width); big = 1 when the grid does not fit in L2 (F x
+ * complex bytes > 40 MB); c, f0: cuFFT alone. Fitted by scripts/fit_costmodel.py (non-negative
+ * least squares on relative errors) to benches/costmodel-h100.jsonl, 623 executes on an H100
+ * over sigma 1.25..3, widths 3..16, 1D/2D/3D, f32/f64, types 1/2 at 1e6 and 1e7 points; rms
+ * relative error 6-24% per group (docs/accuracy.md, "The cost model"). Where the model is
+ * unsure the choice keeps sigma 2: another sigma must be predicted faster by WF_COST_MARGIN.
  */
 #include "params.h"
 
@@ -24,32 +29,41 @@
 
 #include "runtime.h"
 
-/* Nanoseconds. Fitted to suite B and the costmodel sweep on an H100 (docs/accuracy.md,
- * "The cost model"); [dim - 1][precision f32, f64][type 1, 2]. */
-typedef struct wf_cost_coef {
-    double a, b, c, g, t0_ms;
-} wf_cost_coef;
+#define WF_COST_L2_BYTES 40e6
+#define WF_COST_MARGIN   0.95
 
-static const wf_cost_coef WF_COST[3][2][2] = {
-    /* 1D */ {{{0.0067, 0.02, 0.0010, 0.006, 0.02}, {0.0040, 0.02, 0.0010, 0.006, 0.02}},
-              {{0.0100, 0.03, 0.0020, 0.012, 0.02}, {0.0060, 0.03, 0.0020, 0.012, 0.02}}},
-    /* 2D */
-    {{{0.0033, 0.02, 0.0010, 0.006, 0.02}, {0.0015, 0.02, 0.0010, 0.006, 0.02}},
-     {{0.0048, 0.03, 0.0020, 0.012, 0.02}, {0.0020, 0.03, 0.0020, 0.012, 0.02}}},
-    /* 3D */
-    {{{0.0025, 0.02, 0.0008, 0.006, 0.02}, {0.00085, 0.02, 0.0008, 0.006, 0.02}},
-     {{0.0050, 0.03, 0.0016, 0.012, 0.02}, {0.0014, 0.03, 0.0016, 0.012, 0.02}}}};
+/* [dim - 1][f32, f64][type 1, 2]: a, b, h, h2, g (ns per point, per cell). */
+static const double WF_COST[3][2][2][5] = {
+    {{{0.00530446, 0.0330132, 0, 0, 0.00506124}, {0.00126533, 0.0420378, 0, 0, 0.0109102}},
+     {{0.0130756, 0.0159782, 0, 0, 0.0356206}, {0.00365267, 0.0411206, 0.0165566, 0.0289634, 0}}},
+    {{{0.00340219, 0.0605529, 0, 0.0201313, 0}, {0.000578717, 0.0431202, 0, 0.00738243, 0.0216398}},
+     {{0.00371422, 0.178589, 0, 0, 0}, {0.00127876, 0.0654838, 0.00423263, 0, 0.0148319}}},
+    {{{0.00110343, 0.289444, 0.000834066, 0.00222258, 0},
+      {0.000703828, 0.0547562, 0.00200686, 0, 0.0181627}},
+     {{0.00395084, 0, 0.00392241, 0.0020013, 0},
+      {0.000995945, 0.108497, 0.0119565, 0.000587233, 0}}}};
+/* cuFFT [dim - 1][f32, f64]: c (ns per cell and log2), f0 (ms). */
+static const double WF_COST_FFT[3][2][2] = {{{0.000739637, 0.0109873}, {0.00164743, 0.00990027}},
+                                            {{0.000611692, 0.00739766}, {0.00144671, 0.00710495}},
+                                            {{0.000696088, 0.00755166}, {0.00137101, 0.00610739}}};
 
 double wf_cost_predict_ms(int type, int dim, int precision, int width, const int64_t n_fine[3],
                           int64_t ntransf, int64_t M) {
-    const wf_cost_coef *k = &WF_COST[dim - 1][precision == WARPFFT_F64][type == 2];
-    double F = 1.0, wd = 1.0;
+    int f64 = precision == WARPFFT_F64;
+    const double *k = WF_COST[dim - 1][f64][type == 2];
+    const double *fc = WF_COST_FFT[dim - 1][f64];
+    int32_t bs[3];
+    wf_default_bins(type, WARPFFT_METHOD_SM, dim, precision, bs);
+    double F = 1.0, wd = 1.0, tile = 1.0, pad = (double)((width + 1) / 2);
     for (int d = 0; d < dim; d++) {
         F *= (double)n_fine[d];
         wd *= width;
+        tile *= 1.0 + 2.0 * pad / bs[d];
     }
-    double per = (double)M * (k->a * wd + k->b) + F * (k->c * log2(F > 2.0 ? F : 2.0) + k->g);
-    return (double)ntransf * per * 1e-6 + k->t0_ms;
+    double big = F * (f64 ? 16.0 : 8.0) > WF_COST_L2_BYTES ? 1.0 : 0.0;
+    double per = (double)M * (k[0] * wd + k[1]) + F * tile * (k[2] + k[3] * big) + F * k[4];
+    double fft = fc[0] * F * log2(F > 2.0 ? F : 2.0);
+    return ((double)ntransf * (per + fft)) * 1e-6 + fc[1];
 }
 
 /* ---------------------------------------------------------------- the search */
@@ -167,6 +181,19 @@ static choice_memo search(const wf_params *p, int64_t M) {
         }
         if (s == WF_SIGMA_MIN)
             break;
+    }
+    /* sigma 2 (the default before the choice, and the FFT's best sizes) unless another is
+     * predicted faster by the margin: the model's error is 6-24% rms */
+    int w2 = wf_kernel_width(p->dim, p->n_modes, p->tol, 2.0, wmax);
+    if (w2 <= wmax && c.width > 0 && c.sigma != 2.0) {
+        int64_t nf[3] = {1, 1, 1};
+        for (int d = 0; d < p->dim; d++)
+            nf[d] = wf_fine_size(p->n_modes[d], 2.0, w2);
+        double t2 = wf_cost_predict_ms(p->type, p->dim, p->precision, w2, nf, p->ntransf, M);
+        if (best > WF_COST_MARGIN * t2) {
+            c.width = w2;
+            c.sigma = 2.0;
+        }
     }
     return c;
 }
