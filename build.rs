@@ -155,19 +155,17 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
 /// independent, hidden visibility except the `WARPFFT_API` functions) and links it into the
 /// Rust crate.
 fn compile_c_core(out: &Path, kernels_c: &Path) -> Res<PathBuf> {
-    // c_core/src holds one folder per stage (docs/layout.md); every folder is on the include
-    // path, so a header is named by its file name alone.
+    // c_core/src holds one folder per stage (docs/layout.md); headers are named with their
+    // folder (`#include "runtime/driver.h"`), from c_core/src.
     let src = Path::new("c_core/src");
     let mut sources = Vec::new();
-    let mut folders = Vec::new();
-    c_sources(src, &mut sources, &mut folders)?;
+    c_sources(src, &mut sources)?;
     sources.sort();
-    folders.sort();
     let mut cc = cc::Build::new();
     cc.files(&sources)
         .file(kernels_c)
         .include("c_core/include")
-        .includes(&folders)
+        .include(src)
         .include(out)
         .define("WARPFFT_BUILDING", None)
         .define("_GNU_SOURCE", None)
@@ -190,14 +188,12 @@ fn compile_c_core(out: &Path, kernels_c: &Path) -> Res<PathBuf> {
     Ok(out.join("libwarpfft_core.a"))
 }
 
-/// The `.c` files under `dir`, at any depth, into `sources`; `dir` and every folder below it
-/// into `folders`.
-fn c_sources(dir: &Path, sources: &mut Vec<PathBuf>, folders: &mut Vec<PathBuf>) -> Res<()> {
-    folders.push(dir.to_path_buf());
+/// The `.c` files under `dir`, at any depth, into `sources`.
+fn c_sources(dir: &Path, sources: &mut Vec<PathBuf>) -> Res<()> {
     for e in fs::read_dir(dir).map_err(io_err("listing", dir))? {
         let p = e.map_err(io_err("listing", dir))?.path();
         if p.is_dir() {
-            c_sources(&p, sources, folders)?;
+            c_sources(&p, sources)?;
         } else if p.extension().is_some_and(|x| x == "c") {
             sources.push(p);
         }

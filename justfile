@@ -1,7 +1,7 @@
 # warpfft tasks. `just` lists them. scripts/setup.sh installs what they need.
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
-# Architectures the CI's AOT builds embed (the default list is much longer; see README).
+# Architectures the CI's AOT builds embed (the default list is much longer; see docs/build.md).
 ci_archs := "80;90"
 
 default:
@@ -16,13 +16,15 @@ build:
     cargo build --release
 
 # Everything that runs without a GPU, plus the GPU tests (which skip visibly without one)
-test: lint
+test: lint docs
     @echo "== fatbuild: toolchain unit tests"
     cargo test -p fatbuild
     @echo "== C core: host-side unit tests and the fault-injection suite (ASan + UBSan)"
     bash c_core/tests/run_tests.sh
     bash c_core/tests/run_test_params.sh
     bash c_core/tests/run_test_type3.sh
+    @echo "== fuzzing (libFuzzer, ASan+UBSan): C ABI, XLA handler decoding, kernel cache reader, 20 s each"
+    bash c_core/fuzz/run.sh 20
     @echo "== nvrtc build: the embedded kernel sources compile with NVRTC (sm_90 CUBINs, no GPU)"
     bash scripts/check_nvrtc_modules.sh
     @echo "== jit build: Rust tests, doc tests, GPU tests (skip without a GPU)"
@@ -50,6 +52,23 @@ test: lint
     just wheel "{{ci_archs}}"
     WARPFFT_LIBRARY="$(bash scripts/libwarpfft_path.sh --release)" python3 -m pytest python/tests -q -rs
 
+# Coverage-guided fuzzing of the C ABI's argument checks, the XLA handler's decoding and the
+# kernel cache's entry reader (c_core/fuzz: libFuzzer with ASan+UBSan), `seconds` per target, two
+# targets at a time; `just fuzz 3600 fuzz_xla` for one target. New inputs stay in target/fuzz.
+fuzz seconds="600" *targets:
+    WF_FUZZ_JOBS=2 bash c_core/fuzz/run.sh {{seconds}} {{targets}}
+
+# The documentation site (docs/, Sphinx + MyST; tools from scripts/setup.sh in .venv-docs) into
+# target/docs/html. Warnings are errors (-W, and -n: nitpicky cross-references), so a broken
+# internal link, a page in no toctree or a missing anchor fails it; --keep-going lists them all.
+# External links are not checked (CI has no network); the examples the pages show run in
+# python/tests/test_docs.py and the doctests.
+docs:
+    test -x .venv-docs/bin/python || { echo "docs: no .venv-docs: run scripts/setup.sh" >&2; exit 1; }
+    rm -rf target/docs
+    .venv-docs/bin/python -m sphinx -W --keep-going -n -q -b html docs target/docs/html
+    @echo "docs: target/docs/html/index.html"
+
 # GPU tests only (on a machine with a GPU)
 test-gpu:
     cargo test --release --test gpu_accuracy --test gpu_api --test gpu_type3 -- --nocapture --test-threads=1
@@ -64,12 +83,12 @@ bench *cases:
 
 fmt:
     cargo fmt --all
-    clang-format -i c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] examples/c/*.c
+    clang-format -i c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.c examples/c/*.c
 
 lint:
     cargo fmt --all -- --check
     cargo clippy --all-targets -- -D warnings
-    clang-format --dry-run --Werror c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] examples/c/*.c
+    clang-format --dry-run --Werror c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.c examples/c/*.c
 
 # Install libwarpfft.so, warpfft.h and warpfft.pc under PREFIX
 install PREFIX="/usr/local":

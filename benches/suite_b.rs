@@ -6,8 +6,8 @@
 //!
 //! `cargo bench --bench suite_b [-- B2 B3]` runs all or the named cases; `B3x` names all the
 //! type-3 cases (T1..T8, issue 9: sources in [-π, π)^d, targets in [-S, S]^d, M = K), which
-//! also run by their own names (`-- T1 T5`). The non-uniform rows (issue 12; README,
-//! Performance) are R2t1 R2t2 R3t1 R3t2 (radial) and C2t1 C2t2 C3t1 C3t2 (clustered); a prefix
+//! also run by their own names (`-- T1 T5`). The non-uniform rows (issue 12;
+//! docs/performance.md) are R2t1 R2t2 R3t1 R3t2 (radial) and C2t1 C2t2 C3t1 C3t2 (clustered); a prefix
 //! names a group of them (`-- R2` = R2t1 R2t2, `-- C` = all clustered, `-- NU` = all eight).
 //!
 //! Per case: `plan_ms` is the first plan_create of the case's shape in the process, `plan2_ms`
@@ -86,7 +86,7 @@ fn plan_twice(
     Ok((plan, ms[0], ms[1]))
 }
 
-/// The case's points: `dim` coordinate arrays of `b.m` points (README: suite B's point sets).
+/// The case's points: `dim` coordinate arrays of `b.m` points (docs/performance.md: suite B's point sets).
 fn points(b: &Bench, rng: &mut Rng) -> Vec<Vec<f64>> {
     let pi = std::f64::consts::PI;
     let dim = b.dim as usize;

@@ -40,7 +40,7 @@ typedef double2 wf_cplx;
 #endif
 
 /* 1/(2*pi), rounded to double, and 2*pi as two doubles (hi + lo = 2*pi to ~1e-32) for the
- * Cody-Waite reduction. The same literals as c_core/src/grid.c. */
+ * Cody-Waite reduction. The same literals as c_core/src/params/grid.c. */
 #define WF_INV_2PI 0.15915494309189533576888376337251436
 #define WF_2PI_HI  6.283185307179586232
 #define WF_2PI_LO  2.4492935982947064e-16
@@ -52,9 +52,9 @@ typedef double2 wf_cplx;
  * outside [-pi, pi] first lose their whole periods n = rint(x / 2pi) against a two-part 2pi
  * with FMAs (Cody-Waite): r = x - n 2pi is then exact to ~1 ulp of pi for |x| up to ~2^50,
  * where a single double 2pi lost |n| * 2.4e-16 (1e-13 at |x| ~ 3e3). For |x| <= pi, n = 0 and
- * r = x: the same u as a plain x / 2pi. The body is c_core/src/grid.c's wf_fold, character for
- * character (test_params_grid.c compares them); the products are WF_MUL_RN so that no FMA
- * contraction can change them between call sites. */
+ * r = x: the same u as a plain x / 2pi. The body is c_core/src/params/grid.c's wf_fold,
+ * character for character (test_params_grid.c compares them); the products are WF_MUL_RN so
+ * that no FMA contraction can change them between call sites. */
 __device__ __forceinline__ double wf_fold(double x, i64 nf) {
     const double n = rint(WF_MUL_RN(x, WF_INV_2PI));
     double r = fma(-n, WF_2PI_HI, x);
@@ -87,7 +87,7 @@ __device__ __forceinline__ i64 wf_first_index(double u, int w) {
  * rounding at the edge — phi is its limit there, 2 beta e^-beta (= 2 beta sqrt(e2b)), not 0: the
  * footprint sum is then the limit of its neighbouring offsets. With 0, such points lost the
  * edge value (~2e-5 of the peak at w 6) and aliased up to 35x more at the band edge
- * (c_core/src/width.c). */
+ * (c_core/src/params/width.c). */
 __device__ __forceinline__ float wf_phi(float z, float inv_hw, float beta, float e2b) {
     float a = z * inv_hw;
     float a2 = a * a;

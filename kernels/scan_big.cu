@@ -11,14 +11,14 @@
  * Why: the one-block wf_bin_scan keeps one SM busy with the 64-bit scans and a division per bin
  * (54 µs at 32768 bins, 214 µs at ~132k bins on the H100); spread over the GPU the same work is
  * three short launches. Plans with few bins keep wf_bin_scan (one launch: latency dominates
- * there), and only plans with more than WF_SCAN_BIG_BINS bins (c_core/src/params.h) load this
- * module, so a small plan's first-use JIT never compiles it. Precision-independent, one
+ * there), and only plans with more than WF_SCAN_BIG_BINS bins (c_core/src/params/params.h) load
+ * this module, so a small plan's first-use JIT never compiles it. Precision-independent, one
  * translation unit (the warp scan and wf_ceil_div of scan.cuh are inline).
  */
 #include "scan.cuh"
 
 /* Bins per tile: WF_SCAN_BIG_ITEMS consecutive bins for each of WF_SCAN_BIG_BLOCK threads.
- * The host's WF_SCAN_BIG_TILE and WF_SCAN_BIG_BLOCK (c_core/src) must match. */
+ * The host's WF_SCAN_BIG_TILE and WF_SCAN_BIG_BLOCK (c_core/src/params/params.h) must match. */
 #define WF_SCAN_BIG_BLOCK 256
 #define WF_SCAN_BIG_ITEMS 4
 #define WF_SCAN_BIG_TILE  (WF_SCAN_BIG_BLOCK * WF_SCAN_BIG_ITEMS)

@@ -14,7 +14,8 @@
 #error "type3.cu needs -DWF_PREC=32|64"
 #endif
 
-/* Geometry block (doubles), written by the host at setpts3 (c_core/src/type3.h mirrors it). */
+/* Geometry block (doubles), written by the host at setpts3 (c_core/src/params/type3_params.h
+ * mirrors it). */
 #define WF_T3_G_C     0  /* source centres C_d */
 #define WF_T3_G_XS    3  /* 1 / gamma_d: x' = (x - C) / gamma */
 #define WF_T3_G_D     6  /* target centres D_d */
@@ -157,7 +158,8 @@ wf_t3_sources(i64 M, i32 dim, const wf_real *__restrict__ x, const wf_real *__re
 /* Targets: s'_d = (Q)(h_d gamma_d (s_d - D_d)) in double, and the post-factor
  * post[k] = exp(i sgn sum_d C_d s_d) (with `phase`; else 1) / prod_d phihat_d(xi_d),
  * xi_d = gamma_d (s_d - D_d), phihat_d(xi) = sum_q g[q] cos(pi xi a[q]) (the spreading kernel's
- * Fourier transform on the outer grid, c_core/src/kernel.c's half rule, nq nodes per dim). */
+ * Fourier transform on the outer grid, c_core/src/params/kernel.c's half rule, nq nodes per
+ * dim). */
 template <typename Q>
 __device__ __forceinline__ void
 wf_t3_targets(i64 K, i32 dim, const wf_real *__restrict__ s, const wf_real *__restrict__ t,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
-# Stages: info tests demo load c python sanitize bench (default: all), bench-jit, bench-nvrtc, python-gpu, frameworks, and huge (64-bit sizes:
+# Stages: info tests demo load c python sanitize bench (default: all), sanitize-builds (memcheck of
+# the jit and nvrtc builds), bench-jit, bench-nvrtc, python-gpu, frameworks, and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
@@ -54,7 +55,7 @@ python-gpu)
     # the Python package's device paths: memcheck, the one-shot benchmark, the wheel from pip
     # API errors are off: torch, cupy and jax probe the driver (cuGetProcAddress) and count as such
     say "python device paths under compute-sanitizer memcheck"
-    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib run compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest python/tests/test_gpu.py python/tests/test_gpu_memory_safety.py -q -rs -p no:cacheprovider -k "device_array or cupy or torch or numba or dlpack or temporaries or threads or spreadinterponly" > "$L/sanitize_py.log" 2>&1 || fails=$((fails+1))
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib run compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest python/tests/test_gpu.py python/tests/test_gpu_memory_safety.py python/tests/test_torch_checks.py -q -rs -p no:cacheprovider -k "device_array or cupy or torch or numba or dlpack or temporaries or threads or spreadinterponly" > "$L/sanitize_py.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize_py.log" | tee -a "$log"
     say "python one-shot benchmark"
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/oneshot.py --json $L/oneshot.json || fails=$((fails+1))
@@ -64,7 +65,7 @@ frameworks)
     # warpfft.jax / warpfft.torch on the GPU (issue 17): their tests, the side-by-side
     # benchmark (peers where installed) and, with two GPUs, 1 vs 2 GPUs
     say "framework ops: tests"
-    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false run python3 -m pytest python/tests/test_jax.py python/tests/test_jax_reference.py python/tests/test_jax_handler_abi.py python/tests/test_torch.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false run python3 -m pytest python/tests/test_jax.py python/tests/test_jax_reference.py python/tests/test_jax_handler_abi.py python/tests/test_torch.py python/tests/test_torch_checks.py -q -rs -p no:cacheprovider || fails=$((fails+1))
     say "framework ops: benchmark"
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/frameworks.py --markdown || fails=$((fails+1))
     # the JAX rows again in a process without torch (torch beside JAX slowed batched JAX calls)
@@ -85,6 +86,16 @@ sanitize)
     # once (H100, 2026-11-22); memcheck above runs it.
     run compute-sanitizer --tool racecheck --error-exitcode 9 $G/aot/gpu_api --test-threads=1 --skip plans_move_between_threads >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize.log" | tee -a "$log" ;;
+sanitize-builds)
+    # memcheck of the plan paths in the jit and nvrtc builds too (sanitize: aot); nvrtc compiles
+    # into a fresh kernel cache first
+    export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}
+    for m in jit nvrtc; do
+        say "compute-sanitizer memcheck ($m gpu_api, gpu_type3)"
+        run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/$m/gpu_api --test-threads=1 --skip out_of_device_memory --skip failed_set_points_frees_what_it_allocated >> "$L/sanitize_$m.log" 2>&1 || fails=$((fails+1))
+        run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/$m/gpu_type3 --test-threads=1 --skip large_spread_f32 >> "$L/sanitize_$m.log" 2>&1 || fails=$((fails+1))
+        tail -5 "$L/sanitize_$m.log" | tee -a "$log"
+    done ;;
 huge)
     say "huge (aot gpu_huge: > 2^31 points, > 2^31 modes)"
     WARPFFT_HUGE_TESTS=1 run $G/aot/gpu_huge --test-threads=1 --nocapture || fails=$((fails+1)) ;;

@@ -214,7 +214,7 @@ pub struct PlanInfo {
     pub method: Method,
     /// Kernel width in fine-grid points.
     pub width: usize,
-    /// Shape parameter β of the sinh-type kernel (README, Accuracy).
+    /// Shape parameter β of the sinh-type kernel (docs/accuracy.md).
     pub beta: f64,
     /// Fine grid size / modes: the upsampling factor σ the plan uses (its choice when the
     /// builder left it at 0).
@@ -233,7 +233,7 @@ pub struct PlanInfo {
     /// host (fine grid, bins; without cuFFT's work area and the per-point arrays).
     pub workspace_bytes: usize,
     /// Rounding floor of the relative l2 error (points in [-π, π)): the plan promises
-    /// `max(tol, tol_floor)` (README, Accuracy).
+    /// `max(tol, tol_floor)` (docs/accuracy.md).
     pub tol_floor: f64,
     /// The cost model's predicted execute time in ms (one call on an H100) at the builder's
     /// `points_hint` points, or one per mode: what the choice of σ and width minimised.

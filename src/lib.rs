@@ -126,3 +126,14 @@ pub use num_complex::Complex;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The documentation site's Rust examples (every `rust` block of these pages), compiled and run
+/// as doctests; python/tests/test_docs.py checks that each page with such a block is listed.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/rust.md")]
+pub struct DocsRustDoctests;
+
+/// docs/type3.md's Rust example, as above.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/type3.md")]
+pub struct DocsType3Doctests;

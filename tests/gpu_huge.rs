@@ -219,7 +219,7 @@ fn modes_beyond_int32() {
     let fk = upload_f32(2 * (n * n) as usize, |v| {
         v.iter_mut().for_each(|a| *a = rng.range(-1.0, 1.0) as f32)
     });
-    // f32 at upsampfac 1.25 supports tol >= 1e-4 (README, Accuracy)
+    // f32 at upsampfac 1.25 supports tol >= 1e-4 (docs/accuracy.md)
     let err = run(2, nm, 1.25, m, &pts, &fk, m as usize, 1e-4);
     assert!(err <= 1e-4, "relative l2 error {err:.3e} > tol 1e-4");
 }

@@ -1,6 +1,10 @@
-//! README's C and Python examples are the files the tests build and run (examples/c/hello.c by
-//! examples/c/run.sh, examples/python/type1_2d.py by python/tests); its Rust example is a
-//! doctest (src/lib.rs includes README.md under cfg(doctest)).
+//! The README stays a short front page whose examples are tested and whose links lead
+//! somewhere: its C example is examples/c/hello.c (built and run by examples/c/run.sh), its Rust
+//! example a doctest (src/lib.rs includes README.md under cfg(doctest)), its Python, JAX and
+//! PyTorch blocks run by python/tests/test_docs.py, and every relative link names a file of the
+//! checkout (the docs site itself is checked by `just docs`, which fails on a broken link).
+
+use std::path::Path;
 
 fn block(readme: &str, lang: &str) -> String {
     let start = readme
@@ -10,19 +14,56 @@ fn block(readme: &str, lang: &str) -> String {
     body[..body.find("\n```").unwrap()].to_string()
 }
 
+fn readme() -> String {
+    std::fs::read_to_string("README.md").unwrap()
+}
+
 #[test]
 fn readme_examples_are_the_tested_files() {
-    let readme = std::fs::read_to_string("README.md").unwrap();
-    for (lang, file) in [
-        ("c", "examples/c/hello.c"),
-        ("python", "examples/python/type1_2d.py"),
-    ] {
-        let want = std::fs::read_to_string(file).unwrap();
-        assert_eq!(
-            block(&readme, lang),
-            want.trim_end(),
-            "README's {lang} block differs from {file}"
+    let readme = readme();
+    let want = std::fs::read_to_string("examples/c/hello.c").unwrap();
+    assert_eq!(
+        block(&readme, "c"),
+        want.trim_end(),
+        "README's C block differs from examples/c/hello.c"
+    );
+    assert!(block(&readme, "rust").contains("Plan::<f32>::type1"));
+}
+
+/// The targets of the README's `[text](target)` links that are not URLs, without `#anchor`.
+fn relative_links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("](") {
+        rest = &rest[i + 2..];
+        let end = rest.find(')').expect("unclosed link");
+        let target = &rest[..end];
+        if !target.contains("://") && !target.starts_with('#') {
+            out.push(target.split('#').next().unwrap().to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn readme_links_name_files_of_the_checkout() {
+    let links = relative_links(&readme());
+    assert!(links.iter().any(|l| l == "docs/index.md"), "{links:?}");
+    for l in &links {
+        assert!(
+            Path::new(l).exists(),
+            "README links to {l}, which does not exist"
         );
     }
-    assert!(block(&readme, "rust").contains("Plan::<f32>::type1"));
+    assert_eq!(
+        relative_links("[a](b.md#c) [d](https://e/f) [g](#h)"),
+        ["b.md"]
+    );
+}
+
+#[test]
+fn readme_is_a_short_front_page() {
+    // About 150 lines: detail belongs on a page under docs/.
+    let n = readme().lines().count();
+    assert!(n <= 160, "README.md has {n} lines: move detail to docs/");
 }

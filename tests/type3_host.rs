@@ -115,6 +115,31 @@ fn params3_argument_checks() {
     );
 }
 
+/// Spread/interp only is a type 1/2 mode: handed to type 3's inner type-2 step it skipped that
+/// step's FFT and deconvolution and returned wrong numbers with success. The C core refuses it
+/// for params3 and for a type-3 plan, before the GPU.
+#[test]
+fn spread_interp_only_is_refused_for_type3() {
+    let b = Plan::<f32>::type3(1).tol(1e-5).spread_interp_only(true);
+    let e = b.params3(&[(-PI, PI)], &[(-50.0, 50.0)]).unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidArg(_)) && e.message().contains("spreadinterponly"),
+        "{e}"
+    );
+    let e = b.build().unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidArg(_)) && e.message().contains("type-3 plan needs it 0"),
+        "{e}"
+    );
+    // types 1 and 2 keep it
+    let info = Plan::<f32>::type1(&[32])
+        .tol(1e-5)
+        .spread_interp_only(true)
+        .params()
+        .unwrap();
+    assert_eq!(info.n_fine[0], 32);
+}
+
 #[test]
 fn plan_argument_checks() {
     let plan = Plan::<f64>::type3(2).tol(1e-6).build();
@@ -198,6 +223,19 @@ fn c_abi_argument_checks() {
         assert_eq!(st, want, "dim {dim} tol {tol} prec {prec}: {}", last());
         assert!(plan.is_null());
     }
+    let mut opts = std::mem::MaybeUninit::<sys::warpfft_opts>::uninit();
+    assert_eq!(
+        unsafe { sys::warpfft_opts_default(opts.as_mut_ptr()) },
+        sys::WARPFFT_SUCCESS
+    );
+    let mut opts = unsafe { opts.assume_init() };
+    opts.spreadinterponly = 1;
+    let st = unsafe {
+        sys::warpfft_plan_create(3, 2, null(), 1, 1, 1e-6, sys::WARPFFT_F64, &opts, &mut plan)
+    };
+    assert_eq!(st, sys::WARPFFT_ERR_INVALID_ARG, "{}", last());
+    assert!(last().contains("opts.spreadinterponly = 1"), "{}", last());
+    assert!(plan.is_null());
     // direct_sample3: every check before the device
     let mut out = [0.0f64; 2];
     let one = [0i64];

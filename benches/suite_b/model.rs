@@ -8,7 +8,7 @@ use std::f64::consts::PI;
 
 // ---------------------------------------------------------------- point sets
 
-/// Which points a case uses (README, Performance: "Non-uniform points").
+/// Which points a case uses (docs/performance.md, "Non-uniform rows").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Dist {
     /// M points uniform in [-π, π)^d (DESIGN.md's suite B).
@@ -236,7 +236,7 @@ fn spread_part(dim: usize, m: f64, w: f64, el: f64, ntransf: f64) -> Roofline {
     }
 }
 
-/// A type 1 or 2 execute (the model; README, Performance: "Roofline"). G = the batch's fine
+/// A type 1 or 2 execute (the model; docs/performance.md, "Roofline"). G = the batch's fine
 /// grid, F = its mode arrays, C = its strengths (complex, el bytes per real):
 /// type 1: zero G, spread into G (one write), FFT, read the modes' part of G (F), write F, read C;
 /// type 2: read F, write G (padded), FFT, read G (interpolation), write C.

@@ -130,8 +130,10 @@ typedef struct warpfft_opts {
      * no FFT and no deconvolution; the grid is fk itself (N1 x N2 x N3, each N_d >= 2 width,
      * index i_d at coordinate 2 pi i_d / N_d, no mode order), the kernel the one tol and
      * upsampfac choose for a NUFFT (warpfft_plan_info: width, beta), method GM, no cuFFT
-     * needed. 0 (default): the NUFFT. Added after max_subprob: an opts with the older
-     * struct_size (offsetof this field) is still accepted, with this field 0. */
+     * needed. 0 (default): the NUFFT. Types 1 and 2 only: a type-3 plan (and
+     * warpfft_plan_params3) refuses 1 with WARPFFT_ERR_INVALID_ARG. Added after max_subprob: an
+     * opts with the older struct_size (offsetof this field) is still accepted, with this field
+     * 0. */
     int32_t spreadinterponly;
     /* Checking of the points' coordinates at warpfft_setpts (types 1 and 2):
      * 0 (default): setpts is asynchronous (no host synchronisation). A NaN or infinite
@@ -161,7 +163,7 @@ typedef struct warpfft_plan_s *warpfft_plan;
 typedef struct warpfft_plan_info {
     int32_t type, dim, precision, method; /* method: the one actually used (never AUTO) */
     int32_t width;                        /* kernel width in fine-grid points */
-    double beta;                          /* kernel shape parameter (sinh type, see README) */
+    double beta;                          /* kernel shape parameter (sinh type, docs/accuracy.md) */
     double upsampfac;
     int64_t n_modes[3]; /* N1, N2, N3 (1 for unused dims) */
     int64_t n_fine[3];  /* fine-grid size per dim (1 for unused dims) */
@@ -183,7 +185,7 @@ typedef struct warpfft_plan_info {
     double s_center[3], s_half[3]; /* D_d, S_d */
     double gamma[3];
     /* Rounding floor of the relative l2 error for points in [-pi, pi): the plan promises
-     * max(tol, tol_floor) (README, Accuracy). Appended: the struct only grows at its end. */
+     * max(tol, tol_floor) (docs/accuracy.md). Appended: the struct only grows at its end. */
     double tol_floor;
     /* The cost model's predicted execute time in ms (one call, on an H100) at the options'
      * points_hint points (or one per mode), and the spreading kernel (warpfft_kernel).
@@ -264,7 +266,7 @@ WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts);
  * chosen at warpfft_setpts3, when the points' spreads are known); dim 1..3; n_modes[0..dim-1] >= 1
  * (entries past dim ignored); iflag: sign of the exponent (>= 0 means +1, < 0 means -1); ntransf >=
  * 1 transforms share one point set; tol: requested relative l2 accuracy, f32 1e-6..1e-1, f64
- * 1e-13..1e-1 (see README: accuracy floor); opts may be NULL for defaults. Loads the kernels the
+ * 1e-13..1e-1 (docs/accuracy.md: floors); opts may be NULL for defaults. Loads the kernels the
  * plan needs (JIT builds compile them now, each module once per process, several at a time),
  * creates the cuFFT plan and allocates the fine grid, or takes those from the plan cache when a
  * plan of the same shape was destroyed before (see warpfft_release_cached). */

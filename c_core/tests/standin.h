@@ -14,8 +14,8 @@
  *
  * Kernels do not run: launches succeed without computing, except the binning kernels whose
  * totals a checked setpts (and warpfft_setpts_check) reads back (wf_bin_count_p: every point
- * into bin 0; wf_bin_scan, or module scan_big's three passes), which the driver stand-in
- * computes on the host.
+ * into bin 0; wf_bin_scan, or module scan_big's three passes) and type 3's bounds
+ * (wf_t3_minmax_p, read back by setpts3), which the driver stand-in computes on the host.
  */
 #ifndef WARPFFT_STANDIN_H
 #define WARPFFT_STANDIN_H

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime.h"
+#include "runtime/driver.h"
 #include "standin.h"
 
 #define API                      __attribute__((visibility("default")))

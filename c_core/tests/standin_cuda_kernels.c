@@ -2,7 +2,8 @@
  * standin_cuda_kernels.c — the kernels the stand-in driver computes on the host (standin_cuda.h):
  * the binning kernels whose totals a checked setpts (and warpfft_setpts_check) reads back —
  * wf_bin_count_p (every point into bin 0), the one-block wf_bin_scan, and module scan_big's
- * three passes — with their arguments as kernels/ABI.md lists them, every array bounds-checked.
+ * three passes — and type 3's bounds (wf_t3_minmax_p, which setpts3 reads back), with their
+ * arguments as kernels/ABI.md lists them, every array bounds-checked.
  */
 #include <string.h>
 
@@ -90,6 +91,38 @@ static void emulate_scan_big(const char *pass, void **args) {
     }
 }
 
+/* Type 3's wf_t3_minmax_<p> (kernels/type3.cu): combines the order-preserving keys of the
+ * finite coordinates' minima and maxima into keys[d], keys[3 + d]; a NaN/inf sets *bad. */
+static uint64_t t3_key(double v) {
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b >> 63 ? ~b : b | 0x8000000000000000ull;
+}
+static void emulate_t3_minmax(int f64, void **args) {
+    long long n = *(long long *)args[0];
+    int dim = *(int32_t *)args[1];
+    size_t real = f64 ? 8 : 4;
+    uint64_t *keys = arg_ptr(args, 5, 6 * 8, "wf_t3_minmax keys");
+    int32_t *bad = arg_ptr(args, 6, 4, "wf_t3_minmax bad_flag");
+    const void *c[3] = {NULL, NULL, NULL};
+    for (int d = 0; d < dim && d < 3 && n > 0; d++)
+        if (!(c[d] = arg_ptr(args, 2 + d, (size_t)n * real, "wf_t3_minmax coordinates")))
+            return;
+    if (!keys || !bad)
+        return;
+    for (long long j = 0; j < n; j++)
+        for (int d = 0; d < dim && d < 3; d++) {
+            double v = f64 ? ((const double *)c[d])[j] : ((const float *)c[d])[j];
+            if (v - v != 0) { /* NaN or infinite */
+                *bad = 1;
+                continue;
+            }
+            uint64_t k = t3_key(v);
+            keys[d] = k < keys[d] ? k : keys[d];
+            keys[3 + d] = k > keys[3 + d] ? k : keys[3 + d];
+        }
+}
+
 void sc_emulate(const char *name, void **args) {
     if (strncmp(name, "wf_bin_count_", 13) == 0) {
         long long M = *(long long *)args[0];
@@ -121,5 +154,7 @@ void sc_emulate(const char *name, void **args) {
         scan_result(result, s, ns, maxsub, cap);
     } else if (strncmp(name, "wf_scan_big_", 12) == 0) {
         emulate_scan_big(name + 12, args);
+    } else if (strncmp(name, "wf_t3_minmax_f", 14) == 0) {
+        emulate_t3_minmax(strcmp(name + 14, "64") == 0, args);
     }
 }

@@ -2,7 +2,7 @@
  * standin_cuda_modules.c — the stand-in driver's modules (standin_cuda.h): loads (optionally
  * slow, for the tests of parallel loads and fork), link states, functions by name, their
  * attributes, and kernel launches, which compute nothing but the binning kernels a checked
- * setpts reads back (standin_cuda_kernels.c).
+ * setpts reads back and type 3's bounds (standin_cuda_kernels.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

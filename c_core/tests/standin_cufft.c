@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "runtime.h"
+#include "runtime/cufft.h"
 #include "standin.h"
 
 #define API                  __attribute__((visibility("default")))

@@ -126,9 +126,11 @@ int main(void) {
     clock_gettime(CLOCK_MONOTONIC, &t0);
     long lifecycles = walk_all();
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    long lifecycles3 = walk_type3();
     test_setpts_keeps_points();
     test_stream_order();
     test_steady_calls();
+    test_type3_steady_calls();
     test_cache_reuse();
     test_cache_bounds();
     test_cache_oom();
@@ -145,8 +147,10 @@ int main(void) {
           s.violations);
     char label[128];
     snprintf(label, sizeof label,
-             "fault injection: %ld lifecycles walked (%zu configurations, %.1f s), ", lifecycles,
-             n_configs, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+             "fault injection: %ld lifecycles walked (%zu configurations, %.1f s), %ld of type 3, ",
+             lifecycles, n_configs,
+             (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+             lifecycles3);
     dlclose(h);
     return check_summary(label);
 }

@@ -6,7 +6,8 @@
  *   test_fault_cache.c    the plan cache: reuse, bounds, out-of-memory release, two threads;
  *   test_fault_modules.c  module loads: parallel, per direction, scan_big, one JIT, fork();
  *   test_fault_calls.c    the driver calls of repeated setpts/execute/setpts_check and of a
- *                         second plan of a shape (the stand-in's call log).
+ *                         second plan of a shape (the stand-in's call log);
+ *   test_fault_type3.c    type-3 lifecycles failing each call in turn.
  */
 #ifndef WARPFFT_TEST_FAULT_H
 #define WARPFFT_TEST_FAULT_H
@@ -21,9 +22,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fatbin.h"
-#include "params.h"
-#include "runtime.h"
+#include "params/base.h"
+#include "params/params.h"
+#include "runtime/cache.h"
+#include "runtime/driver.h"
+#include "runtime/module.h"
 #include "standin.h"
 #include "warpfft.h"
 
@@ -70,6 +73,18 @@ standin_counts counts(void);
 /* ---- test_fault_walk.c ---- */
 /* Walks every configuration in the three plan-cache states; returns the lifecycles walked. */
 long walk_all(void);
+/* The plan-cache states a walk runs in, and their names. */
+enum { CACHE_OFF, CACHE_COLD, CACHE_WARM };
+extern const char *const cache_mode_name[];
+/* Takes the cache's out-of-memory retries now as the baseline of check_status. */
+void note_oom_baseline(void);
+/* Checks the status of `step` of a walk with call k failing: success only when nothing was
+ * injected or the failed call was a release nothing depends on (or an allocation retried after
+ * the cache was emptied since note_oom_baseline); else a status other than INTERNAL whose
+ * message names the failed call. */
+void check_status(const char *step, int st, long k);
+/* Sets *flag when the stand-in has injected its failure. */
+void set_injected(int *flag);
 void test_setpts_keeps_points(void);
 void test_stream_order(void);
 
@@ -89,5 +104,12 @@ void test_module_without_images(void);
 
 /* ---- test_fault_calls.c ---- */
 void test_steady_calls(void);
+
+/* ---- test_fault_type3.c ---- */
+/* Walks type-3 lifecycles (create, setpts3, execute, setpts3 on new grids, execute, destroy)
+ * failing each call in turn, in the three cache states; returns the lifecycles walked. */
+long walk_type3(void);
+/* The calls of a repeated setpts3 and execute: one context push each, no allocation. */
+void test_type3_steady_calls(void);
 
 #endif /* WARPFFT_TEST_FAULT_H */

@@ -2,7 +2,8 @@
  * test_kcache.c — host tests (no GPU) of the compiled-kernel disk cache (kcache.c), its
  * SHA-256, and the NVRTC loader and compile step (nvrtc.c): against the stand-in libnvrtc of
  * standin_nvrtc.c, and against the toolkit's real libnvrtc when one is installed (compiling
- * needs no GPU). run_tests.sh builds it with ASan + UBSan:
+ * needs no GPU). The cache on a file system someone else can change: test_kcache_safety.c.
+ * run_tests.sh builds both with ASan + UBSan:
  *   test_kcache <stand-in libnvrtc path>
  */
 #include <dirent.h>
@@ -19,26 +20,31 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "runtime.h"
+#include "runtime/error.h"
+#include "runtime/kcache.h"
+#include "runtime/libfind.h"
+#include "runtime/nvrtc.h"
+#include "runtime/sha256.h"
+#include "test_kcache.h"
 
 int n_pass, n_fail;
 
-static char root[] = "/tmp/wf_kcache_XXXXXX"; /* everything this test writes */
+char root[] = "/tmp/wf_kcache_XXXXXX"; /* everything this test writes */
 static const char *standin_lib;
 
-/* ---- helpers ---- */
+/* ---- helpers (test_kcache.h) ---- */
 
-static void set_cache(const char *sub) {
+void set_cache(const char *sub) {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/%s", root, sub);
     setenv("WARPFFT_CACHE_DIR", dir, 1);
 }
 
-static const char *cache_dir(void) {
+const char *cache_dir(void) {
     return getenv("WARPFFT_CACHE_DIR");
 }
 
-static void key_of(const char *s, char key[65]) {
+void key_of(const char *s, char key[65]) {
     unsigned char d[32];
     wf_sha256 c;
     wf_sha256_init(&c);
@@ -47,12 +53,12 @@ static void key_of(const char *s, char key[65]) {
     wf_sha256_hex(d, key);
 }
 
-static void entry_path(const char *key, char *out, size_t len) {
+void entry_path(const char *key, char *out, size_t len) {
     snprintf(out, len, "%s/%s.wfk", cache_dir(), key);
 }
 
 /* An image of `size` bytes, filled from `seed`. */
-static wf_kimage image(int kind, size_t size, int seed) {
+wf_kimage image(int kind, size_t size, int seed) {
     wf_kimage img = {kind, malloc(size + 1), size};
     for (size_t i = 0; i < size; i++)
         img.data[i] = (unsigned char)(seed * 31 + (int)i * 7);
@@ -60,12 +66,12 @@ static wf_kimage image(int kind, size_t size, int seed) {
     return img;
 }
 
-static int same(const wf_kimage *a, const wf_kimage *b) {
+int same(const wf_kimage *a, const wf_kimage *b) {
     return a->kind == b->kind && a->size == b->size && memcmp(a->data, b->data, a->size) == 0 &&
            b->data[b->size] == '\0';
 }
 
-static long file_size(const char *path) {
+long file_size(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
@@ -89,7 +95,7 @@ static void set_mtime(const char *path, time_t when) {
     utimensat(AT_FDCWD, path, t, 0);
 }
 
-static void note_has(const char *sub, int line) {
+void note_has(const char *sub, int line) {
     char dir[PATH_MAX], note[512];
     wf_kcache_state(dir, sizeof dir, note, sizeof note);
     if (strstr(note, sub))
@@ -624,6 +630,7 @@ int main(int argc, char **argv) {
     test_unusable_dir();
     test_eviction();
     test_concurrent_writers();
+    test_kcache_safety();
     test_dir_choice();
     /* each in its own process: NVRTC stays loaded once found */
     run_isolated("nvrtc-missing", sc_nvrtc_missing);

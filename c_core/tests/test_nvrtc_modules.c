@@ -13,7 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "runtime.h"
+#include "runtime/error.h"
+#include "runtime/nvrtc.h"
 #include "warpfft_kernels.h"
 
 #ifndef FATBUILD_HAS_SOURCES

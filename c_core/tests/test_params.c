@@ -12,7 +12,7 @@
 #include "test_params.h"
 
 #ifdef WF_TEST_STUB_ERROR
-/* error.c is not there yet: a minimal thread-unsafe stand-in for the two runtime.h functions. */
+/* error.c is not there yet: a minimal thread-unsafe stand-in for runtime/error.h's functions. */
 #include <stdarg.h>
 static char stub_msg[1024];
 warpfft_status wf_error(warpfft_status status, const char *fmt, ...) {
@@ -24,6 +24,9 @@ warpfft_status wf_error(warpfft_status status, const char *fmt, ...) {
 }
 void wf_clear_error(void) {
     stub_msg[0] = '\0';
+}
+const char *wf_last_error(void) {
+    return stub_msg;
 }
 const char *warpfft_last_error(void) {
     return stub_msg;

@@ -21,8 +21,13 @@
 #include <string.h>
 
 #include "check.h"
-#include "params.h"
-#include "runtime.h"
+#include "params/base.h"
+#include "params/bins.h"
+#include "params/grid.h"
+#include "params/kernel.h"
+#include "params/params.h"
+#include "params/width.h"
+#include "runtime/error.h"
 
 #define PI 3.14159265358979323846
 

@@ -149,7 +149,7 @@ void test_method_fallback(void) {
           "small grid: nf %lld bins %d", (long long)p.n_fine[0], (int)p.bin_size[0]);
 }
 
-/* cuFFT's limit: a fine-grid dimension of at most 2^32 points (params.h, WF_MAX_FINE_DIM) */
+/* cuFFT's limit: a fine-grid dimension of at most 2^32 points (params/base.h, WF_MAX_FINE_DIM) */
 void test_fine_dim_limit(void) {
     warpfft_plan_info in;
     const int64_t ok[3] = {((int64_t)1 << 31) - 2, 1, 1}, big[3] = {((int64_t)1 << 31) + 2, 1, 1};

@@ -7,6 +7,8 @@
  */
 #include "test_params.h"
 
+#include "params/cost.h"
+
 typedef struct cost_case {
     int type, dim, prec;
     int64_t n;

@@ -21,8 +21,16 @@
 
 #include "check.h"
 #include "fake_kernels.h"
-#include "fatbin.h"
-#include "runtime.h"
+#include "runtime/cache.h"
+#include "runtime/cufft.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/fatbin.h"
+#include "runtime/kcache.h"
+#include "runtime/libfind.h"
+#include "runtime/memory.h"
+#include "runtime/module.h"
+#include "runtime/nvrtc.h"
 
 /* CHECK, CHECK_MSG and run_isolated: check.h. CHECK_ST: call returns status want. */
 int check_status_(int got, int want, const char *expr, const char *file, int line);

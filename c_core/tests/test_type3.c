@@ -12,7 +12,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "type3.h"
+#include "params/grid.h"
+#include "params/kernel.h"
+#include "params/params.h"
+#include "params/type3_params.h"
+#include "params/width.h"
+#include "runtime/error.h"
 
 #define PI 3.14159265358979323846
 
@@ -224,6 +229,24 @@ static void test_validation(void) {
                   WARPFFT_ERR_UNSUPPORTED &&
               strstr(warpfft_last_error(), "params3"),
           "plan_params(3): %s", warpfft_last_error());
+    /* Spread/interp only is for types 1 and 2: handed to type 3's inner type-2 step it skipped
+     * that step's FFT and deconvolution (wrong numbers, success). Refused by the check that
+     * warpfft_plan_create(3, ...) and warpfft_plan_params3 share. */
+    warpfft_opts sio, resolved;
+    warpfft_opts_default(&sio);
+    sio.spreadinterponly = 1;
+    CHECK(warpfft_plan_params3(1, 1, 1e-6, WARPFFT_F32, &sio, lo, hi, slo, shi, &info) ==
+                  WARPFFT_ERR_INVALID_ARG &&
+              strstr(warpfft_last_error(), "opts.spreadinterponly = 1 is for types 1 and 2"),
+          "params3 with spreadinterponly: %s", warpfft_last_error());
+    CHECK(wf_t3_check(2, 1, 1e-6, WARPFFT_F64, &sio, &resolved) == WARPFFT_ERR_INVALID_ARG &&
+              strstr(warpfft_last_error(), "type-3 plan needs it 0"),
+          "wf_t3_check with spreadinterponly: %s", warpfft_last_error());
+    sio.spreadinterponly = 0;
+    CHECK(wf_t3_check(2, 1, 1e-6, WARPFFT_F64, &sio, &resolved) == WARPFFT_SUCCESS);
+    /* the inner step's options never carry it */
+    resolved.spreadinterponly = 1;
+    CHECK(wf_t3_inner_opts(&resolved).spreadinterponly == 0);
     /* upsampfac 1.25 works too */
     o.upsampfac = 1.25;
     CHECK(warpfft_plan_params3(2, 1, 1e-6, WARPFFT_F64, &o, lo, hi, slo, shi, &info) ==

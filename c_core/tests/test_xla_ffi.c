@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "xla_ffi.h"
+#include "framework/xla_ffi.h"
 
 int n_pass, n_fail;
 
@@ -400,6 +400,37 @@ static void test_empty(void) {
     }
 }
 
+/* Decoding edges the fuzzer (c_core/fuzz/fuzz_xla.c) found: an integer option that does not fit
+ * a C int is refused (it was cut to 32 bits: 2^32 + 2 reached the plan as method 2); a call
+ * with no groups whose mode counts multiply past 2^63 (a valid empty shape) asks for nothing
+ * (the product overflowed, undefined behaviour, before the emptiness was seen). */
+static void test_decoding_edges(void) {
+    const config cf = {1, 2, WARPFFT_F32, 2, 2, 1, 3, 0, {4, 4, 1}};
+    static const char *const opt[] = {"method", "max_subprob", "bin1", "modeord"};
+    static const int slot[] = {6, 10, 7, 5}; /* their attribute indices in frame() */
+    static const int64_t bad[] = {((int64_t)1 << 32) + 2, -((int64_t)1 << 31) - 1};
+    for (int i = 0; i < 4; i++)
+        for (int b = 0; b < 2; b++) {
+            XLA_FFI_CallFrame *f = frame(&cf);
+            fr.ivals[slot[i]] = bad[b];
+            arm(0, WARPFFT_SUCCESS);
+            char want[128];
+            snprintf(want, sizeof want, "warpfft: attribute %s = %lld does not fit a 32-bit int",
+                     opt[i], (long long)bad[b]);
+            XLA_FFI_Error *err = warpfft_xla_nufft(f);
+            CHECK(err == (XLA_FFI_Error *)&xla_error_token && strcmp(xla_msg, want) == 0 &&
+                      xla_errc == WF_XLA_ERR_INVALID_ARGUMENT && trace[0] == '\0',
+                  "%s = %lld: %s, calls:\n%s", opt[i], (long long)bad[b],
+                  err ? xla_msg : "no error", trace);
+        }
+    const config empty = {
+        2, 2, WARPFFT_F64, 0, 1, 1, 5, 0, {(int64_t)1 << 40, (int64_t)1 << 40, 1}};
+    arm(0, WARPFFT_SUCCESS);
+    XLA_FFI_Error *err = warpfft_xla_nufft(frame(&empty));
+    CHECK(err == NULL && trace[0] == '\0', "G = 0, modes 2^40 x 2^40: %s, calls:\n%s",
+          err ? xla_msg : "no error", trace);
+}
+
 /* The k-th call fails, for every k that a whole call reaches. */
 static void test_failures(void) {
     static const warpfft_status statuses[] = {WARPFFT_ERR_OUT_OF_MEMORY, WARPFFT_ERR_NO_DRIVER,
@@ -455,6 +486,7 @@ static void test_failures(void) {
 int main(void) {
     test_calls();
     test_empty();
+    test_decoding_edges();
     test_failures();
     warpfft_xla_cache_clear();
     CHECK(plans_live == 0 && warpfft_xla_cache_size() == 0, "%d plans left", plans_live);

@@ -37,13 +37,3 @@ def relerr(a, b):
     a, b = np.asarray(a), np.asarray(b)
     return np.linalg.norm((a - b).ravel()) / np.linalg.norm(b.ravel())
 
-
-def readme_example(repo, name):
-    """The ```python block after '<!-- example: NAME -->' in the repository's README.md."""
-    import os
-    import re
-    with open(os.path.join(repo, "README.md")) as f:
-        text = f.read()
-    m = re.search(r"<!-- example: " + re.escape(name) + r" -->\s*```python\n(.*?)```", text, re.S)
-    assert m, f"README.md has no '<!-- example: {name} -->' python block"
-    return m.group(1)

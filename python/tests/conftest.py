@@ -57,3 +57,28 @@ def fake(monkeypatch):
     yield f
     warpfft.clear_plan_cache()
     gc.collect()
+
+
+@pytest.fixture
+def fake_c(monkeypatch):
+    """warpfft.torch's ops over _fake.FakeLib, the fake C library (exact sums on host memory:
+    CPU tensors' data pointers stand in for device pointers, so CPU tensors are accepted where
+    the ops take CUDA tensors); only torch's CUDA stream and device queries are stood in. The
+    fake library (its call log ``.calls``) is yielded; the plan cache emptied around the test."""
+    pytest.importorskip("torch", reason="PyTorch is not installed")
+    import _fake
+    import warpfft.torch as wt
+    from warpfft import _framework_native as native
+    from warpfft.torch import _checks, _ops
+
+    # plans an earlier (GPU) test cached belong to the real library: destroy them with it
+    wt.clear_plan_cache()
+    fake = _fake.FakeLib(native.lib)
+    monkeypatch.setattr(native, "lib", fake)
+    monkeypatch.setattr(_ops, "_stream_of", lambda device: 0)
+    monkeypatch.setattr(_ops, "_device_of", lambda t: 0)
+    monkeypatch.setattr(wt, "_check_device", lambda *a: None)
+    monkeypatch.setattr(_checks, "FIRST_DEVICE", -1)  # CPU tensors too
+    fake.calls.clear()
+    yield fake
+    wt.clear_plan_cache()

@@ -399,19 +399,6 @@ def test_shard_map_over_two_gpus():
     assert relerr(f2, f1) < 1e-6
 
 
-def test_readme_jax_example_runs():
-    from _nufft_ref import readme_example
-    code = readme_example(REPO, "jax")
-    compile(code, "README.md", "exec")
-    require_jax_gpu()
-    env = clean_env(WARPFFT_LIBRARY=LIBRARY, PYTHONPATH=os.path.join(REPO, "python"),
-                    XLA_PYTHON_CLIENT_PREALLOCATE="false")
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                       timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "grad wrt x: (2000,)" in r.stdout
-
-
 def test_symbolic_shapes_raise_naming_the_argument():
     from jax import export
     (m,) = export.symbolic_shape("m")

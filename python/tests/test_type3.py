@@ -197,7 +197,7 @@ def test_argument_errors(fake):
         with pytest.raises(TypeError, match="shape"):
             plan.execute(c[:5])  # M = 9
     for bad in ((2,), (1, 2), 2.0, "2", True, None):
-        with pytest.raises(TypeError, match="n_modes must be a single integer"):
+        with pytest.raises(TypeError, match="n_modes_or_dim must be a single number"):
             warpfft.Plan(3, bad)
     for bad in (0, 4, -1):
         with pytest.raises(TypeError, match="Only dimensions"):
@@ -280,7 +280,23 @@ def test_direct_sample3_checks_every_length():
                      (dict(x=x[0], y=x[1], c=c, s=s[0], t=s[1], sample=[0.5]), "integers")):
         with pytest.raises(warpfft.InvalidArgumentError, match=what):
             warpfft.direct_sample(3, 2, **kw)
-    with pytest.raises(TypeError, match="single integer"):
+    with pytest.raises(TypeError, match="single number, the dimension"):
         warpfft.direct_sample(3, (2,), x[0], x[1], c=c, s=s[0], t=s[1])
     with pytest.raises(TypeError):  # float32 points for complex128 strengths: no silent cast
         warpfft.direct_sample(3, 2, *[v.astype(np.float32) for v in x], c=c, s=s[0], t=s[1])
+
+
+def test_spreadinterponly_refused_for_type3():
+    """gpu_spreadinterponly is a type 1/2 mode: handed to type 3's inner type-2 step it skipped
+    that step's FFT and deconvolution, and the result was wrong with success. The C library
+    refuses it for plan_params3 and a type-3 plan, before any GPU work (the real library: no GPU
+    needed)."""
+    with pytest.raises(warpfft.InvalidArgumentError, match="spreadinterponly = 1 is for types 1"):
+        warpfft.plan_params3([(-1.0, 1.0)], [(-10.0, 10.0)], gpu_spreadinterponly=1)
+    with pytest.raises(warpfft.InvalidArgumentError, match="type-3 plan needs it 0"):
+        warpfft.Plan(3, 2, gpu_spreadinterponly=1)
+    x, s, c = problem3(1)
+    with pytest.raises(warpfft.InvalidArgumentError, match="spreadinterponly"):
+        warpfft.nufft1d3(x[0], c, s[0], gpu_spreadinterponly=1)
+    # types 1 and 2 keep it
+    assert warpfft.plan_params(1, (32,), eps=1e-5, gpu_spreadinterponly=1)["n_fine"] == (32,)

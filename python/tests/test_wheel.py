@@ -56,8 +56,9 @@ def test_wheel_is_one_manylinux_wheel_with_the_library(wheel, tmp_path):
         z.extract("warpfft/libwarpfft.so", tmp_path)
     assert "Root-Is-Purelib: false" in meta
     assert "warpfft/__init__.py" in names and "warpfft/libwarpfft.so" in names
-    # the framework ops ship in the same wheel (they were once left out: only warpfft/*.py)
-    for sub in ("jax", "torch"):
+    # the framework ops and the cufinufft stand-in ship in the same wheel (the framework ops
+    # were once left out: only warpfft/*.py)
+    for sub in ("jax", "torch", "cufinufft"):
         src = sorted(p.name for p in pathlib.Path(PYDIR, "warpfft", sub).glob("*.py"))
         assert src and all(f"warpfft/{sub}/{n}" in names for n in src), (sub, src, names)
     assert not [n for n in names if "tests" in n], names

@@ -4,10 +4,10 @@ the same functions in CI).
     python3 python/tools/build_wheel.py build LIB [-o dist] [--plat auto|TAG]
     python3 python/tools/build_wheel.py check WHEEL [--max-mb N]
 
-build: a py3-none-<plat> wheel of the packages pyproject.toml lists (warpfft, warpfft.jax,
-warpfft.torch: their *.py) plus LIB as warpfft/libwarpfft.so, written directly (zip + METADATA
-+ WHEEL + RECORD, from python/pyproject.toml): no setuptools, pip or network involved, the same
-bytes everywhere. ``--plat auto`` (default) asks
+build: a py3-none-<plat> wheel of the packages pyproject.toml lists (warpfft,
+warpfft.cufinufft, warpfft.jax, warpfft.torch: their *.py) plus LIB as warpfft/libwarpfft.so,
+written directly (zip + METADATA + WHEEL + RECORD, from python/pyproject.toml): no setuptools,
+pip or network involved, the same bytes everywhere. ``--plat auto`` (default) asks
 ``auditwheel show`` which manylinux tag the library is consistent with (the newest glibc symbol
 version it references decides: built on glibc 2.36 it is manylinux_2_34) and tags the wheel
 with it.

@@ -37,13 +37,13 @@ print("manifest:", warpfft.build_manifest()["mode"], warpfft.build_manifest()["a
 PY
 "${from_wheel[@]}" examples/python/type1_2d.py
 # The framework ops from the installed wheel (the machine's python has jax and torch): the
-# README's JAX and PyTorch examples (taken out as the tests take them, _nufft_ref), each after a
+# README's JAX and PyTorch examples (taken out as the tests take them, _docblocks), each after a
 # line naming the module it imported.
 for fw in jax torch; do
     ex=$(mktemp --suffix=.py)
     { echo "import warpfft.$fw as _m; print('  warpfft.$fw from', _m.__file__)"
-      $py -c "import sys; sys.path.insert(0, 'python/tests'); from _nufft_ref import readme_example
-print(readme_example('.', sys.argv[1]))" "$fw"; } >"$ex"
+      $py -c "import sys; sys.path.insert(0, 'python/tests'); from _docblocks import example
+print(example('.', sys.argv[1]))" "$fw"; } >"$ex"
     echo "README $fw example from the wheel:"
     (cd "$(dirname "$ex")" && "${from_wheel[@]}" "$ex")
 done

@@ -19,7 +19,6 @@ time (NVIDIA's pip wheels ``pip install warpfft[cuda13]``, $CUDA_PATH, /usr/loca
 __version__ = "0.1.0"
 
 import sys as _sys  # noqa: E402
-import types as _types  # noqa: E402
 
 from ._cache import clear as clear_plan_cache  # noqa: E402
 from ._cache import info as plan_cache_info  # noqa: E402
@@ -65,27 +64,25 @@ from ._simple import (  # noqa: E402
 #: The reference package's version this module stands in for, in its format ("2.6.0").
 CUFINUFFT_VERSION = "2.6.0"
 
-_REFERENCE_NAMES = ("Plan", "nufft1d1", "nufft1d2", "nufft1d3", "nufft2d1", "nufft2d2",
-                    "nufft2d3", "nufft3d1", "nufft3d2", "nufft3d3")
-
 
 def install_as_cufinufft():
-    """Makes ``import cufinufft`` (and ``from cufinufft import Plan``) give warpfft, for
-    packages that import the reference by name: puts a module with the reference's public
-    names (``Plan``, the nine one-call functions, ``__version__`` in the reference's format)
-    into ``sys.modules["cufinufft"]``. Call it before those packages import cufinufft. If the
-    real cufinufft was already imported, it is replaced for later imports only. Returns the
-    module."""
-    mod = _types.ModuleType("cufinufft", "warpfft standing in for cufinufft "
-                            "(warpfft.install_as_cufinufft())")
-    for name in _REFERENCE_NAMES:
-        setattr(mod, name, globals()[name])
-    mod.__all__ = list(_REFERENCE_NAMES)
-    mod.__version__ = CUFINUFFT_VERSION
-    mod.__warpfft_version__ = __version__
-    mod.warpfft = _sys.modules[__name__]
-    _sys.modules["cufinufft"] = mod
-    return mod
+    """Makes ``import cufinufft`` give warpfft, for code and packages written for the reference
+    (cuFINUFFT's Python package): puts the package ``warpfft.cufinufft`` into
+    ``sys.modules["cufinufft"]`` and its submodules ``_compat``, ``_plan``, ``_simple`` and
+    ``_cufinufft`` into ``sys.modules["cufinufft.<name>"]``, so ``import cufinufft``,
+    ``from cufinufft import Plan``, ``from cufinufft._compat import get_array_ptr`` and
+    ``import cufinufft._plan`` all work (``cufinufft.Plan is warpfft.Plan``; ``__version__`` in
+    the reference's format). Call it before those packages import cufinufft (e.g. in
+    ``sitecustomize``); if the real cufinufft was imported already, it is replaced for later
+    imports only. Idempotent. Returns the package. docs/dropin.md lists what it covers."""
+    import importlib
+
+    pkg = importlib.import_module(__name__ + ".cufinufft")
+    for name in pkg.SUBMODULES:
+        _sys.modules["cufinufft." + name] = getattr(pkg, name)
+    _sys.modules["cufinufft"] = pkg
+    pkg.warpfft = _sys.modules[__name__]
+    return pkg
 
 
 __all__ = [

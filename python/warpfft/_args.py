@@ -13,13 +13,36 @@ from . import _lib
 from ._errors import ERR_BAD_DIM, invalid
 
 _I32 = (-_lib.INT32_MAX - 1, _lib.INT32_MAX)
-_IGNORED = {"gpu_sort": (0, 1), "gpu_kerevalmeth": (0, 1), "gpu_maxbatchsize": (0, None),
+# Accepted and ignored (they change no result), range-checked: the reference's C int fields
+# (any value for gpu_sort, where nonzero means "sort"; 0/1 for gpu_kerevalmeth).
+_IGNORED = {"gpu_sort": _I32, "gpu_kerevalmeth": (0, 1), "gpu_maxbatchsize": (0, None),
             "gpu_obinsizex": _I32, "gpu_obinsizey": _I32, "gpu_obinsizez": _I32,
             "gpu_np": _I32, "debug": _I32}
 _HONOURED = ("modeord", "upsampfac", "gpu_method", "gpu_binsizex", "gpu_binsizey",
              "gpu_binsizez", "gpu_maxsubprobsize", "gpu_device_id", "gpu_stream",
              "gpu_spreadinterponly", "check_points")
 OPTION_NAMES = frozenset(_HONOURED) | frozenset(_IGNORED)
+
+
+def option_int(name, value, lo, hi):
+    """An integer option as the reference's option table (C int fields set through ctypes)
+    takes it: an int, a bool (True/False are 1/0: ``gpu_sort=False``), a numpy integer or bool
+    -- range-checked, where ctypes would wrap silently; floats and strings raise."""
+    if isinstance(value, (bool, np.bool_)):
+        value = int(value)
+    return _lib.as_int(name, value, lo, hi)
+
+
+def option_float(name, value):
+    """A float option (upsampfac) as a C double field takes it: a real number (int, float,
+    bool, numpy scalar); strings, None and complex numbers raise."""
+    if isinstance(value, (str, bytes, complex, np.complexfloating)) or value is None:
+        raise invalid(f"{name} must be a real number, not {type(value).__name__} {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise invalid(f"{name} must be a real number, not {type(value).__name__} "
+                      f"{value!r}") from None
 
 
 def shape_of(a):
@@ -45,9 +68,7 @@ def stream_value(s):
 
 def _check_points(v):
     """check_points: a bool (or 0/1) -> 0/1."""
-    if isinstance(v, (bool, np.bool_)):
-        return int(v)
-    return _lib.as_int("check_points", v, 0, 1)
+    return option_int("check_points", v, 0, 1)
 
 
 def normalize_options(type_, kwargs):
@@ -58,26 +79,26 @@ def normalize_options(type_, kwargs):
             raise invalid(f"Invalid option '{k}' (known: {', '.join(sorted(OPTION_NAMES))})")
     for k, (lo, hi) in _IGNORED.items():
         if k in kwargs:
-            _lib.as_int(k, kwargs[k], lo, _lib.INT32_MAX if hi is None else hi)
+            option_int(k, kwargs[k], lo, _lib.INT32_MAX if hi is None else hi)
     g = kwargs.get
-    sio = _lib.as_int("gpu_spreadinterponly", g("gpu_spreadinterponly", 0), 0, 1)
-    method = _lib.as_int("gpu_method", g("gpu_method", 0), 0, 4)
+    sio = option_int("gpu_spreadinterponly", g("gpu_spreadinterponly", 0), 0, 1)
+    method = option_int("gpu_method", g("gpu_method", 0), 0, 4)
     if method >= 2:
         method = 2 if type_ == 1 else 0
-    upsampfac = float(g("upsampfac", 2.0))
+    upsampfac = option_float("upsampfac", g("upsampfac", 2.0))
     if upsampfac == 0.0:
         upsampfac = 2.0
-    bins = tuple(max(0, _lib.as_int(k, g(k, 0), *_I32))
+    bins = tuple(max(0, option_int(k, g(k, 0), *_I32))
                  for k in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez"))
     opts = {
-        "modeord": _lib.as_int("modeord", g("modeord", 0), *_I32),
+        "modeord": option_int("modeord", g("modeord", 0), *_I32),
         "method": method,
         "upsampfac": upsampfac,
-        "device": _lib.as_int("gpu_device_id", g("gpu_device_id", 0), 0, _lib.INT32_MAX),
+        "device": option_int("gpu_device_id", g("gpu_device_id", 0), 0, _lib.INT32_MAX),
         "stream": stream_value(g("gpu_stream")),
         "bin_size": bins,
-        "max_subprob": max(0, _lib.as_int("gpu_maxsubprobsize", g("gpu_maxsubprobsize", 0),
-                                          *_I32)),
+        "max_subprob": max(0, option_int("gpu_maxsubprobsize", g("gpu_maxsubprobsize", 0),
+                                         *_I32)),
         "spreadinterponly": sio,
         "check_points": _check_points(g("check_points", True)),
     }
@@ -113,8 +134,8 @@ def normalize_modes(nufft_type, n_modes):
     is the dimension (an integer, as the reference requires) and the tuple (1,) * dim."""
     if nufft_type == 3:
         if isinstance(n_modes, (bool, np.bool_)) or not isinstance(n_modes, (int, np.integer)):
-            raise invalid(f"For a type 3 plan, n_modes must be a single integer, the dimension "
-                          f"(got {n_modes!r})")
+            raise invalid(f"For a type 3 plan, n_modes_or_dim must be a single number, the "
+                          f"dimension: 1, 2 or 3 (got {n_modes!r})")
         if not 1 <= n_modes <= 3:
             raise invalid(f"Only dimensions 1, 2, and 3 supported (type 3 dim {n_modes})",
                           ERR_BAD_DIM)
@@ -131,7 +152,6 @@ def normalize_modes(nufft_type, n_modes):
     if not 1 <= len(n) <= 3:
         raise invalid(f"Only dimensions 1, 2, and 3 supported (n_modes {n_modes!r})", ERR_BAD_DIM)
     return len(n), tuple(_lib.as_int("n_modes", v, -_lib.INT64_MAX, _lib.INT64_MAX) for v in n)
-
 
 
 def bounds(name, b):

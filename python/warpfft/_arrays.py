@@ -6,11 +6,17 @@ Accepted, in this order:
   * torch tensors (CUDA: zero-copy through ``data_ptr``, also with ``requires_grad``; CPU: as
     numpy, zero-copy);
   * anything with ``__cuda_array_interface__`` (cupy, numba, pycuda's GPUArray,
-    :class:`~warpfft.DeviceArray`, ...): zero-copy; version 0-3; a ``mask``, negative extents or
-    non-C-contiguous strides are refused; its v3 ``stream`` is the producer's stream;
+    :class:`~warpfft.DeviceArray`, ...): zero-copy; version 0-3; a ``mask`` or negative extents
+    are refused; its v3 ``stream`` is the producer's stream;
   * anything with ``__dlpack__`` / ``__dlpack_device__`` (jax, and any array-API library):
     CUDA memory zero-copy (``__dlpack__(stream=<the plan's stream>)``, so the producer orders its
     work before ours, as the DLPack protocol defines), CPU memory through numpy.
+
+Not C-contiguous (as the reference): an input is copied to a C-contiguous array of its own
+library (numpy, torch, cupy, numba, or anything with ``copy(order="C")``) with a UserWarning
+saying "... does not satisfy the following requirement: C. Copying ..."; an output, or an input
+that cannot be copied so (pycuda, DLPack-only producers), raises InvalidArgumentError (a
+TypeError) saying "... does not satisfy the following requirement: C".
 
 Errors raised by an array's own protocol (anything but AttributeError for a missing attribute)
 propagate unchanged.
@@ -18,6 +24,8 @@ propagate unchanged.
 
 import ctypes
 import math
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -57,6 +65,7 @@ class Arr:
 
 _DTYPE = type(np.dtype(np.float32))  # numpy's dtype class of float32 (dtypes are per-class)
 _module_of_type = {}
+_MODULE_ALIASES = {"jaxlib": "jax", "numba_cuda": "numba"}  # numba-cuda: numba's CUDA target
 
 
 def _module(obj):
@@ -66,7 +75,7 @@ def _module(obj):
     mod = _module_of_type.get(t)
     if mod is None:
         mod = t.__module__.split(".")[0]
-        mod = _module_of_type[t] = "jax" if mod == "jaxlib" else mod
+        mod = _module_of_type[t] = _MODULE_ALIASES.get(mod, mod)
     return mod
 
 
@@ -78,16 +87,45 @@ def _attr(obj, name):
         return None
 
 
+def not_c_contiguous(name, detail):
+    """The error for an array that must be C-contiguous and is not (the reference's wording,
+    then ours)."""
+    return invalid(f"Argument `{name}` does not satisfy the following requirement: C "
+                   f"({detail})")
+
+
+def warn_copied(name, detail):
+    """The warning for a non-C-contiguous input copied to a C-contiguous one (the reference's
+    wording, then ours)."""
+    warnings.warn(f"Argument `{name}` does not satisfy the following requirement: C. Copying "
+                  f"it to a C-contiguous array, which may reduce performance ({detail})",
+                  UserWarning, stacklevel=_caller_level())
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _caller_level():
+    """The warnings stacklevel of the first frame outside this package (the user's call)."""
+    level, f = 1, sys._getframe(1)
+    while f is not None:
+        d = os.path.dirname(os.path.abspath(f.f_code.co_filename))
+        if d != _PACKAGE_DIR and not d.startswith(_PACKAGE_DIR + os.sep):
+            break
+        level += 1
+        f = f.f_back
+    return level
+
+
 def _host(name, a, lib="numpy", obj=None, output=False):
-    if output:
-        if not a.flags.c_contiguous:
-            raise invalid(f"{name}: output array must be C-contiguous (strides {a.strides})")
-        if not a.flags.writeable:
-            raise invalid(f"{name}: output array is read-only")
-    elif not a.flags.c_contiguous:
-        warnings.warn(f"Argument `{name}` is not C-contiguous: copying it (this may reduce "
-                      "performance)", stacklevel=4)
+    if not a.flags.c_contiguous:
+        detail = f"shape {a.shape}, strides {a.strides}"
+        if output:
+            raise not_c_contiguous(name, "an output array must be C-contiguous; " + detail)
+        warn_copied(name, detail)
         a = np.ascontiguousarray(a)
+    if output and not a.flags.writeable:
+        raise invalid(f"{name}: output array is read-only")
     return Arr(name, "host", lib, a if obj is None else obj, a.shape, a.dtype, host=a,
                readonly=not a.flags.writeable)
 
@@ -102,18 +140,56 @@ def _check_shape(name, shape):
     return shape
 
 
-def _check_c_strides(name, shape, strides, itemsize):
+def _c_contiguous(name, shape, strides, itemsize):
+    """Whether `strides` (bytes; None: C order) describe a C-contiguous `shape`."""
     if strides is None:
-        return
+        return True
     strides = tuple(int(s) for s in strides)
     if len(strides) != len(shape):
         raise invalid(f"{name}: {len(strides)} strides for shape {shape}")
     expect = itemsize
     for extent, stride in zip(reversed(shape), reversed(strides)):
         if extent > 1 and stride != expect:
-            raise invalid(f"{name}: device array must be C-contiguous (shape {shape}, "
-                          f"strides {strides})")
+            return False
         expect *= extent
+    return True
+
+
+def can_copy_contiguous(obj):
+    """Whether `copy_contiguous` can make a C-contiguous copy of `obj` in its own library
+    (the reference's ``array_can_contiguous``: all but pycuda's GPUArray there)."""
+    lib = _module(obj)
+    if lib in ("numpy", "torch", "cupy", "numba"):
+        return True
+    if lib == "pycuda":
+        return False
+    return callable(_attr(obj, "copy"))
+
+
+def copy_contiguous(obj):
+    """A C-contiguous copy of `obj` of the same library (device arrays stay on their device;
+    the copy is queued on the library's current stream, which the copy's
+    __cuda_array_interface__ names). TypeError if `can_copy_contiguous(obj)` is False."""
+    lib = _module(obj)
+    if lib == "numpy":
+        return np.ascontiguousarray(obj)
+    if lib == "torch":
+        return obj.contiguous()
+    if lib == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(obj.device.id):
+            return cupy.ascontiguousarray(obj)
+    if lib == "numba":
+        from numba import cuda
+
+        out = cuda.device_array(obj.shape, obj.dtype, stream=getattr(obj, "stream", 0) or 0)
+        out[:] = obj  # numba copies element-wise on the device (a kernel of its own)
+        return out
+    if not can_copy_contiguous(obj):
+        raise TypeError(f"{type(obj).__module__}.{type(obj).__name__}: no C-contiguous copy "
+                        "can be made of this array")
+    return obj.copy(order="C")
 
 
 def _from_cai(name, obj, cai, output):
@@ -123,7 +199,8 @@ def _from_cai(name, obj, cai, output):
         raise invalid(f"{name}: __cuda_array_interface__ with a mask is not supported")
     shape = _check_shape(name, cai["shape"])
     dtype = np.dtype(cai["typestr"])
-    _check_c_strides(name, shape, cai.get("strides"), dtype.itemsize)
+    if not _c_contiguous(name, shape, cai.get("strides"), dtype.itemsize):
+        return _copied_device(name, obj, shape, cai.get("strides"), output)
     ptr, readonly = cai["data"]
     if output and readonly:
         raise invalid(f"{name}: output device array is read-only")
@@ -143,6 +220,27 @@ def _from_cai(name, obj, cai, output):
                "warpfft" if isinstance(obj, DeviceArray) else "cai",
                obj, shape, dtype, ptr=int(ptr or 0), readonly=bool(readonly), stream=stream,
                device=device)
+
+
+def _copied_device(name, obj, shape, strides, output):
+    """A non-C-contiguous device array (__cuda_array_interface__): an output is refused; an
+    input is copied to a C-contiguous array of its library, with a warning (the reference's
+    behaviour), or refused where no such copy can be made (pycuda, as the reference)."""
+    detail = f"device array of shape {shape}, strides {tuple(strides)}"
+    if output:
+        raise not_c_contiguous(name, "an output array must be C-contiguous; " + detail)
+    if not can_copy_contiguous(obj):
+        raise not_c_contiguous(name, f"a C-contiguous device array is needed and no copy can "
+                               f"be made of a {type(obj).__name__}; {detail}")
+    warn_copied(name, detail)
+    copy = copy_contiguous(obj)
+    cai = _attr(copy, "__cuda_array_interface__")
+    if not isinstance(cai, dict) or not _c_contiguous(name, _check_shape(name, cai["shape"]),
+                                                      cai.get("strides"),
+                                                      np.dtype(cai["typestr"]).itemsize):
+        raise not_c_contiguous(name, f"{type(obj).__name__}.copy(order='C') did not give a "
+                               f"C-contiguous device array; {detail}")
+    return _from_cai(name, copy, cai, output)
 
 
 _torch_np_dtype = {}  # torch dtype -> numpy dtype (filled as met)
@@ -193,10 +291,10 @@ def _from_torch(name, t, output):
             arr.obj = arr.host
         return arr
     if not t.is_contiguous():
+        detail = f"tensor of shape {tuple(t.shape)}, strides {t.stride()}"
         if output:
-            raise invalid(f"{name}: output tensor must be contiguous (strides {t.stride()})")
-        warnings.warn(f"Argument `{name}` is not contiguous: copying it (this may reduce "
-                      "performance)", stacklevel=4)
+            raise not_c_contiguous(name, "an output tensor must be contiguous; " + detail)
+        warn_copied(name, detail)
         t = t.contiguous()
     device = t.get_device()
     return Arr(name, "device", "torch", t, tuple(t.shape), dtype, ptr=t.data_ptr(),
@@ -252,11 +350,34 @@ def _from_dlpack(name, obj, output, stream):
     dtype = np.dtype(f"{_DL_KIND[t.dtype.code]}{t.dtype.bits // 8}")
     shape = _check_shape(name, [t.shape[i] for i in range(t.ndim)])
     strides = None if not t.strides else [t.strides[i] * dtype.itemsize for i in range(t.ndim)]
-    _check_c_strides(name, shape, strides, dtype.itemsize)
+    if not _c_contiguous(name, shape, strides, dtype.itemsize):
+        raise not_c_contiguous(name, f"a DLPack device array must be C-contiguous (shape "
+                               f"{shape}, strides {tuple(strides)})")
     # The capsule stays unconsumed and referenced (keep): its destructor releases the tensor.
     return Arr(name, "device", _module(obj), obj, shape, dtype,
                ptr=(t.data or 0) + t.byte_offset, device=t.device.device_id, stream=None,
                keep=capsule)
+
+
+def describe(obj, name):
+    """(shape, numpy dtype) of an array argument read from its attributes, without converting
+    or copying it (a non-C-contiguous device array is copied once, by the `wrap` that uses
+    it); lists and scalars through numpy."""
+    if isinstance(obj, np.ndarray):
+        return obj.shape, obj.dtype
+    if _module(obj) == "torch" and hasattr(obj, "data_ptr"):
+        return tuple(obj.shape), _torch_dtype(name, obj.dtype)
+    shape, dtype = _attr(obj, "shape"), _attr(obj, "dtype")
+    if shape is not None and dtype is not None:
+        try:
+            return _check_shape(name, shape), np.dtype(dtype)
+        except TypeError:
+            pass
+    cai = None if _module(obj) == "jax" else _attr(obj, "__cuda_array_interface__")
+    if isinstance(cai, dict):
+        return _check_shape(name, cai["shape"]), np.dtype(cai["typestr"])
+    a = wrap(obj, name)
+    return a.shape, a.dtype
 
 
 def wrap(obj, name, dtype=None, output=False, stream=0):

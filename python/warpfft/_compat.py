@@ -28,8 +28,8 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
 ``gpu_device_id``           honoured: the device ordinal
 ``gpu_stream``              honoured: a CUDA stream (int handle, ctypes pointer, cupy/torch
                             stream object or anything with ``.ptr``/``.cuda_stream``)
-``gpu_sort``                accepted (0/1), ignored: points are always sorted into bins; the
-                            result does not depend on it
+``gpu_sort``                accepted (any int), ignored: points are always sorted into bins;
+                            the result does not depend on it
 ``gpu_kerevalmeth``         accepted (0/1), ignored: one kernel evaluation; same result
 ``gpu_maxbatchsize``        accepted (>= 0), ignored: the batch is done at once; same result
 ``gpu_obinsizex/y/z``       accepted, ignored (block-gather method tuning); same result
@@ -50,7 +50,18 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
                             always checks.
 ==========================  ==================================================================
 
-Any other name raises InvalidArgumentError (also a TypeError, as in the reference).
+Any other name raises InvalidArgumentError (also a TypeError, as in the reference). Values are
+taken as the reference's option table (a ctypes struct) takes them: integers, bools (False is
+0), numpy scalars; a float upsampfac; out-of-range integers raise instead of wrapping.
+
+The reference's private names that packages built on it use are here too: ``Plan._plan``,
+``_setpts``, ``_exec_plan``, ``_destroy_plan`` (raw pointers: _pointer_api.py), ``_opts`` (a
+NufftOpts: _nufft_opts.py), ``_references``, ``_nj``, ``_nk``, ``_type``, ``_dim``, ``_dtype``,
+``_real_dtype``, ``_n_modes``, ``_n_trans``, ``_eps``, ``_isign``; and the reference's
+``cufinufft._compat`` array helpers (``get_array_ptr``, ``array_empty_like``, ...: see
+_array_helpers.py) are importable from this module, so ``import warpfft as cufinufft`` finds
+them as ``cufinufft._compat.*``. ``warpfft.install_as_cufinufft()`` installs the package
+``warpfft.cufinufft`` as ``cufinufft`` with the reference's submodules.
 
 This module is the Plan class; the checks and conversions of its arguments are in _args.py,
 plan_params and plan_params3 (what a plan would choose, no GPU) in _info.py. Their public names
@@ -64,6 +75,16 @@ import weakref
 import numpy as np
 
 from . import _lib
+from ._array_helpers import (  # noqa: F401  (the reference's _compat helpers, importable here)
+    array_can_contiguous,
+    array_contiguous,
+    array_empty_like,
+    get_array_dtype,
+    get_array_module,
+    get_array_ptr,
+    get_array_size,
+    is_array_contiguous,
+)
 from ._args import (  # noqa: F401  (OPTION_NAMES, stream_value: importable from here, as before)
     OPTION_NAMES,
     effective_eps,
@@ -78,9 +99,10 @@ from ._device import ClosesWhenCollected, DeviceArray, driver, same_stream
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
 from ._info import plan_params, plan_params3  # noqa: F401  (importable from here, as before)
 from ._plan import CPlan, make_opts, precision_of
+from ._pointer_api import PointerCalls
 
 
-class Plan(ClosesWhenCollected):
+class Plan(ClosesWhenCollected, PointerCalls):
     """A NUFFT plan, with the reference's (cufinufft's) interface:
 
     ``Plan(nufft_type, n_modes, n_trans=1, eps=1e-6, isign=None, dtype="complex64", **kwargs)``
@@ -108,6 +130,9 @@ class Plan(ClosesWhenCollected):
 
     One thread at a time per plan is what the C library allows: calls on one Plan are
     serialised by a lock, so sharing one between threads is safe (not concurrent).
+
+    The reference's private ``_plan``, ``_setpts``, ``_exec_plan``, ``_destroy_plan`` (raw
+    device pointers, as mri-nufft uses them) and ``_opts`` are here too (``warpfft._compat``).
     """
 
     def __init__(self, nufft_type, n_modes, n_trans=1, eps=1e-6, isign=None, dtype="complex64",
@@ -118,6 +143,10 @@ class Plan(ClosesWhenCollected):
         self._buffers = {}  # host path: plan-owned device buffers
         self._ptr_device = {}  # id(array) -> (weakref, pointer): on the plan's device (driver)
         self._lock = threading.RLock()
+        # the reference's private attributes that packages built on it read or set
+        self._references = []  # theirs to fill (this plan keeps its own references)
+        self._nj = self._nk = None  # M and type 3's K of the last setpts
+        self._kwargs = kwargs  # the options as given (for _opts)
         nufft_type = _lib.as_int("nufft_type", nufft_type, -_lib.INT32_MAX, _lib.INT32_MAX)
         self._isign = normalize_isign(nufft_type, isign)
         self._dim, self._n_modes = normalize_modes(nufft_type, n_modes)
@@ -129,6 +158,7 @@ class Plan(ClosesWhenCollected):
         self._device, self._stream, self._modeord = o["device"], o["stream"], o["modeord"]
         self._c = CPlan(nufft_type, self._n_modes[::-1], self._isign, self._n_trans, self._eps,
                         self._precision, make_opts(**o))
+        self._register()  # for the reference's module-level calls on a handle
 
     # ---- the reference's properties ----
 
@@ -141,6 +171,14 @@ class Plan(ClosesWhenCollected):
     eps = property(lambda self: self._eps)
     device = property(lambda self: self._device)
     stream = property(lambda self: self._stream)
+
+    @property
+    def _opts(self):
+        """The reference's options struct (a NufftOpts) with this plan's options: what was
+        asked for, for code that reads it; changing it changes nothing (as in the reference)."""
+        from ._nufft_opts import opts_struct
+
+        return opts_struct(self._kwargs)
 
     @property
     def M(self):
@@ -284,27 +322,34 @@ class Plan(ClosesWhenCollected):
     # ---- the verbs ----
 
     def _coords(self, values, names):
-        """The dim coordinate arrays of one point set (x, y, z or s, t, u), checked: the
-        ones the dimension needs, the same 1-D shape, the plan's real dtype."""
+        """The dim coordinate arrays of one point set (x, y, z or s, t, u), checked in the
+        reference's order: dtype of the first, a vector, no coordinate beyond the dimension,
+        then the others' dtype and shape (the first's)."""
         coords = list(values)
-        for d in range(self._dim, 3):  # the reference allows empty arrays for unused axes
+        dim = self._dim
+        for d in range(dim, 3):  # the reference allows empty arrays for unused axes
             if coords[d] is not None and np.size(shape_of(coords[d])) and \
                     np.prod(shape_of(coords[d])) == 0:
                 coords[d] = None
-        for d in range(3):
-            given = coords[d] is not None
-            if given != (d < self._dim):
-                need = "needed" if d < self._dim else "not allowed"
-                what = " type 3" if self._type == 3 else ""
-                raise invalid(f"{names[d]} is {need} for a {self._dim}D{what} plan")
-        arrs = [wrap(coords[d], names[d], self._real_dtype, stream=self._stream)
-                for d in range(self._dim)]
-        if len(arrs[0].shape) != 1:
-            raise invalid(f"Argument `{names[0]}` must be a vector (shape {arrs[0].shape})")
-        for a in arrs[1:]:
-            if a.shape != arrs[0].shape:
-                raise invalid(f"Argument `{a.name}` must be of shape {arrs[0].shape} "
+        what = " type 3" if self._type == 3 else ""
+        if coords[0] is None:
+            raise invalid(f"{names[0]} is needed for a {dim}D{what} plan")
+        first = wrap(coords[0], names[0], self._real_dtype, stream=self._stream)
+        if len(first.shape) != 1:
+            raise invalid(f"Argument `{names[0]}` must be a vector (shape {first.shape})")
+        for d in (2, 1):
+            if d >= dim and coords[d] is not None:
+                raise invalid(f"Plan dimension is {dim}, but `{names[d]}` was specified "
+                              f"({names[d]} is not allowed for a {dim}D{what} plan)")
+        arrs = [first]
+        for d in range(1, dim):
+            if coords[d] is None:
+                raise invalid(f"{names[d]} is needed for a {dim}D{what} plan")
+            a = wrap(coords[d], names[d], self._real_dtype, stream=self._stream)
+            if a.shape != first.shape:
+                raise invalid(f"Argument `{names[d]}` must be of shape {first.shape} "
                               f"(got {a.shape})")
+            arrs.append(a)
         return arrs
 
     def setpts(self, x, y=None, z=None, s=None, t=None, u=None):
@@ -352,12 +397,14 @@ class Plan(ClosesWhenCollected):
                     c.setpts3(M, ptrs[:d][::-1], targets[0].size, ptrs[d:][::-1])
                 finally:
                     self._retire(keep)
+                self._nj, self._nk = M, targets[0].size
                 return self
             try:
                 # Reversed: the C ABI's dimension 1 is the last Python axis.
                 c.setpts(M, *ptrs[::-1])
             finally:
                 self._points = keep  # the C plan may point at these now, even on failure
+            self._nj = M
             return self
 
     def setpts_check(self):

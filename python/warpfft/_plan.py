@@ -24,13 +24,15 @@ _PRECISIONS = {
 
 
 def precision_of(dtype):
-    """(warpfft_precision, complex dtype, real dtype) for complex64/complex128."""
+    """(warpfft_precision, complex dtype, real dtype) for complex64/complex128; anything else
+    raises InvalidArgumentError (a TypeError, with the reference's wording)."""
     try:
         dt = np.dtype(dtype)
     except TypeError:
-        raise invalid(f"dtype must be complex64 or complex128, not {dtype!r}") from None
+        raise invalid(f"Expected complex64 or complex128 (dtype {dtype!r} is not a numpy "
+                      "dtype)") from None
     if dt not in _PRECISIONS:
-        raise invalid(f"dtype must be complex64 or complex128, not {dt}")
+        raise invalid(f"Expected complex64 or complex128 (got dtype {dt})")
     prec, real = _PRECISIONS[dt]
     return prec, dt, real
 

@@ -22,25 +22,25 @@ import numpy as np
 
 from . import _cache
 from ._args import normalize_options
-from ._arrays import wrap
+from ._arrays import describe, wrap
 from ._compat import Plan
 from ._errors import invalid
 from ._plan import precision_of
 
 
 def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, targets=()):
-    d = wrap(data, "data", None)
-    _, dtype, _ = precision_of(d.dtype)
+    shape, dt = describe(data, "data")  # no copy: execute copies a non-contiguous input once
+    _, dtype, _ = precision_of(dt)
     core = dim if nufft_type == 2 else 1
-    if len(d.shape) < core:
-        raise invalid(f"Argument `data` has shape {d.shape}: expected {core} axes or "
+    if len(shape) < core:
+        raise invalid(f"Argument `data` has shape {shape}: expected {core} axes or "
                       f"{core + 1} with a leading batch axis")
-    n_trans = 1 if len(d.shape) == core else d.shape[0]
+    n_trans = 1 if len(shape) == core else shape[0]
     if nufft_type == 1 and out is not None:
         o = wrap(out, "out", dtype, output=True)
         n_modes = o.shape[-dim:]
     elif nufft_type == 2:
-        n_modes = d.shape[-dim:]
+        n_modes = shape[-dim:]
     elif nufft_type == 3:
         n_modes = dim  # the reference's Plan(3, dim, ...); M and K come at setpts
     if n_modes is None:

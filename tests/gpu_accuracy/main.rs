@@ -5,7 +5,7 @@
 //! to ±π, tight f32 clusters of 10⁶ points, far points, the band edge). Prints the tables.
 //! Skips visibly without a GPU.
 //!
-//! The contract (README, Accuracy): relative l2 error ≤ max(tol, tol_floor) for ANY point set,
+//! The contract (docs/accuracy.md): relative l2 error ≤ max(tol, tol_floor) for ANY point set,
 //! `tol_floor` being the plan's reported rounding floor (`warpfft_plan_info`). The reference sees
 //! the coordinates the library saw (f32 points are summed as the f32 values) and reduces phases
 //! exactly (kernels/direct.cu), so it is exact also for |x| up to 1e4.
@@ -35,7 +35,7 @@ struct Outcome {
 }
 
 /// Documented floor of f32 type 1 with the GM method for points that pile into the same
-/// fine-grid cells (README, Accuracy): every point of a tight cluster adds into the same cells
+/// fine-grid cells (docs/accuracy.md): every point of a tight cluster adds into the same cells
 /// with float atomics, ~2^-24 sqrt(M / 3) relative. It is a random walk (the atomics' order
 /// changes from run to run): the 3D case at M = 1e6 measured 1.9e-5 to 8.5e-5 on the H100
 /// against the scale's 3.4e-5, so the bound is 4x the scale (2x failed once at 8.5e-5).

@@ -28,7 +28,7 @@ fn grid_aligned() {
 }
 
 /// Tight clusters in f32 (σ = 1e-3, M = 10⁶): every dim × type, GM and SM, two tols. GM type 1
-/// carries the documented pile-up floor of float atomics (README).
+/// carries the documented pile-up floor of float atomics (docs/accuracy.md).
 #[test]
 fn tight_clusters_f32() {
     if !gpu_or_skip("gpu_accuracy::tight_clusters_f32") {

@@ -4,7 +4,7 @@
  * execute through the public C ABI on the stream XLA hands it. No GPU work happens outside
  * the execute stage; errors come back to XLA as XLA_FFI_Error values (JAX raises them).
  */
-#include "xla_ffi.h"
+#include "framework/xla_ffi.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -205,7 +205,7 @@ static warpfft_status acquire_plan(const wf_xla_key *key, wf_xla_entry **out) {
             destroy_entry(&wf_xla_cache[slot]);
     }
     /* Points are set on every call: unchecked set-points (no host wait in setpts; non-finite
-     * points give all-NaN outputs, README "Bad points"). */
+     * points give all-NaN outputs, docs/jax.md, "NaN points"). */
     warpfft_opts o;
     warpfft_opts_default(&o);
     o.check_points = 0;
@@ -325,6 +325,12 @@ typedef struct wf_xla_call {
     int empty;                /* nothing to compute: no stream, no plan */
 } wf_xla_call;
 
+/* base + off; NULL stays NULL (an empty array may have no data, and arithmetic on a null
+ * pointer is undefined even for an offset of 0). */
+static void *at(void *base, size_t off) {
+    return base ? (char *)base + off : NULL;
+}
+
 /* Sets group g's points (row g of the coordinate arrays; row 0 when one set serves every group)
  * and names the call in *what. */
 static warpfft_status set_points(const wf_xla_call *c, warpfft_plan plan, int64_t g,
@@ -334,7 +340,7 @@ static warpfft_status set_points(const wf_xla_call *c, warpfft_plan plan, int64_
     for (int s = 0; s < 6; s++) {
         size_t row = (size_t)(s < 3 ? c->M : c->K) * real_bytes;
         if (c->pts[s])
-            p[s] = (const char *)c->pts[s]->data + (c->Gp > 1 ? (size_t)g * row : 0);
+            p[s] = at(c->pts[s]->data, c->Gp > 1 ? (size_t)g * row : 0);
     }
     warpfft_precision prec = (warpfft_precision)c->key.precision;
     if (c->key.type == 3) {
@@ -366,8 +372,8 @@ static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
         }
         what = "warpfft_execute";
         st = warpfft_execute(ent->plan, (warpfft_precision)c->key.precision,
-                             (char *)c->c->data + (size_t)g * c->c_group,
-                             (char *)c->fk->data + (size_t)g * c->fk_group);
+                             at(c->c->data, (size_t)g * c->c_group),
+                             at(c->fk->data, (size_t)g * c->fk_group));
     }
     release_plan(ent);
     if (st != WARPFFT_SUCCESS)
@@ -445,14 +451,13 @@ static XLA_FFI_Error *decode12(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t n[3
     if ((e = check_points(f, c)))
         return e;
     /* modes in the C plan's order: n[0] fastest = the last axis of the mode array */
-    int64_t nprod = 1;
     for (int d = 0; d < 3; d++) {
         if (d >= dim)
             n[d] = 1;
         if (n[d] < 1)
             return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: mode count n%d = %lld",
                              d + 1, (long long)n[d]);
-        nprod *= c->key.n[d] = n[d];
+        c->key.n[d] = n[d];
     }
     const XLA_FFI_Buffer *modes = type == 1 ? out : src;
     const XLA_FFI_Buffer *strengths = type == 1 ? src : out;
@@ -467,9 +472,13 @@ static XLA_FFI_Error *decode12(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t n[3
                          "%lld x %lld)",
                          (long long)G, (long long)T, (long long)M, (long long)n[2], (long long)n[1],
                          (long long)n[0]);
+    /* Bytes per group, in size_t: with G and T > 0 they are within the buffers XLA allocated;
+     * with G or T = 0 (a shape like (0, 2^40, 2^40) is valid) they are never used, and an
+     * int64_t product could overflow. */
     size_t cplx = c->key.precision == WARPFFT_F32 ? 8 : 16;
-    c->c = strengths, c->c_group = (size_t)(T * M) * cplx;
-    c->fk = modes, c->fk_group = (size_t)(T * nprod) * cplx;
+    size_t nprod = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
+    c->c = strengths, c->c_group = (size_t)T * (size_t)M * cplx;
+    c->fk = modes, c->fk_group = (size_t)T * nprod * cplx;
     c->empty = G == 0 || T == 0;
     return NULL;
 }
@@ -507,9 +516,9 @@ static XLA_FFI_Error *decode3(XLA_FFI_CallFrame *f, wf_xla_call *c) {
                          (long long)G, (long long)T, (long long)K);
     for (int d = 0; d < 3; d++)
         c->key.n[d] = 1; /* unused by type 3: the grids are chosen at setpts3 */
-    size_t cplx = c->key.precision == WARPFFT_F32 ? 8 : 16;
-    c->c = src, c->c_group = (size_t)(T * M) * cplx;
-    c->fk = out, c->fk_group = (size_t)(T * K) * cplx;
+    size_t cplx = c->key.precision == WARPFFT_F32 ? 8 : 16; /* size_t: as decode12 */
+    c->c = src, c->c_group = (size_t)T * (size_t)M * cplx;
+    c->fk = out, c->fk_group = (size_t)T * (size_t)K * cplx;
     c->empty = G == 0 || T == 0 || K == 0;
     return NULL;
 }
@@ -536,6 +545,15 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     if (type != 1 && type != 2 && type != 3)
         return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                          "warpfft: nufft_type %lld is not 1, 2 or 3", (long long)type);
+    /* The options are C ints: a value that does not fit is refused, not cut to 32 bits (a
+     * 64-bit modeord of 2^32 + 1 would otherwise reach the plan as 1). */
+    const char *const opt_names[6] = {"modeord", "method", "max_subprob", "bin1", "bin2", "bin3"};
+    const int64_t opt_vals[6] = {modeord, method, max_subprob, bin[0], bin[1], bin[2]};
+    for (int i = 0; i < 6; i++)
+        if (opt_vals[i] < INT32_MIN || opt_vals[i] > INT32_MAX)
+            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                             "warpfft: attribute %s = %lld does not fit a 32-bit int", opt_names[i],
+                             (long long)opt_vals[i]);
 
     wf_xla_call c;
     memset(&c, 0, sizeof c);

@@ -3,11 +3,11 @@
  * shared-memory tile sizes and fitting, the AUTO rule, and the plan stage that chooses the method,
  * bins and subproblem size (refusing more bins than the kernels can index). No GPU; see params.h.
  */
-#include "params.h"
+#include "params/bins.h"
 
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/error.h"
 
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]) {
     static const int32_t gm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 16}};

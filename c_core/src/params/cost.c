@@ -23,11 +23,15 @@
  * relative error 6-24% per group (docs/accuracy.md, "The cost model"). Where the model is
  * unsure the choice keeps sigma 2: another sigma must be predicted faster by WF_COST_MARGIN.
  */
-#include "params.h"
+#include "params/cost.h"
 
 #include <math.h>
 
-#include "runtime.h"
+#include "params/bins.h"
+#include "params/grid.h"
+#include "params/kernel.h"
+#include "params/width.h"
+#include "runtime/error.h"
 
 #define WF_COST_L2_BYTES 40e6
 #define WF_COST_MARGIN   0.95
@@ -109,9 +113,13 @@ static double least_sigma(const wf_params *p, int w) {
      * (e.g. 258 -> 256 at sigma 2). */
     double s = sigma_of(uhi), n0 = (double)p->n_modes[0];
     for (int i = 0; i < 3; i++) {
-        int64_t nf = wf_fine_size(p->n_modes[0], s, w), prev = nf - 2;
-        while (prev >= 2 * w && !wf_is_smooth(prev))
+        /* the next 256 even sizes below (smooth sizes thin out as they grow: for large grids
+         * the bisection's 1% is finer than their gaps, and the search stops) */
+        int64_t nf = wf_fine_size(p->n_modes[0], s, w), prev = nf - 2, lo = nf - 512;
+        while (prev >= lo && prev >= 2 * w && !wf_is_smooth(prev))
             prev -= 2;
+        if (prev < lo)
+            break;
         double sp = (double)prev / n0;
         if (prev < 2 * w || sp < WF_SIGMA_MIN || !passes(p, sp, w))
             break;

@@ -3,11 +3,12 @@
  * dimension, the plan stage that sets them (refusing grids too large to address or transform),
  * mode order <-> array index, and point folding. No GPU; see params.h.
  */
-#include "params.h"
+#include "params/grid.h"
 
 #include <math.h>
 
-#include "runtime.h"
+#include "params/kernel.h"
+#include "runtime/error.h"
 
 /* The same literals as kernels/common.cuh: 1/(2 pi), and 2 pi as hi + lo (Cody-Waite). */
 #define WF_INV_2PI      0.15915494309189533576888376337251436
@@ -100,8 +101,6 @@ warpfft_status wf_params_set_grid(wf_params *p) {
     p->tol_floor = p->spreadinterponly ? wf_tol_floor(p->precision, p->dim, p->n_modes, fine)
                                        : wf_tol_floor_of(p->precision, p->dim, p->n_modes,
                                                          p->n_fine, p->width, p->beta);
-    p->predicted_ms = wf_cost_predict_ms(p->type, p->dim, p->precision, p->width, p->n_fine,
-                                         p->ntransf, wf_params_points(p));
     return WARPFFT_SUCCESS;
 }
 

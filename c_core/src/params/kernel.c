@@ -7,7 +7,9 @@
  * s = sqrt(1 - (2t/w)^2), beta = WF_BETA_SCALE pi (1 - 1/(2 sigma)) w (Potts & Tasche's choice;
  * a least-squares fit of beta/w per width, sigma 2: 2.341-2.353 vs 2.356, so the 0.995).
  */
-#include "params.h"
+#include "params/kernel.h"
+
+#include "params/base.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,21 +3,21 @@
  * checks plans and direct sums share, and the wf_params_* assembly that runs the stages in order:
  * kernel width and shape (width.c), fine grid (grid.c), bins and method (bins.c). No GPU.
  */
-#include "params.h"
+#include "params/params.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "params/bins.h"
+#include "params/cost.h"
+#include "params/grid.h"
+#include "params/width.h"
+#include "runtime/error.h"
 
 _Static_assert(sizeof(size_t) == 8, "warpfft needs a 64-bit size_t");
 
 /* Largest opts struct accepted from a newer header (a guard against an uninitialised size). */
 #define WF_MAX_OPTS_SIZE 4096
-
-const char *wf_prec_name(int precision) {
-    return precision == WARPFFT_F64 ? "f64" : "f32";
-}
 
 /* ---------------------------------------------------------------- options */
 
@@ -228,12 +228,17 @@ warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64
     set_basics(p, type, dim, n_modes, ntransf, tol, precision, &o);
     if (o.spreadinterponly)
         o.method = WARPFFT_METHOD_GM; /* any grid size N >= 2w: the GM kernels only need that */
-    st = wf_params_set_kernel(p);
+    /* upsampfac 0: sigma and width by predicted time (cost.c); else the width rule for it */
+    st = p->upsampfac == 0.0 && !p->spreadinterponly ? wf_params_choose_sigma(p)
+                                                     : wf_params_set_kernel(p);
     if (st == WARPFFT_SUCCESS)
         st = wf_params_set_grid(p);
     if (st == WARPFFT_SUCCESS)
         st = wf_params_set_method(
             p, &o, shared_limit > WF_SM_STATIC_RESERVE ? shared_limit - WF_SM_STATIC_RESERVE : 0);
+    if (st == WARPFFT_SUCCESS)
+        p->predicted_ms = wf_cost_predict_ms(p->type, p->dim, p->precision, p->width, p->n_fine,
+                                             p->ntransf, wf_params_points(p));
     return st;
 }
 
@@ -260,7 +265,7 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     info->kernel = WARPFFT_KERNEL_SINH;
 }
 
-/* Layout must match plan.c's allocations (plan_alloc_fixed). */
+/* Must match what plans/nufft12.c (build) and plans/spreader.c (wf_spreader_alloc) allocate. */
 size_t wf_params_fixed_bytes(const wf_params *p) {
     size_t b = 0;
     if (!p->spreadinterponly) { /* the fine grid and the deconvolution factors */

@@ -1,7 +1,7 @@
 /*
  * type3_params.c — what a type-3 plan chooses for a pair of point sets, on the host without a
- * GPU (type3.h explains the math): centres and half-widths, the spreading grid and gamma, the
- * spreading kernel's width, the inner type-2 step's tolerance, and the internal precision.
+ * GPU (type3_params.h explains the math): centres and half-widths, the spreading grid and gamma,
+ * the spreading kernel's width, the inner type-2 step's tolerance, and the internal precision.
  *
  * Accuracy budget. Three errors add (in squares) to the relative l2 error over the targets:
  *  - the spreading step's aliasing: as a type-1 plan of nf/sigma modes on the grid nf
@@ -21,13 +21,18 @@
  * the inner steps in f32 only when all three fit; else in f64 (f64 kernels at the width f32 needs:
  * correct to tol where the reference library returns 1e-1 at X*S ~ 1e6).
  */
-#include "type3.h"
+#include "params/type3_params.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "params/grid.h"
+#include "params/kernel.h"
+#include "params/params.h"
+#include "params/bins.h"
+#include "params/width.h"
+#include "runtime/error.h"
 
 #define WF_T3_SAFETY       1.25 /* as width.c's WF_ALIAS_SAFETY */
 #define WF_T3_COORD_SAFETY 4.0
@@ -46,6 +51,13 @@ warpfft_status wf_t3_check(int dim, int64_t ntransf, double tol, int precision,
         st = wf_check_tol(tol, precision);
     if (st == WARPFFT_SUCCESS)
         st = wf_opts_resolve(opts, resolved);
+    /* Spread/interp only is a mode of types 1 and 2 (the grid is fk); type 3 has no such mode,
+     * and handed down to its inner type-2 step it would skip that step's FFT and deconvolution:
+     * wrong numbers returned with success. */
+    if (st == WARPFFT_SUCCESS && resolved->spreadinterponly)
+        st = wf_error(WARPFFT_ERR_INVALID_ARG,
+                      "opts.spreadinterponly = 1 is for types 1 and 2 only (spread or "
+                      "interpolate only); a type-3 plan needs it 0");
     return st;
 }
 
@@ -250,7 +262,7 @@ warpfft_status wf_t3_params_make(int dim, int64_t ntransf, double tol, int preci
                         (long long)q->nf[2]);
     if (r != 0)
         return (warpfft_status)r;
-    /* the two sub-plans' parameters must exist too (sizes, bins) */
+    /* the spreader's and the inner transform's parameters must exist too (sizes, bins) */
     wf_params p;
     st = wf_t3_spread_params(q, &o, WF_SHARED_OPTIN_SM90, &p);
     if (st == WARPFFT_SUCCESS)
@@ -266,6 +278,7 @@ warpfft_opts wf_t3_inner_opts(const warpfft_opts *o) {
     warpfft_opts r = *o;
     r.modeord = 1;
     r.upsampfac = wf_t3_sigma(o);
+    r.spreadinterponly = 0; /* refused by wf_t3_check; never the inner step's */
     return r;
 }
 
@@ -290,7 +303,7 @@ warpfft_status wf_t3_spread_params(const wf_t3_params *q, const warpfft_opts *o,
         p, o, shared_limit > WF_SM_STATIC_RESERVE ? shared_limit - WF_SM_STATIC_RESERVE : 0);
     if (st != WARPFFT_SUCCESS) {
         char msg[512];
-        snprintf(msg, sizeof msg, "%s", warpfft_last_error());
+        snprintf(msg, sizeof msg, "%s", wf_last_error());
         return wf_error(st,
                         "type 3: the spreading grid {%lld, %lld, %lld} that X*S = {%g, %g, %g} "
                         "needs: %s",
@@ -307,7 +320,7 @@ warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, 
                                        q->inner_precision, &io, shared_limit, p);
     if (st != WARPFFT_SUCCESS) {
         char msg[512];
-        snprintf(msg, sizeof msg, "%s", warpfft_last_error());
+        snprintf(msg, sizeof msg, "%s", wf_last_error());
         return wf_error(st, "type 3: the inner type-2 step on the grid {%lld, %lld, %lld}: %s",
                         (long long)q->nf[0], (long long)q->nf[1], (long long)q->nf[2], msg);
     }

@@ -17,11 +17,13 @@
  * the sampling of offsets and modes (test_params checks it against dense sampling) and
  * rounding, which adds in quadrature (tol_floor, grid.c).
  */
-#include "params.h"
+#include "params/width.h"
 
 #include <math.h>
 
-#include "runtime.h"
+#include "params/grid.h"
+#include "params/kernel.h"
+#include "runtime/error.h"
 
 #define WF_ALIAS_MMAX   4  /* aliases m = +-1..+-4 by quadrature; beyond, the jump asymptote */
 #define WF_ALIAS_SAMPLE 32 /* |k| samples per dim when N/2 is larger */
@@ -295,11 +297,9 @@ int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma,
 }
 
 warpfft_status wf_params_set_kernel(wf_params *p) {
-    if (p->upsampfac == 0.0) {
-        if (!p->spreadinterponly)
-            return wf_params_choose_sigma(p);
-        p->upsampfac = 2.0; /* the grid is fk itself: sigma only shapes the kernel */
-    }
+    if (p->upsampfac == 0.0)
+        p->upsampfac = 2.0; /* spreadinterponly (params.c chooses for NUFFTs): the grid is fk
+                             * itself, sigma only shapes the kernel */
     int wmax = wf_max_width(p->precision);
     int w = wf_kernel_width(p->dim, p->n_modes, p->tol, p->upsampfac, wmax);
     if (w > wmax)

@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "params.h"
-#include "runtime.h"
+#include "params/grid.h"
+#include "params/params.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/memory.h"
+#include "runtime/module.h"
 
 typedef struct direct_req {
     int type, dim, iflag, modeord, precision;

@@ -6,8 +6,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "params.h"
-#include "runtime.h"
+#include "params/params.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/memory.h"
+#include "runtime/module.h"
 
 typedef struct direct3_req {
     int dim, iflag, precision;

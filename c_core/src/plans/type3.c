@@ -1,115 +1,92 @@
 /*
- * type3.c — type-3 plans (type3.h explains the math): warpfft_setpts3, and the create /
- * execute / destroy / info hooks plan.c and execute.c call for type 3.
+ * type3.c — type-3 transforms (type3.h; params/type3_params.h explains the math): create,
+ * setpts, execute, release and info.
  *
- * A type-3 plan owns two sub-plans, (re)built at setpts3 when the grids change:
- *  - `spread`: a spread-only type-1 plan (plan.c, wf_plan_build_spreader) on the grid nf,
- *    in the internal precision, over the rescaled sources x';
- *  - `inner`: an ordinary type-2 plan with n_modes = nf and modeord 1 (the spread grid holds
- *    position l*h at index l mod nf: FFT order), over the rescaled targets s'.
- * Everything runs on the user's stream. setpts3: bounds (one sync), the choice
- * (type3_params.c), rescaling kernels that also write the pre-phase and the post-factors, and
- * the two sub-plans' binnings (asynchronous: the bounds proved every coordinate finite), then
- * one sync at the end so that the caller may free the arrays when setpts3 returns. execute:
- * pre-phase (when some D_d != 0 or the internal precision differs), spread, inner type 2 (into fk
- * directly when the precisions agree), post-factor (in place).
+ * Everything runs on the user's stream. setpts: bounds (one sync), the choice
+ * (type3_params.c), new grids when it changed (a spreader with its own grid, an inner type-2
+ * transform), rescaling kernels that also write the pre-phase and the post-factors, and the two
+ * binnings (asynchronous: the bounds proved every coordinate finite), then one sync at the end
+ * so that the caller may free the arrays when setpts returns. execute: pre-phase (when some
+ * D_d != 0 or the internal precision differs), spread, inner type 2 (into fk directly when the
+ * precisions agree), post-factor (in place).
  */
+#include "plans/type3.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "plan.h"
-#include "type3.h"
-
-#define WF_T3_KEYS 12 /* u64 keys: x min[3], x max[3], s min[3], s max[3]; then the i32 flag */
-
-struct wf_type3 {
-    warpfft_opts opts; /* the user's, resolved */
-    wf_t3_params q;    /* the current choice (valid when has_grid) */
-    int has_grid;
-    struct warpfft_plan_s *spread;
-    warpfft_plan inner;
-    int64_t K;
-    /* kernels of module type3_p; [0]: inner f32, [1]: inner f64 */
-    wf_kernel k_minmax, k_sources[2], k_targets[2], k_pre[2], k_post[2];
-    wf_dbuf keys, geom;
-    wf_dbuf xp[3], sp[3]; /* rescaled coordinates (internal precision) */
-    wf_dbuf pre, post;    /* pre-phase per source, post-factor per target (complex) */
-    wf_dbuf cbuf;         /* pre-phased strengths, ntransf*M */
-    wf_dbuf obuf;         /* inner output when the precisions differ, ntransf*K */
-    uint64_t keys_host[WF_T3_KEYS + 1];
-    double geom_host[WF_T3_G_COUNT];
-    int nq;
-};
+#include "params/params.h"
+#include "runtime/cache.h"
+#include "runtime/error.h"
 
 static int iq(int precision) {
     return precision == WARPFFT_F64 ? 1 : 0;
 }
 
-/* Re-records st with a message saved before a call that cleared it. */
-static warpfft_status restore(warpfft_status st, const char *msg) {
-    return st == WARPFFT_SUCCESS ? st : wf_error(st, "%s", msg);
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* ---------------------------------------------------------------- sub-plans */
+/* ---------------------------------------------------------------- grids */
 
-static void destroy_subplans(struct warpfft_plan_s *plan) {
-    struct wf_type3 *t3 = plan->t3;
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", warpfft_last_error());
-    if (t3->spread) {
-        wf_plan_release_spreader(t3->spread);
-        free(t3->spread);
-        t3->spread = NULL;
+/* The spreader and the inner transform, freed (the inner one's cuFFT plan, work area, grid and
+ * factors to the plan cache). Returns the inner cufftDestroy's result. */
+static cufftResult release_grids(wf_nufft3 *n) {
+    cufftResult r = 0;
+    wf_spreader_release(&n->spread);
+    if (n->inner) {
+        r = wf_nufft12_release(n->inner);
+        free(n->inner);
+        n->inner = NULL;
     }
-    if (t3->inner) {
-        warpfft_plan_destroy(t3->inner); /* clears this thread's message */
-        t3->inner = NULL;
-    }
-    t3->has_grid = 0;
-    if (msg[0])
-        wf_error(WARPFFT_ERR_INTERNAL, "%s", msg); /* status is the caller's; message kept */
+    n->has_grid = 0;
+    return r;
 }
 
-static warpfft_status build_spread(struct warpfft_plan_s *plan, const wf_t3_params *q) {
-    struct wf_type3 *t3 = plan->t3;
-    struct warpfft_plan_s *sp = calloc(1, sizeof *sp);
-    if (!sp)
-        return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation of a plan (%zu bytes)",
-                        sizeof *sp);
-    sp->iflag = plan->iflag;
-    sp->fft_dir = plan->fft_dir;
-    sp->M = -1;
-    warpfft_status st = wf_plan_attach(sp, &t3->opts);
-    size_t limit = plan->dev->max_shared_optin > 0 ? (size_t)plan->dev->max_shared_optin : 0;
-    if (st == WARPFFT_SUCCESS)
-        st = wf_t3_spread_params(q, &t3->opts, limit, &sp->p);
-    if (st == WARPFFT_SUCCESS)
-        st = wf_plan_build_spreader(sp);
-    if (st != WARPFFT_SUCCESS) {
-        free(sp);
+/* The spreader on q's grid, in the internal precision, with its own grid; its points are the
+ * rescaled sources, which setpts has seen finite. */
+static warpfft_status build_spread(wf_nufft3 *n, const wf_t3_params *q) {
+    wf_params sp;
+    warpfft_status st = wf_t3_spread_params(q, &n->opts, wf_exec_shared_limit(&n->ex), &sp);
+    if (st != WARPFFT_SUCCESS)
         return st;
-    }
-    t3->spread = sp;
-    return WARPFFT_SUCCESS;
+    wf_spreader_init(&n->spread, &sp, &n->ex, WF_SI_SPREAD);
+    n->spread.trusted = 1;
+    wf_module_set mods = {.n = 0};
+    wf_spreader_modules(&sp, WF_SI_SPREAD, &mods);
+    st = wf_modules_preload(n->ex.dev, mods.names, mods.n);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_spreader_kernels(&n->spread);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_spreader_alloc(&n->spread, 1);
+    return st;
 }
 
-static warpfft_status build_inner(struct warpfft_plan_s *plan, const wf_t3_params *q) {
-    struct wf_type3 *t3 = plan->t3;
-    warpfft_opts io = wf_t3_inner_opts(&t3->opts);
-    warpfft_status st = warpfft_plan_create(2, q->dim, q->nf, plan->iflag, q->ntransf, q->inner_tol,
-                                            (warpfft_precision)q->inner_precision, &io, &t3->inner);
-    if (st != WARPFFT_SUCCESS) {
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s", warpfft_last_error());
-        t3->inner = NULL;
+/* The inner type-2 transform on q's grid (n_modes = nf, modeord 1), over targets setpts has
+ * seen finite. Its creation counts as a plan creation (cache.h's statistics). */
+static warpfft_status build_inner(wf_nufft3 *n, const wf_t3_params *q) {
+    wf_params ip;
+    warpfft_status st = wf_t3_inner_params(q, &n->opts, wf_exec_shared_limit(&n->ex), &ip);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    double t0 = now_ms();
+    wf_create_times t = {0, 0, 0, 0, 0};
+    st = wf_nufft12_new(&ip, n->iflag, &n->ex, n->cufft, &t, &n->inner);
+    if (st != WARPFFT_SUCCESS)
         return wf_error(st, "type 3: the inner type-2 plan on the grid {%lld, %lld, %lld}: %s",
-                        (long long)q->nf[0], (long long)q->nf[1], (long long)q->nf[2], msg);
-    }
+                        (long long)q->nf[0], (long long)q->nf[1], (long long)q->nf[2],
+                        wf_last_error());
+    t.total_ms = now_ms() - t0;
+    wf_cache_note_create(&t);
+    wf_nufft12_trust_points(n->inner);
     return WARPFFT_SUCCESS;
 }
 
-/* Whether the sub-plans built for a can serve b. */
+/* Whether the grids built for a can serve b. */
 static int same_grids(const wf_t3_params *a, const wf_t3_params *b) {
     for (int d = 0; d < 3; d++)
         if (a->nf[d] != b->nf[d])
@@ -118,14 +95,32 @@ static int same_grids(const wf_t3_params *a, const wf_t3_params *b) {
            a->inner_tol == b->inner_tol;
 }
 
+/* The grids for q: kept when the current ones serve it, else made anew. */
+static warpfft_status ensure_grids(wf_nufft3 *n, const wf_t3_params *q) {
+    if (n->has_grid && same_grids(&n->q, q))
+        return WARPFFT_SUCCESS;
+    cufftResult r = release_grids(n);
+    if (r != 0)
+        return wf_cufft_error(r, "cufftDestroy (the previous inner type-2 transform)");
+    warpfft_status st = build_spread(n, q);
+    if (st == WARPFFT_SUCCESS)
+        st = build_inner(n, q);
+    if (st != WARPFFT_SUCCESS) {
+        release_grids(n); /* the build's failure is the one to report */
+        return st;
+    }
+    n->has_grid = 1;
+    return WARPFFT_SUCCESS;
+}
+
 /* Refuses grids larger than the device's memory (never tries terabyte allocations). */
-static warpfft_status check_memory(const struct warpfft_plan_s *plan, const wf_t3_params *q) {
+static warpfft_status check_memory(const wf_nufft3 *n, const wf_t3_params *q) {
     wf_params ip;
-    warpfft_status st = wf_t3_inner_params(q, &plan->t3->opts, WF_SHARED_OPTIN_SM90, &ip);
+    warpfft_status st = wf_t3_inner_params(q, &n->opts, WF_SHARED_OPTIN_SM90, &ip);
     if (st != WARPFFT_SUCCESS)
         return st;
     size_t total = 0;
-    if (plan->drv->cuDeviceTotalMem(&total, plan->dev->dev) != WF_CUDA_SUCCESS)
+    if (n->ex.drv->cuDeviceTotalMem(&total, n->ex.dev->dev) != WF_CUDA_SUCCESS)
         return WARPFFT_SUCCESS; /* unknown: the allocations will say */
     double cb = q->inner_precision == WARPFFT_F64 ? 16.0 : 8.0;
     double need = ((double)q->nf_prod + (double)ip.fine_prod) * (double)q->ntransf * cb;
@@ -143,94 +138,86 @@ static warpfft_status check_memory(const struct warpfft_plan_s *plan, const wf_t
 /* ---------------------------------------------------------------- buffers */
 
 /* b holds at least bytes (reallocated, contents lost, when smaller). */
-static warpfft_status ensure(struct warpfft_plan_s *plan, wf_dbuf *b, size_t bytes,
-                             const char *what) {
+static warpfft_status ensure(wf_nufft3 *n, wf_dbuf *b, size_t bytes, const char *what) {
     if (b->bytes >= bytes && (b->ptr || bytes == 0))
         return WARPFFT_SUCCESS;
-    wf_plan_free(plan, b);
-    return wf_plan_alloc(plan, b, bytes, what);
+    wf_dbuf_free(b, &n->workspace);
+    return wf_dbuf_alloc(b, bytes, what, &n->workspace);
 }
 
-static warpfft_status ensure_buffers(struct warpfft_plan_s *plan, int64_t M, int64_t K) {
-    struct wf_type3 *t3 = plan->t3;
-    const wf_t3_params *q = &t3->q;
+static warpfft_status ensure_buffers(wf_nufft3 *n, int64_t M, int64_t K) {
+    const wf_t3_params *q = &n->q;
     size_t rb = q->inner_precision == WARPFFT_F64 ? 8 : 4, cb = 2 * rb;
     size_t m = (size_t)M, k = (size_t)K, nt = (size_t)q->ntransf;
     static const char *const xw[3] = {"rescaled x", "rescaled y", "rescaled z"};
     static const char *const sw[3] = {"rescaled s", "rescaled t", "rescaled u"};
     warpfft_status st = WARPFFT_SUCCESS;
     for (int d = 0; d < q->dim && st == WARPFFT_SUCCESS; d++) {
-        st = ensure(plan, &t3->xp[d], m * rb, xw[d]);
+        st = ensure(n, &n->xp[d], m * rb, xw[d]);
         if (st == WARPFFT_SUCCESS)
-            st = ensure(plan, &t3->sp[d], k * rb, sw[d]);
+            st = ensure(n, &n->sp[d], k * rb, sw[d]);
     }
     if (st == WARPFFT_SUCCESS && q->pre_phase)
-        st = ensure(plan, &t3->pre, m * cb, "type 3 pre-phase");
+        st = ensure(n, &n->pre, m * cb, "type 3 pre-phase");
     if (st == WARPFFT_SUCCESS)
-        st = ensure(plan, &t3->post, k * cb, "type 3 post-factors");
-    if (st == WARPFFT_SUCCESS && (q->pre_phase || q->inner_precision != plan->p.precision))
-        st = ensure(plan, &t3->cbuf, m * nt * cb, "type 3 pre-phased strengths");
-    if (st == WARPFFT_SUCCESS && q->inner_precision != plan->p.precision)
-        st = ensure(plan, &t3->obuf, k * nt * cb, "type 3 inner outputs");
+        st = ensure(n, &n->post, k * cb, "type 3 post-factors");
+    if (st == WARPFFT_SUCCESS && (q->pre_phase || q->inner_precision != n->p.precision))
+        st = ensure(n, &n->cbuf, m * nt * cb, "type 3 pre-phased strengths");
+    if (st == WARPFFT_SUCCESS && q->inner_precision != n->p.precision)
+        st = ensure(n, &n->obuf, k * nt * cb, "type 3 inner outputs");
     return st;
 }
 
 /* ---------------------------------------------------------------- create / release */
 
-static warpfft_status load_t3_kernel(struct warpfft_plan_s *plan, const char *name, wf_kernel *k) {
+static warpfft_status load_t3_kernel(wf_nufft3 *n, const char *name, wf_kernel *k) {
     char mod[32];
-    snprintf(mod, sizeof mod, "type3_%s", wf_prec_name(plan->p.precision));
-    snprintf(k->name, sizeof k->name, "%s", name);
-    return wf_kernel_get(plan->dev, mod, k->name, &k->fn);
+    snprintf(mod, sizeof mod, "type3_%s", wf_prec_name(n->p.precision));
+    return wf_kernel_load(&n->ex, mod, name, k);
 }
 
-static warpfft_status load_t3_kernels(struct warpfft_plan_s *plan) {
-    struct wf_type3 *t3 = plan->t3;
-    const char *ps = wf_prec_name(plan->p.precision);
+static warpfft_status load_t3_kernels(wf_nufft3 *n) {
+    const char *ps = wf_prec_name(n->p.precision);
     char name[64];
     snprintf(name, sizeof name, "wf_t3_minmax_%s", ps);
-    warpfft_status st = load_t3_kernel(plan, name, &t3->k_minmax);
-    for (int i = plan->p.precision == WARPFFT_F64 ? 1 : 0; i < 2 && st == WARPFFT_SUCCESS; i++) {
+    warpfft_status st = load_t3_kernel(n, name, &n->k_minmax);
+    for (int i = n->p.precision == WARPFFT_F64 ? 1 : 0; i < 2 && st == WARPFFT_SUCCESS; i++) {
         const char *qs = i ? "f64" : "f32";
         snprintf(name, sizeof name, "wf_t3_sources_%s_%s", ps, qs);
-        st = load_t3_kernel(plan, name, &t3->k_sources[i]);
+        st = load_t3_kernel(n, name, &n->k_sources[i]);
         snprintf(name, sizeof name, "wf_t3_targets_%s_%s", ps, qs);
         if (st == WARPFFT_SUCCESS)
-            st = load_t3_kernel(plan, name, &t3->k_targets[i]);
+            st = load_t3_kernel(n, name, &n->k_targets[i]);
         snprintf(name, sizeof name, "wf_t3_prephase_%s_%s", ps, qs);
         if (st == WARPFFT_SUCCESS)
-            st = load_t3_kernel(plan, name, &t3->k_pre[i]);
+            st = load_t3_kernel(n, name, &n->k_pre[i]);
         snprintf(name, sizeof name, "wf_t3_post_%s_%s", ps, qs);
         if (st == WARPFFT_SUCCESS)
-            st = load_t3_kernel(plan, name, &t3->k_post[i]);
+            st = load_t3_kernel(n, name, &n->k_post[i]);
     }
     return st;
 }
 
-void wf_t3_release(struct warpfft_plan_s *plan) {
-    struct wf_type3 *t3 = plan->t3;
-    if (!t3)
-        return;
-    destroy_subplans(plan);
-    wf_dbuf *bufs[] = {&t3->keys,  &t3->geom,  &t3->xp[0], &t3->xp[1], &t3->xp[2], &t3->sp[0],
-                       &t3->sp[1], &t3->sp[2], &t3->pre,   &t3->post,  &t3->cbuf,  &t3->obuf};
+cufftResult wf_nufft3_release(wf_nufft3 *n) {
+    cufftResult r = release_grids(n);
+    wf_dbuf *bufs[] = {&n->keys,  &n->geom,  &n->xp[0], &n->xp[1], &n->xp[2], &n->sp[0],
+                       &n->sp[1], &n->sp[2], &n->pre,   &n->post,  &n->cbuf,  &n->obuf};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-        wf_plan_free(plan, bufs[i]);
-    free(t3);
-    plan->t3 = NULL;
+        wf_dbuf_free(bufs[i], &n->workspace);
+    n->has_points = 0;
+    return r;
 }
 
-/* The plan's own parameters: what plan_get_info reports before setpts3. */
-static void set_basics(struct warpfft_plan_s *plan, int dim, int64_t ntransf, double tol,
-                       int precision) {
-    wf_params *p = &plan->p;
+/* The transform's own parameters: what plan_get_info reports before setpts. */
+static void set_basics(wf_nufft3 *n, int dim, int64_t ntransf, double tol, int precision) {
+    wf_params *p = &n->p;
     memset(p, 0, sizeof *p);
     p->type = 3;
     p->dim = dim;
     p->precision = precision;
-    p->modeord = plan->t3->opts.modeord;
+    p->modeord = n->opts.modeord;
     p->tol = tol;
-    p->upsampfac = wf_t3_sigma(&plan->t3->opts);
+    p->upsampfac = wf_t3_sigma(&n->opts);
     p->ntransf = ntransf;
     for (int d = 0; d < 3; d++)
         p->n_modes[d] = p->n_fine[d] = 1;
@@ -239,54 +226,52 @@ static void set_basics(struct warpfft_plan_s *plan, int dim, int64_t ntransf, do
     p->complex_bytes = 2 * p->real_bytes;
 }
 
-static warpfft_status t3_init(struct warpfft_plan_s *pl) {
-    warpfft_status st = wf_plan_attach(pl, &pl->t3->opts);
+/* Device, driver and cuFFT; in the device's context, the kernels and the small buffers. */
+static warpfft_status init_on_device(wf_nufft3 *n) {
+    warpfft_status st = wf_exec_attach(&n->ex, &n->opts);
+    if (st == WARPFFT_SUCCESS && !n->opts.spreadinterponly)
+        st = wf_cufft_get(&n->cufft);
     if (st == WARPFFT_SUCCESS)
-        st = wf_ctx_enter(pl->dev);
+        st = wf_ctx_enter(n->ex.dev);
     if (st != WARPFFT_SUCCESS)
         return st;
-    st = load_t3_kernels(pl);
+    st = load_t3_kernels(n);
     if (st == WARPFFT_SUCCESS)
-        st = wf_plan_alloc(pl, &pl->t3->keys, (WF_T3_KEYS + 1) * sizeof(uint64_t), "type 3 bounds");
+        st = wf_dbuf_alloc(&n->keys, (WF_T3_KEYS + 1) * sizeof(uint64_t), "type 3 bounds",
+                           &n->workspace);
     if (st == WARPFFT_SUCCESS)
-        st = wf_plan_alloc(pl, &pl->t3->geom, WF_T3_G_COUNT * sizeof(double), "type 3 geometry");
+        st = wf_dbuf_alloc(&n->geom, WF_T3_G_COUNT * sizeof(double), "type 3 geometry",
+                           &n->workspace);
     if (st != WARPFFT_SUCCESS)
-        wf_t3_release(pl);
-    wf_ctx_leave(pl->dev);
+        wf_nufft3_release(n);
+    wf_ctx_leave(n->ex.dev);
     return st;
 }
 
-warpfft_status wf_t3_plan_create(int dim, int iflag, int64_t ntransf, double tol, int precision,
-                                 const warpfft_opts *opts, struct warpfft_plan_s **out) {
+warpfft_status wf_nufft3_create(int dim, int iflag, int64_t ntransf, double tol, int precision,
+                                const warpfft_opts *opts, wf_nufft3 **out) {
+    *out = NULL;
     warpfft_opts o;
     warpfft_status st = wf_t3_check(dim, ntransf, tol, precision, opts, &o);
     if (st != WARPFFT_SUCCESS)
         return st;
-    struct warpfft_plan_s *pl = calloc(1, sizeof *pl);
-    struct wf_type3 *t3 = calloc(1, sizeof *t3);
-    if (!pl || !t3) {
-        free(pl);
-        free(t3);
+    wf_nufft3 *n = calloc(1, sizeof *n);
+    if (!n)
         return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation of a type-3 plan");
-    }
-    pl->t3 = t3;
-    t3->opts = o;
-    t3->K = -1;
-    pl->iflag = iflag;
-    pl->fft_dir = iflag >= 0 ? WF_CUFFT_INVERSE : WF_CUFFT_FORWARD;
-    pl->M = -1;
-    set_basics(pl, dim, ntransf, tol, precision);
-    st = t3_init(pl);
+    n->opts = o;
+    n->iflag = iflag;
+    n->M = n->K = -1;
+    set_basics(n, dim, ntransf, tol, precision);
+    st = init_on_device(n);
     if (st != WARPFFT_SUCCESS) {
-        free(pl->t3); /* NULL after a release */
-        free(pl);
+        free(n);
         return st;
     }
-    *out = pl;
+    *out = n;
     return WARPFFT_SUCCESS;
 }
 
-/* ---------------------------------------------------------------- setpts3 */
+/* ---------------------------------------------------------------- setpts */
 
 static double key_to_double(uint64_t k) {
     uint64_t b = (k >> 63) ? (k & ~((uint64_t)1 << 63)) : ~k;
@@ -295,274 +280,168 @@ static double key_to_double(uint64_t k) {
     return v;
 }
 
-static warpfft_status launch_minmax(struct warpfft_plan_s *plan, int64_t n, CUdeviceptr x,
-                                    CUdeviceptr y, CUdeviceptr z, CUdeviceptr keys) {
-    struct wf_type3 *t3 = plan->t3;
-    long long nn = n;
-    int dim = plan->p.dim;
-    CUdeviceptr bad = t3->keys.ptr + WF_T3_KEYS * sizeof(uint64_t);
+static warpfft_status launch_minmax(wf_nufft3 *n, int64_t count, const CUdeviceptr xyz[3],
+                                    CUdeviceptr keys) {
+    long long nn = count;
+    int dim = n->p.dim;
+    CUdeviceptr x = xyz[0], y = xyz[1], z = xyz[2];
+    CUdeviceptr bad = n->keys.ptr + WF_T3_KEYS * sizeof(uint64_t);
     void *args[] = {&nn, &dim, &x, &y, &z, &keys, &bad};
-    return wf_plan_launch(plan, &t3->k_minmax, n, args);
+    return wf_exec_launch(&n->ex, &n->k_minmax, count, args);
 }
 
 /* Bounds of sources and targets (one sync); BAD_POINTS for a NaN/inf coordinate. */
-static warpfft_status bounds(struct warpfft_plan_s *plan, int64_t M, const CUdeviceptr xyz[3],
-                             int64_t K, const CUdeviceptr stu[3], double lo[2][3],
-                             double hi[2][3]) {
-    struct wf_type3 *t3 = plan->t3;
-    const wf_driver *drv = plan->drv;
+static warpfft_status bounds(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3], int64_t K,
+                             const CUdeviceptr stu[3], double lo[2][3], double hi[2][3]) {
+    const wf_driver *drv = n->ex.drv;
+    CUstream stream = n->ex.stream;
     size_t half = 3 * sizeof(uint64_t);
-    CUdeviceptr k = t3->keys.ptr;
+    CUdeviceptr k = n->keys.ptr;
     /* min keys to all ones, max keys and the flag to zero */
-    WF_CU(drv->cuMemsetD8Async(k, 0, t3->keys.bytes, plan->stream), "cuMemsetD8Async (bounds)");
-    WF_CU(drv->cuMemsetD8Async(k, 0xff, half, plan->stream), "cuMemsetD8Async (bounds)");
-    WF_CU(drv->cuMemsetD8Async(k + 2 * half, 0xff, half, plan->stream), "cuMemsetD8Async (bounds)");
-    warpfft_status st = launch_minmax(plan, M, xyz[0], xyz[1], xyz[2], k);
+    WF_CU(drv->cuMemsetD8Async(k, 0, n->keys.bytes, stream), "cuMemsetD8Async (bounds)");
+    WF_CU(drv->cuMemsetD8Async(k, 0xff, half, stream), "cuMemsetD8Async (bounds)");
+    WF_CU(drv->cuMemsetD8Async(k + 2 * half, 0xff, half, stream), "cuMemsetD8Async (bounds)");
+    warpfft_status st = launch_minmax(n, M, xyz, k);
     if (st == WARPFFT_SUCCESS)
-        st = launch_minmax(plan, K, stu[0], stu[1], stu[2], k + 2 * half);
+        st = launch_minmax(n, K, stu, k + 2 * half);
     if (st != WARPFFT_SUCCESS)
         return st;
-    WF_CU(drv->cuMemcpyDtoHAsync(t3->keys_host, k, t3->keys.bytes, plan->stream),
+    WF_CU(drv->cuMemcpyDtoHAsync(n->keys_host, k, n->keys.bytes, stream),
           "cuMemcpyDtoHAsync of the type 3 bounds");
-    WF_CU(drv->cuStreamSynchronize(plan->stream), "cuStreamSynchronize after the type 3 bounds");
+    WF_CU(drv->cuStreamSynchronize(stream), "cuStreamSynchronize after the type 3 bounds");
     int32_t bad;
-    memcpy(&bad, &t3->keys_host[WF_T3_KEYS], sizeof bad);
+    memcpy(&bad, &n->keys_host[WF_T3_KEYS], sizeof bad);
     if (bad)
         return wf_error(WARPFFT_ERR_BAD_POINTS,
                         "warpfft_setpts3: a source (x, y, z) or target (s, t, u) coordinate is "
                         "NaN or infinite (M = %lld, K = %lld)",
                         (long long)M, (long long)K);
     for (int set = 0; set < 2; set++)
-        for (int d = 0; d < plan->p.dim; d++) {
-            lo[set][d] = key_to_double(t3->keys_host[6 * set + d]);
-            hi[set][d] = key_to_double(t3->keys_host[6 * set + 3 + d]);
+        for (int d = 0; d < n->p.dim; d++) {
+            lo[set][d] = key_to_double(n->keys_host[6 * set + d]);
+            hi[set][d] = key_to_double(n->keys_host[6 * set + 3 + d]);
         }
     return WARPFFT_SUCCESS;
 }
 
-static warpfft_status launch_rescale(struct warpfft_plan_s *plan, int64_t M,
-                                     const CUdeviceptr xyz[3], int64_t K,
+static warpfft_status launch_rescale(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3], int64_t K,
                                      const CUdeviceptr stu[3]) {
-    struct wf_type3 *t3 = plan->t3;
-    const wf_t3_params *q = &t3->q;
-    int i = iq(q->inner_precision), dim = q->dim, iflag = plan->iflag, nq = t3->nq;
+    const wf_t3_params *q = &n->q;
+    int i = iq(q->inner_precision), dim = q->dim, iflag = n->iflag, nq = n->nq;
     int pre = q->pre_phase, post = q->post_phase;
     long long m = M, k = K;
     CUdeviceptr x = xyz[0], y = xyz[1], z = xyz[2], s = stu[0], t = stu[1], u = stu[2];
-    CUdeviceptr geom = t3->geom.ptr, prep = t3->pre.ptr, postp = t3->post.ptr;
-    CUdeviceptr xp = t3->xp[0].ptr, yp = t3->xp[1].ptr, zp = t3->xp[2].ptr;
-    CUdeviceptr sp = t3->sp[0].ptr, tp = t3->sp[1].ptr, up = t3->sp[2].ptr;
-    WF_CU(plan->drv->cuMemcpyHtoDAsync(geom, t3->geom_host, sizeof t3->geom_host, plan->stream),
+    CUdeviceptr geom = n->geom.ptr, prep = n->pre.ptr, postp = n->post.ptr;
+    CUdeviceptr xp = n->xp[0].ptr, yp = n->xp[1].ptr, zp = n->xp[2].ptr;
+    CUdeviceptr sp = n->sp[0].ptr, tp = n->sp[1].ptr, up = n->sp[2].ptr;
+    WF_CU(n->ex.drv->cuMemcpyHtoDAsync(geom, n->geom_host, sizeof n->geom_host, n->ex.stream),
           "cuMemcpyHtoDAsync of the type 3 geometry");
     void *sa[] = {&m, &dim, &x, &y, &z, &geom, &iflag, &pre, &xp, &yp, &zp, &prep};
-    warpfft_status st = wf_plan_launch(plan, &t3->k_sources[i], M, sa);
+    warpfft_status st = wf_exec_launch(&n->ex, &n->k_sources[i], M, sa);
     void *ta[] = {&k, &dim, &s, &t, &u, &geom, &nq, &iflag, &post, &sp, &tp, &up, &postp};
     if (st == WARPFFT_SUCCESS)
-        st = wf_plan_launch(plan, &t3->k_targets[i], K, ta);
+        st = wf_exec_launch(&n->ex, &n->k_targets[i], K, ta);
     return st;
 }
 
-/* Both sub-plans' setpts, unchecked and trusted: bounds() has seen every coordinate finite, so
- * neither needs a sync nor its executes a NaN pass. Then one wait for the stream: the
- * rescaling kernels read the caller's arrays, which warpfft.h lets the caller free once
- * setpts3 returns. */
-static warpfft_status sub_setpts(struct warpfft_plan_s *plan, int64_t M, int64_t K) {
-    struct wf_type3 *t3 = plan->t3;
-    t3->spread->p.check_points = 0;
-    t3->spread->trusted_points = 1;
-    t3->inner->p.check_points = 0;
-    t3->inner->trusted_points = 1;
-    warpfft_precision ip = (warpfft_precision)t3->q.inner_precision;
-    void *p[3], *s[3];
-    for (int d = 0; d < 3; d++) {
-        p[d] = (void *)(uintptr_t)t3->xp[d].ptr;
-        s[d] = (void *)(uintptr_t)t3->sp[d].ptr;
-    }
-    warpfft_status st = warpfft_setpts(t3->spread, ip, M, p[0], p[1], p[2]);
+/* Both binnings, unchecked and trusted: bounds() has seen every coordinate finite, so neither
+ * needs a sync nor its executes a NaN pass. Then one wait for the stream: the rescaling kernels
+ * read the caller's arrays, which warpfft.h lets the caller free once setpts3 returns. */
+static warpfft_status sub_setpts(wf_nufft3 *n, int64_t M, int64_t K) {
+    const char *who = "warpfft_setpts3";
+    warpfft_status st =
+        wf_spreader_setpts(&n->spread, M, n->xp[0].ptr, n->xp[1].ptr, n->xp[2].ptr, who);
     if (st == WARPFFT_SUCCESS)
-        st = warpfft_setpts(t3->inner, ip, K, s[0], s[1], s[2]);
-    if (st != WARPFFT_SUCCESS) {
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s", warpfft_last_error());
-        return wf_error(st, "warpfft_setpts3 (binning of the rescaled points): %s", msg);
-    }
-    WF_CU(plan->drv->cuStreamSynchronize(plan->stream), "cuStreamSynchronize after setpts3");
+        st = wf_nufft12_setpts(n->inner, K, n->sp[0].ptr, n->sp[1].ptr, n->sp[2].ptr, who);
+    if (st != WARPFFT_SUCCESS)
+        return wf_error(st, "warpfft_setpts3 (binning of the rescaled points): %s",
+                        wf_last_error());
+    WF_CU(n->ex.drv->cuStreamSynchronize(n->ex.stream), "cuStreamSynchronize after setpts3");
     return WARPFFT_SUCCESS;
 }
 
-static warpfft_status setpts3_run(struct warpfft_plan_s *plan, int64_t M, const CUdeviceptr xyz[3],
-                                  int64_t K, const CUdeviceptr stu[3]) {
-    struct wf_type3 *t3 = plan->t3;
-    plan->M = M;
-    t3->K = K;
+static warpfft_status setpts_run(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3], int64_t K,
+                                 const CUdeviceptr stu[3]) {
+    n->M = M;
+    n->K = K;
     if (M == 0 || K == 0)
         return WARPFFT_SUCCESS; /* execute writes zeros (M = 0) or nothing (K = 0) */
     double lo[2][3] = {{0}}, hi[2][3] = {{0}};
-    warpfft_status st = bounds(plan, M, xyz, K, stu, lo, hi);
+    warpfft_status st = bounds(n, M, xyz, K, stu, lo, hi);
     wf_t3_params q;
     if (st == WARPFFT_SUCCESS)
-        st = wf_t3_params_make(plan->p.dim, plan->p.ntransf, plan->p.tol, plan->p.precision,
-                               &t3->opts, lo[0], hi[0], lo[1], hi[1], &q);
+        st = wf_t3_params_make(n->p.dim, n->p.ntransf, n->p.tol, n->p.precision, &n->opts, lo[0],
+                               hi[0], lo[1], hi[1], &q);
     if (st == WARPFFT_SUCCESS)
-        st = check_memory(plan, &q);
+        st = check_memory(n, &q);
+    if (st == WARPFFT_SUCCESS)
+        st = ensure_grids(n, &q);
     if (st != WARPFFT_SUCCESS)
         return st;
-    if (!t3->has_grid || !same_grids(&t3->q, &q)) {
-        destroy_subplans(plan);
-        wf_clear_error();
-        st = build_spread(plan, &q);
-        if (st == WARPFFT_SUCCESS)
-            st = build_inner(plan, &q);
-        if (st != WARPFFT_SUCCESS) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", warpfft_last_error());
-            destroy_subplans(plan);
-            return restore(st, msg);
-        }
-        t3->has_grid = 1;
-    }
-    t3->q = q;
-    t3->nq = wf_t3_geometry(&q, t3->geom_host);
-    st = ensure_buffers(plan, M, K);
+    n->q = q;
+    n->nq = wf_t3_geometry(&q, n->geom_host);
+    st = ensure_buffers(n, M, K);
     if (st == WARPFFT_SUCCESS)
-        st = launch_rescale(plan, M, xyz, K, stu);
+        st = launch_rescale(n, M, xyz, K, stu);
     if (st == WARPFFT_SUCCESS)
-        st = sub_setpts(plan, M, K);
+        st = sub_setpts(n, M, K);
     return st;
 }
 
-static warpfft_status check_setpts3(const struct warpfft_plan_s *plan, int precision, int64_t M,
-                                    const void *x, const void *y, const void *z, int64_t K,
-                                    const void *s, const void *t, const void *u) {
-    if (!plan)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_setpts3: plan is NULL");
-    if (plan->p.type != 3)
-        return wf_error(WARPFFT_ERR_BAD_TYPE,
-                        "warpfft_setpts3: the plan is type %d; use warpfft_setpts", plan->p.type);
-    if (precision != plan->p.precision)
-        return wf_error(WARPFFT_ERR_PRECISION, "warpfft_setpts3: precision = %d but the plan is %s",
-                        precision, wf_prec_name(plan->p.precision));
-    const int64_t lim = (int64_t)1 << 56;
-    if (M < 0 || K < 0 || M > lim / plan->p.ntransf || K > lim / plan->p.ntransf)
-        return wf_error(WARPFFT_ERR_BAD_NPOINTS,
-                        "warpfft_setpts3: M = %lld, K = %lld; each must be >= 0 and, times "
-                        "ntransf = %lld, at most 2^56",
-                        (long long)M, (long long)K, (long long)plan->p.ntransf);
-    int dim = plan->p.dim;
-    const char *mx = wf_missing_coord(dim, x, y, z), *ms = wf_missing_coord(dim, s, t, u);
-    if (M > 0 && mx)
-        return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "warpfft_setpts3: source array %s is NULL but the plan is %dD and M = %lld",
-                        mx, dim, (long long)M);
-    if (K > 0 && ms)
-        return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "warpfft_setpts3: target array %s is NULL but the plan is %dD and K = %lld",
-                        ms[0] == 'x'   ? "s"
-                        : ms[0] == 'y' ? "t"
-                                       : "u",
-                        dim, (long long)K);
-    return WARPFFT_SUCCESS;
-}
-
-WARPFFT_API warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision,
-                                           int64_t M, const void *x, const void *y, const void *z,
-                                           int64_t K, const void *s, const void *t, const void *u) {
-    wf_clear_error();
-    warpfft_status st = check_setpts3(plan, (int)precision, M, x, y, z, K, s, t, u);
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    plan->has_points = 0;
-    st = wf_ctx_enter(plan->dev);
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    int dim = plan->p.dim;
-    CUdeviceptr xyz[3] = {wf_dptr(x), dim >= 2 ? wf_dptr(y) : 0, dim >= 3 ? wf_dptr(z) : 0};
-    CUdeviceptr stu[3] = {wf_dptr(s), dim >= 2 ? wf_dptr(t) : 0, dim >= 3 ? wf_dptr(u) : 0};
-    st = setpts3_run(plan, M, xyz, K, stu);
-    wf_ctx_leave(plan->dev);
-    plan->has_points = st == WARPFFT_SUCCESS;
+warpfft_status wf_nufft3_setpts(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3], int64_t K,
+                                const CUdeviceptr stu[3]) {
+    n->has_points = 0; /* from here on the old point sets are being replaced */
+    warpfft_status st = setpts_run(n, M, xyz, K, stu);
+    n->has_points = st == WARPFFT_SUCCESS;
     return st;
 }
 
 /* ---------------------------------------------------------------- execute */
 
-static warpfft_status check_execute(const struct warpfft_plan_s *plan, int precision, const void *c,
-                                    const void *fk) {
-    if (!plan->has_points)
-        return wf_error(WARPFFT_ERR_NO_POINTS, "warpfft_execute: the type-3 plan has no points "
-                                               "(call warpfft_setpts3 first; its last call "
-                                               "failed or was never made)");
-    if (precision != plan->p.precision)
-        return wf_error(WARPFFT_ERR_PRECISION, "warpfft_execute: precision = %d but the plan is %s",
-                        precision, wf_prec_name(plan->p.precision));
-    if (!fk && plan->t3->K > 0)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_execute: fk is NULL and K = %lld",
-                        (long long)plan->t3->K);
-    if (!c && plan->M > 0 && plan->t3->K > 0)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_execute: c is NULL and M = %lld",
-                        (long long)plan->M);
-    return WARPFFT_SUCCESS;
-}
-
-static warpfft_status exec3(struct warpfft_plan_s *plan, CUdeviceptr c, CUdeviceptr fk) {
-    struct wf_type3 *t3 = plan->t3;
-    const wf_t3_params *q = &t3->q;
-    int64_t M = plan->M, K = t3->K;
-    long long nt = plan->p.ntransf, m = M, k = K;
+warpfft_status wf_nufft3_execute(wf_nufft3 *n, CUdeviceptr c, CUdeviceptr fk) {
+    const wf_t3_params *q = &n->q;
+    int64_t M = n->M, K = n->K;
+    long long nt = n->p.ntransf, m = M, k = K;
     if (K == 0)
         return WARPFFT_SUCCESS;
     if (M == 0)
-        return wf_plan_memset(plan, fk, (size_t)K * (size_t)nt * plan->p.complex_bytes,
+        return wf_exec_memset(&n->ex, fk, (size_t)K * (size_t)nt * n->p.complex_bytes,
                               "fk (no sources)");
-    int i = iq(q->inner_precision), same = q->inner_precision == plan->p.precision;
+    int i = iq(q->inner_precision), same = q->inner_precision == n->p.precision;
     warpfft_status st = WARPFFT_SUCCESS;
     CUdeviceptr cin = c;
     if (q->pre_phase || !same) {
-        CUdeviceptr pre = q->pre_phase ? t3->pre.ptr : 0, out = t3->cbuf.ptr;
+        CUdeviceptr pre = q->pre_phase ? n->pre.ptr : 0, out = n->cbuf.ptr;
         void *args[] = {&m, &nt, &c, &pre, &out};
-        st = wf_plan_launch(plan, &t3->k_pre[i], M, args);
+        st = wf_exec_launch(&n->ex, &n->k_pre[i], M, args);
         cin = out;
     }
+    CUdeviceptr grid = n->spread.grid.ptr;
     if (st == WARPFFT_SUCCESS)
-        st = wf_plan_spread(t3->spread, cin);
-    CUdeviceptr out = same ? fk : t3->obuf.ptr, fac = t3->post.ptr;
+        st = wf_spreader_spread(&n->spread, cin, grid, "the spreading grid");
+    CUdeviceptr out = same ? fk : n->obuf.ptr, fac = n->post.ptr;
     if (st == WARPFFT_SUCCESS) {
-        st = warpfft_execute(t3->inner, (warpfft_precision)q->inner_precision,
-                             (void *)(uintptr_t)out, (void *)(uintptr_t)t3->spread->fw.ptr);
-        if (st != WARPFFT_SUCCESS) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", warpfft_last_error());
-            st = wf_error(st, "warpfft_execute (type 3, inner type-2 step): %s", msg);
-        }
+        st = wf_nufft12_execute(n->inner, out, grid);
+        if (st != WARPFFT_SUCCESS)
+            st = wf_error(st, "warpfft_execute (type 3, inner type-2 step): %s", wf_last_error());
     }
     void *args[] = {&k, &nt, &out, &fac, &fk};
     if (st == WARPFFT_SUCCESS)
-        st = wf_plan_launch(plan, &t3->k_post[i], K, args);
-    return st;
-}
-
-warpfft_status wf_t3_execute(struct warpfft_plan_s *plan, int precision, void *c, void *fk) {
-    warpfft_status st = check_execute(plan, precision, c, fk);
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    st = wf_ctx_enter(plan->dev);
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    st = exec3(plan, wf_dptr(c), wf_dptr(fk));
-    wf_ctx_leave(plan->dev);
+        st = wf_exec_launch(&n->ex, &n->k_post[i], K, args);
     return st;
 }
 
 /* ---------------------------------------------------------------- info */
 
-void wf_t3_info(const struct warpfft_plan_s *plan, warpfft_plan_info *info) {
-    const struct wf_type3 *t3 = plan->t3;
-    info->n_targets = plan->has_points ? t3->K : -1;
-    if (t3->has_grid && t3->spread && t3->inner)
-        wf_t3_to_info(&t3->q, &t3->spread->p, &t3->inner->p, info);
+size_t wf_nufft3_workspace(const wf_nufft3 *n) {
+    return n->workspace + n->spread.workspace + (n->inner ? wf_nufft12_workspace(n->inner) : 0);
 }
 
-size_t wf_t3_sub_workspace(const struct warpfft_plan_s *plan) {
-    const struct wf_type3 *t3 = plan->t3;
-    return (t3->spread ? t3->spread->workspace : 0) + (t3->inner ? t3->inner->workspace : 0);
+void wf_nufft3_info(const wf_nufft3 *n, warpfft_plan_info *info) {
+    wf_params_to_info(&n->p, info);
+    info->n_points = n->has_points ? n->M : -1;
+    info->n_targets = n->has_points ? n->K : -1;
+    info->workspace_bytes = wf_nufft3_workspace(n);
+    if (n->has_grid && n->inner)
+        wf_t3_to_info(&n->q, &n->spread.p, &n->inner->p, info);
 }

@@ -2,9 +2,9 @@
  * bench.c — tuning aids: warpfft_bench_fft times the cuFFT transform of a fine grid alone, so
  * a benchmark can say how much of an execute is the FFT (benches/suite_b.rs, roofline line).
  *
- * The plan is made exactly as plan.c makes a NUFFT plan's (in-place batched C2C/Z2Z, dimension
- * 1 fastest, no auto-allocation, a work area allocated here), through the core's own cuFFT
- * loader (cufft.c), so the time is the one execute's FFT step costs.
+ * The plan is made exactly as plans/nufft12.c makes a NUFFT plan's (in-place batched C2C/Z2Z,
+ * dimension 1 fastest, no auto-allocation, a work area allocated here), through the core's own
+ * cuFFT loader (cufft.c), so the time is the one execute's FFT step costs.
  *
  * Events are not in the core's driver table (the NUFFT path does not need them): they are
  * resolved here from the libcuda.so.1 the loader already opened (RTLD_NOLOAD), and a driver
@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/cufft.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/memory.h"
 
 /* Most repetitions one call times (keeps a mistaken argument from running for hours). */
 #define WF_BENCH_MAX_REPS 100000
@@ -106,7 +109,7 @@ static warpfft_status bench_make(bench *b, int dim, const int64_t n_fine[3],
     b->fft_created = 1;
     if ((r = b->cf->cufftSetAutoAllocation(b->fft, 0)) != 0)
         return wf_cufft_error(r, "cufftSetAutoAllocation");
-    long long n[3] = {1, 1, 1}; /* slowest dimension first, as plan.c */
+    long long n[3] = {1, 1, 1}; /* slowest dimension first, as nufft12.c */
     long long dist = 1;
     for (int d = 0; d < dim; d++) {
         n[d] = (long long)n_fine[dim - 1 - d];

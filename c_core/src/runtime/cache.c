@@ -10,7 +10,7 @@
  * (WF_CACHE_MAX_ITEMS) and by their device bytes (WARPFFT_PLAN_CACHE_MB, default 1024; 0
  * disables the cache); beyond either bound the least recently cached go first. A device
  * allocation or cuFFT plan that fails for want of memory empties the cache and is retried once
- * (memory.c, plan.c), so the cache never causes an out-of-memory of warpfft's own.
+ * (memory.c, plans/nufft12.c), so the cache never causes an out-of-memory of warpfft's own.
  * warpfft_release_cached empties it on demand; an atexit handler empties it before the driver
  * and cuFFT unload. In the child of a fork() the items are forgotten (the child cannot use the
  * parent's CUDA state).
@@ -23,7 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/cache.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/memory.h"
 
 typedef struct slot {
     wf_cache_item it;
@@ -39,10 +42,29 @@ static int wf_limits_set, wf_atexit_done;
 static size_t wf_max_items, wf_max_bytes;
 static wf_cache_stats wf_stats;
 
-void wf_cache_atfork_child(void) {
+static void atfork_child(void) {
     pthread_mutex_init(&wf_cache_lock, NULL);
     wf_n_slots = 0; /* the parent's handles and pointers mean nothing here */
     wf_slot_bytes = 0;
+}
+
+/* Registered at load: a fork() while another thread holds the lock leaves it held in the child
+ * (loader.c says what a child may still do). */
+__attribute__((constructor)) static void register_atfork(void) {
+    pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/* The out-of-memory hook (memory.h): an allocation that ran out frees every idle item and, when
+ * there were some, tries again. */
+static size_t reclaim_for_oom(void) {
+    size_t n = wf_cache_release();
+    if (n > 0)
+        wf_cache_note_oom_retry();
+    return n;
+}
+
+__attribute__((constructor)) static void register_reclaim(void) {
+    wf_memory_set_reclaim(reclaim_for_oom);
 }
 
 /* Bounds from the environment, once (wf_cache_set_limits overrides them). */

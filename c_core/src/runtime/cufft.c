@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/cufft.h"
+#include "runtime/error.h"
+#include "runtime/libfind.h"
 
 #define WF_CUFFT_SYM(field)                                                                        \
     { #field, offsetof(wf_cufft, field) }
@@ -46,8 +48,14 @@ static pthread_mutex_t wf_cufft_lock = PTHREAD_MUTEX_INITIALIZER;
 static wf_cufft wf_cufft_tab; /* valid once wf_cufft_loaded; never unloaded */
 static int wf_cufft_loaded;   /* guarded by wf_cufft_lock */
 
-void wf_cufft_atfork_child(void) {
+static void atfork_child(void) {
     pthread_mutex_init(&wf_cufft_lock, NULL);
+}
+
+/* Registered at load: a fork() while another thread holds the lock leaves it held in the child
+ * (loader.c says what a child may still do). */
+__attribute__((constructor)) static void register_atfork(void) {
+    pthread_atfork(NULL, NULL, atfork_child);
 }
 
 /* wf_lib_spec.accept: resolves every symbol into the wf_cufft at ctx and asks the version. */

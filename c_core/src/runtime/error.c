@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/error.h"
 
 /* Room for a search list of cuFFT locations or a JIT log excerpt, but bounded: it is per thread. */
 #define WF_ERRMSG_MAX 4096
@@ -16,7 +16,7 @@
 static _Thread_local char wf_errmsg[WF_ERRMSG_MAX];
 
 warpfft_status wf_error(warpfft_status status, const char *fmt, ...) {
-    /* Format into a scratch buffer first: callers may pass warpfft_last_error() as an argument
+    /* Format into a scratch buffer first: callers may pass wf_last_error() as an argument
      * to prefix context to an earlier message, and vsnprintf must not read what it writes. */
     char tmp[WF_ERRMSG_MAX];
     va_list ap;
@@ -25,7 +25,7 @@ warpfft_status wf_error(warpfft_status status, const char *fmt, ...) {
     va_end(ap);
     if (n < 0) {
         snprintf(tmp, sizeof tmp, "%s (the error message could not be formatted)",
-                 warpfft_status_name(status));
+                 wf_status_name(status));
     } else if ((size_t)n >= sizeof tmp) {
         memcpy(tmp + sizeof tmp - 4, "...", 4); /* mark the cut */
     }
@@ -46,11 +46,11 @@ void wf_one_line(char *s) {
         s[--n] = '\0';
 }
 
-WARPFFT_API const char *warpfft_last_error(void) {
+const char *wf_last_error(void) {
     return wf_errmsg;
 }
 
-WARPFFT_API const char *warpfft_status_name(int status) {
+const char *wf_status_name(int status) {
     static const char *const names[] = {
         "WARPFFT_SUCCESS",
         "WARPFFT_ERR_INVALID_ARG",
@@ -84,7 +84,21 @@ WARPFFT_API const char *warpfft_status_name(int status) {
 #define WF_STR_(x) #x
 #define WF_STR(x)  WF_STR_(x)
 
-WARPFFT_API const char *warpfft_version(void) {
+const char *wf_version(void) {
     return WF_STR(WARPFFT_VERSION_MAJOR) "." WF_STR(WARPFFT_VERSION_MINOR) "." WF_STR(
         WARPFFT_VERSION_PATCH);
+}
+
+/* ---- public ---- */
+
+WARPFFT_API const char *warpfft_last_error(void) {
+    return wf_last_error();
+}
+
+WARPFFT_API const char *warpfft_status_name(int status) {
+    return wf_status_name(status);
+}
+
+WARPFFT_API const char *warpfft_version(void) {
+    return wf_version();
 }

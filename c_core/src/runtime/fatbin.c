@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fatbin.h"
-#include "runtime.h"
+#include "runtime/error.h"
+#include "runtime/fatbin.h"
 
 enum {
     WF_FATBIN_HEADER = 16,    /* file header bytes */

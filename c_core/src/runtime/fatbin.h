@@ -1,7 +1,6 @@
 /*
- * fatbin.h — private to the runtime stages (module.c, info.c) and their tests: reading the entry
- * headers of an embedded fatbin, and the records of which modules were loaded and how.
- * Not part of runtime.h because the NUFFT stages need neither.
+ * fatbin.h — reading the entry headers of an embedded fatbin (fatbin.c), for the module loader
+ * (module.c), warpfft_runtime_info (info.c) and their tests.
  */
 #ifndef WARPFFT_FATBIN_H
 #define WARPFFT_FATBIN_H
@@ -52,20 +51,5 @@ const char *wf_fatbin_image_for(const wf_fatbin_entry *e, size_t n, int sm);
 
 /* Writes a list such as "sm_80, sm_90 (SASS); compute_75 (PTX)" for error messages. */
 void wf_fatbin_describe(const wf_fatbin_entry *e, size_t n, char *buf, size_t len);
-
-/* ---- module load records (module.c), read by warpfft_runtime_info ---- */
-
-typedef struct wf_module_record {
-    int device;        /* ordinal */
-    const char *name;  /* module name (static storage: the embedded table) */
-    const char *image; /* "sass", "ptx-jit" or "ptx-link" (static string) */
-    double load_ms;    /* wall time of the load, JIT included */
-} wf_module_record;
-
-/* Copies up to `max` records (in load order) to `out`; returns how many there are. */
-size_t wf_module_records(wf_module_record *out, size_t max);
-
-/* Index of the embedded module called `name`, or -1. */
-long wf_embedded_find(const char *name);
 
 #endif /* WARPFFT_FATBIN_H */

@@ -10,8 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fatbin.h"
-#include "runtime.h"
+#include "runtime/cache.h"
+#include "runtime/cufft.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/fatbin.h"
+#include "runtime/kcache.h"
+#include "runtime/module.h"
+#include "runtime/nvrtc.h"
 #include "warpfft_kernels.h"
 
 /* Output that counts what it would write even when `buf` is full, like snprintf. */
@@ -178,7 +184,7 @@ static void jnvrtc(jbuf *j) {
     if (has_sources()) {
         const wf_nvrtc *nv = NULL;
         if (wf_nvrtc_get(&nv) != WARPFFT_SUCCESS)
-            snprintf(err, sizeof err, "%s", warpfft_last_error());
+            snprintf(err, sizeof err, "%s", wf_last_error());
     }
     if (wf_nvrtc_loaded_info(path, sizeof path, &major, &minor)) {
         jputs(j, ",\"nvrtc\":{\"path\":");
@@ -218,16 +224,16 @@ WARPFFT_API warpfft_status warpfft_runtime_info(int device, char *buf, size_t le
     char cufft_err[4096] = "", gpu_err[4096] = "";
     const wf_cufft *c = NULL;
     if (wf_cufft_get(&c) != WARPFFT_SUCCESS)
-        snprintf(cufft_err, sizeof cufft_err, "%s", warpfft_last_error());
+        snprintf(cufft_err, sizeof cufft_err, "%s", wf_last_error());
     const wf_device *dev = NULL;
     warpfft_status st = wf_device_get(device, &dev);
     if (st != WARPFFT_SUCCESS)
-        snprintf(gpu_err, sizeof gpu_err, "%s", warpfft_last_error());
+        snprintf(gpu_err, sizeof gpu_err, "%s", wf_last_error());
     int drv = driver_version();
 
     jbuf j = {buf, len, 0};
     jputs(&j, "{\"version\":");
-    jstr(&j, warpfft_version());
+    jstr(&j, wf_version());
     jputs(&j, ",");
     jbuild(&j);
     if (drv >= 0)

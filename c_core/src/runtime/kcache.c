@@ -11,11 +11,23 @@
  * (truncated, bytes flipped, another file) is deleted and the kernel compiled again, never loaded.
  *
  * The directory is bounded: after each write, the least-recently-used entries (by mtime, which
- * a hit touches) are deleted until the entries total at most $WARPFFT_CACHE_MAX_SIZE bytes.
+ * a hit touches) are deleted until the entries total at most $WARPFFT_CACHE_MAX_SIZE bytes
+ * (decimal digits only; anything else is noted and the default used).
  *
- * Nothing here fails a plan: a directory that cannot be created or written, or that another
- * user could write (owned by someone else, or group/world-writable: the entries are code this
- * process runs), is recorded (for warpfft_runtime_info) and the kernels compiled every time.
+ * The entries are code this process runs, and SHA-256 is integrity, not authentication: a
+ * directory that another user could write (owned by someone else, or group/world-writable) is
+ * not used. That check is made on the directory as opened — once per call, with O_NOFOLLOW (the
+ * directory itself may not be a symbolic link; its ancestors may) — and every entry is then
+ * opened, created, renamed and deleted relative to that descriptor (openat, renameat,
+ * unlinkat), never by path again: whoever can write an ancestor may swap the path for their own
+ * directory at any moment, but not the directory already checked and open. Entries are opened
+ * with O_NOFOLLOW | O_NONBLOCK and must be regular files (a symbolic link is not followed, a FIFO
+ * does not block); others are deleted as invalid. A bad entry is deleted only if it is still the
+ * file that was read: it is renamed aside first and compared (device, inode), and renamed back
+ * when another process had just renamed a new entry over it.
+ *
+ * Nothing here fails a plan: a directory that cannot be created, written or used is recorded
+ * (for warpfft_runtime_info) and the kernels compiled every time.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +35,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +43,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "runtime/error.h"
+#include "runtime/kcache.h"
+#include "runtime/libfind.h"
+#include "runtime/sha256.h"
 
 /* ---- state for warpfft_runtime_info ---- */
 
 static pthread_mutex_t wf_kc_lock = PTHREAD_MUTEX_INITIALIZER;
 static char wf_kc_note[512]; /* the last problem met; guarded by wf_kc_lock */
 
-void wf_kcache_atfork_child(void) {
+static void atfork_child(void) {
     pthread_mutex_init(&wf_kc_lock, NULL);
+}
+
+/* Registered at load: a fork() while another thread holds the lock leaves it held in the child
+ * (loader.c says what a child may still do). */
+__attribute__((constructor)) static void register_atfork(void) {
+    pthread_atfork(NULL, NULL, atfork_child);
 }
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -80,6 +102,8 @@ static int dir_name(char *dir, size_t len, char *why, size_t why_len) {
         snprintf(why, why_len, "no directory: the path is too long");
         return 0;
     }
+    while (n > 1 && dir[n - 1] == '/') /* "d/" would follow d when it is a symbolic link */
+        dir[--n] = '\0';
     return 1;
 }
 
@@ -114,26 +138,36 @@ static int mkdirs(const char *dir, char *why, size_t why_len) {
     return 1;
 }
 
-/* The directory, created if needed: 1, or 0 (recorded) when there is none to use. */
-static int dir_ready(char *dir, size_t len) {
+/* The directory, created if needed, opened (O_NOFOLLOW) and checked as opened: its descriptor,
+ * or -1 (recorded) when there is none to use. Every use of the directory goes through it. */
+static int dir_open(char *dir, size_t len) {
     char why[400] = "";
     if (!dir_name(dir, len, why, sizeof why))
-        return 0; /* off: nothing to record, runtime_info says it */
+        return -1; /* off: nothing to record, runtime_info says it */
     if (!mkdirs(dir, why, sizeof why)) {
         note("cache directory unusable: %s; kernels are compiled every time", why);
-        return 0;
+        return -1;
     }
-    /* Entries are code this process loads: a directory another user can write is not used. */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err = errno;
     struct stat st;
-    const char *bad = stat(dir, &st) != 0       ? "gone"
-                      : st.st_uid != geteuid()  ? "owned by another user"
-                      : (st.st_mode & 022) != 0 ? "writable by other users"
-                                                : NULL;
+    const char *bad = NULL;
+    if (dfd < 0) /* O_DIRECTORY | O_NOFOLLOW on a symbolic link: ENOTDIR */
+        bad = lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) ? "a symbolic link" : strerror(err);
+    else if (fstat(dfd, &st) != 0)
+        bad = strerror(errno);
+    else if (!S_ISDIR(st.st_mode))
+        bad = "not a directory";
+    else if (st.st_uid != geteuid())
+        bad = "owned by another user";
+    else if ((st.st_mode & 022) != 0)
+        bad = "writable by other users";
     if (bad) {
         note("cache directory unusable: %.300s is %s; kernels are compiled every time", dir, bad);
-        return 0;
+        if (dfd >= 0)
+            close(dfd);
+        return -1;
     }
-    return 1;
+    return dfd;
 }
 
 static int key_ok(const char *key) {
@@ -144,9 +178,38 @@ static int key_ok(const char *key) {
     return n == 64;
 }
 
-static int entry_path(char *out, size_t len, const char *dir, const char *key) {
-    int n = snprintf(out, len, "%s/%s.wfk", dir, key);
-    return n > 0 && (size_t)n < len;
+/* Entry and temp file names within the directory. */
+enum { WF_KC_NAME = 80 };
+
+static void entry_name(char name[WF_KC_NAME], const char *key) {
+    snprintf(name, WF_KC_NAME, "%s.wfk", key);
+}
+
+/* Creates a new, empty temp file .tmp-<key>-XXXXXX (mode 0600) in the directory: its descriptor
+ * and name in tmp, or -1 with errno. The name is random and O_EXCL makes it unique (mkstemp
+ * works by path; this works on the directory's descriptor). */
+static int make_temp(int dfd, const char *key, char tmp[WF_KC_NAME]) {
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static _Atomic uint64_t counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 40) ^
+                 (uint64_t)(uintptr_t)&ts;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        uint64_t z = x + 0x9e3779b97f4a7c15ULL * ++counter; /* splitmix64 */
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        char r[7];
+        for (int i = 0; i < 6; i++, z /= 62)
+            r[i] = abc[z % 62];
+        r[6] = '\0';
+        snprintf(tmp, WF_KC_NAME, ".tmp-%s-%s", key, r);
+        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1; /* errno EEXIST */
 }
 
 /* ---- entries ---- */
@@ -217,12 +280,37 @@ static int write_all(int fd, const unsigned char *p, size_t n) {
     return 1;
 }
 
-/* Deletes a bad entry, unless another process has renamed a new one over it meanwhile. */
-static void drop_bad(const char *path, const struct stat *was, const char *why) {
+/* Deletes the bad entry `name` if it is still the file that was read (`was`): renamed aside to a
+ * temp name first, then deleted when it is that file, or renamed back when it is not (another
+ * process renamed a new entry over the bad one meanwhile; comparing before an unlink by name
+ * would leave a moment in which that new entry gets deleted). */
+static void drop_bad(int dfd, const char *dir, const char *name, const struct stat *was,
+                     const char *why) {
+    char tmp[WF_KC_NAME], key[65];
+    memcpy(key, name, 64);
+    key[64] = '\0';
+    int fd = make_temp(dfd, key, tmp);
+    if (fd < 0) {
+        note("cannot remove the invalid cache entry %s/%s (%s): %s", dir, name, why,
+             strerror(errno));
+        return;
+    }
+    close(fd);
+    if (renameat(dfd, name, dfd, tmp) != 0) { /* gone already, or a directory */
+        int err = errno;
+        unlinkat(dfd, tmp, 0);
+        if (err != ENOENT)
+            note("cannot remove the invalid cache entry %s/%s (%s): %s", dir, name, why,
+                 strerror(err));
+        return;
+    }
     struct stat now;
-    if (stat(path, &now) == 0 && now.st_dev == was->st_dev && now.st_ino == was->st_ino)
-        unlink(path);
-    note("removed the invalid cache entry %s (%s)", path, why);
+    if (fstatat(dfd, tmp, &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == was->st_dev &&
+        now.st_ino == was->st_ino)
+        unlinkat(dfd, tmp, 0);
+    else if (renameat(dfd, tmp, dfd, name) != 0) /* a new entry: back in place */
+        unlinkat(dfd, tmp, 0);
+    note("removed the invalid cache entry %s/%s (%s)", dir, name, why);
 }
 
 /* Reads and verifies an open entry; NULL with `why` when it is not valid. */
@@ -277,23 +365,27 @@ static unsigned char *read_entry(int fd, const struct stat *st, int *kind, size_
     return data;
 }
 
-int wf_kcache_get(const char *key, wf_kimage *img) {
-    char dir[PATH_MAX], path[PATH_MAX + 80];
-    memset(img, 0, sizeof *img);
-    if (!key_ok(key) || !dir_ready(dir, sizeof dir) || !entry_path(path, sizeof path, dir, key))
-        return 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+/* Reads entry `name` of the open directory: 1 with the image, or 0 (a miss; an invalid entry is
+ * deleted). */
+static int get_at(int dfd, const char *dir, const char *name, wf_kimage *img) {
+    struct stat st;
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
-        if (errno != ENOENT)
-            note("cannot read the cache entry %s (%s)", path, strerror(errno));
+        int err = errno;
+        if (err == ENOENT)
+            return 0;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+            drop_bad(dfd, dir, name, &st,
+                     S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+        else
+            note("cannot read the cache entry %s/%s (%s)", dir, name, strerror(err));
         return 0;
     }
-    struct stat st;
     if (fstat(fd, &st) != 0) {
         close(fd);
         return 0;
     }
-    const char *why = "not a regular file";
+    const char *why = "not a regular file"; /* a FIFO, a device: opened without blocking */
     unsigned char *data = NULL;
     if (S_ISREG(st.st_mode))
         data = read_entry(fd, &st, &img->kind, &img->size, &why);
@@ -303,8 +395,22 @@ int wf_kcache_get(const char *key, wf_kimage *img) {
     }
     close(fd);
     if (!data && why)
-        drop_bad(path, &st, why);
+        drop_bad(dfd, dir, name, &st, why);
     return data != NULL;
+}
+
+int wf_kcache_get(const char *key, wf_kimage *img) {
+    char dir[PATH_MAX], name[WF_KC_NAME];
+    memset(img, 0, sizeof *img);
+    if (!key_ok(key))
+        return 0;
+    int dfd = dir_open(dir, sizeof dir);
+    if (dfd < 0)
+        return 0;
+    entry_name(name, key);
+    int hit = get_at(dfd, dir, name, img);
+    close(dfd);
+    return hit;
 }
 
 /* ---- eviction ---- */
@@ -327,17 +433,20 @@ static int older_first(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
+/* $WARPFFT_CACHE_MAX_SIZE: decimal digits only (strtoull would take " -1" as 2^64 - 1). */
 static unsigned long long max_size(void) {
     const char *s = wf_getenv("WARPFFT_CACHE_MAX_SIZE");
     if (!s || !s[0])
         return WF_KC_DEFAULT_MAX;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || !end || *end || s[0] == '-') {
-        note("WARPFFT_CACHE_MAX_SIZE=%.64s is not a number of bytes; using %llu", s,
-             WF_KC_DEFAULT_MAX);
-        return WF_KC_DEFAULT_MAX;
+    unsigned long long v = 0;
+    for (const char *c = s; *c; c++) {
+        unsigned d = (unsigned)(*c - '0');
+        if (d > 9 || v > (ULLONG_MAX - d) / 10) {
+            note("WARPFFT_CACHE_MAX_SIZE=%.64s is not a number of bytes; using %llu", s,
+                 WF_KC_DEFAULT_MAX);
+            return WF_KC_DEFAULT_MAX;
+        }
+        v = 10 * v + d;
     }
     return v;
 }
@@ -357,28 +466,32 @@ static int is_temp(const char *name) {
     return strncmp(name, ".tmp-", 5) == 0 && strlen(name) == 5 + 64 + 7;
 }
 
-static void evict(const char *dir, const char *newest) {
+/* Deletes the least recently used entries of the open directory beyond the size bound, and
+ * temp files over an hour old; `newest` (just written) goes last. */
+static void evict(int dfd, const char *dir, const char *newest) {
     unsigned long long max = max_size();
-    DIR *d = opendir(dir);
+    int lfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own read position */
+    DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
     if (!d) {
         note("cannot list the cache directory %s (%s)", dir, strerror(errno));
+        if (lfd >= 0)
+            close(lfd);
         return;
     }
     kc_file *f = NULL;
     size_t n = 0, cap = 0;
     unsigned long long total = 0;
     time_t now = time(NULL);
-    char path[PATH_MAX + 80];
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         struct stat st;
         int entry = is_entry(e->d_name), temp = is_temp(e->d_name);
-        if ((!entry && !temp) || snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < 0 ||
-            lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        if ((!entry && !temp) || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode))
             continue;
         if (temp) { /* left by a process that died while writing: gone after an hour */
             if (now - st.st_mtime > 3600)
-                unlink(path);
+                unlinkat(dfd, e->d_name, 0);
             continue;
         }
         if (n == cap) {
@@ -396,15 +509,12 @@ static void evict(const char *dir, const char *newest) {
         total += (unsigned long long)st.st_size;
         n++;
     }
-    closedir(d);
+    closedir(d); /* closes lfd */
     if (total > max && n > 0) {
         qsort(f, n, sizeof *f, older_first);
-        for (size_t i = 0; i < n && total > max; i++) {
-            if (snprintf(path, sizeof path, "%s/%s", dir, f[i].name) < 0)
-                continue;
-            if (unlink(path) == 0 || errno == ENOENT)
+        for (size_t i = 0; i < n && total > max; i++)
+            if (unlinkat(dfd, f[i].name, 0) == 0 || errno == ENOENT)
                 total -= (unsigned long long)f[i].size;
-        }
     }
     free(f);
 }
@@ -412,15 +522,18 @@ static void evict(const char *dir, const char *newest) {
 /* ---- writing ---- */
 
 void wf_kcache_put(const char *key, const wf_kimage *img) {
-    char dir[PATH_MAX], path[PATH_MAX + 80], tmp[PATH_MAX + 80];
-    if (!key_ok(key) || !img || !img->data || img->size == 0 || !dir_ready(dir, sizeof dir) ||
-        !entry_path(path, sizeof path, dir, key) ||
-        snprintf(tmp, sizeof tmp, "%s/.tmp-%s-XXXXXX", dir, key) >= (int)sizeof tmp)
+    char dir[PATH_MAX], name[WF_KC_NAME], tmp[WF_KC_NAME];
+    if (!key_ok(key) || !img || !img->data || img->size == 0)
         return;
-    int fd = mkstemp(tmp); /* unique per writer, mode 0600, in the same file system */
+    int dfd = dir_open(dir, sizeof dir);
+    if (dfd < 0)
+        return;
+    entry_name(name, key);
+    int fd = make_temp(dfd, key, tmp); /* unique per writer, mode 0600, in the same directory */
     if (fd < 0) {
         note("cannot write to the cache directory %s (%s); kernels are compiled every time", dir,
              strerror(errno));
+        close(dfd);
         return;
     }
     unsigned char h[WF_KC_HEADER];
@@ -431,25 +544,29 @@ void wf_kcache_put(const char *key, const wf_kimage *img) {
         ok = 0;
         err = errno;
     }
-    if (ok && rename(tmp, path) != 0) {
+    if (ok && renameat(dfd, tmp, dfd, name) != 0) {
         ok = 0;
         err = errno;
     }
     if (!ok) {
-        unlink(tmp);
-        note("cannot write the cache entry %s (%s)", path, strerror(err));
-        return;
+        unlinkat(dfd, tmp, 0);
+        note("cannot write the cache entry %s/%s (%s)", dir, name, strerror(err));
+    } else {
+        evict(dfd, dir, name);
     }
-    char name[80];
-    snprintf(name, sizeof name, "%s.wfk", key);
-    evict(dir, name);
+    close(dfd);
 }
 
 void wf_kcache_drop(const char *key) {
-    char dir[PATH_MAX], path[PATH_MAX + 80], why[64];
-    if (key_ok(key) && dir_name(dir, sizeof dir, why, sizeof why) &&
-        entry_path(path, sizeof path, dir, key))
-        unlink(path);
+    char dir[PATH_MAX], name[WF_KC_NAME];
+    if (!key_ok(key))
+        return;
+    int dfd = dir_open(dir, sizeof dir);
+    if (dfd < 0)
+        return;
+    entry_name(name, key);
+    unlinkat(dfd, name, 0);
+    close(dfd);
 }
 
 void wf_kcache_state(char *dir, size_t dir_len, char *note_out, size_t note_len) {

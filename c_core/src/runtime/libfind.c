@@ -17,7 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "runtime.h"
+#include "runtime/error.h"
+#include "runtime/libfind.h"
 
 /* The environment decides which file gets dlopen'ed: in a setuid/setgid (AT_SECURE) process it
  * is ignored, as the dynamic loader ignores LD_LIBRARY_PATH there. */

@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
 
 /* Ordinals above this are refused; no host has that many GPUs in one process's view. */
 #define WF_MAX_DEVICES 64
@@ -136,7 +137,7 @@ static void drv_load(void) {
     if (wf_drv_status == WARPFFT_SUCCESS)
         wf_drv_status = drv_init();
     if (wf_drv_status != WARPFFT_SUCCESS)
-        snprintf(wf_drv_msg, sizeof wf_drv_msg, "%s", warpfft_last_error());
+        snprintf(wf_drv_msg, sizeof wf_drv_msg, "%s", wf_last_error());
 }
 
 static warpfft_status forked_error(void) {
@@ -304,8 +305,9 @@ void wf_ctx_leave(const wf_device *dev) {
 
 /* ---- fork ----
  * A fork() while another thread holds one of the library's locks (during a JIT, the cuFFT
- * search or the driver loading) would leave it locked forever in the child. The child handler
- * re-initialises every lock (the thread that held it does not exist there), and in the child of
+ * search or the driver loading) would leave it locked forever in the child. Each file that keeps
+ * a lock registers its own child handler (pthread_atfork, at load), which re-initialises it (the
+ * thread that held it does not exist there); this one does the driver's, and in the child of
  * a process whose driver was up (or coming up) marks the process, so that every call that would
  * use CUDA returns a clear status (forked_error) instead of hanging or undefined driver
  * behaviour. Nothing runs in the parent: fork() never waits for a JIT in another thread (nor
@@ -317,11 +319,6 @@ static void atfork_child(void) {
         atomic_store_explicit(&wf_forked, 1, memory_order_relaxed);
     pthread_mutex_init(&wf_drv_lock, NULL);
     pthread_mutex_init(&wf_dev_lock, NULL);
-    wf_module_atfork_child();
-    wf_cufft_atfork_child();
-    wf_cache_atfork_child();
-    wf_nvrtc_atfork_child();
-    wf_kcache_atfork_child();
 }
 
 __attribute__((constructor)) static void wf_register_atfork(void) {

@@ -1,14 +1,29 @@
 /*
- * memory.c — device allocation for the core, and the public memory helpers for callers that
- * have no CUDA bindings of their own (Python ctypes, Julia, plain C).
+ * memory.c — device allocation for the core (with the out-of-memory hook the plan cache
+ * registers, and the accounted buffers plans own), and the public memory helpers for callers
+ * that have no CUDA bindings of their own (Python ctypes, Julia, plain C).
  *
  * Every helper works in the device's primary context, the one plans use, so pointers from
  * warpfft_malloc can be passed to any plan on that device.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "runtime.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/memory.h"
+
+static _Atomic(wf_reclaim_fn) wf_reclaim;
+
+void wf_memory_set_reclaim(wf_reclaim_fn fn) {
+    atomic_store(&wf_reclaim, fn);
+}
+
+size_t wf_memory_reclaim(void) {
+    wf_reclaim_fn fn = atomic_load(&wf_reclaim);
+    return fn ? fn() : 0;
+}
 
 warpfft_status wf_alloc(CUdeviceptr *p, size_t bytes, const char *what) {
     const wf_driver *d = NULL;
@@ -21,11 +36,9 @@ warpfft_status wf_alloc(CUdeviceptr *p, size_t bytes, const char *what) {
     if (st != WARPFFT_SUCCESS)
         return st;
     CUresult r = d->cuMemAlloc(p, bytes);
-    /* Idle plan resources (cache.c) must never cause an out-of-memory: free them, try again. */
-    if (r == WF_CUDA_ERROR_OUT_OF_MEMORY && wf_cache_release() > 0) {
-        wf_cache_note_oom_retry();
+    /* Idle plan resources (the cache) must never cause an out-of-memory: free them, try again. */
+    if (r == WF_CUDA_ERROR_OUT_OF_MEMORY && wf_memory_reclaim() > 0)
         r = d->cuMemAlloc(p, bytes);
-    }
     if (r == WF_CUDA_SUCCESS)
         return WARPFFT_SUCCESS;
     *p = 0;
@@ -47,6 +60,22 @@ void wf_free(CUdeviceptr *p) {
     if (wf_driver_get(&d) == WARPFFT_SUCCESS)
         d->cuMemFree(*p); /* a failure here (sticky context error) leaves nothing to undo */
     *p = 0;
+}
+
+warpfft_status wf_dbuf_alloc(wf_dbuf *b, size_t bytes, const char *what, size_t *workspace) {
+    warpfft_status st = wf_alloc(&b->ptr, bytes, what);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    b->bytes = bytes;
+    *workspace += bytes;
+    return WARPFFT_SUCCESS;
+}
+
+void wf_dbuf_free(wf_dbuf *b, size_t *workspace) {
+    if (b->ptr)
+        wf_free(&b->ptr);
+    *workspace -= b->bytes;
+    b->bytes = 0;
 }
 
 /* Device state (and, if drv is not NULL, the driver table) for a public helper, with the

@@ -21,9 +21,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "fatbin.h"
-#include "module_load.h"
-#include "runtime.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/fatbin.h"
+#include "runtime/module.h"
+#include "runtime/module_load.h"
 #include "warpfft_kernels.h"
 
 /* A module of one device: being loaded by one thread (others wait on wf_mod_cond), or loaded.
@@ -40,7 +42,7 @@ static pthread_cond_t wf_mod_cond = PTHREAD_COND_INITIALIZER; /* a load finished
 static wf_loaded *wf_mods; /* guarded by wf_mod_lock, as are the two counts */
 static size_t wf_n_mods, wf_cap_mods;
 
-void wf_module_atfork_child(void) {
+static void atfork_child(void) {
     pthread_mutex_init(&wf_mod_lock, NULL);
     pthread_cond_init(&wf_mod_cond, NULL);
     /* The threads that were loading do not exist here: drop their entries, keep the order. */
@@ -49,6 +51,12 @@ void wf_module_atfork_child(void) {
         if (wf_mods[i].state == WF_MOD_READY)
             wf_mods[n++] = wf_mods[i];
     wf_n_mods = n;
+}
+
+/* Registered at load: a fork() while another thread holds the lock leaves it held in the child
+ * (loader.c says what a child may still do). */
+__attribute__((constructor)) static void register_atfork(void) {
+    pthread_atfork(NULL, NULL, atfork_child);
 }
 
 static double now_ms(void) {
@@ -67,13 +75,16 @@ long wf_embedded_find(const char *name) {
 /* ---- the three ways to load ---- */
 
 /* The image the driver will take from the fatbin, by reading its entry headers. Our own blob
- * always parses; if it did not, the load itself still decides and we only lose the label. */
+ * always parses; if it did not, the load itself still decides and we only lose the label (and
+ * the parser's message, which is no failure of the caller's call). */
 static const char *fatbin_image(const fatbuild_blob *fat, int sm) {
     wf_fatbin_entry e[64];
     size_t n = 0;
     const char *img = NULL;
     if (wf_fatbin_parse(fat->data, fat->size, e, 64, &n) == WARPFFT_SUCCESS)
         img = wf_fatbin_image_for(e, n < 64 ? n : 64, sm);
+    else
+        wf_clear_error();
     return img ? img : "fatbin";
 }
 
@@ -152,14 +163,14 @@ static const char *driver_branch(int cuda_version) {
 static warpfft_status too_old(const wf_device *dev, const char *module) {
     int need = warpfft_kernels_cuda_version, have = dev->driver_version;
     const char *branch = driver_branch(need);
-    /* warpfft_last_error() holds the driver's error: keep it at the end. */
+    /* wf_last_error() holds the driver's error: keep it at the end. */
     return wf_error(WARPFFT_ERR_DRIVER_TOO_OLD,
                     "module '%s': the NVIDIA driver (CUDA %d.%d) is older than the kernels need: "
                     "they were built with CUDA %d.%d (driver %s%s); update the NVIDIA driver or "
                     "build warpfft with an older toolkit [%s]",
                     module, have / 1000, have % 1000 / 10, need / 1000, need % 1000 / 10,
                     branch ? branch : "of that release", branch ? " or newer" : "",
-                    warpfft_last_error());
+                    wf_last_error());
 }
 
 static warpfft_status no_image(const wf_device *dev, const fatbuild_module *m) {
@@ -190,7 +201,7 @@ static warpfft_status no_image(const wf_device *dev, const fatbuild_module *m) {
                     "module '%s': no embedded image runs on device %d (%s, sm_%d); the build "
                     "holds: %s; rebuild with this arch in WARPFFT_CUDA_ARCHS (or `native`), or "
                     "with the `jit` feature%s [%s]",
-                    m->name, dev->ordinal, dev->name, dev->sm, have, note, warpfft_last_error());
+                    m->name, dev->ordinal, dev->name, dev->sm, have, note, wf_last_error());
 }
 
 static warpfft_status load_error(const wf_device *dev, const fatbuild_module *m, attempt *a) {
@@ -210,7 +221,7 @@ static warpfft_status load_error(const wf_device *dev, const fatbuild_module *m,
         return too_old(dev, m->name);
     if (a->fatbin_r != WF_CUDA_SUCCESS)
         return wf_error(st, "%s (the PTX fallback, after the fatbin failed with CUDA error %d)",
-                        warpfft_last_error(), a->fatbin_r);
+                        wf_last_error(), a->fatbin_r);
     return st;
 }
 
@@ -337,7 +348,7 @@ static void *preload_worker(void *arg) {
     preload_job *j = arg;
     CUmodule mod = NULL;
     j->st = wf_module_get(j->dev, j->name, &mod);
-    snprintf(j->msg, sizeof j->msg, "%s", j->st == WARPFFT_SUCCESS ? "" : warpfft_last_error());
+    snprintf(j->msg, sizeof j->msg, "%s", j->st == WARPFFT_SUCCESS ? "" : wf_last_error());
     return NULL;
 }
 
@@ -492,14 +503,22 @@ WARPFFT_API size_t warpfft_embedded_module_count(void) {
     return warpfft_kernels_n_modules;
 }
 
+/* Embedded module `module`, or NULL with the message warpfft_embedded_module gives. */
+static const fatbuild_module *embedded_module(size_t module) {
+    if (module < warpfft_kernels_n_modules)
+        return &warpfft_kernels_modules[module];
+    wf_error(WARPFFT_ERR_INVALID_ARG,
+             "warpfft_embedded_module: module %zu requested but %zu embedded", module,
+             warpfft_kernels_n_modules);
+    return NULL;
+}
+
 WARPFFT_API warpfft_status warpfft_embedded_module(size_t module, const char **name,
                                                    size_t *n_blobs) {
     wf_clear_error();
-    if (module >= warpfft_kernels_n_modules)
-        return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "warpfft_embedded_module: module %zu requested but %zu embedded", module,
-                        warpfft_kernels_n_modules);
-    const fatbuild_module *m = &warpfft_kernels_modules[module];
+    const fatbuild_module *m = embedded_module(module);
+    if (!m)
+        return WARPFFT_ERR_INVALID_ARG;
     if (name)
         *name = m->name;
     if (n_blobs)
@@ -510,10 +529,11 @@ WARPFFT_API warpfft_status warpfft_embedded_module(size_t module, const char **n
 WARPFFT_API warpfft_status warpfft_embedded_blob(size_t module, size_t blob, int *kind,
                                                  const char **label, const void **data,
                                                  size_t *size) {
-    size_t n = 0;
-    warpfft_status st = warpfft_embedded_module(module, NULL, &n);
-    if (st != WARPFFT_SUCCESS)
-        return st;
+    wf_clear_error();
+    const fatbuild_module *m = embedded_module(module);
+    if (!m)
+        return WARPFFT_ERR_INVALID_ARG;
+    size_t n = m->n_blobs;
     if (blob >= n)
         return wf_error(WARPFFT_ERR_INVALID_ARG,
                         "warpfft_embedded_blob: blob %zu of module %zu ('%s') requested but it "

@@ -8,7 +8,8 @@
 
 #include <stddef.h>
 
-#include "runtime.h"
+#include "runtime/driver.h"
+#include "runtime/kimage.h"
 #include "warpfft_kernels.h"
 
 /* One load attempt: what was tried, its result and the JIT log. */

@@ -9,7 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "module_load.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/kcache.h"
+#include "runtime/kimage.h"
+#include "runtime/module_load.h"
+#include "runtime/nvrtc.h"
+#include "runtime/sha256.h"
 
 #ifdef FATBUILD_HAS_SOURCES
 static const fatbuild_file *source_file(const char *name) {
@@ -25,7 +31,7 @@ static void nvrtc_key(const wf_device *dev, const fatbuild_module *m, const wf_n
                       const wf_nvrtc_target_t *t, char key[65]) {
     wf_kkey k;
     wf_kkey_init(&k, "warpfft kernel cache key 2: kernel sources, compiled by NVRTC");
-    wf_kkey_str(&k, warpfft_version());
+    wf_kkey_str(&k, wf_version());
     wf_kkey_str(&k, warpfft_kernels_sources_digest);
     wf_kkey_str(&k, m->name);
     wf_kkey_fmt(&k, "%zu sources", m->n_sources);
@@ -64,12 +70,12 @@ static void nvrtc_load_failed(const wf_device *dev, const fatbuild_module *m, co
     a->st = wf_cuda_error(a->r, what);
     int drv = dev->driver_version, need = nv->major * 1000 + nv->minor * 10;
     if (drv < need && a->r != WF_CUDA_ERROR_OUT_OF_MEMORY)
-        a->st = wf_error(WARPFFT_ERR_DRIVER_TOO_OLD,
-                         "the NVIDIA driver (CUDA %d.%d) is older than NVRTC %d.%d (%s), whose "
-                         "output it cannot load: update the driver, or use an NVRTC of the "
-                         "driver's CUDA release or older (WARPFFT_NVRTC_LIB) [%s]",
-                         drv / 1000, drv % 1000 / 10, nv->major, nv->minor, nv->path,
-                         warpfft_last_error());
+        a->st =
+            wf_error(WARPFFT_ERR_DRIVER_TOO_OLD,
+                     "the NVIDIA driver (CUDA %d.%d) is older than NVRTC %d.%d (%s), whose "
+                     "output it cannot load: update the driver, or use an NVRTC of the "
+                     "driver's CUDA release or older (WARPFFT_NVRTC_LIB) [%s]",
+                     drv / 1000, drv % 1000 / 10, nv->major, nv->minor, nv->path, wf_last_error());
 }
 
 /* Compiles every source of m; one source gives a CUBIN or PTX, several give relocatable PTX
@@ -134,7 +140,7 @@ void wf_mod_load_nvrtc(const wf_driver *d, const wf_device *dev, const fatbuild_
             a->st = wf_error(a->st,
                              "module '%s' has no embedded image for this GPU (sm_%d) and "
                              "must be compiled: %s",
-                             m->name, dev->sm, warpfft_last_error());
+                             m->name, dev->sm, wf_last_error());
         return;
     }
     char key[65];

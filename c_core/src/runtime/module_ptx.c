@@ -18,7 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "module_load.h"
+#include "runtime/driver.h"
+#include "runtime/error.h"
+#include "runtime/kcache.h"
+#include "runtime/kimage.h"
+#include "runtime/module_load.h"
+#include "runtime/sha256.h"
 
 /* CUjit_option and CUjitInputType values (cuda.h), used without including it. */
 enum { WF_JIT_ERROR_LOG_BUFFER = 5, WF_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6 };
@@ -83,7 +88,7 @@ static void ptx_key(const wf_device *dev, const fatbuild_module *m, const ptx_pa
                     char key[65]) {
     wf_kkey k;
     wf_kkey_init(&k, "warpfft kernel cache key 2: embedded PTX, linked by the driver");
-    wf_kkey_str(&k, warpfft_version());
+    wf_kkey_str(&k, wf_version());
     wf_kkey_str(&k, m->name);
     for (size_t i = 0; i < n; i++)
         wf_kkey_add(&k, parts[i].data, parts[i].size);

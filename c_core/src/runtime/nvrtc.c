@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/error.h"
+#include "runtime/libfind.h"
+#include "runtime/nvrtc.h"
 
 #define WF_N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -52,8 +54,14 @@ static pthread_mutex_t wf_nvrtc_lock = PTHREAD_MUTEX_INITIALIZER;
 static wf_nvrtc wf_nvrtc_tab; /* valid once wf_nvrtc_loaded; never unloaded */
 static int wf_nvrtc_loaded;   /* guarded by wf_nvrtc_lock */
 
-void wf_nvrtc_atfork_child(void) {
+static void atfork_child(void) {
     pthread_mutex_init(&wf_nvrtc_lock, NULL);
+}
+
+/* Registered at load: a fork() while another thread holds the lock leaves it held in the child
+ * (loader.c says what a child may still do). */
+__attribute__((constructor)) static void register_atfork(void) {
+    pthread_atfork(NULL, NULL, atfork_child);
 }
 
 /* wf_lib_spec.accept: resolves the symbols into the wf_nvrtc at ctx, asks the version and the
@@ -244,9 +252,4 @@ warpfft_status wf_nvrtc_compile(const wf_nvrtc *nv, const wf_nvrtc_job *job, wf_
         nv->nvrtcDestroyProgram(&prog);
     free(opts);
     return st;
-}
-
-void wf_kimage_free(wf_kimage *img) {
-    free(img->data);
-    memset(img, 0, sizeof *img);
 }

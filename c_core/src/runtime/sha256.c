@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime.h"
+#include "runtime/sha256.h"
 
 /* ---- SHA-256 (FIPS 180-4) ---- */
 

@@ -206,6 +206,14 @@ pub(crate) fn native_with(program: &OsStr) -> Result<Vec<u32>, Error> {
     Ok(archs)
 }
 
+/// Where the arch list comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum Archs {
+    Default,
+    Spec { spec: String, origin: String },
+    List(Vec<u32>),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

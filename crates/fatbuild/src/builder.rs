@@ -1,5 +1,5 @@
-//! The configuration: [`Module`] and [`Build`] with its knobs, and [`Build::embed`], which
-//! drives the stages in order:
+//! The configuration: [`Build`] with its knobs (over [`crate::module::Module`]s), and
+//! [`Build::embed`], which drives the stages in order:
 //!
 //! 1. [`crate::resolve`]: the configuration checked and resolved (module specs, archs,
 //!    headers, directories; the `cargo:` lines for the inputs); in the modes with sources,
@@ -13,77 +13,18 @@ use std::collections::HashSet;
 use std::env;
 use std::path::{Path, PathBuf};
 
-use crate::arch::DEFAULT_PTX_ARCH;
+use crate::arch::{Archs, DEFAULT_PTX_ARCH};
 use crate::cache;
 use crate::embed;
 use crate::error::{Error, ErrorKind};
 use crate::mode::Mode;
+use crate::module::Module;
 use crate::output::{self, Embedded, EmbeddedFile};
 use crate::plan::{ModuleSpec, PlanInputs};
 use crate::resolve;
 use crate::run;
 use crate::sources::{self, Sources};
 use crate::toolkit::Toolkit;
-
-/// Environment variable overriding the cache directory.
-pub const CACHE_DIR_ENV: &str = "FATBUILD_CACHE_DIR";
-
-/// A kernel module: one or more `.cu` files compiled with the same defines and linked together
-/// (device functions may call across its files). It becomes one fatbin (AOT) and/or one PTX blob
-/// per source (JIT), and at run time one `CUmodule`.
-#[derive(Debug, Clone)]
-pub struct Module {
-    pub(crate) name: String,
-    pub(crate) sources: Vec<PathBuf>,
-    pub(crate) defines: Vec<(String, Option<String>)>,
-    pub(crate) flags: Vec<String>,
-}
-
-impl Module {
-    /// A module named `name` (the name the C side looks modules up by).
-    pub fn new(name: impl Into<String>) -> Module {
-        Module {
-            name: name.into(),
-            sources: Vec::new(),
-            defines: Vec::new(),
-            flags: Vec::new(),
-        }
-    }
-
-    /// Adds a `.cu` file (relative paths are relative to the current directory, which for a
-    /// build script is the package root).
-    pub fn source(mut self, path: impl AsRef<Path>) -> Module {
-        self.sources.push(path.as_ref().to_path_buf());
-        self
-    }
-
-    /// Adds `-DNAME=VALUE` (or `-DNAME` for `None`) for every source of this module. The same
-    /// `.cu` with different defines is a different compilation with its own cached output.
-    pub fn define<'a>(mut self, name: &str, value: impl Into<Option<&'a str>>) -> Module {
-        self.defines
-            .push((name.to_string(), value.into().map(str::to_string)));
-        self
-    }
-
-    /// Adds an nvcc flag for this module only (after the build-wide flags).
-    pub fn nvcc_flag(mut self, flag: impl Into<String>) -> Module {
-        self.flags.push(flag.into());
-        self
-    }
-
-    /// The module's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-/// Where the arch list comes from.
-#[derive(Debug, Clone)]
-pub(crate) enum Archs {
-    Default,
-    Spec { spec: String, origin: String },
-    List(Vec<u32>),
-}
 
 /// Builds CUDA kernels into blobs embedded in a generated C file. See the crate docs for the
 /// walk-through; every method documents its environment-variable twin where it has one.

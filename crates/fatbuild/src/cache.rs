@@ -211,6 +211,9 @@ const TOUCH_EVERY: Duration = Duration::from_secs(10 * 60);
 /// them); it is well above [`TOUCH_EVERY`].
 pub(crate) const EVICT_MIN_AGE: Duration = Duration::from_secs(60 * 60);
 
+/// Environment variable overriding the cache directory.
+pub const CACHE_DIR_ENV: &str = "FATBUILD_CACHE_DIR";
+
 /// The cache size bound when [`MAX_SIZE_ENV`] is not set: 2 GiB.
 pub const DEFAULT_MAX_SIZE: u64 = 2 << 30;
 

@@ -214,7 +214,8 @@
 //!
 //! | file | job |
 //! |------|-----|
-//! | `builder.rs` | configuration: [`Module`], [`Build`] and its knobs; `embed` drives the stages (tests with a fake toolkit in `builder/tests.rs`) |
+//! | `builder.rs` | configuration: [`Build`] and its knobs; `embed` drives the stages (tests with a fake toolkit in `builder/tests.rs`) |
+//! | `module.rs` | a [`Module`] as configured: sources, defines, flags |
 //! | `resolve.rs` | stage 1: configuration → module specs, PTX arch, arch list, header files, out/cache dirs, job count, the inputs' `cargo:` lines |
 //! | `plan.rs` | stage 2: module specs → nvcc jobs, then (given the PTX files) ptxas/nvlink/fatbinary jobs, each output named by its cache key; runs nothing (tests in `plan/tests.rs`) |
 //! | `run.rs` | stage 3: decides every cache hit (PTX by its `.deps` list and header contents, every output by its digest), runs the misses stage by stage, files outputs into the cache |
@@ -222,8 +223,8 @@
 //! | `sources.rs` | the modes with sources: the include scanner, file names, NVRTC options, the sources digest; reads files only (tests in `sources/tests.rs`; the builder's in `builder/tests/sources.rs`) |
 //! | `output.rs` | stage 4: reads the blobs back, [`Embedded`] and its manifest and hash, writes `<name>.h` / `<name>.c` |
 //! | `embed.rs` | formats the C text (blob literals, tables), JSON strings, PTX `.entry` names |
-//! | `cache.rs` | key hashing, the default cache directory, atomic writes, entry digests (store/check) |
-//! | `toolkit.rs`, `arch.rs`, `mode.rs` | finding the toolkit and what it supports; arch lists; [`Mode`] |
+//! | `cache.rs` | key hashing, the cache directory ([`CACHE_DIR_ENV`]) and its default, atomic writes, entry digests (store/check) |
+//! | `toolkit.rs`, `arch.rs`, `mode.rs` | finding the toolkit and what it supports; arch lists and where they come from; [`Mode`] |
 //! | `fatbin.rs`, `error.rs` | the fatbin parser; [`Error`] |
 
 mod arch;
@@ -233,6 +234,7 @@ mod embed;
 mod error;
 pub mod fatbin;
 mod mode;
+mod module;
 mod output;
 mod plan;
 mod resolve;
@@ -244,11 +246,12 @@ mod toolkit;
 pub use arch::{
     native as native_archs, parse as parse_archs, CUDA_13_0_ARCHS, DEFAULT_ARCHS, DEFAULT_PTX_ARCH,
 };
-pub use builder::{Build, Module, CACHE_DIR_ENV};
-pub use cache::{DEFAULT_MAX_SIZE, MAX_SIZE_ENV};
+pub use builder::Build;
+pub use cache::{CACHE_DIR_ENV, DEFAULT_MAX_SIZE, MAX_SIZE_ENV};
 pub use embed::BlobKind;
 pub use error::{Error, ErrorKind};
 pub use mode::Mode;
+pub use module::Module;
 pub use output::{Embedded, EmbeddedBlob, EmbeddedFile, EmbeddedModule};
 pub use run::Stats;
 pub use sources::sources_digest;

@@ -9,10 +9,10 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::arch::{self, DEFAULT_ARCHS};
-use crate::builder::{Archs, Module, CACHE_DIR_ENV};
-use crate::cache::{self, KeyHasher};
+use crate::arch::{self, Archs, DEFAULT_ARCHS};
+use crate::cache::{self, KeyHasher, CACHE_DIR_ENV};
 use crate::error::{Error, ErrorKind};
+use crate::module::Module;
 use crate::plan::ModuleSpec;
 use crate::toolkit::{Toolkit, DEFAULT_CUDA_ROOT, NVCC_ENV_VARS, TOOLKIT_ENV_VARS};
 

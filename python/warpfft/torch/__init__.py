@@ -14,7 +14,9 @@ Conventions (as pytorch-finufft): ``points`` has shape (D, M) (or (M,) in 1D), x
 axes of ``values`` / ``targets`` are batch axes sharing the points (one batched plan); defaults
 ``isign=-1``, ``modeord=1`` (FFT order, as torch.fft; ``modeord=0``: -N/2..N/2-1), ``eps=1e-6``.
 Tensors must be CUDA tensors on one device; values complex64 with float32 points, or
-complex128 with float64 points.
+complex128 with float64 points. The ops ``torch.ops.warpfft.*`` check shapes, dtypes and
+devices themselves too (TypeError for a dtype, ValueError for a shape or a device), before the
+C library sees a pointer, as do their fake implementations under torch.compile.
 
 The operations are ``torch.library`` ops (``torch.ops.warpfft.nufft1`` / ``2`` / ``3``)
 with fake implementations, so they work under ``torch.compile`` and with fake tensors, and
@@ -40,7 +42,8 @@ unchanged version counter (``tensor._version``, bumped by every in-place PyTorch
 and the points do not require grad, the previous set-points (sorting) is reused and only the
 transform runs, as in an iterative reconstruction that applies the operator many times with
 one trajectory. Points that require grad (being optimised, or perturbed by gradcheck) are set
-on every call, and so are type 3's points and targets (its plans are cached without M or K). The cache keeps a
+on every call, and so are inference tensors' (made under ``torch.inference_mode()``: they
+have no version counter) and type 3's points and targets (its plans are cached without M or K). The cache keeps a
 reference to that points tensor (so its memory cannot be reused for another tensor). Changes
 made behind PyTorch's back (through ``.data``, raw pointers or another library) are not seen:
 pass a new tensor, or call :func:`clear_plan_cache`, after such changes.

@@ -5,7 +5,8 @@ Canonical form: points (D, M) real, x first; type 1 values (B, M) -> (B, N1[, N2
 targets (B, N1[, ...]) -> (B, M); type 3 values (B, M) and targets (D, K) -> (B, K). B
 transforms share the points (one plan with ntransf = B).
 The C plan has dimension 1 fastest, so modes and coordinates are passed in reverse order
-(zero-copy: a mode array (B, N1, N2) is the C plan's (N2 fastest) layout).
+(zero-copy: a mode array (B, N1, N2) is the C plan's (N2 fastest) layout). The kernels and
+the fake implementations check their arguments first (_checks.py).
 
 Registration style (chosen for per-call cost; python/bench/dispatch.py measures it): the ops
 are defined with ``torch.library.Library`` -- schema, a kernel for the CPU and CUDA keys, a fake
@@ -18,6 +19,7 @@ dispatch cost of this form on torch 2.5.
 
 
 import ctypes
+import functools
 import threading
 import warnings
 from collections import OrderedDict
@@ -25,6 +27,7 @@ from collections import OrderedDict
 import torch
 
 from .. import _framework_native as native
+from . import _checks
 
 CACHE_MAX = 16
 
@@ -59,6 +62,10 @@ def _plain(t):
 
 
 def _points_sig(p):
+    """What identifies an unchanged points tensor, or None for one never to reuse: an inference
+    tensor (made under torch.inference_mode) has no version counter to see changes by."""
+    if p.is_inference():
+        return None
     return (p.data_ptr(), p.shape, p.stride(), p.dtype, p.device, p._version)
 
 
@@ -128,20 +135,8 @@ def _cached(key, create, args, device, stream):
     return entry
 
 
-_kw_cache = {}
-
-
-def _kw(modeord, method, upsampfac, max_subprob, bins):
-    """The plan options as a sorted tuple of the non-default ones (memoised: called per op
-    call)."""
-    key = (modeord, method, upsampfac, max_subprob, tuple(bins))
-    kw = _kw_cache.get(key)
-    if kw is None:
-        kw = _kw_cache[key] = _kw_uncached(modeord, method, upsampfac, max_subprob, bins)
-    return kw
-
-
 def _kw_uncached(modeord, method, upsampfac, max_subprob, bins):
+    """The plan options as a sorted tuple of the non-default ones; `bins` a tuple."""
     kw = {}
     if modeord:
         kw["modeord"] = int(modeord)
@@ -154,6 +149,11 @@ def _kw_uncached(modeord, method, upsampfac, max_subprob, bins):
     if any(bins):
         kw["bin_size"] = tuple(int(b) for b in bins)
     return tuple(sorted(kw.items()))
+
+
+# _kw_uncached memoised (called per op call): the options come from the callers, so the memo is
+# bounded (least recently used out), and a hit costs no Python call.
+_kw = functools.lru_cache(maxsize=256)(_kw_uncached)
 
 
 def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True):
@@ -173,7 +173,8 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
     points = _plain(points)  # a negative view of a points tensor has its own signature
     with entry.lock:
         sig = _points_sig(points)
-        if reuse_points and entry.points_sig == sig and entry.points_src is not None:
+        if (reuse_points and sig is not None and entry.points_sig == sig
+                and entry.points_src is not None):
             _stats["setpts_skipped"] += 1
         else:
             # detached aliases: same storage and version counter, no autograd graph kept alive
@@ -215,7 +216,9 @@ _LIB.define("nufft3(Tensor points, Tensor values, Tensor targets, int isign, flo
 nufft1_op = torch.ops.warpfft.nufft1.default
 nufft2_op = torch.ops.warpfft.nufft2.default
 nufft3_op = torch.ops.warpfft.nufft3.default
-_BACKENDS = ("CUDA", "CPU")  # CPU: the kernel's own device checks raise (tests stand in _run)
+# CPU too: CPU tensors get _checks' clear error (not the dispatcher's "no kernel" one), and the
+# tests run the kernels on host memory with a fake C library.
+_BACKENDS = ("CUDA", "CPU")
 
 
 # Spreading (types 1 and 3, and so type 2's backward) adds into the fine grid with float atomics
@@ -233,8 +236,9 @@ def _nondeterministic(what):
 
 def _nufft1_impl(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
                  bins, reuse_points=True):
+    _checks.nufft1(points, values, n_modes)
     out = torch.empty((values.shape[0], *n_modes), dtype=values.dtype, device=values.device)
-    kw = _kw(modeord, method, upsampfac, max_subprob, bins)
+    kw = _kw(modeord, method, upsampfac, max_subprob, tuple(bins))
     if values.shape[-1] == 0:
         return out.zero_()
     _nondeterministic("warpfft.nufft1 (type 1: spreading adds with atomics)")
@@ -243,21 +247,24 @@ def _nufft1_impl(points, values, n_modes, isign, eps, modeord, method, upsampfac
 
 def _nufft1_fake(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
                  bins, reuse_points=True):
+    _checks.nufft1(points, values, n_modes, fake=True)
     return values.new_empty((values.shape[0],) + tuple(n_modes))
 
 
 def _nufft2_impl(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
                  reuse_points=True):
+    _checks.nufft2(points, targets)
     M = points.shape[1]
     out = torch.empty((targets.shape[0], M), dtype=targets.dtype, device=targets.device)
     if M == 0:
         return out
-    kw = _kw(modeord, method, upsampfac, max_subprob, bins)
+    kw = _kw(modeord, method, upsampfac, max_subprob, tuple(bins))
     return _run(2, points, targets, out, targets.shape[1:], isign, eps, kw, reuse_points)
 
 
 def _nufft2_fake(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
                  reuse_points=True):
+    _checks.nufft2(points, targets, fake=True)
     return targets.new_empty((targets.shape[0], points.shape[1]))
 
 
@@ -382,15 +389,17 @@ def _create3(plan, D, B, eps, isign, prec, kw, device, stream):
 def _nufft3_impl(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins):
     """f[b, k] = sum_j values[b, j] exp(i isign (targets[:, k] . points[:, j])); points (D, M),
     values (B, M), targets (D, K) -> (B, K)."""
+    _checks.nufft3(points, values, targets)
     out = torch.empty((values.shape[0], targets.shape[1]), dtype=values.dtype,
                       device=values.device)
-    kw = _kw(0, method, upsampfac, max_subprob, bins)
+    kw = _kw(0, method, upsampfac, max_subprob, tuple(bins))
     if points.shape[1] and targets.shape[1] and values.shape[0]:
         _nondeterministic("warpfft.nufft3 (type 3: spreading adds with atomics)")
     return _run3(points, values, targets, out, isign, eps, kw)
 
 
 def _nufft3_fake(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins):
+    _checks.nufft3(points, values, targets, fake=True)
     return values.new_empty((values.shape[0], targets.shape[1]))
 
 

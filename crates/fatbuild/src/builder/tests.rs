@@ -4,10 +4,11 @@
 use std::fs;
 use std::path::PathBuf;
 
-use super::{Build, Module};
+use super::Build;
 use crate::cache::{test_dir, write_script};
 use crate::error::ErrorKind;
 use crate::mode::Mode;
+use crate::module::Module;
 use crate::toolkit::Toolkit;
 
 mod sources;

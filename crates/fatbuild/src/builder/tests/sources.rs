@@ -6,9 +6,10 @@ use std::path::Path;
 use std::process::Command;
 
 use super::{fake, Fake};
-use crate::builder::{Build, Module};
+use crate::builder::Build;
 use crate::cache::{test_dir, write_script};
 use crate::mode::Mode;
+use crate::module::Module;
 
 /// The fake kernels, with a.cu including common.cuh, as an nvrtc build.
 fn sources_build(f: &Fake, mode: Mode) -> Build {

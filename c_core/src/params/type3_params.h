@@ -1,10 +1,9 @@
 /*
- * type3.h — type 3 (non-uniform to non-uniform), internal:
- *   type3_params.c  the host-side choice (no GPU; unit-tested in c_core/tests/test_type3.c):
- *                   centres and half-widths, the spreading grid and gamma, the kernel width,
- *                   the inner type-2 step's tolerance and the internal precision;
- *   type3.c         the plan: create / setpts3 / execute / destroy / info hooks, on top of a
- *                   spread-only plan (plan.c) and an inner type-2 plan (modeord 1).
+ * type3_params.h — what a type-3 plan chooses for a pair of point sets, on the host without a
+ * GPU (type3_params.c; unit-tested in c_core/tests/test_type3.c): centres and half-widths, the
+ * spreading grid and gamma, the kernel width, the inner type-2 step's tolerance and the
+ * internal precision. The plan itself is plans/type3.c: a spreader on the grid nf and an inner
+ * type-2 transform (modeord 1).
  *
  * Math (per dim; sgn = iflag's sign). x = C + x~, s = D + s~ with |x~| <= X, |s~| <= S:
  *   s.x = s.C + D.x~ + s~.x~, so f(s) = exp(i sgn s.C) sum_j [c_j exp(i sgn D.x~_j)] e^{i sgn
@@ -18,13 +17,14 @@
  * plan of nf/sigma modes); nf >= 2 sigma S X/pi + w + 1 keeps every footprint off the grid's
  * wrap (|x'/h| + w/2 <= nf/2 - 1/2).
  */
-#ifndef WARPFFT_TYPE3_H
-#define WARPFFT_TYPE3_H
+#ifndef WARPFFT_PARAMS_TYPE3_PARAMS_H
+#define WARPFFT_PARAMS_TYPE3_PARAMS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "params.h"
+#include "params/base.h"
+#include "warpfft.h"
 
 /* Geometry block the type3 kernels read (doubles; kernels/type3.cu mirrors the offsets). */
 #define WF_T3_G_C     0
@@ -57,7 +57,8 @@ typedef struct wf_t3_params {
     int pre_phase, post_phase; /* some D_d != 0, some C_d != 0 */
 } wf_t3_params;
 
-/* Argument checks of a type-3 plan (dim, precision, ntransf, tol, opts). */
+/* Argument checks of a type-3 plan (dim, precision, ntransf, tol, opts; opts.spreadinterponly
+ * must be 0), shared by warpfft_plan_create(3, ...) and warpfft_plan_params3. */
 warpfft_status wf_t3_check(int dim, int64_t ntransf, double tol, int precision,
                            const warpfft_opts *opts, warpfft_opts *resolved);
 
@@ -93,23 +94,11 @@ double wf_t3_sigma(const warpfft_opts *o);
 warpfft_opts wf_t3_inner_opts(const warpfft_opts *o);
 
 /* Fills info's type-3 fields (and type, dim, precision, width, beta, n_fine, n_modes) from q
- * and the two sub-plans' parameters. */
+ * and the spreader's and the inner transform's parameters. */
 void wf_t3_to_info(const wf_t3_params *q, const wf_params *spread, const wf_params *inner,
                    warpfft_plan_info *info);
 
 /* Geometry block for the kernels (WF_T3_G_COUNT doubles); returns the quadrature count nq. */
 int wf_t3_geometry(const wf_t3_params *q, double *geom);
 
-/* ---- type3.c: plan hooks (plan.c, setpts.c, execute.c call these for type 3) ---- */
-struct warpfft_plan_s;
-warpfft_status wf_t3_plan_create(int dim, int iflag, int64_t ntransf, double tol, int precision,
-                                 const warpfft_opts *opts, struct warpfft_plan_s **out);
-/* Frees the type-3 part (sub-plans and buffers); the device's context is current. */
-void wf_t3_release(struct warpfft_plan_s *plan);
-warpfft_status wf_t3_execute(struct warpfft_plan_s *plan, int precision, void *c, void *fk);
-/* Adds the type-3 fields to info (after wf_params_to_info of the plan's own params). */
-void wf_t3_info(const struct warpfft_plan_s *plan, warpfft_plan_info *info);
-/* Device bytes the sub-plans hold (the plan's own buffers are in plan->workspace). */
-size_t wf_t3_sub_workspace(const struct warpfft_plan_s *plan);
-
-#endif /* WARPFFT_TYPE3_H */
+#endif /* WARPFFT_PARAMS_TYPE3_PARAMS_H */

@@ -1,0 +1,506 @@
+/*
+ * fuzz_xla.c — libFuzzer target: the decoding of the XLA FFI handler (xla_ffi.c,
+ * warpfft_xla_nufft). The input describes a call frame as XLA could hand it over: arguments and
+ * results (buffers of any element type, rank and shape that XLA allows, or other kinds),
+ * attributes (the handler's names or others, scalars of any type, or other kinds), the metadata
+ * extension, the stage, an API table with or without Stream_Get, and which call fails. The
+ * handler is linked with a checking stand-in of the public C ABI it calls (as test_xla_ffi.c
+ * does, so the target does not depend on how plans are kept): every pointer it passes must lie,
+ * with the bytes the call reads or writes, inside one buffer of the frame of the right element
+ * type (the transform's output inside the result, never an input); set-points must come before
+ * an execute on that plan in the same call, with the plan's type and precision; integer
+ * attributes must reach the plan unchanged (not cut to 32 bits); and an error must come back
+ * through XLA_FFI_Error_Create with a message. Any other outcome aborts, as do the sanitizers.
+ * c_core/fuzz/run.sh builds and runs it; corpus/fuzz_xla holds the seeds (make_seeds.py);
+ * WF_FUZZ_TRACE=1 prints the stand-in's calls (fuzz_xla SEED runs one input).
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/xla_ffi.h"
+
+static void bug(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void bug(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "fuzz_xla: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    abort();
+}
+
+/* ---- the input, read as a stream of choices (zeros once it runs out) ---- */
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+static uint64_t take(reader *r, int bytes) {
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++) {
+        uint64_t b = r->n ? (r->n--, *r->p++) : 0;
+        v |= b << (8 * i);
+    }
+    return v;
+}
+
+/* An integer: mostly small, else one of the edges, else any 64 bits. */
+static int64_t pick_int(reader *r) {
+    static const int64_t edge[] = {-1,
+                                   -2,
+                                   16,
+                                   INT32_MAX,
+                                   (int64_t)INT32_MAX + 1,
+                                   INT32_MIN,
+                                   (int64_t)INT32_MIN - 1,
+                                   UINT32_MAX,
+                                   (int64_t)1 << 32 | 2,
+                                   (int64_t)1 << 40,
+                                   INT64_MAX,
+                                   INT64_MIN};
+    uint8_t b = (uint8_t)take(r, 1);
+    if (b < 160)
+        return b % 10;
+    if (b < 250)
+        return edge[b % (sizeof edge / sizeof edge[0])];
+    return (int64_t)take(r, 8);
+}
+
+/* A dimension: XLA's are >= 0; mostly small, some large (a zero elsewhere keeps it empty). */
+static int64_t pick_dim(reader *r) {
+    static const int64_t big[] = {1000, 1 << 20, (int64_t)1 << 31, (int64_t)1 << 40};
+    uint8_t b = (uint8_t)take(r, 1);
+    return b < 240 ? b % 9 : big[b % 4];
+}
+
+static double pick_double(reader *r) {
+    static const double v[] = {1e-5, 1e-6, 1e-9, 1e-1, 2.0, 1.25, 0.0, -1.0, 1e300};
+    uint8_t b = (uint8_t)take(r, 1);
+    if (b < 240)
+        return v[b % 9];
+    uint64_t bits = take(r, 8);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+/* ---- the frame ---- */
+
+enum { MAX_BUF = 10, MAX_ATTR = 20, MAX_RANK = 6 };
+
+static const int dtypes[] = {WF_XLA_C64, WF_XLA_C128, WF_XLA_F32, WF_XLA_F64,   WF_XLA_S32,
+                             WF_XLA_S64, WF_XLA_U32,  WF_XLA_U64, 1 /* PRED */, 16 /* BF16 */};
+static const char *const names[] = {"nufft_type", "iflag",       "eps",      "n1",   "n2",
+                                    "n3",         "modeord",     "method",   "bin1", "bin2",
+                                    "bin3",       "max_subprob", "upsampfac"};
+enum { N_NAMES = sizeof names / sizeof names[0] };
+
+typedef struct frame_t {
+    XLA_FFI_CallFrame f;
+    XLA_FFI_Api api;
+    XLA_FFI_Buffer buf[MAX_BUF]; /* arguments, then results */
+    int64_t dims[MAX_BUF][MAX_RANK];
+    uint64_t bytes[MAX_BUF]; /* the size of each buffer's data */
+    int n_args, n_rets;
+    void *args[MAX_BUF], *rets[MAX_BUF];
+    int arg_types[MAX_BUF], ret_types[MAX_BUF];
+    char name_text[MAX_ATTR][16];
+    XLA_FFI_ByteSpan names[MAX_ATTR], *name_ptrs[MAX_ATTR];
+    XLA_FFI_Scalar scalars[MAX_ATTR];
+    uint64_t values[MAX_ATTR]; /* each scalar's storage */
+    void *attr_ptrs[MAX_ATTR];
+    int attr_types[MAX_ATTR];
+    XLA_FFI_Metadata metadata;
+    XLA_FFI_Metadata_Extension meta_ext;
+} frame_t;
+
+static frame_t fr;
+static uintptr_t base(int i) { /* buffer i's fake device address: never dereferenced */
+    return (uintptr_t)(i + 1) << 41;
+}
+
+static size_t elem_bytes(int dtype) {
+    switch (dtype) {
+    case WF_XLA_C128:
+        return 16;
+    case WF_XLA_C64:
+    case WF_XLA_F64:
+    case WF_XLA_S64:
+    case WF_XLA_U64:
+        return 8;
+    case WF_XLA_F32:
+    case WF_XLA_S32:
+    case WF_XLA_U32:
+        return 4;
+    case 16:
+        return 2;
+    default:
+        return 1;
+    }
+}
+
+/* A buffer as XLA allows: dims >= 0 whose running product fits in int64, and data that exist
+ * (at most 2^40 bytes). 0 when the input asks for one XLA would not make. */
+static int make_buffer(reader *r, int i) {
+    XLA_FFI_Buffer *b = &fr.buf[i];
+    int dtype = dtypes[take(r, 1) % (sizeof dtypes / sizeof dtypes[0])];
+    int rank = (int)(take(r, 1) % MAX_RANK);
+    unsigned __int128 count = 1;
+    for (int d = 0; d < rank; d++) {
+        fr.dims[i][d] = pick_dim(r);
+        count *= (uint64_t)fr.dims[i][d];
+        if (count > INT64_MAX)
+            return 0;
+    }
+    count *= elem_bytes(dtype);
+    if (count > (uint64_t)1 << 40)
+        return 0;
+    fr.bytes[i] = (uint64_t)count;
+    *b = (XLA_FFI_Buffer){sizeof *b, NULL, dtype, (void *)base(i), rank, fr.dims[i]};
+    if (count == 0 && take(r, 1) % 4 == 0)
+        b->data = NULL; /* an empty array may have no data */
+    return 1;
+}
+
+static void set_value(reader *r, int i, int dtype) {
+    uint64_t *v = &fr.values[i];
+    *v = 0;
+    if (dtype == WF_XLA_F64) {
+        double d = pick_double(r);
+        memcpy(v, &d, sizeof d);
+    } else if (dtype == WF_XLA_F32) {
+        float f = (float)pick_double(r);
+        memcpy(v, &f, sizeof f);
+    } else if (dtype == WF_XLA_S32 || dtype == WF_XLA_U32) {
+        uint32_t u = (uint32_t)pick_int(r);
+        memcpy(v, &u, sizeof u);
+    } else {
+        *v = (uint64_t)pick_int(r);
+    }
+}
+
+/* Builds the frame; 0 when the input asks for something XLA would not hand over. */
+static int make_frame(reader *r) {
+    memset(&fr, 0, sizeof fr);
+    fr.n_args = (int)(take(r, 1) % 9);
+    fr.n_rets = take(r, 1) % 8 == 0 ? (int)(take(r, 1) % 3) : 1;
+    for (int i = 0; i < fr.n_args + fr.n_rets; i++) {
+        int other = take(r, 1) % 16 == 0; /* a token or other non-buffer kind */
+        int *type = i < fr.n_args ? &fr.arg_types[i] : &fr.ret_types[i - fr.n_args];
+        void **slot = i < fr.n_args ? &fr.args[i] : &fr.rets[i - fr.n_args];
+        *type = other ? 2 : WF_XLA_ARG_BUFFER;
+        if (!make_buffer(r, i))
+            return 0;
+        *slot = &fr.buf[i];
+    }
+    int n_attrs = (int)(take(r, 1) % MAX_ATTR);
+    for (int i = 0; i < n_attrs; i++) {
+        uint8_t which = (uint8_t)take(r, 1);
+        char *text = fr.name_text[i];
+        size_t len;
+        if (which < 240) {
+            len = strlen(names[which % N_NAMES]);
+            memcpy(text, names[which % N_NAMES], len);
+        } else { /* another name: any bytes */
+            len = take(r, 1) % sizeof fr.name_text[i];
+            for (size_t k = 0; k < len; k++)
+                text[k] = (char)take(r, 1);
+        }
+        fr.names[i] = (XLA_FFI_ByteSpan){text, len};
+        fr.name_ptrs[i] = &fr.names[i];
+        int dtype = dtypes[take(r, 1) % (sizeof dtypes / sizeof dtypes[0])];
+        uint8_t kind = (uint8_t)take(r, 1);
+        fr.attr_types[i] = kind % 16 == 0 ? 1 + kind / 16 % 4 : WF_XLA_ATTR_SCALAR;
+        set_value(r, i, dtype);
+        fr.scalars[i] = (XLA_FFI_Scalar){dtype, &fr.values[i]};
+        fr.attr_ptrs[i] = &fr.scalars[i]; /* non-scalars are not read */
+    }
+    uint8_t flags = (uint8_t)take(r, 1);
+    fr.api.struct_size = flags & 1 ? offsetof(XLA_FFI_Api, XLA_FFI_Stream_Get) : sizeof fr.api;
+    fr.f.struct_size = sizeof fr.f;
+    fr.f.api = &fr.api;
+    fr.f.stage = flags & 2 ? (int)(take(r, 1) % 5) : WF_XLA_STAGE_EXECUTE;
+    if (flags & 4) {
+        fr.meta_ext.extension_base =
+            (XLA_FFI_Extension_Base){sizeof fr.meta_ext, WF_XLA_EXTENSION_METADATA, NULL};
+        fr.meta_ext.metadata = &fr.metadata;
+        fr.f.extension_start = &fr.meta_ext.extension_base;
+    }
+    fr.f.args = (XLA_FFI_Args){sizeof(XLA_FFI_Args), NULL, fr.n_args, fr.arg_types, fr.args};
+    fr.f.rets = (XLA_FFI_Rets){sizeof(XLA_FFI_Rets), NULL, fr.n_rets, fr.ret_types, fr.rets};
+    fr.f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,         n_attrs,
+                                 fr.attr_types,         fr.name_ptrs, fr.attr_ptrs};
+    return 1;
+}
+
+/* The first scalar attribute `name` of an integer type, as the handler must read it: 1 and *v. */
+static int int_attr(const char *name, int64_t *v) {
+    for (int64_t i = 0; i < fr.f.attrs.size; i++) {
+        if (fr.attr_types[i] != WF_XLA_ATTR_SCALAR || fr.names[i].len != strlen(name) ||
+            memcmp(fr.names[i].ptr, name, fr.names[i].len) != 0)
+            continue;
+        uint64_t raw = fr.values[i];
+        switch (fr.scalars[i].dtype) {
+        case WF_XLA_S32:
+            *v = (int32_t)(uint32_t)raw;
+            return 1;
+        case WF_XLA_U32:
+            *v = (uint32_t)raw;
+            return 1;
+        case WF_XLA_S64:
+        case WF_XLA_U64:
+            *v = (int64_t)raw;
+            return 1;
+        default:
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* ---- XLA's side ---- */
+
+static int errors_made, stream_fails;
+static char error_token;
+
+static XLA_FFI_Error *error_create(XLA_FFI_Error_Create_Args *a) {
+    if (!a || a->struct_size < sizeof *a || !a->message || !a->message[0])
+        bug("XLA_FFI_Error_Create without a message");
+    errors_made++;
+    return (XLA_FFI_Error *)&error_token;
+}
+
+static XLA_FFI_Error *stream_get(XLA_FFI_Stream_Get_Args *a) {
+    if (stream_fails)
+        return (XLA_FFI_Error *)&error_token; /* XLA's own error, passed on */
+    a->stream = (void *)(uintptr_t)0x5150;
+    return NULL;
+}
+
+/* ---- the checking stand-in of the C ABI ---- */
+
+/* WF_FUZZ_TRACE set: every call to stderr (to see what a seed does). */
+static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void trace(const char *fmt, ...) {
+    static int on = -1;
+    if (on < 0)
+        on = getenv("WF_FUZZ_TRACE") != NULL;
+    if (!on)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+struct warpfft_plan_s {
+    int type, dim, precision;
+    int64_t n[3], ntransf, M, K;
+    int points_set; /* in the current handler call */
+};
+
+static int fail_fn;                /* 1 create, 2 setpts, 3 execute (0: none) */
+static warpfft_status fail_status; /* what it returns */
+static long live_plans;
+static struct warpfft_plan_s *call_plans[64];
+static int n_call_plans;
+
+static size_t real_size(int precision) {
+    return precision == WARPFFT_F64 ? 8 : 4;
+}
+
+/* [p, p + bytes) must lie in one frame buffer of element type `dtype`; `out`: a result. */
+static void check_extent(const char *what, const void *p, uint64_t bytes, int dtype, int out) {
+    uintptr_t a = (uintptr_t)p;
+    int lo = out ? fr.n_args : 0, hi = out ? fr.n_args + fr.n_rets : fr.n_args;
+    for (int i = lo; i < hi; i++) {
+        const XLA_FFI_Buffer *b = &fr.buf[i];
+        if (b->dtype != dtype || !b->data)
+            continue;
+        uintptr_t s = (uintptr_t)b->data;
+        if (a >= s && a - s <= fr.bytes[i] && bytes <= fr.bytes[i] - (a - s))
+            return;
+    }
+    if (bytes == 0 && p == NULL)
+        return; /* nothing to read or write: any pointer */
+    bug("%s: %p + %llu bytes of type %d is outside every %s buffer of that type", what, p,
+        (unsigned long long)bytes, dtype, out ? "result" : "argument");
+}
+
+static uint64_t mul(uint64_t a, uint64_t b) { /* saturating: a span that cannot fit */
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+warpfft_status warpfft_opts_default(warpfft_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->upsampfac = 2.0;
+    o->check_points = 1;
+    return WARPFFT_SUCCESS;
+}
+
+static void check_int_attr(const char *name, int64_t got) {
+    int64_t v;
+    if (int_attr(name, &v) && v != got)
+        bug("attribute %s = %lld reached the plan as %lld", name, (long long)v, (long long)got);
+}
+
+warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int iflag,
+                                   int64_t ntransf, double eps, warpfft_precision precision,
+                                   const warpfft_opts *o, warpfft_plan *plan) {
+    trace("plan_create type %d dim %d n %lld %lld %lld iflag %d T %lld eps %g prec %d\n", type, dim,
+          n ? (long long)n[0] : -1, n ? (long long)n[1] : -1, n ? (long long)n[2] : -1, iflag,
+          (long long)ntransf, eps, (int)precision);
+    if (!o || !plan || o->struct_size != sizeof *o || (type != 3 && !n))
+        bug("plan_create: bad opts, plan or n_modes pointer");
+    check_int_attr("method", o->method);
+    check_int_attr("max_subprob", o->max_subprob);
+    check_int_attr("bin1", o->bin_size[0]);
+    check_int_attr("bin2", o->bin_size[1]);
+    check_int_attr("bin3", o->bin_size[2]);
+    if (type != 3)
+        check_int_attr("modeord", o->modeord);
+    if (fail_fn == 1)
+        return fail_status;
+    struct warpfft_plan_s *p = calloc(1, sizeof *p);
+    if (!p)
+        return WARPFFT_ERR_OUT_OF_MEMORY;
+    *p = (struct warpfft_plan_s){type, dim, (int)precision, {1, 1, 1}, ntransf, -1, -1, 0};
+    for (int d = 0; d < 3 && type != 3; d++)
+        p->n[d] = n[d];
+    live_plans++;
+    *plan = p;
+    return WARPFFT_SUCCESS;
+}
+
+static void note_plan(struct warpfft_plan_s *p) {
+    for (int i = 0; i < n_call_plans; i++)
+        if (call_plans[i] == p)
+            return;
+    if (n_call_plans < 64)
+        call_plans[n_call_plans++] = p;
+}
+
+static void check_coords(const char *what, const struct warpfft_plan_s *p, int64_t len,
+                         const void *const c[3]) {
+    if (len < 0)
+        bug("%s: %lld points", what, (long long)len);
+    int real = p->precision == WARPFFT_F64 ? WF_XLA_F64 : WF_XLA_F32;
+    for (int d = 0; d < 3; d++) {
+        if (d >= p->dim) {
+            if (c[d])
+                bug("%s: coordinate %d given to a %dD plan", what, d, p->dim);
+            continue;
+        }
+        if (!c[d] && len > 0)
+            bug("%s: coordinate %d is NULL", what, d);
+        check_extent(what, c[d], mul((uint64_t)len, real_size(p->precision)), real, 0);
+    }
+}
+
+warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
+                              const void *x, const void *y, const void *z) {
+    if (plan->type == 3 || (int)precision != plan->precision)
+        bug("setpts on a type-%d %s plan with precision %d", plan->type,
+            plan->precision == WARPFFT_F64 ? "f64" : "f32", (int)precision);
+    trace("setpts M %lld\n", (long long)M);
+    const void *c[3] = {x, y, z};
+    check_coords("setpts", plan, M, c);
+    note_plan(plan);
+    plan->points_set = 0;
+    if (fail_fn == 2)
+        return fail_status;
+    plan->M = M;
+    plan->points_set = 1;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision, int64_t M,
+                               const void *x, const void *y, const void *z, int64_t K,
+                               const void *s, const void *t, const void *u) {
+    if (plan->type != 3 || (int)precision != plan->precision)
+        bug("setpts3 on a type-%d plan with precision %d", plan->type, (int)precision);
+    trace("setpts3 M %lld K %lld\n", (long long)M, (long long)K);
+    const void *src[3] = {x, y, z}, *tgt[3] = {s, t, u};
+    check_coords("setpts3 sources", plan, M, src);
+    check_coords("setpts3 targets", plan, K, tgt);
+    note_plan(plan);
+    plan->points_set = 0;
+    if (fail_fn == 2)
+        return fail_status;
+    plan->M = M;
+    plan->K = K;
+    plan->points_set = 1;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c, void *fk) {
+    if ((int)precision != plan->precision || !plan->points_set)
+        bug("execute on a type-%d plan: precision %d (plan %d), points %s in this call", plan->type,
+            (int)precision, plan->precision, plan->points_set ? "set" : "NOT set");
+    trace("execute c %p fk %p\n", c, fk);
+    int cplx = plan->precision == WARPFFT_F64 ? WF_XLA_C128 : WF_XLA_C64;
+    uint64_t cb = 2 * real_size(plan->precision);
+    uint64_t nk =
+        plan->type == 3 ? (uint64_t)plan->K : mul(mul(plan->n[0], plan->n[1]), plan->n[2]);
+    uint64_t c_bytes = mul(mul((uint64_t)plan->ntransf, (uint64_t)plan->M), cb);
+    uint64_t fk_bytes = mul(mul((uint64_t)plan->ntransf, nk), cb);
+    /* type 2 writes c (interpolated strengths); types 1 and 3 write fk */
+    check_extent("execute c", c, c_bytes, cplx, plan->type == 2);
+    check_extent("execute fk", fk, fk_bytes, cplx, plan->type != 2);
+    return fail_fn == 3 ? fail_status : WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
+    free(plan);
+    live_plans--;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_stream_sync(int device, uint64_t stream) {
+    (void)device;
+    (void)stream;
+    return WARPFFT_SUCCESS;
+}
+
+const char *warpfft_status_name(int status) {
+    static char name[32];
+    snprintf(name, sizeof name, "STATUS_%d", status);
+    return name;
+}
+
+const char *warpfft_last_error(void) {
+    return "stand-in: injected failure";
+}
+
+/* ---- one input ---- */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    reader r = {data, size};
+    uint8_t flags = (uint8_t)take(&r, 1);
+    fail_fn = flags % 4;
+    fail_status = (warpfft_status)(1 + flags / 4 % 19);
+    stream_fails = flags / 128;
+    if (!make_frame(&r))
+        return -1; /* not a frame XLA would make: not added to the corpus */
+    errors_made = 0;
+    n_call_plans = 0;
+    fr.api.XLA_FFI_Error_Create = error_create;
+    fr.api.XLA_FFI_Stream_Get = stream_get;
+    XLA_FFI_Error *e = warpfft_xla_nufft(&fr.f);
+    trace("handler: %s\n", e ? "an error" : "success");
+    if (e && e != (XLA_FFI_Error *)&error_token)
+        bug("an error that is not XLA's");
+    if (e && !errors_made && !stream_fails)
+        bug("an error not made through XLA_FFI_Error_Create");
+    if (!e && errors_made)
+        bug("an error was made but not returned");
+    for (int i = 0; i < n_call_plans; i++)
+        call_plans[i]->points_set = 0;
+    return 0;
+}

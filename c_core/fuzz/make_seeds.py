@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""make_seeds.py — writes the seed corpora of the fuzz targets (c_core/fuzz/corpus/<target>/
+seed-*): inputs that reach deep into each target (whole plan lifecycles, valid XLA call frames
+of every transform type, valid and damaged cache entries), encoded as each target's reader
+takes its choices (see the pick_* functions of fuzz_abi.c and fuzz_xla.c). Run it after
+changing a reader; inputs the fuzzers found (crash regressions) live beside the seeds under
+other names and are kept.
+
+    python3 c_core/fuzz/make_seeds.py
+"""
+import hashlib
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(target, name, data):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "seed-" + name), "wb") as f:
+        f.write(bytes(data))
+
+
+# ---- fuzz_kcache: entry files (and "MAXSIZE:" strings) ----
+
+def entry(payload, kind=1, magic=b"WFKCACHE", fmt=1, size=None, digest=None):
+    size = len(payload) if size is None else size
+    digest = hashlib.sha256(payload).digest() if digest is None else digest
+    return (magic + struct.pack("<IIQ", fmt, kind, size) + digest + bytes(8) + payload)
+
+
+def kcache_seeds():
+    cubin = bytes((7 * i + 3) % 256 for i in range(200))
+    ptx = b".version 8.0\n.target sm_90\n.address_size 64\n"
+    write("fuzz_kcache", "cubin", entry(cubin))
+    write("fuzz_kcache", "ptx", entry(ptx, kind=2))
+    write("fuzz_kcache", "flipped", entry(cubin)[:100] + b"\x00" + entry(cubin)[101:])
+    write("fuzz_kcache", "truncated", entry(cubin)[:-10])
+    write("fuzz_kcache", "header-only", entry(cubin)[:64])
+    write("fuzz_kcache", "magic", entry(cubin, magic=b"ELFCACHE"))
+    write("fuzz_kcache", "format", entry(cubin, fmt=2))
+    write("fuzz_kcache", "kind", entry(cubin, kind=9))
+    write("fuzz_kcache", "size", entry(cubin, size=1 << 40))
+    write("fuzz_kcache", "empty", b"")
+    for name, s in (("minus-one", b" -1"), ("999", b"999"), ("1000", b"1000"),
+                    ("overflow", b"18446744073709551616"), ("plus", b"+5000")):
+        write("fuzz_kcache", "maxsize-" + name, b"MAXSIZE:" + s)
+
+
+# ---- fuzz_xla: call frames (fuzz_xla.c: LLVMFuzzerTestOneInput and make_frame) ----
+
+DT = {"c64": 0, "c128": 1, "f32": 2, "f64": 3, "s32": 4, "s64": 5, "u32": 6, "u64": 7}
+NAMES = ["nufft_type", "iflag", "eps", "n1", "n2", "n3", "modeord", "method", "bin1", "bin2",
+         "bin3", "max_subprob", "upsampfac"]
+DOUBLES = [1e-5, 1e-6, 1e-9, 1e-1, 2.0, 1.25, 0.0, -1.0, 1e300]
+
+
+def xla_int(v):  # pick_int: a byte < 160 is v % 10; 168 is edge[0] = -1
+    return [v] if 0 <= v < 10 else [168] if v == -1 else [250] + list(struct.pack("<q", v))
+
+
+def xla_buffer(dtype, dims):
+    out = [1, DT[dtype], len(dims)]  # not "other" (1 % 16 != 0), dtype, rank
+    for d in dims:
+        assert 0 <= d <= 8
+        out.append(d)
+    if 0 in dims:
+        out.append(1)  # data present
+    return out
+
+
+def xla_frame(args, ret, attrs, fail=0, flags=0):
+    out = [fail, len(args), 1]  # fail choice, arguments, one result (1 % 8 != 0)
+    for dtype, dims in args + [ret]:
+        out += xla_buffer(dtype, dims)
+    out.append(len(attrs))
+    for name, dtype, value in attrs:
+        out += [NAMES.index(name), DT[dtype], 1]  # scalar (1 % 16 != 0)
+        out += [DOUBLES.index(value)] if dtype in ("f32", "f64") else xla_int(value)
+    out.append(flags)
+    return out
+
+
+def xla_attrs(type_, n, eps=1e-5, modeord=1):
+    a = [("nufft_type", "s64", type_), ("iflag", "s64", -1), ("eps", "f64", eps),
+         ("n1", "s64", n[0]), ("n2", "s64", n[1]), ("n3", "s64", n[2]),
+         ("modeord", "s32", modeord), ("method", "s64", 2), ("bin1", "s64", 4),
+         ("bin2", "u32", 5), ("bin3", "u64", 6), ("max_subprob", "s64", 7),
+         ("upsampfac", "f32", 1.25)]
+    return a
+
+
+def xla_seeds():
+    # type 1, 2D f32: strengths (G, T, M), points (G, M) x 2, modes (G, T, N2, N1)
+    G, T, M = 3, 2, 5
+    write("fuzz_xla", "type1-2d-f32",
+          xla_frame([("c64", [G, T, M]), ("f32", [G, M]), ("f32", [G, M])],
+                    ("c64", [G, T, 6, 8]), xla_attrs(1, (8, 6, 1))))
+    # type 1, 1D f64, shared points (Gp = 1)
+    write("fuzz_xla", "type1-1d-f64-shared",
+          xla_frame([("c128", [2, 1, 7]), ("f64", [1, 7])], ("c128", [2, 1, 8]),
+                    xla_attrs(1, (8, 1, 1))))
+    # type 2, 3D f64: modes (G, T, N3, N2, N1) -> strengths (G, T, M)
+    write("fuzz_xla", "type2-3d-f64",
+          xla_frame([("c128", [2, 3, 2, 3, 4]), ("f64", [1, 4]), ("f64", [1, 4]),
+                     ("f64", [1, 4])], ("c128", [2, 3, 4]), xla_attrs(2, (4, 3, 2))))
+    # type 2 with M = 0
+    write("fuzz_xla", "type2-2d-f32-empty",
+          xla_frame([("c64", [2, 1, 3, 5]), ("f32", [2, 0]), ("f32", [2, 0])],
+                    ("c64", [2, 1, 0]), xla_attrs(2, (5, 3, 1))))
+    # type 3, 2D f32: source (G, T, M), sources (Gp, M) x 2, targets (Gp, K) x 2, (G, T, K)
+    write("fuzz_xla", "type3-2d-f32",
+          xla_frame([("c64", [3, 2, 5]), ("f32", [3, 5]), ("f32", [3, 5]), ("f32", [3, 4]),
+                     ("f32", [3, 4])], ("c64", [3, 2, 4]), xla_attrs(3, (1, 1, 1), modeord=0)))
+    write("fuzz_xla", "type3-3d-f64-shared",
+          xla_frame([("c128", [2, 1, 3]), ("f64", [1, 3]), ("f64", [1, 3]), ("f64", [1, 3]),
+                     ("f64", [1, 6]), ("f64", [1, 6]), ("f64", [1, 6])], ("c128", [2, 1, 6]),
+                    xla_attrs(3, (1, 1, 1), modeord=0)))
+    # failures: plan_create, setpts, execute, the stream; metadata; no Stream_Get
+    base = ([("c64", [3, 2, 5]), ("f32", [3, 5]), ("f32", [3, 5])], ("c64", [3, 2, 6, 8]),
+            xla_attrs(1, (8, 6, 1)))
+    for fail, name in ((1 + 4 * 15, "create-fails"), (2 + 4 * 6, "setpts-fails"),
+                       (3 + 4 * 16, "execute-fails"), (128, "stream-fails")):
+        write("fuzz_xla", name, xla_frame(*base, fail=fail))
+    write("fuzz_xla", "metadata", xla_frame(*base, flags=4))
+    write("fuzz_xla", "no-stream-get", xla_frame(*base, flags=1))
+
+
+# ---- fuzz_abi: call sequences (fuzz_abi.c: the pick_* readers and call_*) ----
+
+TOLS = [1e-1, 1e-2, 1e-3, 1e-5, 1e-6, 1e-7, 1e-9, 1e-12, 1e-13]
+
+
+def small(v, lo):  # pick_small: a byte < 224 is lo + b % (hi - lo + 1)
+    return [v - lo]
+
+
+def cnt(v):  # pick_int: a byte < 192 is b % 40
+    assert 0 <= v < 40
+    return [v]
+
+
+def tol(t):
+    return [TOLS.index(t)]
+
+
+def opts(kind="null", **fields):
+    if kind == "null":
+        return [0]
+    order = ["modeord", "method", "device", "upsampfac", "stream", "bins", "sio", "check"]
+    mask = sum(1 << order.index(f) for f in fields)
+    out = [1 if kind == "fields" else 5, mask]
+    for f in order:
+        if f not in fields:
+            continue
+        v = fields[f]
+        if f == "upsampfac":
+            out += [12 if v == 2.0 else 13]
+        elif f == "stream":
+            out += [1 if v else 0]
+        elif f == "bins":
+            out += [v, v, v, 0]  # bin_size x 3, max_subprob
+        else:
+            out += [v]
+    if kind == "old-size":
+        out += [0]  # offsetof(spreadinterponly)
+    return out
+
+
+def create(slot, type_, dim, prec, n, ntransf, t, o=None, nulls=0):
+    return ([3, slot] + small(type_, 1) + small(dim, 1) + small(prec, 1) + cnt(n[0]) + cnt(n[1])
+            + cnt(n[2]) + cnt(ntransf) + cnt(1) + tol(t) + (o or opts()) + [nulls])
+
+
+def setpts(slot, M, nulls=0):
+    return [5, slot, 1] + cnt(M) + [nulls]  # slot, own precision (1 % 8 != 0), M, NULLs
+
+
+def setpts3(slot, M, K, nulls=0, fill=None):
+    """fill: (scale index in the doubles of pick_double, shift) for the coordinates of every
+    dimension not in nulls (sources, then targets); None: zeros."""
+    if fill is None:
+        return [6, slot, 1] + cnt(M) + cnt(K) + [nulls, nulls]
+    n_arrays = 3 - bin(nulls & 7).count("1")
+    one = [nulls | 0x80] + [fill[0], fill[1] & 0xFF] * n_arrays
+    return [6, slot, 1] + cnt(M) + cnt(K) + one + one
+
+
+def execute(slot, nulls=0):
+    return [7, slot, 1, nulls]
+
+
+def destroy(slot):
+    return [11, slot]
+
+
+def params(type_, dim, prec, n, ntransf, t, o=None, three=False, bounds=None):
+    out = [2 if three else 0] + small(dim, 1) + small(prec, 1) + cnt(n[0]) + cnt(n[1]) + \
+        cnt(n[2]) + cnt(ntransf) + tol(t) + (o or opts())
+    if three:
+        for v in bounds:  # 12 values, each a signed byte
+            out += [1, v & 0xFF]
+        out += [0]
+    else:
+        out += small(type_, 1) + [0]
+    return out
+
+
+def abi_seeds():
+    write("fuzz_abi", "type1-2d-f32",
+          create(0, 1, 2, 1, (16, 12, 1), 2, 1e-5) + setpts(0, 30) + execute(0) + execute(0)
+          + destroy(0))
+    write("fuzz_abi", "type2-3d-f64-sm",
+          create(1, 2, 3, 2, (8, 8, 8), 1, 1e-9, opts("fields", method=2, bins=4))
+          + setpts(1, 20) + execute(1) + setpts(1, 0) + execute(1) + destroy(1))
+    write("fuzz_abi", "type1-1d-checked",
+          create(0, 1, 1, 1, (32, 1, 1), 1, 1e-3, opts("fields", check=1, upsampfac=1.25))
+          + setpts(0, 10) + [9, 0, 2] + execute(0) + destroy(0))
+    write("fuzz_abi", "type3-1d",
+          create(2, 3, 1, 1, (1, 1, 1), 1, 1e-5) + setpts3(2, 12, 7, nulls=6, fill=(12, 3))
+          + execute(2) + setpts3(2, 5, 9, nulls=6, fill=(0, -2)) + execute(2) + destroy(2))
+    write("fuzz_abi", "type3-2d-f64",
+          create(1, 3, 2, 2, (1, 1, 1), 2, 1e-9) + setpts3(1, 20, 11, nulls=4, fill=(13, 1))
+          + execute(1) + [9, 1, 0] + destroy(1))
+    write("fuzz_abi", "spreadinterponly",
+          create(0, 1, 2, 1, (16, 16, 1), 1, 1e-5, opts("fields", sio=1)) + setpts(0, 8)
+          + execute(0) + create(1, 3, 2, 1, (1, 1, 1), 1, 1e-5, opts("fields", sio=1)))
+    write("fuzz_abi", "params-old-opts",
+          params(1, 2, 1, (30, 20, 1), 1, 1e-6, opts("old-size", sio=1))
+          + params(2, 3, 2, (9, 9, 9), 3, 1e-12, opts("fields", modeord=1, stream=1)))
+    write("fuzz_abi", "params3",
+          params(3, 2, 2, (1, 1, 1), 1, 1e-9, three=True,
+                 bounds=[-3, -1, 0, 3, 1, 0, -20, -5, 0, 20, 5, 0])
+          + params(3, 1, 1, (1, 1, 1), 1, 1e-5, opts("fields", sio=1), three=True,
+                   bounds=[-1] * 3 + [1] * 3 + [-9] * 3 + [9] * 3))
+    write("fuzz_abi", "wrong-calls",
+          create(0, 3, 2, 1, (1, 1, 1), 1, 1e-5) + setpts(0, 5) + execute(0) + setpts3(0, 5, 0)
+          + create(1, 1, 1, 2, (8, 1, 1), 1, 1e-9) + setpts3(1, 3, 3) + execute(1)
+          + setpts(1, 4, nulls=1) + [9, 1, 1] + destroy(0) + destroy(1))
+    write("fuzz_abi", "direct",
+          [10, 0] + small(2, 1) + small(1, 1) + small(1, 1) + cnt(6) + small(4, 1) + small(4, 1)
+          + small(1, 1) + small(3, 0) + [0, 5, 15, 0, 0, 0, 0, 0] + [0, 0, 0])
+
+
+if __name__ == "__main__":
+    kcache_seeds()
+    xla_seeds()
+    abi_seeds()

@@ -1,0 +1,184 @@
+/*
+ * points.c — the public calls that take points and run transforms: warpfft_setpts,
+ * warpfft_setpts_check, warpfft_setpts3 and warpfft_execute. Each checks its arguments against
+ * the plan (the messages name the public call), makes the device's context current, and hands
+ * the work to plans/nufft12_exec.c (types 1 and 2) or plans/type3.c (type 3). A call that fails
+ * before its work starts (arguments, the context) leaves the plan's points as they were.
+ */
+#include "api/handle.h"
+#include "params/params.h"
+#include "plans/launch.h"
+#include "runtime/error.h"
+
+/* ---------------------------------------------------------------- argument checks */
+
+static warpfft_status check_setpts(const struct warpfft_plan_s *plan, int precision, int64_t M,
+                                   const void *x, const void *y, const void *z) {
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_setpts: plan is NULL");
+    if (plan->type == 3)
+        return wf_error(WARPFFT_ERR_BAD_TYPE, "warpfft_setpts: the plan is type 3; use "
+                                              "warpfft_setpts3 (sources and targets)");
+    const wf_params *p = wf_handle_params(plan);
+    if (precision != p->precision)
+        return wf_error(WARPFFT_ERR_PRECISION, "warpfft_setpts: precision = %d but the plan is %s",
+                        precision, wf_prec_name(p->precision));
+    if (M < 0)
+        return wf_error(WARPFFT_ERR_BAD_NPOINTS, "warpfft_setpts: M = %lld; must be >= 0",
+                        (long long)M);
+    if (M > ((int64_t)1 << 56))
+        return wf_error(WARPFFT_ERR_BAD_NPOINTS, "warpfft_setpts: M = %lld is too large",
+                        (long long)M);
+    const char *missing = wf_missing_coord(p->dim, x, y, z);
+    if (M > 0 && missing)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_setpts: %s is NULL but the plan is %dD and M = %lld", missing,
+                        p->dim, (long long)M);
+    return WARPFFT_SUCCESS;
+}
+
+static warpfft_status check_setpts3(const struct warpfft_plan_s *plan, int precision, int64_t M,
+                                    const void *x, const void *y, const void *z, int64_t K,
+                                    const void *s, const void *t, const void *u) {
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_setpts3: plan is NULL");
+    if (plan->type != 3)
+        return wf_error(WARPFFT_ERR_BAD_TYPE,
+                        "warpfft_setpts3: the plan is type %d; use warpfft_setpts", plan->type);
+    const wf_params *p = wf_handle_params(plan);
+    if (precision != p->precision)
+        return wf_error(WARPFFT_ERR_PRECISION, "warpfft_setpts3: precision = %d but the plan is %s",
+                        precision, wf_prec_name(p->precision));
+    const int64_t lim = (int64_t)1 << 56;
+    if (M < 0 || K < 0 || M > lim / p->ntransf || K > lim / p->ntransf)
+        return wf_error(WARPFFT_ERR_BAD_NPOINTS,
+                        "warpfft_setpts3: M = %lld, K = %lld; each must be >= 0 and, times "
+                        "ntransf = %lld, at most 2^56",
+                        (long long)M, (long long)K, (long long)p->ntransf);
+    int dim = p->dim;
+    const char *mx = wf_missing_coord(dim, x, y, z), *ms = wf_missing_coord(dim, s, t, u);
+    if (M > 0 && mx)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_setpts3: source array %s is NULL but the plan is %dD and M = %lld",
+                        mx, dim, (long long)M);
+    if (K > 0 && ms)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_setpts3: target array %s is NULL but the plan is %dD and K = %lld",
+                        ms[0] == 'x'   ? "s"
+                        : ms[0] == 'y' ? "t"
+                                       : "u",
+                        dim, (long long)K);
+    return WARPFFT_SUCCESS;
+}
+
+static warpfft_status check_execute(const struct warpfft_plan_s *plan, int precision, const void *c,
+                                    const void *fk) {
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_execute: plan is NULL");
+    const wf_params *p = wf_handle_params(plan);
+    const wf_nufft3 *n3 = plan->n3;
+    int64_t M = n3 ? n3->M : plan->n12->sp.M, K = n3 ? n3->K : 0;
+    if (n3 && !n3->has_points)
+        return wf_error(WARPFFT_ERR_NO_POINTS, "warpfft_execute: the type-3 plan has no points "
+                                               "(call warpfft_setpts3 first; its last call "
+                                               "failed or was never made)");
+    if (!n3 && !plan->n12->has_points)
+        return wf_error(WARPFFT_ERR_NO_POINTS, "warpfft_execute: the plan has no points (call "
+                                               "warpfft_setpts first; its last call failed or "
+                                               "was never made)");
+    if (precision != p->precision)
+        return wf_error(WARPFFT_ERR_PRECISION, "warpfft_execute: precision = %d but the plan is %s",
+                        precision, wf_prec_name(p->precision));
+    if (n3) {
+        if (!fk && K > 0)
+            return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_execute: fk is NULL and K = %lld",
+                            (long long)K);
+        if (!c && M > 0 && K > 0)
+            return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_execute: c is NULL and M = %lld",
+                            (long long)M);
+        return WARPFFT_SUCCESS;
+    }
+    if (!fk)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_execute: fk is NULL");
+    if (!c && M > 0)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_execute: c is NULL and M = %lld",
+                        (long long)M);
+    return WARPFFT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- public */
+
+WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
+                                          const void *x, const void *y, const void *z) {
+    wf_clear_error();
+    warpfft_status st = check_setpts(plan, (int)precision, M, x, y, z);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    const wf_device *dev = wf_handle_device(plan);
+    st = wf_ctx_enter(dev);
+    if (st != WARPFFT_SUCCESS) /* nothing changed: the previous points stay usable */
+        return st;
+    st = wf_nufft12_setpts(plan->n12, M, wf_dptr(x), wf_dptr(y), wf_dptr(z), "warpfft_setpts");
+    wf_ctx_leave(dev);
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_setpts_check(warpfft_plan plan) {
+    wf_clear_error();
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_setpts_check: plan is NULL");
+    int has_points = plan->n3 ? plan->n3->has_points : plan->n12->has_points;
+    if (!has_points)
+        return wf_error(WARPFFT_ERR_NO_POINTS,
+                        "warpfft_setpts_check: the plan has no points (its last setpts failed "
+                        "or was never made)");
+    /* type 3 and checked mode have checked at setpts; M = 0 has nothing to check */
+    if (plan->n3 || !wf_nufft12_unchecked(plan->n12))
+        return WARPFFT_SUCCESS;
+    const wf_device *dev = wf_handle_device(plan);
+    warpfft_status st = wf_ctx_enter(dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    st = wf_nufft12_check_points(plan->n12, "warpfft_setpts_check",
+                                 " in the last warpfft_setpts; the plan's executes write NaN "
+                                 "outputs");
+    wf_ctx_leave(dev);
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision,
+                                           int64_t M, const void *x, const void *y, const void *z,
+                                           int64_t K, const void *s, const void *t, const void *u) {
+    wf_clear_error();
+    warpfft_status st = check_setpts3(plan, (int)precision, M, x, y, z, K, s, t, u);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    const wf_device *dev = wf_handle_device(plan);
+    st = wf_ctx_enter(dev);
+    if (st != WARPFFT_SUCCESS) /* nothing changed: the previous points stay usable */
+        return st;
+    int dim = wf_handle_params(plan)->dim;
+    CUdeviceptr xyz[3] = {wf_dptr(x), dim >= 2 ? wf_dptr(y) : 0, dim >= 3 ? wf_dptr(z) : 0};
+    CUdeviceptr stu[3] = {wf_dptr(s), dim >= 2 ? wf_dptr(t) : 0, dim >= 3 ? wf_dptr(u) : 0};
+    st = wf_nufft3_setpts(plan->n3, M, xyz, K, stu);
+    wf_ctx_leave(dev);
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,
+                                           void *fk) {
+    wf_clear_error();
+    warpfft_status st = check_execute(plan, (int)precision, c, fk);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    const wf_device *dev = wf_handle_device(plan);
+    st = wf_ctx_enter(dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    if (plan->n3)
+        st = wf_nufft3_execute(plan->n3, wf_dptr(c), wf_dptr(fk));
+    else
+        st = wf_nufft12_execute(plan->n12, wf_dptr(c), wf_dptr(fk));
+    wf_ctx_leave(dev);
+    return st;
+}

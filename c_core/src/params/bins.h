@@ -1,0 +1,31 @@
+/*
+ * bins.h — spreading bins, shared-memory tiles and the GM/SM method (bins.c).
+ */
+#ifndef WARPFFT_PARAMS_BINS_H
+#define WARPFFT_PARAMS_BINS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "params/base.h"
+#include "warpfft.h"
+
+/* Default bin edges per transform type (1, 2), method (GM or SM), dim and precision; unused
+ * dims 1. */
+void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]);
+/* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * complex_bytes, pad = (w+1)/2. */
+size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes);
+/* Shared-memory bytes per SM tile cell of a plan's kernel: complex_bytes, or 16 for 1D and 2D f32
+ * spreading (fixed-point words, kernels/spreadinterp.cu WF_SPREAD_SM_FIX). */
+size_t wf_sm_cell_bytes(const wf_params *p);
+/* Halves the largest bin edge (not below 2) until the tile fits in limit; 1 if it fits. */
+int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size_t limit);
+/* The AUTO rule (to be replaced by measurements): GM or SM. */
+int wf_auto_method(int type, int dim, int precision, int width, int sm_fits);
+/* Plan stage (after the grid): p->method, bin_size, n_bins, nbins, maxsub and tile_bytes from
+ * the options; limit: shared memory per block available to the tile. WARPFFT_ERR_UNSUPPORTED
+ * when method SM was asked for and no tile fits; WARPFFT_ERR_BAD_SIZE for more than INT32_MAX
+ * bins. */
+warpfft_status wf_params_set_method(wf_params *p, const warpfft_opts *o, size_t limit);
+
+#endif /* WARPFFT_PARAMS_BINS_H */

@@ -1,0 +1,108 @@
+/*
+ * nufft12_exec.c — running type 1 and type 2 transforms (nufft12.h) on their stream,
+ * asynchronously, without allocating (setpts grows the spreader's per-point arrays only):
+ *   type 1: zero fw, spread c -> fw, FFT in place, deconvolve fw -> fk;
+ *   type 2: amplify fk -> fw (every fine-grid element written), FFT in place, interp fw -> c.
+ * With p.spreadinterponly the grid is fk itself: type 1 zeroes fk and spreads c -> fk, type 2
+ * interpolates fk -> c (no FFT, no deconvolution).
+ * Unchecked point sets (p.check_points = 0) end with the spreader's NaN pass over the outputs:
+ * NaN everywhere when setpts flagged a non-finite coordinate, nothing otherwise.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "params/params.h"
+#include "plans/nufft12.h"
+#include "runtime/error.h"
+
+warpfft_status wf_nufft12_setpts(wf_nufft12 *n, int64_t M, CUdeviceptr x, CUdeviceptr y,
+                                 CUdeviceptr z, const char *who) {
+    n->has_points = 0; /* from here on the old point set is being replaced */
+    warpfft_status st = wf_spreader_setpts(&n->sp, M, x, y, z, who);
+    n->has_points = st == WARPFFT_SUCCESS;
+    return st;
+}
+
+void wf_nufft12_trust_points(wf_nufft12 *n) {
+    n->p.check_points = n->sp.p.check_points = 0;
+    n->sp.trusted = 1;
+}
+
+int wf_nufft12_unchecked(const wf_nufft12 *n) {
+    return !n->p.check_points && n->sp.M > 0;
+}
+
+warpfft_status wf_nufft12_check_points(wf_nufft12 *n, const char *who, const char *after) {
+    return wf_spreader_check(&n->sp, who, after);
+}
+
+void wf_nufft12_info(const wf_nufft12 *n, warpfft_plan_info *info) {
+    wf_params_to_info(&n->p, info);
+    info->n_points = n->has_points ? n->sp.M : -1;
+    info->workspace_bytes = wf_nufft12_workspace(n);
+}
+
+/* wf_deconvolve_p (in = fw, out = fk) or wf_amplify_p (in = fk, out = fw) over n items. */
+static warpfft_status launch_modes(wf_nufft12 *n, CUdeviceptr in, CUdeviceptr out, int64_t count) {
+    const wf_params *p = &n->p;
+    int dim = p->dim, modeord = p->modeord;
+    long long N1 = p->n_modes[0], N2 = p->n_modes[1], N3 = p->n_modes[2];
+    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
+    long long ntransf = p->ntransf;
+    CUdeviceptr fac1 = n->fac[0].ptr, fac2 = n->fac[1].ptr, fac3 = n->fac[2].ptr;
+    void *args[] = {&dim,     &N1,   &N2,   &N3,   &nf1,     &nf2, &nf3,
+                    &ntransf, &fac1, &fac2, &fac3, &modeord, &in,  &out};
+    return wf_exec_launch(&n->ex, &n->k_modes, count, args);
+}
+
+/* In-place FFT of the whole batch on the fine grid (the cuFFT plan is bound to the stream). */
+static warpfft_status exec_fft(wf_nufft12 *n) {
+    void *fw = (void *)(uintptr_t)n->fw.ptr;
+    cufftResult r;
+    if (n->p.precision == WARPFFT_F64)
+        r = n->cufft->cufftExecZ2Z(n->fft, fw, fw, n->fft_dir);
+    else
+        r = n->cufft->cufftExecC2C(n->fft, fw, fw, n->fft_dir);
+    if (r != 0)
+        return wf_cufft_error(r, n->p.precision == WARPFFT_F64 ? "cufftExecZ2Z on the fine grid"
+                                                               : "cufftExecC2C on the fine grid");
+    return WARPFFT_SUCCESS;
+}
+
+static warpfft_status exec_type1(wf_nufft12 *n, CUdeviceptr c, CUdeviceptr fk) {
+    const wf_params *p = &n->p;
+    int64_t n_out = p->mode_prod * p->ntransf;
+    if (n->sp.M == 0) /* no points: every mode is an empty sum */
+        return wf_exec_memset(&n->ex, fk, (size_t)n_out * p->complex_bytes, "fk (no points)");
+    if (p->spreadinterponly) /* the grid is fk: zero it, spread into it */
+        return wf_spreader_spread(&n->sp, c, fk, "fk");
+    warpfft_status st = wf_spreader_spread(&n->sp, c, n->fw.ptr, "the fine grid");
+    if (st == WARPFFT_SUCCESS)
+        st = exec_fft(n);
+    if (st == WARPFFT_SUCCESS)
+        st = launch_modes(n, n->fw.ptr, fk, n_out);
+    return st;
+}
+
+static warpfft_status exec_type2(wf_nufft12 *n, CUdeviceptr c, CUdeviceptr fk) {
+    const wf_params *p = &n->p;
+    if (n->sp.M == 0) /* no outputs */
+        return WARPFFT_SUCCESS;
+    if (p->spreadinterponly) /* the grid is fk: interpolate from it */
+        return wf_spreader_interp(&n->sp, fk, c);
+    warpfft_status st = launch_modes(n, fk, n->fw.ptr, p->fine_prod * p->ntransf);
+    if (st == WARPFFT_SUCCESS)
+        st = exec_fft(n);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_spreader_interp(&n->sp, n->fw.ptr, c);
+    return st;
+}
+
+warpfft_status wf_nufft12_execute(wf_nufft12 *n, CUdeviceptr c, CUdeviceptr fk) {
+    const wf_params *p = &n->p;
+    warpfft_status st = p->type == 1 ? exec_type1(n, c, fk) : exec_type2(n, c, fk);
+    if (st == WARPFFT_SUCCESS && n->sp.M > 0) /* M = 0: no points, nothing to flag */
+        st = p->type == 1 ? wf_spreader_poison(&n->sp, fk, p->mode_prod * p->ntransf)
+                          : wf_spreader_poison(&n->sp, c, n->sp.M * p->ntransf);
+    return st;
+}

@@ -1,0 +1,256 @@
+/*
+ * spreader.c — the spreader's life and its grid work (spreader.h): the modules and kernels it
+ * launches, its per-bin arrays and optional own grid, spreading strengths onto a grid and
+ * interpolating a grid at the points by the plan's method, and the NaN pass of unchecked point
+ * sets. Binning a point set is spreader_points.c.
+ */
+#include "plans/spreader.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "params/params.h"
+#include "runtime/error.h"
+
+_Static_assert(sizeof(wf_setpts_result) == 24, "params.c counts 24 bytes for the result block");
+
+/* ---------------------------------------------------------------- methods */
+
+/* How one spreading method runs: the suffix of its modules and kernels, whether it splits bins
+ * into subproblems (the per-bin subproblem starts and the subproblem list of setpts), whether
+ * its kernels take a shared-memory tile (p.tile_bytes), and its launch. Spread and interp of a
+ * method take one parameter list (kernels/ABI.md). */
+typedef struct si_method {
+    int method; /* WARPFFT_METHOD_* */
+    const char *suffix;
+    int subproblems, shared_tile;
+    warpfft_status (*launch)(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
+                             CUdeviceptr grid, void *beta);
+} si_method;
+
+/* GM: one thread per point, grid-stride, in sorted order. */
+static warpfft_status launch_gm(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
+                                CUdeviceptr grid, void *beta) {
+    const wf_params *p = &sp->p;
+    long long M = sp->M, ntransf = p->ntransf;
+    CUdeviceptr x = sp->xs[0].ptr, y = sp->xs[1].ptr, z = sp->xs[2].ptr;
+    CUdeviceptr sort_idx = sp->sort_idx.ptr;
+    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
+    void *args[] = {&M, &x, &y, &z, &c, &nf1, &nf2, &nf3, &ntransf, &sort_idx, beta, &grid};
+    return wf_exec_launch(&sp->ex, k, M, args);
+}
+
+/* SM: one block per subproblem (grid-stride), grid.y over transforms. */
+static warpfft_status launch_sm(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
+                                CUdeviceptr grid, void *beta) {
+    const wf_params *p = &sp->p;
+    long long M = sp->M, ntransf = p->ntransf;
+    /* the coordinates in sorted order (setpts), indexed like sort_idx */
+    CUdeviceptr x = sp->xs[0].ptr, y = sp->xs[1].ptr, z = sp->xs[2].ptr;
+    CUdeviceptr sort_idx = sp->sort_idx.ptr;
+    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
+    int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
+    long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
+    CUdeviceptr bin_start = sp->bin_start.ptr, bin_count = sp->bin_count.ptr;
+    CUdeviceptr nsub_start = sp->nsub_start.ptr, subprob_bin = sp->subprob_bin.ptr;
+    /* the count setpts left on the device; the grid covers its upper bound (blocks past the
+     * count return at once), so no host read is needed */
+    CUdeviceptr n_subprob = sp->result.ptr + offsetof(wf_setpts_result, n_subprob);
+    long long maxsub = p->maxsub;
+    int64_t cap = wf_params_subprob_cap(p, sp->M);
+    void *args[] = {&M,         &x,          &y,           &z,         &c,      &nf1,
+                    &nf2,       &nf3,        &ntransf,     &sort_idx,  beta,    &bs1,
+                    &bs2,       &bs3,        &nb1,         &nb2,       &nb3,    &bin_start,
+                    &bin_count, &nsub_start, &subprob_bin, &n_subprob, &maxsub, &grid};
+    unsigned gx = cap < (int64_t)WF_GRID_MAX ? (unsigned)cap : WF_GRID_MAX;
+    unsigned gy = ntransf < 65535 ? (unsigned)ntransf : 65535u;
+    return wf_launch(k->fn, k->name, gx, gy, WF_BLOCK, (unsigned)p->tile_bytes, sp->ex.stream,
+                     args);
+}
+
+static const si_method si_methods[] = {
+    {WARPFFT_METHOD_GM, "gm", 0, 0, launch_gm},
+    {WARPFFT_METHOD_SM, "sm", 1, 1, launch_sm},
+};
+
+/* The row of p's method (wf_params_make never leaves AUTO; an unknown one is a bug, and GM
+ * is the method every grid size supports). */
+static const si_method *method_of(const wf_params *p) {
+    for (size_t i = 0; i < sizeof si_methods / sizeof si_methods[0]; i++)
+        if (si_methods[i].method == p->method)
+            return &si_methods[i];
+    return &si_methods[0];
+}
+
+int wf_spreader_subproblems(const wf_spreader *sp) {
+    return method_of(&sp->p)->subproblems;
+}
+
+/* ---------------------------------------------------------------- modules and kernels */
+
+static const char *const op_names[2] = {"spread", "interp"};
+
+void wf_spreader_modules(const wf_params *p, int ops, wf_module_set *s) {
+    const char *ps = wf_prec_name(p->precision);
+    const char *m = method_of(p)->suffix;
+    wf_module_set_add(s, "sort");
+    wf_module_set_add(s, "bin_%dd_%s", p->dim, ps);
+    for (int i = 0; i < 2; i++)
+        if (ops & (1 << i))
+            wf_module_set_add(s, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width, op_names[i], m);
+    if (wf_params_scan_tiles(p) > 0) /* scan_big: only plans that use it */
+        wf_module_set_add(s, "scan_big");
+}
+
+void wf_spreader_init(wf_spreader *sp, const wf_params *p, const wf_exec *ex, int ops) {
+    *sp = (wf_spreader){0};
+    sp->p = *p;
+    sp->ex = *ex;
+    sp->ops = ops;
+    sp->n_sets = 1;
+    sp->M = -1;
+}
+
+/* Module "sort": the one-block bin scan and the NaN pass; a spreader with many bins takes its
+ * scan from module "scan_big" (three multi-block kernels) instead. */
+static warpfft_status load_sort_kernels(wf_spreader *sp) {
+    static const char *const big[3] = {"wf_scan_big_reduce", "wf_scan_big_tiles",
+                                       "wf_scan_big_down"};
+    warpfft_status st = wf_kernel_load(&sp->ex, "sort", "wf_poison_u32", &sp->k_poison);
+    if (wf_params_scan_tiles(&sp->p) == 0)
+        return st == WARPFFT_SUCCESS ? wf_kernel_load(&sp->ex, "sort", "wf_bin_scan", &sp->k_scan)
+                                     : st;
+    for (int i = 0; i < 3 && st == WARPFFT_SUCCESS; i++)
+        st = wf_kernel_load(&sp->ex, "scan_big", big[i], &sp->k_scan_big[i]);
+    return st;
+}
+
+/* Tiles whose dynamic plus static shared memory exceeds the 48 KiB default need the function's
+ * dynamic shared memory limit raised; the sum must fit the device's opt-in limit. */
+static warpfft_status set_shared_limit(const wf_spreader *sp, const wf_kernel *k) {
+    const wf_params *p = &sp->p;
+    const wf_driver *drv = sp->ex.drv;
+    int static_bytes = 0;
+    CUresult r = drv->cuFuncGetAttribute(&static_bytes, WF_FUNC_ATTR_SHARED_SIZE_BYTES, k->fn);
+    if (r != WF_CUDA_SUCCESS)
+        return wf_cuda_error(r, "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+    if (p->tile_bytes + (size_t)static_bytes > (size_t)sp->ex.dev->max_shared_optin)
+        return wf_error(WARPFFT_ERR_INTERNAL,
+                        "%s: tile of %zu bytes + %d bytes of static shared memory exceed the "
+                        "device's %d bytes per block (WF_SM_STATIC_RESERVE too small)",
+                        k->name, p->tile_bytes, static_bytes, sp->ex.dev->max_shared_optin);
+    if (p->tile_bytes + (size_t)static_bytes <= WF_SHARED_STATIC_MAX)
+        return WARPFFT_SUCCESS;
+    r = drv->cuFuncSetAttribute(k->fn, WF_FUNC_ATTR_MAX_DYNAMIC_SHARED, (int)p->tile_bytes);
+    if (r != WF_CUDA_SUCCESS) {
+        char what[160];
+        snprintf(what, sizeof what, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %zu) on %s",
+                 p->tile_bytes, k->name);
+        return wf_cuda_error(r, what);
+    }
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_spreader_kernels(wf_spreader *sp) {
+    const wf_params *p = &sp->p;
+    const si_method *m = method_of(p);
+    const char *ps = wf_prec_name(p->precision);
+    char module[48], name[64];
+    snprintf(module, sizeof module, "bin_%dd_%s", p->dim, ps);
+    warpfft_status st = load_sort_kernels(sp);
+    snprintf(name, sizeof name, "wf_bin_count_%s", ps);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_kernel_load(&sp->ex, module, name, &sp->k_bin_count);
+    snprintf(name, sizeof name, "wf_bin_scatter_%s", ps);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_kernel_load(&sp->ex, module, name, &sp->k_scatter);
+    snprintf(name, sizeof name, "wf_sort_unpack_%s", ps);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_kernel_load(&sp->ex, module, name, &sp->k_unpack);
+    for (int i = 0; i < 2 && st == WARPFFT_SUCCESS; i++) {
+        if (!(sp->ops & (1 << i)))
+            continue;
+        snprintf(module, sizeof module, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width, op_names[i],
+                 m->suffix);
+        snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", op_names[i], m->suffix, p->dim, ps,
+                 p->width);
+        st = wf_kernel_load(&sp->ex, module, name, &sp->k_si[i]);
+        if (st == WARPFFT_SUCCESS && m->shared_tile)
+            st = set_shared_limit(sp, &sp->k_si[i]);
+    }
+    return st;
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+warpfft_status wf_spreader_alloc(wf_spreader *sp, int own_grid) {
+    const wf_params *p = &sp->p;
+    size_t per_bin = (size_t)p->nbins * sizeof(uint64_t);
+    size_t grid = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
+    warpfft_status st = WARPFFT_SUCCESS;
+    if (own_grid)
+        st = wf_dbuf_alloc(&sp->grid, grid, "the fine grid", &sp->workspace);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_dbuf_alloc(&sp->bin_count, per_bin, "bin counts", &sp->workspace);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_dbuf_alloc(&sp->bin_start, per_bin, "bin starts", &sp->workspace);
+    if (st == WARPFFT_SUCCESS && method_of(p)->subproblems)
+        st = wf_dbuf_alloc(&sp->nsub_start, per_bin, "subproblem starts", &sp->workspace);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_dbuf_alloc(&sp->result, sizeof(wf_setpts_result), "setpts results", &sp->workspace);
+    size_t tiles = (size_t)wf_params_scan_tiles(p);
+    if (st == WARPFFT_SUCCESS && tiles > 0)
+        st = wf_dbuf_alloc(&sp->tile_sums, tiles * 2 * sizeof(uint64_t), "scan tile sums",
+                           &sp->workspace);
+    return st;
+}
+
+void wf_spreader_release(wf_spreader *sp) {
+    wf_dbuf *bufs[] = {&sp->grid,      &sp->bin_count, &sp->bin_start, &sp->nsub_start, &sp->result,
+                       &sp->tile_sums, &sp->sort_idx,  &sp->bin_of,    &sp->pos_in_bin, &sp->rec,
+                       &sp->xs[0],     &sp->xs[1],     &sp->xs[2],     &sp->subprob_bin};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        wf_dbuf_free(bufs[i], &sp->workspace);
+    sp->point_cap = 0;
+    sp->M = -1;
+}
+
+/* ---------------------------------------------------------------- grid work */
+
+/* Spread c -> grid (dir 0) or interp grid -> c (dir 1) by the method's kernel. */
+static warpfft_status run_si(wf_spreader *sp, int dir, CUdeviceptr c, CUdeviceptr grid) {
+    const wf_params *p = &sp->p;
+    if (!(sp->ops & (1 << dir)))
+        return wf_error(WARPFFT_ERR_INTERNAL, "the spreader was made without its %s kernel",
+                        op_names[dir]);
+    float beta_f = (float)p->beta; /* the kernel's T beta: pass exactly sizeof(T) */
+    double beta_d = p->beta;
+    void *beta = p->precision == WARPFFT_F64 ? (void *)&beta_d : (void *)&beta_f;
+    return method_of(p)->launch(sp, &sp->k_si[dir], c, grid, beta);
+}
+
+warpfft_status wf_spreader_spread(wf_spreader *sp, CUdeviceptr c, CUdeviceptr grid,
+                                  const char *what) {
+    const wf_params *p = &sp->p;
+    size_t bytes = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
+    warpfft_status st = wf_exec_memset(&sp->ex, grid, bytes, what);
+    return st == WARPFFT_SUCCESS ? run_si(sp, 0, c, grid) : st;
+}
+
+warpfft_status wf_spreader_interp(wf_spreader *sp, CUdeviceptr grid, CUdeviceptr c) {
+    return run_si(sp, 1, c, grid);
+}
+
+/* One small launch; its blocks return at once when the flag is clear. Its grid is one block per
+ * SM at most: the error path need not be fast, the common one should cost nothing. */
+warpfft_status wf_spreader_poison(const wf_spreader *sp, CUdeviceptr out, int64_t n) {
+    if (sp->p.check_points || sp->trusted || n <= 0)
+        return WARPFFT_SUCCESS;
+    long long words = (long long)(n * (int64_t)(sp->p.complex_bytes / 4));
+    CUdeviceptr flag = sp->result.ptr + offsetof(wf_setpts_result, bad);
+    void *args[] = {&words, &flag, &out};
+    int64_t blocks = words / WF_BLOCK + (words % WF_BLOCK != 0);
+    int64_t cap = sp->ex.dev->n_sm > 0 ? sp->ex.dev->n_sm : 1;
+    unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+    return wf_launch(sp->k_poison.fn, sp->k_poison.name, grid, 1, WF_BLOCK, 0, sp->ex.stream, args);
+}

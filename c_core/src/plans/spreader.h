@@ -1,0 +1,122 @@
+/*
+ * spreader.h — the spreader: one object that owns everything between non-uniform points and a
+ * uniform grid, used by every plan — types 1 and 2 on their fine grid, spread/interp-only plans
+ * on the caller's fk, type 3 on its own spreading grid:
+ *   spreader.c         create (its modules, kernels, per-bin arrays, optionally its own grid),
+ *                      spread / interp by the method's kernels, the NaN pass, release;
+ *   spreader_points.c  setpts: binning a point set (count, scan, scatter into sorted order,
+ *                      unpack; the SM method's subproblems), asynchronously, and the check of
+ *                      the totals it leaves on the device.
+ * Nothing here knows transforms, cuFFT or the public API. Every function but the module list
+ * runs in the device's context, made current by the caller; all work goes on ex's stream.
+ *
+ * Room to grow: the spreading method is data (wf_params.method selects a row of spreader.c's
+ * method table: module suffix, whether it splits bins into subproblems, its launch), so another
+ * method is another row; the point sets are counted (n_sets, 1 today) so that batches whose
+ * transforms each have their own points can size the per-point arrays by it.
+ */
+#ifndef WARPFFT_PLANS_SPREADER_H
+#define WARPFFT_PLANS_SPREADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "params/base.h"
+#include "plans/launch.h"
+#include "runtime/memory.h"
+
+/* The directions a spreader can run (bits of wf_spreader.ops): a plan loads only the kernels
+ * of the ones it uses. */
+enum { WF_SI_SPREAD = 1, WF_SI_INTERP = 2 };
+
+#define WF_SCAN_BLOCK 512 /* wf_bin_scan: exactly one block of this many threads */
+
+/* The device block setpts leaves its totals in (written by wf_bin_scan, the flag set by
+ * wf_bin_scatter_p); read back only in checked mode and by wf_spreader_check. The SM kernels take
+ * the address of n_subprob as their subproblem count. */
+typedef struct wf_setpts_result {
+    uint64_t n_sorted;    /* total of the bin counts (= M) */
+    uint64_t n_subprob;   /* number of subproblems (SM), clamped to wf_params_subprob_cap */
+    int32_t bad;          /* a NaN/inf coordinate */
+    int32_t sub_overflow; /* the unclamped number exceeded the cap (a bug) */
+} wf_setpts_result;
+
+typedef struct wf_spreader {
+    wf_params p; /* the grid (n_fine), kernel (width, beta), bins, method, ntransf, precision,
+                    check_points; the rest of a plan's parameters is not read */
+    wf_exec ex;
+    int ops;          /* WF_SI_* directions loaded */
+    int64_t n_sets;   /* point sets, each of M points (1) */
+    int trusted;      /* the points are known finite (type 3 checked them): no NaN pass */
+    size_t workspace; /* device bytes of every buffer below */
+
+    /* kernels */
+    wf_kernel k_bin_count, k_scan; /* k_scan: wf_bin_scan, for spreaders without tile sums */
+    wf_kernel k_scan_big[3];       /* wf_scan_big_reduce, _tiles, _down (module scan_big) */
+    wf_kernel k_scatter;           /* wf_bin_scatter_p: one record per point into sorted order */
+    wf_kernel k_unpack; /* wf_sort_unpack_p: records -> arrays (and the subproblem list) */
+    wf_kernel k_poison; /* wf_poison_u32: NaN outputs for a non-finite point set */
+    wf_kernel k_si[2];  /* [0]: spread, [1]: interp (those in ops) */
+
+    /* allocated at creation */
+    wf_dbuf grid;                 /* its own grid (wf_spreader_alloc with own_grid), else empty */
+    wf_dbuf bin_count, bin_start; /* u64 per bin */
+    wf_dbuf nsub_start;           /* u64 per bin (methods with subproblems) */
+    wf_dbuf result;               /* wf_setpts_result */
+    wf_dbuf tile_sums;            /* u64 x 2 per tile (wf_params_scan_tiles; none: 0 tiles) */
+
+    /* per point set, grown by setpts */
+    wf_dbuf sort_idx, bin_of, pos_in_bin; /* i64, i32, u32 (u64 for M >= 2^32) per point */
+    wf_dbuf rec;         /* the scatter's records, u32 words per point (spreader_points.c) */
+    wf_dbuf xs[3];       /* the coordinates in sorted order, T per point per used dim */
+    wf_dbuf subprob_bin; /* i32, nbins + ceil(M / maxsub) (methods with subproblems) */
+    int64_t point_cap;
+
+    /* the current point set */
+    int64_t M;
+    CUdeviceptr x, y, z;          /* the caller's coordinates (binning reads them) */
+    wf_setpts_result result_host; /* target of the device-to-host copy of `result` */
+} wf_spreader;
+
+/* ---- spreader.c ---- */
+
+/* Adds the modules a spreader with parameters p and directions ops launches from to s: "sort",
+ * "bin_{d}d_p", one "si_{d}d_p_w{w}_{dir}_{method}" per direction, and "scan_big" for many
+ * bins. No GPU. */
+void wf_spreader_modules(const wf_params *p, int ops, wf_module_set *s);
+/* Sets sp up for parameters p on ex, directions ops (no GPU work, nothing to release yet). */
+void wf_spreader_init(wf_spreader *sp, const wf_params *p, const wf_exec *ex, int ops);
+/* The per-bin arrays and the result block, after its own grid (fine_prod * ntransf complex) when
+ * own_grid. On failure what it made stays for wf_spreader_release. */
+warpfft_status wf_spreader_alloc(wf_spreader *sp, int own_grid);
+/* The kernel handles (its modules loaded) and the SM kernel's shared-memory limit. */
+warpfft_status wf_spreader_kernels(wf_spreader *sp);
+/* Frees every buffer (any stage of a partial build); sp may be set up again. */
+void wf_spreader_release(wf_spreader *sp);
+/* Whether sp's method splits bins into subproblems (SM: the subproblem arrays and scan). */
+int wf_spreader_subproblems(const wf_spreader *sp);
+
+/* Zeroes grid (fine_prod * ntransf complex; `what` names it in messages) and spreads the
+ * strengths c (ntransf * M) onto it. */
+warpfft_status wf_spreader_spread(wf_spreader *sp, CUdeviceptr c, CUdeviceptr grid,
+                                  const char *what);
+/* Interpolates grid at the points into c (ntransf * M). */
+warpfft_status wf_spreader_interp(wf_spreader *sp, CUdeviceptr grid, CUdeviceptr c);
+/* The NaN pass of an unchecked point set: n complex values at out become NaN on the device
+ * when setpts flagged a non-finite coordinate. Nothing for checked or trusted points. */
+warpfft_status wf_spreader_poison(const wf_spreader *sp, CUdeviceptr out, int64_t n);
+
+/* ---- spreader_points.c ---- */
+
+/* Bins M points (the coordinates x, y, z on the device; unused dims 0) on the stream, without a
+ * host sync; per-point arrays grow when M exceeds what they hold, and what this call grew is
+ * freed again if it fails. M = 0: nothing to bin. With p.check_points, then checks as
+ * wf_spreader_check does, naming `who`. */
+warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t M, CUdeviceptr x, CUdeviceptr y,
+                                  CUdeviceptr z, const char *who);
+/* Reads the totals of the last setpts back (one copy, one wait on the stream) and checks them:
+ * BAD_POINTS for a non-finite coordinate (message: `who`, then `after`), INTERNAL when they
+ * disagree with M (a bug). */
+warpfft_status wf_spreader_check(wf_spreader *sp, const char *who, const char *after);
+
+#endif /* WARPFFT_PLANS_SPREADER_H */

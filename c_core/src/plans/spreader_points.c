@@ -1,0 +1,211 @@
+/*
+ * spreader_points.c — a spreader takes a point set: bins the points (count, scan, scatter of one
+ * record per point into sorted order, unpacked into sort_idx and the sorted coordinates that
+ * spread/interp read contiguously; ABI.md), and for methods with subproblems (SM) splits bins
+ * into them. Asynchronous: the subproblem list is sized on the device (the SM kernels are
+ * launched for the capacity and read the count there), and a non-finite coordinate sets a device
+ * flag that the NaN pass turns into NaN outputs and wf_spreader_check into
+ * WARPFFT_ERR_BAD_POINTS. In checked mode (p.check_points), one host sync reads the flag and the
+ * totals back.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "params/params.h"
+#include "plans/spreader.h"
+#include "runtime/error.h"
+
+/* pos_in_bin holds u32 ranks unless a bin could hold 2^32 points or more. */
+static int pos_wide(int64_t M) {
+    return M > (int64_t)UINT32_MAX;
+}
+
+/* u32 words per record of wf_bin_scatter_p: dim coordinates and the input index (two words
+ * when M needs 64 bits), rounded up to 2, 4 or 8 so a record is one aligned vector store. */
+static int rec_words(const wf_params *p, int64_t M) {
+    int n = p->dim * (int)(p->real_bytes / 4) + (pos_wide(M) ? 2 : 1);
+    return n <= 2 ? 2 : n <= 4 ? 4 : 8;
+}
+
+/* The per-point arrays, freed (after a failed setpts they are not kept: they can be most of the
+ * device's memory, and there are no points to use them for). */
+static void release_points(wf_spreader *sp) {
+    wf_dbuf *bufs[] = {&sp->sort_idx, &sp->bin_of, &sp->pos_in_bin, &sp->subprob_bin,
+                       &sp->xs[0],    &sp->xs[1],  &sp->xs[2],      &sp->rec};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        wf_dbuf_free(bufs[i], &sp->workspace);
+    sp->point_cap = 0;
+}
+
+/* Per-point arrays for M points; reallocated only when M exceeds the capacity. */
+static warpfft_status ensure_capacity(wf_spreader *sp, int64_t M) {
+    if (M <= sp->point_cap)
+        return WARPFFT_SUCCESS;
+    release_points(sp);
+    size_t m = (size_t)M, *ws = &sp->workspace;
+    size_t pos_bytes = pos_wide(M) ? sizeof(uint64_t) : sizeof(uint32_t);
+    warpfft_status st = wf_dbuf_alloc(&sp->sort_idx, m * sizeof(int64_t), "sort_idx", ws);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_dbuf_alloc(&sp->bin_of, m * sizeof(int32_t), "bin_of", ws);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_dbuf_alloc(&sp->pos_in_bin, m * pos_bytes, "pos_in_bin", ws);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_dbuf_alloc(&sp->rec, m * 4 * (size_t)rec_words(&sp->p, M), "sort records", ws);
+    static const char *const xs_what[3] = {"sorted x", "sorted y", "sorted z"};
+    for (int d = 0; d < sp->p.dim && st == WARPFFT_SUCCESS; d++)
+        st = wf_dbuf_alloc(&sp->xs[d], m * sp->p.real_bytes, xs_what[d], ws);
+    if (st == WARPFFT_SUCCESS && wf_spreader_subproblems(sp))
+        st = wf_dbuf_alloc(&sp->subprob_bin,
+                           (size_t)wf_params_subprob_cap(&sp->p, M) * sizeof(int32_t),
+                           "subprob_bin", ws);
+    if (st == WARPFFT_SUCCESS)
+        sp->point_cap = M;
+    return st;
+}
+
+/* wf_bin_count_p: bin of each point, its rank in the bin, bin sizes. */
+static warpfft_status launch_bin_count(wf_spreader *sp) {
+    const wf_params *p = &sp->p;
+    long long M = sp->M;
+    int dim = p->dim, wide = pos_wide(sp->M);
+    CUdeviceptr x = sp->x, y = sp->y, z = sp->z;
+    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
+    int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
+    long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
+    CUdeviceptr bin_of = sp->bin_of.ptr, pos = sp->pos_in_bin.ptr;
+    CUdeviceptr count = sp->bin_count.ptr;
+    void *args[] = {&M,   &dim, &x,   &y,   &z,   &nf1,    &nf2, &nf3,  &bs1,
+                    &bs2, &bs3, &nb1, &nb2, &nb3, &bin_of, &pos, &wide, &count};
+    return wf_exec_launch(&sp->ex, &sp->k_bin_count, M, args);
+}
+
+/* The bin scans: bin starts, subproblem starts (SM), the totals, the flag cleared. wf_bin_scan
+ * (one block) for spreaders with few bins; else module scan_big's three kernels, one block per
+ * tile for the reduce and the rescan, one block for the scan of the tile sums (ABI.md). Grids
+ * from nbins alone: nothing is read back. */
+static warpfft_status launch_scan(wf_spreader *sp) {
+    const wf_params *p = &sp->p;
+    int sub = wf_spreader_subproblems(sp);
+    long long n = p->nbins, maxsub = sub ? p->maxsub : 0;
+    long long cap = sub ? wf_params_subprob_cap(p, sp->M) : 0;
+    CUdeviceptr count = sp->bin_count.ptr, start = sp->bin_start.ptr;
+    CUdeviceptr nsub_start = sub ? sp->nsub_start.ptr : 0, result = sp->result.ptr;
+    int64_t tiles = wf_params_scan_tiles(p);
+    if (tiles == 0) {
+        void *args[] = {&n, &count, &start, &maxsub, &nsub_start, &cap, &result};
+        return wf_launch(sp->k_scan.fn, sp->k_scan.name, 1, 1, WF_SCAN_BLOCK, 0, sp->ex.stream,
+                         args);
+    }
+    CUdeviceptr sums = sp->tile_sums.ptr;
+    void *reduce[] = {&n, &count, &maxsub, &sums};
+    void *scan[] = {&n, &sums, &maxsub, &cap, &result};
+    void *down[] = {&n, &count, &start, &maxsub, &nsub_start, &sums};
+    void **args[3] = {reduce, scan, down};
+    warpfft_status st = WARPFFT_SUCCESS;
+    for (int i = 0; i < 3 && st == WARPFFT_SUCCESS; i++) {
+        const wf_kernel *k = &sp->k_scan_big[i];
+        st = wf_launch(k->fn, k->name, i == 1 ? 1u : (unsigned)tiles, 1, WF_SCAN_BIG_BLOCK, 0,
+                       sp->ex.stream, args[i]);
+    }
+    return st;
+}
+
+/* wf_bin_scatter_p: the record (coordinates, input index) of point j to its sorted position
+ * bin_start[bin_of[j]] + pos_in_bin[j] (the non-finite check). */
+static warpfft_status launch_scatter(wf_spreader *sp) {
+    long long M = sp->M;
+    int dim = sp->p.dim, wide = pos_wide(sp->M), rw = rec_words(&sp->p, sp->M);
+    CUdeviceptr x = sp->x, y = sp->y, z = sp->z;
+    CUdeviceptr bin_of = sp->bin_of.ptr, pos = sp->pos_in_bin.ptr;
+    CUdeviceptr start = sp->bin_start.ptr, rec = sp->rec.ptr;
+    CUdeviceptr bad = sp->result.ptr + offsetof(wf_setpts_result, bad);
+    void *args[] = {&M, &dim, &x, &y, &z, &bin_of, &pos, &wide, &start, &rw, &rec, &bad};
+    return wf_exec_launch(&sp->ex, &sp->k_scatter, M, args);
+}
+
+/* wf_sort_unpack_p: the records into sort_idx and xs_d, and for SM the subproblem -> bin list
+ * over the device-side count. */
+static warpfft_status launch_unpack(wf_spreader *sp) {
+    const wf_params *p = &sp->p;
+    int sub = wf_spreader_subproblems(sp);
+    long long M = sp->M, nbins = p->nbins;
+    long long cap = sub ? wf_params_subprob_cap(p, sp->M) : 0;
+    int dim = p->dim, wide = pos_wide(sp->M), rw = rec_words(p, sp->M);
+    CUdeviceptr rec = sp->rec.ptr, sort_idx = sp->sort_idx.ptr;
+    CUdeviceptr xs = sp->xs[0].ptr, ys = sp->xs[1].ptr, zs = sp->xs[2].ptr;
+    CUdeviceptr nsub_start = sub ? sp->nsub_start.ptr : 0;
+    CUdeviceptr n_subprob = sp->result.ptr + offsetof(wf_setpts_result, n_subprob);
+    CUdeviceptr subprob_bin = sub ? sp->subprob_bin.ptr : 0;
+    void *args[] = {&M,  &dim, &rec,   &rw,         &wide,      &sort_idx, &xs,
+                    &ys, &zs,  &nbins, &nsub_start, &n_subprob, &cap,      &subprob_bin};
+    return wf_exec_launch(&sp->ex, &sp->k_unpack, M > cap ? M : cap, args);
+}
+
+/* The whole binning pipeline on the stream: one memset and four launches (six with module
+ * scan_big's scan), sized on the host from M and nbins alone (nothing is read back). */
+static warpfft_status enqueue_binning(wf_spreader *sp) {
+    warpfft_status st =
+        wf_exec_memset(&sp->ex, sp->bin_count.ptr, sp->bin_count.bytes, "bin counts");
+    if (st == WARPFFT_SUCCESS)
+        st = launch_bin_count(sp);
+    if (st == WARPFFT_SUCCESS)
+        st = launch_scan(sp);
+    if (st == WARPFFT_SUCCESS)
+        st = launch_scatter(sp);
+    if (st == WARPFFT_SUCCESS)
+        st = launch_unpack(sp);
+    return st;
+}
+
+warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t M, CUdeviceptr x, CUdeviceptr y,
+                                  CUdeviceptr z, const char *who) {
+    int dim = sp->p.dim;
+    sp->M = M;
+    sp->x = x;
+    sp->y = dim >= 2 ? y : 0;
+    sp->z = dim >= 3 ? z : 0;
+    if (M == 0)
+        return WARPFFT_SUCCESS; /* nothing to bin: a type 1 writes zeros, a type 2 nothing */
+    int grows = M > sp->point_cap;
+    warpfft_status st = ensure_capacity(sp, M);
+    if (st == WARPFFT_SUCCESS)
+        st = enqueue_binning(sp);
+    if (st == WARPFFT_SUCCESS && sp->p.check_points)
+        st = wf_spreader_check(sp, who, "");
+    if (st != WARPFFT_SUCCESS && grows)
+        release_points(sp);
+    return st;
+}
+
+/* Copies the result block back (on the stream, then waits for the stream only). */
+static warpfft_status fetch_result(wf_spreader *sp, const char *who) {
+    wf_setpts_result *r = &sp->result_host;
+    char what[96];
+    snprintf(what, sizeof what, "cuMemcpyDtoHAsync of the setpts results (%s)", who);
+    WF_CU(sp->ex.drv->cuMemcpyDtoHAsync(r, sp->result.ptr, sizeof *r, sp->ex.stream), what);
+    snprintf(what, sizeof what, "cuStreamSynchronize (%s)", who);
+    WF_CU(sp->ex.drv->cuStreamSynchronize(sp->ex.stream), what);
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_spreader_check(wf_spreader *sp, const char *who, const char *after) {
+    warpfft_status st = fetch_result(sp, who);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    const wf_setpts_result *r = &sp->result_host;
+    if (r->bad)
+        return wf_error(WARPFFT_ERR_BAD_POINTS,
+                        "%s: x, y or z holds a NaN or infinite coordinate (M = %lld)%s", who,
+                        (long long)sp->M, after);
+    int64_t cap = wf_params_subprob_cap(&sp->p, sp->M);
+    if (r->n_sorted != (uint64_t)sp->M ||
+        (wf_spreader_subproblems(sp) && (r->sub_overflow || r->n_subprob > (uint64_t)cap)))
+        return wf_error(WARPFFT_ERR_INTERNAL,
+                        "%s: binning counted %llu of %lld points and %s%llu subproblems (at "
+                        "most %lld)",
+                        who, (unsigned long long)r->n_sorted, (long long)sp->M,
+                        r->sub_overflow ? "more than " : "", (unsigned long long)r->n_subprob,
+                        (long long)cap);
+    return WARPFFT_SUCCESS;
+}

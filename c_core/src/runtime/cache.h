@@ -1,0 +1,72 @@
+/*
+ * cache.h — the cache of idle plan resources (cache.c): cuFFT plans with their work areas and
+ * fine grids, deconvolution factors, handed from a destroyed plan to the next of its shape;
+ * and the statistics of plan creation that warpfft_runtime_info reports.
+ */
+#ifndef WARPFFT_RUNTIME_CACHE_H
+#define WARPFFT_RUNTIME_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/cufft.h"
+#include "runtime/driver.h"
+
+#define WF_CACHE_MAX_ITEMS  32   /* idle items at most (cuFFT plans and factor arrays) */
+#define WF_CACHE_DEFAULT_MB 1024 /* idle device bytes at most, unless WARPFFT_PLAN_CACHE_MB */
+
+enum { WF_CACHE_FFT = 1, WF_CACHE_FACTORS = 2 };
+
+/* One idle resource and what it was made for. FFT: a cuFFT plan (key: dim, n_fine[3],
+ * ntransf, precision) with its work area (buf[0]) and a fine grid of its size (buf[1]).
+ * FACTORS: the deconvolution factors of one dimension (key: precision, N_d, nf_d, width, the
+ * bits of beta) in buf[0]. All made in dev's primary context. */
+typedef struct wf_cache_item {
+    int kind;
+    const wf_device *dev;
+    int64_t key[6];
+    const wf_cufft *cufft; /* FFT */
+    cufftHandle fft;       /* FFT */
+    CUdeviceptr buf[2];
+    size_t bytes[2];
+} wf_cache_item;
+
+/* Looks for an idle item with want's kind, dev and key; on a hit moves it into *want (the
+ * caller owns it now) and returns 1; else 0. */
+int wf_cache_take(wf_cache_item *want);
+/* Gives an idle item to the cache (its device work must be finished: the caller synchronised
+ * the stream that used it); beyond the bounds the oldest items are destroyed (this one, if it
+ * alone exceeds them). *it is zeroed: the cache owns it now. */
+void wf_cache_put(wf_cache_item *it);
+/* 1 when the cache is on and an item of `bytes` fits its byte bound (else put destroys it). */
+int wf_cache_accepts(size_t bytes);
+/* Destroys an item the caller owns (cuFFT plan and buffers, in its device's context). */
+void wf_cache_destroy(wf_cache_item *it);
+/* Destroys every idle item; returns how many there were. */
+size_t wf_cache_release(void);
+/* Overrides the bounds (tests); max_items 0 disables the cache. */
+void wf_cache_set_limits(size_t max_items, size_t max_bytes);
+
+/* Where plan creation spent its time (plans/nufft12.c and type3.c measure, warpfft_runtime_info
+ * reports). */
+typedef struct wf_create_times {
+    double modules_ms; /* finding the kernels: module loads (JIT) on first use */
+    double cufft_ms;   /* cufftCreate + cufftMakePlanMany (0 when the cache had the plan) */
+    double alloc_ms;   /* device allocations (fine grid, work area, bins) */
+    double factors_ms; /* deconvolution factors: computed and uploaded, or cached */
+    double total_ms;   /* the whole warpfft_plan_create */
+} wf_create_times;
+
+typedef struct wf_cache_stats {
+    size_t items, bytes, max_items, max_bytes; /* idle now, and the bounds */
+    uint64_t fft_hits, fft_misses, other_hits, other_misses, evicted, released, oom_retries;
+    uint64_t plans;        /* plan creations noted */
+    wf_create_times total; /* summed over them */
+    wf_create_times last;  /* the latest */
+} wf_cache_stats;
+
+void wf_cache_note_create(const wf_create_times *t);
+void wf_cache_note_oom_retry(void);
+void wf_cache_get_stats(wf_cache_stats *out);
+
+#endif /* WARPFFT_RUNTIME_CACHE_H */

@@ -1,0 +1,261 @@
+/*
+ * test_fault_type3.c — type-3 plans on the stand-in driver:
+ *  - walk_type3: lifecycles under injected failures, as test_fault_walk.c does for types 1 and 2:
+ *    create -> setpts3 -> execute -> setpts3 on points that need other grids -> execute ->
+ *    destroy, failing each driver and cuFFT call in turn, in the three plan-cache states. Every
+ *    failure must be a clear status (check_status), the plan must work after it (the step is
+ *    repeated without a failure), and nothing may leak;
+ *  - test_type3_steady_calls: the driver calls of a repeated setpts3 and execute (the call log):
+ *    one context push each (the inner steps do not go through the public calls again), nothing
+ *    allocated, loaded or freed, and the waits setpts3 documents.
+ * The stand-in computes the bounds setpts3 reads back (wf_t3_minmax_p); the other kernels compute
+ * nothing, which the binning's host-side sizes do not depend on.
+ */
+#include "test_fault.h"
+
+enum { M3 = 200, K3 = 150 }; /* sources and targets of every point set */
+
+typedef struct t3_config {
+    int dim, precision, method;
+    double tol;
+    int64_t ntransf;
+    uint64_t stream;
+} t3_config;
+
+static const t3_config t3_configs[] = {
+    {1, WARPFFT_F32, WARPFFT_METHOD_GM, 1e-4, 1, 0},
+    {2, WARPFFT_F64, WARPFFT_METHOD_SM, 1e-8, 2, 0x5150},
+    {3, WARPFFT_F32, WARPFFT_METHOD_SM, 1e-5, 1, 0},
+};
+
+/* The caller's arrays: sources in [0.5, 2.5] (off centre: a post-phase), targets of set A in
+ * [-3, 7] (a pre-phase), of set B in [-30, 30] (wider: other grids). */
+typedef struct t3_arrays {
+    void *x[3], *s[3], *u[3], *c, *f;
+} t3_arrays;
+
+static void *upload(const t3_config *cf, int64_t n, double lo, double hi) {
+    size_t real = cf->precision == WARPFFT_F64 ? 8 : 4;
+    void *d = NULL;
+    double *h64 = malloc((size_t)n * 8);
+    float *h32 = malloc((size_t)n * 4);
+    for (int64_t j = 0; h64 && h32 && j < n; j++) {
+        /* a shuffled ramp, hitting both ends */
+        h64[j] = lo + (hi - lo) * (double)((j * 37) % n) / (double)(n - 1);
+        h32[j] = (float)h64[j];
+    }
+    if (!h64 || !h32 || warpfft_malloc(0, (size_t)n * real, &d) != 0 ||
+        warpfft_memcpy_htod(0, d, real == 8 ? (void *)h64 : (void *)h32, (size_t)n * real) != 0) {
+        printf("FATAL: type-3 arrays: %s\n", warpfft_last_error());
+        exit(1);
+    }
+    free(h64);
+    free(h32);
+    return d;
+}
+
+static t3_arrays t3_arrays_make(const t3_config *cf) {
+    t3_arrays a;
+    memset(&a, 0, sizeof a);
+    size_t cb = cf->precision == WARPFFT_F64 ? 16 : 8;
+    for (int d = 0; d < cf->dim; d++) {
+        a.x[d] = upload(cf, M3, 0.5, 2.5);
+        a.s[d] = upload(cf, K3, -3.0, 7.0);
+        a.u[d] = upload(cf, K3, -30.0, 30.0);
+    }
+    if (warpfft_malloc(0, (size_t)cf->ntransf * M3 * cb, &a.c) != 0 ||
+        warpfft_malloc(0, (size_t)cf->ntransf * K3 * cb, &a.f) != 0 ||
+        warpfft_memset(0, a.c, 0, (size_t)cf->ntransf * M3 * cb) != 0) {
+        printf("FATAL: type-3 arrays: %s\n", warpfft_last_error());
+        exit(1);
+    }
+    return a;
+}
+
+static void t3_arrays_free(t3_arrays *a) {
+    for (int d = 0; d < 3; d++) {
+        warpfft_free(0, a->x[d]);
+        warpfft_free(0, a->s[d]);
+        warpfft_free(0, a->u[d]);
+    }
+    warpfft_free(0, a->c);
+    warpfft_free(0, a->f);
+}
+
+static int setpts3(warpfft_plan plan, const t3_config *cf, const t3_arrays *a, void *const t[3]) {
+    return warpfft_setpts3(plan, (warpfft_precision)cf->precision, M3, a->x[0], a->x[1], a->x[2],
+                           K3, t[0], t[1], t[2]);
+}
+
+static int execute(warpfft_plan plan, const t3_config *cf, const t3_arrays *a) {
+    return warpfft_execute(plan, (warpfft_precision)cf->precision, a->c, a->f);
+}
+
+/* Step `name` of a lifecycle: checked; after a failure the same call again without one must
+ * succeed. A failure the step rightly absorbed (a release, check_status) is forgotten, so the
+ * next steps are not judged by it. */
+#define STEP(name, call)                                                                           \
+    do {                                                                                           \
+        int st_ = (call);                                                                          \
+        check_status(name, st_, k);                                                                \
+        set_injected(&injected);                                                                   \
+        if (st_ == WARPFFT_SUCCESS && injected)                                                    \
+            arm(0);                                                                                \
+        if (st_ != WARPFFT_SUCCESS) {                                                              \
+            arm(0);                                                                                \
+            st_ = (call);                                                                          \
+            CHECK(st_ == WARPFFT_SUCCESS, "type 3 %dD, k %ld: %s after a failed one: %s", cf->dim, \
+                  k, name, warpfft_last_error());                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* One lifecycle with call k failing; returns 1 when the failure was injected somewhere. */
+static int walk3(const t3_config *cf, const t3_arrays *a, long k, long base_allocs, int cache) {
+    warpfft_opts o;
+    warpfft_opts_default(&o);
+    o.method = cf->method;
+    o.stream = cf->stream;
+    warpfft_plan plan = NULL;
+    int injected = 0;
+    wf_cache_set_limits(cache == CACHE_OFF ? 0 : WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
+    if (cache == CACHE_WARM) { /* the inner transforms of both point sets went to the cache */
+        int st = warpfft_plan_create(3, cf->dim, NULL, 1, cf->ntransf, cf->tol,
+                                     (warpfft_precision)cf->precision, &o, &plan);
+        if (st == 0)
+            st = setpts3(plan, cf, a, a->s);
+        if (st == 0)
+            st = setpts3(plan, cf, a, a->u);
+        if (st == 0)
+            st = warpfft_plan_destroy(plan);
+        CHECK(st == 0, "warming the cache (type 3): %s", warpfft_last_error());
+        plan = NULL;
+    }
+    note_oom_baseline();
+    arm(k);
+    int st = warpfft_plan_create(3, cf->dim, NULL, 1, cf->ntransf, cf->tol,
+                                 (warpfft_precision)cf->precision, &o, &plan);
+    check_status("create", st, k);
+    set_injected(&injected);
+    if (st == WARPFFT_SUCCESS) {
+        STEP("setpts3", setpts3(plan, cf, a, a->s));
+        STEP("execute", execute(plan, cf, a));
+        STEP("setpts3 (new grids)", setpts3(plan, cf, a, a->u));
+        STEP("execute", execute(plan, cf, a));
+        st = warpfft_plan_destroy(plan);
+        check_status("destroy", st, k);
+        set_injected(&injected);
+        if (st != WARPFFT_SUCCESS) { /* the handle stays valid: destroy again */
+            arm(0);
+            st = warpfft_plan_destroy(plan);
+            CHECK(st == WARPFFT_SUCCESS, "type 3, k %ld: second destroy: %s", k,
+                  warpfft_last_error());
+        }
+    } else {
+        CHECK(plan == NULL, "type 3, k %ld: failed create returned a plan", k);
+    }
+    arm(0);
+    wf_cache_release(); /* the next walk starts from the same cache */
+    standin_counts s;
+    get(&s);
+    size_t records = wf_module_records(NULL, 0);
+    CHECK(s.live_allocs == base_allocs && s.live_fft_plans == 0 && s.live_links == 0 &&
+              s.ctx_depth == 0 && s.violations == 0 && s.live_modules == (long)records,
+          "type 3 %dD %s, call %ld (%s) failing: %ld allocations left, %ld cuFFT plans, %ld link "
+          "states, context depth %ld, %ld violations, %ld modules / %zu cached",
+          cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", k, s.failed_fn,
+          s.live_allocs - base_allocs, s.live_fft_plans, s.live_links, s.ctx_depth, s.violations,
+          s.live_modules, records);
+    return injected;
+}
+
+long walk_type3(void) {
+    long lifecycles = 0;
+    for (size_t i = 0; i < sizeof t3_configs / sizeof t3_configs[0]; i++) {
+        const t3_config *cf = &t3_configs[i];
+        t3_arrays a = t3_arrays_make(cf);
+        standin_counts s;
+        get(&s);
+        long base = s.live_allocs;
+        for (int cache = CACHE_OFF; cache <= CACHE_WARM; cache++) {
+            long k = 1;
+            while (walk3(cf, &a, k, base, cache) && k < 100000)
+                k++, lifecycles++;
+            lifecycles++; /* the last walk ran to the end without a failure */
+            printf("  type 3 %dD %s %s tol %g ntransf %lld stream %#llx, %s: %ld lifecycles\n",
+                   cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32",
+                   cf->method == WARPFFT_METHOD_SM ? "SM" : "GM", cf->tol, (long long)cf->ntransf,
+                   (unsigned long long)cf->stream, cache_mode_name[cache], k);
+        }
+        t3_arrays_free(&a);
+    }
+    wf_cache_set_limits(WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
+    return lifecycles;
+}
+
+/* How many lines of log start with prefix. */
+static int count_lines(const char *log, const char *prefix) {
+    int n = 0;
+    size_t len = strlen(prefix);
+    for (const char *l = log; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+        n += strncmp(l, prefix, len) == 0;
+    return n;
+}
+
+/* The lines of log that start with one of prefixes[0..n-1], in order, one per line. */
+static int in_order(const char *log, const char *const *prefixes, size_t n) {
+    const char *at = log;
+    for (size_t i = 0; i < n; i++) {
+        const char *hit = at;
+        while (*hit && strncmp(hit, prefixes[i], strlen(prefixes[i])) != 0)
+            hit = strchr(hit, '\n') ? strchr(hit, '\n') + 1 : hit + strlen(hit);
+        if (!*hit)
+            return 0;
+        at = hit + 1;
+    }
+    return 1;
+}
+
+void test_type3_steady_calls(void) {
+    static char log[16384];
+    for (size_t i = 0; i < sizeof t3_configs / sizeof t3_configs[0]; i++) {
+        const t3_config *cf = &t3_configs[i];
+        t3_arrays a = t3_arrays_make(cf);
+        warpfft_opts o;
+        warpfft_opts_default(&o);
+        o.method = cf->method;
+        o.stream = cf->stream;
+        warpfft_plan plan = NULL;
+        int st = warpfft_plan_create(3, cf->dim, NULL, 1, cf->ntransf, cf->tol,
+                                     (warpfft_precision)cf->precision, &o, &plan);
+        if (st == 0)
+            st = setpts3(plan, cf, &a, a.s);
+        if (st == 0)
+            st = execute(plan, cf, &a);
+        CHECK(st == 0, "type 3 %dD: first setpts3/execute: %s", cf->dim, warpfft_last_error());
+        /* the same points again: the grids stay, the arrays are large enough */
+        arm(0);
+        st = setpts3(plan, cf, &a, a.s);
+        call_log(log, sizeof log);
+        CHECK(st == 0 && count_lines(log, "cuCtxPushCurrent") == 1 &&
+                  count_lines(log, "cuMemAlloc") == 0 && count_lines(log, "cuMemFree") == 0 &&
+                  count_lines(log, "cufft") == 0 && count_lines(log, "cuModule") == 0 &&
+                  count_lines(log, "cuStreamSynchronize") == 2,
+              "type 3 %dD: a second setpts3 of the same points (status %d) called\n%s", cf->dim, st,
+              log);
+        arm(0);
+        st = execute(plan, cf, &a);
+        call_log(log, sizeof log);
+        static const char *const order[] = {
+            "cuCtxPushCurrent", "cuMemsetD8Async",   "launch wf_spread_", "launch wf_amplify_",
+            "cufftExec",        "launch wf_interp_", "launch wf_t3_post_"};
+        CHECK(st == 0 && count_lines(log, "cuCtxPushCurrent") == 1 &&
+                  count_lines(log, "launch wf_poison") == 0 &&
+                  count_lines(log, "Synchronize") == 0 && count_lines(log, "cuMemcpy") == 0 &&
+                  count_lines(log, "cuMemAlloc") == 0 &&
+                  in_order(log, order, sizeof order / sizeof order[0]),
+              "type 3 %dD: execute (status %d) called\n%s", cf->dim, st, log);
+        destroy_plan(plan);
+        warpfft_release_cached();
+        t3_arrays_free(&a);
+    }
+}

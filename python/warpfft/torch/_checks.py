@@ -1,0 +1,110 @@
+"""Argument checks of the ops ``warpfft::nufft1`` / ``nufft2`` / ``nufft3``, run by their
+kernels (through the dispatcher and on the wrappers' direct eager path alike) and by their fake
+implementations (torch.compile, FakeTensorMode, meta tensors), before any pointer reaches the C
+library.
+
+The C library reads raw device pointers with the sizes the plan was made for: values shorter
+than the points, float32 points with complex128 values or a tensor on another GPU would be read
+out of bounds, and host pointers handed to the kernels give an illegal-address error that
+breaks the process's CUDA context for good. So the shapes, the dtypes and the device (one CUDA
+device for all tensors) are checked from the tensors' metadata, which fake and meta tensors
+have too. Layout is not required: the kernels copy what is not contiguous.
+
+Exceptions as warpfft.torch's functions raise them: TypeError for a dtype, ValueError for a
+shape or a device.
+"""
+
+import torch
+
+# The kernels take tensors on one CUDA device: device indices (tensor.get_device()) from
+# FIRST_DEVICE = 0 on; CPU tensors have -1. Tests that stand a fake C library in for the real
+# one, with host memory for device memory, set -1: CPU tensors too. The fake implementations
+# also take meta tensors: shapes are all they compute.
+FIRST_DEVICE = 0
+
+_REAL = {torch.complex64: torch.float32, torch.complex128: torch.float64}
+
+
+def _devices(op, fake, named):
+    """The one device of the (name, tensor) pairs `named`, checked to be a kernel device."""
+    device = named[0][1].device
+    for name, t in named[1:]:
+        if t.device != device:
+            raise ValueError(f"{op}: {named[0][0]} are on {device} but {name} on {t.device}: all "
+                             "tensors must be on one device")
+    kind = device.type
+    if not (kind == "cuda" or (kind == "cpu" and FIRST_DEVICE < 0) or (fake and kind == "meta")):
+        raise ValueError(f"{op} runs on CUDA tensors; the tensors are on {device} (move them "
+                         "with .cuda(), or use a CPU NUFFT for CPU tensors)")
+
+
+def _points(op, points, data, what):
+    """(D, M) of points (D, M) of the real dtype of `data` (complex64 or complex128)."""
+    real = _REAL.get(data.dtype)
+    if real is None:
+        raise TypeError(f"{op}: {what} must be complex64 or complex128, not {data.dtype}")
+    if points.dtype != real:
+        raise TypeError(f"{op}: points have dtype {points.dtype} but {what} are {data.dtype}: "
+                        f"points must be {real}")
+    if points.ndim != 2 or not 1 <= points.shape[0] <= 3:
+        raise ValueError(f"{op}: points must have shape (D, M) with D = 1, 2 or 3, got "
+                         f"{tuple(points.shape)}")
+    return points.shape
+
+
+def _values(op, values, M):
+    if values.ndim != 2 or values.shape[1] != M:
+        raise ValueError(f"{op}: values have shape {tuple(values.shape)}, not (B, M) with the "
+                         f"points' M = {M}")
+
+
+# Each op's check: a fast path for well-formed tensors on one CUDA device (what every eager call
+# pays: ~1 us, no further Python call; the kernels only ever see CPU and CUDA tensors, the
+# dispatch keys they are registered for), else the full check, which raises with a message or,
+# for fake and meta tensors, passes.
+
+
+def nufft1(points, values, n_modes, fake=False):
+    """points (D, M), values (B, M), n_modes D positive ints, all on one CUDA device."""
+    if not fake and points.ndim == 2 and values.ndim == 2:
+        D, M = points.shape
+        if (_REAL.get(values.dtype) is points.dtype and values.shape[1] == M
+                and 0 < len(n_modes) == D <= 3 and min(n_modes) > 0
+                and points.get_device() == values.get_device() >= FIRST_DEVICE):
+            return
+    op = "warpfft.nufft1"
+    D, M = _points(op, points, values, "values")
+    _values(op, values, M)
+    if len(n_modes) != D or min(n_modes) < 1:
+        raise ValueError(f"{op}: n_modes {list(n_modes)} must be {D} positive ints for "
+                         f"{D}D points")
+    _devices(op, fake, (("points", points), ("values", values)))
+
+
+def nufft2(points, targets, fake=False):
+    """points (D, M), targets (B, N1[, N2[, N3]]) with D mode axes, on one CUDA device."""
+    if (not fake and points.ndim == 2 and _REAL.get(targets.dtype) is points.dtype
+            and 0 < points.shape[0] <= 3 and targets.ndim == points.shape[0] + 1
+            and points.get_device() == targets.get_device() >= FIRST_DEVICE):
+        return
+    op = "warpfft.nufft2"
+    D, _ = _points(op, points, targets, "targets")
+    if targets.ndim != D + 1:
+        raise ValueError(f"{op}: targets have shape {tuple(targets.shape)}, not (B, N1, ..) with "
+                         f"the {D} mode axes of {D}D points")
+    _devices(op, fake, (("points", points), ("targets", targets)))
+
+
+def nufft3(points, values, targets, fake=False):
+    """points (D, M), values (B, M), targets (D, K) of the points' dtype, on one CUDA device.
+    (Type 3 sets points on every call: no fast path, its own cost dwarfs this one's.)"""
+    op = "warpfft.nufft3"
+    D, M = _points(op, points, values, "values")
+    _values(op, values, M)
+    if targets.dtype != points.dtype:
+        raise TypeError(f"{op}: targets have dtype {targets.dtype} but the points "
+                        f"{points.dtype}: both must be the real type of the values")
+    if targets.ndim != 2 or targets.shape[0] != D:
+        raise ValueError(f"{op}: targets must have shape ({D}, K) like the points' (D, M), got "
+                         f"{tuple(targets.shape)}")
+    _devices(op, fake, (("points", points), ("values", values), ("targets", targets)))
