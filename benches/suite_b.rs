@@ -21,100 +21,18 @@
 //! `WARPFFT_BENCH_REPS=N` sets the timed repetitions (default 20).
 //! `WARPFFT_BENCH_BINS=B2:32x16,...` overrides a case's bin edges (tuning).
 
+#[path = "suite_b/cases.rs"]
+mod cases;
 #[path = "../tests/common/mod.rs"]
 mod common;
 #[path = "suite_b/model.rs"]
 mod model;
+use cases::{Bench, Bench3, SUITE, SUITE3};
 use common::*;
 use model::{Dist, Roof, Row};
 use std::ffi::c_void;
 use std::time::Instant;
 use warpfft::sys;
-
-struct Bench {
-    name: &'static str,
-    dist: Dist,
-    dim: i32,
-    ty: i32,
-    f64: bool,
-    n: [i64; 3],
-    m: i64,
-    ntransf: i64,
-    tol: f64,
-    /// the reference library's execute time on the same H100 (NaN: not measured)
-    ref_ms: f64,
-}
-
-const U: Dist = Dist::Uniform;
-/// R2: 5000 spokes × 2000 samples (readout ~2× the 1024 modes); R3: 40000 × 250 (~2× 128).
-const R2: Dist = Dist::Radial {
-    spokes: 5000,
-    samples: 2000,
-};
-const R3: Dist = Dist::Radial {
-    spokes: 40_000,
-    samples: 250,
-};
-/// 16 clusters holding 90% of the points; σ = 4 (2D) or 2 (3D) mode-grid spacings: their 4σ
-/// balls cover ~1.3% (2D) and ~1.6% (3D) of the volume.
-const C2: Dist = Dist::Clustered {
-    clusters: 16,
-    frac: 0.9,
-    sigma_cells: 4.0,
-};
-const C3: Dist = Dist::Clustered {
-    clusters: 16,
-    frac: 0.9,
-    sigma_cells: 2.0,
-};
-const NOREF: f64 = f64::NAN;
-
-#[rustfmt::skip]
-const SUITE: &[Bench] = &[
-    Bench { name: "B1", dist: U, dim: 1, ty: 1, f64: false, n: [1_000_000, 1, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 0.62 },
-    Bench { name: "B2", dist: U, dim: 2, ty: 1, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 2.07 },
-    Bench { name: "B3", dist: U, dim: 2, ty: 2, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 1.30 },
-    Bench { name: "B4", dist: U, dim: 3, ty: 1, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 5.61 },
-    Bench { name: "B5", dist: U, dim: 3, ty: 2, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: 3.19 },
-    Bench { name: "B6", dist: U, dim: 2, ty: 1, f64: true, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 12.6 },
-    Bench { name: "B7", dist: U, dim: 3, ty: 1, f64: true, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 341.0 },
-    Bench { name: "B8", dist: U, dim: 3, ty: 2, f64: true, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-9, ref_ms: 20.5 },
-    Bench { name: "B9", dist: U, dim: 2, ty: 1, f64: false, n: [256, 256, 1], m: 1_000_000, ntransf: 8, tol: 1e-5, ref_ms: 2.66 },
-    Bench { name: "R2t1", dist: R2, dim: 2, ty: 1, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
-    Bench { name: "R2t2", dist: R2, dim: 2, ty: 2, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
-    Bench { name: "R3t1", dist: R3, dim: 3, ty: 1, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
-    Bench { name: "R3t2", dist: R3, dim: 3, ty: 2, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
-    Bench { name: "C2t1", dist: C2, dim: 2, ty: 1, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
-    Bench { name: "C2t2", dist: C2, dim: 2, ty: 2, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
-    Bench { name: "C3t1", dist: C3, dim: 3, ty: 1, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
-    Bench { name: "C3t2", dist: C3, dim: 3, ty: 2, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
-];
-
-/// A type-3 case: M sources uniform in [-π, π)^dim, K targets uniform in [-smax, smax]^dim.
-struct Bench3 {
-    name: &'static str,
-    dim: i32,
-    f64: bool,
-    m: i64,
-    k: i64,
-    smax: f64,
-    tol: f64,
-    /// the reference library's execute time on the same H100, and its relative error
-    ref_ms: f64,
-    ref_err: f64,
-}
-
-#[rustfmt::skip]
-const SUITE3: &[Bench3] = &[
-    Bench3 { name: "T1", dim: 1, f64: false, m: 10_000_000, k: 10_000_000, smax: 5e5, tol: 1e-5, ref_ms: 1.89, ref_err: 1.1e-1 },
-    Bench3 { name: "T2", dim: 1, f64: true, m: 10_000_000, k: 10_000_000, smax: 5e5, tol: 1e-9, ref_ms: 3.24, ref_err: 1.7e-9 },
-    Bench3 { name: "T3", dim: 2, f64: false, m: 10_000_000, k: 10_000_000, smax: 512.0, tol: 1e-5, ref_ms: 6.85, ref_err: 1.7e-4 },
-    Bench3 { name: "T4", dim: 2, f64: true, m: 10_000_000, k: 10_000_000, smax: 512.0, tol: 1e-9, ref_ms: 27.7, ref_err: 3.9e-9 },
-    Bench3 { name: "T5", dim: 3, f64: false, m: 1_000_000, k: 1_000_000, smax: 64.0, tol: 1e-5, ref_ms: 17.8, ref_err: 3.2e-5 },
-    Bench3 { name: "T6", dim: 3, f64: true, m: 1_000_000, k: 1_000_000, smax: 64.0, tol: 1e-9, ref_ms: 184.0, ref_err: 3.1e-9 },
-    Bench3 { name: "T7", dim: 3, f64: false, m: 10_000_000, k: 10_000_000, smax: 64.0, tol: 1e-5, ref_ms: 151.0, ref_err: 4.4e-5 },
-    Bench3 { name: "T8", dim: 3, f64: true, m: 10_000_000, k: 10_000_000, smax: 64.0, tol: 1e-9, ref_ms: 854.0, ref_err: 2.2e-9 },
-];
 
 /// Bandwidth (GB/s) and peak (GFLOP/s) the floors use: the H100's, or the environment's.
 fn machine(f64: bool) -> (f64, f64) {
@@ -295,6 +213,8 @@ impl Timed {
             dist,
             method: ["auto", "GM", "SM"][self.info.method as usize].to_string(),
             width: self.info.width,
+            sigma: self.info.upsampfac,
+            predicted_ms: self.info.predicted_ms,
             plan_ms: self.plan_ms,
             plan2_ms: self.plan2_ms,
             setpts_ms: median(self.setpts),
@@ -308,12 +228,41 @@ impl Timed {
     }
 }
 
-/// Default options with `method`.
-fn bench_opts(method: i32) -> sys::warpfft_opts {
+/// Default options with `method` and the case's points as the hint the choice of upsampling
+/// factor and width weighs (what a caller that knows M passes); `WARPFFT_BENCH_UPSAMPFAC`
+/// forces an upsampling factor (e.g. 2 for the plans before it was chosen per plan).
+fn bench_opts(method: i32, points: i64) -> sys::warpfft_opts {
     let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
     unsafe { sys::warpfft_opts_default(&mut opts) };
     opts.method = method;
+    opts.points_hint = points;
+    if let Some(s) = std::env::var("WARPFFT_BENCH_UPSAMPFAC")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        opts.upsampfac = s;
+    }
     opts
+}
+
+/// The reference's best execute time per case from `peer_bench.sh`'s table (`| B1 | args |
+/// method | setpts | execute |`) in the file `WARPFFT_BENCH_PEER`, when set: run in the same
+/// call on the same card, it replaces the cases' stale `ref_ms` notes; unset, there is no
+/// reference column (NaN), never an old number.
+fn peer_ms(case: &str) -> f64 {
+    let Some(text) = std::env::var("WARPFFT_BENCH_PEER")
+        .ok()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+    else {
+        return f64::NAN;
+    };
+    text.lines()
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split('|').map(str::trim).collect();
+            (cols.len() >= 6 && cols[1] == case).then(|| cols[5].parse().ok())?
+        })
+        .next()
+        .unwrap_or(f64::NAN)
 }
 
 fn bin_override(case: &str) -> Option<[i32; 3]> {
@@ -350,7 +299,7 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     );
     let output = Dev::new((2 * n_out * b.ntransf) as usize * el);
 
-    let mut opts = bench_opts(method);
+    let mut opts = bench_opts(method, b.m);
     if let Some(bins) = bin_override(b.name) {
         opts.bin_size = bins;
     }
@@ -414,7 +363,15 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
         fft_ms: fft_ms(b.dim, info.n_fine, b.f64, b.ntransf, reps),
     };
     let (err, points) = (rel_l2(&approx, &exact), b.m * b.ntransf);
-    Ok(timed.row(b.name, b.dist.label(), b.ref_ms, b.tol, points, err, roof))
+    Ok(timed.row(
+        b.name,
+        b.dist.label(),
+        peer_ms(b.name),
+        b.tol,
+        points,
+        err,
+        roof,
+    ))
 }
 
 /// A type-3 case: plan, setpts3 (median of 5), execute (median of `reps` after 3 warm-ups),
@@ -439,7 +396,7 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
     let xp = |d: usize| point_ptr(&x, d);
     let sp = |d: usize| point_ptr(&s, d);
 
-    let opts = bench_opts(method);
+    let opts = bench_opts(method, b.m);
     let create = |plan: &mut sys::warpfft_plan| unsafe {
         sys::warpfft_plan_create(3, b.dim, std::ptr::null(), 1, 1, b.tol, prec, &opts, plan)
     };
@@ -524,7 +481,15 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
         fft_ms: fft_ms(b.dim, info.inner_fine, inner_f64, 1, reps),
     };
     let err = rel_l2(&approx, &exact);
-    Ok(timed.row(b.name, "uniform", b.ref_ms, b.tol, b.m + b.k, err, roof))
+    Ok(timed.row(
+        b.name,
+        "uniform",
+        peer_ms(b.name),
+        b.tol,
+        b.m + b.k,
+        err,
+        roof,
+    ))
 }
 
 fn main() {

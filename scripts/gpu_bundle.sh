@@ -21,7 +21,7 @@ for mode in jit aot nvrtc; do
     export CARGO_TARGET_DIR=target/gpu-$mode WARPFFT_CUDA_ARCHS=$archs
     echo "== $mode build (archs $archs)"
     collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3 --test gpu_nvrtc
-    collect $mode cargo build --release "${feats[@]}" --bench suite_b --example demo --example load_time
+    collect $mode cargo build --release "${feats[@]}" --bench suite_b --bench costmodel --example demo --example load_time
 done
 # The library of exactly this aot build (CARGO_TARGET_DIR and the archs are still exported).
 lib=$(bash scripts/libwarpfft_path.sh --release --no-default-features --features aot)

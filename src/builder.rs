@@ -54,6 +54,7 @@ pub struct PlanBuilder<T: Real> {
     pub(crate) ntransf: usize,
     method: Method,
     upsampfac: f64,
+    points_hint: usize,
     device: usize,
     pub(crate) stream: u64,
     bin_size: [usize; 3],
@@ -75,6 +76,7 @@ impl<T: Real> fmt::Debug for PlanBuilder<T> {
             .field("ntransf", &self.ntransf)
             .field("method", &self.method)
             .field("upsampfac", &self.upsampfac)
+            .field("points_hint", &self.points_hint)
             .field("device", &self.device)
             .field("stream", &self.stream)
             .field("bin_size", &self.bin_size)
@@ -105,7 +107,8 @@ impl<T: Real> PlanBuilder<T> {
             modeord: ModeOrder::Cmcl,
             ntransf: 1,
             method: Method::Auto,
-            upsampfac: 2.0,
+            upsampfac: 0.0,
+            points_hint: 0,
             device: 0,
             stream: 0,
             bin_size: [0; 3],
@@ -150,10 +153,22 @@ impl<T: Real> PlanBuilder<T> {
         self
     }
 
-    /// Fine grid size / mode count per dimension: `2.0` (default) or `1.25` (smaller grid,
-    /// wider kernel).
+    /// Fine grid size / mode count per dimension: `0.0` (default) lets the plan choose it with
+    /// the kernel width, the least predicted time that meets `tol` ([`PlanInfo::upsampfac`]
+    /// says what it chose), or any value in `1.25..=3.0` (a larger one: bigger FFT, narrower
+    /// kernel).
+    ///
+    /// [`PlanInfo::upsampfac`]: crate::PlanInfo::upsampfac
     pub fn upsampfac(mut self, upsampfac: f64) -> Self {
         self.upsampfac = upsampfac;
+        self
+    }
+
+    /// The number of points `set_points` will usually be given (types 1 and 2): what the
+    /// choice of upsampling factor and width weighs spreading against the FFT with. Default 0:
+    /// one point per mode. A hint only; any number of points may be set.
+    pub fn points_hint(mut self, m: usize) -> Self {
+        self.points_hint = m;
         self
     }
 
@@ -280,6 +295,12 @@ impl<T: Real> PlanBuilder<T> {
         opts.method = self.method.as_raw();
         opts.device = device_ordinal(self.device)?;
         opts.upsampfac = self.upsampfac;
+        opts.points_hint = i64::try_from(self.points_hint).map_err(|_| {
+            Error::InvalidArg(format!(
+                "points_hint = {} does not fit int64",
+                self.points_hint
+            ))
+        })?;
         opts.stream = self.stream;
         for (d, &b) in self.bin_size.iter().enumerate() {
             opts.bin_size[d] = i32::try_from(b).map_err(|_| {

@@ -216,7 +216,8 @@ pub struct PlanInfo {
     pub width: usize,
     /// Shape parameter β of the sinh-type kernel (docs/accuracy.md).
     pub beta: f64,
-    /// Fine grid size / modes.
+    /// Fine grid size / modes: the upsampling factor σ the plan uses (its choice when the
+    /// builder left it at 0).
     pub upsampfac: f64,
     /// Mode counts `N1, N2, N3` (1 for unused dimensions).
     pub n_modes: [usize; 3],
@@ -234,10 +235,33 @@ pub struct PlanInfo {
     /// Rounding floor of the relative l2 error (points in [-π, π)): the plan promises
     /// `max(tol, tol_floor)` (docs/accuracy.md).
     pub tol_floor: f64,
+    /// The cost model's predicted execute time in ms (one call on an H100) at the builder's
+    /// `points_hint` points, or one per mode: what the choice of σ and width minimised.
+    pub predicted_ms: f64,
+    /// The spreading kernel.
+    pub kernel: Kernel,
     /// Type 3 only, once its grids are chosen (after `set_points3`, or from `params3`):
     /// centres, scale factors and the inner type-2 step. For type 3, `n_fine` (= `n_modes`)
     /// is the spreading grid and `width`/`beta` its kernel.
     pub type3: Option<Type3Info>,
+}
+
+/// The spreading kernel of a plan (`warpfft_kernel`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Kernel {
+    /// `φ(t) = 2e^{−β} sinh(β s)/s`, `s = √(1 − (2t/w)²)` (Potts–Tasche), `β` in
+    /// [`PlanInfo::beta`].
+    Sinh,
+}
+
+impl Kernel {
+    fn from_raw(v: i32) -> Result<Kernel> {
+        match v {
+            v if v == sys::WARPFFT_KERNEL_SINH as i32 => Ok(Kernel::Sinh),
+            v => Err(Error::Internal(format!("the C core reported kernel = {v}"))),
+        }
+    }
 }
 
 /// What a type-3 plan chose for its current points (see `warpfft.h`, "type 3"): sources
@@ -310,6 +334,8 @@ impl PlanInfo {
                 None
             },
             tol_floor: r.tol_floor,
+            predicted_ms: r.predicted_ms,
+            kernel: Kernel::from_raw(r.kernel)?,
         })
     }
 }

@@ -111,7 +111,7 @@ pub use direct::relative_l2_error;
 pub use error::{Error, Result};
 pub use info::{
     bench_fft, build_manifest, cufft_probe, init, release_cached, runtime_info, runtime_report,
-    version, PlanInfo, RuntimeReport, Type3Info,
+    version, Kernel, PlanInfo, RuntimeReport, Type3Info,
 };
 pub use plan::Plan;
 pub use types::{DeviceCopy, Method, ModeOrder, Precision, Real, TransformType};

@@ -299,6 +299,10 @@ pub struct Row {
     pub dist: &'static str,
     pub method: String,
     pub width: i32,
+    /// the upsampling factor the plan used (chosen per plan unless forced)
+    pub sigma: f64,
+    /// the cost model's prediction of exec_ms (warpfft_plan_info.predicted_ms)
+    pub predicted_ms: f64,
     pub plan_ms: f64,
     pub plan2_ms: f64,
     pub setpts_ms: f64,
@@ -336,10 +340,11 @@ impl Roof {
 /// The column header of [`row_lines`]' first line.
 pub fn header() -> String {
     format!(
-        "{:<5} {:<6} {:>2} {:>9} {:>9} {:>10} {:>10} {:>8} {:>6} {:>9} {:>7} {:>10}",
+        "{:<5} {:<6} {:>2} {:>5} {:>9} {:>9} {:>10} {:>10} {:>8} {:>6} {:>9} {:>7} {:>10}",
         "case",
         "method",
         "w",
+        "sigma",
         "plan_ms",
         "plan2_ms",
         "setpts_ms",
@@ -364,10 +369,11 @@ pub fn num(v: f64, width: usize, prec: usize) -> String {
 /// The case's line and its roofline line.
 pub fn row_lines(r: &Row) -> [String; 2] {
     let line = format!(
-        "{:<5} {:<6} {:>2} {:>9.1} {:>9.2} {:>10.3} {:>10.3} {} {} {:>9.2e} {:>7.0e} {:>10.0}{}",
+        "{:<5} {:<6} {:>2} {:>5.3} {:>9.1} {:>9.2} {:>10.3} {:>10.3} {} {} {:>9.2e} {:>7.0e} {:>10.0}{}",
         r.name,
         r.method,
         r.width,
+        r.sigma,
         r.plan_ms,
         r.plan2_ms,
         r.setpts_ms,
@@ -388,7 +394,8 @@ pub fn row_lines(r: &Row) -> [String; 2] {
         .collect();
     let roof = format!(
         "      {} roofline: {:.3} GB (grid {:.3}, fft {:.3}, points {:.3}, c/fk {:.3}), {:.1} GFLOP \
-         | fft {} {} ms = {}% of execute | floor {:.3} ms ({}) | execute/floor {:.1}",
+         | fft {} {} ms = {}% of execute | floor {:.3} ms ({}) | execute/floor {:.1} | \
+         predicted {} ms",
         r.dist,
         m.bytes() / 1e9,
         m.grid_bytes / 1e9,
@@ -401,7 +408,8 @@ pub fn row_lines(r: &Row) -> [String; 2] {
         num(100.0 * f.fft_ms / r.exec_ms, 0, 0),
         f.floor_ms(),
         f.bound(),
-        r.exec_ms / f.floor_ms()
+        r.exec_ms / f.floor_ms(),
+        num(r.predicted_ms, 0, 3)
     );
     [line, roof]
 }
@@ -420,7 +428,7 @@ pub fn json_row(r: &Row) -> String {
     let f = &r.roof;
     let m = &f.model;
     format!(
-        "{{\"case\":\"{}\",\"method\":\"{}\",\"width\":{},\"plan_ms\":{:.3},\"setpts_ms\":{:.4},\
+        "{{\"case\":\"{}\",\"method\":\"{}\",\"width\":{},\"sigma\":{:.4},\"predicted_ms\":{},\"plan_ms\":{:.3},\"setpts_ms\":{:.4},\
          \"exec_ms\":{:.4},\"ref_ms\":{},\"rel_err\":{:.3e},\"tol\":{:e},\"points_per_s\":{:.4e},\
          \"dist\":\"{}\",\"plan2_ms\":{:.3},\"n_fine\":[{},{},{}],\"fft_ms\":{},\"fft_frac\":{},\
          \"bytes\":{},\"grid_bytes\":{},\"fft_bytes\":{},\"point_bytes\":{},\"data_bytes\":{},\
@@ -429,6 +437,8 @@ pub fn json_row(r: &Row) -> String {
         r.name,
         r.method,
         r.width,
+        r.sigma,
+        jnum(r.predicted_ms),
         r.plan_ms,
         r.setpts_ms,
         r.exec_ms,

@@ -107,6 +107,11 @@ typedef enum warpfft_method {
     WARPFFT_METHOD_SM = 2    /* subproblems: per-bin tiles in shared memory */
 } warpfft_method;
 
+/* The spreading kernel a plan uses (warpfft_plan_info.kernel). */
+typedef enum warpfft_kernel {
+    WARPFFT_KERNEL_SINH = 1 /* 2 e^-beta sinh(beta s) / s, s = sqrt(1 - (2t/w)^2) (Potts-Tasche) */
+} warpfft_kernel;
+
 /* Options. Always initialise with warpfft_opts_default, then change fields. */
 typedef struct warpfft_opts {
     uint32_t struct_size; /* set by warpfft_opts_default; lets the ABI grow: a larger struct
@@ -115,7 +120,9 @@ typedef struct warpfft_opts {
     int32_t modeord;      /* 0: CMCL order (default), 1: FFT order */
     int32_t method;       /* a warpfft_method; default AUTO */
     int32_t device;       /* CUDA device ordinal; default 0 */
-    double upsampfac;     /* fine grid / modes: 2.0 (default) or 1.25 */
+    double upsampfac;     /* fine grid / modes: 0 (default) chooses it per plan with the kernel
+                           * width (the least predicted time that meets tol; plan_info says
+                           * what was chosen), or any value in [1.25, 3] */
     uint64_t stream;      /* CUstream as an integer; 0 = legacy default stream */
     int32_t bin_size[3];  /* spreading bin edge per dim in fine-grid points; 0 = automatic */
     int32_t max_subprob;  /* points per shared-memory subproblem; 0 = automatic */
@@ -141,6 +148,11 @@ typedef struct warpfft_opts {
      * Added in what was the struct's tail padding (its size stays 56 bytes), which
      * warpfft_opts_default always zeroed: an opts from an older header reads as 0. */
     int32_t check_points;
+    /* Expected number of points per warpfft_setpts (types 1 and 2): what the choice of
+     * upsampfac and width (upsampfac 0) weighs spreading against the FFT with. 0 (default):
+     * one point per mode. A hint only: any M may be set. Added after check_points: an opts
+     * with the older struct_size (offsetof this field, 56 bytes) is still accepted. */
+    int64_t points_hint;
 } warpfft_opts;
 
 /* A plan handle: valid from a successful warpfft_plan_create until a successful
@@ -175,6 +187,11 @@ typedef struct warpfft_plan_info {
     /* Rounding floor of the relative l2 error for points in [-pi, pi): the plan promises
      * max(tol, tol_floor) (docs/accuracy.md). Appended: the struct only grows at its end. */
     double tol_floor;
+    /* The cost model's predicted execute time in ms (one call, on an H100) at the options'
+     * points_hint points (or one per mode), and the spreading kernel (warpfft_kernel).
+     * Appended. */
+    double predicted_ms;
+    int32_t kernel;
 } warpfft_plan_info;
 
 /* ---- library, build and runtime information (no GPU needed unless stated) ---- */

@@ -48,6 +48,7 @@ int main(void) {
     test_fold();
     test_fold_far();
     test_tol_floor();
+    test_cost_choice();
     test_validation_args();
     test_validation_tol();
     test_validation_opts();

@@ -7,7 +7,8 @@
  *   test_params_emulate.c  the width rule's bound against a brute-force type 1 on the host;
  *   test_params_grid.c     fine-grid sizes, mode ordering, folding points into the grid;
  *   test_params_opts.c     argument and option validation, spreadinterponly, check_points;
- *   test_params_bins.c     bins and method, the bin scan's tiles, size limits, reference cases.
+ *   test_params_bins.c     bins and method, the bin scan's tiles, size limits, reference cases;
+ *   test_params_cost.c     the choice of sigma and width by predicted time (upsampfac 0).
  */
 #ifndef WARPFFT_TEST_PARAMS_H
 #define WARPFFT_TEST_PARAMS_H
@@ -53,6 +54,9 @@ void test_phihat(void);
 void test_width_beta(void);
 void test_alias_sampling(void);
 void test_tol_floor(void);
+
+/* ---- test_params_cost.c ---- */
+void test_cost_choice(void);
 
 /* ---- test_params_emulate.c ---- */
 void test_alias_emulation(void);

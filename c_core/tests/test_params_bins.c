@@ -5,6 +5,10 @@
  */
 #include "test_params.h"
 
+/* Bins, methods and grid sizes of upsampfac 2 (the default before it was chosen per plan):
+ * what these checks were written for. */
+static const warpfft_opts S2 = {.struct_size = sizeof(warpfft_opts), .upsampfac = 2.0};
+
 void test_bins(void) {
     int32_t bs[3] = {16, 16, 2};
     /* f64 w 16: 32*32*18*16 = 294912 > 227 KiB -> the largest edge halves once */
@@ -22,53 +26,53 @@ void test_bins(void) {
 
     const int64_t n2[3] = {1024, 1024, 1}, n3[3] = {128, 128, 128}, n1[3] = {1000000, 1, 1};
     warpfft_plan_info in;
-    warpfft_plan_params(1, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, &in);
+    warpfft_plan_params(1, 2, n2, 1, 1e-5, WARPFFT_F32, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 32 && in.bin_size[1] == 32 &&
               in.bin_size[2] == 1 && in.width == 7 && in.n_fine[0] == 2048 && in.n_fine[2] == 1,
           "2D t1 f32: method %d bins %d %d %d", in.method, in.bin_size[0], in.bin_size[1],
           in.bin_size[2]);
-    warpfft_plan_params(2, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, &in);
+    warpfft_plan_params(2, 2, n2, 1, 1e-5, WARPFFT_F32, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 32, "2D t2: SM");
     /* 2D f32 spreading keeps a fixed-point tile: 16 bytes per cell; interpolation 8 */
     wf_params p;
-    CHECK(wf_params_make(1, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+    CHECK(wf_params_make(1, 2, n2, 1, 1e-5, WARPFFT_F32, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.tile_bytes == 40 * 40 * 16,
           "2D t1 f32 tile %zu bytes", p.tile_bytes);
-    CHECK(wf_params_make(2, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+    CHECK(wf_params_make(2, 2, n2, 1, 1e-5, WARPFFT_F32, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.tile_bytes == 40 * 40 * 8,
           "2D t2 f32 tile %zu bytes", p.tile_bytes);
-    CHECK(wf_params_make(1, 2, n2, 1, 1e-9, WARPFFT_F64, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+    CHECK(wf_params_make(1, 2, n2, 1, 1e-9, WARPFFT_F64, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.tile_bytes == 44 * 44 * 16,
           "2D t1 f64 tile %zu bytes", p.tile_bytes);
-    warpfft_plan_params(1, 1, n1, 1, 1e-5, WARPFFT_F32, NULL, &in);
+    warpfft_plan_params(1, 1, n1, 1, 1e-5, WARPFFT_F32, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 1024 && in.n_fine[0] == 2000000,
           "1D t1: SM, nf %lld", (long long)in.n_fine[0]);
     /* 1D f32 spreading too (fixed point, 16 bytes per cell; pad (w+1)/2 = 4 each side);
      * interpolation and f64 keep 8 / 16 */
-    CHECK(wf_params_make(1, 1, n1, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+    CHECK(wf_params_make(1, 1, n1, 1, 1e-5, WARPFFT_F32, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.tile_bytes == (1024 + 8) * 16,
           "1D t1 f32 tile %zu bytes", p.tile_bytes);
-    CHECK(wf_params_make(2, 1, n1, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+    CHECK(wf_params_make(2, 1, n1, 1, 1e-5, WARPFFT_F32, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.tile_bytes == (1024 + 8) * 8,
           "1D t2 f32 tile %zu bytes", p.tile_bytes);
-    warpfft_plan_params(1, 3, n3, 1, 1e-9, WARPFFT_F64, NULL, &in);
+    warpfft_plan_params(1, 3, n3, 1, 1e-9, WARPFFT_F64, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
               in.bin_size[2] == 2 && in.width == 11,
           "3D t1 f64 1e-9: SM 8x8x2 (w %d)", in.width);
-    warpfft_plan_params(1, 3, n3, 1, 1e-13, WARPFFT_F64, NULL, &in);
+    warpfft_plan_params(1, 3, n3, 1, 1e-13, WARPFFT_F64, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
               in.bin_size[2] == 2 && in.width == 16,
           "3D t1 f64 1e-13: w 16, 8x8x2 tile fits: %d %d %d", in.bin_size[0], in.bin_size[1],
           in.bin_size[2]);
-    warpfft_plan_params(2, 3, n3, 1, 1e-5, WARPFFT_F32, NULL, &in);
+    warpfft_plan_params(2, 3, n3, 1, 1e-5, WARPFFT_F32, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 16 && in.bin_size[1] == 16 &&
               in.bin_size[2] == 4,
           "3D t2 f32: SM 16x16x4: %d %d %d", in.bin_size[0], in.bin_size[1], in.bin_size[2]);
-    warpfft_plan_params(1, 3, n3, 1, 1e-5, WARPFFT_F32, NULL, &in);
+    warpfft_plan_params(1, 3, n3, 1, 1e-5, WARPFFT_F32, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 16 && in.bin_size[1] == 8 &&
               in.bin_size[2] == 4,
           "3D t1 f32: SM 16x8x4: %d %d %d", in.bin_size[0], in.bin_size[1], in.bin_size[2]);
-    warpfft_plan_params(2, 3, n3, 1, 1e-9, WARPFFT_F64, NULL, &in);
+    warpfft_plan_params(2, 3, n3, 1, 1e-9, WARPFFT_F64, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
               in.bin_size[2] == 4,
           "3D t2 f64: SM 8x8x4: %d %d %d", in.bin_size[0], in.bin_size[1], in.bin_size[2]);
@@ -77,7 +81,7 @@ void test_bins(void) {
 /* The bin scan (setpts): tile sums only for plans with more than WF_SCAN_BIG_BINS bins, one
  * pair of u64 per tile of WF_SCAN_BIG_TILE bins, counted in the fixed workspace. */
 void test_scan_tiles(void) {
-    warpfft_opts o = defaults();
+    warpfft_opts o = S2;
     o.spreadinterponly = 1; /* the grid is fk: nbins = N with bins of 1 */
     o.bin_size[0] = 1;
     wf_params p;
@@ -96,15 +100,15 @@ void test_scan_tiles(void) {
     /* suite B's shapes: 2D 1024^2 (4096 bins of 32^2) keeps wf_bin_scan; 3D 128^3 t1 f32
      * (32768 bins of 16x8x4) and f64 (131072 of 8x8x2) take scan_big */
     const int64_t n2[3] = {1024, 1024, 1}, n3[3] = {128, 128, 128};
-    CHECK(wf_params_make(1, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+    CHECK(wf_params_make(1, 2, n2, 1, 1e-5, WARPFFT_F32, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.nbins == 4096 && wf_params_scan_tiles(&p) == 0,
           "2D 1024^2: %lld bins, %lld tiles", (long long)p.nbins,
           (long long)wf_params_scan_tiles(&p));
-    CHECK(wf_params_make(1, 3, n3, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-5, WARPFFT_F32, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.nbins == 32768 && wf_params_scan_tiles(&p) == 32,
           "3D 128^3 f32: %lld bins, %lld tiles", (long long)p.nbins,
           (long long)wf_params_scan_tiles(&p));
-    CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.nbins == 131072 && wf_params_scan_tiles(&p) == 128,
           "3D 128^3 f64: %lld bins, %lld tiles", (long long)p.nbins,
           (long long)wf_params_scan_tiles(&p));
@@ -112,7 +116,7 @@ void test_scan_tiles(void) {
 
 void test_method_fallback(void) {
     const int64_t n3[3] = {128, 128, 128}, small[3] = {5, 3, 1};
-    warpfft_opts o = defaults();
+    warpfft_opts o = S2;
     wf_params p;
     /* AUTO on a grid whose SM bins would outnumber int32 (8192^3 fine, 8x8x2 bins): GM */
     const int64_t n4k[3] = {4096, 4096, 4096};
@@ -139,7 +143,7 @@ void test_method_fallback(void) {
               p.maxsub == 77 && p.n_bins[0] == 4 && p.nbins == 4 * 16 * 16,
           "overrides: bins %d, nbins %lld", (int)p.bin_size[0], (long long)p.nbins);
     /* bins never exceed the fine grid; unused dims are 1 */
-    CHECK(wf_params_make(1, 2, small, 1, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+    CHECK(wf_params_make(1, 2, small, 1, 1e-5, WARPFFT_F32, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.n_fine[0] == 14 && p.bin_size[0] == 14 && p.bin_size[2] == 1 && p.n_bins[2] == 1 &&
               p.mode_prod == 15 && p.fine_prod == 196 && p.width == 7,
           "small grid: nf %lld bins %d", (long long)p.n_fine[0], (int)p.bin_size[0]);
@@ -149,10 +153,10 @@ void test_method_fallback(void) {
 void test_fine_dim_limit(void) {
     warpfft_plan_info in;
     const int64_t ok[3] = {((int64_t)1 << 31) - 2, 1, 1}, big[3] = {((int64_t)1 << 31) + 2, 1, 1};
-    CHECK(warpfft_plan_params(2, 1, ok, 1, 1e-5, WARPFFT_F32, NULL, &in) == 0 &&
+    CHECK(warpfft_plan_params(2, 1, ok, 1, 1e-5, WARPFFT_F32, &S2, &in) == 0 &&
               in.n_fine[0] == ((int64_t)1 << 32),
           "N = 2^31 - 2: fine grid %lld", (long long)in.n_fine[0]);
-    int st = warpfft_plan_params(2, 1, big, 1, 1e-5, WARPFFT_F64, NULL, &in);
+    int st = warpfft_plan_params(2, 1, big, 1, 1e-5, WARPFFT_F64, &S2, &in);
     CHECK(st == WARPFFT_ERR_BAD_SIZE && strstr(warpfft_last_error(), "2^32"),
           "N = 2^31 + 2: status %d, %s", st, warpfft_last_error());
 }
@@ -162,7 +166,7 @@ void test_fine_dim_limit(void) {
 void test_fine_dim_limit_nd(void) {
     warpfft_plan_info in;
     const int64_t issue[3] = {1080000000, 1, 1};
-    int st = warpfft_plan_params(1, 2, issue, 1, 0.1, WARPFFT_F32, NULL, &in);
+    int st = warpfft_plan_params(1, 2, issue, 1, 0.1, WARPFFT_F32, &S2, &in);
     CHECK(st == WARPFFT_ERR_BAD_SIZE && strstr(warpfft_last_error(), "below 2^31"),
           "2D {1080000000, 1}: status %d, %s", st, warpfft_last_error());
     /* 2143750000 = 2^4 5^8 7^3: the largest 2,3,5,7-smooth even size below 2^31 */
@@ -170,17 +174,17 @@ void test_fine_dim_limit_nd(void) {
     const int64_t ok3[3] = {4, 4, 1071875000}, over3[3] = {4, 4, 1071875001};
     for (int dim = 2; dim <= 3; dim++) {
         const int64_t *a = dim == 2 ? ok : ok3, *b = dim == 2 ? over : over3;
-        st = warpfft_plan_params(1, dim, a, 1, 1e-2, WARPFFT_F32, NULL, &in);
+        st = warpfft_plan_params(1, dim, a, 1, 1e-2, WARPFFT_F32, &S2, &in);
         CHECK(st == 0 && in.n_fine[dim == 2 ? 0 : 2] == 2143750000,
               "%dD N = 1071875000: status %d (%s), fine %lld", dim, st, warpfft_last_error(),
               (long long)in.n_fine[dim == 2 ? 0 : 2]);
-        st = warpfft_plan_params(2, dim, b, 1, 1e-2, WARPFFT_F64, NULL, &in);
+        st = warpfft_plan_params(2, dim, b, 1, 1e-2, WARPFFT_F64, &S2, &in);
         CHECK(st == WARPFFT_ERR_BAD_SIZE && strstr(warpfft_last_error(), "2147483648"),
               "%dD N = 1071875001 (fine 2^31): status %d, %s", dim, st, warpfft_last_error());
     }
     /* 1D keeps the 2^32 limit */
     const int64_t one[3] = {1080000000, 1, 1};
-    CHECK(warpfft_plan_params(1, 1, one, 1, 0.1, WARPFFT_F32, NULL, &in) == 0 &&
+    CHECK(warpfft_plan_params(1, 1, one, 1, 0.1, WARPFFT_F32, &S2, &in) == 0 &&
               in.n_fine[0] == 2160000000,
           "1D N = 1080000000: %s", warpfft_last_error());
 }
@@ -199,7 +203,7 @@ void test_reference_cases(void) {
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         int64_t n[3] = {t[i].N, t[i].N, t[i].N};
         warpfft_plan_info in;
-        int st = warpfft_plan_params(1, 3, n, 1, t[i].tol, (warpfft_precision)t[i].prec, NULL, &in);
+        int st = warpfft_plan_params(1, 3, n, 1, t[i].tol, (warpfft_precision)t[i].prec, &S2, &in);
         CHECK(st == 0 && in.width == t[i].w && fabs(in.beta - t[i].beta) < 1e-12 &&
                   in.n_fine[0] == t[i].nf && in.n_points == -1,
               "N %lld tol %g: w %d beta %g nf %lld", (long long)t[i].N, t[i].tol, in.width, in.beta,

@@ -73,14 +73,19 @@ void test_validation_tol(void) {
     warpfft_opts o = defaults();
     o.upsampfac = 1.25;
     EXPECT(WARPFFT_ERR_BAD_TOL,
-           "tol 1e-13 needs a kernel wider than 16 points at upsampfac 1.25 (the maximum for f64); "
-           "use upsampfac 2.0",
+           "tol 1e-13 needs a kernel wider than 16 points (the maximum for f64) at upsampfac 1.25; "
+           "use a larger upsampfac (up to 3) or 0 (chosen per plan)",
            1, 2, n, 1, 1e-13, WARPFFT_F64, &o);
     EXPECT(WARPFFT_ERR_BAD_TOL, "tol 1e-10 needs a kernel wider than 16", 1, 2, n, 1, 1e-10,
            WARPFFT_F64, &o);
-    /* f32 at 1.25 stops at 1e-4: rounding amplified by the deconvolution (measured) */
-    EXPECT(WARPFFT_ERR_BAD_TOL, "use upsampfac 2.0 or f64", 1, 2, n, 1, 1e-5, WARPFFT_F32, &o);
+    /* f32 at 1.25: rounding amplified by the deconvolution (wf_tol_floor_of) above tol */
+    EXPECT(WARPFFT_ERR_BAD_TOL, "below what f32 reaches at upsampfac 1.25 (rounding floor", 1, 2, n,
+           1, 1e-5, WARPFFT_F32, &o);
+    EXPECT(WARPFFT_SUCCESS, "", 1, 2, n, 1, 1e-3, WARPFFT_F32, &o);
+    o.upsampfac = 1.6; /* any sigma in [1.25, 3] */
     EXPECT(WARPFFT_SUCCESS, "", 1, 2, n, 1, 1e-4, WARPFFT_F32, &o);
+    o.upsampfac = 3.0;
+    EXPECT(WARPFFT_SUCCESS, "", 1, 3, n, 1, 1e-12, WARPFFT_F64, &o);
     EXPECT(WARPFFT_SUCCESS, "", 1, 2, n, 1, 1e-8, WARPFFT_F64, &o);
 }
 
@@ -110,7 +115,12 @@ void test_validation_opts(void) {
     EXPECT_BAD_OPT(n, modeord, -1, "modeord = -1");
     EXPECT_BAD_OPT(n, method, 3, "method = 3");
     EXPECT_BAD_OPT(n, method, -1, "method = -1");
-    EXPECT_BAD_OPT(n, upsampfac, 1.5, "upsampfac = 1.5");
+    EXPECT_BAD_OPT(n, upsampfac, 1.2,
+                   "upsampfac = 1.2; must be 0 (chosen per plan) or in [1.25, 3]");
+    EXPECT_BAD_OPT(n, upsampfac, 3.5, "upsampfac = 3.5");
+    EXPECT_BAD_OPT(n, upsampfac, -2.0, "upsampfac = -2");
+    EXPECT_BAD_OPT(n, upsampfac, INFINITY, "upsampfac = inf");
+    EXPECT_BAD_OPT(n, points_hint, -1, "points_hint = -1");
     EXPECT_BAD_OPT(n, upsampfac, NAN, "upsampfac = nan");
     EXPECT_BAD_OPT(n, bin_size[1], -4, "bin_size[1] = -4");
     EXPECT_BAD_OPT(n, max_subprob, -1, "max_subprob = -1");
@@ -121,8 +131,8 @@ void test_validation_opts(void) {
     CHECK(warpfft_opts_default(NULL) == WARPFFT_ERR_INVALID_ARG, "opts_default(NULL)");
     o = defaults();
     CHECK(o.struct_size == sizeof o && o.modeord == 0 && o.method == 0 && o.device == 0 &&
-              o.upsampfac == 2.0 && o.stream == 0 && o.bin_size[0] == 0 && o.bin_size[1] == 0 &&
-              o.bin_size[2] == 0 && o.max_subprob == 0,
+              o.upsampfac == 0.0 && o.stream == 0 && o.bin_size[0] == 0 && o.bin_size[1] == 0 &&
+              o.bin_size[2] == 0 && o.max_subprob == 0 && o.points_hint == 0,
           "opts defaults");
 }
 
@@ -137,8 +147,10 @@ void test_spreadinterponly(void) {
     wf_params p, q;
     CHECK(wf_params_make(1, 2, n, 3, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0,
           "spreadinterponly plan params: %s", warpfft_last_error());
-    CHECK(wf_params_make(1, 2, n, 3, 1e-5, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &q) == 0,
-          "the same NUFFT");
+    warpfft_opts s2 = defaults(); /* upsampfac 0 means 2 for spreadinterponly (the grid is fk) */
+    s2.upsampfac = 2.0;
+    CHECK(wf_params_make(1, 2, n, 3, 1e-5, WARPFFT_F32, &s2, WF_SHARED_OPTIN_SM90, &q) == 0,
+          "the same NUFFT at upsampfac 2");
     CHECK(p.spreadinterponly == 1 && p.n_fine[0] == 50 && p.n_fine[1] == 37 && p.n_fine[2] == 1 &&
               p.fine_prod == 50 * 37 && p.method == WARPFFT_METHOD_GM,
           "grid = fk, GM: nf {%lld, %lld}, method %d", (long long)p.n_fine[0],
@@ -152,7 +164,7 @@ void test_spreadinterponly(void) {
            &o);
     o.spreadinterponly = 2;
     EXPECT(WARPFFT_ERR_INVALID_ARG, "spreadinterponly = 2", 1, 2, n, 1, 1e-5, WARPFFT_F32, &o);
-    o = defaults();
+    o = s2;
     o.spreadinterponly = 1; /* ignored: an old struct_size ends before the field */
     o.struct_size = (uint32_t)offsetof(warpfft_opts, spreadinterponly);
     CHECK(wf_params_make(1, 2, n, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
@@ -168,9 +180,9 @@ void test_check_points(void) {
     const int64_t n[3] = {50, 37, 1};
     warpfft_opts o = defaults();
     CHECK(o.check_points == 0, "default 0");
-    CHECK(sizeof(warpfft_opts) == 56 && offsetof(warpfft_opts, check_points) == 52,
-          "check_points in the old tail padding: size %zu, offset %zu", sizeof(warpfft_opts),
-          offsetof(warpfft_opts, check_points));
+    CHECK(offsetof(warpfft_opts, points_hint) == 56 && offsetof(warpfft_opts, check_points) == 52,
+          "check_points in the old tail padding: offset %zu; points_hint after it: %zu",
+          offsetof(warpfft_opts, check_points), offsetof(warpfft_opts, points_hint));
     wf_params p;
     CHECK(wf_params_make(1, 2, n, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.check_points == 0,

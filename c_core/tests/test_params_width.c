@@ -171,13 +171,19 @@ void test_tol_floor(void) {
     CHECK(warpfft_plan_params(2, 2, n2, 1, 1e-13, WARPFFT_F64, NULL, &in) == 0 &&
               in.tol_floor > 1e-13 && in.tol_floor < 1e-12,
           "2D f64 1024^2: floor %.3g above tol 1e-13", in.tol_floor);
-    CHECK(warpfft_plan_params(1, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, &in) == 0 &&
+    warpfft_opts s2 = defaults();
+    s2.upsampfac = 2.0;
+    CHECK(warpfft_plan_params(1, 2, n2, 1, 1e-5, WARPFFT_F32, &s2, &in) == 0 &&
               in.tol_floor > 3e-7 && in.tol_floor <= 1e-6,
           "2D f32: floor %.3g (eps32 terms)", in.tol_floor);
     wf_params p;
-    CHECK(wf_params_make(1, 3, n2, 1, 1e-6, WARPFFT_F32, NULL, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+    CHECK(wf_params_make(1, 3, n2, 1, 1e-6, WARPFFT_F32, &s2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.tol_floor == wf_tol_floor(WARPFFT_F32, 3, p.n_modes, p.fine_prod),
-          "params carry the floor");
+          "params carry the floor (sigma 2: no amplification)");
+    /* a chosen sigma below 2 may amplify rounding, but only to a quarter of tol */
+    CHECK(warpfft_plan_params(1, 2, n2, 1, 1e-5, WARPFFT_F32, NULL, &in) == 0 &&
+              in.tol_floor <= 0.25e-5 + 1e-6,
+          "2D f32 auto sigma %.3f: floor %.3g", in.upsampfac, in.tol_floor);
     CHECK(wf_tol_floor(WARPFFT_F64, 1, n1, 200000) < wf_tol_floor(WARPFFT_F64, 1, big, 2000000000),
           "floor grows with N");
 }

@@ -213,11 +213,11 @@ static void test_validation(void) {
     EXPECT(WARPFFT_ERR_BAD_SIZE, "too large", 3, 1e-6, WARPFFT_F64, lo, hi, nb3, b3);
     warpfft_opts o;
     warpfft_opts_default(&o);
-    o.upsampfac = 3.0;
+    o.upsampfac = 3.5; /* outside [1.25, 3] */
     warpfft_plan_info info;
     CHECK(warpfft_plan_params3(1, 1, 1e-6, WARPFFT_F32, &o, lo, hi, slo, shi, &info) ==
               WARPFFT_ERR_INVALID_ARG,
-          "upsampfac 3");
+          "upsampfac 3.5");
     CHECK(warpfft_plan_params3(1, 0, 1e-6, WARPFFT_F32, NULL, lo, hi, slo, shi, &info) ==
               WARPFFT_ERR_BAD_SIZE,
           "ntransf 0");

@@ -37,6 +37,8 @@ pub const WARPFFT_METHOD_AUTO: warpfft_method = 0;
 pub const WARPFFT_METHOD_GM: warpfft_method = 1;
 pub const WARPFFT_METHOD_SM: warpfft_method = 2;
 pub type warpfft_method = ::std::os::raw::c_uint;
+pub const WARPFFT_KERNEL_SINH: warpfft_kernel = 1;
+pub type warpfft_kernel = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct warpfft_opts {
@@ -50,12 +52,13 @@ pub struct warpfft_opts {
     pub max_subprob: i32,
     pub spreadinterponly: i32,
     pub check_points: i32,
+    pub points_hint: i64,
 }
 #[test]
 fn bindgen_test_layout_warpfft_opts() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_opts>(),
-        56usize,
+        64usize,
         concat!("Size of: ", stringify!(warpfft_opts))
     );
     assert_eq!(
@@ -233,6 +236,23 @@ fn bindgen_test_layout_warpfft_opts() {
         );
     }
     test_field_check_points();
+    fn test_field_points_hint() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).points_hint) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opts),
+                "::",
+                stringify!(points_hint)
+            )
+        );
+    }
+    test_field_points_hint();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -267,12 +287,14 @@ pub struct warpfft_plan_info {
     pub s_half: [f64; 3usize],
     pub gamma: [f64; 3usize],
     pub tol_floor: f64,
+    pub predicted_ms: f64,
+    pub kernel: i32,
 }
 #[test]
 fn bindgen_test_layout_warpfft_plan_info() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_plan_info>(),
-        304usize,
+        320usize,
         concat!("Size of: ", stringify!(warpfft_plan_info))
     );
     assert_eq!(
@@ -688,6 +710,40 @@ fn bindgen_test_layout_warpfft_plan_info() {
         );
     }
     test_field_tol_floor();
+    fn test_field_predicted_ms() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).predicted_ms) as usize - ptr as usize
+            },
+            304usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(predicted_ms)
+            )
+        );
+    }
+    test_field_predicted_ms();
+    fn test_field_kernel() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kernel) as usize - ptr as usize
+            },
+            312usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(kernel)
+            )
+        );
+    }
+    test_field_kernel();
 }
 extern "C" {
     pub fn warpfft_version() -> *const ::std::os::raw::c_char;

@@ -118,6 +118,25 @@ pub fn case(dim: i32, ty: i32, f64: bool, tol: f64, n: [i64; 3], m: i64, dist: D
     }
 }
 
+/// Each case, then a copy at another upsampling factor: 0 (the plan's choice) or a fixed one
+/// in [1.25, 3] other than 2, cycled through the cases (f32 skips 1.5, whose rounding floor
+/// refuses f32's tighter tols). The every-point-set contract holds at any sigma a plan takes.
+pub fn with_sigmas(cases: Vec<Case>) -> Vec<Case> {
+    let mut out = Vec::with_capacity(2 * cases.len());
+    for (i, c) in cases.into_iter().enumerate() {
+        let sig: &[f64] = if c.f64 {
+            &[0.0, 1.5, 2.5, 3.0]
+        } else {
+            &[0.0, 2.5, 3.0]
+        };
+        let mut other = c.clone();
+        other.upsampfac = sig[i % sig.len()];
+        out.push(c);
+        out.push(other);
+    }
+    out
+}
+
 /// Tolerances per precision for the issue-14 tables.
 pub fn tols(f64: bool) -> &'static [f64] {
     if f64 {

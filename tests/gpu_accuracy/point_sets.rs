@@ -2,7 +2,7 @@
 //! grid-aligned points, tight f32 clusters of 10⁶ points, far points (|x| up to 1e4), the band
 //! edge.
 
-use crate::cases::{case, dim_type_prec_tol, sizes, tols, Dist};
+use crate::cases::{case, dim_type_prec_tol, sizes, tols, with_sigmas, Dist};
 use crate::common::gpu_or_skip;
 use crate::run_table;
 
@@ -24,7 +24,7 @@ fn grid_aligned() {
             v.push(c);
         }
     }
-    run_table("grid-aligned points", &v, 5000);
+    run_table("grid-aligned points", &with_sigmas(v), 5000);
 }
 
 /// Tight clusters in f32 (σ = 1e-3, M = 10⁶): every dim × type, GM and SM, two tols. GM type 1
@@ -54,7 +54,7 @@ fn tight_clusters_f32() {
             }
         }
     }
-    run_table("tight f32 clusters, M = 1e6", &v, 6000);
+    run_table("tight f32 clusters, M = 1e6", &with_sigmas(v), 6000);
 }
 
 /// Far points, |x| up to 1e4 (issue 14: 9x tol with a single-double 2π fold), f64 at three tols
@@ -97,7 +97,7 @@ fn far_points() {
             }
         }
     }
-    run_table("far points, |x| < 1e4", &v, 7000);
+    run_table("far points, |x| < 1e4", &with_sigmas(v), 7000);
 }
 
 /// The band edge: type 2 with all energy in the corner mode k = (-N/2, ..), type 1 measured
@@ -116,5 +116,5 @@ fn band_edge() {
             v.push(c);
         }
     }
-    run_table("band edge", &v, 8000);
+    run_table("band edge", &with_sigmas(v), 8000);
 }

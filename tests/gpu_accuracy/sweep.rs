@@ -1,8 +1,9 @@
 //! The main table: dim × type × precision × tol × method, with mode order, batch size,
 //! odd/even sizes, small/large M, points folded from outside [-π, π) and points clustered in
-//! one bin cycled through the cases, and upsampling 1.25 in every dim and type.
+//! one bin cycled through the cases, upsampling 1.25 in every dim and type, and every case again
+//! at another upsampling factor (`with_sigmas`: the plan's choice, or 1.5 to 3).
 
-use crate::cases::{Case, Dist};
+use crate::cases::{with_sigmas, Case, Dist};
 use crate::common::gpu_or_skip;
 use crate::run;
 
@@ -66,7 +67,9 @@ fn cases() -> Vec<Case> {
     // upsampling 1.25 (smaller fine grid, wider kernel): every dim and type, both precisions
     for dim in 1..=3 {
         for ty in [1, 2] {
-            for (f64, tol) in [(false, 1e-4), (true, 1e-8)] {
+            // f32 3D at 1.25 refuses 1e-4: its rounding floor (the deconvolution's amplification,
+            // c_core/src/params/grid.c) is above it; 2D at 1e-4 measured 1.1e-5
+            for (f64, tol) in [(false, if dim == 3 { 1e-3 } else { 1e-4 }), (true, 1e-8)] {
                 k += 1;
                 let base: i64 = [1500, 80, 20][dim as usize - 1];
                 let mut n = [1i64; 3];
@@ -104,7 +107,7 @@ fn accuracy_table() {
         "{:>3} {:>4} {:>4} {:>7} {:>6} {:>3} {:>3} {:>4} {:>16} {:>7} {:>7} {:>9}  ok",
         "dim", "type", "prec", "tol", "method", "ord", "nt", "up", "N", "M", "dist", "rel_err"
     );
-    for (i, c) in cases().iter().enumerate() {
+    for (i, c) in with_sigmas(cases()).iter().enumerate() {
         let r = run(c, 1000 + i as u64);
         let (err_s, ok) = match &r {
             Ok(o) => (format!("{:.2e}", o.err), o.err <= c.tol.max(o.floor)),

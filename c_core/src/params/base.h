@@ -26,19 +26,23 @@
 #define WF_SM_STATIC_RESERVE ((size_t)9 * 1024)
 #define WF_DEFAULT_MAXSUB    1024               /* points per shared-memory subproblem */
 #define WF_MAX_MODES_PER_DIM ((int64_t)1 << 52) /* keeps upsampfac * N exact in double */
+#define WF_SIGMA_MIN         1.25 /* upsampling factors accepted: 0 (chosen per plan) or [MIN, MAX] */
+#define WF_SIGMA_MAX         3.0
 
 /* Everything a plan chose. Unused dimensions have n_modes = n_fine = bin_size = n_bins = 1. */
 typedef struct wf_params {
     int type, dim, precision; /* precision: WARPFFT_F32 / WARPFFT_F64 */
     int method;               /* WARPFFT_METHOD_GM or WARPFFT_METHOD_SM (never AUTO) */
     int modeord;
-    int spreadinterponly; /* 1: spread/interp only on fk itself (n_fine = n_modes; nufft12_exec.c)
-                           */
-    int check_points;     /* 1: setpts waits and returns BAD_POINTS (spreader_points.c) */
-    double tol, upsampfac;
-    double tol_floor; /* rounding floor of the error (grid.c, wf_tol_floor) */
-    int width;        /* kernel width w in fine-grid points */
-    double beta;      /* kernel shape parameter (sinh type, kernel.c) */
+    int spreadinterponly;  /* 1: spread/interp only on fk itself (n_fine = n_modes; nufft12_exec.c)
+                            */
+    int check_points;      /* 1: setpts waits and returns BAD_POINTS (spreader_points.c) */
+    int64_t points_hint;   /* opts.points_hint: the M the cost model assumes (0: one per mode) */
+    double predicted_ms;   /* the cost model's execute time (cost.c) */
+    double tol, upsampfac; /* upsampfac: the sigma used (the choice, when opts said 0) */
+    double tol_floor;      /* rounding floor of the error (grid.c, wf_tol_floor) */
+    int width;             /* kernel width w in fine-grid points */
+    double beta;           /* kernel shape parameter (sinh type, kernel.c) */
     int64_t n_modes[3], n_fine[3];
     int64_t mode_prod, fine_prod; /* N1*N2*N3, nf1*nf2*nf3 */
     int64_t ntransf;

@@ -12,6 +12,7 @@
 #include "params/base.h"
 
 #include <math.h>
+#include <string.h>
 
 #define WF_BETA_SCALE 0.995
 
@@ -23,7 +24,9 @@ int wf_max_width(int precision) {
     return precision == WARPFFT_F64 ? WF_MAX_WIDTH_F64 : WF_MAX_WIDTH_F32;
 }
 
-void wf_gauss_legendre(int n, double *x, double *w) {
+/* Newton's method for the nodes: O(n^2) per rule, a quarter of a width-bound evaluation
+ * before the cache below. */
+static void gauss_legendre(int n, double *x, double *w) {
     for (int i = 0; i < (n + 1) / 2; i++) {
         double z = cos(WF_PI * (i + 0.75) / (n + 0.5)), dp = 1.0, dz = 1.0;
         for (int it = 0; it < 100 && fabs(dz) > 1e-16; it++) {
@@ -41,6 +44,34 @@ void wf_gauss_legendre(int n, double *x, double *w) {
         x[n - 1 - i] = z;
         w[i] = w[n - 1 - i] = 2.0 / ((1.0 - z * z) * dp * dp);
     }
+}
+
+/* The last rules made, per thread (the width rule asks for the same few sizes many times). */
+#define WF_GL_CACHE 6
+typedef struct gl_rule {
+    int n;
+    double x[WF_MAX_QUAD], w[WF_MAX_QUAD];
+} gl_rule;
+
+void wf_gauss_legendre(int n, double *x, double *w) {
+    static _Thread_local gl_rule cache[WF_GL_CACHE];
+    static _Thread_local int next;
+    if (n < 1 || n > WF_MAX_QUAD) {
+        gauss_legendre(n, x, w);
+        return;
+    }
+    gl_rule *r = NULL;
+    for (int i = 0; i < WF_GL_CACHE && !r; i++)
+        if (cache[i].n == n)
+            r = &cache[i];
+    if (!r) {
+        r = &cache[next];
+        next = (next + 1) % WF_GL_CACHE;
+        gauss_legendre(n, r->x, r->w);
+        r->n = n;
+    }
+    memcpy(x, r->x, (size_t)n * sizeof *x);
+    memcpy(w, r->w, (size_t)n * sizeof *w);
 }
 
 int wf_quad_nodes(int width) {

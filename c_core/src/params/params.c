@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "params/bins.h"
+#include "params/cost.h"
 #include "params/grid.h"
 #include "params/width.h"
 #include "runtime/error.h"
@@ -26,11 +27,12 @@ static void opts_defaults(warpfft_opts *o) {
     o->modeord = 0;
     o->method = WARPFFT_METHOD_AUTO;
     o->device = 0;
-    o->upsampfac = 2.0;
+    o->upsampfac = 0.0; /* auto: sigma and width chosen per plan (cost.c) */
     o->stream = 0;
     o->max_subprob = 0;
     o->spreadinterponly = 0;
     o->check_points = 0;
+    o->points_hint = 0;
 }
 
 WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts) {
@@ -48,9 +50,13 @@ static warpfft_status check_opts_enums(const warpfft_opts *o) {
     if (o->method < WARPFFT_METHOD_AUTO || o->method > WARPFFT_METHOD_SM)
         return wf_error(WARPFFT_ERR_INVALID_ARG,
                         "opts.method = %d; must be 0 (AUTO), 1 (GM) or 2 (SM)", (int)o->method);
-    if (o->upsampfac != 2.0 && o->upsampfac != 1.25)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.upsampfac = %g; must be 2.0 or 1.25",
-                        o->upsampfac);
+    if (o->upsampfac != 0.0 && !(o->upsampfac >= WF_SIGMA_MIN && o->upsampfac <= WF_SIGMA_MAX))
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "opts.upsampfac = %g; must be 0 (chosen per plan) or in [%g, %g]",
+                        o->upsampfac, WF_SIGMA_MIN, WF_SIGMA_MAX);
+    if (o->points_hint < 0)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.points_hint = %lld; must be >= 0",
+                        (long long)o->points_hint);
     if (o->spreadinterponly != 0 && o->spreadinterponly != 1)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.spreadinterponly = %d; must be 0 or 1",
                         (int)o->spreadinterponly);
@@ -70,13 +76,14 @@ warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
      * build does not know is zero (its default), as warpfft.h promises. check_points took the
      * tail padding of the struct before it (the size did not change: 56 bytes), which
      * warpfft_opts_default has always zeroed, so an opts from that header reads as 0 there. */
-    size_t v0 = offsetof(warpfft_opts, spreadinterponly);
-    if (opts->struct_size != v0 &&
+    size_t v0 = offsetof(warpfft_opts, spreadinterponly), v1 = offsetof(warpfft_opts, points_hint);
+    if (opts->struct_size != v0 && opts->struct_size != v1 &&
         (opts->struct_size < sizeof(warpfft_opts) || opts->struct_size > WF_MAX_OPTS_SIZE))
         return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "opts.struct_size = %u; expected %zu, or %zu..%d (initialise opts with "
-                        "warpfft_opts_default)",
-                        (unsigned)opts->struct_size, v0, sizeof(warpfft_opts), WF_MAX_OPTS_SIZE);
+                        "opts.struct_size = %u; expected %zu, %zu, or %zu..%d (initialise opts "
+                        "with warpfft_opts_default)",
+                        (unsigned)opts->struct_size, v0, v1, sizeof(warpfft_opts),
+                        WF_MAX_OPTS_SIZE);
     const unsigned char *extra = (const unsigned char *)opts + sizeof(warpfft_opts);
     for (size_t i = 0;
          opts->struct_size > sizeof(warpfft_opts) && i < opts->struct_size - sizeof(warpfft_opts);
@@ -201,6 +208,7 @@ static void set_basics(wf_params *p, int type, int dim, const int64_t n_modes[3]
     p->upsampfac = o->upsampfac;
     p->spreadinterponly = o->spreadinterponly;
     p->check_points = o->check_points;
+    p->points_hint = o->points_hint;
     p->ntransf = ntransf;
     for (int d = 0; d < 3; d++)
         p->n_modes[d] = d < dim ? n_modes[d] : 1;
@@ -220,12 +228,17 @@ warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64
     set_basics(p, type, dim, n_modes, ntransf, tol, precision, &o);
     if (o.spreadinterponly)
         o.method = WARPFFT_METHOD_GM; /* any grid size N >= 2w: the GM kernels only need that */
-    st = wf_params_set_kernel(p);
+    /* upsampfac 0: sigma and width by predicted time (cost.c); else the width rule for it */
+    st = p->upsampfac == 0.0 && !p->spreadinterponly ? wf_params_choose_sigma(p)
+                                                     : wf_params_set_kernel(p);
     if (st == WARPFFT_SUCCESS)
         st = wf_params_set_grid(p);
     if (st == WARPFFT_SUCCESS)
         st = wf_params_set_method(
             p, &o, shared_limit > WF_SM_STATIC_RESERVE ? shared_limit - WF_SM_STATIC_RESERVE : 0);
+    if (st == WARPFFT_SUCCESS)
+        p->predicted_ms = wf_cost_predict_ms(p->type, p->dim, p->precision, p->width, p->n_fine,
+                                             p->ntransf, wf_params_points(p));
     return st;
 }
 
@@ -248,6 +261,8 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     info->workspace_bytes = 0;
     info->n_targets = -1;
     info->tol_floor = p->tol_floor;
+    info->predicted_ms = p->predicted_ms;
+    info->kernel = WARPFFT_KERNEL_SINH;
 }
 
 /* Must match what plans/nufft12.c (build) and plans/spreader.c (wf_spreader_alloc) allocate. */

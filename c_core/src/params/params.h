@@ -4,7 +4,8 @@
  *   kernel.h  the sinh kernel (beta, embedded widths), quadrature, phihat, deconvolution factors;
  *   width.h   the width rule: predicted aliasing error and the smallest width that meets tol;
  *   grid.h    fine-grid sizes (and their limits), mode order, point folding;
- *   bins.h    spreading bins, shared-memory tiles and the GM/SM method.
+ *   bins.h    spreading bins, shared-memory tiles and the GM/SM method;
+ *   cost.h    for upsampfac 0, sigma and width by predicted time (instead of width.h alone).
  * Pure functions of their arguments (unit-tested in c_core/tests/test_params.c). Size limits are
  * the WF_MAX_* constants of base.h, enforced in wf_check_modes (params.c), wf_params_set_grid
  * (grid.c) and wf_params_set_method (bins.c).

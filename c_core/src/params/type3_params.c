@@ -242,7 +242,7 @@ warpfft_status wf_t3_params_make(int dim, int64_t ntransf, double tol, int preci
     q->dim = dim;
     q->precision = precision;
     q->tol = tol;
-    q->upsampfac = o.upsampfac;
+    q->upsampfac = wf_t3_sigma(&o);
     q->ntransf = ntransf;
     for (int d = 0; d < dim; d++) {
         wf_t3_centre(xlo[d], xhi[d], &q->C[d], &q->X[d]);
@@ -270,9 +270,14 @@ warpfft_status wf_t3_params_make(int dim, int64_t ntransf, double tol, int preci
     return st;
 }
 
+double wf_t3_sigma(const warpfft_opts *o) {
+    return o->upsampfac == 0.0 ? 2.0 : o->upsampfac;
+}
+
 warpfft_opts wf_t3_inner_opts(const warpfft_opts *o) {
     warpfft_opts r = *o;
     r.modeord = 1;
+    r.upsampfac = wf_t3_sigma(o);
     r.spreadinterponly = 0; /* refused by wf_t3_check; never the inner step's */
     return r;
 }

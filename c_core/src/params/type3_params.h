@@ -87,6 +87,9 @@ warpfft_status wf_t3_spread_params(const wf_t3_params *q, const warpfft_opts *o,
                                    size_t shared_limit, wf_params *p);
 warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, size_t shared_limit,
                                   wf_params *p);
+/* Type 3's upsampling factor: opts.upsampfac, or 2 for 0 (type 3 does not choose it yet:
+ * its grid comes from the point sets' extents, not from a cost over modes). */
+double wf_t3_sigma(const warpfft_opts *o);
 /* The options of the inner type-2 plan: the user's, with modeord 1. */
 warpfft_opts wf_t3_inner_opts(const warpfft_opts *o);
 

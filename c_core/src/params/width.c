@@ -150,6 +150,9 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
             s += g[j] * cos(2.0 * WF_PI * kk[i] / (double)nf * t[j]);
         ph[i] = s;
     }
+    double rot_c[WF_ALIAS_NK], rot_s[WF_ALIAS_NK];
+    for (int i = 0; i < nk; i++)
+        sincos(2.0 * WF_PI * kk[i] / (double)nf, &rot_s[i], &rot_c[i]);
     double inv_hw = 2.0 / (double)width, e2b = exp(-2.0 * beta), inv_n = 1.0 / (double)n_modes;
     double edge2[WF_ALIAS_NK] = {0}, dx[WF_ALIAS_NDELTA / 2], dw[WF_ALIAS_NDELTA / 2];
     wf_gauss_legendre(WF_ALIAS_NDELTA / 2, dx, dw);
@@ -166,12 +169,15 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
         }
         double q2 = 0.0, er = 0.0, ei = 0.0;
         for (int i = 0; i < nk; i++) {
-            double pr = 0.0, pi = 0.0, xi = 2.0 * WF_PI * kk[i] / (double)nf;
+            /* e^{i xi z_q}, z_q = z_0 + q: one sincos, then rotations by e^{i xi} (~w ulps) */
+            double pr = 0.0, pi = 0.0, sn, cs, xi = 2.0 * WF_PI * kk[i] / (double)nf;
+            sincos(xi * z[0], &sn, &cs);
             for (int q = 0; q < width; q++) {
-                double sn, cs;
-                sincos(xi * z[q], &sn, &cs);
                 pr += phv[q] * cs;
                 pi -= phv[q] * sn;
+                double cn = cs * rot_c[i] - sn * rot_s[i];
+                sn = sn * rot_c[i] + cs * rot_s[i];
+                cs = cn;
             }
             double re = pr / ph[i] - 1.0, im = pi / ph[i], a2 = re * re + im * im;
             q2 += kw[i] * a2;
@@ -290,30 +296,36 @@ int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma,
     return w;
 }
 
-/* f32 at upsampfac 1.25: the deconvolution factors grow ~1000x towards the band edge and
- * amplify f32 rounding; measured on the H100 at tol 1e-5: 1.3e-5 (2D type 1) to 9.1e-5 (3D
- * type 2). Below this tol, f32 plans need upsampfac 2.0. */
-#define WF_F32_MIN_TOL_UPSAMP_125 1e-4
-
 warpfft_status wf_params_set_kernel(wf_params *p) {
-    if (p->precision == WARPFFT_F32 && p->upsampfac != 2.0 && p->tol < WF_F32_MIN_TOL_UPSAMP_125)
-        return wf_error(WARPFFT_ERR_BAD_TOL,
-                        "tol %g is below what f32 reaches at upsampfac %g (%g: rounding errors "
-                        "are amplified by the deconvolution); use upsampfac 2.0 or f64",
-                        p->tol, p->upsampfac, WF_F32_MIN_TOL_UPSAMP_125);
+    if (p->upsampfac == 0.0)
+        p->upsampfac = 2.0; /* spreadinterponly (params.c chooses for NUFFTs): the grid is fk
+                             * itself, sigma only shapes the kernel */
     int wmax = wf_max_width(p->precision);
     int w = wf_kernel_width(p->dim, p->n_modes, p->tol, p->upsampfac, wmax);
-    if (w > wmax) {
-        if (p->upsampfac != 2.0)
-            return wf_error(WARPFFT_ERR_BAD_TOL,
-                            "tol %g needs a kernel wider than %d points at upsampfac %g (the "
-                            "maximum for %s); use upsampfac 2.0",
-                            p->tol, wmax, p->upsampfac, wf_prec_name(p->precision));
+    if (w > wmax)
         return wf_error(WARPFFT_ERR_BAD_TOL,
-                        "tol %g needs a kernel wider than %d points, the maximum for %s", p->tol,
-                        wmax, wf_prec_name(p->precision));
-    }
+                        "tol %g needs a kernel wider than %d points (the maximum for %s) at "
+                        "upsampfac %g; use a larger upsampfac (up to %g) or 0 (chosen per plan)",
+                        p->tol, wmax, wf_prec_name(p->precision), p->upsampfac, WF_SIGMA_MAX);
     p->width = w;
     p->beta = wf_kernel_beta(w, p->upsampfac);
+    if (p->spreadinterponly)
+        return WARPFFT_SUCCESS;
+    /* A small sigma amplifies rounding at the band edge (the deconvolution's factors grow by
+     * ~1000x at 1.25 in 3D): refuse a tol the rounding floor alone would miss, where sigma 2
+     * would not (that floor is the promise of every plan: max(tol, tol_floor)). */
+    int64_t nf[3] = {1, 1, 1}, nf2[3] = {1, 1, 1}, fine2 = 1;
+    for (int d = 0; d < p->dim; d++) {
+        nf[d] = wf_fine_size(p->n_modes[d], p->upsampfac, w);
+        nf2[d] = wf_fine_size(p->n_modes[d], 2.0, w);
+        fine2 = nf2[d] > INT64_MAX / fine2 ? INT64_MAX : fine2 * nf2[d];
+    }
+    double fl = wf_tol_floor_of(p->precision, p->dim, p->n_modes, nf, w, p->beta);
+    if (fl > p->tol && fl > wf_tol_floor(p->precision, p->dim, p->n_modes, fine2))
+        return wf_error(WARPFFT_ERR_BAD_TOL,
+                        "tol %g is below what %s reaches at upsampfac %g (rounding floor %.2g: "
+                        "the deconvolution amplifies rounding at small upsampling factors); use a "
+                        "larger upsampfac, 0 (chosen per plan) or f64",
+                        p->tol, wf_prec_name(p->precision), p->upsampfac, fl);
     return WARPFFT_SUCCESS;
 }

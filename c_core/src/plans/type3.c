@@ -218,7 +218,7 @@ static void set_basics(wf_nufft3 *n, int dim, int64_t ntransf, double tol, int p
     p->precision = precision;
     p->modeord = n->opts.modeord;
     p->tol = tol;
-    p->upsampfac = n->opts.upsampfac;
+    p->upsampfac = wf_t3_sigma(&n->opts);
     p->ntransf = ntransf;
     for (int d = 0; d < 3; d++)
         p->n_modes[d] = p->n_fine[d] = 1;
