@@ -10,9 +10,8 @@
  *    f64, several widths, odd nf, nf = 2w, tiles wider than the grid or not dividing it, bins
  *    finer or coarser than tiles, clustered points (all in one bin), points on tile boundaries
  *    and at +-pi, several transforms with a grid smaller than the work (the grid-stride loops).
- *  - the result is the same bits when the points come in another order inside their bins? No:
- *    that changes the summation order. It is the same bits for the same sorted input (rerun),
- *    and within rounding of the direct sum for every bin shape.
+ *  - a rerun on the same sorted input gives the same bits (the emulator's schedule is fixed,
+ *    so this checks the kernel has no order dependence of its own, e.g. uninitialised state).
  * Exit status 0 when everything passes.
  */
 #include "cuda_emu.h"
