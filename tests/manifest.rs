@@ -131,9 +131,15 @@ fn embedded_images_match_the_build_mode() {
     for (name, _) in &mods {
         assert!(
             !name.starts_with("si_")
-                || ["_spread_gm", "_spread_sm", "_spread_od", "_interp_gm", "_interp_sm"]
-                    .iter()
-                    .any(|t| name.ends_with(t)),
+                || [
+                    "_spread_gm",
+                    "_spread_sm",
+                    "_spread_od",
+                    "_interp_gm",
+                    "_interp_sm"
+                ]
+                .iter()
+                .any(|t| name.ends_with(t)),
             "module {name}: si modules are per direction and method"
         );
         assert!(
@@ -286,11 +292,7 @@ fn embedded_images_match_the_build_mode() {
     got.sort();
     assert_eq!(
         got,
-        [
-            "wf_stable_hist",
-            "wf_stable_rowscan",
-            "wf_stable_scatter"
-        ],
+        ["wf_stable_hist", "wf_stable_rowscan", "wf_stable_scatter"],
         "kernels of sort_stable"
     );
     println!("{} modules, mode {mode}, archs {:?}", mods.len(), expect);
