@@ -140,26 +140,49 @@ struct wf_od_tile {
 static_assert(sizeof(wf_od_tile) == 144, "WF_OD_STAGE_BYTES counts 144 bytes for wf_od_tile");
 
 /* Adds (wr, wi) * k3[p] to the cells col[plane * (z0 + p)], p in [p0, p1): groups of
- * WF_OD_PGROUP planes, their loads issued before their stores (the cells are distinct). */
+ * WF_OD_PGROUP planes, their loads issued before their stores (the cells are distinct), the
+ * cell pointer advanced by a plane at a time; the last partial group predicated. */
 __device__ __forceinline__ void wf_od_add_planes(C *col, int plane, int z0, int p0, int p1,
                                                  const T *__restrict__ k3, T wr, T wi) {
+    int n = p1 - p0;
+    if (n <= 0)
+        return;
+    C *cell = col + plane * (z0 + p0);
+    const T *kp = k3 + p0;
 #pragma unroll 1
-    for (int p = p0; p < p1; p += WF_OD_PGROUP) {
+    for (; n >= WF_OD_PGROUP; n -= WF_OD_PGROUP) {
         C v[WF_OD_PGROUP];
         T k[WF_OD_PGROUP];
 #pragma unroll
         for (int g = 0; g < WF_OD_PGROUP; ++g) {
-            if (p + g < p1) {
-                v[g] = col[plane * (z0 + p + g)];
-                k[g] = k3[p + g];
-            }
+            v[g] = cell[g * plane];
+            k[g] = kp[g];
         }
 #pragma unroll
         for (int g = 0; g < WF_OD_PGROUP; ++g) {
-            if (p + g < p1) {
+            v[g].x += wr * k[g];
+            v[g].y += wi * k[g];
+            cell[g * plane] = v[g];
+        }
+        cell += WF_OD_PGROUP * plane;
+        kp += WF_OD_PGROUP;
+    }
+    if (n > 0) {
+        C v[WF_OD_PGROUP - 1];
+        T k[WF_OD_PGROUP - 1];
+#pragma unroll
+        for (int g = 0; g < WF_OD_PGROUP - 1; ++g) {
+            if (g < n) {
+                v[g] = cell[g * plane];
+                k[g] = kp[g];
+            }
+        }
+#pragma unroll
+        for (int g = 0; g < WF_OD_PGROUP - 1; ++g) {
+            if (g < n) {
                 v[g].x += wr * k[g];
                 v[g].y += wi * k[g];
-                col[plane * (z0 + p + g)] = v[g];
+                cell[g * plane] = v[g];
             }
         }
     }
@@ -217,7 +240,13 @@ __device__ __forceinline__ void wf_od_add_point(C *tile, int pitch1, int plane, 
     const int pa0 = max(0, -dd.z), pa1 = min(W, g.e3 - dd.z);
     const int pb1 = dd.z < 0 ? min(-dd.z, g.e3 - dd.z - g.nfc3) : 0;
     const T *k3 = kk + 2 * W;
+    /* unrolled for W <= 8 (two passes): each pass's (q, r) is then the same for every point and
+     * leaves the point loop; wider footprints keep one copy of the plane loops */
+#if WF_OD_NPASS <= 2
+#pragma unroll
+#else
 #pragma unroll 1
+#endif
     for (int pass = 0; pass < WF_OD_NPASS; ++pass) {
         const int e = lane + 32 * pass;
         const int q = e % W, r = e / W;
