@@ -102,7 +102,9 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
         .module(fatbuild::Module::new("sort").source("kernels/sort.cu"))
         // The multi-block bin scan: loaded only by plans with many bins (WF_SCAN_BIG_BINS,
         // c_core/src/params/params.h), so a small plan's first-use JIT does not compile it.
-        .module(fatbuild::Module::new("scan_big").source("kernels/scan_big.cu"));
+        .module(fatbuild::Module::new("scan_big").source("kernels/scan_big.cu"))
+        // Stable (deterministic) ranks inside bins: loaded only by deterministic plans.
+        .module(fatbuild::Module::new("sort_stable").source("kernels/sort_stable.cu"));
     // Small modules, one per job a plan has: a plan loads only the ones it launches, and in a
     // `jit` build each is JIT-compiled on its first use (in parallel: module.c), so a first plan
     // waits for its largest module, and nothing it does not launch is compiled (issue 12).
@@ -130,10 +132,16 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
                         .define("WF_PREP_PART", def),
                 );
             }
-            // Spreading (type 1) or interpolation (type 2), by the method the plan chose.
+            // Spreading (type 1) or interpolation (type 2), by the method the plan chose; the
+            // output-driven method (od) spreads only.
             for w in widths.clone() {
                 for (part, def) in [("spread", "WF_SI_SPREAD"), ("interp", "WF_SI_INTERP")] {
-                    for (method, mdef) in [("gm", "WF_SI_GM"), ("sm", "WF_SI_SM")] {
+                    let methods: &[(&str, &str)] = if part == "spread" {
+                        &[("gm", "WF_SI_GM"), ("sm", "WF_SI_SM"), ("od", "WF_SI_OD")]
+                    } else {
+                        &[("gm", "WF_SI_GM"), ("sm", "WF_SI_SM")]
+                    };
+                    for &(method, mdef) in methods {
                         b = b.module(
                             fatbuild::Module::new(format!("si_{dim}d_{p}_w{w}_{part}_{method}"))
                                 .source("kernels/spreadinterp.cu")

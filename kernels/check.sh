@@ -38,6 +38,7 @@ if [[ "${1:-}" == "--one" ]]; then
     case "$mod" in
     sort) files="sort"; defs="" ;;
     scan_big) files="scan_big"; defs="" ;;
+    sort_stable) files="sort_stable"; defs="" ;;
     bin_* | deconvolve_* | amplify_*)
         IFS=_ read -r job d p <<<"$mod"
         files="prep"
@@ -45,11 +46,11 @@ if [[ "${1:-}" == "--one" ]]; then
         defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_PREP_PART=WF_PREP_$job" ;;
     direct_f32 | direct_f64) files="direct"; defs="-DWF_PREC=${mod#direct_f}" ;;
     type3_f32 | type3_f64) files="type3"; defs="-DWF_PREC=${mod#type3_f}" ;;
-    si_*_spread_gm | si_*_spread_sm | si_*_interp_gm | si_*_interp_sm)
+    si_*_spread_gm | si_*_spread_sm | si_*_spread_od | si_*_interp_gm | si_*_interp_sm)
         IFS=_ read -r _ d p w part method <<<"$mod"
         files="spreadinterp"
         part=$([[ $part == spread ]] && echo WF_SI_SPREAD || echo WF_SI_INTERP)
-        method=$([[ $method == gm ]] && echo WF_SI_GM || echo WF_SI_SM)
+        method=WF_SI_$(echo "$method" | tr '[:lower:]' '[:upper:]')
         defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_W=${w#w} -DWF_SI_PART=$part"
         defs+=" -DWF_SI_METHOD=$method" ;;
     *) echo "unknown module $mod" >&2; exit 2 ;;
@@ -150,7 +151,7 @@ for tool in "$NVCC" "$PTXAS" "$NVLINK"; do
 done
 mkdir -p "$out"
 
-modules=(sort scan_big direct_f32 direct_f64 type3_f32 type3_f64)
+modules=(sort scan_big sort_stable direct_f32 direct_f64 type3_f32 type3_f64)
 for d in 1 2 3; do
     for p in f32 f64; do modules+=("bin_${d}d_$p" "deconvolve_${d}d_$p" "amplify_${d}d_$p"); done
     for w in $(seq 2 16); do
@@ -159,6 +160,7 @@ for d in 1 2 3; do
             for part in spread interp; do
                 modules+=("si_${d}d_${p}_w${w}_${part}_gm" "si_${d}d_${p}_w${w}_${part}_sm")
             done
+            modules+=("si_${d}d_${p}_w${w}_spread_od") # output-driven: spreading only
         done
     done
 done

@@ -174,6 +174,24 @@ __device__ __forceinline__ void wf_atomic_add(double2 *p, double re, double im) 
     atomicAdd(&p->y, im);
 }
 
+/* ---- dynamic shared memory ----
+ * WF_DYNAMIC_SMEM(name) declares the kernel's dynamic shared memory as bytes, 16-aligned;
+ * wf_dynamic_smem_size() is how many bytes the launch gave (PTX %dynamic_smem_size). Under
+ * kernels/test/emu (WF_EMU: the kernels run on a CPU, cuda_emu.h) they are the emulator's. */
+#ifndef WF_EMU
+#define WF_DYNAMIC_SMEM(name) extern __shared__ __align__(16) unsigned char name[]
+static __device__ __forceinline__ unsigned wf_dynamic_smem_size() {
+    unsigned n;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
+    return n;
+}
+#else
+#define WF_DYNAMIC_SMEM(name) unsigned char *name = wf_emu_dynamic_smem()
+static __device__ __forceinline__ unsigned wf_dynamic_smem_size() {
+    return wf_emu_dynamic_smem_size();
+}
+#endif
+
 /* Grid-stride loop over [0, n) with 64-bit indices. */
 /* a / b for 64-bit operands, as a call: ptxas expands every inline 64-bit division into a long
  * body and schedules each copy, which JIT time pays for (the binning kernels divide once per

@@ -65,14 +65,20 @@
 #if !defined(WF_SI_PART) || (WF_SI_PART != WF_SI_SPREAD && WF_SI_PART != WF_SI_INTERP)
 #error "spreadinterp.cu needs -DWF_SI_PART=WF_SI_SPREAD or -DWF_SI_PART=WF_SI_INTERP"
 #endif
-/* and which method: -DWF_SI_METHOD=WF_SI_GM (module si_..._gm) or WF_SI_SM (si_..._sm). A plan's
- * method is fixed when it is made and it launches one kernel, so it JIT-compiles (jit) or loads
- * (aot) that one only: the driver JIT-compiles one module at a time, and every kernel compiled
- * that the plan does not launch is first-plan time (issue 12). */
+/* and which method: -DWF_SI_METHOD=WF_SI_GM (module si_..._gm), WF_SI_SM (si_..._sm) or WF_SI_OD
+ * (si_..._spread_od: output-driven spreading, spreadinterp/od_spread.cuh; spreading only). A
+ * plan's method is fixed when it is made and it launches one kernel, so it JIT-compiles (jit) or
+ * loads (aot) that one only: the driver JIT-compiles one module at a time, and every kernel
+ * compiled that the plan does not launch is first-plan time (issue 12). */
 #define WF_SI_GM 1
 #define WF_SI_SM 2
-#if !defined(WF_SI_METHOD) || (WF_SI_METHOD != WF_SI_GM && WF_SI_METHOD != WF_SI_SM)
-#error "spreadinterp.cu needs -DWF_SI_METHOD=WF_SI_GM or -DWF_SI_METHOD=WF_SI_SM"
+#define WF_SI_OD 3
+#if !defined(WF_SI_METHOD) ||                                                                      \
+    (WF_SI_METHOD != WF_SI_GM && WF_SI_METHOD != WF_SI_SM && WF_SI_METHOD != WF_SI_OD)
+#error "spreadinterp.cu needs -DWF_SI_METHOD=WF_SI_GM, WF_SI_SM or WF_SI_OD"
+#endif
+#if WF_SI_METHOD == WF_SI_OD && WF_SI_PART != WF_SI_SPREAD
+#error "WF_SI_OD is a spreading method (-DWF_SI_PART=WF_SI_SPREAD)"
 #endif
 
 /* wf_<op>_<d>d_<p>_w<w>, e.g. wf_spread_sm_2d_f32_w6 */
@@ -184,6 +190,10 @@ typedef wf_cplx C;
 
 #include "spreadinterp/point.cuh"
 #include "spreadinterp/subprob.cuh"
+#if WF_SI_METHOD == WF_SI_OD
+#include "scan.cuh"
+#include "spreadinterp/od_spread.cuh"
+#else
 #if WF_SI_PART == WF_SI_SPREAD
 #include "spreadinterp/tile.cuh"
 #endif
@@ -194,6 +204,7 @@ typedef wf_cplx C;
 #else
 #include "spreadinterp/gm_interp.cuh"
 #include "spreadinterp/sm_interp.cuh"
+#endif
 #endif
 
 /* ------------------------------------------------------------------------------------------ */
@@ -271,7 +282,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     const u64 *__restrict__ bin_start, const u64 *__restrict__ bin_count,
     const u64 *__restrict__ nsub_start, const i32 *__restrict__ subprob_bin,
     const u64 *__restrict__ n_subprob_p, i64 maxsub, C *__restrict__ fw) {
-    extern __shared__ __align__(16) unsigned char wf_smem[];
+    WF_DYNAMIC_SMEM(wf_smem);
     C *tile = reinterpret_cast<C *>(wf_smem);
     WF_PTS_INIT;
     WF_BINS_INIT;
@@ -360,7 +371,7 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
     const u64 *__restrict__ bin_count, const u64 *__restrict__ nsub_start,
     const i32 *__restrict__ subprob_bin, const u64 *__restrict__ n_subprob_p, i64 maxsub,
     const C *__restrict__ fw) {
-    extern __shared__ __align__(16) unsigned char wf_smem[];
+    WF_DYNAMIC_SMEM(wf_smem);
     C *tile = reinterpret_cast<C *>(wf_smem);
     WF_PTS_INIT;
     WF_BINS_INIT;
@@ -385,5 +396,31 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
             __syncthreads(); /* the tile is reloaded for the next transform / subproblem */
         }
     }
+}
+#endif
+
+#if WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_OD
+/* OD spread: warps own tiles of the fine grid (tl1 x tl2 x tl3 cells, row pitch pitch1), gather
+ * the points whose footprints touch them and write every cell of fw once (od_spread.cuh). */
+extern "C" __global__ void __launch_bounds__(WF_OD_MAX_BLOCK)
+    WF_SINAME(spread_od)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
+                         const T *__restrict__ z, const C *__restrict__ c, i64 nf1, i64 nf2,
+                         i64 nf3, i64 ntransf, const i64 *__restrict__ sort_idx, T beta, i32 bs1,
+                         i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
+                         const u64 *__restrict__ bin_start, const u64 *__restrict__ bin_count,
+                         i32 tl1, i32 tl2, i32 tl3, i32 pitch1, C *__restrict__ fw) {
+    WF_PTS_INIT;
+    wf_bins B;
+    B.bs1 = bs1;
+    B.bs2 = bs2;
+    B.bs3 = bs3;
+    B.nb1 = nb1;
+    B.nb2 = nb2;
+    B.bin_start = bin_start;
+    B.bin_count = bin_count;
+    B.nsub_start = NULL;
+    B.subprob_bin = NULL;
+    B.maxsub = 0;
+    wf_spread_od(M, P, c, ntransf, sort_idx, B, nb3, tl1, tl2, tl3, pitch1, fw);
 }
 #endif

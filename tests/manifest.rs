@@ -88,14 +88,15 @@ fn embedded_images_match_the_build_mode() {
     );
     let mods = modules();
     // Every module a plan can need is there: sort, scan_big (the multi-block bin scan of plans
-    // with many bins), direct/type3 per precision, binning and
-    // deconvolve/amplify per dimension and precision, and the width-specialised
+    // with many bins), sort_stable (deterministic plans), direct/type3 per precision, binning
+    // and deconvolve/amplify per dimension and precision, and the width-specialised
     // spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3), one per direction and
-    // method (a plan loads only what it launches).
+    // method, plus the output-driven spreading ones (a plan loads only what it launches).
     let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
         "sort",
         "scan_big",
+        "sort_stable",
         "bin_1d_f32",
         "bin_3d_f64",
         "deconvolve_2d_f32",
@@ -110,24 +111,35 @@ fn embedded_images_match_the_build_mode() {
         "si_3d_f64_w16_interp_gm",
         "si_2d_f32_w12_spread_sm",
         "si_2d_f32_w12_interp_gm",
+        "si_1d_f32_w2_spread_od",
+        "si_3d_f64_w16_spread_od",
+        "si_2d_f32_w12_spread_od",
     ] {
         assert!(
             names.contains(&want),
             "module {want} missing from {names:?}"
         );
     }
+    // sort, scan_big, sort_stable; per precision direct, type3 and 3 jobs x 3 dims; per dim and
+    // width spread/interp x gm/sm, and spread od
     assert_eq!(
         mods.len(),
-        2 + 2 * (2 + 3 * 3) + 2 * 2 * 3 * (11 + 15),
+        3 + 2 * (2 + 3 * 3) + (2 * 2 + 1) * 3 * (11 + 15),
         "module count"
     );
     // No combined module is left (a plan would JIT kernels it never launches).
     for (name, _) in &mods {
         assert!(
             !name.starts_with("si_")
-                || ["_spread_gm", "_spread_sm", "_interp_gm", "_interp_sm"]
-                    .iter()
-                    .any(|t| name.ends_with(t)),
+                || [
+                    "_spread_gm",
+                    "_spread_sm",
+                    "_spread_od",
+                    "_interp_gm",
+                    "_interp_sm"
+                ]
+                .iter()
+                .any(|t| name.ends_with(t)),
             "module {name}: si modules are per direction and method"
         );
         assert!(
@@ -211,6 +223,11 @@ fn embedded_images_match_the_build_mode() {
         "wf_spread_sm_3d_f64_w10",
         "wf_interp_gm_1d_f32_w12",
         "wf_interp_sm_3d_f64_w16",
+        "wf_spread_od_3d_f32_w7",
+        "wf_spread_od_1d_f64_w16",
+        "wf_stable_hist",
+        "wf_stable_rowscan",
+        "wf_stable_scatter",
         "wf_direct_t1_f64",
         "wf_direct_t2_f32",
     ] {
@@ -228,6 +245,12 @@ fn embedded_images_match_the_build_mode() {
                 );
             }
         }
+        let got = manifest_kernels(&man, &format!("si_{dim}d_{p}_w{w}_spread_od"));
+        assert_eq!(
+            got,
+            [format!("wf_spread_od_{dim}d_{p}_w{w}")],
+            "kernels of si_{dim}d_{p}_w{w}_spread_od"
+        );
     }
     // The binning module holds setpts' three kernels; deconvolve and amplify one each.
     for (dim, p) in [(1, "f32"), (3, "f64")] {
@@ -264,6 +287,14 @@ fn embedded_images_match_the_build_mode() {
     let mut got = manifest_kernels(&man, "sort");
     got.sort();
     assert_eq!(got, ["wf_bin_scan", "wf_poison_u32"], "kernels of sort");
+    // The stable ranks of deterministic plans are a module of their own.
+    let mut got = manifest_kernels(&man, "sort_stable");
+    got.sort();
+    assert_eq!(
+        got,
+        ["wf_stable_hist", "wf_stable_rowscan", "wf_stable_scatter"],
+        "kernels of sort_stable"
+    );
     println!("{} modules, mode {mode}, archs {:?}", mods.len(), expect);
 }
 
@@ -339,7 +370,9 @@ fn embedded_sources_match_the_kernels_dir() {
         "scan.cuh",
         "scan_big.cu",
         "sort.cu",
+        "sort_stable.cu",
         "spreadinterp.cu",
+        "spreadinterp/od_spread.cuh",
         "spreadinterp/point.cuh",
         "spreadinterp/tile.cuh",
         "spreadinterp/sm_interp.cuh",

@@ -5,8 +5,8 @@
  * files table as headers, for each arch given. Catches a source, header or option NVRTC cannot
  * take before anything runs on a GPU. Built and run by scripts/check_nvrtc_modules.sh:
  *   test_nvrtc_modules [--all] SM...        e.g. 90 80 120
- * Without --all: sort, scan_big, prep, direct and type3 (both precisions) and one spreadinterp
- * module per dimension and precision (see sampled()).
+ * Without --all: sort, scan_big, sort_stable, prep, direct and type3 (both precisions) and the
+ * spreadinterp modules of one width per dimension and precision (see sampled()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,15 +30,16 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* The sample: every module that is not a spreadinterp one, and these (small, middle and
- * largest widths; 3D at the largest is the heaviest compile). */
+/* The sample: every module that is not a spreadinterp one, and every method and direction of
+ * these (small, middle and largest widths; 3D at the largest is the heaviest compile). The
+ * stems are prefixes: si modules are per direction and method (si_2d_f32_w7_spread_od, ...). */
 static int sampled(const char *name) {
-    static const char *const si[] = {"si_1d_f32_w2", "si_1d_f64_w2",  "si_2d_f32_w7",
-                                     "si_2d_f64_w7", "si_3d_f32_w12", "si_3d_f64_w16"};
+    static const char *const si[] = {"si_1d_f32_w2_", "si_1d_f64_w2_",  "si_2d_f32_w7_",
+                                     "si_2d_f64_w7_", "si_3d_f32_w12_", "si_3d_f64_w16_"};
     if (strncmp(name, "si_", 3) != 0)
         return 1;
     for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
-        if (strcmp(name, si[i]) == 0)
+        if (strncmp(name, si[i], strlen(si[i])) == 0)
             return 1;
     return 0;
 }

@@ -1,6 +1,9 @@
 """The NUFFT pipeline of the GPU harness (python3 kernels/test/gpu_test.py): cupy loads the
 cubins kernels/check.sh built and runs bin sort, spread/interp, cuFFT (through cupy) and
-deconvolve/amplify, with the host's parameter choices (width, beta, fine grid, bins).
+deconvolve/amplify, with the host's parameter choices (width, beta, fine grid, bins). Methods:
+"gm", "sm", and "od" (output-driven type-1 spreading, module si_..._spread_od: warp tiles of
+the fine grid, no atomics, no memset of fw; with Points(stable=True), setpts ranks the points
+inside their bins with module sort_stable and type 1 is the same bits run to run).
 
 Host choices: FINUFFT's width for upsampling 2, w = ceil(-log10(tol/10)), and the sinh-type
 kernel of kernels/common.cuh with beta = 0.995 pi (3/4) w; fine grid nf = 2N (at least 2w);
@@ -115,19 +118,51 @@ def bin_scan_big(count, maxsub=0, cap=0, grid=None):
     return start[:n], (None if nsub is None else nsub[:n]), result
 
 
+ST_TILE = 2048  # kernels/sort_stable.cu: WF_ST_TILE items per tile
+
+
+def stable_ranks(bin_of, M, nbins, bin_start, pos):
+    """module sort_stable (ABI.md): pos[j] = the number of points j' < j in bin_of[j]'s bin, by
+    an LSD radix sort of bin_of with 8-bit digits (hist, rowscan, scatter per pass)."""
+    ntiles = -(-M // ST_TILE)
+    passes = max(1, -(-max(int(nbins) - 1, 0).bit_length() // 8))
+    hist = cp.empty(256 * max(ntiles, 1), dtype=cp.uint64)
+    dtot = cp.empty(256, dtype=cp.uint64)
+    keys = [bin_of, cp.empty(max(M, 1), dtype=cp.int32)]
+    vals = [cp.empty(max(M, 1), dtype=cp.uint32), cp.empty(max(M, 1), dtype=cp.uint32)]
+    g = (max(1, min(ntiles, 65535 * 4)),)
+    cur = 0
+    for p in range(passes):
+        last = p == passes - 1
+        fn("sort_stable", "wf_stable_hist")(g, (256,), (I64(M), keys[cur], I32(8 * p),
+                                                        I64(ntiles), hist))
+        fn("sort_stable", "wf_stable_rowscan")((256,), (256,), (I64(ntiles), hist, dtot))
+        fn("sort_stable", "wf_stable_scatter")(
+            g, (256,), (I64(M), keys[cur], NULL if p == 0 else vals[cur], I32(8 * p),
+                        I64(ntiles), hist, dtot, NULL if last else keys[1 - cur],
+                        NULL if last else vals[1 - cur], I32(0), bin_start if last else NULL,
+                        pos if last else NULL))
+        cur = 1 - cur
+    return passes
+
+
 class Points:
-    def __init__(self, dim, coords, prec, nf, bs, maxsub=1024):
+    """setpts: bins of shape bs over the fine grid nf; maxsub = 0 computes no subproblems (GM,
+    OD); stable = True ranks points inside their bins in input order (module sort_stable)."""
+
+    def __init__(self, dim, coords, prec, nf, bs, maxsub=1024, stable=False):
         self.dim, self.prec, self.nf, self.bs = dim, prec, list(nf), list(bs)
         self.coords = coords
         self.M = coords[0].size
         self.maxsub = maxsub
+        self.stable = stable
         self.nb = [int(math.ceil(nf[d] / bs[d])) for d in range(3)]
         nbins = self.nb[0] * self.nb[1] * self.nb[2]
         M = self.M
         self.bin_of = cp.empty(max(M, 1), dtype=cp.int32)
         self.pos = cp.empty(max(M, 1), dtype=cp.uint32)
         self.bin_count = cp.zeros(nbins, dtype=cp.uint64)
-        self.cap = nbins + -(-M // maxsub)
+        self.cap = nbins + -(-M // maxsub) if maxsub > 0 else 0
         self.run_setpts()
 
     def ptr(self, d):
@@ -152,6 +187,8 @@ class Points:
         # as the C core: module scan_big above SCAN_BIG_BINS bins (c_core/src/params/params.h)
         scan = bin_scan_big if nbins > SCAN_BIG_BINS else bin_scan
         self.bin_start, self.nsub_start, self.result = scan(self.bin_count, self.maxsub, self.cap)
+        if self.stable:  # deterministic ranks in place of bin_count's atomic ones
+            stable_ranks(self.bin_of, M, nbins, self.bin_start, self.pos)
         self.sort_idx = cp.empty(max(M, 1), dtype=cp.int64)
         # records: dim coordinates and a u32 index, padded to 2, 4 or 8 u32 words
         nw = self.dim * (1 if self.prec == 32 else 2) + 1
@@ -164,11 +201,12 @@ class Points:
         self.subprob_bin = cp.full(max(self.cap, 1), -1, dtype=cp.int32)
         self.scoords = [cp.empty(max(M, 1), dtype=rdt(self.prec)) for _ in range(self.dim)]
         n_subprob_ptr = self.result[1:2]
+        sm = self.maxsub > 0  # subproblems (SM) or none (GM, OD)
         fn(self.bin_module(), f"wf_sort_unpack_{psuf(self.prec)}")(
             (grid_for(max(M, self.cap)),), (256,),
             (I64(M), I32(self.dim), rec, I32(rw), I32(0), self.sort_idx, self.sptr(0),
-             self.sptr(1), self.sptr(2), I64(nbins), self.nsub_start, n_subprob_ptr,
-             I64(self.cap), self.subprob_bin))
+             self.sptr(1), self.sptr(2), I64(nbins), self.nsub_start if sm else NULL,
+             n_subprob_ptr if sm else NULL, I64(self.cap), self.subprob_bin if sm else NULL))
         if OLDABI:  # kernels before the sorted-coordinate ABI (A/B timing): unsorted coords
             self.scoords = list(self.coords)
         self.n_subprob = int(self.result.get()[1])
@@ -182,7 +220,8 @@ class Points:
 
 # ---------------------------------------------------------------------------- spread / interp
 def si_name(op, method, dim, prec, w):
-    """(module, kernel): op "spread" or "interp", method "gm"/"sm" (one module each)."""
+    """(module, kernel): op "spread" or "interp", method "gm"/"sm"/"od" (one module each; "od"
+    spreads only)."""
     return (f"si_{dim}d_{psuf(prec)}_w{w}_{op}_{method}",
             f"wf_{op}_{method}_{dim}d_{psuf(prec)}_w{w}")
 
@@ -190,7 +229,60 @@ def si_name(op, method, dim, prec, w):
 NOSORT = False  # GM with sort_idx = NULL, points in input order (gpu_test.py bench nosort=1)
 
 
-def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1):
+def sm_cell_bytes(op, dim, prec):
+    """Bytes per SM tile cell (ABI.md; the C core's wf_sm_cell_bytes): 1D and 2D f32 spreading
+    add in fixed point, four int32 words per cell; else one complex."""
+    if op == "spread" and dim <= 2 and prec == 32:
+        return 16
+    return 8 if prec == 32 else 16
+
+
+def od_stage_bytes(dim, prec, w):
+    """ABI.md, WF_OD_STAGE_BYTES: a warp's staging area after its tile."""
+    cs, ts = (8, 4) if prec == 32 else (16, 8)
+    return 32 * (cs + 16 + dim * w * ts) + 672
+
+
+def od_warp_bytes(dim, prec, w, tile, pitch):
+    """Dynamic shared memory per warp of the OD kernel: its tile (pitch1 x tl2 x tl3 cells,
+    rounded to 16 bytes) and its staging area."""
+    t = list(tile) + [1] * (3 - len(tile))
+    cells = pitch * (t[1] if dim >= 2 else 1) * (t[2] if dim >= 3 else 1)
+    return -(-cells * (8 if prec == 32 else 16) // 16) * 16 + od_stage_bytes(dim, prec, w)
+
+
+def od_pitch(dim, prec, w, tl1, pad="auto"):
+    """Row pitch of an OD tile: lanes e of a warp add footprint cells q + W*r (q = e % W), so a
+    pitch = W mod 16 (f32: 16 complex per 128-byte wavefront) or mod 8 (f64) puts 16 (8)
+    consecutive lanes on distinct banks; pad="auto" pads tl1 up to that, an integer pads by it."""
+    if dim == 1:
+        return tl1
+    if pad != "auto":
+        return tl1 + int(pad)
+    m = 16 if prec == 32 else 8
+    return tl1 + (w - tl1) % m
+
+
+SMEM_MAX = 227 * 1024  # sm_90 opt-in dynamic shared memory per block (and per SM: 228 KB)
+
+
+def od_pick_nwarps(warp_bytes, regs=None):
+    """Warps per block for the OD kernel: the most resident warps per SM (shared memory, and
+    registers when known), ties to the larger block."""
+    best, best_res = 1, -1
+    for nw in (8, 4, 2, 1):
+        if nw * warp_bytes > SMEM_MAX:
+            continue
+        blocks = SMEM_MAX // (nw * warp_bytes)
+        if regs:
+            blocks = min(blocks, 65536 // (max(regs, 1) * 32 * nw))
+        res = min(blocks * nw, 64)
+        if res > best_res:
+            best, best_res = nw, res
+    return best
+
+
+def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1, od=None):
     dim, prec, nf = P.dim, P.prec, P.nf
     m, k = si_name(op, method, dim, prec, w)
     f = fn(m, k)
@@ -200,10 +292,20 @@ def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1):
             I64(ntransf), NULL if nosort else P.sort_idx, rdt(prec)(beta))
     if method == "gm":
         f((grid_for(P.M),), (256,), base + (fw,))
+    elif method == "od":
+        tile, nw, pitch = od["tile"], od["nwarps"], od["pitch"]
+        t = [tile[d] if d < dim else 1 for d in range(3)]
+        shmem = nw * od_warp_bytes(dim, prec, w, t, pitch)
+        ntiles = int(np.prod([-(-nf[d] // t[d]) for d in range(3)]))
+        f.max_dynamic_shared_size_bytes = shmem
+        f((max(1, min(-(-ntiles // nw), 65535 * 4)), max(1, min(ntransf, 65535))), (32 * nw,),
+          base + (I32(P.bs[0]), I32(P.bs[1]), I32(P.bs[2]), I64(P.nb[0]), I64(P.nb[1]),
+                  I64(P.nb[2]), P.bin_start, P.bin_count, I32(t[0]), I32(t[1]), I32(t[2]),
+                  I32(pitch), fw), shared_mem=shmem)
     else:
         pad = (w + 1) // 2
         td = [P.bs[d] + 2 * pad if d < dim else 1 for d in range(3)]
-        shmem = td[0] * td[1] * td[2] * (8 if prec == 32 else 16)
+        shmem = td[0] * td[1] * td[2] * sm_cell_bytes(op, dim, prec)
         f.max_dynamic_shared_size_bytes = shmem
         f((min(max(P.cap, 1), 65535 * 4), gridy), (256,),
           base + (I32(P.bs[0]), I32(P.bs[1]), I32(P.bs[2]), I64(P.nb[0]), I64(P.nb[1]),
@@ -211,15 +313,45 @@ def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1):
                   P.result[1:2], I64(P.maxsub), fw), shared_mem=shmem)
 
 
+# OD defaults (first guesses; gpu_test.py bench tile=/obs=/nw=/pad= sweeps them): warp tiles
+# per (dim, precision); bins of half the tile per dimension (the gather then reads ~1.5x the
+# touching points per dimension instead of ~3x with bins = tiles)
+OD_TILE = {(1, 32): [1024], (1, 64): [512], (2, 32): [64, 8], (2, 64): [32, 8],
+           (3, 32): [16, 16, 4], (3, 64): [16, 8, 4]}
+
+
 class Plan:
     def __init__(self, typ, dim, N, tol, prec, method, ntransf=1, iflag=1, modeord=0, bs=None,
-                 nf=None, maxsub=1024, w_extra=0):
+                 nf=None, maxsub=1024, w_extra=0, tile=None, nwarps=None, pad="auto",
+                 stable=False):
         self.typ, self.dim, self.prec, self.method = typ, dim, prec, method
         self.N = list(N) + [1] * (3 - len(N))
         self.w, self.beta = width_beta(tol, w_extra)
         self.nf = [max(2 * n, 2 * self.w) if d < dim else 1 for d, n in enumerate(self.N)]
         if nf is not None:
             self.nf = list(nf) + [1] * (3 - len(nf))
+        self.stable = stable
+        self.poison_fw = False  # type 1: fill fw with NaN before spreading (unit tests, OD)
+        self.od = None
+        if method == "od":
+            if typ != 1:
+                raise ValueError("od is a type-1 (spreading) method")
+            t = list(tile or OD_TILE[(dim, prec)])[:dim]
+            t = t + [1] * (3 - len(t))
+            pitch = od_pitch(dim, prec, self.w, t[0], pad)
+            wb = od_warp_bytes(dim, prec, self.w, t, pitch)
+            if wb > SMEM_MAX:
+                raise ValueError(f"od tile {t[:dim]} needs {wb} bytes of shared memory per warp")
+            if not nwarps:
+                try:  # registers bound residency too (cupy's RawKernel.num_regs)
+                    regs = fn(*si_name("spread", "od", dim, prec, self.w)).num_regs
+                except Exception:  # noqa: BLE001 - any failure: shared memory alone
+                    regs = None
+                nwarps = od_pick_nwarps(wb, regs)
+            self.od = dict(tile=t, pitch=pitch, nwarps=nwarps, warp_bytes=wb)
+            if bs is None:
+                bs = [max(1, t[d] // 2) if dim > 1 else max(1, t[0] // 4) for d in range(dim)]
+            maxsub = 0  # no subproblems
         if bs is None:
             # the host's defaults (c_core/src/params/bins.c, wf_default_bins)
             sm3 = {(1, 32): [16, 8, 4], (2, 32): [16, 16, 4], (1, 64): [8, 8, 2],
@@ -229,7 +361,7 @@ class Plan:
         if method == "sm":  # shrink bins until the tile fits in 200 KiB of shared memory
             pad = (self.w + 1) // 2
             while np.prod([self.bs[d] + 2 * pad if d < dim else 1 for d in range(3)]) * \
-                    (8 if prec == 32 else 16) > 200 * 1024:
+                    sm_cell_bytes("spread" if typ == 1 else "interp", dim, prec) > 200 * 1024:
                 d = int(np.argmax(self.bs[:dim]))
                 self.bs[d] = max(1, self.bs[d] // 2)
         self.gridy = min(ntransf, 2)
@@ -240,7 +372,7 @@ class Plan:
         self.fw = cp.zeros(shape, dtype=cdt(prec))
 
     def setpts(self, coords):
-        self.P = Points(self.dim, coords, self.prec, self.nf, self.bs, self.maxsub)
+        self.P = Points(self.dim, coords, self.prec, self.nf, self.bs, self.maxsub, self.stable)
 
     def fft(self):
         axes = tuple(range(1, self.dim + 1))
@@ -262,9 +394,12 @@ class Plan:
         ev = [cp.cuda.Event() for _ in range(4)]
         if self.typ == 1:
             ev[0].record()
-            self.fw.fill(0)
+            if self.poison_fw:
+                self.fw.fill(np.nan)
+            elif self.method != "od":  # OD writes every cell of fw: no memset
+                self.fw.fill(0)
             spread_or_interp("spread", self.method, self.P, self.w, self.beta, cvec, self.fw,
-                             self.ntransf, self.gridy)
+                             self.ntransf, self.gridy, self.od)
             ev[1].record()
             self.fft()
             ev[2].record()

@@ -52,10 +52,23 @@ def rel_l2(a, b):
     return float(cp.linalg.norm(a - b) / cp.linalg.norm(b))
 
 
-def rand_points(dim, M, prec, rng, edge=False):
+def rand_points(dim, M, prec, rng, edge=False, dist="uniform", nf=None, tile=None, w=None):
+    """M random points in [-pi, pi)^dim. dist "cluster": all in the fine-grid cells [1, 2) of
+    every dimension (one bin); "boundary": on and around tile boundaries of the fine grid nf
+    (tile shape `tile`), offsets 0, +-1/2, +-1 and +-w/2 cells. edge: the first 8 points at
+    +-pi, 0, -1e-300, 3pi, -7.5pi, 20, pi-."""
     coords = []
-    for _ in range(dim):
+    for d in range(dim):
         x = rng.uniform(-np.pi, np.pi, M)
+        if dist == "cluster":
+            x = 2 * np.pi * (1.0 + 0.999 * rng.random(M)) / nf[d]
+        elif dist == "boundary":
+            t = tile[d] if d < len(tile) else 1
+            k = rng.integers(0, -(-nf[d] // t) + 1, M) * t
+            offs = np.array([0.0, 0.5, -0.5, 1.0, -1.0, w / 2.0, -w / 2.0])
+            u = np.mod(k + offs[rng.integers(0, len(offs), M)], nf[d])
+            x = 2 * np.pi * u / nf[d]
+            x = np.where(x >= np.pi, x - 2 * np.pi, x)
         if edge and M >= 16:
             x[:8] = [-np.pi, np.pi, 0.0, -1e-300, 3 * np.pi, -7.5 * np.pi, 20.0, np.nextafter(np.pi, 0)]
         coords.append(cp.asarray(x.astype(rdt(prec))))
@@ -94,11 +107,14 @@ def sample_error(plan, coords, c, fk, t, nsamp, rng):
 
 
 def run_case(typ, dim, N, M, tol, prec, method, ntransf=1, iflag=1, modeord=0, nsamp=500,
-             seed=0, bs=None, edge=True, maxsub=1024, nf=None, w_extra=1):
+             seed=0, bs=None, edge=True, maxsub=1024, nf=None, w_extra=1, dist="uniform",
+             tile=None, nwarps=None, pad="auto", stable=False):
     rng = np.random.default_rng(seed)
     plan = Plan(typ, dim, N, tol, prec, method, ntransf, iflag, modeord, bs=bs, maxsub=maxsub,
-                nf=nf, w_extra=w_extra)
-    coords = rand_points(dim, M, prec, rng, edge=edge)
+                nf=nf, w_extra=w_extra, tile=tile, nwarps=nwarps, pad=pad, stable=stable)
+    plan.poison_fw = method == "od"  # every cell of fw must be written (NaN otherwise)
+    coords = rand_points(dim, M, prec, rng, edge=edge, dist=dist, nf=plan.nf,
+                         tile=plan.od["tile"] if plan.od else plan.bs, w=plan.w)
     plan.setpts(coords)
     assert plan.P.bad() == 0
     c, fk = random_io(plan, M, rng)

@@ -1,6 +1,7 @@
 """Unit tests of the GPU harness (python3 kernels/test/gpu_test.py unit): the bin scans, the
 bin sort, and the whole NUFFT pipeline against the direct sums over dimensions, precisions,
-tolerances, methods, batches and edge points. The tests use the formula width + 1 (w_extra=1),
+tolerances, methods, batches and edge points; then the output-driven spreader and the stable
+ranks (gpu_unit_od.py). The tests use the formula width + 1 (w_extra=1),
 a margin over the kernel's aliasing error; the C core's width rule predicts that error per plan
 instead (c_core/src/params/width.c)."""
 import time
@@ -10,6 +11,7 @@ import cupy as cp
 
 from gpu_pipeline import Points, bin_scan, bin_scan_big
 from gpu_reference import rand_points, run_case
+from gpu_unit_od import od_unit
 
 
 def test_scan():
@@ -168,4 +170,6 @@ def unit():
         short = {k: v for k, v in cs.items() if k not in ("M",)}
         print(f"{'ok  ' if ok else 'FAIL'} err {err:.2e} (w={plan.w}) {short}")
     print(f"unit: {bad} failures, worst err/tol {worst:.2f}")
+    bad += od_unit()
+    print(f"unit (with od, sort_stable): {bad} failures")
     return bad

@@ -1,0 +1,18 @@
+/*
+ * si_module.cpp — one spreadinterp module (kernels/spreadinterp.cu) for the CPU emulation,
+ * built with the module's -DWF_DIM/-DWF_PREC/-DWF_W/-DWF_SI_PART/-DWF_SI_METHOD plus
+ * -DWF_EMU_NS=<a namespace name unique to the module>; registers the module's entry point.
+ */
+#include "cuda_emu.h"
+#include "emu_registry.h"
+
+namespace WF_EMU_NS {
+#include "../../spreadinterp.cu"
+}
+
+#define WF_EMU_STR_(x) #x
+#define WF_EMU_STR(x)  WF_EMU_STR_(x)
+#if WF_SI_METHOD == WF_SI_OD
+static wf_emu_reg wf_emu_this(WF_EMU_STR(WF_SINAME(spread_od)),
+                              reinterpret_cast<void *>(&WF_EMU_NS::WF_SINAME(spread_od)));
+#endif
