@@ -88,7 +88,7 @@ fn embedded_images_match_the_build_mode() {
     );
     let mods = modules();
     // Every module a plan can need is there: sort, scan_big (the multi-block bin scan of plans
-    // with many bins), direct/type3 per precision, binning and
+    // with many bins), direct/type3/toeplitz per precision, binning and
     // deconvolve/amplify per dimension and precision, and the width-specialised
     // spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3), one per direction and
     // method (a plan loads only what it launches).
@@ -104,6 +104,8 @@ fn embedded_images_match_the_build_mode() {
         "direct_f64",
         "type3_f32",
         "type3_f64",
+        "toeplitz_f32",
+        "toeplitz_f64",
         "si_1d_f32_w2_spread_gm",
         "si_1d_f32_w2_interp_sm",
         "si_3d_f64_w16_spread_sm",
@@ -118,7 +120,7 @@ fn embedded_images_match_the_build_mode() {
     }
     assert_eq!(
         mods.len(),
-        2 + 2 * (2 + 3 * 3) + 2 * 2 * 3 * (11 + 15),
+        2 + 2 * (3 + 3 * 3) + 2 * 2 * 3 * (11 + 15),
         "module count"
     );
     // No combined module is left (a plan would JIT kernels it never launches).

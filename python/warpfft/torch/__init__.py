@@ -35,6 +35,10 @@ set-points (``check_points = 0``, so setting points never waits on the host): a 
 coordinate gives a result that is all NaN, not an exception. Check ``torch.isfinite(points)``
 yourself where the points come from outside.
 
+The Toeplitz normal operator ``T = A^H W A`` (type 2, weights, type 1 as one convolution:
+docs/toeplitz.md) is :class:`Toeplitz` (``op = Toeplitz(points, n_modes, weights=w)`` once,
+``op(f)`` per iteration) and :func:`toeplitz`, with autograd for the modes and the weights.
+
 Plans are cached per (type, modes, batch, eps, isign, precision, options, device, stream).
 **Points are re-sorted only when they change:** when a call passes the same points tensor as
 the previous call with that plan -- same storage (data pointer), shape, strides, dtype and an
@@ -55,9 +59,10 @@ from .. import _framework_native as _native
 from . import _ops
 from ._ops import clear_cache as clear_plan_cache
 from ._ops import nufft1_op, nufft2_op, nufft3_op
+from ._toeplitz import Toeplitz, toeplitz
 
 __all__ = ["finufft_type1", "finufft_type2", "finufft_type3", "clear_plan_cache", "stats",
-           "nufft1_op", "nufft2_op", "nufft3_op"]
+           "nufft1_op", "nufft2_op", "nufft3_op", "toeplitz", "Toeplitz"]
 
 _IGNORED = {"nthreads", "fftw", "spread_sort", "spread_kerevalmeth", "spread_kerpad",
             "spread_thread", "maxbatchsize", "spread_nthr_atomic", "spread_max_sp_size",
