@@ -197,6 +197,11 @@ gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_ffi.c" "$HERE/test_xla_ffi.c"
     -o "$BUILD/bin/test_xla_ffi" "${LIBS[@]}"
 echo "== the XLA FFI handler on a recording stand-in of the C ABI (ASan+UBSan)"
 "$BUILD/bin/test_xla_ffi" || status=1
+# The Toeplitz operator's XLA handlers (xla_toeplitz.c) the same way.
+gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_toeplitz.c" "$HERE/test_xla_toeplitz.c" \
+    -o "$BUILD/bin/test_xla_toeplitz" "${LIBS[@]}"
+echo "== the Toeplitz XLA handlers on a recording stand-in of the C ABI (ASan+UBSan)"
+"$BUILD/bin/test_xla_toeplitz" || status=1
 
 # ---- 5. the kernel disk cache and NVRTC (kcache.c, nvrtc.c), host only ----
 # test_kcache: the cache's failure cases, SHA-256, the NVRTC search and compile step against the
