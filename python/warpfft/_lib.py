@@ -144,8 +144,7 @@ SIGNATURES = {
 }
 
 
-# ---- the Toeplitz normal operator (warpfft.h's last block; _toeplitz.py) and the XLA handlers
-# of warpfft.jax's Toeplitz operation (c_core/src/framework/xla_toeplitz.h) ----
+# ---- the Toeplitz normal operator (warpfft.h's last block; _toeplitz.py) ----
 
 
 class ToeplitzInfo(Structure):
@@ -195,10 +194,6 @@ SIGNATURES.update({
     "warpfft_toeplitz_get_info": (_status, [_p, POINTER(ToeplitzInfo)]),
     "warpfft_toeplitz_workspace_bytes": (_status, [_p, POINTER(c_size_t)]),
     "warpfft_toeplitz_destroy": (_status, [_p]),
-    "warpfft_xla_toeplitz_spectrum": (c_void_p, [c_void_p]),
-    "warpfft_xla_toeplitz_apply": (c_void_p, [c_void_p]),
-    "warpfft_xla_toeplitz_created": (c_int64, []),
-    "warpfft_xla_toeplitz_cache_clear": (None, []),
 })
 
 

@@ -39,10 +39,28 @@ from ._common import _concrete, register_lowerings
 SPECTRUM_TARGET = "warpfft_toeplitz_spectrum"
 APPLY_TARGET = "warpfft_toeplitz_apply"
 
-jax.ffi.register_ffi_target(SPECTRUM_TARGET,
-                            jax.ffi.pycapsule(_lib.lib.warpfft_xla_toeplitz_spectrum),
+
+def _handlers():
+    """The handlers' exports (c_core/src/framework/xla_toeplitz.h) on a private CDLL of the
+    library warpfft loaded (they are not part of warpfft.h, which _lib declares)."""
+    lib = ctypes.CDLL(_lib.path)
+    missing = _lib.declare(lib, {
+        "warpfft_xla_toeplitz_spectrum": (ctypes.c_void_p, [ctypes.c_void_p]),
+        "warpfft_xla_toeplitz_apply": (ctypes.c_void_p, [ctypes.c_void_p]),
+        "warpfft_xla_toeplitz_created": (ctypes.c_int64, []),
+        "warpfft_xla_toeplitz_cache_clear": (None, []),
+    })
+    if missing:
+        raise _lib.LibraryNotFoundError(f"{_lib.path} has no {', '.join(missing)}: rebuild "
+                                        "libwarpfft from a checkout with "
+                                        "c_core/src/framework/xla_toeplitz.c")
+    return lib
+
+
+_xla = _handlers()
+jax.ffi.register_ffi_target(SPECTRUM_TARGET, jax.ffi.pycapsule(_xla.warpfft_xla_toeplitz_spectrum),
                             platform="CUDA", api_version=1)
-jax.ffi.register_ffi_target(APPLY_TARGET, jax.ffi.pycapsule(_lib.lib.warpfft_xla_toeplitz_apply),
+jax.ffi.register_ffi_target(APPLY_TARGET, jax.ffi.pycapsule(_xla.warpfft_xla_toeplitz_apply),
                             platform="CUDA", api_version=1)
 
 spectrum_p = Primitive("warpfft_toeplitz_spectrum")
@@ -380,9 +398,9 @@ def toeplitz(f, *points, weights=None, iflag=-1, eps=1e-6, opts=None, adjoint=Fa
 
 def operators_created():
     """Zero operators (grid and FFT plans) the apply handler has created in this process."""
-    return int(_lib.lib.warpfft_xla_toeplitz_created())
+    return int(_xla.warpfft_xla_toeplitz_created())
 
 
 def clear_cache():
     """Frees the apply handler's cached operators that no running computation is using."""
-    _lib.lib.warpfft_xla_toeplitz_cache_clear()
+    _xla.warpfft_xla_toeplitz_cache_clear()
