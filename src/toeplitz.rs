@@ -74,6 +74,9 @@ pub struct ToeplitzInfo {
     pub kernel_tol: f64,
     /// The kernel's type-1 spreading width.
     pub kernel_width: usize,
+    /// The application's FFT: 1 cuFFT plan of the whole grid, or 2 steps that skip the padding
+    /// (larger grids; `WARPFFT_TOEPLITZ_FFT=full|pruned` overrides).
+    pub fft_steps: usize,
     /// The kernel's type-1 upsampling factor.
     pub kernel_upsampfac: f64,
     /// The kernel's type-1 fine grid.
@@ -104,6 +107,7 @@ impl ToeplitzInfo {
             tol: i.tol,
             kernel_tol: i.kernel_tol,
             kernel_width: i.kernel_width.max(0) as usize,
+            fft_steps: i.fft_steps.max(0) as usize,
             kernel_upsampfac: i.kernel_upsampfac,
             kernel_fine: arr(&i.kernel_fine),
             build_ms: i.build_ms,

@@ -441,10 +441,11 @@ typedef struct warpfft_toeplitz_s *warpfft_toeplitz;
 /* What an operator holds (warpfft_toeplitz_get_info) or would hold (warpfft_toeplitz_params). */
 typedef struct warpfft_toeplitz_info {
     int32_t dim, precision, weights, modeord;
-    int32_t iflag;         /* the sign of A (+1 or -1); 0 from warpfft_toeplitz_params */
-    int32_t spectrum_real; /* 1: the spectrum is real (weights none or real) */
-    int32_t kernel_width;  /* the kernel's type-1 transform: its spreading kernel width */
-    int32_t reserved;
+    int32_t iflag;          /* the sign of A (+1 or -1); 0 from warpfft_toeplitz_params */
+    int32_t spectrum_real;  /* 1: the spectrum is real (weights none or real) */
+    int32_t kernel_width;   /* the kernel's type-1 transform: its spreading kernel width */
+    int32_t fft_steps;      /* the application's FFT: 1 cuFFT plan of the grid, or 2 steps that
+                               skip the padding (larger grids; docs/toeplitz.md) */
     int64_t n_modes[3];     /* N_d (1 for unused dims) */
     int64_t n_grid[3];      /* L_d (1 for unused dims) */
     int64_t kernel_fine[3]; /* the fine grid of the kernel's type-1 transform */

@@ -24,14 +24,24 @@ typedef struct toep_config {
     int64_t ntransf;
     uint64_t stream;
     double upsampfac;
+    int pruned; /* WARPFFT_TOEPLITZ_FFT=pruned: the two-step FFT (these small grids take one) */
 } toep_config;
 
 static const toep_config toep_configs[] = {
-    {1, WARPFFT_F32, WARPFFT_WEIGHTS_NONE, 0, 1, 0, 2.0},
-    {2, WARPFFT_F64, WARPFFT_WEIGHTS_REAL, 1, 3, 0x5150, 2.0},
-    {3, WARPFFT_F64, WARPFFT_WEIGHTS_COMPLEX, 0, 2, 0, 1.25},
-    {2, WARPFFT_F32, WARPFFT_WEIGHTS_COMPLEX, 1, 1, 0x5150, 2.0},
+    {1, WARPFFT_F32, WARPFFT_WEIGHTS_NONE, 0, 1, 0, 2.0, 0},
+    {2, WARPFFT_F64, WARPFFT_WEIGHTS_REAL, 1, 3, 0x5150, 2.0, 1},
+    {3, WARPFFT_F64, WARPFFT_WEIGHTS_COMPLEX, 0, 2, 0, 1.25, 1},
+    {2, WARPFFT_F32, WARPFFT_WEIGHTS_COMPLEX, 1, 1, 0x5150, 2.0, 0},
+    {3, WARPFFT_F32, WARPFFT_WEIGHTS_REAL, 1, 2, 0, 2.0, 0},
 };
+
+/* The FFT the configuration asks for, through the environment create reads. */
+static void fft_env(const toep_config *cf) {
+    if (cf->pruned)
+        setenv("WARPFFT_TOEPLITZ_FFT", "pruned", 1);
+    else
+        unsetenv("WARPFFT_TOEPLITZ_FFT");
+}
 static const int64_t toep_modes[3] = {12, 7, 5}; /* grids 24 x 14 x 10 */
 
 typedef struct toep_arrays {
@@ -170,6 +180,7 @@ long walk_toeplitz(void) {
     long lifecycles = 0;
     for (size_t i = 0; i < sizeof toep_configs / sizeof toep_configs[0]; i++) {
         const toep_config *cf = &toep_configs[i];
+        fft_env(cf);
         toep_arrays a = toep_arrays_make(cf);
         standin_counts s;
         get(&s);
@@ -179,13 +190,16 @@ long walk_toeplitz(void) {
             while (walk_one(cf, &a, k, base, cache) && k < 100000)
                 k++, lifecycles++;
             lifecycles++;
-            printf("  Toeplitz %dD %s weights %d ntransf %lld stream %#llx, %s: %ld lifecycles\n",
+            printf("  Toeplitz %dD %s weights %d ntransf %lld stream %#llx %s FFT, %s: %ld "
+                   "lifecycles\n",
                    cf->dim, wf_prec_name(cf->precision), cf->weights, (long long)cf->ntransf,
-                   (unsigned long long)cf->stream, cache_mode_name[cache], k);
+                   (unsigned long long)cf->stream, cf->pruned ? "pruned" : "one-plan",
+                   cache_mode_name[cache], k);
         }
         toep_arrays_free(&a);
     }
     wf_cache_set_limits(WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
+    unsetenv("WARPFFT_TOEPLITZ_FFT");
     return lifecycles;
 }
 
@@ -203,6 +217,7 @@ void test_toeplitz_steady_calls(void) {
     static char log[8192], want[1024];
     for (size_t i = 0; i < sizeof toep_configs / sizeof toep_configs[0]; i++) {
         const toep_config *cf = &toep_configs[i];
+        fft_env(cf);
         toep_arrays a = toep_arrays_make(cf);
         warpfft_toeplitz op = NULL;
         int st = create(cf, &a, MT, &op);
@@ -213,7 +228,10 @@ void test_toeplitz_steady_calls(void) {
         }
         const char *p = wf_prec_name(cf->precision);
         const char *exec = cf->precision == WARPFFT_F64 ? "cufftExecZ2Z" : "cufftExecC2C";
-        int steps = cf->dim == 1 ? 1 : 2;
+        warpfft_toeplitz_info oi;
+        CHECK(warpfft_toeplitz_get_info(op, &oi) == 0 && oi.fft_steps == (cf->pruned ? 2 : 1),
+              "Toeplitz %dD: %d FFT steps", cf->dim, oi.fft_steps);
+        int steps = oi.fft_steps;
         for (int adjoint = 0; adjoint < 2; adjoint++) {
             arm(0);
             st = warpfft_toeplitz_apply(op, (warpfft_precision)cf->precision, adjoint, a.in, a.out);
@@ -259,6 +277,7 @@ void test_toeplitz_steady_calls(void) {
         warpfft_release_cached();
         toep_arrays_free(&a);
     }
+    unsetenv("WARPFFT_TOEPLITZ_FFT");
 }
 
 /* ---------------------------------------------------------------- arguments */
@@ -348,6 +367,22 @@ void test_toeplitz_arguments(void) {
           "params: grid {%lld, %lld, %lld}, spectrum %zu, grid %zu bytes, kernel tol %g, fine %lld",
           (long long)info.n_grid[0], (long long)info.n_grid[1], (long long)info.n_grid[2],
           info.spectrum_bytes, info.grid_bytes, info.kernel_tol, (long long)info.kernel_fine[0]);
+    setenv("WARPFFT_TOEPLITZ_FFT", "sideways", 1);
+    EXPECT(warpfft_toeplitz_params(3, odd, 4, 1e-5, WARPFFT_F32, NULL, 0, &info),
+           WARPFFT_ERR_INVALID_ARG, "WARPFFT_TOEPLITZ_FFT = \"sideways\"");
+    setenv("WARPFFT_TOEPLITZ_FFT", "pruned", 1);
+    CHECK(warpfft_toeplitz_params(3, odd, 4, 1e-5, WARPFFT_F32, NULL, 0, &info) == 0 &&
+              info.fft_steps == 2,
+          "pruned: %d steps", info.fft_steps);
+    unsetenv("WARPFFT_TOEPLITZ_FFT");
+    const int64_t big[3] = {1024, 1024, 1}; /* 4 x 2048^2 x 8 bytes > 16 MiB: two steps */
+    CHECK(warpfft_toeplitz_params(2, big, 4, 1e-5, WARPFFT_F32, NULL, 0, &info) == 0 &&
+              info.fft_steps == 2 &&
+              warpfft_toeplitz_params(2, big, 1, 1e-5, WARPFFT_F32, NULL, 0, &info) == 0 &&
+              info.fft_steps == 2 &&
+              warpfft_toeplitz_params(2, odd, 4, 1e-5, WARPFFT_F32, NULL, 0, &info) == 0 &&
+              info.fft_steps == 1,
+          "the FFT by size");
     const int64_t n97[3] = {97, 1, 1}; /* 193 -> 196 = 2^2 7^2 */
     CHECK(warpfft_toeplitz_params(1, n97, 1, 1e-6, WARPFFT_F32, NULL, WARPFFT_WEIGHTS_COMPLEX,
                                   &info) == 0 &&

@@ -12,10 +12,14 @@ density compensation; E2 = E1 batched over 16 coils; D3 3D 128^3, M = 2e6 unifor
 weights; D3x16 = D3 batched over 16. The calls go to the C ABI directly (ctypes, torch CUDA
 tensors on the legacy stream), so the times are the library's, not Python's. Targets
 (issue 33, H100): T >= 4x faster than the pair on E1, E2 and D3; build <= 2x one type 1.
+The application is timed with each FFT variant (WARPFFT_TOEPLITZ_FFT=full: one cuFFT plan of
+the grid; pruned: two steps that skip the padding): "T ms" is the library's default choice
+(`steps` says which), "full"/"pruned" both, so the size threshold can be checked.
 """
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -97,6 +101,7 @@ def run_case(name, c, reps, torch, warpfft, lib):
     t_pair = gpu_time(torch, pair, reps)
     pair_out = out.clone()
     # the operator; its build (warm: the second creation of the shape), then one application
+    # with the default FFT, then with each variant
     builds = []
     for _ in range(3):
         op = warpfft.Toeplitz(modes, *pts, weights=w, n_trans=B, eps=EPS, isign=-1)
@@ -104,16 +109,28 @@ def run_case(name, c, reps, torch, warpfft, lib):
         if len(builds) < 3:
             op.close()
     t_build = statistics.median(builds[1:])
-    h = op._handle
 
-    def toep():
-        st = lib.warpfft_toeplitz_apply(h, 1, 0, f.data_ptr(), out.data_ptr())
-        if st:
-            raise RuntimeError(warpfft.last_error())
+    def timed(op):
+        h = op._handle
 
-    t_toep = gpu_time(torch, toep, reps)
+        def toep():
+            st = lib.warpfft_toeplitz_apply(h, 1, 0, f.data_ptr(), out.data_ptr())
+            if st:
+                raise RuntimeError(warpfft.last_error())
+
+        return gpu_time(torch, toep, reps)
+
+    t_toep = timed(op)
     toep_out = out.clone()
     info = op.info
+    variants = {}
+    for v in ("full", "pruned"):
+        os.environ["WARPFFT_TOEPLITZ_FFT"] = v
+        try:
+            with warpfft.Toeplitz(modes, *pts, weights=w, n_trans=B, eps=EPS, isign=-1) as o:
+                variants[v] = timed(o)
+        finally:
+            del os.environ["WARPFFT_TOEPLITZ_FFT"]
     # one type 1 of the same points and modes (set-points + execute, warm plan), wall time
     one = warpfft.Plan(1, modes, n_trans=1, eps=EPS, isign=1, dtype="complex64")
     cw = (w if w is not None else torch.ones(M, device=dev)).to(torch.complex64)
@@ -139,8 +156,10 @@ def run_case(name, c, reps, torch, warpfft, lib):
         p.close()
     op.close()
     return dict(case=name, modes=list(modes), M=M, batch=B, pair_ms=t_pair, toeplitz_ms=t_toep,
-                speedup=t_pair / t_toep, build_ms=t_build, type1_ms=t_type1,
-                build_over_type1=t_build / t_type1, rel_err=err, pair_rel_err=err_pair,
+                speedup=t_pair / t_toep, fft_steps=info["fft_steps"],
+                full_ms=variants["full"], pruned_ms=variants["pruned"], build_ms=t_build,
+                type1_ms=t_type1, build_over_type1=t_build / t_type1, rel_err=err,
+                pair_rel_err=err_pair,
                 n_grid=list(info["n_grid"]), spectrum_mb=info["spectrum_bytes"] / 2**20,
                 grid_mb=info["grid_bytes"] / 2**20,
                 workspace_mb=info["workspace_bytes"] / 2**20, kernel_tol=info["kernel_tol"],
@@ -167,13 +186,14 @@ def main():
     all_cases = cases()
     rows = []
     print(f"{'case':6} {'modes':>13} {'M':>9} {'B':>3} {'pair ms':>9} {'T ms':>8} {'x':>6} "
-          f"{'build ms':>9} {'type1 ms':>9} {'ratio':>6} {'rel err':>9} {'pair err':>9} "
-          f"{'spec MB':>8} {'grid MB':>8}")
+          f"{'steps':>5} {'full':>8} {'pruned':>8} {'build ms':>9} {'type1 ms':>9} {'ratio':>6} "
+          f"{'rel err':>9} {'pair err':>9} {'spec MB':>8} {'grid MB':>8}")
     for name in args.cases:
         r = run_case(name, all_cases[name], args.reps, torch, warpfft, _lib.lib)
         rows.append(r)
         print(f"{name:6} {'x'.join(map(str, r['modes'])):>13} {r['M']:>9} {r['batch']:>3} "
               f"{r['pair_ms']:9.4f} {r['toeplitz_ms']:8.4f} {r['speedup']:6.2f} "
+              f"{r['fft_steps']:5d} {r['full_ms']:8.4f} {r['pruned_ms']:8.4f} "
               f"{r['build_ms']:9.3f} {r['type1_ms']:9.3f} {r['build_over_type1']:6.2f} "
               f"{r['rel_err']:9.2e} {r['pair_rel_err']:9.2e} {r['spectrum_mb']:8.1f} "
               f"{r['grid_mb']:8.1f}", flush=True)

@@ -363,6 +363,7 @@ class FakeLib:
         info.dim, info.precision, info.weights = dim, t["precision"], t["weights"]
         info.modeord, info.iflag = t["modeord"], 1 if t["iflag"] >= 0 else -1
         info.spectrum_real = int(t["weights"] != 2)
+        info.fft_steps = 1
         for d in range(3):
             info.n_modes[d] = t["n"][d] if d < dim else 1
             info.n_grid[d] = t["L"][d] if d < dim else 1

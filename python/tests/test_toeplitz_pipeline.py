@@ -115,10 +115,11 @@ def _smooth_even(n):
         n += 1
 
 
-def _cufft(data, rank, n, stride, dist, batch, direction):
+def _cufft(data, rank, n, embed, stride, dist, batch, direction):
     """cufftExecC2C/Z2Z in place on the flat array `data` for a plan made by
-    cufftMakePlanMany64(rank, n (slowest first), inembed = n, istride = stride, idist = dist,
-    batch): element x of transform b at b*dist + stride*flat(x). Forward: e^-; inverse: e^+,
+    cufftMakePlanMany64(rank, n (slowest first), inembed = embed, istride = stride,
+    idist = dist, batch): element x of transform b at
+    b*dist + stride*sum_d x_d prod_{d'>d} embed[d']. Forward: e^-; inverse: e^+,
     unnormalised."""
     n = list(n)
     offs = np.zeros(n, np.int64)
@@ -127,23 +128,29 @@ def _cufft(data, rank, n, stride, dist, batch, direction):
         shape = [1] * rank
         shape[d] = n[d]
         offs = offs + np.arange(n[d]).reshape(shape) * inner
-        inner *= n[d]
+        inner *= embed[d]
     idx = np.arange(batch).reshape((batch,) + (1,) * rank) * dist + stride * offs[None]
+    assert len(np.unique(idx)) == idx.size, "a plan whose transforms overlap"
     x = data[idx]
     axes = tuple(range(1, 1 + rank))
-    y = np.fft.fftn(x, axes=axes) if direction < 0 else np.fft.ifftn(x, axes=axes) * inner
+    y = np.fft.fftn(x, axes=axes) if direction < 0 else np.fft.ifftn(x, axes=axes) * np.prod(n)
     data[idx] = y
 
 
-def _steps(dim, N, L, B):
-    """make_ffts' plans (c_core/src/plans/toeplitz.c), transcribed: (rank, n, stride, dist,
-    batch) of step 0 and (dim >= 2) step 1."""
+def _steps(dim, N, L, B, steps):
+    """make_ffts' plans (c_core/src/plans/toeplitz.c), transcribed: (rank, n, embed, stride,
+    dist, batch) of each step: one plan of the grid, or (dim >= 2, steps 2) the pruned pair."""
     if dim == 1:
-        return [(1, [L[0]], 1, L[0], B)]
+        return [(1, [L[0]], [L[0]], 1, L[0], B)]
+    if steps == 1 and dim == 2:
+        return [(2, [L[1], L[0]], [L[1], B * L[0]], 1, L[0], B)]
+    if steps == 1:
+        return [(3, [L[2], L[1], L[0]], [L[2], B * L[1], L[0]], 1, L[0] * L[1], B)]
     if dim == 2:
-        return [(1, [L[0]], 1, L[0], N[1] * B), (1, [L[1]], B * L[0], 1, B * L[0])]
-    return [(2, [L[1], L[0]], 1, L[0] * L[1], N[2] * B),
-            (1, [L[2]], B * L[0] * L[1], 1, B * L[0] * L[1])]
+        return [(1, [L[0]], [L[0]], 1, L[0], N[1] * B),
+                (1, [L[1]], [L[1]], B * L[0], 1, B * L[0])]
+    return [(2, [L[1], L[0]], [L[1], L[0]], 1, L[0] * L[1], N[2] * B),
+            (1, [L[2]], [L[2]], B * L[0] * L[1], 1, B * L[0] * L[1])]
 
 
 def _blocks(n):
@@ -154,7 +161,7 @@ def _ptr(a):
     return a.ctypes.data_as(ctypes.c_void_p)
 
 
-def pipeline(lib, prec, dim, N, B, modeord, spectrum, real, adjoint, f):
+def pipeline(lib, prec, dim, N, B, modeord, spectrum, real, adjoint, f, fft_steps):
     """warpfft_toeplitz_apply_spectrum's steps (wf_toeplitz_apply) on the host. N, the
     spectrum and f in the C order (dimension 1 fastest; numpy shapes reversed)."""
     cdt = np.complex64 if prec == 32 else np.complex128
@@ -170,7 +177,7 @@ def pipeline(lib, prec, dim, N, B, modeord, spectrum, real, adjoint, f):
     getattr(lib, f"host_pad_f{prec}")(_blocks(B * L[1] * L[2] * chunks * 256), *edge, _ptr(fin),
                                       _ptr(g))
     assert not np.isnan(g).any(), "pad left grid elements unwritten"
-    steps = _steps(dim, N, L, B)
+    steps = _steps(dim, N, L, B, fft_steps)
     for st in steps:
         _cufft(g, *st, -1)
     P = L[0] if dim <= 2 else L[0] * L[1]
@@ -206,7 +213,7 @@ def kernel_spectrum(lib, prec, dim, N, pts, w, iflag, real):
             e = np.multiply.outer(np.exp(1j * s * m * pts[d][j]), e)
         K += w[j] * e
     grid = K.astype(cdt).ravel()
-    _cufft(grid, dim, L[::-1], 1, int(np.prod(L)), 1, -1)
+    _cufft(grid, dim, L[::-1], L[::-1], 1, int(np.prod(L)), 1, -1)
     out = np.zeros(grid.size, (np.float32 if prec == 32 else np.float64) if real else cdt)
     lib.host_spectrum(_blocks(grid.size), ctypes.c_longlong(grid.size),
                       ctypes.c_double(1.0 / grid.size), ctypes.c_int(int(real)), _ptr(grid),
@@ -216,7 +223,6 @@ def kernel_spectrum(lib, prec, dim, N, pts, w, iflag, real):
 
 def dense(f, pts, w, iflag, modeord, adjoint):
     """A^H W A on C-order mode arrays f (B, N_dim, .., N_1), pts in the C order."""
-    dim = len(pts)
     N = f.shape[1:][::-1]
     grids = np.meshgrid(*[_k(n, modeord) for n in N[::-1]], indexing="ij")  # numpy axes
     ph = sum(g.ravel()[None, :] * np.asarray(p)[:, None]
@@ -234,7 +240,10 @@ CASES = [(1, (19,), 2), (1, (16,), 1), (2, (12, 7), 3), (2, (5, 8), 1), (3, (6, 
 @pytest.mark.parametrize("dim,N,B", CASES)
 @pytest.mark.parametrize("prec", [32, 64])
 @pytest.mark.parametrize("weights", ["real", "complex"])
-def test_pipeline_against_dense(libs, dim, N, B, prec, weights):
+@pytest.mark.parametrize("fft_steps", [1, 2], ids=["full", "pruned"])
+def test_pipeline_against_dense(libs, dim, N, B, prec, weights, fft_steps):
+    if dim == 1 and fft_steps == 2:
+        pytest.skip("1D has one plan")
     rng = np.random.default_rng(dim * 10 + B)
     M = 23
     pts = [rng.uniform(-np.pi, np.pi, M) for _ in range(dim)]
@@ -247,7 +256,7 @@ def test_pipeline_against_dense(libs, dim, N, B, prec, weights):
     for iflag, modeord, adjoint in ((-1, 0, False), (1, 1, True), (1, 0, True), (-1, 1, False)):
         S = kernel_spectrum(libs[prec], prec, dim, list(N), pts, w, iflag, weights == "real")
         got = pipeline(libs[prec], prec, dim, list(N), B, modeord, S, weights == "real",
-                       adjoint, f)
+                       adjoint, f, fft_steps)
         want = dense(f, pts, w, iflag, modeord, adjoint)
         err = np.linalg.norm(got - want) / np.linalg.norm(want)
         assert err < tol, (iflag, modeord, adjoint, err)

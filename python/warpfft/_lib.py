@@ -158,7 +158,7 @@ class ToeplitzInfo(Structure):
         ("iflag", c_int32),
         ("spectrum_real", c_int32),
         ("kernel_width", c_int32),
-        ("reserved", c_int32),
+        ("fft_steps", c_int32),
         ("n_modes", c_int64 * 3),
         ("n_grid", c_int64 * 3),
         ("kernel_fine", c_int64 * 3),

@@ -54,6 +54,7 @@ def _info_dict(info):
         "tol": info.tol,
         "kernel_tol": info.kernel_tol,
         "kernel_width": info.kernel_width,
+        "fft_steps": info.fft_steps,
         "kernel_upsampfac": info.kernel_upsampfac,
         "kernel_fine": t(info.kernel_fine),
         "build_ms": info.build_ms,

@@ -941,7 +941,7 @@ pub struct warpfft_toeplitz_info {
     pub iflag: i32,
     pub spectrum_real: i32,
     pub kernel_width: i32,
-    pub reserved: i32,
+    pub fft_steps: i32,
     pub n_modes: [i64; 3usize],
     pub n_grid: [i64; 3usize],
     pub kernel_fine: [i64; 3usize],
@@ -1086,23 +1086,23 @@ fn bindgen_test_layout_warpfft_toeplitz_info() {
         );
     }
     test_field_kernel_width();
-    fn test_field_reserved() {
+    fn test_field_fft_steps() {
         assert_eq!(
             unsafe {
                 let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
                 let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+                ::std::ptr::addr_of!((*ptr).fft_steps) as usize - ptr as usize
             },
             28usize,
             concat!(
                 "Offset of field: ",
                 stringify!(warpfft_toeplitz_info),
                 "::",
-                stringify!(reserved)
+                stringify!(fft_steps)
             )
         );
     }
-    test_field_reserved();
+    test_field_fft_steps();
     fn test_field_n_modes() {
         assert_eq!(
             unsafe {

@@ -6,11 +6,14 @@
  * Application, all on the stream, no allocation: pad the ntransf mode arrays into the L grid
  * (every element written), FFT forward, multiply by the spectrum (conjugated for T^H), FFT
  * inverse, crop. The grid interleaves the batch just below the slowest dimension (ABI.md), so
- * that for dim >= 2 the FFT is done in two cuFFT steps that skip what the padding left zero
+ * that for dim >= 2 the FFT can be done in two cuFFT steps that skip what the padding left zero
  * and what the crop does not read: the forward FFT along the faster dimensions runs over the
  * first N_dim slabs of every transform only (one contiguous range: the slabs of l_dim < N_dim),
  * then along the slowest dimension over everything; the inverse in the reverse order. In 3D that
- * is 2/3 of a full FFT's passes over memory, in 2D 3/4.
+ * is 2/3 of a full FFT's passes over memory, in 2D 3/4: worth it where the FFT is bound by
+ * memory bandwidth. Small grids (all transforms within WF_TOEP_FULL_FFT_BYTES, about what stays
+ * in the L2 cache) take one plan of the whole grid instead (fewer launches; the same layout
+ * through cuFFT's advanced layout); WARPFFT_TOEPLITZ_FFT=full|pruned overrides the choice.
  */
 #include "plans/toeplitz.h"
 
@@ -22,6 +25,10 @@
 #include "params/grid.h"
 #include "params/params.h"
 #include "runtime/error.h"
+#include "runtime/libfind.h"
+
+/* Grids of at most this many bytes (all transforms) are transformed by one cuFFT plan. */
+#define WF_TOEP_FULL_FFT_BYTES ((size_t)16 << 20)
 
 static double now_ms(void) {
     struct timespec t;
@@ -37,6 +44,24 @@ static double now_ms(void) {
 static double kernel_tol(double tol, int precision) {
     double lo = precision == WARPFFT_F64 ? 1e-13 : 1e-6;
     return tol / 2 > lo ? tol / 2 : lo;
+}
+
+/* One plan or two pruned steps (the file comment); WARPFFT_TOEPLITZ_FFT overrides. */
+static warpfft_status choose_fft(wf_toep_params *q, const char *who) {
+    q->fft_steps = q->dim >= 2 && q->grid_bytes > WF_TOEP_FULL_FFT_BYTES ? 2 : 1;
+    const char *env = wf_getenv("WARPFFT_TOEPLITZ_FFT");
+    if (!env || !env[0])
+        return WARPFFT_SUCCESS;
+    if (strcmp(env, "full") == 0)
+        q->fft_steps = 1;
+    else if (strcmp(env, "pruned") == 0)
+        q->fft_steps = q->dim >= 2 ? 2 : 1;
+    else
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "%s: WARPFFT_TOEPLITZ_FFT = \"%s\"; must be \"full\" or \"pruned\" (or "
+                        "unset: chosen by size)",
+                        who, env);
+    return WARPFFT_SUCCESS;
 }
 
 warpfft_status wf_toep_choose(int dim, const int64_t n_modes[3], int64_t ntransf, double tol,
@@ -104,7 +129,7 @@ warpfft_status wf_toep_choose(int dim, const int64_t n_modes[3], int64_t ntransf
     q->grid_bytes = (size_t)q->grid_prod * (size_t)ntransf * q->complex_bytes;
     q->spectrum_bytes =
         (size_t)q->grid_prod * (q->spectrum_real ? q->real_bytes : q->complex_bytes);
-    return WARPFFT_SUCCESS;
+    return choose_fft(q, who);
 }
 
 warpfft_status wf_toep_for_device(wf_toep_params *q, const wf_exec *ex) {
@@ -123,6 +148,7 @@ void wf_toep_params_to_info(const wf_toep_params *q, warpfft_toeplitz_info *info
     info->modeord = q->modeord;
     info->spectrum_real = q->spectrum_real;
     info->kernel_width = q->kernel.width;
+    info->fft_steps = q->fft_steps;
     for (int d = 0; d < 3; d++) {
         info->n_modes[d] = q->n_modes[d];
         info->n_grid[d] = q->n_grid[d];
@@ -143,11 +169,10 @@ void wf_toep_params_to_info(const wf_toep_params *q, warpfft_toeplitz_info *info
 /* Plan i: rank-1 or -2 in-place C2C/Z2Z transforms of n (slowest first) with the advanced
  * layout embed/stride/dist, `batch` of them, no work area of its own (*work: its size). Retried
  * once after emptying the plan cache when cuFFT runs out of device memory. */
-static warpfft_status step_plan(wf_toeplitz *t, int i, int rank, long long *n, long long stride,
-                                long long dist, long long batch, size_t *work) {
+static warpfft_status step_plan(wf_toeplitz *t, int i, int rank, long long *n, long long *embed,
+                                long long stride, long long dist, long long batch, size_t *work) {
     const wf_cufft *cf = t->cufft;
     int type = t->q.precision == WARPFFT_F64 ? WF_CUFFT_Z2Z : WF_CUFFT_C2C;
-    long long embed[2] = {n[0], rank > 1 ? n[1] : 1};
     for (int attempt = 0;; attempt++) {
         cufftResult r = cf->cufftCreate(&t->fft[i]);
         if (r != 0)
@@ -161,9 +186,9 @@ static warpfft_status step_plan(wf_toeplitz *t, int i, int rank, long long *n, l
             return WARPFFT_SUCCESS;
         char what[192];
         snprintf(what, sizeof what,
-                 "cufftMakePlanMany64 (Toeplitz step %d: n = {%lld, %lld}, stride %lld, dist "
-                 "%lld, batch %lld)",
-                 i, n[0], rank > 1 ? n[1] : 1, stride, dist, batch);
+                 "cufftMakePlanMany64 (Toeplitz step %d: rank %d, n = {%lld, %lld, %lld}, "
+                 "stride %lld, dist %lld, batch %lld)",
+                 i, rank, n[0], rank > 1 ? n[1] : 1, rank > 2 ? n[2] : 1, stride, dist, batch);
         warpfft_status st = wf_cufft_error(r, what);
         if (st != WARPFFT_ERR_OUT_OF_MEMORY || attempt > 0 || wf_memory_reclaim() == 0)
             return st;
@@ -172,28 +197,36 @@ static warpfft_status step_plan(wf_toeplitz *t, int i, int rank, long long *n, l
     }
 }
 
-/* The plans of the application (the file comment), their shared work area, on the stream. */
+/* The plans of the application (the file comment), their shared work area, on the stream.
+ * One step: rank-dim transforms of the batch-interleaved grid, the slowest dimension's stride
+ * B times the slab (inembed {L_dim, B L_{dim-1}[, L_1]}, dist = the slab). Two steps: the faster
+ * dimensions over the first N_dim B slabs (contiguous), then the slowest one (stride B times
+ * the slab, one transform per element of the B slabs). */
 static warpfft_status make_ffts(wf_toeplitz *t) {
     const wf_toep_params *q = &t->q;
     long long L1 = q->n_grid[0], L2 = q->n_grid[1], L3 = q->n_grid[2], B = q->ntransf;
     size_t work[2] = {0, 0};
     warpfft_status st;
+    t->n_fft = q->fft_steps;
     if (q->dim == 1) {
-        t->n_fft = 1;
         long long n[1] = {L1};
-        st = step_plan(t, 0, 1, n, 1, L1, B, &work[0]);
+        st = step_plan(t, 0, 1, n, n, 1, L1, B, &work[0]);
+    } else if (q->fft_steps == 1 && q->dim == 2) {
+        long long n[2] = {L2, L1}, embed[2] = {L2, B * L1};
+        st = step_plan(t, 0, 2, n, embed, 1, L1, B, &work[0]);
+    } else if (q->fft_steps == 1) {
+        long long n[3] = {L3, L2, L1}, embed[3] = {L3, B * L2, L1};
+        st = step_plan(t, 0, 3, n, embed, 1, L1 * L2, B, &work[0]);
     } else if (q->dim == 2) {
-        t->n_fft = 2;
         long long n1[1] = {L1}, n2[1] = {L2};
-        st = step_plan(t, 0, 1, n1, 1, L1, (long long)q->n_modes[1] * B, &work[0]);
+        st = step_plan(t, 0, 1, n1, n1, 1, L1, (long long)q->n_modes[1] * B, &work[0]);
         if (st == WARPFFT_SUCCESS)
-            st = step_plan(t, 1, 1, n2, B * L1, 1, B * L1, &work[1]);
+            st = step_plan(t, 1, 1, n2, n2, B * L1, 1, B * L1, &work[1]);
     } else {
-        t->n_fft = 2;
         long long n12[2] = {L2, L1}, n3[1] = {L3};
-        st = step_plan(t, 0, 2, n12, 1, L1 * L2, (long long)q->n_modes[2] * B, &work[0]);
+        st = step_plan(t, 0, 2, n12, n12, 1, L1 * L2, (long long)q->n_modes[2] * B, &work[0]);
         if (st == WARPFFT_SUCCESS)
-            st = step_plan(t, 1, 1, n3, B * L1 * L2, 1, B * L1 * L2, &work[1]);
+            st = step_plan(t, 1, 1, n3, n3, B * L1 * L2, 1, B * L1 * L2, &work[1]);
     }
     if (st != WARPFFT_SUCCESS)
         return st;

@@ -34,6 +34,7 @@ typedef struct wf_toep_params {
     size_t real_bytes, complex_bytes;
     size_t spectrum_bytes; /* grid_prod reals (spectrum_real) or complexes */
     size_t grid_bytes;     /* the work grid: ntransf * grid_prod complexes */
+    int fft_steps;         /* the application's FFT: 1 plan of the whole grid, or 2 pruned steps */
     warpfft_opts opts;     /* resolved (device, stream, modeord) */
     wf_params kernel;      /* the kernel's type-1 transform: L modes, modeord 1, checked points */
 } wf_toep_params;
@@ -48,8 +49,8 @@ typedef struct wf_toeplitz {
     wf_dbuf grid;       /* the work grid, ntransf transforms, layout of kernels/ABI.md */
     wf_dbuf spectrum;   /* the kernel's spectrum (none for M = 0: the zero operator) */
     wf_dbuf fft_work;   /* cuFFT's work area, shared by the step plans */
-    cufftHandle fft[2]; /* dim 1: [0] the batched FFT; dim >= 2: [0] the faster dimensions over
-                           the first N_dim slabs, [1] the slowest dimension over all */
+    cufftHandle fft[2]; /* one step: [0] the batched FFT of the grid; two (dim >= 2): [0] the
+                           faster dimensions over the first N_dim slabs, [1] the slowest one */
     int fft_created[2];
     int n_fft;
     int64_t M;

@@ -29,7 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.extend.core import Primitive
-from jax.interpreters import ad, batching
+from jax.interpreters import batching
 
 from .. import _lib
 from . import _common, _ops
