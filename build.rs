@@ -117,6 +117,12 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
                     .define("WF_PREC", prec),
             );
         }
+        // The Toeplitz normal operator's pointwise steps (c_core/src/plans/toeplitz.c).
+        b = b.module(
+            fatbuild::Module::new(format!("toeplitz_{p}"))
+                .source("kernels/toeplitz.cu")
+                .define("WF_PREC", prec),
+        );
         for dim in 1..=3 {
             // setpts' binning; the FFT's deconvolution (type 1) or amplification (type 2)
             for (part, def) in [

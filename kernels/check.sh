@@ -46,6 +46,7 @@ if [[ "${1:-}" == "--one" ]]; then
         defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_PREP_PART=WF_PREP_$job" ;;
     direct_f32 | direct_f64) files="direct"; defs="-DWF_PREC=${mod#direct_f}" ;;
     type3_f32 | type3_f64) files="type3"; defs="-DWF_PREC=${mod#type3_f}" ;;
+    toeplitz_f32 | toeplitz_f64) files="toeplitz"; defs="-DWF_PREC=${mod#toeplitz_f}" ;;
     si_*_spread_gm | si_*_spread_sm | si_*_spread_od | si_*_interp_gm | si_*_interp_sm)
         IFS=_ read -r _ d p w part method <<<"$mod"
         files="spreadinterp"
@@ -151,7 +152,7 @@ for tool in "$NVCC" "$PTXAS" "$NVLINK"; do
 done
 mkdir -p "$out"
 
-modules=(sort scan_big sort_stable direct_f32 direct_f64 type3_f32 type3_f64)
+modules=(sort scan_big sort_stable direct_f32 direct_f64 type3_f32 type3_f64 toeplitz_f32 toeplitz_f64)
 for d in 1 2 3; do
     for p in f32 f64; do modules+=("bin_${d}d_$p" "deconvolve_${d}d_$p" "amplify_${d}d_$p"); done
     for w in $(seq 2 16); do

@@ -20,7 +20,7 @@ for mode in jit aot nvrtc; do
     esac
     export CARGO_TARGET_DIR=target/gpu-$mode WARPFFT_CUDA_ARCHS=$archs
     echo "== $mode build (archs $archs)"
-    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3 --test gpu_nvrtc
+    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3 --test gpu_nvrtc --test gpu_toeplitz
     collect $mode cargo build --release "${feats[@]}" --bench suite_b --bench costmodel --example demo --example load_time
 done
 # The library of exactly this aot build (CARGO_TARGET_DIR and the archs are still exported).
@@ -29,6 +29,7 @@ cp "$lib" .gpu/lib/libwarpfft.so
 cp "$lib" .gpu/lib/libwarpfft.so.0
 cc -O2 -Ic_core/include examples/c/hello.c -o .gpu/c/hello -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft
 cc -O2 -Ic_core/include examples/c/type1_2d.c -o .gpu/c/type1_2d -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft -lm
+cc -O2 -Ic_core/include examples/c/toeplitz.c -o .gpu/c/toeplitz -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft
 # the wheel (aot+jit for the same archs) for the pip-install check on the GPU machine
 just wheel "$archs" >/dev/null
 mkdir -p .gpu/dist && cp dist/warpfft-*.whl .gpu/dist/

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
 # Stages: info tests demo load c python sanitize bench (default: all), sanitize-builds (memcheck of
-# the jit and nvrtc builds), bench-jit, bench-nvrtc, python-gpu, frameworks, and huge (64-bit sizes:
+# the jit and nvrtc builds), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
+# normal operator: tests, example, benchmark, memcheck), and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
@@ -22,7 +23,7 @@ tests)
     # nvrtc: kernels compiled by NVRTC at run time into a fresh kernel cache
     export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}
     for m in aot jit nvrtc; do
-        for t in no_gpu gpu_api gpu_accuracy gpu_type3 $([ $m = nvrtc ] && echo gpu_nvrtc); do
+        for t in no_gpu gpu_api gpu_accuracy gpu_type3 gpu_toeplitz $([ $m = nvrtc ] && echo gpu_nvrtc); do
             say "$m $t"; run $G/$m/$t --test-threads=1 --nocapture || fails=$((fails+1))
         done
     done ;;
@@ -43,7 +44,8 @@ load)
     say "nvrtc load, empty kernel cache"; run $G/nvrtc/load_time || fails=$((fails+1))
     say "nvrtc load, warm kernel cache"; run $G/nvrtc/load_time || fails=$((fails+1)) ;;
 c)
-    say "C examples"; run $G/c/hello || fails=$((fails+1)); run $G/c/type1_2d || fails=$((fails+1)) ;;
+    say "C examples"; run $G/c/hello || fails=$((fails+1)); run $G/c/type1_2d || fails=$((fails+1))
+    run $G/c/toeplitz || fails=$((fails+1)) ;;
 python)
     say python
     # nothing outside the GPU machine is reachable: no PyPI downloads there
@@ -97,6 +99,20 @@ sanitize-builds)
         run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/$m/gpu_type3 --test-threads=1 --skip large_spread_f32 >> "$L/sanitize_$m.log" 2>&1 || fails=$((fails+1))
         tail -5 "$L/sanitize_$m.log" | tee -a "$log"
     done ;;
+toeplitz)
+    # the Toeplitz normal operator (docs/toeplitz.md): its Python/JAX/torch tests, the CG-SENSE
+    # example, the benchmark of the targets, and memcheck of its C and Python paths
+    P="WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false"
+    say "toeplitz: tests"
+    run env $P python3 -m pytest python/tests/test_toeplitz.py python/tests/test_toeplitz_pipeline.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    say "toeplitz: CG-SENSE example"
+    run env $P python3 examples/python/cg_sense.py || fails=$((fails+1))
+    say "toeplitz: benchmark"
+    run env $P python3 python/bench/toeplitz.py --json $L/toeplitz.json || fails=$((fails+1))
+    say "toeplitz: compute-sanitizer memcheck (aot gpu_toeplitz, the Python tests)"
+    run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_toeplitz --test-threads=1 > "$L/sanitize_toeplitz.log" 2>&1 || fails=$((fails+1))
+    run env $P compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest python/tests/test_toeplitz.py -q -rs -p no:cacheprovider -k gpu >> "$L/sanitize_toeplitz.log" 2>&1 || fails=$((fails+1))
+    tail -8 "$L/sanitize_toeplitz.log" | tee -a "$log" ;;
 huge)
     say "huge (aot gpu_huge: > 2^31 points, > 2^31 modes)"
     WARPFFT_HUGE_TESTS=1 run $G/aot/gpu_huge --test-threads=1 --nocapture || fails=$((fails+1)) ;;

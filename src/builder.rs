@@ -430,7 +430,7 @@ impl<T: Real> PlanBuilder<T> {
 }
 
 /// `warpfft_opts_default` (no GPU involved).
-fn default_opts() -> Result<sys::warpfft_opts> {
+pub(crate) fn default_opts() -> Result<sys::warpfft_opts> {
     let mut opts = std::mem::MaybeUninit::<sys::warpfft_opts>::zeroed();
     // SAFETY: `opts` is a valid out-pointer to plain data.
     check(unsafe { sys::warpfft_opts_default(opts.as_mut_ptr()) })?;

@@ -63,6 +63,8 @@
 //! Type 2 (modes → points) is the same with [`Plan::type2`] and `execute(&fk, &mut c)`.
 //! Type 3 (points → arbitrary frequencies) uses [`Plan::type3`], [`Plan::set_points3`]
 //! (sources and targets) and `execute(&c, &mut f)`.
+//! The normal operator `Aᴴ W A` (type 2, weights, type 1) of iterative reconstructions is
+//! [`Toeplitz`]: a convolution with one precomputed spectrum, applied without spreading.
 //! Batches ([`PlanBuilder::ntransf`]) share one point set. To keep data on the GPU use
 //! [`DeviceBuffer`] with [`Plan::set_device_points`] / [`Plan::execute_device`]; to pass
 //! memory from other CUDA libraries use the `unsafe` [`Plan::set_points_raw`] /
@@ -104,6 +106,7 @@ mod info;
 
 mod builder;
 mod plan;
+mod toeplitz;
 
 pub use builder::{direct_sample, PlanBuilder};
 pub use device::DeviceBuffer;
@@ -114,6 +117,7 @@ pub use info::{
     version, Kernel, PlanInfo, RuntimeReport, Type3Info,
 };
 pub use plan::Plan;
+pub use toeplitz::{Toeplitz, ToeplitzBuilder, ToeplitzInfo, Weights};
 pub use types::{DeviceCopy, Method, ModeOrder, Precision, Real, TransformType};
 
 /// The `num-complex` crate, re-exported so users need not depend on it themselves.

@@ -88,8 +88,8 @@ fn embedded_images_match_the_build_mode() {
     );
     let mods = modules();
     // Every module a plan can need is there: sort, scan_big (the multi-block bin scan of plans
-    // with many bins), sort_stable (deterministic plans), direct/type3 per precision, binning
-    // and deconvolve/amplify per dimension and precision, and the width-specialised
+    // with many bins), sort_stable (deterministic plans), direct/type3/toeplitz per precision,
+    // binning and deconvolve/amplify per dimension and precision, and the width-specialised
     // spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3), one per direction and
     // method, plus the output-driven spreading ones (a plan loads only what it launches).
     let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
@@ -105,6 +105,8 @@ fn embedded_images_match_the_build_mode() {
         "direct_f64",
         "type3_f32",
         "type3_f64",
+        "toeplitz_f32",
+        "toeplitz_f64",
         "si_1d_f32_w2_spread_gm",
         "si_1d_f32_w2_interp_sm",
         "si_3d_f64_w16_spread_sm",
@@ -120,11 +122,11 @@ fn embedded_images_match_the_build_mode() {
             "module {want} missing from {names:?}"
         );
     }
-    // sort, scan_big, sort_stable; per precision direct, type3 and 3 jobs x 3 dims; per dim and
+    // sort, scan_big, sort_stable; per precision direct, type3, toeplitz and 3 jobs x 3 dims; per dim and
     // width spread/interp x gm/sm, and spread od
     assert_eq!(
         mods.len(),
-        3 + 2 * (2 + 3 * 3) + (2 * 2 + 1) * 3 * (11 + 15),
+        3 + 2 * (3 + 3 * 3) + (2 * 2 + 1) * 3 * (11 + 15),
         "module count"
     );
     // No combined module is left (a plan would JIT kernels it never launches).

@@ -185,7 +185,7 @@ on_standin() {
 }
 fault_build "$HERE/test_fault.c" "$HERE/test_fault_walk.c" "$HERE/test_fault_cache.c" \
     "$HERE/test_fault_modules.c" "$HERE/test_fault_calls.c" "$HERE/test_fault_type3.c" \
-    -o "$FAULT/test_fault"
+    "$HERE/test_fault_toeplitz.c" -o "$FAULT/test_fault"
 echo "== fault injection (ASan+UBSan): stand-in libcuda.so.1 and libcufft.so.12"
 on_standin "$FAULT/test_fault" || status=1
 # warpfft_bench_fft (bench.c) walked the same way, events included.
@@ -204,6 +204,11 @@ gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_ffi.c" "$SRC/api/pool.c" "$HE
     -o "$BUILD/bin/test_xla_ffi" "${LIBS[@]}"
 echo "== the XLA FFI handler on a recording stand-in of the C ABI (ASan+UBSan)"
 "$BUILD/bin/test_xla_ffi" || status=1
+# The Toeplitz operator's XLA handlers (xla_toeplitz.c) the same way.
+gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_toeplitz.c" "$HERE/test_xla_toeplitz.c" \
+    -o "$BUILD/bin/test_xla_toeplitz" "${LIBS[@]}"
+echo "== the Toeplitz XLA handlers on a recording stand-in of the C ABI (ASan+UBSan)"
+"$BUILD/bin/test_xla_toeplitz" || status=1
 
 # ---- 5. the kernel disk cache and NVRTC (kcache.c, nvrtc.c), host only ----
 # test_kcache: the cache's failure cases, SHA-256, the NVRTC search and compile step against the

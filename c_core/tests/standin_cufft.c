@@ -77,16 +77,34 @@ API cufftResult cufftMakePlanMany64(cufftHandle h, int rank, long long *n, long 
                                     long long istride, long long idist, long long *onembed,
                                     long long ostride, long long odist, int type, long long batch,
                                     size_t *work) {
-    (void)inembed, (void)istride, (void)idist, (void)onembed, (void)ostride, (void)odist;
     TICK("cufftMakePlanMany64");
     if (!valid(h) || rank < 1 || rank > 3 || batch < 1)
         return CUFFT_INVALID_PLAN;
     if (!standin_mem_room(WORK_BYTES)) /* cuFFT's own device memory (twiddles) */
         return CUFFT_ALLOC_FAILED;
+    /* The elements the batch spans: batch * prod(n) in the basic layout; with an advanced one
+     * (inembed != NULL), element x of transform b at b*idist + stride*sum_d x_d prod_{d'>d}
+     * embed[d'], so the last is (batch-1)*idist + stride*sum_d (n_d-1) prod_{d'>d} embed[d']. */
     long long total = batch;
     for (int d = 0; d < rank; d++)
         total *= n[d];
-    plans[h].data_bytes = (size_t)total * (type == WF_CUFFT_Z2Z ? 16 : 8);
+    long long span[2] = {total, total};
+    long long *embed[2] = {inembed, onembed}, stride[2] = {istride, ostride},
+              dist[2] = {idist, odist};
+    for (int io = 0; io < 2; io++) {
+        if (!embed[io])
+            continue;
+        long long last = 0, inner = 1;
+        for (int d = rank - 1; d >= 0; d--) {
+            if (n[d] > embed[io][d] && d > 0) /* the outermost embed is not read */
+                return CUFFT_INVALID_PLAN;
+            last += (n[d] - 1) * inner;
+            inner *= embed[io][d];
+        }
+        span[io] = (batch - 1) * dist[io] + stride[io] * last + 1;
+    }
+    plans[h].data_bytes =
+        (size_t)(span[0] > span[1] ? span[0] : span[1]) * (type == WF_CUFFT_Z2Z ? 16 : 8);
     plans[h].made = 1;
     *work = WORK_BYTES;
     standin_fft_made();

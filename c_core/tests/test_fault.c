@@ -127,6 +127,9 @@ int main(void) {
     long lifecycles = walk_all();
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long lifecycles3 = walk_type3();
+    long lifecycles_toep = walk_toeplitz();
+    test_toeplitz_steady_calls();
+    test_toeplitz_arguments();
     test_setpts_keeps_points();
     test_stream_order();
     test_steady_calls();
@@ -145,12 +148,13 @@ int main(void) {
     CHECK(s.live_allocs == 0 && s.ctx_depth == 0 && s.violations == 0,
           "at exit: %ld allocations, context depth %ld, %ld violations", s.live_allocs, s.ctx_depth,
           s.violations);
-    char label[128];
+    char label[192];
     snprintf(label, sizeof label,
-             "fault injection: %ld lifecycles walked (%zu configurations, %.1f s), %ld of type 3, ",
+             "fault injection: %ld lifecycles walked (%zu configurations, %.1f s), %ld of type 3, "
+             "%ld of the Toeplitz operator, ",
              lifecycles, n_configs,
              (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
-             lifecycles3);
+             lifecycles3, lifecycles_toep);
     dlclose(h);
     return check_summary(label);
 }

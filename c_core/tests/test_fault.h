@@ -7,7 +7,9 @@
  *   test_fault_modules.c  module loads: parallel, per direction, scan_big, one JIT, fork();
  *   test_fault_calls.c    the driver calls of repeated setpts/execute/setpts_check and of a
  *                         second plan of a shape (the stand-in's call log);
- *   test_fault_type3.c    type-3 lifecycles failing each call in turn.
+ *   test_fault_type3.c    type-3 lifecycles failing each call in turn;
+ *   test_fault_toeplitz.c the Toeplitz operator's lifecycles failing each call in turn, the
+ *                         calls of an application, its argument checks.
  */
 #ifndef WARPFFT_TEST_FAULT_H
 #define WARPFFT_TEST_FAULT_H
@@ -111,5 +113,15 @@ void test_steady_calls(void);
 long walk_type3(void);
 /* The calls of a repeated setpts3 and execute: one context push each, no allocation. */
 void test_type3_steady_calls(void);
+
+/* ---- test_fault_toeplitz.c ---- */
+/* Walks Toeplitz operator lifecycles (create with its kernel, apply, adjoint, apply_spectrum,
+ * the stand-alone spectrum, a zero operator, destroy) failing each call in turn, in the three
+ * cache states; returns the lifecycles walked. */
+long walk_toeplitz(void);
+/* The calls of an application (one push, pad, FFT steps, product, inverse steps, crop). */
+void test_toeplitz_steady_calls(void);
+/* Argument errors, warpfft_toeplitz_params' sizes, info and workspace. */
+void test_toeplitz_arguments(void);
 
 #endif /* WARPFFT_TEST_FAULT_H */

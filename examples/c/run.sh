@@ -9,12 +9,12 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 export PKG_CONFIG_PATH
-for ex in info hello type1_2d; do
+for ex in info hello type1_2d toeplitz; do
     # shellcheck disable=SC2046  # word splitting of pkg-config's flags is intended
     ${CC:-cc} -Wall -Wextra "$here/$ex.c" $(pkg-config --cflags --libs warpfft) -o "$out/$ex"
 done
 "$out/info"
-for ex in hello type1_2d; do
+for ex in hello type1_2d toeplitz; do
     rc=0
     "$out/$ex" || rc=$?
     if [ "$rc" -eq 2 ]; then

@@ -9,7 +9,8 @@ import pytest
 from _support import REPO, run
 from warpfft import _lib
 
-STRUCTS = {"warpfft_opts": _lib.Opts, "warpfft_plan_info": _lib.PlanInfo}
+STRUCTS = {"warpfft_opts": _lib.Opts, "warpfft_plan_info": _lib.PlanInfo,
+           "warpfft_toeplitz_info": _lib.ToeplitzInfo}
 
 
 def _c_layout(tmp_path):

@@ -49,6 +49,7 @@ from ._info import (  # noqa: E402
     version,
 )
 from ._lib import last_error, status_name  # noqa: E402
+from ._toeplitz import Toeplitz, toeplitz_params  # noqa: E402
 from ._simple import (  # noqa: E402
     nufft1d1,
     nufft1d2,
@@ -86,7 +87,7 @@ def install_as_cufinufft():
 
 
 __all__ = [
-    "Plan", "DeviceArray",
+    "Plan", "DeviceArray", "Toeplitz", "toeplitz_params",
     "nufft1d1", "nufft2d1", "nufft3d1", "nufft1d2", "nufft2d2", "nufft3d2",
     "nufft1d3", "nufft2d3", "nufft3d3", "install_as_cufinufft",
     "clear_plan_cache", "plan_cache_info", "set_plan_cache_limits",

@@ -184,6 +184,59 @@ SIGNATURES = {
 }
 
 
+# ---- the Toeplitz normal operator (warpfft.h's last block; _toeplitz.py) ----
+
+
+class ToeplitzInfo(Structure):
+    """warpfft_toeplitz_info, field for field."""
+
+    _fields_ = [
+        ("dim", c_int32),
+        ("precision", c_int32),
+        ("weights", c_int32),
+        ("modeord", c_int32),
+        ("iflag", c_int32),
+        ("spectrum_real", c_int32),
+        ("kernel_width", c_int32),
+        ("fft_steps", c_int32),
+        ("n_modes", c_int64 * 3),
+        ("n_grid", c_int64 * 3),
+        ("kernel_fine", c_int64 * 3),
+        ("ntransf", c_int64),
+        ("n_points", c_int64),
+        ("tol", c_double),
+        ("kernel_tol", c_double),
+        ("kernel_upsampfac", c_double),
+        ("build_ms", c_double),
+        ("spectrum_bytes", c_size_t),
+        ("grid_bytes", c_size_t),
+        ("workspace_bytes", c_size_t),
+    ]
+
+
+SIGNATURES.update({
+    "warpfft_toeplitz_create": (
+        _status,
+        [c_int, _i64x3, c_int, c_int64, c_double, c_int, POINTER(Opts), c_int64, _p, _p, _p,
+         c_int, _p, POINTER(c_void_p)],
+    ),
+    "warpfft_toeplitz_apply": (_status, [_p, c_int, c_int, _p, _p]),
+    "warpfft_toeplitz_apply_spectrum": (_status, [_p, c_int, c_int, _p, c_int, _p, _p]),
+    "warpfft_toeplitz_spectrum": (
+        _status,
+        [c_int, _i64x3, c_int, c_double, c_int, POINTER(Opts), c_int64, _p, _p, _p, c_int, _p,
+         _p],
+    ),
+    "warpfft_toeplitz_params": (
+        _status,
+        [c_int, _i64x3, c_int64, c_double, c_int, POINTER(Opts), c_int, POINTER(ToeplitzInfo)],
+    ),
+    "warpfft_toeplitz_get_info": (_status, [_p, POINTER(ToeplitzInfo)]),
+    "warpfft_toeplitz_workspace_bytes": (_status, [_p, POINTER(c_size_t)]),
+    "warpfft_toeplitz_destroy": (_status, [_p]),
+})
+
+
 def _load():
     """Loads the library by the search order above; returns (CDLL, path or soname)."""
     tried = []

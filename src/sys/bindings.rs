@@ -1203,3 +1203,472 @@ extern "C" {
         ms: *mut f64,
     ) -> warpfft_status;
 }
+pub const WARPFFT_WEIGHTS_NONE: warpfft_weights = 0;
+pub const WARPFFT_WEIGHTS_REAL: warpfft_weights = 1;
+pub const WARPFFT_WEIGHTS_COMPLEX: warpfft_weights = 2;
+pub type warpfft_weights = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct warpfft_toeplitz_s {
+    _unused: [u8; 0],
+}
+pub type warpfft_toeplitz = *mut warpfft_toeplitz_s;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct warpfft_toeplitz_info {
+    pub dim: i32,
+    pub precision: i32,
+    pub weights: i32,
+    pub modeord: i32,
+    pub iflag: i32,
+    pub spectrum_real: i32,
+    pub kernel_width: i32,
+    pub fft_steps: i32,
+    pub n_modes: [i64; 3usize],
+    pub n_grid: [i64; 3usize],
+    pub kernel_fine: [i64; 3usize],
+    pub ntransf: i64,
+    pub n_points: i64,
+    pub tol: f64,
+    pub kernel_tol: f64,
+    pub kernel_upsampfac: f64,
+    pub build_ms: f64,
+    pub spectrum_bytes: usize,
+    pub grid_bytes: usize,
+    pub workspace_bytes: usize,
+}
+#[test]
+fn bindgen_test_layout_warpfft_toeplitz_info() {
+    assert_eq!(
+        ::std::mem::size_of::<warpfft_toeplitz_info>(),
+        176usize,
+        concat!("Size of: ", stringify!(warpfft_toeplitz_info))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<warpfft_toeplitz_info>(),
+        8usize,
+        concat!("Alignment of ", stringify!(warpfft_toeplitz_info))
+    );
+    fn test_field_dim() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dim) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(dim)
+            )
+        );
+    }
+    test_field_dim();
+    fn test_field_precision() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).precision) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(precision)
+            )
+        );
+    }
+    test_field_precision();
+    fn test_field_weights() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).weights) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(weights)
+            )
+        );
+    }
+    test_field_weights();
+    fn test_field_modeord() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).modeord) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(modeord)
+            )
+        );
+    }
+    test_field_modeord();
+    fn test_field_iflag() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).iflag) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(iflag)
+            )
+        );
+    }
+    test_field_iflag();
+    fn test_field_spectrum_real() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).spectrum_real) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(spectrum_real)
+            )
+        );
+    }
+    test_field_spectrum_real();
+    fn test_field_kernel_width() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kernel_width) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(kernel_width)
+            )
+        );
+    }
+    test_field_kernel_width();
+    fn test_field_fft_steps() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).fft_steps) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(fft_steps)
+            )
+        );
+    }
+    test_field_fft_steps();
+    fn test_field_n_modes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_modes) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(n_modes)
+            )
+        );
+    }
+    test_field_n_modes();
+    fn test_field_n_grid() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_grid) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(n_grid)
+            )
+        );
+    }
+    test_field_n_grid();
+    fn test_field_kernel_fine() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kernel_fine) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(kernel_fine)
+            )
+        );
+    }
+    test_field_kernel_fine();
+    fn test_field_ntransf() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).ntransf) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(ntransf)
+            )
+        );
+    }
+    test_field_ntransf();
+    fn test_field_n_points() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_points) as usize - ptr as usize
+            },
+            112usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(n_points)
+            )
+        );
+    }
+    test_field_n_points();
+    fn test_field_tol() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).tol) as usize - ptr as usize
+            },
+            120usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(tol)
+            )
+        );
+    }
+    test_field_tol();
+    fn test_field_kernel_tol() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kernel_tol) as usize - ptr as usize
+            },
+            128usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(kernel_tol)
+            )
+        );
+    }
+    test_field_kernel_tol();
+    fn test_field_kernel_upsampfac() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kernel_upsampfac) as usize - ptr as usize
+            },
+            136usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(kernel_upsampfac)
+            )
+        );
+    }
+    test_field_kernel_upsampfac();
+    fn test_field_build_ms() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).build_ms) as usize - ptr as usize
+            },
+            144usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(build_ms)
+            )
+        );
+    }
+    test_field_build_ms();
+    fn test_field_spectrum_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).spectrum_bytes) as usize - ptr as usize
+            },
+            152usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(spectrum_bytes)
+            )
+        );
+    }
+    test_field_spectrum_bytes();
+    fn test_field_grid_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).grid_bytes) as usize - ptr as usize
+            },
+            160usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(grid_bytes)
+            )
+        );
+    }
+    test_field_grid_bytes();
+    fn test_field_workspace_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_toeplitz_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).workspace_bytes) as usize - ptr as usize
+            },
+            168usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_toeplitz_info),
+                "::",
+                stringify!(workspace_bytes)
+            )
+        );
+    }
+    test_field_workspace_bytes();
+}
+extern "C" {
+    pub fn warpfft_toeplitz_create(
+        dim: ::std::os::raw::c_int,
+        n_modes: *const i64,
+        iflag: ::std::os::raw::c_int,
+        ntransf: i64,
+        tol: f64,
+        precision: warpfft_precision,
+        opts: *const warpfft_opts,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        weights: ::std::os::raw::c_int,
+        w: *const ::std::os::raw::c_void,
+        op: *mut warpfft_toeplitz,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_toeplitz_apply(
+        op: warpfft_toeplitz,
+        precision: warpfft_precision,
+        adjoint: ::std::os::raw::c_int,
+        in_: *const ::std::os::raw::c_void,
+        out: *mut ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_toeplitz_apply_spectrum(
+        op: warpfft_toeplitz,
+        precision: warpfft_precision,
+        spectrum_real: ::std::os::raw::c_int,
+        spectrum: *const ::std::os::raw::c_void,
+        adjoint: ::std::os::raw::c_int,
+        in_: *const ::std::os::raw::c_void,
+        out: *mut ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_toeplitz_spectrum(
+        dim: ::std::os::raw::c_int,
+        n_modes: *const i64,
+        iflag: ::std::os::raw::c_int,
+        tol: f64,
+        precision: warpfft_precision,
+        opts: *const warpfft_opts,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        weights: ::std::os::raw::c_int,
+        w: *const ::std::os::raw::c_void,
+        spectrum: *mut ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_toeplitz_params(
+        dim: ::std::os::raw::c_int,
+        n_modes: *const i64,
+        ntransf: i64,
+        tol: f64,
+        precision: warpfft_precision,
+        opts: *const warpfft_opts,
+        weights: ::std::os::raw::c_int,
+        info: *mut warpfft_toeplitz_info,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_toeplitz_get_info(
+        op: warpfft_toeplitz,
+        info: *mut warpfft_toeplitz_info,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_toeplitz_workspace_bytes(
+        op: warpfft_toeplitz,
+        bytes: *mut usize,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_toeplitz_destroy(op: warpfft_toeplitz) -> warpfft_status;
+}

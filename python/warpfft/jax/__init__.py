@@ -23,6 +23,11 @@ warpfft.torch; ``warpfft.set_plan_cache_limits``) per (type, modes, batch, eps, 
 options, device, stream), so a jitted loop creates them once; points are set on every call
 (type 3: sources and targets, whose counts M and K are not part of the plan's key).
 
+The Toeplitz normal operator ``T = A^H W A`` (type 2 then weights then type 1, as one
+convolution: docs/toeplitz.md) is :func:`toeplitz` / :class:`Toeplitz` (``op = Toeplitz(n_modes,
+x, y, weights=w)`` once, then ``op(f)`` in the loop), differentiable with respect to the modes
+and the weights.
+
 Arrays must be on a CUDA device: lowering for the CPU raises NotImplementedError saying so.
 
 Points are not checked for NaN or infinity: the handler's plans use the library's unchecked
@@ -37,10 +42,11 @@ from . import options
 from ._common import freeze as _freeze
 from ._ops import apply as _apply_traced
 from ._type3 import apply3 as _apply3_traced
+from ._toeplitz import Toeplitz, toeplitz
 from .. import _lib as _native
 
 __all__ = ["nufft1", "nufft2", "nufft3", "options", "plans_created", "cached_plans",
-           "clear_plan_cache"]
+           "clear_plan_cache", "toeplitz", "Toeplitz"]
 
 
 # One cached executable per (type, shapes, static arguments): eager calls dispatch once.

@@ -35,6 +35,10 @@ set-points (``check_points = 0``, so setting points never waits on the host): a 
 coordinate gives a result that is all NaN, not an exception. Check ``torch.isfinite(points)``
 yourself where the points come from outside.
 
+The Toeplitz normal operator ``T = A^H W A`` (type 2, weights, type 1 as one convolution:
+docs/toeplitz.md) is :class:`Toeplitz` (``op = Toeplitz(points, n_modes, weights=w)`` once,
+``op(f)`` per iteration) and :func:`toeplitz`, with autograd for the modes and the weights.
+
 Plans come from the C library's live-plan pool, shared with warpfft's one-call functions and
 warpfft.jax (limits: ``warpfft.set_plan_cache_limits``; ``warpfft.plan_cache_info()``), per
 (type, modes, batch, eps, isign, precision, options, device, stream); a plan is the call's alone
@@ -60,9 +64,10 @@ from .. import _lib as _native
 from . import _ops
 from ._ops import clear_cache as clear_plan_cache
 from ._ops import nufft1_op, nufft2_op, nufft3_op
+from ._toeplitz import Toeplitz, toeplitz
 
 __all__ = ["finufft_type1", "finufft_type2", "finufft_type3", "clear_plan_cache", "stats",
-           "nufft1_op", "nufft2_op", "nufft3_op"]
+           "nufft1_op", "nufft2_op", "nufft3_op", "toeplitz", "Toeplitz"]
 
 _IGNORED = {"nthreads", "fftw", "spread_sort", "spread_kerevalmeth", "spread_kerpad",
             "spread_thread", "maxbatchsize", "spread_nthr_atomic", "spread_max_sp_size",

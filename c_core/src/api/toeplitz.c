@@ -1,0 +1,194 @@
+/*
+ * toeplitz.c — the public calls of the Toeplitz normal operator (warpfft.h, "the Toeplitz normal
+ * operator"): warpfft_toeplitz_create, _apply, _apply_spectrum, _spectrum, _params, _get_info,
+ * _workspace_bytes, _destroy. A thin layer, as plan.c: argument checks (messages name the
+ * public call), the device's context, and the work in plans/toeplitz.c; a failed destroy
+ * leaves the handle valid.
+ */
+#include <stdlib.h>
+
+#include "params/params.h"
+#include "plans/launch.h"
+#include "plans/toeplitz.h"
+#include "runtime/cufft.h"
+#include "runtime/error.h"
+
+struct warpfft_toeplitz_s {
+    wf_toeplitz *t;
+};
+
+/* The points and weights: M in [0, 2^56]; for M > 0 the coordinates dim needs, and w unless
+ * the weights are none. */
+static warpfft_status check_points(const char *who, int dim, int64_t M, const void *x,
+                                   const void *y, const void *z, int weights, const void *w) {
+    if (M < 0 || M > ((int64_t)1 << 56))
+        return wf_error(WARPFFT_ERR_BAD_NPOINTS, "%s: M = %lld; must be in [0, 2^56]", who,
+                        (long long)M);
+    if (M == 0)
+        return WARPFFT_SUCCESS;
+    const char *missing = wf_missing_coord(dim, x, y, z);
+    if (missing)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: %s is NULL but dim = %d and M = %lld", who,
+                        missing, dim, (long long)M);
+    if (weights != WARPFFT_WEIGHTS_NONE && !w)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "%s: w is NULL but weights = %d (%s); pass WARPFFT_WEIGHTS_NONE for none",
+                        who, weights, weights == WARPFFT_WEIGHTS_REAL ? "real" : "complex");
+    return WARPFFT_SUCCESS;
+}
+
+WARPFFT_API warpfft_status warpfft_toeplitz_create(
+    int dim, const int64_t n_modes[3], int iflag, int64_t ntransf, double tol,
+    warpfft_precision precision, const warpfft_opts *opts, int64_t M, const void *x, const void *y,
+    const void *z, int weights, const void *w, warpfft_toeplitz *op) {
+    const char *who = "warpfft_toeplitz_create";
+    wf_clear_error();
+    if (!op)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: op (the output pointer) is NULL", who);
+    *op = NULL;
+    wf_toep_params q;
+    warpfft_status st = wf_toep_choose(dim, n_modes, ntransf, tol, (int)precision, opts, weights,
+                                       WF_SHARED_OPTIN_SM90, who, &q);
+    if (st == WARPFFT_SUCCESS)
+        st = check_points(who, dim, M, x, y, z, weights, w);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    struct warpfft_toeplitz_s *h = calloc(1, sizeof *h);
+    if (!h)
+        return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "%s: host allocation of the handle", who);
+    st = wf_toeplitz_create(&q, iflag, M, wf_dptr(x), wf_dptr(y), wf_dptr(z), wf_dptr(w), &h->t);
+    if (st != WARPFFT_SUCCESS) {
+        free(h);
+        return st;
+    }
+    *op = h;
+    return WARPFFT_SUCCESS;
+}
+
+static warpfft_status check_apply(const char *who, const struct warpfft_toeplitz_s *op,
+                                  int precision, const void *in, const void *out) {
+    if (!op)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: op is NULL", who);
+    if (precision != op->t->q.precision)
+        return wf_error(WARPFFT_ERR_PRECISION, "%s: precision = %d but the operator is %s", who,
+                        precision, wf_prec_name(op->t->q.precision));
+    if (!in || !out)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: %s is NULL", who, !in ? "in" : "out");
+    return WARPFFT_SUCCESS;
+}
+
+/* The application in the operator's context. */
+static warpfft_status run_apply(struct warpfft_toeplitz_s *op, CUdeviceptr spectrum, int real,
+                                int adjoint, const void *in, void *out) {
+    const wf_device *dev = op->t->ex.dev;
+    warpfft_status st = wf_ctx_enter(dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    st = wf_toeplitz_apply(op->t, spectrum, real, adjoint, wf_dptr(in), wf_dptr(out));
+    wf_ctx_leave(dev);
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_toeplitz_apply(warpfft_toeplitz op, warpfft_precision precision,
+                                                  int adjoint, const void *in, void *out) {
+    wf_clear_error();
+    warpfft_status st = check_apply("warpfft_toeplitz_apply", op, (int)precision, in, out);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    return run_apply(op, op->t->spectrum.ptr, op->t->q.spectrum_real, adjoint, in, out);
+}
+
+WARPFFT_API warpfft_status warpfft_toeplitz_apply_spectrum(warpfft_toeplitz op,
+                                                           warpfft_precision precision,
+                                                           int spectrum_real, const void *spectrum,
+                                                           int adjoint, const void *in, void *out) {
+    const char *who = "warpfft_toeplitz_apply_spectrum";
+    wf_clear_error();
+    warpfft_status st = check_apply(who, op, (int)precision, in, out);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    if (!spectrum)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: spectrum is NULL", who);
+    return run_apply(op, wf_dptr(spectrum), spectrum_real != 0, adjoint, in, out);
+}
+
+WARPFFT_API warpfft_status warpfft_toeplitz_spectrum(int dim, const int64_t n_modes[3], int iflag,
+                                                     double tol, warpfft_precision precision,
+                                                     const warpfft_opts *opts, int64_t M,
+                                                     const void *x, const void *y, const void *z,
+                                                     int weights, const void *w, void *spectrum) {
+    const char *who = "warpfft_toeplitz_spectrum";
+    wf_clear_error();
+    wf_toep_params q;
+    warpfft_status st = wf_toep_choose(dim, n_modes, 1, tol, (int)precision, opts, weights,
+                                       WF_SHARED_OPTIN_SM90, who, &q);
+    if (st == WARPFFT_SUCCESS)
+        st = check_points(who, dim, M, x, y, z, weights, w);
+    if (st == WARPFFT_SUCCESS && !spectrum)
+        st = wf_error(WARPFFT_ERR_INVALID_ARG, "%s: spectrum is NULL", who);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    return wf_toep_spectrum(&q, iflag, M, wf_dptr(x), wf_dptr(y), wf_dptr(z), wf_dptr(w),
+                            wf_dptr(spectrum));
+}
+
+WARPFFT_API warpfft_status warpfft_toeplitz_params(int dim, const int64_t n_modes[3],
+                                                   int64_t ntransf, double tol,
+                                                   warpfft_precision precision,
+                                                   const warpfft_opts *opts, int weights,
+                                                   warpfft_toeplitz_info *info) {
+    wf_clear_error();
+    if (!info)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_toeplitz_params: info is NULL");
+    wf_toep_params q;
+    warpfft_status st = wf_toep_choose(dim, n_modes, ntransf, tol, (int)precision, opts, weights,
+                                       WF_SHARED_OPTIN_SM90, "warpfft_toeplitz_params", &q);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    wf_toep_params_to_info(&q, info);
+    return WARPFFT_SUCCESS;
+}
+
+WARPFFT_API warpfft_status warpfft_toeplitz_get_info(warpfft_toeplitz op,
+                                                     warpfft_toeplitz_info *info) {
+    wf_clear_error();
+    if (!op || !info)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_toeplitz_get_info: %s is NULL",
+                        !op ? "op" : "info");
+    wf_toeplitz_info(op->t, info);
+    return WARPFFT_SUCCESS;
+}
+
+WARPFFT_API warpfft_status warpfft_toeplitz_workspace_bytes(warpfft_toeplitz op, size_t *bytes) {
+    wf_clear_error();
+    if (!op || !bytes)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_toeplitz_workspace_bytes: %s is NULL",
+                        !op ? "op" : "bytes");
+    *bytes = op->t->workspace;
+    return WARPFFT_SUCCESS;
+}
+
+WARPFFT_API warpfft_status warpfft_toeplitz_destroy(warpfft_toeplitz op) {
+    wf_clear_error();
+    if (!op)
+        return WARPFFT_SUCCESS;
+    const wf_device *dev = op->t->ex.dev;
+    warpfft_status st = wf_ctx_enter(dev);
+    if (st != WARPFFT_SUCCESS)
+        return wf_error(st,
+                        "warpfft_toeplitz_destroy: %s; nothing was freed and the operator is "
+                        "still valid (call warpfft_toeplitz_destroy again)",
+                        wf_last_error());
+    cufftResult r = wf_toeplitz_release(op->t);
+    wf_ctx_leave(dev);
+    if (r != 0) {
+        wf_cufft_error(r, "cufftDestroy");
+        return wf_error(WARPFFT_ERR_CUFFT,
+                        "warpfft_toeplitz_destroy: %s; the device buffers were freed and the "
+                        "operator is still valid (call warpfft_toeplitz_destroy again)",
+                        wf_last_error());
+    }
+    free(op->t);
+    free(op);
+    return WARPFFT_SUCCESS;
+}

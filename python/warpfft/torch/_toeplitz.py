@@ -1,0 +1,348 @@
+"""The Toeplitz normal operator T = A^H W A for PyTorch (docs/toeplitz.md): :class:`Toeplitz`
+(the kernel's spectrum computed once, a tensor; then ``op(f)`` per iteration) and
+:func:`toeplitz` (one call), with autograd for the modes and the weights.
+
+Conventions as warpfft.torch's NUFFT functions (pytorch-finufft's): points (D, M) (or (M,) in
+1D), x first; modes (..., N1[, N2[, N3]]) with FFT order by default (``modeord=1``; 0: CMCL
+-N/2..N/2-1); A is the type-2 transform of sign ``isign`` (default -1), A^H the type-1
+transform of sign ``-isign``; W the weights: None, (M,) real (density compensation) or (M,)
+complex. CUDA tensors on one device; the work runs on torch's current stream of that device.
+
+Autograd (PyTorch's convention: grad = conjugate Wirtinger derivative, so for y = T f,
+f.grad = T^H y.grad):
+* modes: f.grad = T^H g (T with real weights or none: T^H = T);
+* weights: d(T f)_k / dw_j = conj(A_jk) (A f)_j, so w.grad_j = sum_t conj((A f_t)_j) (A g_t)_j
+  (two type-2 transforms at the points), its real part for real weights, its conjugate for T^H
+  with complex weights (which reads conj(w));
+* points: not differentiable (passing points that require grad raises ValueError).
+
+The application runs warpfft_toeplitz_apply_spectrum with a zero operator (grid and FFT plans
+only) of the shape, from a cache of 8 keyed by (modes, batch, eps, precision, modeord, device,
+stream).
+"""
+
+import ctypes
+import threading
+from collections import OrderedDict
+
+import torch
+
+from .. import _lib
+
+CACHE_MAX = 8
+_lock = threading.Lock()
+_ops = OrderedDict()  # key -> zero operator handle
+_PRECISION = {torch.complex64: _lib.PRECISION_F32, torch.complex128: _lib.PRECISION_F64}
+_REAL = {torch.complex64: torch.float32, torch.complex128: torch.float64}
+_WEIGHTS = {"none": 0, "real": 1, "complex": 2}
+
+
+def _L():
+    return _lib.lib  # looked up per call (the tests stand a fake library in)
+
+
+def _device(t):
+    index = t.get_device()
+    return index if index >= 0 else torch.cuda.current_device()
+
+
+def _stream(device):
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+def _check(status, what):
+    if status != 0:
+        raise _lib.make_error(status) if what is None else _error(status, what)
+
+
+def _error(status, what):
+    e = _lib.make_error(status)
+    e.args = (f"{what}: {e.args[0]}",) + e.args[1:]
+    return e
+
+
+def _opts(device, stream, modeord, kw):
+    o = _lib.default_opts()
+    o.device = int(device)
+    o.stream = int(stream)
+    o.modeord = int(modeord)
+    o.method = int(kw.get("method", 0))
+    o.upsampfac = float(kw.get("upsampfac", 2.0))
+    o.max_subprob = int(kw.get("max_subprob", 0))
+    for i, b in enumerate(kw.get("bin_size", (0, 0, 0))):
+        o.bin_size[i] = int(b)
+    return o
+
+
+def _info(n_modes, eps, prec, modeord, kw, kind):
+    buf = (ctypes.c_char * 4096)()
+    info = ctypes.cast(buf, ctypes.POINTER(_lib.ToeplitzInfo))
+    o = _opts(0, 0, modeord, kw)
+    _check(_L().warpfft_toeplitz_params(len(n_modes), _lib.n_modes_array(list(n_modes)[::-1]), 1,
+                                        float(eps), int(prec), ctypes.byref(o), _WEIGHTS[kind],
+                                        info), "warpfft_toeplitz_params")
+    return info.contents
+
+
+def _parse(kwargs, dim):
+    """eps, isign, modeord and the plan keywords of the kernel's type-1 transform, from
+    warpfft.torch's option names (the ones finufft_type1/2 take)."""
+    kw = dict(kwargs)
+    eps = float(kw.pop("eps", 1e-6))
+    isign = 1 if int(kw.pop("isign", -1)) >= 0 else -1
+    modeord = int(kw.pop("modeord", 1))
+    if modeord not in (0, 1):
+        raise ValueError(f"modeord={modeord!r}: 0 (CMCL, -N/2..N/2-1) or 1 (FFT order)")
+    out = {}
+    method = int(kw.pop("gpu_method", 0) or 0)
+    if method not in (0, 1, 2):
+        raise ValueError(f"gpu_method={method!r}: 0 (auto), 1 (GM) or 2 (SM)")
+    out["method"] = method
+    ups = kw.pop("gpu_upsampfac", kw.pop("upsampfac", None))
+    out["upsampfac"] = 2.0 if ups in (None, 0, 0.0) else float(ups)
+    out["max_subprob"] = int(kw.pop("gpu_maxsubprobsize", 0) or 0)
+    bins = [int(kw.pop(n, 0) or 0) for n in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez")]
+    out["bin_size"] = tuple(bins[:dim][::-1] + [0] * (3 - dim))
+    if kw:
+        raise ValueError(f"unknown or unsupported option(s): {', '.join(sorted(kw))}")
+    return eps, isign, modeord, out
+
+
+def _points(points, cdtype):
+    if not isinstance(points, torch.Tensor):
+        raise TypeError("points must be a torch tensor")
+    if points.dtype != _REAL[cdtype]:
+        raise TypeError(f"points have dtype {points.dtype}; modes {cdtype} need "
+                        f"{_REAL[cdtype]}")
+    if points.ndim < 2:
+        points = points.reshape(1, -1)
+    if points.ndim != 2 or not 1 <= points.shape[0] <= 3:
+        raise ValueError(f"points must have shape (D, M) with D = 1, 2 or 3, got "
+                         f"{tuple(points.shape)}")
+    if points.requires_grad:
+        raise ValueError("the Toeplitz operator is not differentiable with respect to the points "
+                         "(only the modes and the weights): pass points.detach()")
+    return points
+
+
+def _weights(weights, M, cdtype, device):
+    if weights is None:
+        return "none", None
+    if not isinstance(weights, torch.Tensor):
+        raise TypeError("weights must be a torch tensor or None")
+    if weights.dtype == cdtype:
+        kind = "complex"
+    elif weights.dtype == _REAL[cdtype]:
+        kind = "real"
+    else:
+        raise TypeError(f"weights have dtype {weights.dtype}; they must be {_REAL[cdtype]} "
+                        f"(real) or {cdtype} (complex)")
+    if tuple(weights.shape) != (M,):
+        raise ValueError(f"weights must have shape ({M},) like the points, got "
+                         f"{tuple(weights.shape)}")
+    if weights.device != device:
+        raise ValueError(f"weights are on {weights.device} but the points on {device}")
+    return kind, weights
+
+
+def spectrum(points, n_modes, weights=None, dtype=torch.complex64, **kwargs):
+    """The kernel's spectrum (a tensor of the grid's shape, L_d >= 2 N_d - 1 per axis; real
+    unless the weights are complex) for points (D, M) and n_modes (D ints)."""
+    n_modes = tuple(int(n) for n in n_modes)
+    points = _points(points, dtype)
+    D, M = points.shape
+    if len(n_modes) != D:
+        raise ValueError(f"n_modes {n_modes} has {len(n_modes)} entries for {D}D points")
+    _on_cuda(points, "points")
+    kind, w = _weights(weights, M, dtype, points.device)
+    eps, isign, modeord, kw = _parse(kwargs, D)
+    prec = _PRECISION[dtype]
+    info = _info(n_modes, eps, prec, modeord, kw, kind)
+    grid = tuple(int(v) for v in info.n_grid[:D])[::-1]
+    out = torch.empty(grid, dtype=dtype if kind == "complex" else _REAL[dtype],
+                      device=points.device)
+    device = _device(points)
+    stream = _stream(device)
+    p = points.detach().resolve_conj().resolve_neg().contiguous()
+    row = M * p.element_size()
+    ptrs = [p.data_ptr() + d * row for d in range(D)][::-1] + [None] * (3 - D)
+    wp = None
+    if w is not None:
+        w = w.detach().resolve_conj().resolve_neg().contiguous()
+        wp = w.data_ptr()
+    o = _opts(device, stream, modeord, kw)
+    _check(_L().warpfft_toeplitz_spectrum(D, _lib.n_modes_array(list(n_modes)[::-1]), isign, eps,
+                                          prec, ctypes.byref(o), M, ptrs[0] or None,
+                                          ptrs[1] or None, ptrs[2] or None, _WEIGHTS[kind], wp,
+                                          out.data_ptr()), "warpfft_toeplitz_spectrum")
+    return out
+
+
+def _operator(n_modes, T, eps, prec, modeord, device, stream):
+    key = (n_modes, T, eps, prec, modeord, device, stream)
+    with _lock:
+        h = _ops.get(key)
+        if h is not None:
+            _ops.move_to_end(key)
+            return h
+    o = _opts(device, stream, modeord, {})
+    handle = ctypes.c_void_p()
+    _check(_L().warpfft_toeplitz_create(len(n_modes), _lib.n_modes_array(list(n_modes)[::-1]), 1,
+                                        T, eps, prec, ctypes.byref(o), 0, None, None, None, 0,
+                                        None, ctypes.byref(handle)), "warpfft_toeplitz_create")
+    evicted = []
+    with _lock:
+        other = _ops.get(key)
+        if other is not None:
+            evicted.append((handle.value, device, stream))
+            h = other
+        else:
+            h = _ops[key] = handle.value
+            while len(_ops) > CACHE_MAX:
+                (k, old) = _ops.popitem(last=False)
+                evicted.append((old, k[5], k[6]))
+    for old, dev, st in evicted:
+        _L().warpfft_stream_sync(dev, st)
+        _L().warpfft_toeplitz_destroy(old)
+    return h
+
+
+def clear_cache():
+    """Destroys the cached zero operators (after waiting for their streams)."""
+    with _lock:
+        items = list(_ops.items())
+        _ops.clear()
+    for k, h in items:
+        _L().warpfft_stream_sync(k[5], k[6])
+        _L().warpfft_toeplitz_destroy(h)
+
+
+def _apply(static, spec, f, adjoint):
+    n_modes, isign, eps, modeord, kw, kind, points = static
+    prec = _PRECISION[f.dtype]
+    lead = f.shape[:f.ndim - len(n_modes)]
+    T = 1
+    for n in lead:
+        T *= int(n)
+    out = torch.empty(f.shape, dtype=f.dtype, device=f.device)
+    if T == 0:
+        return out
+    device = _device(f)
+    stream = _stream(device)
+    h = _operator(n_modes, T, eps, prec, modeord, device, stream)
+    src = f.detach().resolve_conj().resolve_neg().contiguous()
+    real = not spec.is_complex()
+    _check(_L().warpfft_toeplitz_apply_spectrum(h, prec, int(real), spec.data_ptr(),
+                                                int(bool(adjoint)), src.data_ptr(),
+                                                out.data_ptr()),
+           "warpfft_toeplitz_apply_spectrum")
+    return out
+
+
+class _Normal(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, f, weights, spec, static, adjoint):
+        ctx.static, ctx.adjoint = static, adjoint
+        ctx.save_for_backward(f, weights, spec)
+        return _apply(static, spec, f, adjoint)
+
+    @staticmethod
+    def backward(ctx, g):
+        f, weights, spec = ctx.saved_tensors
+        static, adjoint = ctx.static, ctx.adjoint
+        n_modes, isign, eps, modeord, kw, kind, points = static
+        grad_f = grad_w = None
+        if ctx.needs_input_grad[0]:
+            grad_f = _apply(static, spec, g, not adjoint)
+        if weights is not None and ctx.needs_input_grad[1]:
+            from . import finufft_type2
+
+            M = points.shape[1]
+            both = torch.stack([f.detach(), g]).reshape((-1,) + tuple(n_modes))
+            uv = finufft_type2(points, both, eps=eps, isign=isign, modeord=modeord)
+            u, v = uv.reshape(2, -1, M)
+            h = torch.sum(torch.conj(u) * v, dim=0)
+            if kind == "real":
+                grad_w = h.real.to(weights.dtype)
+            else:
+                grad_w = (torch.conj(h) if adjoint else h).to(weights.dtype)
+        return grad_f, grad_w, None, None, None
+
+
+def _on_cuda(t, what):
+    if t.device.type != "cuda" and not _CPU_OK[0]:
+        raise ValueError(f"warpfft.torch runs on CUDA tensors; {what} is on {t.device}")
+
+
+_CPU_OK = [False]  # the tests run the operator on CPU tensors over a fake C library
+
+
+def _plan_names(kw, dim):
+    """Plan keywords back to the option names _parse reads (for spectrum())."""
+    bins = list(kw["bin_size"][:dim])[::-1]
+    out = {"gpu_method": kw["method"], "upsampfac": kw["upsampfac"],
+           "gpu_maxsubprobsize": kw["max_subprob"]}
+    for name, b in zip(("gpu_binsizex", "gpu_binsizey", "gpu_binsizez"), bins):
+        out[name] = b
+    return out
+
+
+class Toeplitz:
+    """``T = A^H W A`` of M points with its kernel's spectrum computed once:
+
+    ``Toeplitz(points, n_modes, weights=None, eps=1e-6, isign=-1, modeord=1, **opts)``
+
+    points (D, M) float32 (modes complex64) or float64 (complex128). ``op(f)`` applies T to
+    modes f (..., *n_modes) (leading axes: one batched application), ``op(f, adjoint=True)``
+    T^H; differentiable with respect to f and (when they require grad) the weights.
+    ``op.spectrum``: the spectrum tensor (grid shape). The spectrum is computed from the
+    weights given here: after changing them in place, make a new operator.
+    """
+
+    def __init__(self, points, n_modes, weights=None, **kwargs):
+        if not isinstance(points, torch.Tensor):
+            raise TypeError("points must be a torch tensor")
+        if points.dtype not in (torch.float32, torch.float64):
+            raise TypeError(f"points must be float32 or float64, not {points.dtype}")
+        dtype = torch.complex64 if points.dtype == torch.float32 else torch.complex128
+        if isinstance(n_modes, int):
+            n_modes = (n_modes,)
+        n_modes = tuple(int(n) for n in n_modes)
+        points = _points(points, dtype)
+        D, M = points.shape
+        if len(n_modes) != D:
+            raise ValueError(f"n_modes {n_modes} has {len(n_modes)} entries for {D}D points")
+        _on_cuda(points, "points")
+        kind, w = _weights(weights, M, dtype, points.device)
+        eps, isign, modeord, kw = _parse(kwargs, D)
+        self.dtype, self.n_modes, self.weights = dtype, n_modes, w
+        self.points = points.detach().contiguous()
+        self.spectrum = spectrum(self.points, n_modes, w, dtype, eps=eps, isign=isign,
+                                 modeord=modeord, **_plan_names(kw, D))
+        self._static = (n_modes, isign, eps, modeord, kw, kind, self.points)
+
+    def __call__(self, f, adjoint=False):
+        if not isinstance(f, torch.Tensor):
+            raise TypeError("modes must be a torch tensor")
+        if f.dtype != self.dtype:
+            raise TypeError(f"modes must be {self.dtype} like the operator, not {f.dtype}")
+        k = len(self.n_modes)
+        if f.ndim < k or tuple(f.shape[f.ndim - k:]) != self.n_modes:
+            raise ValueError(f"modes have shape {tuple(f.shape)}: the last axes must be "
+                             f"{self.n_modes}")
+        if f.device != self.points.device:
+            raise ValueError(f"modes are on {f.device} but the operator on {self.points.device}")
+        return _Normal.apply(f, self.weights, self.spectrum, self._static, bool(adjoint))
+
+
+def toeplitz(points, f, weights=None, adjoint=False, **kwargs):
+    """``T f = A^H (W (A f))`` in one call: points (D, M) (or (M,) in 1D), modes f
+    (..., N1[, N2[, N3]]) whose last D axes are the modes. For repeated applications make a
+    :class:`Toeplitz` once."""
+    if not isinstance(points, torch.Tensor) or not isinstance(f, torch.Tensor):
+        raise TypeError("points and modes must be torch tensors")
+    D = points.shape[0] if points.ndim >= 2 else 1
+    if f.ndim < D:
+        raise ValueError(f"modes have shape {tuple(f.shape)}: need {D} mode axes")
+    op = Toeplitz(points, tuple(f.shape[f.ndim - D:]), weights=weights, **kwargs)
+    return op(f, adjoint=adjoint)
