@@ -222,7 +222,7 @@ warpfft_status wf_toep_kernel(const wf_toep_params *q, int iflag, const wf_exec 
         st = wf_cuda_error(r, "cuStreamSynchronize after the Toeplitz kernel");
     cufftResult rf = fft_put(&f, r == WF_CUDA_SUCCESS);
     wf_dbuf_free(&cbuf, &counted);
-    cufftResult rr = wf_nufft12_release(n1);
+    cufftResult rr = wf_nufft12_release(n1, r == WF_CUDA_SUCCESS ? WF_WORK_DONE : WF_WORK_LOST);
     free(n1);
     if (st == WARPFFT_SUCCESS && rf != 0)
         st = wf_cufft_error(rf, "cufftDestroy (the Toeplitz kernel's FFT)");
