@@ -329,6 +329,7 @@ warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, 
 
 void wf_t3_to_info(const wf_t3_params *q, const wf_params *spread, const wf_params *inner,
                    warpfft_plan_info *info) {
+    info->kernel = WARPFFT_KERNEL_SINH; /* as wf_params_to_info: plan_params3 fills no more */
     info->width = q->width;
     info->beta = q->beta;
     info->method = spread->method;
