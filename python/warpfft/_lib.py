@@ -86,7 +86,8 @@ class PlanInfo(Structure):
         ("s_half", c_double * 3),
         ("gamma", c_double * 3),
         ("tol_floor", c_double),
-        # the cost model's predicted execute time and the spreading kernel (appended)
+        # the cost model's predicted execute time and the spreading kernel (appended with
+        # upsampfac 0, issue 28)
         ("predicted_ms", c_double),
         ("kernel", c_int32),
     ]
