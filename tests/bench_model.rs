@@ -257,6 +257,8 @@ fn sample_row(ref_ms: f64, fft_ms: f64) -> Row {
         dist: "radial",
         method: "SM".into(),
         width: 7,
+        sigma: 2.0,
+        predicted_ms: 1.9,
         plan_ms: 120.5,
         plan2_ms: 0.8,
         setpts_ms: 1.1,
