@@ -201,8 +201,8 @@ fn bad_tol_dim_size_via_params() {
     let e = params_err(Plan::<f32>::type1(&[usize::MAX]));
     assert!(matches!(e, Error::BadSize(_)), "n_modes usize::MAX: {e:?}");
     // an option value the C core rejects
-    let e = params_err(Plan::<f32>::type1(&[16]).upsampfac(3.0));
-    assert!(matches!(e, Error::InvalidArg(_)), "upsampfac 3.0: {e:?}");
+    let e = params_err(Plan::<f32>::type1(&[16]).upsampfac(3.5));
+    assert!(matches!(e, Error::InvalidArg(_)), "upsampfac 3.5: {e:?}");
 }
 
 #[test]
