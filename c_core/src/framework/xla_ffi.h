@@ -162,7 +162,8 @@ typedef struct XLA_FFI_Metadata_Extension {
  * first). Shapes: points (G or 1, M) of f32/f64; type 1 source (G, T, M) complex, result
  * (G, T, N3?, N2?, N1); type 2 source (G, T, N...) complex, result (G, T, M).
  * Attributes (integers of any width, floats f64): nufft_type, iflag, eps, modeord, method,
- * upsampfac, max_subprob, bin1, bin2, bin3, n1, n2, n3 (the C plan's mode counts).
+ * upsampfac, max_subprob, bin1, bin2, bin3, deterministic, n1, n2, n3 (the C plan's mode
+ * counts).
  * For each of the G groups it sets the group's points (once when the points are shared) and
  * runs T transforms on XLA's stream, with a plan from the live-plan pool (warpfft.h) keyed by
  * (type, dim, modes, T, eps, iflag, precision, options, device, stream).
