@@ -267,6 +267,8 @@ static void test_deterministic(void) {
     CHECK(warpfft_plan_params3(3, 2, 1e-6, WARPFFT_F32, &o, lo, hi, slo, shi, &plain) == 0 &&
               plain.method != WARPFFT_METHOD_OD && plain.deterministic == 0,
           "default: method %d", plain.method);
+    /* the kernel, as a plan reports it (params3 left it 0: Rust's PlanInfo refused that) */
+    CHECK(plain.kernel == WARPFFT_KERNEL_SINH, "params3 kernel %d", plain.kernel);
     o.deterministic = 1;
     CHECK(warpfft_plan_params3(3, 2, 1e-6, WARPFFT_F32, &o, lo, hi, slo, shi, &info) == 0 &&
               info.method == WARPFFT_METHOD_OD && info.deterministic == 1 &&

@@ -408,6 +408,7 @@ WARPFFT_API warpfft_status warpfft_plan_params3(int dim, int64_t ntransf, double
     info->dim = dim;
     info->precision = (int32_t)precision;
     info->deterministic = o.deterministic;
+    info->kernel = WARPFFT_KERNEL_SINH; /* as a plan's info (wf_params_to_info) */
     info->upsampfac = q.upsampfac;
     info->ntransf = ntransf;
     info->n_points = -1;
