@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
 # Stages: info tests demo load c python sanitize bench (default: all), sanitize-builds (memcheck of
-# the jit and nvrtc builds), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
+# the jit and nvrtc builds), bench-peer (suite B beside the reference, .peer/ carried), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
 # normal operator: tests, example, benchmark, memcheck), and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
@@ -124,6 +124,17 @@ bench)
     # BENCH_METHODS=all: GM, SM (and OD for types 1 and 3) forced too; BENCH_DETERMINISTIC=1:
     # deterministic plans too (their cost per case: the summary table, docs/spreaders.md)
     say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} WARPFFT_BENCH_DETERMINISTIC=${BENCH_DETERMINISTIC:-0} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
+bench-peer)
+    # suite B beside the reference library, in one call on one card (the only ratios that
+    # count): .peer/ is the tree peer_prep.sh exports (../shared/tools; git-ignored, carried),
+    # built here by its peer_bench.sh, which times every GPU method of it per case; suite_b
+    # then takes each case's best as its reference column (WARPFFT_BENCH_PEER)
+    [ -f .peer/peer_bench.sh ] || { say "bench-peer: no .peer/ (run ../shared/tools/peer_prep.sh)"; fails=$((fails+1)); continue; }
+    say "reference: every method per case"
+    PEER_RUNS=${PEER_RUNS:-10} run bash .peer/peer_bench.sh $BENCH_CASES > "$L/peer.txt" 2>&1 || fails=$((fails+1))
+    grep -E '^\| ' "$L/peer.txt" | tee -a "$log"
+    say "bench (aot) beside the reference"
+    WARPFFT_BENCH_PEER=$L/peer.txt WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_REPS=${BENCH_REPS:-10} WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} WARPFFT_BENCH_DETERMINISTIC=${BENCH_DETERMINISTIC:-0} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
 bench-nvrtc)
     # the kernel cache warmed by one untimed pass, so the timings are the kernels' alone
     export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}

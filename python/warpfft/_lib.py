@@ -85,6 +85,9 @@ class PlanInfo(Structure):
         ("s_half", c_double * 3),
         ("gamma", c_double * 3),
         ("tol_floor", c_double),
+        # the cost model's prediction and the kernel (appended with upsampfac 0, issue 28)
+        ("predicted_ms", c_double),
+        ("kernel", c_int32),
     ]
 
 
