@@ -183,8 +183,9 @@ static void expect(int status, const char *word, int dim, double tol, int prec, 
     if (st == 0 && status == 0) {
         CHECK(info.type == 3 && info.dim == dim && info.n_points == -1 && info.n_targets == -1 &&
                   info.inner_fine[0] >= info.n_fine[0] && info.n_modes[0] == info.n_fine[0] &&
-                  info.width >= 2 && info.inner_width >= 2 && info.workspace_bytes > 0,
-              "line %d: info", line);
+                  info.width >= 2 && info.inner_width >= 2 && info.workspace_bytes > 0 &&
+                  info.kernel == WARPFFT_KERNEL_SINH && info.upsampfac == 2.0,
+              "line %d: info (kernel %d, upsampfac %g)", line, (int)info.kernel, info.upsampfac);
     }
 }
 

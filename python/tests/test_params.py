@@ -17,14 +17,55 @@ def test_plan_params_reports_choices():
             assert p["precision"] == ("f32" if dtype == np.complex64 else "f64")
             assert p["n_modes"] == n
             assert all(f >= 2 * m for f, m in zip(p["n_fine"], n)), p
-            assert p["width"] >= 2 and p["beta"] > 0 and p["upsampfac"] == 2.0
+            assert p["width"] >= 2 and p["beta"] > 0 and 1.25 <= p["upsampfac"] <= 3
+            assert p["kernel"] == "sinh" and p["predicted_ms"] > 0
             assert p["n_points"] is None
 
 
 def test_plan_params_width_grows_with_accuracy():
-    w = [warpfft.plan_params(1, 64, dtype=np.complex128, eps=e)["width"]
+    w = [warpfft.plan_params(1, 64, dtype=np.complex128, eps=e, upsampfac=2.0)["width"]
          for e in (1e-2, 1e-6, 1e-12)]
     assert w[0] < w[1] < w[2], w
+
+
+@pytest.mark.parametrize("ups", [1.25, 1.5, 2.0, 2.5, 3.0])
+def test_any_upsampfac_in_range_is_used_as_given(ups):
+    """Any upsampfac of [1.25, 3] is the plan's sigma (issue 28: MRI packages pass 1.5); the
+    fine grid is at least sigma N, and a larger sigma needs no wider kernel."""
+    p = warpfft.plan_params(1, (64, 48), eps=1e-5, dtype=np.complex128, upsampfac=ups)
+    assert p["upsampfac"] == ups and p["kernel"] == "sinh" and p["predicted_ms"] > 0
+    assert all(f >= ups * n for f, n in zip(p["n_fine"], (64, 48))), p["n_fine"]
+    q = warpfft.plan_params(1, (64, 48), eps=1e-5, dtype=np.complex128, upsampfac=1.25)
+    assert p["width"] <= q["width"]
+
+
+def test_upsampfac_zero_is_chosen_per_plan_with_the_points_hint():
+    """upsampfac 0 (the default, and the reference's "auto") reaches the C library as 0: the
+    plan chooses sigma with the width, by predicted time for points_hint points (default: one
+    per mode); an explicit sigma is not overridden."""
+    from warpfft._args import normalize_options
+    assert normalize_options(1, {})[0]["upsampfac"] == 0.0
+    assert normalize_options(1, {"upsampfac": 1.5})[0]["upsampfac"] == 1.5
+    args = dict(nufft_type=1, n_modes=(256, 256), eps=1e-3, dtype=np.complex64)
+    auto = warpfft.plan_params(**args)
+    assert auto == warpfft.plan_params(**args, upsampfac=0)
+    assert auto == warpfft.plan_params(**args, points_hint=0)
+    dense = warpfft.plan_params(**args, points_hint=10**7)
+    assert dense["predicted_ms"] > 10 * auto["predicted_ms"]  # spreading 1e7 points
+    # the choice weighs spreading (w^2 per point) against the grid: many points, narrow kernel
+    assert (dense["width"], dense["upsampfac"]) != (auto["width"], auto["upsampfac"])
+    assert dense["width"] <= auto["width"] and dense["upsampfac"] >= auto["upsampfac"]
+    assert warpfft.plan_params(**args, upsampfac=2.0, points_hint=10**7)["upsampfac"] == 2.0
+    _raises(_errors.ERR_INVALID_ARG, points_hint=-1)  # Python-side range check
+    _raises(_errors.ERR_INVALID_ARG, points_hint=1.5)
+
+
+def test_plan_params3_reports_the_kernel():
+    p = warpfft.plan_params3([(-1, 1)], [(-20, 20)], eps=1e-6)
+    assert p["kernel"] == "sinh" and p["upsampfac"] == 2.0  # type 3: sigma 2 for 0
+    assert p["predicted_ms"] is None  # no cost model for type 3
+    assert warpfft.plan_params3([(-1, 1)], [(-20, 20)], eps=1e-4, upsampfac=1.5)["upsampfac"] \
+        == 1.5
 
 
 def _raises(status, **kw):
@@ -69,7 +110,9 @@ def test_bad_options():
     _raises(_errors.ERR_INVALID_ARG, modeord=7)
     _raises(_errors.ERR_INVALID_ARG, gpu_method=9)  # Python-side check (0..4)
     _raises(_errors.ERR_INVALID_ARG, method="sm")  # not the reference's name: unknown option
-    _raises(_errors.ERR_INVALID_ARG, upsampfac=1.5)  # C check
+    for ups in (1.2, 3.5, float("nan"), float("inf"), -1.0):  # C check: 0 or [1.25, 3]
+        e = _raises(_errors.ERR_INVALID_ARG, upsampfac=ups)
+        assert "upsampfac" in e.message and "[1.25, 3]" in e.message, e.message
     _raises(_errors.ERR_BAD_DIM, n_modes=(4, 4, 4, 4))  # Python-side check
 
 
@@ -103,7 +146,7 @@ def test_spreadinterponly_params():
     """gpu_spreadinterponly=1: the grid is the mode array (n_fine = n_modes), GM, less
     workspace; grids below two kernel widths are refused (no GPU needed)."""
     p = warpfft.plan_params(1, (50, 37), eps=1e-5, gpu_spreadinterponly=1, gpu_method=2)
-    q = warpfft.plan_params(1, (50, 37), eps=1e-5)
+    q = warpfft.plan_params(1, (50, 37), eps=1e-5, upsampfac=2.0)  # sio: sigma 2's for 0
     assert p["n_fine"] == (50, 37) and p["method"] == "gm"
     assert (p["width"], p["beta"]) == (q["width"], q["beta"])
     assert p["workspace_bytes"] < q["workspace_bytes"]

@@ -82,7 +82,12 @@ def test_make_fx_traces_the_op_and_its_backward_shapes():
     (lambda p, v: wt.finufft_type1(p, v[..., :5], (8, 8)), ValueError, "last axis"),
     (lambda p, v: wt.finufft_type1(p, v, (8, 8), bogus=1), ValueError, "bogus"),
     (lambda p, v: wt.finufft_type1(p, v, (8, 8), gpu_sort=0), ValueError, "gpu_sort"),
-    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac=1.5), ValueError, "upsampfac"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac=1.2), ValueError, "upsampfac"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac=3.5), RuntimeError,
+     r"upsampfac = 3.5; must be 0 \(chosen per plan\) or in \[1.25, 3\]"),
+    (lambda p, v: wt.finufft_type2(p, v, gpu_upsampfac=float("nan")), ValueError, "upsampfac"),
+    (lambda p, v: wt.finufft_type3(p, v, p, upsampfac=1.2), ValueError, "upsampfac"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac="x"), ValueError, "real number"),
     (lambda p, v: wt.finufft_type1(p, v, (8, 8), gpu_stream=1), ValueError, "stream"),
     (lambda p, v: wt.finufft_type1(p, v, (8, 8)), ValueError, "CUDA tensors"),
     (lambda p, v: wt.finufft_type2(p, v), ValueError, "CUDA tensors"),
@@ -228,6 +233,21 @@ def test_pytorch_finufft_documented_calls():
     # a coil batch sharing the trajectory
     coils = torch.randn((8, M), dtype=torch.complex128, device="cuda")
     assert finufft_type1(points.detach(), coils, (N, N)).shape == (8, N, N)
+
+
+@pytest.mark.parametrize("kw", [{}, {"upsampfac": 1.5}, {"gpu_upsampfac": 3.0},
+                                {"upsampfac": 1.25}])
+def test_upsampfac_options_meet_eps(kw):
+    """pytorch-finufft's option names for sigma: 0 by default (chosen per plan for the call's
+    M), any value of [1.25, 3] as given; each meets eps, forward and backward."""
+    require_cuda()
+    from warpfft.torch import finufft_type1, finufft_type2
+    rng = np.random.default_rng(12)
+    p, v, pn, vn = _data(rng, 2, 400, (2,))
+    f = finufft_type1(p, v, (16, 12), eps=1e-8, **kw)
+    assert relerr(f.cpu().numpy(), direct1(vn, list(pn), (16, 12), -1, 1)) < 1e-8
+    c = finufft_type2(p, f, eps=1e-8, **kw)
+    assert relerr(c.cpu().numpy(), direct2(f.cpu().numpy(), list(pn), -1, 1)) < 1e-8
 
 
 def test_one_op_per_device_on_two_gpus():
@@ -464,6 +484,28 @@ def test_op_path_values_and_one_c_call_per_repeated_call(fake_c):
     fk = torch.tensor(rng.standard_normal((2, 6, 5)) + 0j)
     c = wt.finufft_type2(p, fk, **kw)
     assert relerr(c.numpy(), direct2(fk.numpy(), list(p.double().numpy()), 1, 0)) < 1e-12
+
+
+def test_op_path_upsampfac_and_points_hint_reach_the_library(fake_c):
+    """upsampfac: 0 by default (chosen per plan; it was mapped to 2.0), 1.5 and 3.0 (either
+    spelling) as given; the plan's points_hint is the call's M rounded to the nearest power of
+    two (type 3: none), so calls whose M round alike share a pooled plan."""
+    rng = np.random.default_rng(46)
+    for M, hint in ((20, 16), (23, 16), (25, 32)):
+        p, v, _, _ = _data(rng, 2, M, (2,), device="cpu")
+        for kw, ups in (({}, 0.0), ({"upsampfac": 1.5}, 1.5), ({"gpu_upsampfac": 3.0}, 3.0)):
+            wt.finufft_type1(p, v, (6, 5), eps=1e-6, **kw)
+            assert (fake_c.opts_seen[-1]["upsampfac"], fake_c.opts_seen[-1]["points_hint"]) == \
+                (ups, hint), (M, kw)
+            fk = torch.zeros((6, 5), dtype=torch.complex128)
+            wt.finufft_type2(p, fk, eps=1e-6, **kw)
+            assert (fake_c.opts_seen[-1]["upsampfac"], fake_c.opts_seen[-1]["points_hint"]) == \
+                (ups, hint), (M, kw)
+    made = fake_c.pool_counts["created"]
+    assert made == 2 * 3 * 2  # (hints 16, 32) x (3 upsampfacs) x (types 1, 2): M 23 reused 20's
+    p3, v3, t3, _, _, _ = _data3(rng, 1, 9, 7, (2,), device="cpu")
+    wt.finufft_type3(p3, v3, t3, eps=1e-6, upsampfac=1.5)
+    assert (fake_c.opts_seen[-1]["upsampfac"], fake_c.opts_seen[-1]["points_hint"]) == (1.5, 0)
 
 
 @pytest.mark.parametrize("dim", [1, 3])

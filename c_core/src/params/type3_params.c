@@ -341,6 +341,7 @@ warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, 
 
 void wf_t3_to_info(const wf_t3_params *q, const wf_params *spread, const wf_params *inner,
                    warpfft_plan_info *info) {
+    info->kernel = WARPFFT_KERNEL_SINH; /* as wf_params_to_info: plan_params3 fills no more */
     info->width = q->width;
     info->beta = q->beta;
     info->method = spread->method;
@@ -408,7 +409,6 @@ WARPFFT_API warpfft_status warpfft_plan_params3(int dim, int64_t ntransf, double
     info->dim = dim;
     info->precision = (int32_t)precision;
     info->deterministic = o.deterministic;
-    info->kernel = WARPFFT_KERNEL_SINH; /* as a plan's info (wf_params_to_info) */
     info->upsampfac = q.upsampfac;
     info->ntransf = ntransf;
     info->n_points = -1;

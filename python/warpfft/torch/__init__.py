@@ -111,11 +111,15 @@ def _parse_options(kwargs, dim, device):
     method = int(kw.pop("gpu_method", 0) or 0)
     if method not in (0, 1, 2):
         raise ValueError(f"gpu_method={method!r}: 0 (auto), 1 (GM) or 2 (SM)")
+    # 0 (default; the reference's "auto"): the plan chooses sigma with the kernel width for
+    # the call's M; any other value goes to the C library, which refuses one outside
+    # [1.25, 3] (NaN too) with its message when the call is checked (_validate)
     ups = kw.pop("upsampfac", None)
     ups = kw.pop("gpu_upsampfac", ups)
-    ups = 2.0 if ups in (None, 0, 0.0) else float(ups)
-    if ups not in (2.0, 1.25):
-        raise ValueError(f"upsampfac={ups!r}: warpfft supports 2.0 and 1.25")
+    try:
+        ups = 0.0 if ups is None else float(ups)
+    except (TypeError, ValueError):
+        raise ValueError(f"upsampfac={ups!r} must be a real number") from None
     maxsub = int(kw.pop("gpu_maxsubprobsize", 0) or 0)
     bins = [int(kw.pop(n, 0) or 0) for n in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez")]
     bins = tuple(bins[:dim][::-1] + [0] * (3 - dim))
@@ -233,7 +237,8 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
 
     points: (D, M) (or (M,) for D = 1) real; values: complex (..., M); output_shape: an int
     (D = 1) or a tuple of D ints. Returns (..., *output_shape). Keywords: eps (1e-6), isign
-    (-1), modeord (1: FFT order), and cufinufft's gpu_* option names where they apply.
+    (-1), modeord (1: FFT order), upsampfac or gpu_upsampfac (0: chosen per plan for M
+    points; or any value in [1.25, 3]), and cufinufft's gpu_* option names where they apply.
     """
     points = _check(points, values, "values")
     D, M = points.shape

@@ -94,25 +94,26 @@ def _device_of(t):
 
 
 @functools.lru_cache(maxsize=256)
-def _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
+def _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream, hint):
     """The C arguments of warpfft_pool_acquire for a plan's key, checked by the library's
     plan_params first (a tolerance the precision cannot reach raises naming eps): built once per
-    key, since an op call needs them every time. Type 3 passes no mode counts."""
+    key, since an op call needs them every time. Type 3 passes no mode counts. `hint`: the
+    plan's points_hint (native.points_hint_for(M); 0 for type 3, whose choice ignores it)."""
     if nufft_type == 3:
         native.validate3(modes_c[0], ntransf, eps, prec, kw)
     else:
         native.validate(nufft_type, list(modes_c), ntransf, eps, prec, kw)
     n = None if nufft_type == 3 else native.modes3(modes_c)
     dim = modes_c[0] if nufft_type == 3 else len(modes_c)
-    opts = native.make_opts(device=device, stream=stream, **dict(kw))
+    opts = native.make_opts(device=device, stream=stream, points_hint=hint, **dict(kw))
     return (int(nufft_type), int(dim), n, int(isign), int(ntransf), float(eps), int(prec),
             ctypes.byref(opts), opts, n)
 
 
-def _acquire(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
+def _acquire(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream, hint=0):
     """A plan (handle) of the pool for this key, the caller's until _release. Type 3: modes_c is
     (D,)."""
-    a = _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream)
+    a = _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream, hint)
     handle = ctypes.c_void_p()
     st = native.lib.warpfft_pool_acquire(*a[:8], ctypes.byref(handle))
     if st:
@@ -155,7 +156,7 @@ def _kw_uncached(modeord, method, upsampfac, max_subprob, bins):
         kw["modeord"] = int(modeord)
     if method:
         kw["method"] = int(method)
-    if upsampfac != 2.0:
+    if upsampfac != 0.0:  # 0: the C default (chosen per plan); NaN too: the C refuses it
         kw["upsampfac"] = float(upsampfac)
     if max_subprob:
         kw["max_subprob"] = int(max_subprob)
@@ -183,8 +184,11 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
     src = _plain(src).contiguous()
     points = _plain(points)  # a negative view of a points tensor has its own signature
     sig = _points_sig(points)  # None: never to reuse (an inference tensor)
+    # points_hint: the M set now, for the plan's choice of upsampfac and width, rounded to the
+    # nearest power of two (pooled plans are keyed on every option: an exact M would make a
+    # plan per distinct M, and the choice changes slowly with M)
     plan = _acquire(nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device,
-                    stream)
+                    stream, native.points_hint_for(M))
     try:
         # (inline, not helpers: this runs on every call and its Python work is measured)
         pid = ctypes.c_uint64()
