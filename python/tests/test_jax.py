@@ -257,6 +257,12 @@ def test_deterministic_reaches_the_handler():
     assert _lowered_int(lambda x, c: wj.nufft2(c[:4], x, opts=od), "method", x, c) == [0]
     with pytest.raises(ValueError, match="deterministic"):
         jax.eval_shape(lambda x, c: wj.nufft1(4, c, x, opts={"deterministic": 2}), x, c)
+    # deterministic spreading with GM asked for: AUTO (OD) for type 1 and type 2's derivative,
+    # GM kept for type 2's interpolation
+    gm = {"deterministic": True, "gpu_method": 1}
+    assert _lowered_int(lambda x, c: wj.nufft1(4, c, x, opts=gm), "method", x, c) == [0]
+    vjp3 = jax.grad(lambda f, x: jnp.sum(jnp.abs(wj.nufft2(f, x, opts=gm)) ** 2))
+    assert sorted(_lowered_int(vjp3, "method", f4, x)) == [0, 1]
 
 
 def test_handler_through_xla_cpu_runtime():

@@ -43,8 +43,15 @@ def freeze(opts):
 
 
 def _plan_kw(opts, nufft_type, dim):
+    """The plan keywords of a transform of `nufft_type`. gpu_method 3 (OD, a spreading method)
+    has no effect on type 2, as in the reference; a deterministic type 1 or 3 spreads
+    output-driven, so GM and SM (1, 2: atomics) give way to AUTO there, as in warpfft.torch
+    (they stay for type 2, where they are deterministic)."""
     kw = _options.resolve(_options.unpack(opts, nufft_type, True), dim)
-    if nufft_type == 2 and dict(kw).get("method") == 3:  # OD spreads: no effect on type 2
+    d = dict(kw)
+    method = d.get("method", 0)
+    if (nufft_type == 2 and method == 3) or (nufft_type != 2 and d.get("deterministic") and
+                                             method in (1, 2)):
         kw = tuple((k, v) for k, v in kw if k != "method")
     return kw
 

@@ -12,7 +12,8 @@ What each name does here:
 * ``deterministic`` (warpfft's own, not jax-finufft's; in this module's ``Opts``, or a dict) ->
   True: bitwise-reproducible results, forward and derivatives: the same inputs give the same
   bits on every call (types 1 and 3 spread output-driven after a stable sort, 3-4x slower
-  spreading; docs/spreaders.md); ``gpu_method`` must then be 0 or 3 for types 1 and 3.
+  spreading; docs/spreaders.md); ``gpu_method`` 1 or 2 (GM, SM: atomics) then give way to
+  output-driven spreading for types 1 and 3 (and the type-1 derivatives of type 2).
 * ``gpu_upsampfac`` -> 0 (this module's default; the reference's "auto"): the plan chooses
   sigma in [1.25, 3] with the kernel width, by predicted time for the call's M points; or any
   value in [1.25, 3]. Others (NaN too) raise ValueError (an InvalidArgumentError, also a
