@@ -256,6 +256,7 @@ fn sample_row(ref_ms: f64, fft_ms: f64) -> Row {
         name: "R2t1".into(),
         dist: "radial",
         method: "SM".into(),
+        deterministic: false,
         width: 7,
         sigma: 2.0,
         predicted_ms: 1.9,
@@ -332,6 +333,7 @@ fn json_row_is_valid_json_with_the_new_fields() {
         "\"bytes\":",
         "\"flops\":",
         "\"bw_gbs\":3.000000e3",
+        "\"deterministic\":false",
     ] {
         assert!(text.contains(key), "{key} missing in {text}");
     }

@@ -98,9 +98,9 @@ enum { MAX_BUF = 10, MAX_ATTR = 20, MAX_RANK = 6 };
 
 static const int dtypes[] = {WF_XLA_C64, WF_XLA_C128, WF_XLA_F32, WF_XLA_F64,   WF_XLA_S32,
                              WF_XLA_S64, WF_XLA_U32,  WF_XLA_U64, 1 /* PRED */, 16 /* BF16 */};
-static const char *const names[] = {"nufft_type", "iflag",       "eps",      "n1",   "n2",
-                                    "n3",         "modeord",     "method",   "bin1", "bin2",
-                                    "bin3",       "max_subprob", "upsampfac"};
+static const char *const names[] = {
+    "nufft_type", "iflag", "eps",  "n1",   "n2",          "n3",        "modeord",
+    "method",     "bin1",  "bin2", "bin3", "max_subprob", "upsampfac", "deterministic"};
 enum { N_NAMES = sizeof names / sizeof names[0] };
 
 typedef struct frame_t {
@@ -377,6 +377,7 @@ warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int if
         bug("plan_create: bad opts, plan or n_modes pointer");
     check_int_attr("method", o->method);
     check_int_attr("max_subprob", o->max_subprob);
+    check_int_attr("deterministic", o->deterministic);
     check_int_attr("bin1", o->bin_size[0]);
     check_int_attr("bin2", o->bin_size[1]);
     check_int_attr("bin3", o->bin_size[2]);

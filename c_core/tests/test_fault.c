@@ -32,16 +32,22 @@ standin_slow_load_fn slow_load;
 standin_mem_limit_fn mem_limit;
 
 const config configs[] = {
-    {1, 1, WARPFFT_F32, WARPFFT_METHOD_GM, 1, 2.0, 0, 0, 0},
-    {2, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 2, 2.0, 0, 1, 0},
-    {1, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 1.25, 0, 1, 0},
-    {2, 2, WARPFFT_F32, WARPFFT_METHOD_GM, 3, 2.0, 0x5150, 0, 0},
-    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 2, 2.0, 0x5150, 0, 0},
-    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 1.25, 0, 1, 0},
-    {2, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0},
-    {1, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 4, 1.25, 0x5150, 1, 0},
-    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 1, 1},
-    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 2.0, 0x5150, 1, 1},
+    {1, 1, WARPFFT_F32, WARPFFT_METHOD_GM, 1, 2.0, 0, 0, 0, 0},
+    {2, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 2, 2.0, 0, 1, 0, 0},
+    {1, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 1.25, 0, 1, 0, 0},
+    {2, 2, WARPFFT_F32, WARPFFT_METHOD_GM, 3, 2.0, 0x5150, 0, 0, 0},
+    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 2, 2.0, 0x5150, 0, 0, 0},
+    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 1.25, 0, 1, 0, 0},
+    {2, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0, 0},
+    {1, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 4, 1.25, 0x5150, 1, 0, 0},
+    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 1, 1, 0},
+    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 2.0, 0x5150, 1, 1, 0},
+    /* deterministic: OD spreading after the stable sort's passes (two with module scan_big's
+     * many bins), type 2 unchanged, and OD asked for without the option (no stable passes) */
+    {1, 2, WARPFFT_F32, WARPFFT_METHOD_OD, 2, 2.0, 0x5150, 0, 0, 1},
+    {1, 3, WARPFFT_F64, WARPFFT_METHOD_AUTO, 1, 1.25, 0, 1, 1, 1},
+    {2, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0, 1},
+    {1, 1, WARPFFT_F32, WARPFFT_METHOD_OD, 3, 2.0, 0, 0, 0, 0},
 };
 const size_t n_configs = sizeof configs / sizeof configs[0];
 const int64_t n_modes[3] = {24, 10, 6};
@@ -76,8 +82,14 @@ void config_opts(const config *cf, warpfft_opts *o) {
     o->upsampfac = cf->upsampfac;
     o->stream = cf->stream;
     o->check_points = cf->check_points;
+    o->deterministic = cf->deterministic;
     for (int d = 0; d < 3; d++)
         o->bin_size[d] = cf->bin_size;
+}
+
+const char *method_name(int method) {
+    static const char *const names[] = {"AUTO", "GM", "SM", "OD"};
+    return method >= 0 && method <= 3 ? names[method] : "?";
 }
 
 warpfft_plan make_plan(int type, int64_t n0, int64_t ntransf, int precision) {
@@ -133,6 +145,7 @@ int main(void) {
     test_setpts_keeps_points();
     test_stream_order();
     test_steady_calls();
+    test_stable_passes();
     test_type3_steady_calls();
     test_cache_reuse();
     test_cache_bounds();

@@ -43,11 +43,15 @@ typedef struct config {
     int type, dim, precision, method;
     int64_t ntransf;
     double upsampfac;
-    uint64_t stream;  /* 0: legacy; else a stand-in stream (non-blocking) */
-    int check_points; /* opts.check_points: 1 = setpts syncs and reads the totals back */
-    int32_t bin_size; /* opts.bin_size in every dim (0: default); 1: more bins than
-                         WF_SCAN_BIG_BINS in 3D, so setpts scans with module scan_big */
+    uint64_t stream;   /* 0: legacy; else a stand-in stream (non-blocking) */
+    int check_points;  /* opts.check_points: 1 = setpts syncs and reads the totals back */
+    int32_t bin_size;  /* opts.bin_size in every dim (0: default); 1: more bins than
+                          WF_SCAN_BIG_BINS in 3D, so setpts scans with module scan_big */
+    int deterministic; /* opts.deterministic: OD spreading and the stable sort's passes */
 } config;
+
+/* "AUTO", "GM", "SM" or "OD". */
+const char *method_name(int method);
 
 /* The configurations walked (some parts pick one by index), n_configs of them. */
 extern const config configs[];
@@ -63,7 +67,8 @@ typedef struct arrays {
 /* Arrays of M points and n_modes for configuration cf; a failed allocation ends the program. */
 arrays arrays_make(const config *cf);
 void arrays_free(arrays *a);
-/* The options of configuration cf: method, upsampfac, stream, check_points, bin_size. */
+/* The options of configuration cf: method, upsampfac, stream, check_points, bin_size,
+ * deterministic. */
 void config_opts(const config *cf, warpfft_opts *o);
 /* A 1D plan of N n0 at tol 1e-4, default options; a failure is a failed check (NULL). */
 warpfft_plan make_plan(int type, int64_t n0, int64_t ntransf, int precision);
@@ -106,6 +111,8 @@ void test_module_without_images(void);
 
 /* ---- test_fault_calls.c ---- */
 void test_steady_calls(void);
+/* The stable sort's three radix passes on the stand-in (bounds-checked scratch). */
+void test_stable_passes(void);
 
 /* ---- test_fault_type3.c ---- */
 /* Walks type-3 lifecycles (create, setpts3, execute, setpts3 on new grids, execute, destroy)

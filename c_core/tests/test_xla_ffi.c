@@ -48,7 +48,7 @@ static void expected(const config *cf, int plan, int create, char *s, size_t len
         out += (size_t)snprintf(s + out, len - out,
                                 "create %d %dd n %lld %lld %lld iflag -1 T %lld eps 1e-05 prec %d "
                                 "modeord %d method 2 device 0 upsampfac 1.25 stream 0x5150 "
-                                "max_subprob 7 bins 4 5 6 check 0 hint %lld\n",
+                                "max_subprob 7 bins 4 5 6 check 0 hint %lld det 1\n",
                                 cf->type, dim, (long long)n[0], (long long)n[1], (long long)n[2],
                                 (long long)cf->T, (int)cf->precision, cf->type == 3 ? 0 : 1,
                                 (long long)(cf->type == 3 ? 0 : want_hint(cf->M)));
@@ -162,10 +162,10 @@ static void test_empty(void) {
  * (the product overflowed, undefined behaviour, before the emptiness was seen). */
 static void test_decoding_edges(void) {
     const config cf = {1, 2, WARPFFT_F32, 2, 2, 1, 3, 0, {4, 4, 1}};
-    static const char *const opt[] = {"method", "max_subprob", "bin1", "modeord"};
-    static const int slot[] = {6, 10, 7, 5}; /* their attribute indices in frame() */
+    static const char *const opt[] = {"method", "max_subprob", "bin1", "modeord", "deterministic"};
+    static const int slot[] = {6, 10, 7, 5, 13}; /* their attribute indices in frame() */
     static const int64_t bad[] = {((int64_t)1 << 32) + 2, -((int64_t)1 << 31) - 1};
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         for (int b = 0; b < 2; b++) {
             static frame_store fs;
             XLA_FFI_CallFrame *f = frame_at(&fs, &cf);

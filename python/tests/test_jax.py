@@ -222,6 +222,49 @@ def test_gpu_upsampfac_reaches_the_handler():
     assert sorted(_lowered_upsampfac(vjp, cd, x)) == [1.5, 2.5]
 
 
+def _lowered_int(fn, name, *args):
+    """The integer attribute `name` of the handler's custom calls in fn's module lowered for
+    CUDA."""
+    import re
+    exp = jax.export.export(
+        jax.jit(fn), platforms=["cuda"],
+        disabled_checks=[jax.export.DisabledSafetyCheck.custom_call(wj._ops.TARGET)])(*args)
+    return [int(v) for v in re.findall(name + r" = (-?[0-9]+) : i32", exp.mlir_module())]
+
+
+def test_deterministic_reaches_the_handler():
+    """Opts(deterministic=True) (warpfft's own option, issue 29): every custom call of the
+    transform and of its derivatives carries deterministic = 1 (the handler's plans then give
+    the same bits every call); 0 by default; nested options set it per direction. gpu_method=3
+    (OD) reaches types 1 and 3, and has no effect on type 2 (method 0), as in the reference."""
+    x = jax.ShapeDtypeStruct((10,), jnp.float32)
+    c = jax.ShapeDtypeStruct((10,), jnp.complex64)
+    det = options.Opts(deterministic=True)
+    for opts, want in ((None, 0), (options.Opts(), 0), (det, 1), ({"deterministic": True}, 1)):
+        assert _lowered_int(lambda x, c: wj.nufft1(4, c, x, opts=opts), "deterministic",
+                            x, c) == [want]
+        assert _lowered_int(lambda x, c: wj.nufft3(c, x, x, opts=opts), "deterministic",
+                            x, c) == [want]
+    vjp = jax.grad(lambda c, x: jnp.sum(jnp.abs(wj.nufft1(4, c, x, opts=det)) ** 2),
+                   argnums=(0, 1))
+    assert _lowered_int(vjp, "deterministic", c, x) == [1, 1]  # forward, then the type 2
+    nested = options.NestedOpts(forward=det, backward=options.Opts())
+    vjp2 = jax.grad(lambda f, x: jnp.sum(jnp.abs(wj.nufft2(f, x, opts=nested)) ** 2))
+    f4 = jax.ShapeDtypeStruct((4,), jnp.complex64)
+    assert sorted(_lowered_int(vjp2, "deterministic", f4, x)) == [0, 1]
+    od = options.Opts(gpu_method=3)
+    assert _lowered_int(lambda x, c: wj.nufft1(4, c, x, opts=od), "method", x, c) == [3]
+    assert _lowered_int(lambda x, c: wj.nufft2(c[:4], x, opts=od), "method", x, c) == [0]
+    with pytest.raises(ValueError, match="deterministic"):
+        jax.eval_shape(lambda x, c: wj.nufft1(4, c, x, opts={"deterministic": 2}), x, c)
+    # deterministic spreading with GM asked for: AUTO (OD) for type 1 and type 2's derivative,
+    # GM kept for type 2's interpolation
+    gm = {"deterministic": True, "gpu_method": 1}
+    assert _lowered_int(lambda x, c: wj.nufft1(4, c, x, opts=gm), "method", x, c) == [0]
+    vjp3 = jax.grad(lambda f, x: jnp.sum(jnp.abs(wj.nufft2(f, x, opts=gm)) ** 2))
+    assert sorted(_lowered_int(vjp3, "method", f4, x)) == [0, 1]
+
+
 def test_handler_through_xla_cpu_runtime():
     """Registers the handler for XLA:CPU in a subprocess and runs it: XLA's registration
     handshake (metadata), attribute and buffer decoding all pass and the handler reaches its

@@ -126,3 +126,34 @@ def test_info_dict_of_a_library_without_the_new_fields():
     info.kernel, info.predicted_ms = 1, 0.25
     d = info_dict(info)
     assert d["kernel"] == "sinh" and d["predicted_ms"] == 0.25
+
+
+def test_deterministic_set_where_the_library_has_the_field():
+    """opts.deterministic (issue 29): written where the library's warpfft_opts has it; a
+    library whose struct ends before it (64 bytes) cannot keep the promise: 1 raises there, 0
+    writes nothing (every plan of such a library is the default kind)."""
+    import pytest
+    o = _buffer_opts(ctypes.sizeof(_lib.Opts), 0)
+    assert _lib.set_deterministic(o, 1).deterministic == 1
+    old = _buffer_opts(_lib.Opts.deterministic.offset, 0)
+    old.deterministic = 5  # past the old struct: must stay untouched
+    assert _lib.set_deterministic(old, 0).deterministic == 5
+    with pytest.raises(warpfft.InvalidArgumentError, match="no deterministic option"):
+        _lib.set_deterministic(old, 1)
+    assert _lib.make_opts().deterministic == 0
+    assert _lib.make_opts(deterministic=1).deterministic == 1
+    for bad in (2, -1, 0.5, True):  # ints only here: Plan's keywords take bools (_args)
+        with pytest.raises(warpfft.InvalidArgumentError, match="deterministic"):
+            _lib.make_opts(deterministic=bad)
+
+
+def test_normalize_options_deterministic_and_method_od():
+    """Plan's keywords: deterministic (False by default) and the reference's gpu_method=3 (OD:
+    output-driven spreading for types 1 and 3; no effect on type 2's interpolation)."""
+    from warpfft._args import normalize_options
+    assert normalize_options(1, {})[0]["deterministic"] == 0
+    assert normalize_options(1, {"deterministic": True})[0]["deterministic"] == 1
+    assert normalize_options(1, {"gpu_method": 3})[0]["method"] == 3
+    assert normalize_options(3, {"gpu_method": 3})[0]["method"] == 3
+    assert normalize_options(2, {"gpu_method": 3})[0]["method"] == 0
+    assert normalize_options(1, {"gpu_method": 4})[0]["method"] == 2

@@ -156,3 +156,26 @@ def test_spreadinterponly_params():
 def test_plan_params_method_never_auto_when_resolved():
     p = warpfft.plan_params(1, (64, 64), eps=1e-5, gpu_method=2)
     assert p["method"] == "sm"
+
+
+def test_deterministic_plan_params():
+    """deterministic=True (issue 29): type 1 and type 3 spread output-driven ("od"), type 2
+    keeps its method; the kernel and grid are the default plan's; info says so. gpu_method=3
+    (the reference's OD) asks for output-driven spreading without the promise."""
+    base = dict(nufft_type=1, n_modes=(64, 48), eps=1e-5, dtype=np.complex64)
+    plain = warpfft.plan_params(**base)
+    det = warpfft.plan_params(**base, deterministic=True)
+    assert plain["deterministic"] is False and plain["method"] != "od"
+    assert det["deterministic"] is True and det["method"] == "od"
+    assert (det["width"], det["n_fine"]) == (plain["width"], plain["n_fine"])
+    t2 = dict(base, nufft_type=2)
+    assert (warpfft.plan_params(**t2, deterministic=True)["method"] ==
+            warpfft.plan_params(**t2)["method"])
+    od = warpfft.plan_params(**base, gpu_method=3)
+    assert od["method"] == "od" and od["deterministic"] is False
+    assert warpfft.plan_params(**t2, gpu_method=3)["method"] != "od"  # no effect on type 2
+    with pytest.raises(warpfft.InvalidArgumentError, match="deterministic"):
+        warpfft.plan_params(**base, deterministic=True, gpu_method=1)
+    p3 = warpfft.plan_params3([(-1, 1), (0, 2)], [(-30, 30), (-5, 5)], eps=1e-8,
+                              dtype=np.complex128, deterministic=True)
+    assert p3["method"] == "od" and p3["deterministic"] is True

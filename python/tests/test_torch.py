@@ -7,6 +7,8 @@ documented calls, one op per device on two GPUs.
         python -m pytest python/tests/test_torch.py -q -rs
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from _nufft_ref import direct1, direct2, direct3, relerr
@@ -695,26 +697,59 @@ def test_conjugate_and_negative_views_are_read_as_their_values(fake_c, monkeypat
         assert relerr(g.numpy(), direct3(vn3.conj(), list(-pn3), list(-tn3), 1)) < 1e-12, direct
 
 
-def test_deterministic_mode_flags_the_spreading_ops(fake_c):
-    """Types 1 and 3 spread with float atomics (run-to-run differences in the last bits): under
-    torch.use_deterministic_algorithms(True) they raise as torch's own such kernels do, and warn
-    with warn_only=True; type 2 (interpolation, a fixed summation order) runs."""
+def test_deterministic_mode_runs_deterministic_plans(fake_c):
+    """Under torch.use_deterministic_algorithms(True) (read when each op runs) the spreading ops
+    -- types 1 and 3, and type 2's backward -- run on the library's deterministic plans
+    (opts.deterministic = 1; GM/SM asked for give way to AUTO, which picks OD) instead of
+    raising, forward and backward, with the same results; the keyword deterministic=True does
+    the same without the global flag; off, the plans are the default kind."""
     rng = np.random.default_rng(47)
-    p, v, _, _ = _data(rng, 2, 10, (), device="cpu")
-    fk = torch.zeros((6, 5), dtype=torch.complex128)
-    p3, v3, t3, _, _, _ = _data3(rng, 1, 6, 4, (), device="cpu")
+    p, v, pn, vn = _data(rng, 2, 10, (), device="cpu")
+    fk = torch.tensor(rng.standard_normal((6, 5)) + 1j * rng.standard_normal((6, 5)))
+    p3, v3, t3, pn3, vn3, tn3 = _data3(rng, 1, 6, 4, (), device="cpu")
+
+    def last(**want):  # the options of the last plan the ops asked the pool for
+        got = fake_c.opts_seen[-1]
+        assert {k: got[k] for k in want} == want, got
+
     was, was_warn = (torch.are_deterministic_algorithms_enabled(),
                      torch.is_deterministic_algorithms_warn_only_enabled())
     try:
         torch.use_deterministic_algorithms(True)
-        with pytest.raises(RuntimeError, match="warpfft.nufft1.*deterministic"):
-            wt.finufft_type1(p, v, (6, 5), eps=1e-8)
-        with pytest.raises(RuntimeError, match="warpfft.nufft3.*deterministic"):
-            wt.finufft_type3(p3, v3, t3, eps=1e-8)
-        assert wt.finufft_type2(p, fk, eps=1e-8).shape == (10,)
-        torch.use_deterministic_algorithms(True, warn_only=True)
-        with pytest.warns(UserWarning, match="warpfft.nufft1"):
+        f = wt.finufft_type1(p, v, (6, 5), eps=1e-10, isign=1, modeord=0, gpu_method=2)
+        last(deterministic=1, method=0)
+        assert relerr(f.numpy(), direct1(vn, list(pn), (6, 5), 1, 0)) < 1e-12
+        g = wt.finufft_type3(p3, v3, t3, eps=1e-10, isign=1)
+        last(deterministic=1)
+        assert relerr(g.numpy(), direct3(vn3, list(pn3), list(tn3), 1)) < 1e-12
+        wt.finufft_type2(p, fk, eps=1e-10)
+        last(deterministic=0)  # interpolation: deterministic with every plan
+        # type 2's backward spreads: a type 1 on a deterministic plan
+        tgt = fk.clone().requires_grad_(True)
+        wt.finufft_type2(p, tgt, eps=1e-10).abs().sum().backward()
+        last(deterministic=1)
+        assert tgt.grad is not None and tgt.grad.shape == fk.shape
+        torch.use_deterministic_algorithms(True, warn_only=True)  # no warning either
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
             wt.finufft_type1(p, v, (6, 5), eps=1e-8)
     finally:
         torch.use_deterministic_algorithms(was, warn_only=was_warn)
-    wt.finufft_type1(p, v, (6, 5), eps=1e-8)  # off again: no error
+    wt.finufft_type1(p, v, (6, 5), eps=1e-8)
+    last(deterministic=0)
+    # the keyword, without the global flag: the forward and the backward's type 1
+    wt.finufft_type1(p, v, (6, 5), eps=1e-8, deterministic=True)
+    last(deterministic=1)
+    tgt = fk.clone().requires_grad_(True)
+    wt.finufft_type2(p, tgt, eps=1e-8, deterministic=True).abs().sum().backward()
+    last(deterministic=1)
+    vv = v3.clone().requires_grad_(True)
+    wt.finufft_type3(p3, vv, t3, eps=1e-8, deterministic=True).abs().sum().backward()
+    last(deterministic=1)  # the backward's type 3
+    with pytest.raises(ValueError, match="deterministic"):
+        wt.finufft_type1(p, v, (6, 5), deterministic=2)
+    f_od = wt.finufft_type1(p, v, (6, 5), eps=1e-10, isign=1, modeord=0, gpu_method=3)
+    last(method=3, deterministic=0)
+    assert relerr(f_od.numpy(), direct1(vn, list(pn), (6, 5), 1, 0)) < 1e-12
+    wt.finufft_type2(p, fk, eps=1e-8, gpu_method=3)
+    last(method=0)  # OD spreads: no effect on interpolation (as the reference)

@@ -54,6 +54,7 @@ class Opts(Structure):
         ("spreadinterponly", c_int32),
         ("check_points", c_int32),
         ("points_hint", c_int64),  # appended after check_points (offset 56)
+        ("deterministic", c_int32),  # appended after points_hint (offset 64)
     ]
 
 
@@ -90,6 +91,8 @@ class PlanInfo(Structure):
         # upsampfac 0, issue 28)
         ("predicted_ms", c_double),
         ("kernel", c_int32),
+        # 1: bitwise-reproducible executes (opts.deterministic; appended, issue 29)
+        ("deterministic", c_int32),
     ]
 
 
@@ -407,6 +410,18 @@ def set_points_hint(o, value):
     return o
 
 
+def set_deterministic(o, value):
+    """Sets ``deterministic`` where the loaded library's warpfft_opts has that field. Unlike a
+    hint, 1 is a promise the plan must keep: against a library without the field it raises
+    (0 writes nothing: every plan of such a library is the default kind)."""
+    if _has_field(o, "deterministic"):
+        o.deterministic = value
+    elif value:
+        raise invalid("deterministic=True: the loaded libwarpfft has no deterministic option "
+                      f"(its warpfft_opts is {o.struct_size} bytes); update it")
+    return o
+
+
 def points_hint_for(m):
     """The points_hint that the one-call functions, warpfft.torch and the XLA handler
     (c_core/src/framework/xla_ffi.c, the same rule) pass for M points: M rounded to the nearest
@@ -423,7 +438,8 @@ def points_hint_for(m):
 
 
 def make_opts(modeord=0, method=0, upsampfac=0.0, device=0, stream=0, bin_size=(0, 0, 0),
-              max_subprob=0, spreadinterponly=0, check_points=0, points_hint=0):
+              max_subprob=0, spreadinterponly=0, check_points=0, points_hint=0,
+              deterministic=0):
     """A warpfft_opts (bin sizes in the C order), every integer range-checked (ctypes would wrap
     one silently). ``upsampfac`` 0 (the default, as in the C library) lets the plan choose it
     with the kernel width; any value is passed on, and the C library refuses one outside
@@ -432,7 +448,8 @@ def make_opts(modeord=0, method=0, upsampfac=0.0, device=0, stream=0, bin_size=(
     the host, and a NaN/inf coordinate makes the outputs NaN. That is what the framework ops
     need (they set points on every call, inside jit/compiled graphs where a host wait per call
     would cost); Plan passes its ``check_points`` option (True by default: the reference raises
-    for a bad point at setpts)."""
+    for a bad point at setpts). ``deterministic`` 1: bitwise-reproducible results (types 1
+    and 3 spread output-driven after a stable sort; docs/spreaders.md)."""
     opts = default_opts()
     opts.modeord = as_int("modeord", modeord, -INT32_MAX - 1, INT32_MAX)
     opts.method = as_int("gpu_method", method, -INT32_MAX - 1, INT32_MAX)
@@ -445,6 +462,7 @@ def make_opts(modeord=0, method=0, upsampfac=0.0, device=0, stream=0, bin_size=(
     opts.max_subprob = as_int("gpu_maxsubprobsize", max_subprob, 0, INT32_MAX)
     opts.spreadinterponly = as_int("gpu_spreadinterponly", spreadinterponly, 0, 1)
     set_points_hint(opts, as_int("points_hint", points_hint, 0, INT64_MAX))
+    set_deterministic(opts, as_int("deterministic", deterministic, 0, 1))
     return set_check_points(opts, as_int("check_points", check_points, 0, 1))
 
 

@@ -16,7 +16,7 @@ from . import _lib
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
 from ._lib import make_opts  # noqa: F401  (the one warpfft_opts builder; importable from here)
 
-METHODS = {"auto": 0, "gm": 1, "sm": 2}
+METHODS = {"auto": 0, "gm": 1, "sm": 2, "od": 3}
 _METHOD_NAMES = {v: k for k, v in METHODS.items()}
 _PRECISIONS = {
     np.dtype(np.complex64): (_lib.PRECISION_F32, np.dtype(np.float32)),
@@ -68,6 +68,8 @@ def info_dict(info, reverse=True):
         "upsampfac": info.upsampfac,
         "kernel": _lib.KERNEL_NAMES.get(info.kernel, info.kernel or None),
         "predicted_ms": info.predicted_ms if info.predicted_ms > 0 else None,
+        # bitwise-reproducible executes (the deterministic option; method "od" then spreads)
+        "deterministic": bool(info.deterministic),
         "n_modes": t(info.n_modes),
         "n_fine": t(info.n_fine),
         "bin_size": t(info.bin_size),

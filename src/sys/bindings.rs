@@ -36,6 +36,7 @@ pub type warpfft_precision = ::std::os::raw::c_uint;
 pub const WARPFFT_METHOD_AUTO: warpfft_method = 0;
 pub const WARPFFT_METHOD_GM: warpfft_method = 1;
 pub const WARPFFT_METHOD_SM: warpfft_method = 2;
+pub const WARPFFT_METHOD_OD: warpfft_method = 3;
 pub type warpfft_method = ::std::os::raw::c_uint;
 pub const WARPFFT_KERNEL_SINH: warpfft_kernel = 1;
 pub type warpfft_kernel = ::std::os::raw::c_uint;
@@ -53,12 +54,13 @@ pub struct warpfft_opts {
     pub spreadinterponly: i32,
     pub check_points: i32,
     pub points_hint: i64,
+    pub deterministic: i32,
 }
 #[test]
 fn bindgen_test_layout_warpfft_opts() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_opts>(),
-        64usize,
+        72usize,
         concat!("Size of: ", stringify!(warpfft_opts))
     );
     assert_eq!(
@@ -253,6 +255,23 @@ fn bindgen_test_layout_warpfft_opts() {
         );
     }
     test_field_points_hint();
+    fn test_field_deterministic() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).deterministic) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opts),
+                "::",
+                stringify!(deterministic)
+            )
+        );
+    }
+    test_field_deterministic();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -289,6 +308,7 @@ pub struct warpfft_plan_info {
     pub tol_floor: f64,
     pub predicted_ms: f64,
     pub kernel: i32,
+    pub deterministic: i32,
 }
 #[test]
 fn bindgen_test_layout_warpfft_plan_info() {
@@ -744,6 +764,23 @@ fn bindgen_test_layout_warpfft_plan_info() {
         );
     }
     test_field_kernel();
+    fn test_field_deterministic() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).deterministic) as usize - ptr as usize
+            },
+            316usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(deterministic)
+            )
+        );
+    }
+    test_field_deterministic();
 }
 extern "C" {
     pub fn warpfft_version() -> *const ::std::os::raw::c_char;

@@ -2,9 +2,11 @@
  * spreader_points.c — a spreader takes a point set: bins the points (count, scan, scatter of one
  * record per point into sorted order, unpacked into sort_idx and the sorted coordinates that
  * spread/interp read contiguously; ABI.md), and for methods with subproblems (SM) splits bins
- * into them. Asynchronous: the subproblem list is sized on the device (the SM kernels are
- * launched for the capacity and read the count there), and a non-finite coordinate sets a device
- * flag that the NaN pass turns into NaN outputs and wf_spreader_check into
+ * into them. A deterministic spreader ranks the points inside their bins by input order
+ * between the scan and the scatter (module sort_stable), so the sorted order, and every sum
+ * spreading forms in it, is the same every run. Asynchronous: the subproblem list is sized on the
+ * device (the SM kernels are launched for the capacity and read the count there), and a non-finite
+ * coordinate sets a device flag that the NaN pass turns into NaN outputs and wf_spreader_check into
  * WARPFFT_ERR_BAD_POINTS. In checked mode (p.check_points), one host sync reads the flag and the
  * totals back.
  */
@@ -26,6 +28,29 @@ static int pos_wide(int64_t M) {
 static int rec_words(const wf_params *p, int64_t M) {
     int n = p->dim * (int)(p->real_bytes / 4) + (pos_wide(M) ? 2 : 1);
     return n <= 2 ? 2 : n <= 4 ? 4 : 8;
+}
+
+/* Module sort_stable (kernels/sort_stable.cu): items per tile, digits per pass. */
+#define WF_ST_TILE  2048
+#define WF_ST_RADIX 256
+
+/* Tiles of the stable sort's passes. */
+static int64_t stable_tiles(int64_t M) {
+    return (M + WF_ST_TILE - 1) / WF_ST_TILE;
+}
+
+/* Bytes of the stable sort's tile histogram and digit totals (u64 each). */
+static size_t stable_hist_bytes(int64_t M) {
+    int64_t t = stable_tiles(M);
+    return (size_t)WF_ST_RADIX * (size_t)(t > 0 ? t : 1) * 8 + WF_ST_RADIX * 8;
+}
+
+/* Radix passes over the bin indices 0 .. nbins - 1: 8 bits each, at least one. */
+static int stable_passes(int64_t nbins) {
+    int bits = 0;
+    for (uint64_t v = nbins > 1 ? (uint64_t)(nbins - 1) : 0; v; v >>= 1)
+        bits++;
+    return bits <= 8 ? 1 : (bits + 7) / 8;
 }
 
 /* The per-point arrays, freed (after a failed setpts they are not kept: they can be most of the
@@ -53,8 +78,12 @@ static warpfft_status ensure_capacity(wf_spreader *sp, int64_t M) {
     if (st == WARPFFT_SUCCESS)
         st = wf_dbuf_alloc(&sp->rec, m * 4 * (size_t)rec_words(&sp->p, M), "sort records", ws);
     static const char *const xs_what[3] = {"sorted x", "sorted y", "sorted z"};
-    for (int d = 0; d < sp->p.dim && st == WARPFFT_SUCCESS; d++)
-        st = wf_dbuf_alloc(&sp->xs[d], m * sp->p.real_bytes, xs_what[d], ws);
+    for (int d = 0; d < sp->p.dim && st == WARPFFT_SUCCESS; d++) {
+        size_t bytes = m * sp->p.real_bytes; /* xs[0]: also the stable sort's histogram */
+        if (d == 0 && wf_spreader_stable(sp) && stable_hist_bytes(M) > bytes)
+            bytes = stable_hist_bytes(M);
+        st = wf_dbuf_alloc(&sp->xs[d], bytes, xs_what[d], ws);
+    }
     if (st == WARPFFT_SUCCESS && wf_spreader_subproblems(sp))
         st = wf_dbuf_alloc(&sp->subprob_bin,
                            (size_t)wf_params_subprob_cap(&sp->p, M) * sizeof(int32_t),
@@ -111,6 +140,50 @@ static warpfft_status launch_scan(wf_spreader *sp) {
     return st;
 }
 
+/* Module sort_stable's passes (ABI.md): pos_in_bin becomes each point's rank among the earlier
+ * points of its bin, replacing wf_bin_count_p's atomic ranks. An LSD radix sort of bin_of, one
+ * pass per 8 bits of the bin index, each a histogram per tile, a scan per digit and a stable
+ * scatter; the last pass writes the ranks. Scratch, all of it per-point memory that the scatter
+ * and unpack write only after these passes: the keys of the passes between ping-pong in the two
+ * halves of sort_idx (i32 each), their values in the two halves of rec (u32, u64 with
+ * pos_wide: rec holds at least two of them per point, rec_words >= 2, >= 4 with pos_wide), the
+ * histogram and digit totals in xs[0] (sized for them by ensure_capacity). */
+static warpfft_status launch_stable(wf_spreader *sp) {
+    long long M = sp->M, ntiles = stable_tiles(sp->M);
+    int wide = pos_wide(sp->M), passes = stable_passes(sp->p.nbins);
+    size_t vbytes = wide ? 8 : 4, m = (size_t)M;
+    if (sp->sort_idx.bytes < 8 * m || sp->rec.bytes < 2 * vbytes * m ||
+        sp->xs[0].bytes < stable_hist_bytes(M))
+        return wf_error(WARPFFT_ERR_INTERNAL,
+                        "the stable sort's scratch is too small for %lld "
+                        "points",
+                        M);
+    CUdeviceptr keys[2] = {sp->sort_idx.ptr, sp->sort_idx.ptr + 4 * m};
+    CUdeviceptr vals[2] = {sp->rec.ptr, sp->rec.ptr + vbytes * m};
+    CUdeviceptr hist = sp->xs[0].ptr, total = hist + (size_t)WF_ST_RADIX * (size_t)ntiles * 8;
+    CUdeviceptr in_keys = sp->bin_of.ptr, in_vals = 0; /* pass 0: the values are the indices */
+    unsigned grid = ntiles < (long long)WF_GRID_MAX ? (unsigned)ntiles : WF_GRID_MAX;
+    const wf_kernel *kh = &sp->k_stable[0], *kr = &sp->k_stable[1], *ks = &sp->k_stable[2];
+    warpfft_status st = WARPFFT_SUCCESS;
+    for (int pass = 0; pass < passes && st == WARPFFT_SUCCESS; pass++) {
+        int last = pass == passes - 1, shift = 8 * pass;
+        CUdeviceptr out_keys = last ? 0 : keys[pass % 2], out_vals = last ? 0 : vals[pass % 2];
+        CUdeviceptr start = last ? sp->bin_start.ptr : 0, pos = last ? sp->pos_in_bin.ptr : 0;
+        void *h[] = {&M, &in_keys, &shift, &ntiles, &hist};
+        void *r[] = {&ntiles, &hist, &total};
+        void *s[] = {&M,     &in_keys,  &in_vals,  &shift, &ntiles, &hist,
+                     &total, &out_keys, &out_vals, &wide,  &start,  &pos};
+        st = wf_launch(kh->fn, kh->name, grid, 1, WF_ST_RADIX, 0, sp->ex.stream, h);
+        if (st == WARPFFT_SUCCESS)
+            st = wf_launch(kr->fn, kr->name, WF_ST_RADIX, 1, WF_ST_RADIX, 0, sp->ex.stream, r);
+        if (st == WARPFFT_SUCCESS)
+            st = wf_launch(ks->fn, ks->name, grid, 1, WF_ST_RADIX, 0, sp->ex.stream, s);
+        in_keys = out_keys;
+        in_vals = out_vals;
+    }
+    return st;
+}
+
 /* wf_bin_scatter_p: the record (coordinates, input index) of point j to its sorted position
  * bin_start[bin_of[j]] + pos_in_bin[j] (the non-finite check). */
 static warpfft_status launch_scatter(wf_spreader *sp) {
@@ -143,7 +216,8 @@ static warpfft_status launch_unpack(wf_spreader *sp) {
 }
 
 /* The whole binning pipeline on the stream: one memset and four launches (six with module
- * scan_big's scan), sized on the host from M and nbins alone (nothing is read back). */
+ * scan_big's scan; three more per radix pass of the stable ranks), sized on the host from M and
+ * nbins alone (nothing is read back). */
 static warpfft_status enqueue_binning(wf_spreader *sp) {
     warpfft_status st =
         wf_exec_memset(&sp->ex, sp->bin_count.ptr, sp->bin_count.bytes, "bin counts");
@@ -151,6 +225,8 @@ static warpfft_status enqueue_binning(wf_spreader *sp) {
         st = launch_bin_count(sp);
     if (st == WARPFFT_SUCCESS)
         st = launch_scan(sp);
+    if (st == WARPFFT_SUCCESS && wf_spreader_stable(sp))
+        st = launch_stable(sp);
     if (st == WARPFFT_SUCCESS)
         st = launch_scatter(sp);
     if (st == WARPFFT_SUCCESS)

@@ -7,7 +7,13 @@
 What each name does here:
 
 * ``modeord`` -> mode order (False/0: CMCL, -N/2..N/2-1; True/1: FFT order).
-* ``gpu_method`` -> 0 auto, 1 points-driven (GM), 2 shared-memory subproblems (SM).
+* ``gpu_method`` -> 0 auto, 1 points-driven (GM), 2 shared-memory subproblems (SM), 3
+  output-driven spreading (OD; types 1 and 3: for type 2, as in the reference, it has no effect).
+* ``deterministic`` (warpfft's own, not jax-finufft's; in this module's ``Opts``, or a dict) ->
+  True: bitwise-reproducible results, forward and derivatives: the same inputs give the same
+  bits on every call (types 1 and 3 spread output-driven after a stable sort, 3-4x slower
+  spreading; docs/spreaders.md); ``gpu_method`` 1 or 2 (GM, SM: atomics) then give way to
+  output-driven spreading for types 1 and 3 (and the type-1 derivatives of type 2).
 * ``gpu_upsampfac`` -> 0 (this module's default; the reference's "auto"): the plan chooses
   sigma in [1.25, 3] with the kernel width, by predicted time for the call's M points; or any
   value in [1.25, 3]. Others (NaN too) raise ValueError (an InvalidArgumentError, also a
@@ -65,6 +71,8 @@ class Opts:
     gpu_maxbatchsize: int = 0
     gpu_debug: int = 0
 
+    deterministic: bool = False  # warpfft's own: bitwise-reproducible results
+
 
 @dataclass(frozen=True)
 class NestedOpts:
@@ -82,7 +90,7 @@ _IGNORED = {"debug", "spread_debug", "showwarn", "nthreads", "fftw", "spread_sor
             "spread_nthr_atomic", "spread_max_sp_size", "chkbnds", "gpu_kerevalmeth",
             "gpu_maxbatchsize", "gpu_device_id", "gpu_stream"}
 _USED = {"modeord", "gpu_method", "gpu_upsampfac", "gpu_maxsubprobsize", "gpu_binsizex",
-         "gpu_binsizey", "gpu_binsizez"}
+         "gpu_binsizey", "gpu_binsizez", "deterministic"}
 _MUST_BE = {"gpu_sort": (True, "warpfft always sorts points into bins"),
             "gpu_spreadinterponly": (False, "warpfft has no spread/interpolate-only mode"),
             "gpu_obinsizex": (0, "warpfft sizes type-3 output bins itself"),
@@ -129,10 +137,15 @@ def resolve(opts, dim):
     if modeord:
         out["modeord"] = 1
     method = int(fields.get("gpu_method", 0) or 0)
-    if method not in (0, 1, 2):
-        raise ValueError(f"opts.gpu_method={method!r}: 0 (auto), 1 (GM) or 2 (SM)")
+    if method not in (0, 1, 2, 3):
+        raise ValueError(f"opts.gpu_method={method!r}: 0 (auto), 1 (GM), 2 (SM) or 3 (OD)")
     if method:
         out["method"] = method
+    det = fields.get("deterministic", False)
+    if det not in (False, True, 0, 1, None):
+        raise ValueError(f"opts.deterministic={det!r}: True or False")
+    if det:
+        out["deterministic"] = 1
     ups = fields.get("gpu_upsampfac", 0.0)
     try:
         ups = 0.0 if ups is None else float(ups)
