@@ -9,7 +9,7 @@ set -uo pipefail
 BENCH_CASES=${BENCH_CASES:-}
 L=${OUT:-.gpu/logs}; mkdir -p "$L"
 G=.gpu
-[ -d $G/aot ] || tar xzf $G/bundle.tgz -C $G
+[ -d $G/aot ] || python3 $G/unbundle.py $G/bundle.tar.xz $G
 stages=${*:-info tests demo load c python sanitize bench}
 log=$L/run.log
 say() { echo "== $*" | tee -a "$log"; }

@@ -5,7 +5,7 @@
 # PYTHONPATH: every Python started, subprocesses included) and no file of the reference but its
 # tests and examples. Needs .dropin/ (python/tools/dropin_prep.sh, run where PyPI is reachable)
 # and libwarpfft.so: $WARPFFT_LIBRARY, else .gpu/lib/libwarpfft.so (unpacked from
-# .gpu/bundle.tgz if need be), else target/release/libwarpfft.so.
+# .gpu/bundle.tar.xz if need be), else target/release/libwarpfft.so.
 #
 #   bash python/tools/gpu_dropin_check.sh [stage...]      (default: ref mri ptf)
 #
@@ -39,8 +39,8 @@ summary=$L/summary.txt
 [ -d "$D/ref/tests" ] || { echo "no .dropin/: run bash python/tools/dropin_prep.sh first" >&2; exit 2; }
 lib=${WARPFFT_LIBRARY:-}
 if [ -z "$lib" ]; then
-    if [ ! -f .gpu/lib/libwarpfft.so ] && [ -f .gpu/bundle.tgz ]; then
-        tar xzf .gpu/bundle.tgz -C .gpu lib
+    if [ ! -f .gpu/lib/libwarpfft.so ] && [ -f .gpu/bundle.tar.xz ]; then
+        python3 .gpu/unbundle.py .gpu/bundle.tar.xz .gpu lib
     fi
     for c in .gpu/lib/libwarpfft.so target/release/libwarpfft.so; do
         [ -f "$c" ] && { lib=$c; break; }

@@ -11,7 +11,7 @@
 #   tests  python/tests/test_scaleout.py's multi-process GPU tests (2 and 4 GPUs)
 #
 # Needs libwarpfft.so: $WARPFFT_LIBRARY, else .gpu/lib/libwarpfft.so (unpacked from
-# .gpu/bundle.tgz, `just gpu-bundle`, if need be). Every launch runs under a timeout cut to
+# .gpu/bundle.tar.xz, `just gpu-bundle`, if need be). Every launch runs under a timeout cut to
 # what is left of SCALEOUT_BUDGET seconds (default 560), so the command ends inside its limit
 # and a hung collective costs one launch, not the call. Back in $OUT (or .gpu/scaleout): run.log
 # (everything), summary.md (the table), summary.json (every run's numbers), tests.log.
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/../.." || exit 2
 L=${OUT:-.gpu/scaleout}; mkdir -p "$L"
 W=$(mktemp -d /tmp/wf_scaleout.XXXXXX)  # the runs' JSON and reference samples (not sent back)
 if [ -z "${WARPFFT_LIBRARY:-}" ]; then
-    [ -f .gpu/lib/libwarpfft.so ] || tar xzf .gpu/bundle.tgz -C .gpu lib
+    [ -f .gpu/lib/libwarpfft.so ] || python3 .gpu/unbundle.py .gpu/bundle.tar.xz .gpu lib
     export WARPFFT_LIBRARY=$PWD/.gpu/lib/libwarpfft.so
 fi
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
