@@ -79,7 +79,7 @@ double wf_cost_predict_ms(int type, int dim, int precision, int width, const int
 /* 1 when (sigma, w) meets tol for plan p: the bound with the safety factor, and the rounding
  * floor. */
 static int passes(const wf_params *p, double sigma, int w) {
-    if (wf_alias_safety(p->dim, p->tol) * wf_alias_error(p->dim, p->n_modes, sigma, w) > p->tol)
+    if (!wf_alias_passes(p->dim, p->n_modes, p->tol, sigma, w))
         return 0;
     if (sigma >= 2.0)
         return 1; /* no amplification (wf_tol_floor_of) */

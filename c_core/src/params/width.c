@@ -10,7 +10,8 @@
  * one offset, e.g. on grid nodes, see that offset's error instead of the mean over offsets:
  * 4.5x the mean at w 6, from the kernel's jump at +-w/2), with the coherence that grid-aligned
  * points add across dims, or the band edge (all energy in one mode), whichever is larger
- * (wf_alias_combine). Random points see the mean over offsets (wf_alias_mean, the rule before
+ * (wf_alias_combine); and never less than the band edge on grid nodes, sum over dims of the
+ * worst factor (wf_alias_passes). Random points see the mean over offsets (wf_alias_mean, the rule before
  * issue 14): 2-5x below the bound. Cost: one point of width in about half the cases (suite B
  * f32 at 1e-5: 6 -> 7; 2D f64 at 1e-9: 10 -> 11; 3D at 1e-9 stays 11).
  * The safety factor covers what the bound leaves out: products of two aliasing terms (~tol^2),
@@ -216,17 +217,34 @@ double wf_alias_combine(int dim, const wf_alias_dim s[3]) {
     return sqrt(fmax(off, edge));
 }
 
-double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width) {
+/* Both bounds from one evaluation of each dim's statistics: the model (wf_alias_combine) and the
+ * band edge on grid nodes, sum_d worst_d. */
+static void alias_bounds(int dim, const int64_t n_modes[3], double sigma, int width, double *model,
+                         double *worst) {
     double beta = wf_kernel_beta(width, sigma);
     wf_alias_dim s[3];
+    *worst = 0.0;
     for (int d = 0; d < dim; d++) {
         if (d > 0 && n_modes[d] == n_modes[d - 1]) /* cubes: one evaluation */
             s[d] = s[d - 1];
         else
             wf_alias_dim_stats(n_modes[d], wf_fine_size(n_modes[d], sigma, width), width, beta,
                                &s[d]);
+        *worst += s[d].worst;
     }
-    return wf_alias_combine(dim, s);
+    *model = wf_alias_combine(dim, s);
+}
+
+double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width) {
+    double model, worst;
+    alias_bounds(dim, n_modes, sigma, width, &model, &worst);
+    return model;
+}
+
+double wf_alias_worst(int dim, const int64_t n_modes[3], double sigma, int width) {
+    double model, worst;
+    alias_bounds(dim, n_modes, sigma, width, &model, &worst);
+    return worst;
 }
 
 /* Whether width w meets tol: its predicted error, with the safety factor. */
@@ -241,8 +259,23 @@ double wf_alias_safety(int dim, double tol) {
     return dim >= 2 && tol < 1e-9 ? WF_ALIAS_SAFETY_HIGH : WF_ALIAS_SAFETY;
 }
 
+/* The band edge on grid nodes: all energy in the mode whose error factor is largest, every point
+ * at that mode's worst offset (a node, for even w), so the dims' factors add with one phase:
+ * sum_d worst_d, attained by such a point set, which the model's band-edge term (random offsets)
+ * and worst-offset term (energy over all modes) both average away. The GPU found it at
+ * upsampling factors other than 2 (H200, gpu_accuracy band_edge, type 2 on nodes, energy at the
+ * band edge): 3D f32 sigma 3 w 6 measured 1.28e-5 (this bound 1.29e-5, the model 5.5e-6), 1D f64
+ * sigma 3 w 12 1.34e-12 (1.37e-12 / 8.0e-13), 3D f32 sigma 1.62 w 6 2.40e-4 (2.95e-4 /
+ * 8.8e-5). It is the error itself at the sampled modes and offsets (0 and 1/2 exactly), not a
+ * model: no safety factor. */
+int wf_alias_passes(int dim, const int64_t n_modes[3], double tol, double sigma, int w) {
+    double model, worst;
+    alias_bounds(dim, n_modes, sigma, w, &model, &worst);
+    return wf_alias_safety(dim, tol) * model <= tol && worst <= tol;
+}
+
 static int width_passes(int dim, const int64_t n_modes[3], double tol, double sigma, int w) {
-    return wf_alias_safety(dim, tol) * wf_alias_error(dim, n_modes, sigma, w) <= tol;
+    return wf_alias_passes(dim, n_modes, tol, sigma, w);
 }
 
 int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width,
@@ -320,12 +353,15 @@ warpfft_status wf_params_set_kernel(wf_params *p) {
         nf2[d] = wf_fine_size(p->n_modes[d], 2.0, w);
         fine2 = nf2[d] > INT64_MAX / fine2 ? INT64_MAX : fine2 * nf2[d];
     }
+    /* Refused only where sigma 2 would meet tol: where it would not either (the phase term of a
+     * large N, say), the plan keeps its floor like any other (max(tol, tol_floor)). */
     double fl = wf_tol_floor_of(p->precision, p->dim, p->n_modes, nf, w, p->beta);
-    if (fl > p->tol && fl > wf_tol_floor(p->precision, p->dim, p->n_modes, fine2))
+    if (fl > p->tol && wf_tol_floor(p->precision, p->dim, p->n_modes, fine2) <= p->tol)
         return wf_error(WARPFFT_ERR_BAD_TOL,
                         "tol %g is below what %s reaches at upsampfac %g (rounding floor %.2g: "
-                        "the deconvolution amplifies rounding at small upsampling factors); use a "
-                        "larger upsampfac, 0 (chosen per plan) or f64",
-                        p->tol, wf_prec_name(p->precision), p->upsampfac, fl);
+                        "the deconvolution amplifies rounding at small upsampling factors); use "
+                        "upsampfac 2, 0 (chosen per plan)%s",
+                        p->tol, wf_prec_name(p->precision), p->upsampfac, fl,
+                        p->precision == WARPFFT_F64 ? "" : " or f64");
     return WARPFFT_SUCCESS;
 }

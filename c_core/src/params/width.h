@@ -33,7 +33,11 @@ double wf_alias_combine(int dim, const wf_alias_dim s[3]);
  * coefficients, spread over the modes or all in one): wf_alias_combine of each dim's
  * wf_alias_dim_stats on its own fine grid. */
 double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width);
-/* Smallest width w in [start, max_width] with safety * wf_alias_error <= tol; max_width + 1
+/* sum_d worst_d: the band edge on grid nodes, every point set's largest error (width.c). */
+double wf_alias_worst(int dim, const int64_t n_modes[3], double sigma, int width);
+/* Whether width w meets tol at sigma: safety * wf_alias_error <= tol and wf_alias_worst <= tol. */
+int wf_alias_passes(int dim, const int64_t n_modes[3], double tol, double sigma, int w);
+/* Smallest width w in [start, max_width] that wf_alias_passes; max_width + 1
  * if none. wf_kernel_width finds the same from an estimate. */
 int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width,
                          int start);
