@@ -475,6 +475,10 @@ def test_gpu_torch_values_and_gradcheck():
         ref = pair_reference(f[:, :8, :6], pts, w, 1e-12, -1, modeord=1)
         assert rel_err(op(ft).detach().cpu().numpy(), ref) < 1e-10
         args = (ft,) if wtt is None else (ft, wtt)
+        # atol 1e-6: outputs reach ~700 (300 points), so a central difference at eps 1e-6 carries
+        # ~700 * 2^-52 / 1e-6 ~ 1e-7 of rounding where the Jacobian is exactly 0 (between the
+        # two transforms); H200 measured 3e-8..1e-7 there, over atol 1e-8. The nonzero entries
+        # (10..300) are held to rtol 1e-3.
         assert torch.autograd.gradcheck(
             lambda *a: wt.Toeplitz(points, (8, 6), weights=a[1] if len(a) > 1 else None,
-                                   eps=1e-12)(a[0]), args, atol=1e-8)
+                                   eps=1e-12)(a[0]), args, atol=1e-6)
