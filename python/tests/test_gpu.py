@@ -370,11 +370,13 @@ def test_spreadinterponly_against_kernel_sum(type_, dim, dtype):
     array) against the direct kernel sum with the plan's width and beta; batch of 2."""
     from _kernel_sum import interp, spread
 
-    n = {1: (64,), 2: (40, 36), 3: (24, 22, 28)}[dim]  # each N >= 2w (w 11 at 1e-9 3D)
+    n = {1: (64,), 2: (40, 36), 3: (24, 22, 28)}[dim]  # each N >= 2w (w 12 at 1e-9 3D)
     pts, c, _ = problem(dim, dtype, n_trans=2, seed=16)
     f = (np.random.default_rng(17).standard_normal((2,) + n) + 0j).astype(dtype)
     eps = 1e-5 if dtype == np.complex64 else 1e-9
-    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    # f64: the device's kernel against numpy's at w 12, beta 28 (2D/3D at 1e-9) differ by 1.5e-12
+    # (H200): two evaluations of e^(beta (sqrt(1 - z^2) - 1)) at a larger beta
+    tol = 1e-5 if dtype == np.complex64 else 1e-11
     with warpfft.Plan(type_, n, 2, eps, dtype=dtype, gpu_spreadinterponly=1) as plan:
         plan.setpts(*pts)
         info = plan.info

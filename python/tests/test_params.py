@@ -46,7 +46,7 @@ def test_upsampfac_zero_is_chosen_per_plan_with_the_points_hint():
     from warpfft._args import normalize_options
     assert normalize_options(1, {})[0]["upsampfac"] == 0.0
     assert normalize_options(1, {"upsampfac": 1.5})[0]["upsampfac"] == 1.5
-    args = dict(nufft_type=1, n_modes=(256, 256), eps=1e-3, dtype=np.complex64)
+    args = dict(nufft_type=1, n_modes=(256, 256), eps=1e-4, dtype=np.complex64)
     auto = warpfft.plan_params(**args)
     assert auto == warpfft.plan_params(**args, upsampfac=0)
     assert auto == warpfft.plan_params(**args, points_hint=0)
