@@ -4,7 +4,7 @@
  * pin to a cause if it broke.
  *
  * For every configuration of the walk (types 1 and 2, 1D to 3D, f32/f64, GM/SM, batches, legacy
- * and other streams, checked and unchecked set-points, one and three scan passes):
+ * and other streams, checked and unchecked set-points, one and three scan passes, point sets):
  *  - a setpts after the first (same M, then fewer points) is exactly one context push, one memset
  *    and the binning's launches in order: no allocation, no copy back, no wait. Checked mode adds
  *    exactly one copy of the result block and one stream synchronisation;
@@ -33,9 +33,9 @@ static void add(char *buf, size_t cap, const char *s) {
     snprintf(buf + n, cap - n, "%s\n", s);
 }
 
-/* The calls a setpts after the first makes for configuration cf (kernel names as the plan
- * forms them: wf_prec_name's suffix). */
-static void expect_setpts(const config *cf, char *buf, size_t cap) {
+/* The calls a setpts after the first makes for configuration cf, whose points are sorted into
+ * `bins` bins (every point set's; kernel names as the plan forms them: wf_prec_name's suffix). */
+static void expect_setpts(const config *cf, int64_t bins, char *buf, size_t cap) {
     const char *p = wf_prec_name(cf->precision);
     char line[96];
     buf[0] = '\0';
@@ -43,7 +43,7 @@ static void expect_setpts(const config *cf, char *buf, size_t cap) {
     add(buf, cap, "cuMemsetD8Async");
     snprintf(line, sizeof line, "launch wf_bin_count_%s", p);
     add(buf, cap, line);
-    if (cf->bin_size == 1) { /* more bins than WF_SCAN_BIG_BINS: module scan_big */
+    if (bins > WF_SCAN_BIG_BINS) { /* module scan_big */
         add(buf, cap, "launch wf_scan_big_reduce");
         add(buf, cap, "launch wf_scan_big_tiles");
         add(buf, cap, "launch wf_scan_big_down");
@@ -115,16 +115,19 @@ static void steady_calls(size_t ci) {
     warpfft_plan_info info;
     warpfft_plan_get_info(plan, &info);
     warpfft_precision prec = (warpfft_precision)cf->precision;
+    int64_t sets = cf->n_sets > 1 ? cf->n_sets : 1, bins = sets;
+    for (int d = 0; d < cf->dim; d++)
+        bins *= (info.n_fine[d] + info.bin_size[d] - 1) / info.bin_size[d];
     char want[2048];
     /* the first setpts allocates the per-point arrays; those after it reuse them */
-    CHECK(warpfft_setpts(plan, prec, M, a.x, a.y, a.z) == 0 &&
-              warpfft_execute(plan, prec, a.c, a.fk) == 0,
+    CHECK(config_setpts(cf, plan, &a) == 0 && warpfft_execute(plan, prec, a.c, a.fk) == 0,
           "config %zu: first setpts/execute: %s", ci, warpfft_last_error());
     const int64_t ms[2] = {M, M / 2};
     for (int r = 0; r < 2; r++) {
         arm(0);
-        st = warpfft_setpts(plan, prec, ms[r], a.x, a.y, a.z);
-        expect_setpts(cf, want, sizeof want);
+        st = sets > 1 ? warpfft_setpts_sets(plan, prec, sets, ms[r], a.x, a.y, a.z)
+                      : warpfft_setpts(plan, prec, ms[r], a.x, a.y, a.z);
+        expect_setpts(cf, bins, want, sizeof want);
         CHECK(st == 0 && strcmp(logged(), want) == 0,
               "config %zu: setpts of %lld points (status %d) called\n%swhere\n%swas expected", ci,
               (long long)ms[r], st, got, want);
