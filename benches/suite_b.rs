@@ -17,7 +17,12 @@
 //! `WARPFFT_BENCH_BW_GBS`, `WARPFFT_BENCH_GFLOPS` override), execute / floor, and the measured
 //! cuFFT time of the case's fine grid alone (`warpfft::bench_fft`) and its share of execute.
 //!
-//! `WARPFFT_BENCH_METHODS=all` also times each case with the GM and SM methods forced.
+//! `WARPFFT_BENCH_METHODS=all` also times each case with the GM and SM methods forced, and
+//! the cases that spread (types 1 and 3) with OD (output-driven) forced: rows `GM!`, `SM!`,
+//! `OD!`. `WARPFFT_BENCH_DETERMINISTIC=1` also times each case with `opts.deterministic = 1`
+//! (bitwise-reproducible; OD spreading and the stable sort for types 1 and 3): rows marked `*`,
+//! `"deterministic": true` in the JSON. With either, a summary table at the end lists every
+//! case's execute (and setpts) times per variant and the deterministic mode's cost over AUTO.
 //! `WARPFFT_BENCH_REPS=N` sets the timed repetitions (default 20).
 //! `WARPFFT_BENCH_BINS=B2:32x16,...` overrides a case's bin edges (tuning).
 
@@ -211,7 +216,8 @@ impl Timed {
         Row {
             name: name.to_string(),
             dist,
-            method: ["auto", "GM", "SM"][self.info.method as usize].to_string(),
+            method: ["auto", "GM", "SM", "OD"][self.info.method as usize].to_string(),
+            deterministic: self.info.deterministic != 0,
             width: self.info.width,
             sigma: self.info.upsampfac,
             predicted_ms: self.info.predicted_ms,
@@ -228,13 +234,48 @@ impl Timed {
     }
 }
 
-/// Default options with `method` and the case's points as the hint the choice of upsampling
-/// factor and width weighs (what a caller that knows M passes); `WARPFFT_BENCH_UPSAMPFAC`
-/// forces an upsampling factor (e.g. 2 for the plans before it was chosen per plan).
-fn bench_opts(method: i32, points: i64) -> sys::warpfft_opts {
+/// How a case is timed: the method (0 = AUTO, or forced) and opts.deterministic.
+#[derive(Clone, Copy)]
+struct Variant {
+    method: i32,
+    deterministic: bool,
+}
+
+/// The variants of a case of type `ty`: AUTO; with `WARPFFT_BENCH_METHODS=all` GM, SM and (when
+/// the case spreads: types 1 and 3) OD forced; with `WARPFFT_BENCH_DETERMINISTIC=1`
+/// deterministic AUTO.
+fn variants(ty: i32) -> Vec<Variant> {
+    let all = std::env::var("WARPFFT_BENCH_METHODS").as_deref() == Ok("all");
+    let det = std::env::var("WARPFFT_BENCH_DETERMINISTIC").as_deref() == Ok("1");
+    let mut v = vec![Variant {
+        method: 0,
+        deterministic: false,
+    }];
+    if all {
+        let forced: &[i32] = if ty == 2 { &[1, 2] } else { &[1, 2, 3] };
+        v.extend(forced.iter().map(|&method| Variant {
+            method,
+            deterministic: false,
+        }));
+    }
+    if det {
+        v.push(Variant {
+            method: 0,
+            deterministic: true,
+        });
+    }
+    v
+}
+
+/// Default options with the variant's method and deterministic flag, and the case's points as
+/// the hint the choice of upsampling factor and width weighs (what a caller that knows M
+/// passes); `WARPFFT_BENCH_UPSAMPFAC` forces an upsampling factor (e.g. 2 for the plans before
+/// it was chosen per plan).
+fn bench_opts(v: Variant, points: i64) -> sys::warpfft_opts {
     let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
     unsafe { sys::warpfft_opts_default(&mut opts) };
-    opts.method = method;
+    opts.method = v.method;
+    opts.deterministic = i32::from(v.deterministic);
     opts.points_hint = points;
     if let Some(s) = std::env::var("WARPFFT_BENCH_UPSAMPFAC")
         .ok()
@@ -280,7 +321,7 @@ fn bin_override(case: &str) -> Option<[i32; 3]> {
     })
 }
 
-fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
+fn run(b: &Bench, v: Variant, reps: usize) -> Result<Row, String> {
     let mut rng = Rng::new(42);
     let prec = precision(b.f64);
     let el = real_bytes(b.f64);
@@ -299,7 +340,7 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
     );
     let output = Dev::new((2 * n_out * b.ntransf) as usize * el);
 
-    let mut opts = bench_opts(method, b.m);
+    let mut opts = bench_opts(v, b.m);
     if let Some(bins) = bin_override(b.name) {
         opts.bin_size = bins;
     }
@@ -376,7 +417,7 @@ fn run(b: &Bench, method: i32, reps: usize) -> Result<Row, String> {
 
 /// A type-3 case: plan, setpts3 (median of 5), execute (median of `reps` after 3 warm-ups),
 /// error on 1024 stratified targets of transform 0 against warpfft_direct_sample3.
-fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
+fn run3(b: &Bench3, v: Variant, reps: usize) -> Result<Row, String> {
     let mut rng = Rng::new(43);
     let prec = precision(b.f64);
     let el = real_bytes(b.f64);
@@ -396,7 +437,7 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
     let xp = |d: usize| point_ptr(&x, d);
     let sp = |d: usize| point_ptr(&s, d);
 
-    let opts = bench_opts(method, b.m);
+    let opts = bench_opts(v, b.m);
     let create = |plan: &mut sys::warpfft_plan| unsafe {
         sys::warpfft_plan_create(3, b.dim, std::ptr::null(), 1, 1, b.tol, prec, &opts, plan)
     };
@@ -492,6 +533,44 @@ fn run3(b: &Bench3, method: i32, reps: usize) -> Result<Row, String> {
     ))
 }
 
+/// Per case: execute ms of AUTO, of each forced method and of deterministic AUTO, the latter's
+/// setpts ms, and its cost over AUTO (execute and setpts ratios): the table docs/spreaders.md
+/// leaves for the H100's numbers.
+fn summary(rows: &[Row]) -> Vec<String> {
+    let mut out = vec![format!(
+        "{:<5} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11}",
+        "case", "auto", "GM!", "SM!", "OD!", "det", "det/auto", "setpts", "det setpts"
+    )];
+    let mut names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    names.dedup();
+    for name in names {
+        let of = |label: &str, det: bool| {
+            rows.iter().find(|r| {
+                r.name == name
+                    && r.deterministic == det
+                    && (r.method == label || (label == "auto" && !det && !r.method.ends_with('!')))
+            })
+        };
+        let auto = of("auto", false);
+        let det = rows.iter().find(|r| r.name == name && r.deterministic);
+        let ms = |r: Option<&Row>| r.map_or(f64::NAN, |r| r.exec_ms);
+        let setpts = |r: Option<&Row>| r.map_or(f64::NAN, |r| r.setpts_ms);
+        out.push(format!(
+            "{:<5} {} {} {} {} {} {} {} {}",
+            name,
+            model::num(ms(auto), 10, 3),
+            model::num(ms(of("GM!", false)), 10, 3),
+            model::num(ms(of("SM!", false)), 10, 3),
+            model::num(ms(of("OD!", false)), 10, 3),
+            model::num(ms(det), 10, 3),
+            model::num(ms(det) / ms(auto), 11, 2),
+            model::num(setpts(auto), 11, 3),
+            model::num(setpts(det), 11, 3),
+        ));
+    }
+    out
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -504,11 +583,6 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(20);
-    let methods: &[i32] = if std::env::var("WARPFFT_BENCH_METHODS").as_deref() == Ok("all") {
-        &[0, 1, 2]
-    } else {
-        &[0]
-    };
     let mut rows = Vec::new();
     let (bw, f32_peak) = machine(false);
     println!(
@@ -534,15 +608,17 @@ fn main() {
         })
         .collect();
     for (name, t3, i) in jobs {
-        for &m in methods {
+        for v in variants(if t3 { 3 } else { SUITE[i].ty }) {
             let r = if t3 {
-                run3(&SUITE3[i], m, reps)
+                run3(&SUITE3[i], v, reps)
             } else {
-                run(&SUITE[i], m, reps)
+                run(&SUITE[i], v, reps)
             };
             match r {
                 Ok(mut r) => {
-                    if m != 0 {
+                    if v.deterministic {
+                        r.method = format!("{}*", r.method);
+                    } else if v.method != 0 {
                         r.method = format!("{}!", r.method);
                     }
                     for line in model::row_lines(&r) {
@@ -550,8 +626,16 @@ fn main() {
                     }
                     rows.push(r);
                 }
-                Err(e) => println!("{name:<5} method {m}: failed: {e}"),
+                Err(e) => println!(
+                    "{name:<5} method {} deterministic {}: failed: {e}",
+                    v.method, v.deterministic
+                ),
             }
+        }
+    }
+    if variants(1).len() > 1 {
+        for line in summary(&rows) {
+            println!("{line}");
         }
     }
     let json: Vec<String> = rows.iter().map(model::json_row).collect();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
 # Stages: info tests demo load c python sanitize bench (default: all), sanitize-builds (memcheck of
-# the jit and nvrtc builds), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
+# the jit and nvrtc builds), bench-peer (suite B beside the reference, .peer/ carried), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
 # normal operator: tests, example, benchmark, memcheck), and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
@@ -23,7 +23,7 @@ tests)
     # nvrtc: kernels compiled by NVRTC at run time into a fresh kernel cache
     export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}
     for m in aot jit nvrtc; do
-        for t in no_gpu gpu_api gpu_accuracy gpu_type3 gpu_toeplitz $([ $m = nvrtc ] && echo gpu_nvrtc); do
+        for t in no_gpu gpu_api gpu_accuracy gpu_type3 gpu_toeplitz gpu_deterministic $([ $m = nvrtc ] && echo gpu_nvrtc); do
             say "$m $t"; run $G/$m/$t --test-threads=1 --nocapture || fails=$((fails+1))
         done
     done ;;
@@ -68,7 +68,7 @@ frameworks)
     # (the one-call, torch and JAX paths under clears and limit changes), the side-by-side
     # benchmark (peers where installed) and, with two GPUs, 1 vs 2 GPUs
     say "framework ops: tests"
-    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false run python3 -m pytest python/tests/test_jax.py python/tests/test_jax_reference.py python/tests/test_jax_handler_abi.py python/tests/test_torch.py python/tests/test_torch_checks.py python/tests/test_plan_pool.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false run python3 -m pytest python/tests/test_jax.py python/tests/test_jax_reference.py python/tests/test_jax_handler_abi.py python/tests/test_torch.py python/tests/test_torch_checks.py python/tests/test_plan_pool.py python/tests/test_deterministic.py -q -rs -p no:cacheprovider || fails=$((fails+1))
     say "framework ops: benchmark"
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/frameworks.py --markdown || fails=$((fails+1))
     # the JAX rows again in a process without torch (torch beside JAX slowed batched JAX calls)
@@ -88,6 +88,10 @@ sanitize)
     # at once gave "Internal Sanitizer Error: failure to track a kernel launch" once and a hang
     # once (H100, 2026-11-22); memcheck above runs it.
     run compute-sanitizer --tool racecheck --error-exitcode 9 $G/aot/gpu_api --test-threads=1 --skip plans_move_between_threads >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
+    tail -5 "$L/sanitize.log" | tee -a "$log"
+    say "compute-sanitizer memcheck + racecheck (aot gpu_deterministic: OD spreading, the stable sort)"
+    run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_deterministic --test-threads=1 >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
+    run compute-sanitizer --tool racecheck --error-exitcode 9 $G/aot/gpu_deterministic --test-threads=1 deterministic_spread_only >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize.log" | tee -a "$log" ;;
 sanitize-builds)
     # memcheck of the plan paths in the jit and nvrtc builds too (sanitize: aot); nvrtc compiles
@@ -117,7 +121,20 @@ huge)
     say "huge (aot gpu_huge: > 2^31 points, > 2^31 modes)"
     WARPFFT_HUGE_TESTS=1 run $G/aot/gpu_huge --test-threads=1 --nocapture || fails=$((fails+1)) ;;
 bench)
-    say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
+    # BENCH_METHODS=all: GM, SM (and OD for types 1 and 3) forced too; BENCH_DETERMINISTIC=1:
+    # deterministic plans too (their cost per case: the summary table, docs/spreaders.md)
+    say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} WARPFFT_BENCH_DETERMINISTIC=${BENCH_DETERMINISTIC:-0} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
+bench-peer)
+    # suite B beside the reference library, in one call on one card (the only ratios that
+    # count): .peer/ is the tree peer_prep.sh exports (../shared/tools; git-ignored, carried),
+    # built here by its peer_bench.sh, which times every GPU method of it per case; suite_b
+    # then takes each case's best as its reference column (WARPFFT_BENCH_PEER)
+    [ -f .peer/peer_bench.sh ] || { say "bench-peer: no .peer/ (run ../shared/tools/peer_prep.sh)"; fails=$((fails+1)); continue; }
+    say "reference: every method per case"
+    PEER_RUNS=${PEER_RUNS:-10} run bash .peer/peer_bench.sh $BENCH_CASES > "$L/peer.txt" 2>&1 || fails=$((fails+1))
+    grep -E '^\| ' "$L/peer.txt" | tee -a "$log"
+    say "bench (aot) beside the reference"
+    WARPFFT_BENCH_PEER=$L/peer.txt WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_REPS=${BENCH_REPS:-10} WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} WARPFFT_BENCH_DETERMINISTIC=${BENCH_DETERMINISTIC:-0} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
 bench-nvrtc)
     # the kernel cache warmed by one untimed pass, so the timings are the kernels' alone
     export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}

@@ -240,6 +240,10 @@ pub struct PlanInfo {
     pub predicted_ms: f64,
     /// The spreading kernel.
     pub kernel: Kernel,
+    /// Whether the plan gives bitwise-reproducible results
+    /// ([`PlanBuilder::deterministic`](crate::PlanBuilder::deterministic)); its type-1 (and
+    /// type-3) spreading method is then [`Method::OutputDriven`].
+    pub deterministic: bool,
     /// Type 3 only, once its grids are chosen (after `set_points3`, or from `params3`):
     /// centres, scale factors and the inner type-2 step. For type 3, `n_fine` (= `n_modes`)
     /// is the spreading grid and `width`/`beta` its kernel.
@@ -336,6 +340,7 @@ impl PlanInfo {
             tol_floor: r.tol_floor,
             predicted_ms: r.predicted_ms,
             kernel: Kernel::from_raw(r.kernel)?,
+            deterministic: r.deterministic != 0,
         })
     }
 }

@@ -164,6 +164,12 @@ pub enum Method {
     GlobalMemory,
     /// Subproblems: per-bin tiles in shared memory (`WARPFFT_METHOD_SM`).
     SharedMemory,
+    /// Output-driven spreading (`WARPFFT_METHOD_OD`): each warp owns a tile of the fine grid,
+    /// gathers the points that reach it and writes every cell once, with no atomics. Type 1 and
+    /// type 3's spreading step only (a type-2 plan refuses it); 3-4x slower than
+    /// [`SharedMemory`](Method::SharedMemory) on an H100, so [`Auto`](Method::Auto) picks it only
+    /// for [`deterministic`](crate::PlanBuilder::deterministic) plans.
+    OutputDriven,
 }
 
 impl Method {
@@ -173,6 +179,7 @@ impl Method {
             Method::Auto => sys::WARPFFT_METHOD_AUTO as c_int,
             Method::GlobalMemory => sys::WARPFFT_METHOD_GM as c_int,
             Method::SharedMemory => sys::WARPFFT_METHOD_SM as c_int,
+            Method::OutputDriven => sys::WARPFFT_METHOD_OD as c_int,
         }
     }
 
@@ -181,6 +188,7 @@ impl Method {
             sys::WARPFFT_METHOD_AUTO => Ok(Method::Auto),
             sys::WARPFFT_METHOD_GM => Ok(Method::GlobalMemory),
             sys::WARPFFT_METHOD_SM => Ok(Method::SharedMemory),
+            sys::WARPFFT_METHOD_OD => Ok(Method::OutputDriven),
             _ => Err(Error::Internal(format!("the C core reported method {v}"))),
         }
     }

@@ -256,7 +256,10 @@ fn sample_row(ref_ms: f64, fft_ms: f64) -> Row {
         name: "R2t1".into(),
         dist: "radial",
         method: "SM".into(),
+        deterministic: false,
         width: 7,
+        sigma: 2.0,
+        predicted_ms: 1.9,
         plan_ms: 120.5,
         plan2_ms: 0.8,
         setpts_ms: 1.1,
@@ -330,6 +333,7 @@ fn json_row_is_valid_json_with_the_new_fields() {
         "\"bytes\":",
         "\"flops\":",
         "\"bw_gbs\":3.000000e3",
+        "\"deterministic\":false",
     ] {
         assert!(text.contains(key), "{key} missing in {text}");
     }

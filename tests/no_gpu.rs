@@ -171,6 +171,50 @@ fn params_reflect_options() {
     assert_eq!(info.method, Method::GlobalMemory);
 }
 
+/// `deterministic(true)`: type 1 (and type 3's spreading) choose output-driven spreading,
+/// type 2 keeps its method; OD asked for by a type-2 plan, and GM/SM with the option for type
+/// 1, are refused before any GPU work; the default never picks OD.
+#[test]
+fn deterministic_via_params() {
+    let t1 = Plan::<f32>::type1(&[64, 48]).tol(1e-5);
+    let plain = t1.clone().params().unwrap();
+    assert!(!plain.deterministic);
+    assert_ne!(plain.method, Method::OutputDriven);
+    let det = t1.clone().deterministic(true).params().unwrap();
+    assert!(det.deterministic);
+    assert_eq!(det.method, Method::OutputDriven);
+    assert_eq!((det.width, det.n_fine), (plain.width, plain.n_fine));
+    let t2 = Plan::<f64>::type2(&[16, 8, 4]).tol(1e-9);
+    let t2_det = t2.clone().deterministic(true).params().unwrap();
+    assert!(t2_det.deterministic);
+    assert_eq!(t2_det.method, t2.clone().params().unwrap().method);
+    let od = t1
+        .clone()
+        .method(Method::OutputDriven)
+        .params()
+        .expect("OD without the option");
+    assert_eq!((od.method, od.deterministic), (Method::OutputDriven, false));
+    let e = params_err(t2.method(Method::OutputDriven));
+    assert!(
+        matches!(e, Error::Unsupported(_)) && e.message().contains("(OD)"),
+        "type 2 with OD: {e:?}"
+    );
+    for m in [Method::GlobalMemory, Method::SharedMemory] {
+        let e = params_err(t1.clone().deterministic(true).method(m));
+        assert!(
+            matches!(e, Error::InvalidArg(_)) && e.message().contains("deterministic"),
+            "deterministic with {m:?}: {e:?}"
+        );
+    }
+    let t3 = Plan::<f64>::type3(2)
+        .tol(1e-8)
+        .deterministic(true)
+        .params3(&[(-1.0, 1.0), (0.0, 2.0)], &[(-30.0, 30.0), (-5.0, 5.0)])
+        .unwrap();
+    assert!(t3.deterministic);
+    assert_eq!(t3.method, Method::OutputDriven);
+}
+
 fn params_err<T: warpfft::Real>(b: warpfft::PlanBuilder<T>) -> Error {
     let e = b.params().expect_err("params() should have failed");
     assert!(!e.message().is_empty(), "empty message: {e:?}");
@@ -200,9 +244,9 @@ fn bad_tol_dim_size_via_params() {
     assert!(matches!(e, Error::BadSize(_)), "ntransf 0: {e:?}");
     let e = params_err(Plan::<f32>::type1(&[usize::MAX]));
     assert!(matches!(e, Error::BadSize(_)), "n_modes usize::MAX: {e:?}");
-    // an option value the C core rejects
-    let e = params_err(Plan::<f32>::type1(&[16]).upsampfac(3.0));
-    assert!(matches!(e, Error::InvalidArg(_)), "upsampfac 3.0: {e:?}");
+    // an option value the C core rejects (upsampfac: 0 or 1.25..=3)
+    let e = params_err(Plan::<f32>::type1(&[16]).upsampfac(3.5));
+    assert!(matches!(e, Error::InvalidArg(_)), "upsampfac 3.5: {e:?}");
 }
 
 #[test]

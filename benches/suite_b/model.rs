@@ -298,6 +298,9 @@ pub struct Row {
     pub name: String,
     pub dist: &'static str,
     pub method: String,
+    /// the plan was made with opts.deterministic = 1 (bitwise-reproducible: OD spreading and
+    /// the stable sort for types 1 and 3)
+    pub deterministic: bool,
     pub width: i32,
     /// the upsampling factor the plan used (chosen per plan unless forced)
     pub sigma: f64,
@@ -428,7 +431,7 @@ pub fn json_row(r: &Row) -> String {
     let f = &r.roof;
     let m = &f.model;
     format!(
-        "{{\"case\":\"{}\",\"method\":\"{}\",\"width\":{},\"sigma\":{:.4},\"predicted_ms\":{},\"plan_ms\":{:.3},\"setpts_ms\":{:.4},\
+        "{{\"case\":\"{}\",\"method\":\"{}\",\"deterministic\":{},\"width\":{},\"sigma\":{:.4},\"predicted_ms\":{},\"plan_ms\":{:.3},\"setpts_ms\":{:.4},\
          \"exec_ms\":{:.4},\"ref_ms\":{},\"rel_err\":{:.3e},\"tol\":{:e},\"points_per_s\":{:.4e},\
          \"dist\":\"{}\",\"plan2_ms\":{:.3},\"n_fine\":[{},{},{}],\"fft_ms\":{},\"fft_frac\":{},\
          \"bytes\":{},\"grid_bytes\":{},\"fft_bytes\":{},\"point_bytes\":{},\"data_bytes\":{},\
@@ -436,6 +439,7 @@ pub fn json_row(r: &Row) -> String {
          \"exec_over_floor\":{}}}",
         r.name,
         r.method,
+        r.deterministic,
         r.width,
         r.sigma,
         jnum(r.predicted_ms),

@@ -152,7 +152,7 @@ static warpfft_opts *pick_opts(reader *r, int *sio) {
                 o.modeord = pick_small(r, 0, 2);
                 break;
             case 1:
-                o.method = pick_small(r, 0, 3);
+                o.method = pick_small(r, 0, 4);
                 break;
             case 2:
                 o.device = pick_small(r, 0, 1);
@@ -170,6 +170,7 @@ static warpfft_opts *pick_opts(reader *r, int *sio) {
                 break;
             case 6:
                 o.spreadinterponly = pick_small(r, 0, 2);
+                o.deterministic = pick_small(r, 0, 2);
                 break;
             default:
                 o.check_points = pick_small(r, 0, 2);

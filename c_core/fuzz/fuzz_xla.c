@@ -9,12 +9,13 @@
  * with the bytes the call reads or writes, inside one buffer of the frame of the right element
  * type (the transform's output inside the result, never an input); set-points must come before
  * an execute on that plan in the same call, with the plan's type and precision; integer
- * attributes must reach the plan unchanged (not cut to 32 bits); every plan taken from the
- * live-plan pool (a small stand-in of warpfft_pool_*: plans kept by key between inputs) must be
- * given back exactly once by the end of the call; and an error must come back through
- * XLA_FFI_Error_Create with a message. Any other outcome aborts, as do the sanitizers.
- * c_core/fuzz/run.sh builds and runs it; corpus/fuzz_xla holds the seeds (make_seeds.py);
- * WF_FUZZ_TRACE=1 prints the stand-in's calls (fuzz_xla SEED runs one input).
+ * attributes must reach the plan unchanged (not cut to 32 bits); the plan's points_hint must be
+ * the power of two nearest to the M its set-points get (types 1 and 2; 0 for type 3 and for
+ * M = 0); every plan taken from the live-plan pool (a small stand-in of warpfft_pool_*: plans kept
+ * by key between inputs) must be given back exactly once by the end of the call; and an error must
+ * come back through XLA_FFI_Error_Create with a message. Any other outcome aborts, as do the
+ * sanitizers. c_core/fuzz/run.sh builds and runs it; corpus/fuzz_xla holds the seeds
+ * (make_seeds.py); WF_FUZZ_TRACE=1 prints the stand-in's calls (fuzz_xla SEED runs one input).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -97,9 +98,9 @@ enum { MAX_BUF = 10, MAX_ATTR = 20, MAX_RANK = 6 };
 
 static const int dtypes[] = {WF_XLA_C64, WF_XLA_C128, WF_XLA_F32, WF_XLA_F64,   WF_XLA_S32,
                              WF_XLA_S64, WF_XLA_U32,  WF_XLA_U64, 1 /* PRED */, 16 /* BF16 */};
-static const char *const names[] = {"nufft_type", "iflag",       "eps",      "n1",   "n2",
-                                    "n3",         "modeord",     "method",   "bin1", "bin2",
-                                    "bin3",       "max_subprob", "upsampfac"};
+static const char *const names[] = {
+    "nufft_type", "iflag", "eps",  "n1",   "n2",          "n3",        "modeord",
+    "method",     "bin1",  "bin2", "bin3", "max_subprob", "upsampfac", "deterministic"};
 enum { N_NAMES = sizeof names / sizeof names[0] };
 
 typedef struct frame_t {
@@ -303,6 +304,7 @@ static void trace(const char *fmt, ...) {
 struct warpfft_plan_s {
     int type, dim, precision;
     int64_t n[3], ntransf, M, K;
+    int64_t hint;       /* opts.points_hint it was made with */
     int points_set;     /* in the current handler call */
     uint64_t points_id; /* warpfft_plan_points_id's: 0 until its first set-points or release */
 };
@@ -343,9 +345,20 @@ static uint64_t mul(uint64_t a, uint64_t b) { /* saturating: a span that cannot 
 warpfft_status warpfft_opts_default(warpfft_opts *o) {
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
-    o->upsampfac = 2.0;
+    o->upsampfac = 0.0;
     o->check_points = 1;
+    o->points_hint = -1; /* not the library's default: the handler must set it */
     return WARPFFT_SUCCESS;
+}
+
+/* The power of two nearest to M (a tie up), 0 for M <= 0: what points_hint must be. */
+static int64_t nearest_pow2(int64_t M) {
+    if (M <= 0)
+        return 0;
+    int64_t p = 1;
+    while (p <= M / 2)
+        p *= 2;
+    return p > INT64_MAX / 2 || M - p < 2 * p - M ? p : 2 * p;
 }
 
 static void check_int_attr(const char *name, int64_t got) {
@@ -364,6 +377,7 @@ warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int if
         bug("plan_create: bad opts, plan or n_modes pointer");
     check_int_attr("method", o->method);
     check_int_attr("max_subprob", o->max_subprob);
+    check_int_attr("deterministic", o->deterministic);
     check_int_attr("bin1", o->bin_size[0]);
     check_int_attr("bin2", o->bin_size[1]);
     check_int_attr("bin3", o->bin_size[2]);
@@ -374,7 +388,16 @@ warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int if
     struct warpfft_plan_s *p = calloc(1, sizeof *p);
     if (!p)
         return WARPFFT_ERR_OUT_OF_MEMORY;
-    *p = (struct warpfft_plan_s){type, dim, (int)precision, {1, 1, 1}, ntransf, -1, -1, 0, 0};
+    if (o->points_hint < 0 || (type == 3 && o->points_hint != 0))
+        bug("plan_create: type %d with points_hint %lld", type, (long long)o->points_hint);
+    *p = (struct warpfft_plan_s){.type = type,
+                                 .dim = dim,
+                                 .precision = (int)precision,
+                                 .n = {1, 1, 1},
+                                 .ntransf = ntransf,
+                                 .M = -1,
+                                 .K = -1,
+                                 .hint = o->points_hint};
     for (int d = 0; d < 3 && type != 3; d++)
         p->n[d] = n[d];
     live_plans++;
@@ -413,6 +436,9 @@ warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, in
         bug("setpts on a type-%d %s plan with precision %d", plan->type,
             plan->precision == WARPFFT_F64 ? "f64" : "f32", (int)precision);
     trace("setpts M %lld\n", (long long)M);
+    if (plan->hint != nearest_pow2(M))
+        bug("setpts M %lld on a plan made with points_hint %lld", (long long)M,
+            (long long)plan->hint);
     const void *c[3] = {x, y, z};
     check_coords("setpts", plan, M, c);
     note_plan(plan);

@@ -104,7 +104,13 @@ typedef enum warpfft_precision { WARPFFT_F32 = 1, WARPFFT_F64 = 2 } warpfft_prec
 typedef enum warpfft_method {
     WARPFFT_METHOD_AUTO = 0, /* pick by measured rules per (type, dim, precision, width, density) */
     WARPFFT_METHOD_GM = 1,   /* points-driven over bin-sorted points, global-memory atomics */
-    WARPFFT_METHOD_SM = 2    /* subproblems: per-bin tiles in shared memory */
+    WARPFFT_METHOD_SM = 2,   /* subproblems: per-bin tiles in shared memory */
+    /* output-driven: each warp owns a tile of the fine grid, gathers the points that reach it
+     * and writes every cell once (no atomics; bitwise reproducible with opts.deterministic).
+     * Spreading only: type 1 and type 3's spreading step (type 3's inner type-2 step then
+     * interpolates by AUTO's choice); a type-2 plan refuses it (WARPFFT_ERR_UNSUPPORTED).
+     * 3-4x slower than SM on an H100, so AUTO picks it only for opts.deterministic. */
+    WARPFFT_METHOD_OD = 3
 } warpfft_method;
 
 /* The spreading kernel a plan uses (warpfft_plan_info.kernel). */
@@ -153,6 +159,19 @@ typedef struct warpfft_opts {
      * one point per mode. A hint only: any M may be set. Added after check_points: an opts
      * with the older struct_size (offsetof this field, 56 bytes) is still accepted. */
     int64_t points_hint;
+    /* 1: bitwise-reproducible results: the same inputs on the same GPU (and the same warpfft,
+     * driver and cuFFT) give the same bits on every execute, of every plan made with the same
+     * arguments, on any stream (types 1, 2 and 3; docs/spreaders.md). Type 1 and type 3's
+     * spreading step then spread with method OD (output-driven, a fixed order of additions;
+     * opts.method must be AUTO or OD there, else WARPFFT_ERR_INVALID_ARG), and setpts ranks
+     * the points inside their bins by input order (a stable sort, ~0.1 ns per point more)
+     * instead of by atomics. Type 2 interpolation sums each point's footprint in a fixed order
+     * with any method, so a type-2 plan is unchanged. The cost: OD spreading is 3-4x slower
+     * than SM (H100, docs/spreaders.md). 0 (default): the fastest methods, whose spreading
+     * adds with atomics (results may differ in the last bits from run to run). Added after
+     * points_hint: an opts with the older struct_size (offsetof this field, 64 bytes) is still
+     * accepted, with this field 0. */
+    int32_t deterministic;
 } warpfft_opts;
 
 /* A plan handle: valid from a successful warpfft_plan_create until a successful
@@ -192,6 +211,9 @@ typedef struct warpfft_plan_info {
      * Appended. */
     double predicted_ms;
     int32_t kernel;
+    /* opts.deterministic of the plan (1: bitwise-reproducible executes; method then says OD
+     * for types 1 and 3). Appended. */
+    int32_t deterministic;
     /* The point sets of the last setpts: 1 for warpfft_setpts / warpfft_setpts3 (every
      * transform takes the same points), n_sets for warpfft_setpts_sets / warpfft_setpts3_sets
      * (n_points, n_targets: per set); -1 before a setpts (and from warpfft_plan_params).
@@ -302,16 +324,17 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
  * warpfft_setpts). Execute's arrays keep their layout: c holds ntransf * M values,
  * transform t's at t * M (its points those of set t / tps), fk ntransf mode arrays. All the
  * sets are sorted in one pass and every later execute runs them in one launch per stage (types
- * 1 and 2: 1-3D, f32 and f64, methods GM and SM, spread/interp-only plans too). M is the same
+ * 1 and 2: 1-3D, f32 and f64, methods GM and SM, spread/interp-only plans too; not method OD,
+ * so not a deterministic type 1 or 3, which take one set). M is the same
  * for every set: pad a shorter set with points of strength 0 (type 1) or ignore the values
  * execute writes at the padding (type 2) -- docs/batched-points.md. Everything else as
  * warpfft_setpts (pointers kept, asynchronous, check_points, warpfft_setpts_check: a NaN or
  * infinite coordinate in any set makes every output of the plan NaN or fails a checked setpts).
  * WARPFFT_ERR_INVALID_ARG when n_sets < 1 or does not divide ntransf; WARPFFT_ERR_UNSUPPORTED
- * for more than 65535 sets; WARPFFT_ERR_BAD_SIZE when n_sets times the plan's spreading bins
- * reaches 2^31; WARPFFT_ERR_BAD_NPOINTS when n_sets * M exceeds 2^56. Type 3:
- * warpfft_setpts3_sets. warpfft_plan_info.n_sets reports the sets. (A warpfft extension: the
- * reference library has no such call.) */
+ * for more than 65535 sets or (n_sets > 1) a plan spreading by method OD; WARPFFT_ERR_BAD_SIZE when
+ * n_sets times the plan's spreading bins reaches 2^31; WARPFFT_ERR_BAD_NPOINTS when n_sets * M
+ * exceeds 2^56. Type 3: warpfft_setpts3_sets. warpfft_plan_info.n_sets reports the sets. (A warpfft
+ * extension: the reference library has no such call.) */
 WARPFFT_API warpfft_status warpfft_setpts_sets(warpfft_plan plan, warpfft_precision precision,
                                                int64_t n_sets, int64_t M, const void *x,
                                                const void *y, const void *z);
@@ -559,9 +582,10 @@ WARPFFT_API warpfft_status warpfft_bench_fft(int dim, const int64_t n_fine[3],
  * index <-> mode per opts.modeord). The spectrum (warpfft_toeplitz_spectrum): L1*L2*L3 values,
  * dimension 1 fastest, index l_d <-> frequency l_d of the FFT (an FFT of size L_d), scaled by
  * 1/(L1 L2 L3); reals (weights none or real) or complexes (weights complex).
- * Options: modeord (the mode arrays), device, stream; upsampfac, method, bin_size and
- * max_subprob apply to the kernel's type-1 transform; spreadinterponly must be 0;
- * check_points is ignored (the points are always checked: BAD_POINTS).
+ * Options: modeord (the mode arrays), device, stream; upsampfac, method, bin_size,
+ * max_subprob and deterministic apply to the kernel's type-1 transform (the application is
+ * FFTs and pointwise products: the same bits every run either way); spreadinterponly must be
+ * 0; check_points is ignored (the points are always checked: BAD_POINTS).
  */
 
 typedef enum warpfft_weights {

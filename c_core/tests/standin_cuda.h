@@ -5,7 +5,8 @@
  *                           fails, initialisation, devices, contexts, error strings;
  *   standin_cuda_memory.c   "device" memory with bounds checks, copies, memsets, streams, events;
  *   standin_cuda_modules.c  modules, link states, functions, kernel launches;
- *   standin_cuda_kernels.c  the binning kernels a checked setpts reads back, on the host.
+ *   standin_cuda_kernels.c  the binning kernels a checked setpts reads back, on the host; the
+ *                           stable sort's passes and the OD spreader's launch, checked.
  * Everything here is hidden: the library exports only the driver's entry points and standin.h.
  */
 #ifndef WARPFFT_STANDIN_CUDA_H
@@ -43,9 +44,14 @@ INTERNAL CUresult sc_release(const char *fn, long *live, void *p);
 /* Work on stream s (what: the call, for the message): a violation while a synchronous upload
  * may still be landing on the legacy stream (standin_cuda_memory.c). */
 INTERNAL void sc_check_order(CUstream s, const char *what);
-/* Kernel `name` with its launch arguments: the binning kernels computed on the host, other
+/* A launch's geometry: grid, block and dynamic shared memory. */
+typedef struct sc_geom {
+    unsigned gx, gy, bx, shared;
+} sc_geom;
+/* Kernel `name` with its launch arguments and geometry: the binning kernels and module
+ * sort_stable computed on the host, the OD spreader's launch checked against its traps, other
  * kernels nothing (standin_cuda_kernels.c). */
-INTERNAL void sc_emulate(const char *name, void **args);
+INTERNAL void sc_emulate(const char *name, void **args, const sc_geom *g);
 
 static inline void *dptr(CUdeviceptr p) {
     return (void *)(uintptr_t)p;

@@ -3,8 +3,13 @@
  * the binning kernels whose totals a checked setpts (and warpfft_setpts_check) reads back —
  * wf_bin_count_p (every point into bin 0 of its point set), the one-block wf_bin_scan, and module
  * scan_big's three passes — and type 3's bounds (wf_t3_minmax_p, which setpts3 reads back), with
- * their arguments as kernels/ABI.md lists them, every array bounds-checked.
+ * their arguments as kernels/ABI.md lists them, every array bounds-checked. Nothing reads the
+ * stable sort's ranks back, but its passes work in scratch the host carves out of other arrays:
+ * they are computed here too (module sort_stable), every array bounds-checked; and the OD
+ * spreader's launch is checked against the conditions its kernel traps on and the arrays it
+ * reads and writes.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "standin_cuda.h"
@@ -13,6 +18,10 @@
  * when the range is not inside one live allocation. */
 static void *arg_ptr(void **args, int i, size_t bytes, const char *what) {
     CUdeviceptr p = *(CUdeviceptr *)args[i];
+    return standin_check_range(dptr(p), bytes, what) ? dptr(p) : NULL;
+}
+/* Device address p, `bytes` long: the pointer, or NULL (and a violation) as arg_ptr. */
+static void *at_ptr(CUdeviceptr p, size_t bytes, const char *what) {
     return standin_check_range(dptr(p), bytes, what) ? dptr(p) : NULL;
 }
 /* The subproblems of a bin of c points: ceil(c / maxsub); 0 without a maxsub. */
@@ -123,7 +132,168 @@ static void emulate_t3_minmax(int f64, void **args) {
         }
 }
 
-void sc_emulate(const char *name, void **args) {
+/* ---- module sort_stable (kernels/sort_stable.cu): tiles of 2048 items, 8-bit digits ---- */
+#define ST_TILE 2048
+
+/* A violation of the launch contract (the kernel would trap or write out of bounds). */
+static void launch_violation(const char *what, const char *name) {
+    char msg[192];
+    snprintf(msg, sizeof msg, "%s %s", name, what);
+    pthread_mutex_lock(&sc_lock);
+    sc_violation("%s %p %zu", msg, NULL, 0);
+    pthread_mutex_unlock(&sc_lock);
+}
+
+static void check_block(const char *name, const sc_geom *g, unsigned want) {
+    if (g->bx != want)
+        launch_violation("traps: blocks of other than 256 threads", name);
+}
+
+static unsigned st_digit(int32_t key, int shift) {
+    return ((uint32_t)key >> shift) & 255u;
+}
+
+/* wf_stable_hist(M, keys, shift, ntiles, hist). */
+static void emulate_stable_hist(void **args) {
+    long long M = *(long long *)args[0], nt = *(long long *)args[3];
+    int shift = *(int32_t *)args[2];
+    const int32_t *keys = arg_ptr(args, 1, (size_t)M * 4, "wf_stable_hist keys");
+    uint64_t *hist = arg_ptr(args, 4, (size_t)256 * (size_t)nt * 8, "wf_stable_hist hist");
+    if (!keys || !hist)
+        return;
+    memset(hist, 0, (size_t)256 * (size_t)nt * 8);
+    for (long long i = 0; i < M; i++)
+        hist[(long long)st_digit(keys[i], shift) * nt + i / ST_TILE]++;
+}
+
+/* wf_stable_rowscan(ntiles, hist, digit_total). */
+static void emulate_stable_rowscan(void **args) {
+    long long nt = *(long long *)args[0];
+    uint64_t *hist = arg_ptr(args, 1, (size_t)256 * (size_t)nt * 8, "wf_stable_rowscan hist");
+    uint64_t *total = arg_ptr(args, 2, 256 * 8, "wf_stable_rowscan digit_total");
+    if (!hist || !total)
+        return;
+    for (int d = 0; d < 256; d++) {
+        uint64_t s = 0;
+        for (long long t = 0; t < nt; t++) {
+            uint64_t v = hist[d * nt + t];
+            hist[d * nt + t] = s;
+            s += v;
+        }
+        total[d] = s;
+    }
+}
+
+/* wf_stable_scatter(M, keys_in, vals_in, shift, ntiles, hist, digit_total, keys_out, vals_out,
+ * pos_wide, bin_start, pos_in_bin). */
+static void emulate_stable_scatter(void **args) {
+    long long M = *(long long *)args[0], nt = *(long long *)args[4];
+    int shift = *(int32_t *)args[3], wide = *(int32_t *)args[9];
+    size_t vb = wide ? 8 : 4, m = (size_t)M;
+    int last = *(CUdeviceptr *)args[10] != 0, first = *(CUdeviceptr *)args[2] == 0;
+    const int32_t *keys = arg_ptr(args, 1, m * 4, "wf_stable_scatter keys_in");
+    const void *vals = first ? NULL : arg_ptr(args, 2, m * vb, "wf_stable_scatter vals_in");
+    uint64_t *hist = arg_ptr(args, 5, (size_t)256 * (size_t)nt * 8, "wf_stable_scatter hist");
+    const uint64_t *total = arg_ptr(args, 6, 256 * 8, "wf_stable_scatter digit_total");
+    int32_t *kout = last ? NULL : arg_ptr(args, 7, m * 4, "wf_stable_scatter keys_out");
+    void *vout = last ? NULL : arg_ptr(args, 8, m * vb, "wf_stable_scatter vals_out");
+    void *pos = last ? arg_ptr(args, 11, m * vb, "wf_stable_scatter pos_in_bin") : NULL;
+    if (!keys || (!first && !vals) || !hist || !total || (last ? !pos : !kout || !vout))
+        return;
+    if ((kout && ((void *)kout == (void *)keys || (void *)kout == vals)) ||
+        (vout && (vout == (void *)keys || vout == vals)))
+        launch_violation("an output aliases an input", "wf_stable_scatter");
+    uint64_t start[256], run[256], sum = 0;
+    for (int d = 0; d < 256; d++) {
+        start[d] = sum;
+        sum += total[d];
+    }
+    for (long long t = 0; t < nt; t++) {
+        for (int d = 0; d < 256; d++)
+            run[d] = start[d] + hist[d * nt + t];
+        for (long long i = t * ST_TILE; i < M && i < (t + 1) * ST_TILE; i++) {
+            unsigned d = st_digit(keys[i], shift);
+            uint64_t dst = run[d]++;
+            uint64_t v = first  ? (uint64_t)i
+                         : wide ? ((const uint64_t *)vals)[i]
+                                : ((const uint32_t *)vals)[i];
+            if (dst >= (uint64_t)M) {
+                launch_violation("a destination past M", "wf_stable_scatter");
+                return;
+            }
+            if (last) {
+                CUdeviceptr bs = *(CUdeviceptr *)args[10] + (CUdeviceptr)keys[i] * 8;
+                const uint64_t *b = at_ptr(bs, 8, "wf_stable_scatter bin_start");
+                if (!b || v >= (uint64_t)M)
+                    return;
+                if (wide)
+                    ((uint64_t *)pos)[v] = dst - *b;
+                else
+                    ((uint32_t *)pos)[v] = (uint32_t)(dst - *b);
+            } else {
+                kout[dst] = keys[i];
+                if (wide)
+                    ((uint64_t *)vout)[dst] = v;
+                else
+                    ((uint32_t *)vout)[dst] = (uint32_t)v;
+            }
+        }
+    }
+}
+
+/* ---- the OD spreader (kernels/ABI.md, "Modules si_..._spread_od") ---- */
+
+/* wf_spread_od_{d}d_{p}_w{w}: the arrays it reads and writes, and what its kernel traps on
+ * (block size, tile and pitch, too little dynamic shared memory for its warps). */
+static void check_od(const char *name, void **args, const sc_geom *g) {
+    int dim = 0, prec = 0, w = 0;
+    if (sscanf(name, "wf_spread_od_%dd_f%d_w%d", &dim, &prec, &w) != 3)
+        return;
+    size_t rb = prec == 64 ? 8 : 4, cb = 2 * rb;
+    long long M = *(long long *)args[0], nt = *(long long *)args[8];
+    long long nf[3] = {*(long long *)args[5], *(long long *)args[6], *(long long *)args[7]};
+    long long nb[3] = {*(long long *)args[14], *(long long *)args[15], *(long long *)args[16]};
+    int tl[3] = {*(int32_t *)args[19], *(int32_t *)args[20], *(int32_t *)args[21]};
+    int pitch = *(int32_t *)args[22];
+    for (int d = dim; d < 3; d++)
+        tl[d] = 1;
+    unsigned nw = g->bx / 32;
+    size_t cells = (size_t)pitch * (size_t)tl[1] * (size_t)tl[2];
+    size_t warp = (cells * cb + 15) / 16 * 16 + 32 * (cb + 16 + (size_t)dim * (size_t)w * rb) + 672;
+    if (g->bx % 32 != 0 || g->bx > 256 || tl[0] < 1 || tl[1] < 1 || tl[2] < 1 || pitch < tl[0] ||
+        g->shared < nw * warp)
+        launch_violation("traps: block, tile, pitch or shared memory out of its contract", name);
+    for (int d = 0; d < dim; d++)
+        if (M > 0)
+            arg_ptr(args, 1 + d, (size_t)M * rb, "wf_spread_od coordinates");
+    arg_ptr(args, 4, (size_t)(M * nt) * cb, "wf_spread_od strengths");
+    arg_ptr(args, 9, (size_t)M * 8, "wf_spread_od sort_idx");
+    size_t nbins = (size_t)(nb[0] * nb[1] * nb[2]);
+    arg_ptr(args, 17, nbins * 8, "wf_spread_od bin_start");
+    arg_ptr(args, 18, nbins * 8, "wf_spread_od bin_count");
+    arg_ptr(args, 23, (size_t)(nf[0] * nf[1] * nf[2] * nt) * cb, "wf_spread_od fw");
+}
+
+void sc_emulate(const char *name, void **args, const sc_geom *g) {
+    if (strcmp(name, "wf_stable_hist") == 0) {
+        check_block(name, g, 256);
+        emulate_stable_hist(args);
+        return;
+    }
+    if (strcmp(name, "wf_stable_rowscan") == 0) {
+        check_block(name, g, 256);
+        emulate_stable_rowscan(args);
+        return;
+    }
+    if (strcmp(name, "wf_stable_scatter") == 0) {
+        check_block(name, g, 256);
+        emulate_stable_scatter(args);
+        return;
+    }
+    if (strncmp(name, "wf_spread_od_", 13) == 0) {
+        check_od(name, args, g);
+        return;
+    }
     if (strncmp(name, "wf_bin_count_", 13) == 0) {
         /* every point into bin 0 of its point set (n_sets sets of M / n_sets points: the bins
          * of set s start at s * nb1*nb2*nb3), ranked in input order */

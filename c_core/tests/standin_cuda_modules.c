@@ -105,7 +105,7 @@ API CUresult cuFuncGetAttribute(int *v, int attr, CUfunction f) {
 API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                             unsigned by, unsigned bz, unsigned shared, CUstream s, void **args,
                             void **extra) {
-    (void)extra, (void)shared;
+    (void)extra;
     TICK("cuLaunchKernel");
     if (!f || !args || gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0)
         return CUDA_ERROR_INVALID_VALUE;
@@ -116,7 +116,8 @@ API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
     }
     standin_log_launch(f->name);
     sc_check_order(s, f->name);
-    sc_emulate(f->name, args);
+    sc_geom g = {gx, gy, bx, shared};
+    sc_emulate(f->name, args, &g);
     sc_count(&sc_counts.launches);
     return 0;
 }

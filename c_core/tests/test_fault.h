@@ -43,13 +43,17 @@ typedef struct config {
     int type, dim, precision, method;
     int64_t ntransf;
     double upsampfac;
-    uint64_t stream;  /* 0: legacy; else a stand-in stream (non-blocking) */
-    int check_points; /* opts.check_points: 1 = setpts syncs and reads the totals back */
-    int32_t bin_size; /* opts.bin_size in every dim (0: default); 1: more bins than
-                         WF_SCAN_BIG_BINS in 3D, so setpts scans with module scan_big */
-    int64_t n_sets;   /* > 1: batched points, warpfft_setpts_sets with that many sets of M
-                         points (it divides ntransf); 0: warpfft_setpts */
+    uint64_t stream;   /* 0: legacy; else a stand-in stream (non-blocking) */
+    int check_points;  /* opts.check_points: 1 = setpts syncs and reads the totals back */
+    int32_t bin_size;  /* opts.bin_size in every dim (0: default); 1: more bins than
+                          WF_SCAN_BIG_BINS in 3D, so setpts scans with module scan_big */
+    int64_t n_sets;    /* > 1: batched points, warpfft_setpts_sets with that many sets of M
+                          points (it divides ntransf); 0: warpfft_setpts */
+    int deterministic; /* opts.deterministic: OD spreading and the stable sort's passes */
 } config;
+
+/* "AUTO", "GM", "SM" or "OD". */
+const char *method_name(int method);
 
 /* The configurations walked (some parts pick one by index), n_configs of them. */
 extern const config configs[];
@@ -66,7 +70,8 @@ typedef struct arrays {
  * the program. */
 arrays arrays_make(const config *cf);
 void arrays_free(arrays *a);
-/* The options of configuration cf: method, upsampfac, stream, check_points, bin_size. */
+/* The options of configuration cf: method, upsampfac, stream, check_points, bin_size,
+ * deterministic. */
 void config_opts(const config *cf, warpfft_opts *o);
 /* warpfft_setpts of M points, or warpfft_setpts_sets of cf->n_sets sets of M (n_sets > 1). */
 int config_setpts(const config *cf, warpfft_plan plan, const arrays *a);
@@ -111,6 +116,8 @@ void test_module_without_images(void);
 
 /* ---- test_fault_calls.c ---- */
 void test_steady_calls(void);
+/* The stable sort's three radix passes on the stand-in (bounds-checked scratch). */
+void test_stable_passes(void);
 
 /* ---- test_fault_type3.c ---- */
 /* Walks type-3 lifecycles (create, setpts3, execute, setpts3 on new grids, execute, destroy)

@@ -3,14 +3,17 @@
  * call log (standin_log): the host-side half of issue 12's contract, which no GPU timing would
  * pin to a cause if it broke.
  *
- * For every configuration of the walk (types 1 and 2, 1D to 3D, f32/f64, GM/SM, batches, legacy
- * and other streams, checked and unchecked set-points, one and three scan passes, point sets):
+ * For every configuration of the walk (types 1 and 2, 1D to 3D, f32/f64, GM/SM/OD, batches,
+ * legacy and other streams, checked and unchecked set-points, one and three scan passes,
+ * deterministic or not, point sets):
  *  - a setpts after the first (same M, then fewer points) is exactly one context push, one memset
- *    and the binning's launches in order: no allocation, no copy back, no wait. Checked mode adds
- *    exactly one copy of the result block and one stream synchronisation;
- *  - an execute is one memset (type 1), the spread or amplify launch, one cuFFT call for the whole
- *    batch, the deconvolve or interp launch, and (unchecked) the NaN-poison launch: nothing
- *    allocated, loaded or waited for;
+ *    and the binning's launches in order (a deterministic spreader's stable-sort passes, three
+ *    launches per 8 bits of the bin index, between the scan and the scatter): no allocation, no
+ *    copy back, no wait. Checked mode adds exactly one copy of the result block and one stream
+ *    synchronisation;
+ *  - an execute is one memset (type 1, but OD, which writes every cell), the spread or amplify
+ *    launch, one cuFFT call for the whole batch, the deconvolve or interp launch, and
+ *    (unchecked) the NaN-poison launch: nothing allocated, loaded or waited for;
  *  - warpfft_setpts_check is one copy and one wait (unchecked), nothing at all (checked);
  *  - a second plan of a destroyed plan's shape makes no cuFFT plan, loads and links no module
  *    and waits for nothing (the plan cache and the module table).
@@ -27,15 +30,33 @@ static const char *logged(void) {
     return got;
 }
 
+/* How many lines of log start with prefix. */
+static int count_lines_of(const char *log, const char *prefix) {
+    int n = 0;
+    size_t len = strlen(prefix);
+    for (const char *l = log; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+        n += strncmp(l, prefix, len) == 0;
+    return n;
+}
+
 /* Appends line `s` to buf (cap bytes). */
 static void add(char *buf, size_t cap, const char *s) {
     size_t n = strlen(buf);
     snprintf(buf + n, cap - n, "%s\n", s);
 }
 
-/* The calls a setpts after the first makes for configuration cf, whose points are sorted into
- * `bins` bins (every point set's; kernel names as the plan forms them: wf_prec_name's suffix). */
-static void expect_setpts(const config *cf, int64_t bins, char *buf, size_t cap) {
+/* The bins of one point set of a plan with this info. */
+static int64_t nbins_of(const warpfft_plan_info *in) {
+    int64_t n = 1;
+    for (int d = 0; d < 3; d++)
+        n *= (in->n_fine[d] + in->bin_size[d] - 1) / in->bin_size[d];
+    return n;
+}
+
+/* The calls a setpts after the first makes for configuration cf, whose plan has info `in` and
+ * whose points are sorted into the bins of every point set (kernel names as the plan forms them:
+ * wf_prec_name's suffix). */
+static void expect_setpts(const config *cf, const warpfft_plan_info *in, char *buf, size_t cap) {
     const char *p = wf_prec_name(cf->precision);
     char line[96];
     buf[0] = '\0';
@@ -43,12 +64,23 @@ static void expect_setpts(const config *cf, int64_t bins, char *buf, size_t cap)
     add(buf, cap, "cuMemsetD8Async");
     snprintf(line, sizeof line, "launch wf_bin_count_%s", p);
     add(buf, cap, line);
-    if (bins > WF_SCAN_BIG_BINS) { /* module scan_big */
+    int64_t nbins = nbins_of(in) * (cf->n_sets > 1 ? cf->n_sets : 1);
+    if (nbins > WF_SCAN_BIG_BINS) { /* module scan_big */
         add(buf, cap, "launch wf_scan_big_reduce");
         add(buf, cap, "launch wf_scan_big_tiles");
         add(buf, cap, "launch wf_scan_big_down");
     } else {
         add(buf, cap, "launch wf_bin_scan");
+    }
+    if (cf->deterministic && cf->type == 1) { /* a radix pass per 8 bits of the bin index */
+        int bits = 0;
+        for (int64_t v = nbins - 1; v > 0; v >>= 1)
+            bits++;
+        for (int pass = 0; pass < (bits <= 8 ? 1 : (bits + 7) / 8); pass++) {
+            add(buf, cap, "launch wf_stable_hist");
+            add(buf, cap, "launch wf_stable_rowscan");
+            add(buf, cap, "launch wf_stable_scatter");
+        }
     }
     snprintf(line, sizeof line, "launch wf_bin_scatter_%s", p);
     add(buf, cap, line);
@@ -60,16 +92,20 @@ static void expect_setpts(const config *cf, int64_t bins, char *buf, size_t cap)
     }
 }
 
-/* The calls an execute makes for configuration cf with kernel width w. */
-static void expect_execute(const config *cf, int w, char *buf, size_t cap) {
+/* The calls an execute makes for configuration cf, whose plan has info `in`. */
+static void expect_execute(const config *cf, const warpfft_plan_info *in, char *buf, size_t cap) {
     const char *p = wf_prec_name(cf->precision);
-    const char *m = cf->method == WARPFFT_METHOD_GM ? "gm" : "sm";
+    const char *m = in->method == WARPFFT_METHOD_GM   ? "gm"
+                    : in->method == WARPFFT_METHOD_OD ? "od"
+                                                      : "sm";
     const char *fft = cf->precision == WARPFFT_F64 ? "cufftExecZ2Z" : "cufftExecC2C";
+    int w = in->width;
     char line[96];
     buf[0] = '\0';
     add(buf, cap, "cuCtxPushCurrent");
     if (cf->type == 1) {
-        add(buf, cap, "cuMemsetD8Async");
+        if (in->method != WARPFFT_METHOD_OD) /* OD writes every cell of the grid */
+            add(buf, cap, "cuMemsetD8Async");
         snprintf(line, sizeof line, "launch wf_spread_%s_%dd_%s_w%d", m, cf->dim, p, w);
         add(buf, cap, line);
         add(buf, cap, fft);
@@ -115,9 +151,13 @@ static void steady_calls(size_t ci) {
     warpfft_plan_info info;
     warpfft_plan_get_info(plan, &info);
     warpfft_precision prec = (warpfft_precision)cf->precision;
-    int64_t sets = cf->n_sets > 1 ? cf->n_sets : 1, bins = sets;
-    for (int d = 0; d < cf->dim; d++)
-        bins *= (info.n_fine[d] + info.bin_size[d] - 1) / info.bin_size[d];
+    int64_t sets = cf->n_sets > 1 ? cf->n_sets : 1;
+    /* the method the configuration asks for (AUTO: OD for deterministic type 1, else SM) */
+    int want_method = cf->method != WARPFFT_METHOD_AUTO    ? cf->method
+                      : cf->deterministic && cf->type == 1 ? WARPFFT_METHOD_OD
+                                                           : WARPFFT_METHOD_SM;
+    CHECK(info.method == want_method && info.deterministic == cf->deterministic,
+          "config %zu: method %d deterministic %d", ci, info.method, info.deterministic);
     char want[2048];
     /* the first setpts allocates the per-point arrays; those after it reuse them */
     CHECK(config_setpts(cf, plan, &a) == 0 && warpfft_execute(plan, prec, a.c, a.fk) == 0,
@@ -127,13 +167,13 @@ static void steady_calls(size_t ci) {
         arm(0);
         st = sets > 1 ? warpfft_setpts_sets(plan, prec, sets, ms[r], a.x, a.y, a.z)
                       : warpfft_setpts(plan, prec, ms[r], a.x, a.y, a.z);
-        expect_setpts(cf, bins, want, sizeof want);
+        expect_setpts(cf, &info, want, sizeof want);
         CHECK(st == 0 && strcmp(logged(), want) == 0,
               "config %zu: setpts of %lld points (status %d) called\n%swhere\n%swas expected", ci,
               (long long)ms[r], st, got, want);
         arm(0);
         st = warpfft_execute(plan, prec, a.c, a.fk);
-        expect_execute(cf, info.width, want, sizeof want);
+        expect_execute(cf, &info, want, sizeof want);
         CHECK(st == 0 && strcmp(logged(), want) == 0,
               "config %zu: execute (status %d) called\n%swhere\n%swas expected", ci, st, got, want);
     }
@@ -157,6 +197,43 @@ static void steady_calls(size_t ci) {
         destroy_plan(plan);
     warpfft_release_cached();
     arrays_free(&a);
+}
+
+/* Three radix passes (more than 2^16 bins: bins of one cell on an 80000-cell grid): the keys
+ * and values ping-pong through both halves of their scratch (sort_idx, rec) and the histogram
+ * lives in xs[0]; the stand-in computes the passes with every array bounds-checked, and checks
+ * the OD launch against its kernel's traps. Then a setpts of fewer points reuses the arrays. */
+void test_stable_passes(void) {
+    const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_AUTO, 1, 2.0, 0, 0, 1, 0, 1};
+    arrays a = arrays_make(&cf);
+    warpfft_opts o;
+    config_opts(&cf, &o);
+    const int64_t n[3] = {40000, 1, 1};
+    warpfft_plan plan = NULL;
+    standin_counts s0 = counts();
+    int st = warpfft_plan_create(1, 1, n, 1, 1, 1e-4, WARPFFT_F32, &o, &plan);
+    CHECK(st == 0, "create: %s", warpfft_last_error());
+    if (st != 0) {
+        arrays_free(&a);
+        return;
+    }
+    warpfft_plan_info info;
+    warpfft_plan_get_info(plan, &info);
+    CHECK(nbins_of(&info) == 80000 && info.method == WARPFFT_METHOD_OD, "bins %lld, method %d",
+          (long long)nbins_of(&info), info.method);
+    for (int64_t m = M; m >= M / 3; m -= M / 3) {
+        arm(0);
+        st = warpfft_setpts(plan, WARPFFT_F32, m, a.x, NULL, NULL);
+        CHECK(st == 0 && count_lines_of(logged(), "launch wf_stable_scatter") == 3,
+              "setpts of %lld points (status %d) called\n%s", (long long)m, st, got);
+        st = warpfft_execute(plan, WARPFFT_F32, a.c, a.fk);
+        CHECK(st == 0, "execute: %s", warpfft_last_error());
+    }
+    destroy_plan(plan);
+    warpfft_release_cached();
+    arrays_free(&a);
+    CHECK(counts().violations == s0.violations, "%ld bounds or launch violations",
+          counts().violations - s0.violations);
 }
 
 void test_steady_calls(void) {

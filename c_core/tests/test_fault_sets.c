@@ -8,8 +8,8 @@
  *    growth is freed again and leaves the plan without points until the next setpts, and
  *    plan_info / the workspace say what the plan holds;
  *  - test_sets_arguments: the argument checks of both calls (the statuses warpfft.h lists, the
- *    previous points kept), and the limits of wf_spreader_sets_ok on parameters too large to
- *    make a plan of here.
+ *    previous points kept; method OD, the deterministic types 1 and 3, takes one set), and the
+ * limits of wf_spreader_sets_ok on parameters too large to make a plan of here.
  */
 #include "plans/spreader.h"
 #include "test_fault.h"
@@ -50,7 +50,7 @@ static int64_t info_sets(warpfft_plan plan, int64_t *n_points) {
 }
 
 void test_sets_switching(void) {
-    config cf = {1, 2, WARPFFT_F32, WARPFFT_METHOD_SM, NT, 2.0, 0, 1, 2, SETS};
+    config cf = {1, 2, WARPFFT_F32, WARPFFT_METHOD_SM, NT, 2.0, 0, 1, 2, SETS, 0};
     arrays a = arrays_make(&cf);
     for (int type = 1; type <= 2; type++) {
         warpfft_plan plan = sets_plan(type, type == 1);
@@ -161,7 +161,7 @@ void test_sets_switching(void) {
 }
 
 void test_sets_arguments(void) {
-    config cf = {1, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 6, 2.0, 0, 0, 0, 6};
+    config cf = {1, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 6, 2.0, 0, 0, 0, 6, 0};
     arrays a = arrays_make(&cf);
     warpfft_opts o;
     warpfft_opts_default(&o);
@@ -240,6 +240,32 @@ void test_sets_arguments(void) {
     CHECK(warpfft_plan_params(1, 2, n_modes, 6, 1e-4, WARPFFT_F32, NULL, &info) == 0 &&
               info.n_sets == -1,
           "plan_params: n_sets %lld", (long long)info.n_sets);
+    /* deterministic types 1 and 3 spread by OD, whose kernels take one set: UNSUPPORTED, the
+     * previous points kept; a deterministic type 2 interpolates by SM, which takes sets */
+    o.deterministic = 1;
+    for (int type = 1; type <= 3; type++) {
+        warpfft_plan dp = NULL;
+        st = warpfft_plan_create(type, 2, type == 3 ? NULL : n_modes, 1, 6, 1e-4, WARPFFT_F32, &o,
+                                 &dp);
+        CHECK(st == 0, "deterministic type %d: create: %s", type, warpfft_last_error());
+        if (st != 0)
+            continue;
+        st = type == 3 ? warpfft_setpts3(dp, WARPFFT_F32, M, a.x, a.y, NULL, M, a.x, a.y, NULL)
+                       : warpfft_setpts(dp, WARPFFT_F32, M, a.x, a.y, NULL);
+        CHECK(st == 0, "deterministic type %d: one set: %s", type, warpfft_last_error());
+        st = type == 3
+                 ? warpfft_setpts3_sets(dp, WARPFFT_F32, 3, M, a.x, a.y, NULL, M, a.x, a.y, NULL)
+                 : warpfft_setpts_sets(dp, WARPFFT_F32, 3, M, a.x, a.y, NULL);
+        if (type == 2)
+            CHECK(st == 0 && info_sets(dp, &np) == 3, "deterministic type 2: three sets: %s",
+                  warpfft_last_error());
+        else
+            CHECK(st == WARPFFT_ERR_UNSUPPORTED && strstr(warpfft_last_error(), "method OD") &&
+                      info_sets(dp, &np) == 1 && np == M,
+                  "deterministic type %d: three sets: status %s, '%s'", type,
+                  warpfft_status_name(st), warpfft_last_error());
+        destroy_plan(dp);
+    }
     /* the limits, on parameters no plan here could have */
     wf_params p;
     memset(&p, 0, sizeof p);

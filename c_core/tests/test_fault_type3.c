@@ -21,20 +21,29 @@ typedef struct t3_config {
     double tol;
     int64_t ntransf;
     uint64_t stream;
-    int64_t n_sets; /* > 1: warpfft_setpts3_sets with that many sets of sources and targets */
+    int64_t n_sets;    /* > 1: warpfft_setpts3_sets with that many sets of sources and targets */
+    int deterministic; /* OD spreading after the stable sort's passes */
 } t3_config;
 
 static const t3_config t3_configs[] = {
-    {1, WARPFFT_F32, WARPFFT_METHOD_GM, 1e-4, 1, 0, 0},
-    {2, WARPFFT_F64, WARPFFT_METHOD_SM, 1e-8, 2, 0x5150, 0},
-    {3, WARPFFT_F32, WARPFFT_METHOD_SM, 1e-5, 1, 0, 0},
+    {1, WARPFFT_F32, WARPFFT_METHOD_GM, 1e-4, 1, 0, 0, 0},
+    {2, WARPFFT_F64, WARPFFT_METHOD_SM, 1e-8, 2, 0x5150, 0, 0},
+    {3, WARPFFT_F32, WARPFFT_METHOD_SM, 1e-5, 1, 0, 0, 0},
     /* batched points: a set per transform; sets of two transforms each */
-    {2, WARPFFT_F32, WARPFFT_METHOD_SM, 1e-5, 4, 0, 4},
-    {1, WARPFFT_F64, WARPFFT_METHOD_GM, 1e-9, 6, 0x5150, 3},
+    {2, WARPFFT_F32, WARPFFT_METHOD_SM, 1e-5, 4, 0, 4, 0},
+    {1, WARPFFT_F64, WARPFFT_METHOD_GM, 1e-9, 6, 0x5150, 3, 0},
+    {3, WARPFFT_F32, WARPFFT_METHOD_AUTO, 1e-5, 2, 0x5150, 0, 1},
+    {1, WARPFFT_F64, WARPFFT_METHOD_OD, 1e-9, 1, 0, 0, 0},
 };
 
 static int64_t sets_of(const t3_config *cf) {
     return cf->n_sets > 1 ? cf->n_sets : 1;
+}
+
+/* OD spreads: asked for, or AUTO's choice for deterministic plans. */
+static int spreads_od(const t3_config *cf) {
+    return cf->method == WARPFFT_METHOD_OD ||
+           (cf->method == WARPFFT_METHOD_AUTO && cf->deterministic);
 }
 
 /* The caller's arrays: sources in [0.5, 2.5] (off centre: a post-phase), targets of set A in
@@ -128,6 +137,7 @@ static int walk3(const t3_config *cf, const t3_arrays *a, long k, long base_allo
     warpfft_opts_default(&o);
     o.method = cf->method;
     o.stream = cf->stream;
+    o.deterministic = cf->deterministic;
     warpfft_plan plan = NULL;
     int injected = 0;
     wf_cache_set_limits(cache == CACHE_OFF ? 0 : WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
@@ -194,12 +204,11 @@ long walk_type3(void) {
             while (walk3(cf, &a, k, base, cache) && k < 100000)
                 k++, lifecycles++;
             lifecycles++; /* the last walk ran to the end without a failure */
-            printf("  type 3 %dD %s %s tol %g ntransf %lld stream %#llx point sets %lld, %s: %ld "
-                   "lifecycles\n",
-                   cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32",
-                   cf->method == WARPFFT_METHOD_SM ? "SM" : "GM", cf->tol, (long long)cf->ntransf,
-                   (unsigned long long)cf->stream, (long long)sets_of(cf), cache_mode_name[cache],
-                   k);
+            printf("  type 3 %dD %s %s tol %g ntransf %lld stream %#llx point sets %lld "
+                   "deterministic %d, %s: %ld lifecycles\n",
+                   cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", method_name(cf->method),
+                   cf->tol, (long long)cf->ntransf, (unsigned long long)cf->stream,
+                   (long long)sets_of(cf), cf->deterministic, cache_mode_name[cache], k);
         }
         t3_arrays_free(&a);
     }
@@ -239,6 +248,7 @@ void test_type3_steady_calls(void) {
         warpfft_opts_default(&o);
         o.method = cf->method;
         o.stream = cf->stream;
+        o.deterministic = cf->deterministic;
         warpfft_plan plan = NULL;
         int st = warpfft_plan_create(3, cf->dim, NULL, 1, cf->ntransf, cf->tol,
                                      (warpfft_precision)cf->precision, &o, &plan);
@@ -254,7 +264,8 @@ void test_type3_steady_calls(void) {
         CHECK(st == 0 && count_lines(log, "cuCtxPushCurrent") == 1 &&
                   count_lines(log, "cuMemAlloc") == 0 && count_lines(log, "cuMemFree") == 0 &&
                   count_lines(log, "cufft") == 0 && count_lines(log, "cuModule") == 0 &&
-                  count_lines(log, "cuStreamSynchronize") == 2,
+                  count_lines(log, "cuStreamSynchronize") == 2 &&
+                  count_lines(log, "launch wf_stable_scatter") == (cf->deterministic ? 1 : 0),
               "type 3 %dD: a second setpts3 of the same points (status %d) called\n%s", cf->dim, st,
               log);
         arm(0);
@@ -263,11 +274,17 @@ void test_type3_steady_calls(void) {
         static const char *const order[] = {
             "cuCtxPushCurrent", "cuMemsetD8Async",   "launch wf_spread_", "launch wf_amplify_",
             "cufftExec",        "launch wf_interp_", "launch wf_t3_post_"};
+        /* OD writes every cell of the spreading grid: no memset, its own kernel */
+        static const char *const order_od[] = {"cuCtxPushCurrent",   "launch wf_spread_od_",
+                                               "launch wf_amplify_", "cufftExec",
+                                               "launch wf_interp_",  "launch wf_t3_post_"};
+        int od = spreads_od(cf);
         CHECK(st == 0 && count_lines(log, "cuCtxPushCurrent") == 1 &&
                   count_lines(log, "launch wf_poison") == 0 &&
                   count_lines(log, "Synchronize") == 0 && count_lines(log, "cuMemcpy") == 0 &&
                   count_lines(log, "cuMemAlloc") == 0 &&
-                  in_order(log, order, sizeof order / sizeof order[0]),
+                  (od ? count_lines(log, "cuMemset") == 0 && in_order(log, order_od, 6)
+                      : in_order(log, order, sizeof order / sizeof order[0])),
               "type 3 %dD: execute (status %d) called\n%s", cf->dim, st, log);
         destroy_plan(plan);
         warpfft_release_cached();

@@ -157,16 +157,15 @@ long walk_all(void) {
                 k++, lifecycles++;
             lifecycles++; /* the last walk ran to the end without a failure */
             printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx check_points %d, "
-                   "bin_size %d, point sets %lld, %s: %ld "
+                   "bin_size %d, point sets %lld, deterministic %d, %s: %ld "
                    "lifecycles (a whole one: %ld calls)\n",
                    configs[i].type, configs[i].dim,
                    configs[i].precision == WARPFFT_F64 ? "f64" : "f32",
-                   configs[i].method == WARPFFT_METHOD_SM ? "SM" : "GM",
-                   (long long)configs[i].ntransf, configs[i].upsampfac,
-                   (unsigned long long)configs[i].stream, configs[i].check_points,
-                   (int)configs[i].bin_size,
+                   method_name(configs[i].method), (long long)configs[i].ntransf,
+                   configs[i].upsampfac, (unsigned long long)configs[i].stream,
+                   configs[i].check_points, (int)configs[i].bin_size,
                    (long long)(configs[i].n_sets > 1 ? configs[i].n_sets : 1),
-                   cache_mode_name[cache], k, last_calls);
+                   configs[i].deterministic, cache_mode_name[cache], k, last_calls);
         }
         arrays_free(&a);
     }

@@ -2,7 +2,7 @@
  * test_params.c — unit tests of the plan parameters, c_core/src/params/params.h (params.c,
  * kernel.c, width.c, grid.c, bins.c; no GPU): kernel width and shape, fine-grid sizes,
  * Gauss-Legendre quadrature and deconvolution factors, mode ordering, point folding, argument
- * validation through warpfft_plan_params, bins and method choice.
+ * validation through warpfft_plan_params, bins and method choice, the deterministic option.
  *
  * Build and run: c_core/tests/run_test_params.sh (ASan + UBSan). Prints "N passed, M failed";
  * exits non-zero on any failure. This file: main and the counters (and the stub error
@@ -59,5 +59,11 @@ int main(void) {
     test_scan_tiles();
     test_method_fallback();
     test_reference_cases();
+    test_deterministic_field();
+    test_deterministic_auto();
+    test_od_shapes();
+    test_od_requests();
+    test_od_bins();
+    test_deterministic_info();
     return check_summary("");
 }

@@ -8,7 +8,8 @@
  *   test_params_grid.c     fine-grid sizes, mode ordering, folding points into the grid;
  *   test_params_opts.c     argument and option validation, spreadinterponly, check_points;
  *   test_params_bins.c     bins and method, the bin scan's tiles, size limits, reference cases;
- *   test_params_cost.c     the choice of sigma and width by predicted time (upsampfac 0).
+ *   test_params_cost.c     the choice of sigma and width by predicted time (upsampfac 0);
+ *   test_params_det.c      opts.deterministic and the OD method: choice, shapes, refusals.
  */
 #ifndef WARPFFT_TEST_PARAMS_H
 #define WARPFFT_TEST_PARAMS_H
@@ -74,6 +75,14 @@ void test_validation_opts(void);
 void test_validation_size(void);
 void test_spreadinterponly(void);
 void test_check_points(void);
+
+/* ---- test_params_det.c ---- */
+void test_deterministic_field(void);
+void test_deterministic_auto(void);
+void test_od_shapes(void);
+void test_od_requests(void);
+void test_od_bins(void);
+void test_deterministic_info(void);
 
 /* ---- test_params_bins.c ---- */
 void test_bins(void);

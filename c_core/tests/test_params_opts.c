@@ -113,7 +113,7 @@ void test_validation_opts(void) {
     EXPECT(WARPFFT_ERR_INVALID_ARG, "struct_size = 1048576", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
     EXPECT_BAD_OPT(n, modeord, 2, "modeord = 2");
     EXPECT_BAD_OPT(n, modeord, -1, "modeord = -1");
-    EXPECT_BAD_OPT(n, method, 3, "method = 3");
+    EXPECT_BAD_OPT(n, method, 4, "method = 4; must be 0 (AUTO), 1 (GM), 2 (SM) or 3 (OD)");
     EXPECT_BAD_OPT(n, method, -1, "method = -1");
     EXPECT_BAD_OPT(n, upsampfac, 1.2,
                    "upsampfac = 1.2; must be 0 (chosen per plan) or in [1.25, 3]");

@@ -183,8 +183,9 @@ static void expect(int status, const char *word, int dim, double tol, int prec, 
     if (st == 0 && status == 0) {
         CHECK(info.type == 3 && info.dim == dim && info.n_points == -1 && info.n_targets == -1 &&
                   info.inner_fine[0] >= info.n_fine[0] && info.n_modes[0] == info.n_fine[0] &&
-                  info.width >= 2 && info.inner_width >= 2 && info.workspace_bytes > 0,
-              "line %d: info", line);
+                  info.width >= 2 && info.inner_width >= 2 && info.workspace_bytes > 0 &&
+                  info.kernel == WARPFFT_KERNEL_SINH && info.upsampfac == 2.0,
+              "line %d: info (kernel %d, upsampfac %g)", line, (int)info.kernel, info.upsampfac);
     }
 }
 
@@ -255,7 +256,58 @@ static void test_validation(void) {
           "upsampfac 1.25: %s", warpfft_last_error());
 }
 
+/* opts.deterministic for type 3: the spreading step spreads with OD (AUTO or OD asked for), the
+ * inner type-2 step keeps AUTO's interpolation method (OD asked for becomes AUTO there), GM or
+ * SM with the option are refused by the check create and params3 share; info reports it. */
+static void test_deterministic(void) {
+    const double lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1}, slo[3] = {-50, -50, -50},
+                 shi[3] = {50, 50, 50};
+    warpfft_opts o, resolved;
+    warpfft_opts_default(&o);
+    warpfft_plan_info info, plain;
+    CHECK(warpfft_plan_params3(3, 2, 1e-6, WARPFFT_F32, &o, lo, hi, slo, shi, &plain) == 0 &&
+              plain.method != WARPFFT_METHOD_OD && plain.deterministic == 0,
+          "default: method %d", plain.method);
+    /* the kernel, as a plan reports it (params3 left it 0: Rust's PlanInfo refused that) */
+    CHECK(plain.kernel == WARPFFT_KERNEL_SINH, "params3 kernel %d", plain.kernel);
+    o.deterministic = 1;
+    CHECK(warpfft_plan_params3(3, 2, 1e-6, WARPFFT_F32, &o, lo, hi, slo, shi, &info) == 0 &&
+              info.method == WARPFFT_METHOD_OD && info.deterministic == 1 &&
+              info.width == plain.width && info.n_fine[0] == plain.n_fine[0] &&
+              info.inner_fine[0] == plain.inner_fine[0] && info.bin_size[0] == 4,
+          "deterministic: method %d bins %d: %s", info.method, info.bin_size[0],
+          warpfft_last_error());
+    wf_t3_params q;
+    CHECK(wf_t3_params_make(2, 1, 1e-9, WARPFFT_F64, &o, lo, hi, slo, shi, &q) == 0);
+    wf_params sp, ip, ip_plain;
+    warpfft_opts od = o;
+    od.deterministic = 0;
+    od.method = WARPFFT_METHOD_OD;
+    CHECK(wf_t3_spread_params(&q, &od, WF_SHARED_OPTIN_SM90, &sp) == 0 &&
+              sp.method == WARPFFT_METHOD_OD && sp.deterministic == 0,
+          "method OD: spreading OD: %s", warpfft_last_error());
+    CHECK(wf_t3_inner_opts(&od).method == WARPFFT_METHOD_AUTO, "the inner step: AUTO");
+    CHECK(wf_t3_inner_params(&q, &od, WF_SHARED_OPTIN_SM90, &ip) == 0 &&
+              wf_t3_inner_params(&q, &o, WF_SHARED_OPTIN_SM90, &ip_plain) == 0 &&
+              ip.method == ip_plain.method && ip.method != WARPFFT_METHOD_OD &&
+              ip_plain.deterministic == 1,
+          "inner type 2: method %d / %d: %s", ip.method, ip_plain.method, warpfft_last_error());
+    CHECK(warpfft_plan_params3(1, 1, 1e-5, WARPFFT_F32, &od, lo, hi, slo, shi, &info) == 0 &&
+              info.method == WARPFFT_METHOD_OD && info.deterministic == 0,
+          "params3 with method OD: %s", warpfft_last_error());
+    o.method = WARPFFT_METHOD_SM;
+    CHECK(wf_t3_check(2, 1, 1e-6, WARPFFT_F64, &o, &resolved) == WARPFFT_ERR_INVALID_ARG &&
+              strstr(warpfft_last_error(), "type 3's spreading step would add with atomics"),
+          "deterministic with SM: %s", warpfft_last_error());
+    o.method = WARPFFT_METHOD_GM;
+    CHECK(warpfft_plan_params3(1, 1, 1e-5, WARPFFT_F32, &o, lo, hi, slo, shi, &info) ==
+                  WARPFFT_ERR_INVALID_ARG &&
+              strstr(warpfft_last_error(), "opts.method = 1 (GM)"),
+          "params3 deterministic with GM: %s", warpfft_last_error());
+}
+
 int main(void) {
+    test_deterministic();
     test_centre();
     test_grid_size();
     test_reference_cases();

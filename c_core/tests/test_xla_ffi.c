@@ -24,6 +24,17 @@ int n_pass, n_fail;
 
 /* ---- what the handler must do, written out independently ---- */
 
+/* The points_hint the handler must pass for M points (types 1 and 2): the power of two nearest
+ * to M, a tie going up; 0 for no points. */
+static int64_t want_hint(int64_t M) {
+    if (M <= 0)
+        return 0;
+    int64_t p = 1;
+    while (p * 2 <= M)
+        p *= 2;
+    return M - p < 2 * p - M ? p : 2 * p;
+}
+
 /* The trace of a whole call of `cf` that succeeds: with a new plan (id `plan`) or a pooled one. */
 static void expected(const config *cf, int plan, int create, char *s, size_t len) {
     int dim = cf->dim, f64 = cf->precision == WARPFFT_F64;
@@ -37,9 +48,10 @@ static void expected(const config *cf, int plan, int create, char *s, size_t len
         out += (size_t)snprintf(s + out, len - out,
                                 "create %d %dd n %lld %lld %lld iflag -1 T %lld eps 1e-05 prec %d "
                                 "modeord %d method 2 device 0 upsampfac 1.25 stream 0x5150 "
-                                "max_subprob 7 bins 4 5 6 check 0\n",
+                                "max_subprob 7 bins 4 5 6 check 0 hint %lld det 1\n",
                                 cf->type, dim, (long long)n[0], (long long)n[1], (long long)n[2],
-                                (long long)cf->T, (int)cf->precision, cf->type == 3 ? 0 : 1);
+                                (long long)cf->T, (int)cf->precision, cf->type == 3 ? 0 : 1,
+                                (long long)(cf->type == 3 ? 0 : want_hint(cf->M)));
     for (int64_t g = 0; g < cf->G; g++) {
         size_t pg = cf->Gp > 1 ? (size_t)g : 0;
         char p[6][32];
@@ -150,10 +162,10 @@ static void test_empty(void) {
  * (the product overflowed, undefined behaviour, before the emptiness was seen). */
 static void test_decoding_edges(void) {
     const config cf = {1, 2, WARPFFT_F32, 2, 2, 1, 3, 0, {4, 4, 1}};
-    static const char *const opt[] = {"method", "max_subprob", "bin1", "modeord"};
-    static const int slot[] = {6, 10, 7, 5}; /* their attribute indices in frame() */
+    static const char *const opt[] = {"method", "max_subprob", "bin1", "modeord", "deterministic"};
+    static const int slot[] = {6, 10, 7, 5, 13}; /* their attribute indices in frame() */
     static const int64_t bad[] = {((int64_t)1 << 32) + 2, -((int64_t)1 << 31) - 1};
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         for (int b = 0; b < 2; b++) {
             static frame_store fs;
             XLA_FFI_CallFrame *f = frame_at(&fs, &cf);
@@ -174,6 +186,52 @@ static void test_decoding_edges(void) {
     XLA_FFI_Error *err = warpfft_xla_nufft(frame(&empty));
     CHECK(err == NULL && trace[0] == '\0', "G = 0, modes 2^40 x 2^40: %s, calls:\n%s",
           err ? xla_msg : "no error", trace);
+}
+
+/* The created plan's "upsampfac U" and "hint H" from the trace; 0 when there is no create. */
+static int created_with(double *ups, long long *hint) {
+    const char *c = strstr(trace, "create "), *u = c ? strstr(c, "upsampfac ") : NULL;
+    const char *h = c ? strstr(c, " hint ") : NULL;
+    return u && h && sscanf(u, "upsampfac %lf", ups) == 1 && sscanf(h, " hint %lld", hint) == 1;
+}
+
+/* A frame without the upsampfac attribute reaches the plan with upsampfac 0 (chosen per plan;
+ * it was 2.0). points_hint is the power of two nearest to the call's M (types 1 and 2; type 3:
+ * 0, whatever M): calls whose M round alike share one pooled plan, others make their own. */
+static void test_upsampfac_default_and_points_hint(void) {
+    static const struct {
+        int64_t M, hint;
+    } cases[] = {{1, 1}, {2, 2},       {3, 4},       {5, 4},       {6, 8},
+                 {7, 8}, {1000, 1024}, {1535, 1024}, {1536, 2048}, {1537, 2048}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int type = 1; type <= 3; type += 2) {
+            config cf = {type, 1, WARPFFT_F32, 1, 1, 1, cases[i].M, 3, {16, 1, 1}};
+            if (type == 3)
+                cf.n[0] = 1;
+            static frame_store fs;
+            XLA_FFI_CallFrame *f = frame_at(&fs, &cf);
+            f->attrs.size = 12; /* upsampfac is the last attribute: gone */
+            warpfft_xla_cache_clear();
+            arm(0, WARPFFT_SUCCESS);
+            XLA_FFI_Error *err = warpfft_xla_nufft(f);
+            double ups = -1;
+            long long hint = -1, want = type == 3 ? 0 : cases[i].hint;
+            CHECK(err == NULL && created_with(&ups, &hint) && ups == 0.0 && hint == want,
+                  "type %d M %lld without upsampfac: %s; upsampfac %g hint %lld (want 0, %lld)\n%s",
+                  type, (long long)cases[i].M, err ? xla_msg : "no error", ups, hint, want, trace);
+        }
+    /* M 5 after M 4 (hint 4 both): the same plan; M 7 (hint 8): another */
+    static const int64_t Ms[] = {4, 5, 7};
+    static const int creates[] = {1, 0, 1};
+    warpfft_xla_cache_clear();
+    for (int i = 0; i < 3; i++) {
+        config cf = {1, 2, WARPFFT_F64, 1, 1, 2, Ms[i], 0, {8, 6, 1}};
+        arm(0, WARPFFT_SUCCESS);
+        XLA_FFI_Error *err = warpfft_xla_nufft(frame(&cf));
+        CHECK(err == NULL && (strstr(trace, "create ") != NULL) == creates[i],
+              "M %lld: %s; %s a plan:\n%s", (long long)Ms[i], err ? xla_msg : "no error",
+              creates[i] ? "expected" : "did not expect", trace);
+    }
 }
 
 /* The k-th call fails, for every k that a whole call reaches. */
@@ -239,6 +297,7 @@ int main(void) {
     test_calls();
     test_empty();
     test_decoding_edges();
+    test_upsampfac_default_and_points_hint();
     test_failures();
     test_clear_during_call();
     test_no_waiting_behind_create();

@@ -152,8 +152,9 @@ static const char *where(const void *p, char *s, size_t len) {
 warpfft_status warpfft_opts_default(warpfft_opts *o) {
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
-    o->upsampfac = 2.0;
+    o->upsampfac = 0.0;
     o->check_points = 1; /* not the library's default: shows that the handler asks for 0 */
+    o->points_hint = 99; /* neither: shows that the handler sets it (types 1, 2) or 0 (type 3) */
     return WARPFFT_SUCCESS;
 }
 
@@ -161,11 +162,12 @@ warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int if
                                    int64_t ntransf, double eps, warpfft_precision precision,
                                    const warpfft_opts *o, warpfft_plan *plan) {
     record("create %d %dd n %lld %lld %lld iflag %d T %lld eps %g prec %d modeord %d method %d "
-           "device %d upsampfac %g stream %#llx max_subprob %d bins %d %d %d check %d\n",
+           "device %d upsampfac %g stream %#llx max_subprob %d bins %d %d %d check %d hint %lld "
+           "det %d\n",
            type, dim, (long long)n[0], (long long)n[1], (long long)n[2], iflag, (long long)ntransf,
            eps, (int)precision, o->modeord, o->method, o->device, o->upsampfac,
            (unsigned long long)o->stream, o->max_subprob, o->bin_size[0], o->bin_size[1],
-           o->bin_size[2], o->check_points);
+           o->bin_size[2], o->check_points, (long long)o->points_hint, o->deterministic);
     maybe_block("create");
     if (tick("warpfft_plan_create"))
         return fail_status;
@@ -380,6 +382,8 @@ XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     fr->upsampfac = 1.25f;
     set_attr(fr, 11, "eps", WF_XLA_F64, &fr->eps);
     set_attr(fr, 12, "upsampfac", WF_XLA_F32, &fr->upsampfac);
+    fr->ivals[13] = 1; /* reaches the plan's opts.deterministic */
+    set_attr(fr, 13, "deterministic", WF_XLA_S64, &fr->ivals[13]);
 
     fr->api.struct_size = sizeof fr->api;
     fr->api.XLA_FFI_Error_Create = error_create;
@@ -389,7 +393,7 @@ XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     fr->f.stage = WF_XLA_STAGE_EXECUTE;
     fr->f.args = (XLA_FFI_Args){sizeof(XLA_FFI_Args), NULL, nargs, fr->arg_types, fr->args};
     fr->f.rets = (XLA_FFI_Rets){sizeof(XLA_FFI_Rets), NULL, 1, fr->ret_types, fr->rets};
-    fr->f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,          13,
+    fr->f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,          14,
                                   fr->attr_types,        fr->name_ptrs, fr->attr_ptrs};
     return &fr->f;
 }

@@ -112,11 +112,11 @@ warpfft_status warpfft_toeplitz_spectrum(int dim, const int64_t n[3], int iflag,
                                          int weights, const void *w, void *spectrum) {
     char a[32], b[32], c[32], d[32], e[32];
     record("spectrum %dd n %lld %lld %lld iflag %d tol %g prec %d M %lld %s %s %s w%d %s -> %s "
-           "stream %#llx upsampfac %g method %d\n",
+           "stream %#llx upsampfac %g method %d det %d\n",
            dim, (long long)n[0], (long long)n[1], (long long)n[2], iflag, tol, (int)precision,
            (long long)M, where(x, a, sizeof a), where(y, b, sizeof b), where(z, c, sizeof c),
            weights, where(w, d, sizeof d), where(spectrum, e, sizeof e),
-           (unsigned long long)o->stream, o->upsampfac, o->method);
+           (unsigned long long)o->stream, o->upsampfac, o->method, o->deterministic);
     return tick("warpfft_toeplitz_spectrum") ? WARPFFT_ERR_CUDA : WARPFFT_SUCCESS;
 }
 
@@ -190,7 +190,7 @@ static XLA_FFI_Error *stream_get(XLA_FFI_Stream_Get_Args *a) {
     return NULL;
 }
 
-enum { N_ATTRS = 10 };
+enum { N_ATTRS = 12 };
 static struct {
     XLA_FFI_CallFrame f;
     XLA_FFI_Api api;
@@ -271,7 +271,8 @@ static XLA_FFI_CallFrame *spectrum_frame(int kind) {
     set_buffer(n_bufs++, "spec", kind == 2 ? WF_XLA_C64 : WF_XLA_F32, 2, grid);
     iattr("iflag", -1);
     iattr("weights", kind);
-    iattr("method", 2);
+    iattr("method", 3);
+    iattr("deterministic", 1);
     return finish(nargs);
 }
 
@@ -295,11 +296,11 @@ static int ok_call(XLA_FFI_Error *e, const char *want) {
 static void test_spectrum(void) {
     static const char *const want[3] = {
         "stream\nspectrum 2d n 7 12 1 iflag -1 tol 1e-05 prec 1 M 100 x+0 y+0 - w0 - -> spec+0 "
-        "stream 0x5150 upsampfac 1.25 method 2\n",
+        "stream 0x5150 upsampfac 1.25 method 3 det 1\n",
         "stream\nspectrum 2d n 7 12 1 iflag -1 tol 1e-05 prec 1 M 100 x+0 y+0 - w1 w+0 -> spec+0 "
-        "stream 0x5150 upsampfac 1.25 method 2\n",
+        "stream 0x5150 upsampfac 1.25 method 3 det 1\n",
         "stream\nspectrum 2d n 7 12 1 iflag -1 tol 1e-05 prec 1 M 100 x+0 y+0 - w2 w+0 -> spec+0 "
-        "stream 0x5150 upsampfac 1.25 method 2\n"};
+        "stream 0x5150 upsampfac 1.25 method 3 det 1\n"};
     for (int kind = 0; kind < 3; kind++) {
         arm(0);
         ok_call(warpfft_xla_toeplitz_spectrum(spectrum_frame(kind)), want[kind]);

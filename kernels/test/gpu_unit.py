@@ -14,6 +14,37 @@ from gpu_reference import rand_points, run_case
 from gpu_unit_od import od_unit
 
 
+def exclusive_cumsum(a):
+    """Exclusive prefix sums of a u64 array, exactly. (np.concatenate([[0], u64 array]) mixes
+    int64 and uint64, which numpy promotes to float64: sums past 2^53 lost their low bits, and
+    the reference, not the kernels, failed for n >= 24593 bins of up to 2^40 points.)"""
+    out = np.zeros(a.size, dtype=np.uint64)
+    if a.size > 1:
+        out[1:] = np.cumsum(a[:-1], dtype=np.uint64)
+    return out
+
+
+def host_fold(x, nf):
+    """The kernels' point -> fine-grid coordinate u in [0, nf) (kernels/common.cuh wf_fold:
+    periods removed against a two-part 2 pi with FMAs, products rounded on their own), exactly
+    in double: points beyond [-pi, pi] (n != 0) through exact rational arithmetic (numpy has no
+    fma), the rest as the kernel computes them. A plain mod(x / 2 pi, 1) * nf rounds differently
+    at points such as 3 pi, which then land in the next bin on the host only."""
+    from fractions import Fraction
+    inv = 0.15915494309189533576888376337251436  # WF_INV_2PI, WF_2PI_HI, WF_2PI_LO
+    hi, lo = 6.283185307179586232, 2.4492935982947064e-16
+    x = np.asarray(x, dtype=np.float64)
+    n = np.rint(x * inv)
+    r = x.copy()
+    for i in np.nonzero(n)[0]:
+        ri = float(Fraction(x[i]) - Fraction(n[i]) * Fraction(hi))
+        r[i] = float(Fraction(ri) - Fraction(n[i]) * Fraction(lo))
+    u = r * inv
+    u = u - np.floor(u)
+    u = u * float(nf)
+    return np.where(u >= nf, u - nf, u)
+
+
 def test_scan():
     """wf_bin_scan (module sort) and module scan_big's three passes: both exclusive scans, the
     totals, the clamp to the cap and its flag, against numpy's cumsum"""
@@ -37,12 +68,11 @@ def test_scan():
             total_sub = int(ns.sum(dtype=np.uint64))
             cap = max(total_sub - 1, 0) if capped else total_sub + 5
             start, nsub, res = scan(cp.asarray(a), maxsub, cap if maxsub else 0)
-            ref = np.concatenate([[0], np.cumsum(a, dtype=np.uint64)[:-1]]).astype(np.uint64) \
-                if n else a
+            ref = exclusive_cumsum(a)
             r = res.get()
             ok = np.array_equal(start.get(), ref) and int(r[0]) == int(a.sum(dtype=np.uint64))
             if maxsub:
-                nref = np.concatenate([[0], np.cumsum(ns, dtype=np.uint64)[:-1]]) if n else ns
+                nref = exclusive_cumsum(ns)
                 over = total_sub > cap
                 ok = ok and np.array_equal(nsub.get(), nref) and int(r[1]) == min(total_sub, cap)
                 ok = ok and int(r[2]) == (int(over) << 32)
@@ -83,8 +113,7 @@ def test_sort():
             bad += 1
             print("sort: not a permutation", dim, prec)
         # bins of sorted points are non-decreasing and match a host computation
-        u = [np.mod(cp.asnumpy(c).astype(np.float64) / (2 * np.pi), 1.0) * nf[d] for d, c in enumerate(coords)]
-        u = [np.where(ud >= nf[d], ud - nf[d], ud) for d, ud in enumerate(u)]
+        u = [host_fold(cp.asnumpy(c).astype(np.float64), nf[d]) for d, c in enumerate(coords)]
         b = np.zeros(M, dtype=np.int64)
         mul = 1
         for d in range(dim):

@@ -8,8 +8,12 @@ against a numpy direct sum with no GPU. It keeps a live-plan pool as warpfft.h d
 (``warpfft_pool_*``: idle plans by key, busy ones the caller's, limits on the idle ones, a clear
 dooming busy plans, points forgotten at release unless kept, points ids), creating and
 destroying through its own ``warpfft_plan_create`` / ``warpfft_plan_destroy`` so that those
-show in the log. Every call is logged in ``calls``; ``fail`` maps a function name to a status it
-returns; ``delay`` makes execute sleep (thread tests).
+show in the log. A plan of type 1 or 2 takes its parameters (upsampfac, width, beta, kernel,
+predicted_ms, fine grid) from the real library's ``warpfft_plan_params`` (no GPU), which also
+refuses what the real plan creation would (a bad option: the real message). ``opts_seen``
+holds the options of every plan creation and pool acquire, as dicts. Every call is logged in
+``calls``; ``fail`` maps a function name to a status it returns (message "fake failure");
+``delay`` makes execute sleep (thread tests).
 ``FakeDriver`` stands in for ``warpfft._device.driver`` (events, stream waits, pointer
 devices) and logs the same way.
 """
@@ -48,13 +52,36 @@ class FakeLib:
         self.pool_limits = [16, 1 << 30]
         self.pool_counts = {"created": 0, "hits": 0, "destroyed": 0}
         self._points_ids = itertools.count(1)
+        self.opts_seen = []  # every plan_create's and pool_acquire's options, as dicts
+        self.message = b"fake failure"
 
     def __getattr__(self, name):  # everything not faked: the real library (no GPU needed)
         return getattr(self._real, name)
 
     def _log(self, name, *args):
         self.calls.append((name,) + args)
-        return self.fail.get(name, 0)
+        st = self.fail.get(name, 0)
+        if st:
+            self.message = b"fake failure"
+        return st
+
+    @staticmethod
+    def _opts_dict(opts):
+        """The fields of a warpfft_opts as the declaration has them (bin sizes left out)."""
+        return {f: getattr(opts, f) for f, _ in type(opts)._fields_ if f != "bin_size"}
+
+    def _params(self, type_, dim, n, ntransf, tol, precision, popts):
+        """(status, parameters) of a plan of type 1 or 2 from the real library's
+        warpfft_plan_params (no GPU); a failure keeps the real message for warpfft_last_error."""
+        info = _lib.new_plan_info()
+        st = self._real.warpfft_plan_params(type_, dim, n, ntransf, tol, precision, popts,
+                                            ctypes.byref(info))
+        if st:
+            self.message = self._real.warpfft_last_error()
+            return st, None
+        return 0, dict(width=info.width, beta=info.beta, upsampfac=info.upsampfac,
+                       kernel=info.kernel, predicted_ms=info.predicted_ms,
+                       n_fine=tuple(info.n_fine), bin_size=tuple(info.bin_size))
 
     def names(self):
         return [c[0] for c in self.calls]
@@ -102,14 +129,21 @@ class FakeLib:
         n = (1, 1, 1) if n is None else tuple(n[:3])  # type 3 passes NULL
         st = self._log("warpfft_plan_create", type_, dim, n, iflag, ntransf, tol,
                        precision, opts.modeord, opts.device, opts.stream)
-        self.last_opts = {f: getattr(opts, f) for f, _ in type(opts)._fields_
-                          if f != "bin_size"}
+        self.last_opts = self._opts_dict(opts)
+        self.opts_seen.append(self.last_opts)
+        if st == 0 and type_ != 3:
+            st, params = self._params(type_, dim, _lib.n_modes_array(n), ntransf, tol,
+                                      precision, popts)
+        elif st == 0:  # type 3: the kernel of its spreading step (sigma 2 for upsampfac 0)
+            params = dict(width=self.WIDTH, beta=self.BETA,
+                          upsampfac=opts.upsampfac or 2.0, kernel=1, predicted_ms=0.0,
+                          n_fine=(1, 1, 1), bin_size=(1, 1, 1))
         if st == 0:
             h = next(self._ids)
             self.plans[h] = dict(type=type_, dim=dim, n=tuple(n[:dim]), iflag=iflag,
                                  ntransf=ntransf, precision=precision, modeord=opts.modeord,
                                  sio=opts.spreadinterponly, M=None, pts=None, K=None,
-                                 src=None, tgt=None)
+                                 src=None, tgt=None, **params)
             phandle._obj.value = h
         return st
 
@@ -160,13 +194,14 @@ class FakeLib:
             with self._lock:
                 self.active -= 1
 
-    WIDTH, BETA = 4, 0.995 * np.pi * 0.75 * 4  # the fake's kernel (sinh type, sigma 2)
+    WIDTH, BETA = 4, 0.995 * np.pi * 0.75 * 4  # type 3's kernel here (sinh type, sigma 2)
 
     def _spreadinterp(self, p, c, fk):
-        """gpu_spreadinterponly in the C ABI's order: grid = fk (n[0] fastest)."""
+        """gpu_spreadinterponly in the C ABI's order: grid = fk (n[0] fastest), with the
+        plan's kernel (the real library's choice)."""
         real = np.float32 if p["precision"] == 1 else np.float64
         cplx = np.complex64 if p["precision"] == 1 else np.complex128
-        M, nt, n, w, beta = p["M"], p["ntransf"], p["n"], self.WIDTH, self.BETA
+        M, nt, n, w, beta = p["M"], p["ntransf"], p["n"], p["width"], p["beta"]
         N = int(np.prod(n))
         cv, fv = self.view(c, cplx, nt * M), self.view(fk, cplx, nt * N)
         grid = np.zeros((nt,) + tuple(n[::-1]), np.complex128)  # numpy view: (.., N2, N1)
@@ -200,11 +235,12 @@ class FakeLib:
     def warpfft_plan_get_info(self, h, pinfo):
         p, info = self.plans[h], pinfo._obj
         info.type, info.dim, info.precision = p["type"], p["dim"], p["precision"]
-        info.width, info.beta, info.upsampfac = self.WIDTH, self.BETA, 2.0
+        info.width, info.beta, info.upsampfac = p["width"], p["beta"], p["upsampfac"]
+        info.kernel, info.predicted_ms = p["kernel"], p["predicted_ms"]
         for d in range(3):
             info.n_modes[d] = p["n"][d] if d < p["dim"] else 1
-            info.n_fine[d] = info.n_modes[d] * (1 if p["sio"] else 2)
-            info.bin_size[d] = 1
+            info.n_fine[d] = p["n_fine"][d]
+            info.bin_size[d] = p["bin_size"][d]
         info.ntransf = p["ntransf"]
         info.n_points = -1 if p["M"] is None else p["M"]
         info.n_targets = -1 if p["K"] is None else p["K"]
@@ -259,6 +295,7 @@ class FakeLib:
         raw = ctypes.string_at(ctypes.addressof(opts), ctypes.sizeof(opts))
         key = (type_, dim, None if n is None or type_ == 3 else tuple(n[:3]), iflag >= 0,
                ntransf, tol, precision, raw)
+        self.opts_seen.append(self._opts_dict(opts))
         st = self._log("warpfft_pool_acquire", type_, dim, key[2], iflag, ntransf, tol,
                        precision, opts.stream)
         if st:
@@ -362,7 +399,7 @@ class FakeLib:
         return self._log("warpfft_plan_workspace_bytes", h)
 
     def warpfft_last_error(self):
-        return b"fake failure"
+        return self.message
 
     # ---- the Toeplitz normal operator (warpfft.h's last block), exact --------------------
     # The spectrum is the exact DFT of K(m) = sum_j w_j exp(-iflag i m.x_j) on the grid the

@@ -107,9 +107,24 @@ def test_gpu_sort_takes_any_int_as_the_reference(fake):
     Plan(1, (8, 8), gpu_sort=-1)
 
 
-@pytest.mark.parametrize("value", [2, 2.0, np.float32(2.0), np.float64(1.25), 0, True])
+@pytest.mark.parametrize("value", [2, 2.0, np.float32(2.0), np.float64(1.25), 0, 1.5, 3,
+                                   np.float64(3.0), np.int8(2)])
 def test_upsampfac_takes_real_numbers(fake, value):
+    """Any real number of [1.25, 3] (or 0, the reference's "auto") reaches the C library as
+    given."""
     Plan(1, (8, 8), upsampfac=value)
+    assert fake.last_opts["upsampfac"] == float(value)
+
+
+@pytest.mark.parametrize("value", [1.2, 3.5, float("nan"), float("inf"), -2.0, True])
+def test_upsampfac_outside_what_the_library_takes_raises_its_error(fake, value):
+    """Outside 0 or [1.25, 3] the plan is refused as the reference refuses it (a RuntimeError:
+    its makeplan fails), with the C library's message naming the option."""
+    with pytest.raises(RuntimeError, match="upsampfac") as ei:
+        Plan(1, (8, 8), upsampfac=value)
+    assert isinstance(ei.value, warpfft.InvalidArgumentError)
+    assert ei.value.name == "WARPFFT_ERR_INVALID_ARG"
+    assert "must be 0 (chosen per plan) or in [1.25, 3]" in str(ei.value)
 
 
 @pytest.mark.parametrize("name, value", [

@@ -206,6 +206,29 @@ def test_low_level_calls_on_a_handle(fake):
     assert _cufinufft._destroy_plan(ctypes.c_void_p()) == 0  # NULL: nothing to do
 
 
+def test_options_struct_upsampfac_reaches_the_library(fake):
+    """The reference's NufftOpts: its default upsampfac 0 ("auto") reaches the C library as 0
+    (the plan chooses sigma), any value of [1.25, 3] as it is; one outside fails the plan as
+    in the reference (a RuntimeError), with the library's message."""
+    opts = _cufinufft.NufftOpts()
+    _cufinufft._default_opts(opts)
+    n_modes = (ctypes.c_int64 * 3)(16, 12, 1)
+    for ups in (0.0, 1.5, 3.0):
+        opts.upsampfac = ups
+        h = ctypes.c_void_p()
+        assert _cufinufft._make_planf(1, 2, n_modes, 1, 1, 1e-5, ctypes.byref(h),
+                                      ctypes.byref(opts)) == 0
+        assert fake.last_opts["upsampfac"] == ups
+        info = warpfft._pointer_api.plan_of(h).info
+        assert info["kernel"] == "sinh" and info["predicted_ms"] > 0
+        assert info["upsampfac"] == ups if ups else 1.25 <= info["upsampfac"] <= 3
+        _cufinufft._destroy_planf(h)
+    opts.upsampfac = 3.5
+    with pytest.raises(RuntimeError, match=r"upsampfac = 3\.5"):
+        _cufinufft._make_planf(1, 2, n_modes, 1, 1, 1e-5, ctypes.byref(ctypes.c_void_p()),
+                               ctypes.byref(opts))
+
+
 def test_low_level_calls_on_a_plans_handle(fake):
     """A Plan's own _plan works with the module-level calls too (both are "the plan")."""
     samples_h, c, _ = _problem(2)

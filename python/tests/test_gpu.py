@@ -97,6 +97,31 @@ def test_options_on_the_gpu():
         assert rel_err(out, ref) <= SLACK * 1e-4, kw
 
 
+@pytest.mark.parametrize("ups", [0, 1.25, 1.5, 2.0, 3.0])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["f32", "f64"])
+@pytest.mark.parametrize("type_", [1, 2])
+def test_any_upsampfac_meets_eps(type_, dtype, ups):
+    """Any upsampfac of [1.25, 3] (issue 28), and 0 (chosen per plan for points_hint points),
+    is the plan's sigma and meets eps; plan.info reports sigma, width, beta, kernel and the
+    predicted time."""
+    dim = 2
+    n = SHAPES[dim]
+    eps = 1e-3 if dtype == np.complex64 else 1e-8  # f32 at 1.25: the floor is ~2e-4
+    pts, c, f = problem(dim, dtype, seed=11)
+    with warpfft.Plan(type_, n, eps=eps, dtype=dtype, upsampfac=ups, points_hint=M) as plan:
+        plan.setpts(*pts)
+        data = c if type_ == 1 else f
+        out = plan.execute(data)
+        assert rel_err(out, exact(type_, pts, data, n, 1 if type_ == 1 else -1)) <= eps
+        info = plan.info
+    assert info["upsampfac"] == ups if ups else 1.25 <= info["upsampfac"] <= 3, info
+    assert info["kernel"] == "sinh" and info["predicted_ms"] > 0 and info["width"] >= 2
+    assert all(fine >= info["upsampfac"] * m for fine, m in zip(info["n_fine"], n))
+    p = warpfft.plan_params(type_, n, eps=eps, dtype=dtype, upsampfac=ups, points_hint=M)
+    assert {k: p[k] for k in ("upsampfac", "width", "beta", "n_fine", "predicted_ms")} == \
+        {k: info[k] for k in ("upsampfac", "width", "beta", "n_fine", "predicted_ms")}
+
+
 def test_direct_sample_matches_numpy():
     dim, dtype = 3, np.complex128
     n = SHAPES[dim]

@@ -151,8 +151,14 @@ def test_cpu_arrays_raise_clearly():
     (lambda x, c: wj.nufft1(4, c, x, opts={"bogus": 1}), ValueError, "bogus"),
     (lambda x, c: wj.nufft1(4, c, x, opts=options.Opts(gpu_sort=False)), ValueError,
      "gpu_sort"),
-    (lambda x, c: wj.nufft1(4, c, x, opts=options.Opts(gpu_upsampfac=1.5)), ValueError,
-     "gpu_upsampfac"),
+    (lambda x, c: wj.nufft1(4, c, x, opts=options.Opts(gpu_upsampfac=1.2)), ValueError,
+     r"upsampfac = 1.2; must be 0 \(chosen per plan\) or in \[1.25, 3\]"),
+    (lambda x, c: wj.nufft1(4, c, x, opts={"gpu_upsampfac": 3.5}), RuntimeError, "upsampfac"),
+    (lambda x, c: wj.nufft2(c[:4], x, opts=options.Opts(gpu_upsampfac=float("nan"))),
+     ValueError, "upsampfac"),
+    (lambda x, c: wj.nufft3(c, x, x, opts=options.Opts(gpu_upsampfac=1.2)), ValueError,
+     "upsampfac"),
+    (lambda x, c: wj.nufft1(4, c, x, opts={"gpu_upsampfac": "x"}), ValueError, "real number"),
     (lambda x, c: wj.nufft1(4, c[None].repeat(3, 0), x[None].repeat(2, 0)), ValueError,
      "broadcast"),
     (lambda x, c: wj.nufft2(c, x, x), ValueError, "source"),
@@ -180,10 +186,83 @@ def test_options_accepted():
     x = jax.ShapeDtypeStruct((10,), jnp.float32)
     c = jax.ShapeDtypeStruct((10,), jnp.complex64)
     for opts in (options.Opts(), options.Opts(modeord=True, gpu_method=2, nthreads=8),
-                 {"gpu_upsampfac": 1.25, "modeord": 0}, options.NestedOpts(forward=options.Opts(modeord=True),
-                                                             backward=options.Opts())):
+                 {"gpu_upsampfac": 1.25, "modeord": 0}, {"gpu_upsampfac": 1.5},
+                 options.Opts(gpu_upsampfac=3.0), options.Opts(gpu_upsampfac=0.0),
+                 options.NestedOpts(forward=options.Opts(modeord=True),
+                                    backward=options.Opts())):
         f = jax.eval_shape(lambda x, c: wj.nufft1(4, c, x, eps=1e-3, opts=opts), x, c)
         assert f.shape == (4,)
+
+
+def _lowered_upsampfac(fn, *args):
+    """The upsampfac attributes of the handler's custom calls in fn's module lowered for CUDA
+    (jax.export lowers for a platform this machine need not have)."""
+    import re
+    exp = jax.export.export(
+        jax.jit(fn), platforms=["cuda"],
+        disabled_checks=[jax.export.DisabledSafetyCheck.custom_call(wj._ops.TARGET)])(*args)
+    return [float(v) for v in re.findall(r"upsampfac = ([-+0-9.eE]+)", exp.mlir_module())]
+
+
+def test_gpu_upsampfac_reaches_the_handler():
+    """The custom call carries upsampfac 0 by default (the plan chooses it; it was 2.0) and
+    jax-finufft's gpu_upsampfac as given (1.5, 3.0; nested forward/backward options each);
+    the CPU library's upsampfac has no effect, as in jax-finufft. The handler sets the plan's
+    points_hint from the points' M itself (c_core/tests/test_xla_ffi.c)."""
+    x = jax.ShapeDtypeStruct((10,), jnp.float32)
+    c = jax.ShapeDtypeStruct((10,), jnp.complex64)
+    for opts, want in ((None, 0.0), (options.Opts(), 0.0), ({"gpu_upsampfac": 1.5}, 1.5),
+                       (options.Opts(gpu_upsampfac=3.0), 3.0), ({"upsampfac": 1.25}, 0.0)):
+        assert _lowered_upsampfac(lambda x, c: wj.nufft1(4, c, x, opts=opts), x, c) == [want]
+        assert _lowered_upsampfac(lambda x, c: wj.nufft3(c, x, x, opts=opts), x, c) == [want]
+    nested = options.NestedOpts(forward=options.Opts(gpu_upsampfac=1.5),
+                                backward=options.Opts(gpu_upsampfac=2.5))
+    vjp = jax.grad(lambda c, x: jnp.sum(jnp.abs(wj.nufft1(4, c, x, opts=nested)) ** 2))
+    cd = jax.ShapeDtypeStruct((10,), jnp.complex64)
+    assert sorted(_lowered_upsampfac(vjp, cd, x)) == [1.5, 2.5]
+
+
+def _lowered_int(fn, name, *args):
+    """The integer attribute `name` of the handler's custom calls in fn's module lowered for
+    CUDA."""
+    import re
+    exp = jax.export.export(
+        jax.jit(fn), platforms=["cuda"],
+        disabled_checks=[jax.export.DisabledSafetyCheck.custom_call(wj._ops.TARGET)])(*args)
+    return [int(v) for v in re.findall(name + r" = (-?[0-9]+) : i32", exp.mlir_module())]
+
+
+def test_deterministic_reaches_the_handler():
+    """Opts(deterministic=True) (warpfft's own option, issue 29): every custom call of the
+    transform and of its derivatives carries deterministic = 1 (the handler's plans then give
+    the same bits every call); 0 by default; nested options set it per direction. gpu_method=3
+    (OD) reaches types 1 and 3, and has no effect on type 2 (method 0), as in the reference."""
+    x = jax.ShapeDtypeStruct((10,), jnp.float32)
+    c = jax.ShapeDtypeStruct((10,), jnp.complex64)
+    det = options.Opts(deterministic=True)
+    for opts, want in ((None, 0), (options.Opts(), 0), (det, 1), ({"deterministic": True}, 1)):
+        assert _lowered_int(lambda x, c: wj.nufft1(4, c, x, opts=opts), "deterministic",
+                            x, c) == [want]
+        assert _lowered_int(lambda x, c: wj.nufft3(c, x, x, opts=opts), "deterministic",
+                            x, c) == [want]
+    vjp = jax.grad(lambda c, x: jnp.sum(jnp.abs(wj.nufft1(4, c, x, opts=det)) ** 2),
+                   argnums=(0, 1))
+    assert _lowered_int(vjp, "deterministic", c, x) == [1, 1]  # forward, then the type 2
+    nested = options.NestedOpts(forward=det, backward=options.Opts())
+    vjp2 = jax.grad(lambda f, x: jnp.sum(jnp.abs(wj.nufft2(f, x, opts=nested)) ** 2))
+    f4 = jax.ShapeDtypeStruct((4,), jnp.complex64)
+    assert sorted(_lowered_int(vjp2, "deterministic", f4, x)) == [0, 1]
+    od = options.Opts(gpu_method=3)
+    assert _lowered_int(lambda x, c: wj.nufft1(4, c, x, opts=od), "method", x, c) == [3]
+    assert _lowered_int(lambda x, c: wj.nufft2(c[:4], x, opts=od), "method", x, c) == [0]
+    with pytest.raises(ValueError, match="deterministic"):
+        jax.eval_shape(lambda x, c: wj.nufft1(4, c, x, opts={"deterministic": 2}), x, c)
+    # deterministic spreading with GM asked for: AUTO (OD) for type 1 and type 2's derivative,
+    # GM kept for type 2's interpolation
+    gm = {"deterministic": True, "gpu_method": 1}
+    assert _lowered_int(lambda x, c: wj.nufft1(4, c, x, opts=gm), "method", x, c) == [0]
+    vjp3 = jax.grad(lambda f, x: jnp.sum(jnp.abs(wj.nufft2(f, x, opts=gm)) ** 2))
+    assert sorted(_lowered_int(vjp3, "method", f4, x)) == [0, 1]
 
 
 def test_handler_through_xla_cpu_runtime():
@@ -242,6 +321,22 @@ def test_values_against_exact_sums(dim, prec, iflag):
     fk = fk.astype(c.dtype)
     c2 = wj.nufft2(_gpu_put(fk)[0], *gp[1:], iflag=iflag, eps=eps)
     assert relerr(c2, direct2(fk, pts, iflag)) < 10 * eps
+
+
+@pytest.mark.parametrize("ups", [0.0, 1.25, 1.5, 3.0])
+def test_gpu_upsampfac_meets_eps(ups):
+    """jax-finufft's gpu_upsampfac: 0 (this package's default: chosen per plan, for the points_hint
+    the handler sets from M), or any value of [1.25, 3]; each meets eps (f64)."""
+    require_jax_gpu()
+    rng = np.random.default_rng(13)
+    pts, c = _data(rng, 2, 400, (2,))
+    pts = [p[0] for p in pts]
+    gp = _gpu_put(c, *pts)
+    opts = options.Opts(gpu_upsampfac=ups)
+    f = wj.nufft1((16, 12), gp[0], *gp[1:], eps=1e-8, opts=opts)
+    assert relerr(f, direct1(c, pts, (16, 12), 1)) < 1e-8
+    c2 = wj.nufft2(f, *gp[1:], eps=1e-8, opts=opts)
+    assert relerr(c2, direct2(np.asarray(f), pts, -1)) < 1e-8
 
 
 def test_modeord_fft_order():

@@ -65,7 +65,8 @@ def test_struct_fields_cover_header():
 def test_opts_default_sets_struct_size():
     opts = _lib.default_opts()
     assert opts.struct_size == ctypes.sizeof(_lib.Opts)
-    assert opts.upsampfac == 2.0 and opts.modeord == 0 and opts.method == 0 and opts.stream == 0
+    assert opts.upsampfac == 0.0 and opts.modeord == 0 and opts.method == 0 and opts.stream == 0
+    assert opts.points_hint == 0 and opts.check_points == 0
 
 
 def _guarded_info():
@@ -84,6 +85,7 @@ def test_plan_params_writes_within_plan_info():
     assert buf.raw[size:] == b"\xa5" * 256
     assert info.n_modes[0] == 32 and info.n_modes[1] == 16 and info.width > 0
     assert info.n_targets == -1 and info.inner_width == 0 and tuple(info.gamma) == (0, 0, 0)
+    assert info.kernel == 1 and info.predicted_ms > 0 and 1.25 <= info.upsampfac <= 3
 
 
 def test_plan_params3_writes_within_plan_info():
@@ -102,3 +104,4 @@ def test_plan_params3_writes_within_plan_info():
     assert tuple(info.x_center[:2]) == (0.0, 0.0) and tuple(info.x_half[:2]) == (1.0, 2.0)
     assert tuple(info.s_center[:2]) == (0.0, 0.0) and tuple(info.s_half[:2]) == (10.0, 5.0)
     assert all(g > 0 for g in info.gamma[:2])
+    assert info.kernel == 1 and info.upsampfac == 2.0  # type 3: sigma 2 for upsampfac 0

@@ -17,14 +17,55 @@ def test_plan_params_reports_choices():
             assert p["precision"] == ("f32" if dtype == np.complex64 else "f64")
             assert p["n_modes"] == n
             assert all(f >= 2 * m for f, m in zip(p["n_fine"], n)), p
-            assert p["width"] >= 2 and p["beta"] > 0 and p["upsampfac"] == 2.0
+            assert p["width"] >= 2 and p["beta"] > 0 and 1.25 <= p["upsampfac"] <= 3
+            assert p["kernel"] == "sinh" and p["predicted_ms"] > 0
             assert p["n_points"] is None
 
 
 def test_plan_params_width_grows_with_accuracy():
-    w = [warpfft.plan_params(1, 64, dtype=np.complex128, eps=e)["width"]
+    w = [warpfft.plan_params(1, 64, dtype=np.complex128, eps=e, upsampfac=2.0)["width"]
          for e in (1e-2, 1e-6, 1e-12)]
     assert w[0] < w[1] < w[2], w
+
+
+@pytest.mark.parametrize("ups", [1.25, 1.5, 2.0, 2.5, 3.0])
+def test_any_upsampfac_in_range_is_used_as_given(ups):
+    """Any upsampfac of [1.25, 3] is the plan's sigma (issue 28: MRI packages pass 1.5); the
+    fine grid is at least sigma N, and a larger sigma needs no wider kernel."""
+    p = warpfft.plan_params(1, (64, 48), eps=1e-5, dtype=np.complex128, upsampfac=ups)
+    assert p["upsampfac"] == ups and p["kernel"] == "sinh" and p["predicted_ms"] > 0
+    assert all(f >= ups * n for f, n in zip(p["n_fine"], (64, 48))), p["n_fine"]
+    q = warpfft.plan_params(1, (64, 48), eps=1e-5, dtype=np.complex128, upsampfac=1.25)
+    assert p["width"] <= q["width"]
+
+
+def test_upsampfac_zero_is_chosen_per_plan_with_the_points_hint():
+    """upsampfac 0 (the default, and the reference's "auto") reaches the C library as 0: the
+    plan chooses sigma with the width, by predicted time for points_hint points (default: one
+    per mode); an explicit sigma is not overridden."""
+    from warpfft._args import normalize_options
+    assert normalize_options(1, {})[0]["upsampfac"] == 0.0
+    assert normalize_options(1, {"upsampfac": 1.5})[0]["upsampfac"] == 1.5
+    args = dict(nufft_type=1, n_modes=(256, 256), eps=1e-3, dtype=np.complex64)
+    auto = warpfft.plan_params(**args)
+    assert auto == warpfft.plan_params(**args, upsampfac=0)
+    assert auto == warpfft.plan_params(**args, points_hint=0)
+    dense = warpfft.plan_params(**args, points_hint=10**7)
+    assert dense["predicted_ms"] > 10 * auto["predicted_ms"]  # spreading 1e7 points
+    # the choice weighs spreading (w^2 per point) against the grid: many points, narrow kernel
+    assert (dense["width"], dense["upsampfac"]) != (auto["width"], auto["upsampfac"])
+    assert dense["width"] <= auto["width"] and dense["upsampfac"] >= auto["upsampfac"]
+    assert warpfft.plan_params(**args, upsampfac=2.0, points_hint=10**7)["upsampfac"] == 2.0
+    _raises(_errors.ERR_INVALID_ARG, points_hint=-1)  # Python-side range check
+    _raises(_errors.ERR_INVALID_ARG, points_hint=1.5)
+
+
+def test_plan_params3_reports_the_kernel():
+    p = warpfft.plan_params3([(-1, 1)], [(-20, 20)], eps=1e-6)
+    assert p["kernel"] == "sinh" and p["upsampfac"] == 2.0  # type 3: sigma 2 for 0
+    assert p["predicted_ms"] is None  # no cost model for type 3
+    assert warpfft.plan_params3([(-1, 1)], [(-20, 20)], eps=1e-4, upsampfac=1.5)["upsampfac"] \
+        == 1.5
 
 
 def _raises(status, **kw):
@@ -69,7 +110,9 @@ def test_bad_options():
     _raises(_errors.ERR_INVALID_ARG, modeord=7)
     _raises(_errors.ERR_INVALID_ARG, gpu_method=9)  # Python-side check (0..4)
     _raises(_errors.ERR_INVALID_ARG, method="sm")  # not the reference's name: unknown option
-    _raises(_errors.ERR_INVALID_ARG, upsampfac=1.5)  # C check
+    for ups in (1.2, 3.5, float("nan"), float("inf"), -1.0):  # C check: 0 or [1.25, 3]
+        e = _raises(_errors.ERR_INVALID_ARG, upsampfac=ups)
+        assert "upsampfac" in e.message and "[1.25, 3]" in e.message, e.message
     _raises(_errors.ERR_BAD_DIM, n_modes=(4, 4, 4, 4))  # Python-side check
 
 
@@ -103,7 +146,7 @@ def test_spreadinterponly_params():
     """gpu_spreadinterponly=1: the grid is the mode array (n_fine = n_modes), GM, less
     workspace; grids below two kernel widths are refused (no GPU needed)."""
     p = warpfft.plan_params(1, (50, 37), eps=1e-5, gpu_spreadinterponly=1, gpu_method=2)
-    q = warpfft.plan_params(1, (50, 37), eps=1e-5)
+    q = warpfft.plan_params(1, (50, 37), eps=1e-5, upsampfac=2.0)  # sio: sigma 2's for 0
     assert p["n_fine"] == (50, 37) and p["method"] == "gm"
     assert (p["width"], p["beta"]) == (q["width"], q["beta"])
     assert p["workspace_bytes"] < q["workspace_bytes"]
@@ -113,3 +156,26 @@ def test_spreadinterponly_params():
 def test_plan_params_method_never_auto_when_resolved():
     p = warpfft.plan_params(1, (64, 64), eps=1e-5, gpu_method=2)
     assert p["method"] == "sm"
+
+
+def test_deterministic_plan_params():
+    """deterministic=True (issue 29): type 1 and type 3 spread output-driven ("od"), type 2
+    keeps its method; the kernel and grid are the default plan's; info says so. gpu_method=3
+    (the reference's OD) asks for output-driven spreading without the promise."""
+    base = dict(nufft_type=1, n_modes=(64, 48), eps=1e-5, dtype=np.complex64)
+    plain = warpfft.plan_params(**base)
+    det = warpfft.plan_params(**base, deterministic=True)
+    assert plain["deterministic"] is False and plain["method"] != "od"
+    assert det["deterministic"] is True and det["method"] == "od"
+    assert (det["width"], det["n_fine"]) == (plain["width"], plain["n_fine"])
+    t2 = dict(base, nufft_type=2)
+    assert (warpfft.plan_params(**t2, deterministic=True)["method"] ==
+            warpfft.plan_params(**t2)["method"])
+    od = warpfft.plan_params(**base, gpu_method=3)
+    assert od["method"] == "od" and od["deterministic"] is False
+    assert warpfft.plan_params(**t2, gpu_method=3)["method"] != "od"  # no effect on type 2
+    with pytest.raises(warpfft.InvalidArgumentError, match="deterministic"):
+        warpfft.plan_params(**base, deterministic=True, gpu_method=1)
+    p3 = warpfft.plan_params3([(-1, 1), (0, 2)], [(-30, 30), (-5, 5)], eps=1e-8,
+                              dtype=np.complex128, deterministic=True)
+    assert p3["method"] == "od" and p3["deterministic"] is True

@@ -128,6 +128,35 @@ def test_one_call_plans_are_reused_across_streams_and_threads(fake):
     assert warpfft.plan_cache_info()["plans"] == 3
 
 
+def test_one_call_functions_pass_m_rounded_as_the_points_hint(fake):
+    """Types 1 and 2 pass the plan points_hint = M rounded to the nearest power of two: calls
+    whose M round alike share one pooled plan (an exact M would make a plan per M); type 3
+    passes none (its choice does not use it); a call's own points_hint is used as given. The
+    upsampfac option reaches the plan as given (0 by default: chosen per plan)."""
+    rng = np.random.default_rng(7)
+    warpfft.clear_plan_cache()
+    fake.opts_seen.clear()
+    for M, hint, new in ((11, 8, True), (9, 8, False), (13, 16, True), (16, 16, False)):
+        pts, c = _problem(rng, 2, M)
+        created = fake.pool_counts["created"]
+        f = warpfft.nufft2d1(*pts, c, SHAPES[2], eps=1e-10)
+        assert rel_err(f, exact(1, pts, c, SHAPES[2], 1)) < 1e-10
+        assert fake.opts_seen[-1]["points_hint"] == hint, (M, fake.opts_seen[-1])
+        assert fake.opts_seen[-1]["upsampfac"] == 0.0
+        assert fake.pool_counts["created"] == created + new, M
+        fk = warpfft.nufft2d2(*pts, f, eps=1e-6, upsampfac=1.5)
+        assert fake.opts_seen[-1]["points_hint"] == hint
+        assert fake.opts_seen[-1]["upsampfac"] == 1.5
+        assert rel_err(fk, exact(2, pts, f, SHAPES[2], -1)) < 1e-10
+    pts, c = _problem(rng, 1, 300)
+    warpfft.nufft1d1(*pts, c, SHAPES[1], points_hint=5)
+    assert fake.opts_seen[-1]["points_hint"] == 5
+    warpfft.nufft1d3(*pts, c, pts[0][:7])
+    assert fake.opts_seen[-1]["points_hint"] == 0
+    with pytest.raises(warpfft.InvalidArgumentError, match="upsampfac"):
+        warpfft.nufft1d1(*pts, c, SHAPES[1], upsampfac=3.5)
+
+
 def test_evicting_a_plan_touches_no_stream(fake):
     """Once its user has destroyed a stream, evicting a plan made for it must not wait for it:
     the Python layer never synchronises a pooled plan's stream (the C pool waits for an event
@@ -223,7 +252,8 @@ def test_torch_points_reuse_only_while_the_plan_keeps_them(torch_fake, fake_c):
     assert wt.stats()["setpts_skipped"] == s0["setpts_skipped"] + 1
     # a one-call function with the same key sets its points on that plan and drops them
     plan = next(iter(fake_c.pool_idle))
-    a = _ops._plan_args(1, (7,), 2, 1e-10, 1, 2, (), 0, 0)
+    hint = 16  # the ops' points_hint: M = 15 rounded to the nearest power of two
+    a = _ops._plan_args(1, (7,), 2, 1e-10, 1, 2, (), 0, 0, hint)
     import ctypes
     h = ctypes.c_void_p()
     assert fake_c.warpfft_pool_acquire(*a[:8], ctypes.byref(h)) == 0 and h.value == plan

@@ -7,6 +7,8 @@ documented calls, one op per device on two GPUs.
         python -m pytest python/tests/test_torch.py -q -rs
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from _nufft_ref import direct1, direct2, direct3, relerr
@@ -82,7 +84,12 @@ def test_make_fx_traces_the_op_and_its_backward_shapes():
     (lambda p, v: wt.finufft_type1(p, v[..., :5], (8, 8)), ValueError, "last axis"),
     (lambda p, v: wt.finufft_type1(p, v, (8, 8), bogus=1), ValueError, "bogus"),
     (lambda p, v: wt.finufft_type1(p, v, (8, 8), gpu_sort=0), ValueError, "gpu_sort"),
-    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac=1.5), ValueError, "upsampfac"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac=1.2), ValueError, "upsampfac"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac=3.5), RuntimeError,
+     r"upsampfac = 3.5; must be 0 \(chosen per plan\) or in \[1.25, 3\]"),
+    (lambda p, v: wt.finufft_type2(p, v, gpu_upsampfac=float("nan")), ValueError, "upsampfac"),
+    (lambda p, v: wt.finufft_type3(p, v, p, upsampfac=1.2), ValueError, "upsampfac"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac="x"), ValueError, "real number"),
     (lambda p, v: wt.finufft_type1(p, v, (8, 8), gpu_stream=1), ValueError, "stream"),
     (lambda p, v: wt.finufft_type1(p, v, (8, 8)), ValueError, "CUDA tensors"),
     (lambda p, v: wt.finufft_type2(p, v), ValueError, "CUDA tensors"),
@@ -228,6 +235,21 @@ def test_pytorch_finufft_documented_calls():
     # a coil batch sharing the trajectory
     coils = torch.randn((8, M), dtype=torch.complex128, device="cuda")
     assert finufft_type1(points.detach(), coils, (N, N)).shape == (8, N, N)
+
+
+@pytest.mark.parametrize("kw", [{}, {"upsampfac": 1.5}, {"gpu_upsampfac": 3.0},
+                                {"upsampfac": 1.25}])
+def test_upsampfac_options_meet_eps(kw):
+    """pytorch-finufft's option names for sigma: 0 by default (chosen per plan for the call's
+    M), any value of [1.25, 3] as given; each meets eps, forward and backward."""
+    require_cuda()
+    from warpfft.torch import finufft_type1, finufft_type2
+    rng = np.random.default_rng(12)
+    p, v, pn, vn = _data(rng, 2, 400, (2,))
+    f = finufft_type1(p, v, (16, 12), eps=1e-8, **kw)
+    assert relerr(f.cpu().numpy(), direct1(vn, list(pn), (16, 12), -1, 1)) < 1e-8
+    c = finufft_type2(p, f, eps=1e-8, **kw)
+    assert relerr(c.cpu().numpy(), direct2(f.cpu().numpy(), list(pn), -1, 1)) < 1e-8
 
 
 def test_one_op_per_device_on_two_gpus():
@@ -466,6 +488,28 @@ def test_op_path_values_and_one_c_call_per_repeated_call(fake_c):
     assert relerr(c.numpy(), direct2(fk.numpy(), list(p.double().numpy()), 1, 0)) < 1e-12
 
 
+def test_op_path_upsampfac_and_points_hint_reach_the_library(fake_c):
+    """upsampfac: 0 by default (chosen per plan; it was mapped to 2.0), 1.5 and 3.0 (either
+    spelling) as given; the plan's points_hint is the call's M rounded to the nearest power of
+    two (type 3: none), so calls whose M round alike share a pooled plan."""
+    rng = np.random.default_rng(46)
+    for M, hint in ((20, 16), (23, 16), (25, 32)):
+        p, v, _, _ = _data(rng, 2, M, (2,), device="cpu")
+        for kw, ups in (({}, 0.0), ({"upsampfac": 1.5}, 1.5), ({"gpu_upsampfac": 3.0}, 3.0)):
+            wt.finufft_type1(p, v, (6, 5), eps=1e-6, **kw)
+            assert (fake_c.opts_seen[-1]["upsampfac"], fake_c.opts_seen[-1]["points_hint"]) == \
+                (ups, hint), (M, kw)
+            fk = torch.zeros((6, 5), dtype=torch.complex128)
+            wt.finufft_type2(p, fk, eps=1e-6, **kw)
+            assert (fake_c.opts_seen[-1]["upsampfac"], fake_c.opts_seen[-1]["points_hint"]) == \
+                (ups, hint), (M, kw)
+    made = fake_c.pool_counts["created"]
+    assert made == 2 * 3 * 2  # (hints 16, 32) x (3 upsampfacs) x (types 1, 2): M 23 reused 20's
+    p3, v3, t3, _, _, _ = _data3(rng, 1, 9, 7, (2,), device="cpu")
+    wt.finufft_type3(p3, v3, t3, eps=1e-6, upsampfac=1.5)
+    assert (fake_c.opts_seen[-1]["upsampfac"], fake_c.opts_seen[-1]["points_hint"]) == (1.5, 0)
+
+
 @pytest.mark.parametrize("dim", [1, 3])
 def test_op_path_every_dimension_and_type3(fake_c, dim):
     """Row pointers of the (D, M) points (and type 3's (D, K) targets) reach the C ABI in its
@@ -653,26 +697,59 @@ def test_conjugate_and_negative_views_are_read_as_their_values(fake_c, monkeypat
         assert relerr(g.numpy(), direct3(vn3.conj(), list(-pn3), list(-tn3), 1)) < 1e-12, direct
 
 
-def test_deterministic_mode_flags_the_spreading_ops(fake_c):
-    """Types 1 and 3 spread with float atomics (run-to-run differences in the last bits): under
-    torch.use_deterministic_algorithms(True) they raise as torch's own such kernels do, and warn
-    with warn_only=True; type 2 (interpolation, a fixed summation order) runs."""
+def test_deterministic_mode_runs_deterministic_plans(fake_c):
+    """Under torch.use_deterministic_algorithms(True) (read when each op runs) the spreading ops
+    -- types 1 and 3, and type 2's backward -- run on the library's deterministic plans
+    (opts.deterministic = 1; GM/SM asked for give way to AUTO, which picks OD) instead of
+    raising, forward and backward, with the same results; the keyword deterministic=True does
+    the same without the global flag; off, the plans are the default kind."""
     rng = np.random.default_rng(47)
-    p, v, _, _ = _data(rng, 2, 10, (), device="cpu")
-    fk = torch.zeros((6, 5), dtype=torch.complex128)
-    p3, v3, t3, _, _, _ = _data3(rng, 1, 6, 4, (), device="cpu")
+    p, v, pn, vn = _data(rng, 2, 10, (), device="cpu")
+    fk = torch.tensor(rng.standard_normal((6, 5)) + 1j * rng.standard_normal((6, 5)))
+    p3, v3, t3, pn3, vn3, tn3 = _data3(rng, 1, 6, 4, (), device="cpu")
+
+    def last(**want):  # the options of the last plan the ops asked the pool for
+        got = fake_c.opts_seen[-1]
+        assert {k: got[k] for k in want} == want, got
+
     was, was_warn = (torch.are_deterministic_algorithms_enabled(),
                      torch.is_deterministic_algorithms_warn_only_enabled())
     try:
         torch.use_deterministic_algorithms(True)
-        with pytest.raises(RuntimeError, match="warpfft.nufft1.*deterministic"):
-            wt.finufft_type1(p, v, (6, 5), eps=1e-8)
-        with pytest.raises(RuntimeError, match="warpfft.nufft3.*deterministic"):
-            wt.finufft_type3(p3, v3, t3, eps=1e-8)
-        assert wt.finufft_type2(p, fk, eps=1e-8).shape == (10,)
-        torch.use_deterministic_algorithms(True, warn_only=True)
-        with pytest.warns(UserWarning, match="warpfft.nufft1"):
+        f = wt.finufft_type1(p, v, (6, 5), eps=1e-10, isign=1, modeord=0, gpu_method=2)
+        last(deterministic=1, method=0)
+        assert relerr(f.numpy(), direct1(vn, list(pn), (6, 5), 1, 0)) < 1e-12
+        g = wt.finufft_type3(p3, v3, t3, eps=1e-10, isign=1)
+        last(deterministic=1)
+        assert relerr(g.numpy(), direct3(vn3, list(pn3), list(tn3), 1)) < 1e-12
+        wt.finufft_type2(p, fk, eps=1e-10)
+        last(deterministic=0)  # interpolation: deterministic with every plan
+        # type 2's backward spreads: a type 1 on a deterministic plan
+        tgt = fk.clone().requires_grad_(True)
+        wt.finufft_type2(p, tgt, eps=1e-10).abs().sum().backward()
+        last(deterministic=1)
+        assert tgt.grad is not None and tgt.grad.shape == fk.shape
+        torch.use_deterministic_algorithms(True, warn_only=True)  # no warning either
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
             wt.finufft_type1(p, v, (6, 5), eps=1e-8)
     finally:
         torch.use_deterministic_algorithms(was, warn_only=was_warn)
-    wt.finufft_type1(p, v, (6, 5), eps=1e-8)  # off again: no error
+    wt.finufft_type1(p, v, (6, 5), eps=1e-8)
+    last(deterministic=0)
+    # the keyword, without the global flag: the forward and the backward's type 1
+    wt.finufft_type1(p, v, (6, 5), eps=1e-8, deterministic=True)
+    last(deterministic=1)
+    tgt = fk.clone().requires_grad_(True)
+    wt.finufft_type2(p, tgt, eps=1e-8, deterministic=True).abs().sum().backward()
+    last(deterministic=1)
+    vv = v3.clone().requires_grad_(True)
+    wt.finufft_type3(p3, vv, t3, eps=1e-8, deterministic=True).abs().sum().backward()
+    last(deterministic=1)  # the backward's type 3
+    with pytest.raises(ValueError, match="deterministic"):
+        wt.finufft_type1(p, v, (6, 5), deterministic=2)
+    f_od = wt.finufft_type1(p, v, (6, 5), eps=1e-10, isign=1, modeord=0, gpu_method=3)
+    last(method=3, deterministic=0)
+    assert relerr(f_od.numpy(), direct1(vn, list(pn), (6, 5), 1, 0)) < 1e-12
+    wt.finufft_type2(p, fk, eps=1e-8, gpu_method=3)
+    last(method=0)  # OD spreads: no effect on interpolation (as the reference)

@@ -20,7 +20,7 @@ _IGNORED = {"gpu_sort": _I32, "gpu_kerevalmeth": (0, 1), "gpu_maxbatchsize": (0,
             "gpu_np": _I32, "debug": _I32}
 _HONOURED = ("modeord", "upsampfac", "gpu_method", "gpu_binsizex", "gpu_binsizey",
              "gpu_binsizez", "gpu_maxsubprobsize", "gpu_device_id", "gpu_stream",
-             "gpu_spreadinterponly", "check_points")
+             "gpu_spreadinterponly", "check_points", "points_hint", "deterministic")
 OPTION_NAMES = frozenset(_HONOURED) | frozenset(_IGNORED)
 
 
@@ -35,7 +35,8 @@ def option_int(name, value, lo, hi):
 
 def option_float(name, value):
     """A float option (upsampfac) as a C double field takes it: a real number (int, float,
-    bool, numpy scalar); strings, None and complex numbers raise."""
+    bool, numpy scalar); strings, None and complex numbers raise. Its range is the C
+    library's to check (upsampfac: 0 or [1.25, 3]; NaN is refused there too)."""
     if isinstance(value, (str, bytes, complex, np.complexfloating)) or value is None:
         raise invalid(f"{name} must be a real number, not {type(value).__name__} {value!r}")
     try:
@@ -83,11 +84,14 @@ def normalize_options(type_, kwargs):
     g = kwargs.get
     sio = option_int("gpu_spreadinterponly", g("gpu_spreadinterponly", 0), 0, 1)
     method = option_int("gpu_method", g("gpu_method", 0), 0, 4)
-    if method >= 2:
+    if method == 3:  # the reference's OD: output-driven spreading; no effect on interpolation
+        method = 3 if type_ in (1, 3) else 0
+    elif method >= 2:  # SM, and 4 (block gather: an output-driven shared-memory method)
         method = 2 if type_ == 1 else 0
-    upsampfac = option_float("upsampfac", g("upsampfac", 2.0))
-    if upsampfac == 0.0:
-        upsampfac = 2.0
+    # 0 (the default, the reference's "auto") goes to the C library as 0: the plan chooses
+    # sigma with the kernel width; any other value goes as it is, the C refusing one outside
+    # [1.25, 3] (InvalidArgumentError, a RuntimeError as the reference's plan failure).
+    upsampfac = option_float("upsampfac", g("upsampfac", 0.0))
     bins = tuple(max(0, option_int(k, g(k, 0), *_I32))
                  for k in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez"))
     opts = {
@@ -101,6 +105,10 @@ def normalize_options(type_, kwargs):
                                          *_I32)),
         "spreadinterponly": sio,
         "check_points": _check_points(g("check_points", True)),
+        # warpfft's own: the expected M per setpts, for the choice of upsampfac and width
+        "points_hint": option_int("points_hint", g("points_hint", 0), 0, _lib.INT64_MAX),
+        # warpfft's own: bitwise-reproducible results (docs/spreaders.md)
+        "deterministic": option_int("deterministic", g("deterministic", False), 0, 1),
     }
     return opts, tuple(sorted(opts.items()))
 

@@ -18,10 +18,15 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
 
 ==========================  ==================================================================
 ``modeord``                 honoured: 0 CMCL order (default), 1 FFT order
-``upsampfac``               honoured: 2.0 or 1.25; 0 (the reference's "auto") means 2.0
-``gpu_method``              honoured: 0 auto, 1 GM, 2 SM; 3 (OD) and 4 (block gather) are
-                            output-driven shared-memory methods: SM. For type 2 (where the
-                            reference says SM has no effect) 2-4 mean auto.
+``upsampfac``               honoured: 0 (default; the reference's "auto") -- the plan
+                            chooses sigma in [1.25, 3] with the kernel width, by predicted
+                            time (``plan.info``: upsampfac, width, predicted_ms); or any value
+                            in [1.25, 3]. Others (NaN too) raise InvalidArgumentError (a
+                            RuntimeError, as the reference's failed plan) with the C message.
+``gpu_method``              honoured: 0 auto, 1 GM, 2 SM, 3 OD (output-driven spreading: no
+                            atomics; types 1 and 3); 4 (block gather, an output-driven
+                            shared-memory method): SM. For type 2 (where the reference says
+                            they have no effect) 2-4 mean auto.
 ``gpu_binsizex/y/z``        honoured: spreading bin edge of the C ABI's dimension 1/2/3
                             (x/y/z in the reference's C order, as there); <= 0 automatic
 ``gpu_maxsubprobsize``      honoured: points per SM subproblem (0 automatic)
@@ -39,7 +44,8 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
                             reference defines it: no FFT, no deconvolution; the grid is the
                             mode array itself (N_d >= 2 kernel widths; index i at coordinate
                             2 pi i / N, modeord has no effect), the kernel the one eps and
-                            upsampfac choose for a NUFFT (``plan.info``: width, beta); GM
+                            upsampfac choose for a NUFFT (upsampfac 0: sigma 2's;
+                            ``plan.info``: width, beta); GM
 ``check_points``            warpfft's own (not the reference's): True (default) -- setpts
                             waits for the binning and raises InvalidPointsError
                             (WARPFFT_ERR_BAD_POINTS) for a NaN or infinite coordinate, as the
@@ -48,6 +54,17 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
                             coordinate then makes every output of execute NaN, and
                             ``plan.setpts_check()`` raises the error when called. Type 3
                             always checks.
+``points_hint``             warpfft's own (not the reference's): the expected number of points
+                            per setpts (types 1 and 2), which the choice of upsampfac and
+                            width (upsampfac 0) weighs spreading against the FFT with; 0
+                            (default): one point per mode. A hint: any M may be set. The
+                            one-call functions pass M rounded to a power of two.
+``deterministic``           warpfft's own (not the reference's): True -- bitwise-reproducible
+                            results: the same inputs give the same bits on every execute, of
+                            every plan made with the same options, on any stream (types 1, 2,
+                            3). Types 1 and 3 then spread output-driven (method OD; gpu_method
+                            must be 0 or 3) after a stable sort of the points; 3-4x slower
+                            spreading on an H100 (docs/spreaders.md). Default False.
 ==========================  ==================================================================
 
 Any other name raises InvalidArgumentError (also a TypeError, as in the reference). Values are
@@ -113,7 +130,10 @@ class Plan(ClosesWhenCollected, PointerCalls):
     * ``isign``: sign of the exponent; default +1 for types 1 and 3, -1 for type 2.
     * ``dtype``: "complex64" (points float32) or "complex128" (points float64).
     * ``**kwargs``: the reference's option names (see ``warpfft._compat``'s table): honoured,
-      or accepted and ignored where they change no result; unknown names raise.
+      or accepted and ignored where they change no result; unknown names raise. Three are
+      warpfft's own: ``check_points``, ``points_hint`` (the M you will set, for the
+      plan's choice of upsampfac and kernel width; default: one point per mode) and
+      ``deterministic`` (bitwise-reproducible results).
 
     ``setpts(x, y=None, z=None)`` then ``execute(data, out=None)``. Arrays: numpy (copied to the
     device; ``execute`` returns numpy and waits), or device arrays -- cupy, torch, jax, numba,

@@ -53,6 +53,8 @@ class Opts(Structure):
         ("max_subprob", c_int32),
         ("spreadinterponly", c_int32),
         ("check_points", c_int32),
+        ("points_hint", c_int64),  # appended after check_points (offset 56)
+        ("deterministic", c_int32),  # appended after points_hint (offset 64)
     ]
 
 
@@ -85,7 +87,16 @@ class PlanInfo(Structure):
         ("s_half", c_double * 3),
         ("gamma", c_double * 3),
         ("tol_floor", c_double),
+        # the cost model's predicted execute time and the spreading kernel (appended with
+        # upsampfac 0, issue 28)
+        ("predicted_ms", c_double),
+        ("kernel", c_int32),
+        # 1: bitwise-reproducible executes (opts.deterministic; appended, issue 29)
+        ("deterministic", c_int32),
     ]
+
+
+KERNEL_NAMES = {1: "sinh"}  # warpfft_kernel: WARPFFT_KERNEL_SINH = 1
 
 
 class PoolInfo(Structure):
@@ -339,6 +350,14 @@ def default_opts():
     return Opts.from_buffer(buf)
 
 
+def new_plan_info():
+    """A zeroed PlanInfo backed by a buffer with room for any version of warpfft_plan_info:
+    the library writes its whole struct (there is no size field), so a declaration that lags
+    behind it must not be what it writes into. Fields a library older than the declaration
+    does not write stay 0 (kernel 0: not reported)."""
+    return PlanInfo.from_buffer((ctypes.c_char * _STRUCT_ROOM)())
+
+
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 UINT64_MAX = 2**64 - 1
@@ -365,24 +384,72 @@ def as_int(name, value, lo, hi):
 # ---- plan options and arguments ------------------------------------------------------------
 
 
+def _has_field(o, name):
+    """Whether the loaded library's warpfft_opts has field `name`: the declaration has it and
+    the struct_size warpfft_opts_default wrote covers it (the C reads no byte past
+    struct_size, and refuses a larger struct_size with a nonzero byte it does not know)."""
+    field = getattr(type(o), name, None)
+    return field is not None and o.struct_size >= field.offset + field.size
+
+
 def set_check_points(o, value):
-    """Sets ``check_points`` where the loaded library's warpfft_opts has that field (the
-    declaration has it and the library's struct_size covers it). Against a library without the
-    field nothing is written: its setpts always checks (what 1 asks for)."""
-    field = getattr(type(o), "check_points", None)
-    if field is not None and o.struct_size >= field.offset + field.size:
+    """Sets ``check_points`` where the loaded library's warpfft_opts has that field. Against a
+    library without the field nothing is written: its setpts always checks (what 1 asks
+    for)."""
+    if _has_field(o, "check_points"):
         o.check_points = value
     return o
 
 
-def make_opts(modeord=0, method=0, upsampfac=2.0, device=0, stream=0, bin_size=(0, 0, 0),
-              max_subprob=0, spreadinterponly=0, check_points=0):
+def set_points_hint(o, value):
+    """Sets ``points_hint`` where the loaded library's warpfft_opts has that field. Against a
+    library without it nothing is written: it is a hint for the choice of upsampfac and width,
+    which such a library does not make."""
+    if _has_field(o, "points_hint"):
+        o.points_hint = value
+    return o
+
+
+def set_deterministic(o, value):
+    """Sets ``deterministic`` where the loaded library's warpfft_opts has that field. Unlike a
+    hint, 1 is a promise the plan must keep: against a library without the field it raises
+    (0 writes nothing: every plan of such a library is the default kind)."""
+    if _has_field(o, "deterministic"):
+        o.deterministic = value
+    elif value:
+        raise invalid("deterministic=True: the loaded libwarpfft has no deterministic option "
+                      f"(its warpfft_opts is {o.struct_size} bytes); update it")
+    return o
+
+
+def points_hint_for(m):
+    """The points_hint that the one-call functions, warpfft.torch and the XLA handler
+    (c_core/src/framework/xla_ffi.c, the same rule) pass for M points: M rounded to the nearest
+    power of two (a tie goes up; 0 for M <= 0, the library's "one point per mode"). Not M
+    itself: their plans come from the live-plan pool, keyed on every option, and an exact M
+    would make a new plan for every distinct M, while the choice it informs (upsampfac and
+    width, by predicted time) changes slowly with M."""
+    if m <= 0:
+        return 0
+    lo = 1 << (m.bit_length() - 1)
+    if lo > INT64_MAX // 2:  # 2 lo does not fit the C field
+        return lo
+    return lo if m - lo < 2 * lo - m else 2 * lo
+
+
+def make_opts(modeord=0, method=0, upsampfac=0.0, device=0, stream=0, bin_size=(0, 0, 0),
+              max_subprob=0, spreadinterponly=0, check_points=0, points_hint=0,
+              deterministic=0):
     """A warpfft_opts (bin sizes in the C order), every integer range-checked (ctypes would wrap
-    one silently). ``check_points`` defaults to 0 as in the C library: setpts does not wait on
+    one silently). ``upsampfac`` 0 (the default, as in the C library) lets the plan choose it
+    with the kernel width; any value is passed on, and the C library refuses one outside
+    [1.25, 3] with its message. ``points_hint``: the expected M per setpts (0: one point per
+    mode). ``check_points`` defaults to 0 as in the C library: setpts does not wait on
     the host, and a NaN/inf coordinate makes the outputs NaN. That is what the framework ops
     need (they set points on every call, inside jit/compiled graphs where a host wait per call
     would cost); Plan passes its ``check_points`` option (True by default: the reference raises
-    for a bad point at setpts)."""
+    for a bad point at setpts). ``deterministic`` 1: bitwise-reproducible results (types 1
+    and 3 spread output-driven after a stable sort; docs/spreaders.md)."""
     opts = default_opts()
     opts.modeord = as_int("modeord", modeord, -INT32_MAX - 1, INT32_MAX)
     opts.method = as_int("gpu_method", method, -INT32_MAX - 1, INT32_MAX)
@@ -394,6 +461,8 @@ def make_opts(modeord=0, method=0, upsampfac=2.0, device=0, stream=0, bin_size=(
         opts.bin_size[i] = as_int("bin size", v, 0, INT32_MAX)
     opts.max_subprob = as_int("gpu_maxsubprobsize", max_subprob, 0, INT32_MAX)
     opts.spreadinterponly = as_int("gpu_spreadinterponly", spreadinterponly, 0, 1)
+    set_points_hint(opts, as_int("points_hint", points_hint, 0, INT64_MAX))
+    set_deterministic(opts, as_int("deterministic", deterministic, 0, 1))
     return set_check_points(opts, as_int("check_points", check_points, 0, 1))
 
 

@@ -71,8 +71,8 @@ def default_opts(opts):
 
 def opts_struct(kwargs):
     """A NufftOpts with the defaults, then the reference's option keywords in `kwargs` (already
-    checked by _args.normalize_options; warpfft's own, check_points, has no field). A stream
-    object is stored as its handle."""
+    checked by _args.normalize_options; warpfft's own, check_points and points_hint, have no
+    field). A stream object is stored as its handle."""
     from ._args import stream_value
 
     s = NufftOpts()

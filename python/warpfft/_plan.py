@@ -16,7 +16,7 @@ from . import _lib
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
 from ._lib import make_opts  # noqa: F401  (the one warpfft_opts builder; importable from here)
 
-METHODS = {"auto": 0, "gm": 1, "sm": 2}
+METHODS = {"auto": 0, "gm": 1, "sm": 2, "od": 3}
 _METHOD_NAMES = {v: k for k, v in METHODS.items()}
 _PRECISIONS = {
     np.dtype(np.complex64): (_lib.PRECISION_F32, np.dtype(np.float32)),
@@ -59,9 +59,17 @@ def info_dict(info, reverse=True):
         "dim": info.dim,
         "precision": prec.get(info.precision, info.precision),
         "method": _METHOD_NAMES.get(info.method, info.method),
+        # the kernel and grid the plan uses: upsampfac is the sigma in use (the one chosen when
+        # the option was 0), kernel its name ("sinh"; None from a library that does not say),
+        # predicted_ms the cost model's execute time at points_hint points (None where the
+        # library makes no prediction: type 3, or a library without the field)
         "width": info.width,
         "beta": info.beta,
         "upsampfac": info.upsampfac,
+        "kernel": _lib.KERNEL_NAMES.get(info.kernel, info.kernel or None),
+        "predicted_ms": info.predicted_ms if info.predicted_ms > 0 else None,
+        # bitwise-reproducible executes (the deterministic option; method "od" then spreads)
+        "deterministic": bool(info.deterministic),
         "n_modes": t(info.n_modes),
         "n_fine": t(info.n_fine),
         "bin_size": t(info.bin_size),
@@ -86,8 +94,8 @@ def info_dict(info, reverse=True):
 
 
 def plan_params_c(type_, n_modes_c, ntransf, tol, precision, opts):
-    """warpfft_plan_params (no GPU): the info dict of what plan_create would choose."""
-    info = _lib.PlanInfo()
+    """warpfft_plan_params (no GPU): the warpfft_plan_info plan_create would fill."""
+    info = _lib.new_plan_info()
     _lib.call("plan_params", _lib.as_int("nufft_type", type_, -_lib.INT32_MAX, _lib.INT32_MAX),
               len(n_modes_c),
               c_modes(type_, n_modes_c),
@@ -98,7 +106,7 @@ def plan_params_c(type_, n_modes_c, ntransf, tol, precision, opts):
 
 def plan_params3_c(dim, ntransf, tol, precision, opts, x_lo, x_hi, s_lo, s_hi):
     """warpfft_plan_params3 (no GPU): bounds per C dimension (dim entries each)."""
-    info = _lib.PlanInfo()
+    info = _lib.new_plan_info()
 
     def arr(v):
         a = (ctypes.c_double * 3)(0.0, 0.0, 0.0)
@@ -201,7 +209,7 @@ class CPlan:
             _lib.check(self._L.warpfft_stream_sync(self.device, self.stream))
 
     def info(self, reverse=True):
-        info = _lib.PlanInfo()
+        info = _lib.new_plan_info()
         with self._lock:
             _lib.check(self._L.warpfft_plan_get_info(self._live(), ctypes.byref(info)))
         return info_dict(info, reverse)

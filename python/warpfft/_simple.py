@@ -13,15 +13,19 @@ isign=-1, **kwargs)`` takes ``data`` of shape ``([n_trans,] N1, N2)``. The dtype
 
 Plans come from the C library's live-plan pool (``warpfft._cache``; shared with warpfft.torch
 and warpfft.jax): a repeated call of the same shape, options and stream costs setpts + execute
-only. Host (numpy) arrays: the call waits and raises any error. Device arrays: the call returns
+only. Types 1 and 2 pass the plan ``points_hint`` = M rounded to a power of two (unless the
+call gives one), for its choice of upsampfac and kernel width. Host (numpy) arrays: the call waits and raises any error. Device arrays: the call returns
 without waiting (as the reference's), its work ordered after and before the producers' streams;
 an asynchronous failure is raised by ``clear_plan_cache()`` (or, with the pool off, by this
 call's destroy of its plan), and makes later CUDA calls fail as CUDA's errors do.
 """
 
+import math
+
 import numpy as np
 
-from . import _cache
+from . import _cache, _lib
+from ._args import shape_of
 from ._arrays import describe, wrap
 from ._compat import Plan
 from ._errors import invalid
@@ -52,6 +56,12 @@ def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, target
         if len(got) != dim:
             raise invalid(f"n_modes {got} has {len(got)} entries for a {dim}D transform")
         n_modes = got
+        if "points_hint" not in kwargs:
+            # The M this call sets, for the plan's choice of upsampfac and width (by predicted
+            # time), rounded to the nearest power of two: pooled plans are keyed on every
+            # option, so an exact M would make a new plan for each distinct M, and the choice
+            # changes slowly with M. (Bad points still raise at setpts, as before.)
+            kwargs["points_hint"] = _lib.points_hint_for(math.prod(shape_of(pts[0])))
     _cache.reap()  # earlier calls' arrays whose work is done
     # A plan of the pool (any stream: the pool never waits for a stream its user may destroy).
     plan = Plan._from_pool(nufft_type, n_modes, n_trans, eps, isign, dtype, **kwargs)

@@ -36,6 +36,7 @@ pub type warpfft_precision = ::std::os::raw::c_uint;
 pub const WARPFFT_METHOD_AUTO: warpfft_method = 0;
 pub const WARPFFT_METHOD_GM: warpfft_method = 1;
 pub const WARPFFT_METHOD_SM: warpfft_method = 2;
+pub const WARPFFT_METHOD_OD: warpfft_method = 3;
 pub type warpfft_method = ::std::os::raw::c_uint;
 pub const WARPFFT_KERNEL_SINH: warpfft_kernel = 1;
 pub type warpfft_kernel = ::std::os::raw::c_uint;
@@ -53,12 +54,13 @@ pub struct warpfft_opts {
     pub spreadinterponly: i32,
     pub check_points: i32,
     pub points_hint: i64,
+    pub deterministic: i32,
 }
 #[test]
 fn bindgen_test_layout_warpfft_opts() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_opts>(),
-        64usize,
+        72usize,
         concat!("Size of: ", stringify!(warpfft_opts))
     );
     assert_eq!(
@@ -253,6 +255,23 @@ fn bindgen_test_layout_warpfft_opts() {
         );
     }
     test_field_points_hint();
+    fn test_field_deterministic() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).deterministic) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opts),
+                "::",
+                stringify!(deterministic)
+            )
+        );
+    }
+    test_field_deterministic();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -289,12 +308,14 @@ pub struct warpfft_plan_info {
     pub tol_floor: f64,
     pub predicted_ms: f64,
     pub kernel: i32,
+    pub deterministic: i32,
+    pub n_sets: i64,
 }
 #[test]
 fn bindgen_test_layout_warpfft_plan_info() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_plan_info>(),
-        320usize,
+        328usize,
         concat!("Size of: ", stringify!(warpfft_plan_info))
     );
     assert_eq!(
@@ -744,6 +765,40 @@ fn bindgen_test_layout_warpfft_plan_info() {
         );
     }
     test_field_kernel();
+    fn test_field_deterministic() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).deterministic) as usize - ptr as usize
+            },
+            316usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(deterministic)
+            )
+        );
+    }
+    test_field_deterministic();
+    fn test_field_n_sets() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_sets) as usize - ptr as usize
+            },
+            320usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(n_sets)
+            )
+        );
+    }
+    test_field_n_sets();
 }
 extern "C" {
     pub fn warpfft_version() -> *const ::std::os::raw::c_char;
@@ -855,6 +910,17 @@ extern "C" {
     pub fn warpfft_setpts(
         plan: warpfft_plan,
         precision: warpfft_precision,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_setpts_sets(
+        plan: warpfft_plan,
+        precision: warpfft_precision,
+        n_sets: i64,
         M: i64,
         x: *const ::std::os::raw::c_void,
         y: *const ::std::os::raw::c_void,
@@ -1128,6 +1194,21 @@ extern "C" {
     pub fn warpfft_setpts3(
         plan: warpfft_plan,
         precision: warpfft_precision,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        K: i64,
+        s: *const ::std::os::raw::c_void,
+        t: *const ::std::os::raw::c_void,
+        u: *const ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_setpts3_sets(
+        plan: warpfft_plan,
+        precision: warpfft_precision,
+        n_sets: i64,
         M: i64,
         x: *const ::std::os::raw::c_void,
         y: *const ::std::os::raw::c_void,

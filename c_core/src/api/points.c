@@ -70,6 +70,14 @@ static warpfft_status check_setpts3(const struct warpfft_plan_s *plan, int preci
                         "%s: n_sets = %lld point sets; at most %d per setpts (split the batch "
                         "into plans of at most that many sets)",
                         who, (long long)n_sets, WF_MAX_SETS);
+    /* a deterministic type 3 spreads by OD (wf_spreader_sets_ok says so again for the spreading
+     * grid made later; here it is an argument error, which keeps the previous points) */
+    if (n_sets > 1 && (p->deterministic || p->method == WARPFFT_METHOD_OD))
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: n_sets = %lld point sets with spreading method OD (the deterministic "
+                        "option's, for types 1 and 3): its kernels take one point set (set "
+                        "n_sets = 1, or use a plan per set)",
+                        who, (long long)n_sets);
     const int64_t lim = (int64_t)1 << 56;
     if (M < 0 || K < 0 || M > lim / p->ntransf || K > lim / p->ntransf)
         return wf_error(WARPFFT_ERR_BAD_NPOINTS,

@@ -10,6 +10,7 @@
 #include "params/params.h"
 #include "plans/launch.h"
 #include "plans/toeplitz.h"
+#include "plans/toeplitz_kernel.h"
 #include "runtime/cufft.h"
 #include "runtime/error.h"
 

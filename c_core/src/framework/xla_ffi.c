@@ -17,10 +17,11 @@
 
 /* The plan's key: what warpfft_pool_acquire is called with (run_call adds stream and device). */
 typedef struct wf_xla_key {
-    int type, dim, precision, iflag, modeord, method, device, max_subprob;
+    int type, dim, precision, iflag, modeord, method, device, max_subprob, deterministic;
     int bin[3];
     int64_t n[3];
     int64_t ntransf;
+    int64_t points_hint; /* types 1 and 2: the call's M rounded to a power of two; type 3: 0 */
     double eps, upsampfac;
     uint64_t stream;
 } wf_xla_key;
@@ -164,8 +165,10 @@ static warpfft_status acquire_plan(const wf_xla_key *key, warpfft_plan *plan) {
     o.method = key->method;
     o.device = key->device;
     o.upsampfac = key->upsampfac;
+    o.points_hint = key->points_hint;
     o.stream = key->stream;
     o.max_subprob = key->max_subprob;
+    o.deterministic = key->deterministic;
     for (int d = 0; d < 3; d++)
         o.bin_size[d] = key->bin[d];
     warpfft_status st = warpfft_pool_acquire(key->type, key->dim, key->n, key->iflag, key->ntransf,
@@ -449,12 +452,28 @@ static XLA_FFI_Error *decode3(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     return c->empty ? NULL : group_bytes(f, c, T, M, targets);
 }
 
+/* The plan's points_hint for a call with M points: M rounded to the nearest power of two (a tie
+ * goes up; 0 for M <= 0, the library's "one point per mode"), the rule of the Python package's
+ * _lib.points_hint_for. Not M itself: plans come from the pool, keyed on every option, so an
+ * exact M would make a new plan for every distinct M, while the choice of upsampfac and width
+ * it informs changes slowly with M. */
+static int64_t points_hint_for(int64_t m) {
+    if (m <= 0)
+        return 0;
+    int64_t lo = (int64_t)1 << (63 - __builtin_clzll((unsigned long long)m));
+    if (lo > INT64_MAX / 2) /* 2 lo does not fit */
+        return lo;
+    return m - lo < 2 * lo - m ? lo : 2 * lo;
+}
+
 /* Decodes the attributes into the plan's key and the buffers by type, then runs the call unless
- * it has nothing to compute. */
+ * it has nothing to compute. upsampfac: 0 when absent (the plan chooses it with the width, for
+ * the points_hint set here from the call's M). */
 static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     const XLA_FFI_Attrs *at = &f->attrs;
-    int64_t type, iflag, modeord = 0, method = 0, max_subprob = 0, n[3], bin[3] = {0, 0, 0};
-    double eps, upsampfac = 2.0;
+    int64_t type, iflag, modeord = 0, method = 0, max_subprob = 0, deterministic = 0, n[3],
+                         bin[3] = {0, 0, 0};
+    double eps, upsampfac = 0.0;
     if (attr_int(at, "nufft_type", &type) || attr_int(at, "iflag", &iflag) ||
         attr_f64(at, "eps", &eps) || attr_int(at, "n1", &n[0]) || attr_int(at, "n2", &n[1]) ||
         attr_int(at, "n3", &n[2]))
@@ -464,6 +483,7 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     attr_int(at, "modeord", &modeord);
     attr_int(at, "method", &method);
     attr_int(at, "max_subprob", &max_subprob);
+    attr_int(at, "deterministic", &deterministic);
     attr_int(at, "bin1", &bin[0]);
     attr_int(at, "bin2", &bin[1]);
     attr_int(at, "bin3", &bin[2]);
@@ -473,9 +493,11 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
                          "warpfft: nufft_type %lld is not 1, 2 or 3", (long long)type);
     /* The options are C ints: a value that does not fit is refused, not cut to 32 bits (a
      * 64-bit modeord of 2^32 + 1 would otherwise reach the plan as 1). */
-    const char *const opt_names[6] = {"modeord", "method", "max_subprob", "bin1", "bin2", "bin3"};
-    const int64_t opt_vals[6] = {modeord, method, max_subprob, bin[0], bin[1], bin[2]};
-    for (int i = 0; i < 6; i++)
+    const char *const opt_names[7] = {"modeord", "method", "max_subprob",  "bin1",
+                                      "bin2",    "bin3",   "deterministic"};
+    const int64_t opt_vals[7] = {modeord, method, max_subprob,  bin[0],
+                                 bin[1],  bin[2], deterministic};
+    for (int i = 0; i < 7; i++)
         if (opt_vals[i] < INT32_MIN || opt_vals[i] > INT32_MAX)
             return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                              "warpfft: attribute %s = %lld does not fit a 32-bit int", opt_names[i],
@@ -488,6 +510,7 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     c.key.modeord = type == 3 ? 0 : (int)modeord; /* type 3 has no mode order */
     c.key.method = (int)method;
     c.key.max_subprob = (int)max_subprob;
+    c.key.deterministic = (int)deterministic; /* 0 or 1: plan creation refuses others */
     for (int d = 0; d < 3; d++)
         c.key.bin[d] = (int)bin[d];
     c.key.eps = eps;
@@ -495,6 +518,8 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     XLA_FFI_Error *e = type == 3 ? decode3(f, &c) : decode12(f, &c, n);
     if (e || c.empty)
         return e;
+    /* types 1 and 2 only: the type-3 choice does not use it, and its plans serve any M */
+    c.key.points_hint = type == 3 ? 0 : points_hint_for(c.M);
     return run_call(f, &c);
 }
 

@@ -162,10 +162,12 @@ typedef struct XLA_FFI_Metadata_Extension {
  * first). Shapes: points (G or 1, M) of f32/f64; type 1 source (G, T, M) complex, result
  * (G, T, N3?, N2?, N1); type 2 source (G, T, N...) complex, result (G, T, M).
  * Attributes (integers of any width, floats f64): nufft_type, iflag, eps, modeord, method,
- * upsampfac, max_subprob, bin1, bin2, bin3, n1, n2, n3 (the C plan's mode counts).
- * For each of the G groups it sets the group's points (once when the points are shared) and
- * runs T transforms on XLA's stream, with a plan from the live-plan pool (warpfft.h) keyed by
- * (type, dim, modes, T, eps, iflag, precision, options, device, stream).
+ * upsampfac (0 when absent: chosen per plan), max_subprob, bin1, bin2, bin3, deterministic, n1,
+ * n2, n3 (the C plan's mode counts). For each of the G groups it sets the group's points (once
+ * when the points are shared) and runs T transforms on XLA's stream, with a plan from the
+ * live-plan pool (warpfft.h) keyed by (type, dim, modes, T, eps, iflag, precision, options,
+ * device, stream); types 1 and 2 set opts.points_hint to M rounded to the nearest power of two
+ * (a tie up).
  * Type 3 (nufft_type = 3; n1..n3 and modeord unused): source (G, T, M), then `dim` source
  * coordinate arrays (G or 1, M) and `dim` target coordinate arrays (G or 1, K), each set in the
  * C plan's dimension order; result (G, T, K). setpts3 runs on every call (once per group when

@@ -146,7 +146,7 @@ static int device_of(void *ptr) {
 
 typedef struct toep_args {
     int dim, precision, iflag, modeord, weights, adjoint;
-    int method, max_subprob, bin[3];
+    int method, max_subprob, bin[3], deterministic;
     int64_t n[3]; /* C order */
     double eps, upsampfac;
 } toep_args;
@@ -161,10 +161,11 @@ static XLA_FFI_Error *decode_attrs(XLA_FFI_CallFrame *f, toep_args *a) {
         return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                           "warpfft: the Toeplitz custom call needs integer attributes dim, n1, "
                           "n2, n3 and a float eps");
-    static const char *const names[] = {"iflag",       "modeord", "weights", "adjoint", "method",
-                                        "max_subprob", "bin1",    "bin2",    "bin3"};
+    static const char *const names[] = {"iflag",  "modeord",      "weights", "adjoint",
+                                        "method", "max_subprob",  "bin1",    "bin2",
+                                        "bin3",   "deterministic"};
     int *const vals[] = {&a->iflag,       &a->modeord, &a->weights, &a->adjoint, &a->method,
-                         &a->max_subprob, &a->bin[0],  &a->bin[1],  &a->bin[2]};
+                         &a->max_subprob, &a->bin[0],  &a->bin[1],  &a->bin[2],  &a->deterministic};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (find_attr(at, names[i]) && attr_int(at, names[i], vals[i]))
             return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
@@ -188,6 +189,7 @@ static warpfft_opts make_opts(const toep_args *a, int device, uint64_t stream) {
     o.upsampfac = a->upsampfac;
     o.stream = stream;
     o.max_subprob = a->max_subprob;
+    o.deterministic = a->deterministic;
     for (int d = 0; d < 3; d++)
         o.bin_size[d] = a->bin[d];
     return o;

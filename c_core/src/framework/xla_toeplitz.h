@@ -4,7 +4,7 @@
  * installed. Shapes in the Python order (the last axis is the C ABI's dimension 1); the mode
  * counts n1, n2, n3 in the C order. Attributes (integers s32/s64, floats f64): dim, n1, n2, n3,
  * eps, iflag, modeord, weights (warpfft_weights), adjoint, method, upsampfac, max_subprob,
- * bin1..bin3.
+ * bin1..bin3, deterministic.
  */
 #ifndef WARPFFT_XLA_TOEPLITZ_H
 #define WARPFFT_XLA_TOEPLITZ_H

@@ -32,7 +32,8 @@
 /* Everything a plan chose. Unused dimensions have n_modes = n_fine = bin_size = n_bins = 1. */
 typedef struct wf_params {
     int type, dim, precision; /* precision: WARPFFT_F32 / WARPFFT_F64 */
-    int method;               /* WARPFFT_METHOD_GM or WARPFFT_METHOD_SM (never AUTO) */
+    int method;               /* WARPFFT_METHOD_GM, _SM or _OD (never AUTO) */
+    int deterministic;        /* opts.deterministic: OD spreading and the stable sort (bins.c) */
     int modeord;
     int spreadinterponly;  /* 1: spread/interp only on fk itself (n_fine = n_modes; nufft12_exec.c)
                             */
@@ -49,7 +50,10 @@ typedef struct wf_params {
     int32_t bin_size[3];
     int64_t n_bins[3], nbins; /* bins per dim, and their product (fits in int32) */
     int64_t maxsub;           /* points per subproblem (SM) */
-    size_t tile_bytes;        /* SM: dynamic shared memory per block; GM: 0 */
+    size_t tile_bytes;        /* SM, OD: dynamic shared memory per block; GM: 0 */
+    int32_t od_tile[3];       /* OD: a warp's tile of the fine grid (unused dims 1) */
+    int32_t od_nwarps;        /* OD: warps per block (1..8) */
+    int32_t od_pitch;         /* OD: row pitch of a warp's tile, >= od_tile[0] */
     size_t real_bytes;        /* sizeof(T): 4 or 8 */
     size_t complex_bytes;     /* sizeof(cT): 8 or 16 */
 } wf_params;

@@ -1,7 +1,8 @@
 /*
  * bins.c — spreading bins and the method: default bin edges per type, method, dim and precision,
- * shared-memory tile sizes and fitting, the AUTO rule, and the plan stage that chooses the method,
- * bins and subproblem size (refusing more bins than the kernels can index). No GPU; see params.h.
+ * shared-memory tile sizes and fitting, the OD method's warp tiles, the AUTO rule, and the plan
+ * stage that chooses the method, bins and subproblem size (refusing more bins than the kernels
+ * can index). No GPU; see params.h.
  */
 #include "params/bins.h"
 
@@ -10,6 +11,11 @@
 #include "runtime/error.h"
 
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]) {
+    if (method == WARPFFT_METHOD_OD) {
+        int32_t tile[3], nw, pitch;
+        wf_od_shape(dim, precision, 2, tile, bs, &nw, &pitch);
+        return;
+    }
     static const int32_t gm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 16}};
     static const int32_t sm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 2}};
     /* 3D SM, measured on the H100 (kernels alone, M = 1e7, 128^3 modes; smaller tiles keep
@@ -57,13 +63,79 @@ int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size
 /* Measured on the H100 (suite B, benches/suite_b.rs with WARPFFT_BENCH_METHODS=all): SM was
  * faster than or equal to GM in every case, types 1 and 2, 1-3 D, f32 and f64 (e.g. 1D type 1
  * 0.69 vs 2.35 ms, 3D type 2 f32 4.46 vs 5.70 ms, 2D type 2 1.35 vs 1.40 ms). GM remains for
- * tiles that do not fit in shared memory. */
-int wf_auto_method(int type, int dim, int precision, int width, int sm_fits) {
-    (void)type;
+ * tiles that do not fit in shared memory. OD (output-driven) spreading was 3-4x slower than SM
+ * in every type-1 case measured (kernel harness, spreading alone, M = 1e7, best OD shape each:
+ * B2 2D f32 1024^2 w6 SM 1.58 vs OD 5.40 ms, B9 1.21 vs 4.18, B4 3D f32 128^3 w6 5.5 vs 17.5,
+ * B6 2D f64 w10 5.40 vs 15.3, B7 3D f64 w10 37.4 vs 97.4), so it is never picked for speed:
+ * only for deterministic type-1 spreading, where it is the one method without atomics (type 2
+ * interpolation is deterministic with GM and SM). */
+int wf_auto_method(int type, int dim, int precision, int width, int sm_fits, int deterministic) {
     (void)dim;
     (void)precision;
     (void)width;
+    if (deterministic && type == 1)
+        return WARPFFT_METHOD_OD;
     return sm_fits ? WARPFFT_METHOD_SM : WARPFFT_METHOD_GM;
+}
+
+/* ---------------------------------------------------------------- OD (output-driven) */
+
+/* The OD launch shapes, per [dim - 1][f32, f64], measured on the H100 with the kernel harness
+ * (kernels/test/gpu_test.py bench, spreading alone, M = 1e7 uniform points, suite B sizes; the
+ * full table is in docs/spreaders.md). Each is the best of the shapes tried at that case's
+ * width (f32 w 6-7, f64 w 10-11) and is used for every width of its (dim, precision):
+ *  - 2D f32: tile 64x16, bins 32x8, 1 warp per block (B2 w6 5.40 ms; 128x8 5.52, 32x16 5.75,
+ *    64x8 5.84; B9 64x16 4.18);
+ *  - 2D f64: tile 32x16, bins 16x8, 2 warps (B6 w10 15.3 ms; 64x8 17.3, 64x16 18.5);
+ *  - 3D f32: tile 8x8x8, bins 4x4x4, 8 warps, pitch 8 (B4 w6 17.5 ms; 16x16x4 18.4, 16x8x4
+ *    19.8, 16x16x8 21.9, 32x16x4 25.9);
+ *  - 3D f64: tile 8x8x8, bins 4x4x4, 1 warp, pitch 8 (B7 w10 97.4 ms; 16x8x4 100.7, 16x16x4
+ *    111.8, 16x16x8 123.1, 32x16x4 152.5);
+ *  - 1D (not measured yet; suite B's B1 with WARPFFT_BENCH_METHODS=all times it): the kernel
+ *    harness's defaults, tiles of 1024 (f32) / 512 (f64) cells with bins of a quarter tile, 1 / 8
+ *    warps (what the harness's residency rule chose on the H100).
+ * Bins of half the tile per dimension (a quarter in 1D) keep the points a warp reads and
+ * rejects low; finer bins cost setpts more bins. */
+typedef struct od_shape {
+    int32_t tile[3], bins[3], nwarps;
+} od_shape;
+static const od_shape od_shapes[3][2] = {
+    {{{1024, 1, 1}, {256, 1, 1}, 1}, {{512, 1, 1}, {128, 1, 1}, 8}},
+    {{{64, 16, 1}, {32, 8, 1}, 1}, {{32, 16, 1}, {16, 8, 1}, 2}},
+    {{{8, 8, 8}, {4, 4, 4}, 8}, {{8, 8, 8}, {4, 4, 4}, 1}},
+};
+
+/* The row pitch: lanes add footprint cells q + w r of a row, so in 2D a pitch = w modulo the
+ * complex values per 128-byte wavefront (16 in f32, 8 in f64) puts consecutive lanes on
+ * distinct banks (B2 and B6's best shapes used it); in 3D the unpadded pitch was faster (B4 w6
+ * 17.5 vs 18.8 ms, B7 w10 97.4 vs 104.2) and in 1D only tile[0] cells are used. */
+static int32_t od_pitch(int dim, int precision, int width, int32_t tl1) {
+    if (dim != 2)
+        return tl1;
+    int32_t m = precision == WARPFFT_F64 ? 8 : 16;
+    return tl1 + (((width - tl1) % m) + m) % m;
+}
+
+void wf_od_shape(int dim, int precision, int width, int32_t tile[3], int32_t bins[3],
+                 int32_t *nwarps, int32_t *pitch) {
+    const od_shape *s = &od_shapes[dim - 1][precision == WARPFFT_F64];
+    for (int d = 0; d < 3; d++) {
+        tile[d] = d < dim ? s->tile[d] : 1;
+        bins[d] = d < dim ? s->bins[d] : 1;
+    }
+    *nwarps = s->nwarps;
+    *pitch = od_pitch(dim, precision, width, tile[0]);
+}
+
+/* kernels/spreadinterp/od_spread.cuh: WF_OD_STAGE_BYTES = 32 (sizeof(cT) + 16 + d w sizeof(T))
+ * + 672 (strengths, footprint offsets, kernel values, bin prefix sums and starts, the tile's
+ * geometry, rounded to 16 bytes). */
+size_t wf_od_warp_bytes(int dim, int precision, int width, const int32_t tile[3], int32_t pitch) {
+    size_t rb = precision == WARPFFT_F64 ? 8 : 4, cb = 2 * rb;
+    size_t cells =
+        (size_t)pitch * (size_t)(dim >= 2 ? tile[1] : 1) * (size_t)(dim >= 3 ? tile[2] : 1);
+    size_t stage = 32 * (cb + 16 + (size_t)dim * (size_t)width * rb) + 672;
+    return (cells * cb + 15) / 16 * 16 + stage;
 }
 
 /* Defaults for `method`, then opts.bin_size overrides, clamped to [1, nf_d]; unused dims 1. */
@@ -122,7 +194,72 @@ static int bins_addressable(const wf_params *p, const int32_t bs[3]) {
     return nbins <= INT32_MAX;
 }
 
+/* OD: the shape of wf_od_shape for p, bins from opts.bin_size or the shape's, coarsened while
+ * they outnumber int32 (the kernel gathers from bins of any shape); warps per block halved
+ * until the block's shared memory fits in limit. */
+static warpfft_status set_od(wf_params *p, const warpfft_opts *o, size_t limit) {
+    int32_t tile[3], bins[3], nw, pitch;
+    wf_od_shape(p->dim, p->precision, p->width, tile, bins, &nw, &pitch);
+    int user_bins = 0;
+    for (int d = 0; d < 3; d++) {
+        if (d >= p->dim) {
+            bins[d] = 1;
+            continue;
+        }
+        if (o->bin_size[d] > 0) {
+            bins[d] = o->bin_size[d];
+            user_bins = 1;
+        }
+        if ((int64_t)bins[d] > p->n_fine[d])
+            bins[d] = (int32_t)p->n_fine[d];
+    }
+    for (int grow = 0; !user_bins && !bins_addressable(p, bins) && grow < 32; grow++)
+        for (int d = 0; d < p->dim; d++)
+            if ((int64_t)bins[d] < p->n_fine[d] && bins[d] <= INT32_MAX / 2)
+                bins[d] *= 2;
+    size_t warp = wf_od_warp_bytes(p->dim, p->precision, p->width, tile, pitch);
+    while (nw > 1 && (size_t)nw * warp > limit)
+        nw /= 2;
+    if (warp > limit)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "method OD: a warp's tile of {%d, %d, %d} cells (width %d, %s) needs %zu "
+                        "bytes of shared memory; the device allows %zu",
+                        (int)tile[0], (int)tile[1], (int)tile[2], p->width,
+                        wf_prec_name(p->precision), warp, limit);
+    p->method = WARPFFT_METHOD_OD;
+    memcpy(p->bin_size, bins, sizeof bins);
+    memcpy(p->od_tile, tile, sizeof tile);
+    p->od_nwarps = nw;
+    p->od_pitch = pitch;
+    p->tile_bytes = (size_t)nw * warp;
+    return set_bin_counts(p);
+}
+
+/* The option combinations no method serves. */
+static warpfft_status check_method_request(const wf_params *p, int method) {
+    if (method == WARPFFT_METHOD_OD && p->type != 1)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "opts.method = 3 (OD): output-driven is a spreading method (type 1, and "
+                        "type 3's spreading step); a type-2 plan interpolates with GM or SM (0, "
+                        "1 or 2), which are deterministic there");
+    if (p->deterministic && p->type == 1 &&
+        (method == WARPFFT_METHOD_GM || method == WARPFFT_METHOD_SM))
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "opts.deterministic = 1 with opts.method = %d (%s): that method spreads "
+                        "with atomics, whose order changes from run to run; use method 0 (AUTO) "
+                        "or 3 (OD)",
+                        method, method == WARPFFT_METHOD_GM ? "GM" : "SM");
+    return WARPFFT_SUCCESS;
+}
+
 warpfft_status wf_params_set_method(wf_params *p, const warpfft_opts *o, size_t limit) {
+    p->deterministic = o->deterministic;
+    p->maxsub = o->max_subprob > 0 ? o->max_subprob : WF_DEFAULT_MAXSUB;
+    p->od_tile[0] = p->od_tile[1] = p->od_tile[2] = 0;
+    p->od_nwarps = p->od_pitch = 0;
+    warpfft_status st = check_method_request(p, o->method);
+    if (st != WARPFFT_SUCCESS)
+        return st;
     int32_t sm[3];
     initial_bins(p, WARPFFT_METHOD_SM, o, sm);
     int fits = wf_fit_sm_bins(p->dim, sm, p->width, wf_sm_cell_bytes(p), limit);
@@ -131,11 +268,12 @@ warpfft_status wf_params_set_method(wf_params *p, const warpfft_opts *o, size_t 
         fits = 0;
     int m = o->method;
     if (m == WARPFFT_METHOD_AUTO)
-        m = wf_auto_method(p->type, p->dim, p->precision, p->width, fits);
+        m = wf_auto_method(p->type, p->dim, p->precision, p->width, fits, p->deterministic);
+    if (m == WARPFFT_METHOD_OD)
+        return set_od(p, o, limit);
     if (m == WARPFFT_METHOD_SM && !fits)
         return sm_unfit(p, sm, limit);
     p->method = m;
-    p->maxsub = o->max_subprob > 0 ? o->max_subprob : WF_DEFAULT_MAXSUB;
     if (m == WARPFFT_METHOD_SM) {
         memcpy(p->bin_size, sm, sizeof sm);
         p->tile_bytes = wf_tile_bytes(p->dim, sm, p->width, wf_sm_cell_bytes(p));

@@ -1,5 +1,6 @@
 /*
- * bins.h — spreading bins, shared-memory tiles and the GM/SM method (bins.c).
+ * bins.h — spreading bins, shared-memory tiles and the method: GM, SM, or OD (output-driven,
+ * for deterministic plans) with its warp tiles (bins.c).
  */
 #ifndef WARPFFT_PARAMS_BINS_H
 #define WARPFFT_PARAMS_BINS_H
@@ -10,7 +11,7 @@
 #include "params/base.h"
 #include "warpfft.h"
 
-/* Default bin edges per transform type (1, 2), method (GM or SM), dim and precision; unused
+/* Default bin edges per transform type (1, 2), method (GM, SM or OD), dim and precision; unused
  * dims 1. */
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]);
 /* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * complex_bytes, pad = (w+1)/2. */
@@ -20,12 +21,21 @@ size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_byt
 size_t wf_sm_cell_bytes(const wf_params *p);
 /* Halves the largest bin edge (not below 2) until the tile fits in limit; 1 if it fits. */
 int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size_t limit);
-/* The AUTO rule (to be replaced by measurements): GM or SM. */
-int wf_auto_method(int type, int dim, int precision, int width, int sm_fits);
-/* Plan stage (after the grid): p->method, bin_size, n_bins, nbins, maxsub and tile_bytes from
- * the options; limit: shared memory per block available to the tile. WARPFFT_ERR_UNSUPPORTED
- * when method SM was asked for and no tile fits; WARPFFT_ERR_BAD_SIZE for more than INT32_MAX
- * bins. */
+/* The AUTO rule, from H100 measurements (bins.c): OD for deterministic type-1 spreading, else
+ * SM where its tile fits, else GM. */
+int wf_auto_method(int type, int dim, int precision, int width, int sm_fits, int deterministic);
+/* The OD launch shape of a (dim, precision, width): warp tile, default bins, warps per block
+ * and row pitch, from the H100 measurements in bins.c (unused dims 1). */
+void wf_od_shape(int dim, int precision, int width, int32_t tile[3], int32_t bins[3],
+                 int32_t *nwarps, int32_t *pitch);
+/* Dynamic shared memory of one OD warp (kernels/ABI.md): its tile of pitch x tl2 x tl3 cells,
+ * rounded up to 16 bytes, and its staging area WF_OD_STAGE_BYTES. */
+size_t wf_od_warp_bytes(int dim, int precision, int width, const int32_t tile[3], int32_t pitch);
+/* Plan stage (after the grid): p->deterministic, method, bin_size, n_bins, nbins, maxsub,
+ * tile_bytes and the OD shape from the options; limit: shared memory per block available to
+ * the tile. WARPFFT_ERR_UNSUPPORTED when method SM was asked for and no tile fits, or method OD
+ * for a type-2 plan; WARPFFT_ERR_INVALID_ARG for deterministic type-1 spreading with method GM
+ * or SM; WARPFFT_ERR_BAD_SIZE for more than INT32_MAX bins. */
 warpfft_status wf_params_set_method(wf_params *p, const warpfft_opts *o, size_t limit);
 
 #endif /* WARPFFT_PARAMS_BINS_H */

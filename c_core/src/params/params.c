@@ -33,6 +33,7 @@ static void opts_defaults(warpfft_opts *o) {
     o->spreadinterponly = 0;
     o->check_points = 0;
     o->points_hint = 0;
+    o->deterministic = 0;
 }
 
 WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts) {
@@ -47,9 +48,10 @@ static warpfft_status check_opts_enums(const warpfft_opts *o) {
     if (o->modeord != 0 && o->modeord != 1)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.modeord = %d; must be 0 (CMCL) or 1 (FFT)",
                         (int)o->modeord);
-    if (o->method < WARPFFT_METHOD_AUTO || o->method > WARPFFT_METHOD_SM)
+    if (o->method < WARPFFT_METHOD_AUTO || o->method > WARPFFT_METHOD_OD)
         return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "opts.method = %d; must be 0 (AUTO), 1 (GM) or 2 (SM)", (int)o->method);
+                        "opts.method = %d; must be 0 (AUTO), 1 (GM), 2 (SM) or 3 (OD)",
+                        (int)o->method);
     if (o->upsampfac != 0.0 && !(o->upsampfac >= WF_SIGMA_MIN && o->upsampfac <= WF_SIGMA_MAX))
         return wf_error(WARPFFT_ERR_INVALID_ARG,
                         "opts.upsampfac = %g; must be 0 (chosen per plan) or in [%g, %g]",
@@ -63,6 +65,9 @@ static warpfft_status check_opts_enums(const warpfft_opts *o) {
     if (o->check_points != 0 && o->check_points != 1)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.check_points = %d; must be 0 or 1",
                         (int)o->check_points);
+    if (o->deterministic != 0 && o->deterministic != 1)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.deterministic = %d; must be 0 or 1",
+                        (int)o->deterministic);
     return WARPFFT_SUCCESS;
 }
 
@@ -71,18 +76,20 @@ warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
         opts_defaults(out);
         return WARPFFT_SUCCESS;
     }
-    /* Sizes accepted: an opts from a header before spreadinterponly existed (its fields, the
-     * rest default); this header's; or a larger one from a newer header, when every byte this
-     * build does not know is zero (its default), as warpfft.h promises. check_points took the
-     * tail padding of the struct before it (the size did not change: 56 bytes), which
-     * warpfft_opts_default has always zeroed, so an opts from that header reads as 0 there. */
+    /* Sizes accepted: an opts from an older header — before spreadinterponly, before
+     * points_hint, before deterministic existed (its fields, the rest default); this header's;
+     * or a larger one from a newer header, when every byte this build does not know is zero
+     * (its default), as warpfft.h promises. check_points took the tail padding of the struct
+     * before it (the size did not change: 56 bytes), which warpfft_opts_default has always
+     * zeroed, so an opts from that header reads as 0 there. */
     size_t v0 = offsetof(warpfft_opts, spreadinterponly), v1 = offsetof(warpfft_opts, points_hint);
-    if (opts->struct_size != v0 && opts->struct_size != v1 &&
+    size_t v2 = offsetof(warpfft_opts, deterministic);
+    if (opts->struct_size != v0 && opts->struct_size != v1 && opts->struct_size != v2 &&
         (opts->struct_size < sizeof(warpfft_opts) || opts->struct_size > WF_MAX_OPTS_SIZE))
         return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "opts.struct_size = %u; expected %zu, %zu, or %zu..%d (initialise opts "
-                        "with warpfft_opts_default)",
-                        (unsigned)opts->struct_size, v0, v1, sizeof(warpfft_opts),
+                        "opts.struct_size = %u; expected %zu, %zu, %zu, or %zu..%d (initialise "
+                        "opts with warpfft_opts_default)",
+                        (unsigned)opts->struct_size, v0, v1, v2, sizeof(warpfft_opts),
                         WF_MAX_OPTS_SIZE);
     const unsigned char *extra = (const unsigned char *)opts + sizeof(warpfft_opts);
     for (size_t i = 0;
@@ -226,8 +233,12 @@ warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64
     if (st != WARPFFT_SUCCESS)
         return st;
     set_basics(p, type, dim, n_modes, ntransf, tol, precision, &o);
+    /* any grid size N >= 2w: the GM kernels only need that, and OD (for deterministic or
+     * explicitly OD spreading) nf >= w */
     if (o.spreadinterponly)
-        o.method = WARPFFT_METHOD_GM; /* any grid size N >= 2w: the GM kernels only need that */
+        o.method = type == 1 && (o.deterministic || o.method == WARPFFT_METHOD_OD)
+                       ? WARPFFT_METHOD_OD
+                       : WARPFFT_METHOD_GM;
     /* upsampfac 0: sigma and width by predicted time (cost.c); else the width rule for it */
     st = p->upsampfac == 0.0 && !p->spreadinterponly ? wf_params_choose_sigma(p)
                                                      : wf_params_set_kernel(p);
@@ -264,6 +275,7 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     info->tol_floor = p->tol_floor;
     info->predicted_ms = p->predicted_ms;
     info->kernel = WARPFFT_KERNEL_SINH;
+    info->deterministic = p->deterministic;
 }
 
 /* Must match what plans/nufft12.c (build) and plans/spreader.c (wf_spreader_alloc) allocate. */

@@ -58,6 +58,14 @@ warpfft_status wf_t3_check(int dim, int64_t ntransf, double tol, int precision,
         st = wf_error(WARPFFT_ERR_INVALID_ARG,
                       "opts.spreadinterponly = 1 is for types 1 and 2 only (spread or "
                       "interpolate only); a type-3 plan needs it 0");
+    /* its spreading step spreads (type 1's rule), its inner step interpolates */
+    if (st == WARPFFT_SUCCESS && resolved->deterministic &&
+        (resolved->method == WARPFFT_METHOD_GM || resolved->method == WARPFFT_METHOD_SM))
+        st = wf_error(WARPFFT_ERR_INVALID_ARG,
+                      "opts.deterministic = 1 with opts.method = %d (%s): type 3's spreading "
+                      "step would add with atomics, whose order changes from run to run; use "
+                      "method 0 (AUTO) or 3 (OD)",
+                      (int)resolved->method, resolved->method == WARPFFT_METHOD_GM ? "GM" : "SM");
     return st;
 }
 
@@ -279,6 +287,10 @@ warpfft_opts wf_t3_inner_opts(const warpfft_opts *o) {
     r.modeord = 1;
     r.upsampfac = wf_t3_sigma(o);
     r.spreadinterponly = 0; /* refused by wf_t3_check; never the inner step's */
+    /* OD spreads only (the spreading step's method): the inner step interpolates by AUTO's
+     * choice, deterministic with any method */
+    if (r.method == WARPFFT_METHOD_OD)
+        r.method = WARPFFT_METHOD_AUTO;
     return r;
 }
 
@@ -329,6 +341,7 @@ warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, 
 
 void wf_t3_to_info(const wf_t3_params *q, const wf_params *spread, const wf_params *inner,
                    warpfft_plan_info *info) {
+    info->kernel = WARPFFT_KERNEL_SINH; /* as wf_params_to_info: plan_params3 fills no more */
     info->width = q->width;
     info->beta = q->beta;
     info->method = spread->method;
@@ -395,6 +408,7 @@ WARPFFT_API warpfft_status warpfft_plan_params3(int dim, int64_t ntransf, double
     info->type = 3;
     info->dim = dim;
     info->precision = (int32_t)precision;
+    info->deterministic = o.deterministic;
     info->upsampfac = q.upsampfac;
     info->ntransf = ntransf;
     info->n_points = -1;

@@ -90,7 +90,8 @@ warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, 
 /* Type 3's upsampling factor: opts.upsampfac, or 2 for 0 (type 3 does not choose it yet:
  * its grid comes from the point sets' extents, not from a cost over modes). */
 double wf_t3_sigma(const warpfft_opts *o);
-/* The options of the inner type-2 plan: the user's, with modeord 1. */
+/* The options of the inner type-2 plan: the user's, with modeord 1 (and AUTO for method OD,
+ * which only spreads). */
 warpfft_opts wf_t3_inner_opts(const warpfft_opts *o);
 
 /* Fills info's type-3 fields (and type, dim, precision, width, beta, n_fine, n_modes) from q

@@ -1,8 +1,9 @@
 /*
  * spreader.c — the spreader's life and its grid work (spreader.h): the modules and kernels it
  * launches, its per-bin arrays and optional own grid, spreading strengths onto a grid and
- * interpolating a grid at the points by the plan's method, and the NaN pass of unchecked point
- * sets. Binning a point set is spreader_points.c.
+ * interpolating a grid at the points by the plan's method (GM, SM, or OD: output-driven
+ * spreading), and the NaN pass of unchecked point sets. Binning a point set is
+ * spreader_points.c.
  */
 #include "plans/spreader.h"
 
@@ -18,12 +19,13 @@ _Static_assert(sizeof(wf_setpts_result) == 24, "params.c counts 24 bytes for the
 
 /* How one spreading method runs: the suffix of its modules and kernels, whether it splits bins
  * into subproblems (the per-bin subproblem starts and the subproblem list of setpts), whether
- * its kernels take a shared-memory tile (p.tile_bytes), and its launch. Spread and interp of a
- * method take one parameter list (kernels/ABI.md). */
+ * its kernels take a shared-memory tile (p.tile_bytes), whether spreading needs the grid zeroed
+ * first (OD writes every cell), and its launch. Spread and interp of a method take one
+ * parameter list (kernels/ABI.md). */
 typedef struct si_method {
     int method; /* WARPFFT_METHOD_* */
     const char *suffix;
-    int subproblems, shared_tile;
+    int subproblems, shared_tile, zero_grid;
     warpfft_status (*launch)(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
                              CUdeviceptr grid, void *beta);
 } si_method;
@@ -76,9 +78,38 @@ static warpfft_status launch_sm(const wf_spreader *sp, const wf_kernel *k, CUdev
                       args);
 }
 
+/* OD (spreading only): each warp owns a tile of od_tile cells of the grid (row pitch od_pitch),
+ * blocks of od_nwarps warps over the tiles (grid-stride), grid.y over transforms; the bins of
+ * setpts tell it which points reach its tile (no subproblems). */
+static warpfft_status launch_od(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
+                                CUdeviceptr grid, void *beta) {
+    const wf_params *p = &sp->p;
+    long long M = sp->M, ntransf = p->ntransf;
+    CUdeviceptr x = sp->xs[0].ptr, y = sp->xs[1].ptr, z = sp->xs[2].ptr;
+    CUdeviceptr sort_idx = sp->sort_idx.ptr;
+    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
+    int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
+    long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
+    const wf_bin_arrays *b = wf_spreader_bin_arrays(sp); /* one set's (wf_spreader_sets_ok) */
+    CUdeviceptr bin_start = b->start.ptr, bin_count = b->count.ptr;
+    int tl1 = p->od_tile[0], tl2 = p->od_tile[1], tl3 = p->od_tile[2], pitch = p->od_pitch;
+    void *args[] = {&M,       &x,         &y,         &z,   &c,   &nf1, &nf2,   &nf3,
+                    &ntransf, &sort_idx,  beta,       &bs1, &bs2, &bs3, &nb1,   &nb2,
+                    &nb3,     &bin_start, &bin_count, &tl1, &tl2, &tl3, &pitch, &grid};
+    int64_t tiles = 1;
+    for (int d = 0; d < 3; d++)
+        tiles *= (p->n_fine[d] + p->od_tile[d] - 1) / p->od_tile[d];
+    int64_t blocks = (tiles + p->od_nwarps - 1) / p->od_nwarps;
+    unsigned gx = blocks < (int64_t)WF_GRID_MAX ? (unsigned)blocks : WF_GRID_MAX;
+    unsigned gy = ntransf < 65535 ? (unsigned)ntransf : 65535u;
+    return wf_launch(k->fn, k->name, gx, gy, 32u * (unsigned)p->od_nwarps, (unsigned)p->tile_bytes,
+                     sp->ex.stream, args);
+}
+
 static const si_method si_methods[] = {
-    {WARPFFT_METHOD_GM, "gm", 0, 0, launch_gm},
-    {WARPFFT_METHOD_SM, "sm", 1, 1, launch_sm},
+    {WARPFFT_METHOD_GM, "gm", 0, 0, 1, launch_gm},
+    {WARPFFT_METHOD_SM, "sm", 1, 1, 1, launch_sm},
+    {WARPFFT_METHOD_OD, "od", 0, 1, 0, launch_od},
 };
 
 /* The row of p's method (wf_params_make never leaves AUTO; an unknown one is a bug, and GM
@@ -92,6 +123,10 @@ static const si_method *method_of(const wf_params *p) {
 
 int wf_spreader_subproblems(const wf_spreader *sp) {
     return method_of(&sp->p)->subproblems;
+}
+
+int wf_spreader_stable(const wf_spreader *sp) {
+    return sp->p.deterministic && (sp->ops & WF_SI_SPREAD);
 }
 
 /* ---------------------------------------------------------------- modules and kernels */
@@ -108,6 +143,8 @@ void wf_spreader_modules(const wf_params *p, int ops, wf_module_set *s) {
             wf_module_set_add(s, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width, op_names[i], m);
     if (wf_params_scan_tiles(p) > 0) /* scan_big: only plans that use it */
         wf_module_set_add(s, "scan_big");
+    if (p->deterministic && (ops & WF_SI_SPREAD)) /* the stable ranks (wf_spreader_stable) */
+        wf_module_set_add(s, "sort_stable");
 }
 
 void wf_spreader_init(wf_spreader *sp, const wf_params *p, const wf_exec *ex, int ops) {
@@ -120,11 +157,16 @@ void wf_spreader_init(wf_spreader *sp, const wf_params *p, const wf_exec *ex, in
 }
 
 /* Module "sort": the one-block bin scan and the NaN pass; a spreader with many bins takes its
- * scan from module "scan_big" (three multi-block kernels) instead. */
+ * scan from module "scan_big" (three multi-block kernels) instead; a stable one its ranks from
+ * module "sort_stable". */
 static warpfft_status load_sort_kernels(wf_spreader *sp) {
     static const char *const big[3] = {"wf_scan_big_reduce", "wf_scan_big_tiles",
                                        "wf_scan_big_down"};
+    static const char *const stable[3] = {"wf_stable_hist", "wf_stable_rowscan",
+                                          "wf_stable_scatter"};
     warpfft_status st = wf_kernel_load(&sp->ex, "sort", "wf_poison_u32", &sp->k_poison);
+    for (int i = 0; i < 3 && st == WARPFFT_SUCCESS && wf_spreader_stable(sp); i++)
+        st = wf_kernel_load(&sp->ex, "sort_stable", stable[i], &sp->k_stable[i]);
     if (wf_params_scan_tiles(&sp->p) == 0)
         return st == WARPFFT_SUCCESS ? wf_kernel_load(&sp->ex, "sort", "wf_bin_scan", &sp->k_scan)
                                      : st;
@@ -256,7 +298,9 @@ warpfft_status wf_spreader_spread(wf_spreader *sp, CUdeviceptr c, CUdeviceptr gr
                                   const char *what) {
     const wf_params *p = &sp->p;
     size_t bytes = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
-    warpfft_status st = wf_exec_memset(&sp->ex, grid, bytes, what);
+    warpfft_status st = WARPFFT_SUCCESS;
+    if (method_of(p)->zero_grid) /* OD writes every cell itself */
+        st = wf_exec_memset(&sp->ex, grid, bytes, what);
     return st == WARPFFT_SUCCESS ? run_si(sp, 0, c, grid) : st;
 }
 

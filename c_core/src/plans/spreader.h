@@ -4,22 +4,30 @@
  * on the caller's fk, type 3 on its own spreading grid:
  *   spreader.c         create (its modules, kernels, per-bin arrays, optionally its own grid),
  *                      spread / interp by the method's kernels, the NaN pass, release;
- *   spreader_points.c  setpts: binning a point set (count, scan, scatter into sorted order,
- *                      unpack; the SM method's subproblems), asynchronously, and the check of
- *                      the totals it leaves on the device.
+ *   spreader_points.c  setpts: binning a point set (count, scan, the stable ranks of
+ *                      deterministic spreaders, scatter into sorted order, unpack; the SM
+ *                      method's subproblems), asynchronously, and the check of the totals it
+ *                      leaves on the device.
  * Nothing here knows transforms, cuFFT or the public API. Every function but the module list
  * runs in the device's context, made current by the caller; all work goes on ex's stream.
  *
  * Room to grow: the spreading method is data (wf_params.method selects a row of spreader.c's
- * method table: module suffix, whether it splits bins into subproblems, its launch), so another
- * method is another row.
+ * method table: module suffix, whether it splits bins into subproblems, whether it needs the
+ * grid zeroed, its launch), so another method is another row.
  *
  * Point sets (batched points, kernels/ABI.md "Point sets"): a setpts may bring n_sets sets of M
  * points each, set s feeding the ntransf / n_sets transforms s*tps ..; the spreader then bins all
  * n_sets * M points at once over n_sets * nbins bins (set-major, so each set's points and
  * subproblems stay contiguous) and spreads or interpolates every set in one launch. The per-bin
  * arrays, sized for one set at creation, grow at the first setpts that needs more (and the
- * multi-block scan's kernels load then, when the bins first exceed WF_SCAN_BIG_BINS).
+ * multi-block scan's kernels load then, when the bins first exceed WF_SCAN_BIG_BINS). OD's
+ * kernels take one set: a plan spreading by OD takes n_sets = 1 only (wf_spreader_sets_ok).
+ *
+ * Deterministic spreading (p.deterministic, a spreader that spreads: wf_spreader_stable): the
+ * method is OD, whose sums run in the sorted order, and setpts makes that order the same every
+ * run by ranking the points inside their bins by input order (module sort_stable) instead of
+ * by atomics. Its scratch is per-point memory that setpts writes only after it: keys in
+ * sort_idx, values in rec, the tile histogram in xs[0] (sized for it); nothing more is held.
  */
 #ifndef WARPFFT_PLANS_SPREADER_H
 #define WARPFFT_PLANS_SPREADER_H
@@ -69,9 +77,11 @@ typedef struct wf_spreader {
     wf_kernel k_bin_count, k_scan; /* k_scan: wf_bin_scan, for spreaders without tile sums */
     wf_kernel k_scan_big[3];       /* wf_scan_big_reduce, _tiles, _down (module scan_big) */
     wf_kernel k_scatter;           /* wf_bin_scatter_p: one record per point into sorted order */
-    wf_kernel k_unpack; /* wf_sort_unpack_p: records -> arrays (and the subproblem list) */
-    wf_kernel k_poison; /* wf_poison_u32: NaN outputs for a non-finite point set */
-    wf_kernel k_si[2];  /* [0]: spread, [1]: interp (those in ops) */
+    wf_kernel k_unpack;    /* wf_sort_unpack_p: records -> arrays (and the subproblem list) */
+    wf_kernel k_poison;    /* wf_poison_u32: NaN outputs for a non-finite point set */
+    wf_kernel k_stable[3]; /* wf_stable_hist, _rowscan, _scatter (module sort_stable; stable
+                              spreaders only) */
+    wf_kernel k_si[2];     /* [0]: spread, [1]: interp (those in ops) */
 
     /* allocated at creation */
     wf_dbuf grid;       /* its own grid (wf_spreader_alloc with own_grid), else empty */
@@ -84,7 +94,8 @@ typedef struct wf_spreader {
     /* per point set, grown by setpts (sizes for all n_sets * M points) */
     wf_dbuf sort_idx, bin_of, pos_in_bin; /* i64, i32, u32 (u64 for M >= 2^32) per point */
     wf_dbuf rec;         /* the scatter's records, u32 words per point (spreader_points.c) */
-    wf_dbuf xs[3];       /* the coordinates in sorted order, T per point per used dim */
+    wf_dbuf xs[3];       /* the coordinates in sorted order, T per point per used dim (xs[0] at
+                            least the stable sort's histogram: spreader_points.c) */
     wf_dbuf subprob_bin; /* i32, bins + ceil(points / maxsub) (methods with subproblems) */
     int64_t point_cap;   /* points the per-point arrays hold */
     int64_t sub_cap;     /* entries subprob_bin holds */
@@ -112,8 +123,8 @@ static inline const wf_bin_arrays *wf_spreader_bin_arrays(const wf_spreader *sp)
 /* ---- spreader.c ---- */
 
 /* Adds the modules a spreader with parameters p and directions ops launches from to s: "sort",
- * "bin_{d}d_p", one "si_{d}d_p_w{w}_{dir}_{method}" per direction, and "scan_big" for many
- * bins. No GPU. */
+ * "bin_{d}d_p", one "si_{d}d_p_w{w}_{dir}_{method}" per direction, "scan_big" for many bins,
+ * "sort_stable" for deterministic spreading. No GPU. */
 void wf_spreader_modules(const wf_params *p, int ops, wf_module_set *s);
 /* Sets sp up for parameters p on ex, directions ops (no GPU work, nothing to release yet). */
 void wf_spreader_init(wf_spreader *sp, const wf_params *p, const wf_exec *ex, int ops);
@@ -130,9 +141,11 @@ int wf_spreader_subproblems(const wf_spreader *sp);
  * wf_bin_arrays_free), and their release (any stage). */
 warpfft_status wf_bin_arrays_alloc(wf_spreader *sp, wf_bin_arrays *b, int64_t bins);
 void wf_bin_arrays_free(wf_spreader *sp, wf_bin_arrays *b);
+/* Whether sp's setpts ranks points stably (deterministic, and sp spreads). */
+int wf_spreader_stable(const wf_spreader *sp);
 
-/* Zeroes grid (fine_prod * ntransf complex; `what` names it in messages) and spreads the
- * strengths c (ntransf * M) onto it. */
+/* Spreads the strengths c (ntransf * M) onto grid (fine_prod * ntransf complex; `what` names it
+ * in messages), zeroing it first unless the method writes every cell (OD). */
 warpfft_status wf_spreader_spread(wf_spreader *sp, CUdeviceptr c, CUdeviceptr grid,
                                   const char *what);
 /* Interpolates grid at the points into c (ntransf * M). */
@@ -153,7 +166,8 @@ warpfft_status wf_spreader_poison(const wf_spreader *sp, CUdeviceptr out, int64_
 warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t n_sets, int64_t M, CUdeviceptr x,
                                   CUdeviceptr y, CUdeviceptr z, const char *who);
 /* Whether a spreader with parameters p can take n_sets point sets (a divisor of ntransf, at
- * most WF_MAX_SETS, fewer than 2^31 bins in all); else the error, naming `who`. No GPU. */
+ * most WF_MAX_SETS, fewer than 2^31 bins in all, n_sets = 1 for method OD); else the error, naming
+ * `who`. No GPU. */
 warpfft_status wf_spreader_sets_ok(const wf_params *p, int64_t n_sets, const char *who);
 /* Reads the totals of the last setpts back (one copy, one wait on the stream) and checks them:
  * BAD_POINTS for a non-finite coordinate (message: `who`, then `after`), INTERNAL when they

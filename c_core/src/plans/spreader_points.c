@@ -2,9 +2,11 @@
  * spreader_points.c — a spreader takes a point set: bins the points (count, scan, scatter of one
  * record per point into sorted order, unpacked into sort_idx and the sorted coordinates that
  * spread/interp read contiguously; ABI.md), and for methods with subproblems (SM) splits bins
- * into them. Asynchronous: the subproblem list is sized on the device (the SM kernels are
- * launched for the capacity and read the count there), and a non-finite coordinate sets a device
- * flag that the NaN pass turns into NaN outputs and wf_spreader_check into
+ * into them. A deterministic spreader ranks the points inside their bins by input order
+ * between the scan and the scatter (module sort_stable), so the sorted order, and every sum
+ * spreading forms in it, is the same every run. Asynchronous: the subproblem list is sized on the
+ * device (the SM kernels are launched for the capacity and read the count there), and a non-finite
+ * coordinate sets a device flag that the NaN pass turns into NaN outputs and wf_spreader_check into
  * WARPFFT_ERR_BAD_POINTS. In checked mode (p.check_points), one host sync reads the flag and the
  * totals back. Point sets (spreader.h): n_sets sets are binned as one set of n_sets * M points
  * over n_sets * nbins bins, into per-bin arrays of their own made here.
@@ -27,6 +29,29 @@ static int pos_wide(int64_t M) {
 static int rec_words(const wf_params *p, int64_t M) {
     int n = p->dim * (int)(p->real_bytes / 4) + (pos_wide(M) ? 2 : 1);
     return n <= 2 ? 2 : n <= 4 ? 4 : 8;
+}
+
+/* Module sort_stable (kernels/sort_stable.cu): items per tile, digits per pass. */
+#define WF_ST_TILE  2048
+#define WF_ST_RADIX 256
+
+/* Tiles of the stable sort's passes. */
+static int64_t stable_tiles(int64_t M) {
+    return (M + WF_ST_TILE - 1) / WF_ST_TILE;
+}
+
+/* Bytes of the stable sort's tile histogram and digit totals (u64 each). */
+static size_t stable_hist_bytes(int64_t M) {
+    int64_t t = stable_tiles(M);
+    return (size_t)WF_ST_RADIX * (size_t)(t > 0 ? t : 1) * 8 + WF_ST_RADIX * 8;
+}
+
+/* Radix passes over the bin indices 0 .. nbins - 1: 8 bits each, at least one. */
+static int stable_passes(int64_t nbins) {
+    int bits = 0;
+    for (uint64_t v = nbins > 1 ? (uint64_t)(nbins - 1) : 0; v; v >>= 1)
+        bits++;
+    return bits <= 8 ? 1 : (bits + 7) / 8;
 }
 
 /* The per-point arrays, freed (after a failed setpts they are not kept: they can be most of the
@@ -56,8 +81,12 @@ static warpfft_status ensure_capacity(wf_spreader *sp, int64_t M, int64_t sub) {
     if (st == WARPFFT_SUCCESS)
         st = wf_dbuf_alloc(&sp->rec, m * 4 * (size_t)rec_words(&sp->p, M), "sort records", ws);
     static const char *const xs_what[3] = {"sorted x", "sorted y", "sorted z"};
-    for (int d = 0; d < sp->p.dim && st == WARPFFT_SUCCESS; d++)
-        st = wf_dbuf_alloc(&sp->xs[d], m * sp->p.real_bytes, xs_what[d], ws);
+    for (int d = 0; d < sp->p.dim && st == WARPFFT_SUCCESS; d++) {
+        size_t bytes = m * sp->p.real_bytes; /* xs[0]: also the stable sort's histogram */
+        if (d == 0 && wf_spreader_stable(sp) && stable_hist_bytes(M) > bytes)
+            bytes = stable_hist_bytes(M);
+        st = wf_dbuf_alloc(&sp->xs[d], bytes, xs_what[d], ws);
+    }
     if (st == WARPFFT_SUCCESS && subs)
         st = wf_dbuf_alloc(&sp->subprob_bin, (size_t)sub * sizeof(int32_t), "subprob_bin", ws);
     if (st == WARPFFT_SUCCESS) {
@@ -142,6 +171,51 @@ static warpfft_status launch_scan(wf_spreader *sp) {
     return st;
 }
 
+/* Module sort_stable's passes (ABI.md): pos_in_bin becomes each point's rank among the earlier
+ * points of its bin, replacing wf_bin_count_p's atomic ranks. An LSD radix sort of bin_of, one
+ * pass per 8 bits of the bin index, each a histogram per tile, a scan per digit and a stable
+ * scatter; the last pass writes the ranks. Scratch, all of it per-point memory that the scatter
+ * and unpack write only after these passes: the keys of the passes between ping-pong in the two
+ * halves of sort_idx (i32 each), their values in the two halves of rec (u32, u64 with
+ * pos_wide: rec holds at least two of them per point, rec_words >= 2, >= 4 with pos_wide), the
+ * histogram and digit totals in xs[0] (sized for them by ensure_capacity). */
+static warpfft_status launch_stable(wf_spreader *sp) {
+    long long M = wf_spreader_points(sp), ntiles = stable_tiles(M);
+    int wide = pos_wide(M), passes = stable_passes(wf_spreader_bins(sp));
+    size_t vbytes = wide ? 8 : 4, m = (size_t)M;
+    if (sp->sort_idx.bytes < 8 * m || sp->rec.bytes < 2 * vbytes * m ||
+        sp->xs[0].bytes < stable_hist_bytes(M))
+        return wf_error(WARPFFT_ERR_INTERNAL,
+                        "the stable sort's scratch is too small for %lld "
+                        "points",
+                        M);
+    CUdeviceptr keys[2] = {sp->sort_idx.ptr, sp->sort_idx.ptr + 4 * m};
+    CUdeviceptr vals[2] = {sp->rec.ptr, sp->rec.ptr + vbytes * m};
+    CUdeviceptr hist = sp->xs[0].ptr, total = hist + (size_t)WF_ST_RADIX * (size_t)ntiles * 8;
+    CUdeviceptr in_keys = sp->bin_of.ptr, in_vals = 0; /* pass 0: the values are the indices */
+    unsigned grid = ntiles < (long long)WF_GRID_MAX ? (unsigned)ntiles : WF_GRID_MAX;
+    const wf_kernel *kh = &sp->k_stable[0], *kr = &sp->k_stable[1], *ks = &sp->k_stable[2];
+    warpfft_status st = WARPFFT_SUCCESS;
+    for (int pass = 0; pass < passes && st == WARPFFT_SUCCESS; pass++) {
+        int last = pass == passes - 1, shift = 8 * pass;
+        CUdeviceptr out_keys = last ? 0 : keys[pass % 2], out_vals = last ? 0 : vals[pass % 2];
+        CUdeviceptr start = last ? wf_spreader_bin_arrays(sp)->start.ptr : 0,
+                    pos = last ? sp->pos_in_bin.ptr : 0;
+        void *h[] = {&M, &in_keys, &shift, &ntiles, &hist};
+        void *r[] = {&ntiles, &hist, &total};
+        void *s[] = {&M,     &in_keys,  &in_vals,  &shift, &ntiles, &hist,
+                     &total, &out_keys, &out_vals, &wide,  &start,  &pos};
+        st = wf_launch(kh->fn, kh->name, grid, 1, WF_ST_RADIX, 0, sp->ex.stream, h);
+        if (st == WARPFFT_SUCCESS)
+            st = wf_launch(kr->fn, kr->name, WF_ST_RADIX, 1, WF_ST_RADIX, 0, sp->ex.stream, r);
+        if (st == WARPFFT_SUCCESS)
+            st = wf_launch(ks->fn, ks->name, grid, 1, WF_ST_RADIX, 0, sp->ex.stream, s);
+        in_keys = out_keys;
+        in_vals = out_vals;
+    }
+    return st;
+}
+
 /* wf_bin_scatter_p: the record (coordinates, input index) of point j to its sorted position
  * bin_start[bin_of[j]] + pos_in_bin[j] (the non-finite check). */
 static warpfft_status launch_scatter(wf_spreader *sp) {
@@ -174,7 +248,8 @@ static warpfft_status launch_unpack(wf_spreader *sp) {
 }
 
 /* The whole binning pipeline on the stream: one memset and four launches (six with module
- * scan_big's scan), sized on the host from M, n_sets and nbins alone (nothing is read back). */
+ * scan_big's scan; three more per radix pass of the stable ranks), sized on the host from M,
+ * n_sets and nbins alone (nothing is read back). */
 static warpfft_status enqueue_binning(wf_spreader *sp) {
     warpfft_status st =
         wf_exec_memset(&sp->ex, wf_spreader_bin_arrays(sp)->count.ptr,
@@ -183,6 +258,8 @@ static warpfft_status enqueue_binning(wf_spreader *sp) {
         st = launch_bin_count(sp);
     if (st == WARPFFT_SUCCESS)
         st = launch_scan(sp);
+    if (st == WARPFFT_SUCCESS && wf_spreader_stable(sp))
+        st = launch_stable(sp);
     if (st == WARPFFT_SUCCESS)
         st = launch_scatter(sp);
     if (st == WARPFFT_SUCCESS)
@@ -196,6 +273,12 @@ warpfft_status wf_spreader_sets_ok(const wf_params *p, int64_t n_sets, const cha
                         "%s: n_sets = %lld; must be >= 1 and divide ntransf = %lld (each set "
                         "feeds ntransf / n_sets transforms)",
                         who, (long long)n_sets, (long long)p->ntransf);
+    if (n_sets > 1 && p->method == WARPFFT_METHOD_OD)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: n_sets = %lld point sets with spreading method OD (the deterministic "
+                        "option's, for types 1 and 3): its kernels take one point set (set "
+                        "n_sets = 1, or use a plan per set)",
+                        who, (long long)n_sets);
     if (n_sets > WF_MAX_SETS)
         return wf_error(WARPFFT_ERR_UNSUPPORTED,
                         "%s: n_sets = %lld point sets; at most %d per setpts (split the batch "

@@ -16,7 +16,7 @@
 
 #include "params/params.h"
 #include "plans/nufft12.h"
-#include "plans/toeplitz.h"
+#include "plans/toeplitz_kernel.h"
 #include "runtime/cache.h"
 #include "runtime/error.h"
 

@@ -221,6 +221,7 @@ static void set_basics(wf_nufft3 *n, int dim, int64_t ntransf, double tol, int p
     p->dim = dim;
     p->precision = precision;
     p->modeord = n->opts.modeord;
+    p->deterministic = n->opts.deterministic;
     p->tol = tol;
     p->upsampfac = wf_t3_sigma(&n->opts);
     p->ntransf = ntransf;

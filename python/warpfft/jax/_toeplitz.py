@@ -79,6 +79,7 @@ def _c_opts(kw):
     o.method = int(kw.get("method", 0))
     o.upsampfac = float(kw.get("upsampfac", 2.0))
     o.max_subprob = int(kw.get("max_subprob", 0))
+    _lib.set_deterministic(o, int(kw.get("deterministic", 0)))
     for i, b in enumerate(kw.get("bin_size", (0, 0, 0))):
         o.bin_size[i] = int(b)
     return o
@@ -115,7 +116,8 @@ def _attrs(n_modes, eps, kw, **extra):
                method=np.int32(kw.get("method", 0)),
                upsampfac=np.float64(kw.get("upsampfac", 2.0)),
                max_subprob=np.int32(kw.get("max_subprob", 0)), bin1=np.int32(bins[0]),
-               bin2=np.int32(bins[1]), bin3=np.int32(bins[2]))
+               bin2=np.int32(bins[1]), bin3=np.int32(bins[2]),
+               deterministic=np.int32(kw.get("deterministic", 0)))
     out.update({k: np.int32(v) for k, v in extra.items()})
     return out
 

@@ -7,15 +7,26 @@
 What each name does here:
 
 * ``modeord`` -> mode order (False/0: CMCL, -N/2..N/2-1; True/1: FFT order).
-* ``gpu_method`` -> 0 auto, 1 points-driven (GM), 2 shared-memory subproblems (SM).
-* ``gpu_upsampfac`` -> 2.0 or 1.25 (0 means the default, 2.0).
+* ``gpu_method`` -> 0 auto, 1 points-driven (GM), 2 shared-memory subproblems (SM), 3
+  output-driven spreading (OD; types 1 and 3: for type 2, as in the reference, it has no effect).
+* ``deterministic`` (warpfft's own, not jax-finufft's; in this module's ``Opts``, or a dict) ->
+  True: bitwise-reproducible results, forward and derivatives: the same inputs give the same
+  bits on every call (types 1 and 3 spread output-driven after a stable sort, 3-4x slower
+  spreading; docs/spreaders.md); ``gpu_method`` 1 or 2 (GM, SM: atomics) then give way to
+  output-driven spreading for types 1 and 3 (and the type-1 derivatives of type 2).
+* ``gpu_upsampfac`` -> 0 (this module's default; the reference's "auto"): the plan chooses
+  sigma in [1.25, 3] with the kernel width, by predicted time for the call's M points; or any
+  value in [1.25, 3]. Others (NaN too) raise ValueError (an InvalidArgumentError, also a
+  RuntimeError) with the C library's message when the call is traced. jax-finufft's own
+  ``Opts`` default to 2.0, which fixes sigma at 2.
 * ``gpu_maxsubprobsize`` -> points per subproblem (SM).
 * ``gpu_binsizex/y/z`` -> bin edge per dimension in fine-grid points (0 = automatic).
 * ``gpu_kerevalmeth``, ``gpu_maxbatchsize``: accepted, no effect (warpfft evaluates its kernel
   one way and runs a whole batch in one pass).
 * CPU-library names (``nthreads``, ``fftw``, ``spread_*``, ``upsampfac``, ``debug``,
   ``showwarn``, ``chkbnds``, ``maxbatchsize``): accepted, no effect -- they configure
-  jax-finufft's CPU library, which warpfft does not run.
+  jax-finufft's CPU library, which warpfft does not run (its GPU transforms read
+  ``gpu_upsampfac``, not ``upsampfac``, as here).
 * ``gpu_sort=False``, ``gpu_spreadinterponly=True``, non-zero ``gpu_obinsize*``, non-zero
   ``gpu_debug``, any other value warpfft cannot honour, and any unknown name raise ValueError.
 """
@@ -45,7 +56,7 @@ class Opts:
     spread_max_sp_size: int = 0
     chkbnds: bool = True
 
-    gpu_upsampfac: float = 2.0
+    gpu_upsampfac: float = 0.0  # jax-finufft's is 2.0; 0: chosen per plan (warpfft's default)
     gpu_method: int = 0
     gpu_sort: bool = True
     gpu_binsizex: int = 0
@@ -59,6 +70,8 @@ class Opts:
     gpu_spreadinterponly: bool = False
     gpu_maxbatchsize: int = 0
     gpu_debug: int = 0
+
+    deterministic: bool = False  # warpfft's own: bitwise-reproducible results
 
 
 @dataclass(frozen=True)
@@ -77,7 +90,7 @@ _IGNORED = {"debug", "spread_debug", "showwarn", "nthreads", "fftw", "spread_sor
             "spread_nthr_atomic", "spread_max_sp_size", "chkbnds", "gpu_kerevalmeth",
             "gpu_maxbatchsize", "gpu_device_id", "gpu_stream"}
 _USED = {"modeord", "gpu_method", "gpu_upsampfac", "gpu_maxsubprobsize", "gpu_binsizex",
-         "gpu_binsizey", "gpu_binsizez"}
+         "gpu_binsizey", "gpu_binsizez", "deterministic"}
 _MUST_BE = {"gpu_sort": (True, "warpfft always sorts points into bins"),
             "gpu_spreadinterponly": (False, "warpfft has no spread/interpolate-only mode"),
             "gpu_obinsizex": (0, "warpfft sizes type-3 output bins itself"),
@@ -124,14 +137,21 @@ def resolve(opts, dim):
     if modeord:
         out["modeord"] = 1
     method = int(fields.get("gpu_method", 0) or 0)
-    if method not in (0, 1, 2):
-        raise ValueError(f"opts.gpu_method={method!r}: 0 (auto), 1 (GM) or 2 (SM)")
+    if method not in (0, 1, 2, 3):
+        raise ValueError(f"opts.gpu_method={method!r}: 0 (auto), 1 (GM), 2 (SM) or 3 (OD)")
     if method:
         out["method"] = method
-    ups = float(fields.get("gpu_upsampfac", 2.0) or 2.0)
-    if ups not in (2.0, 1.25):
-        raise ValueError(f"opts.gpu_upsampfac={ups!r}: warpfft supports 2.0 and 1.25")
-    if ups != 2.0:
+    det = fields.get("deterministic", False)
+    if det not in (False, True, 0, 1, None):
+        raise ValueError(f"opts.deterministic={det!r}: True or False")
+    if det:
+        out["deterministic"] = 1
+    ups = fields.get("gpu_upsampfac", 0.0)
+    try:
+        ups = 0.0 if ups is None else float(ups)
+    except (TypeError, ValueError):
+        raise ValueError(f"opts.gpu_upsampfac={ups!r} must be a real number") from None
+    if ups != 0.0:  # NaN too: the C library refuses it (and any value outside [1.25, 3])
         out["upsampfac"] = ups
     maxsub = int(fields.get("gpu_maxsubprobsize", 1024) or 0)
     if maxsub < 0:

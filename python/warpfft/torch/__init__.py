@@ -25,9 +25,13 @@ float64). They run on torch's current CUDA stream of the tensors' device.
 An eager type-1/2 call with no gradient to record (plain tensors, no mode or transform active)
 runs the op's kernel directly instead of through the dispatcher (see :func:`_direct`).
 
-**Determinism.** Types 1 and 3 spread with float atomics: results (and type 2's gradients) may
-differ in the last bits from run to run. Under ``torch.use_deterministic_algorithms(True)`` they
-raise ``RuntimeError`` (a warning with ``warn_only=True``); type 2 sums in a fixed order.
+**Determinism.** By default types 1 and 3 spread with float atomics: results (and type 2's
+gradients) may differ in the last bits from run to run. Under
+``torch.use_deterministic_algorithms(True)``, or with the keyword ``deterministic=True``, every
+op, forward and backward, runs on the library's deterministic plans instead: the same inputs
+give the same bits on every run (output-driven spreading after a stable sort; spreading is
+3-4x slower, docs/spreaders.md); ``gpu_method`` 1 or 2 (GM, SM: atomics) then give way to
+output-driven spreading. Type 2 sums in a fixed order either way.
 Tensors with the lazy conjugate or negative bit (``x.conj()``) are read as their values.
 
 **Points are not checked for NaN or infinity.** The plans use the library's unchecked
@@ -109,13 +113,21 @@ def _parse_options(kwargs, dim, device):
     if modeord not in (0, 1):
         raise ValueError(f"modeord={modeord!r}: 0 (CMCL, -N/2..N/2-1) or 1 (FFT order)")
     method = int(kw.pop("gpu_method", 0) or 0)
-    if method not in (0, 1, 2):
-        raise ValueError(f"gpu_method={method!r}: 0 (auto), 1 (GM) or 2 (SM)")
+    if method not in (0, 1, 2, 3):
+        raise ValueError(f"gpu_method={method!r}: 0 (auto), 1 (GM), 2 (SM) or 3 (OD: "
+                         "output-driven spreading; types 1 and 3)")
+    det = kw.pop("deterministic", False)
+    if det not in (False, True, 0, 1):
+        raise ValueError(f"deterministic={det!r}: True or False")
+    # 0 (default; the reference's "auto"): the plan chooses sigma with the kernel width for
+    # the call's M; any other value goes to the C library, which refuses one outside
+    # [1.25, 3] (NaN too) with its message when the call is checked (_validate)
     ups = kw.pop("upsampfac", None)
     ups = kw.pop("gpu_upsampfac", ups)
-    ups = 2.0 if ups in (None, 0, 0.0) else float(ups)
-    if ups not in (2.0, 1.25):
-        raise ValueError(f"upsampfac={ups!r}: warpfft supports 2.0 and 1.25")
+    try:
+        ups = 0.0 if ups is None else float(ups)
+    except (TypeError, ValueError):
+        raise ValueError(f"upsampfac={ups!r} must be a real number") from None
     maxsub = int(kw.pop("gpu_maxsubprobsize", 0) or 0)
     bins = [int(kw.pop(n, 0) or 0) for n in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez")]
     bins = tuple(bins[:dim][::-1] + [0] * (3 - dim))
@@ -135,7 +147,7 @@ def _parse_options(kwargs, dim, device):
             kw.pop(name)
     if kw:
         raise ValueError(f"unknown or unsupported option(s): {', '.join(sorted(kw))}")
-    return eps, isign, modeord, method, ups, maxsub, bins
+    return eps, isign, modeord, method, ups, maxsub, bins, bool(det)
 
 
 def _check(points, data, what):
@@ -175,9 +187,12 @@ def _count(batch):
 def _validate(nufft_type, modes, batch, eps, dtype, modeord, method, ups, maxsub, bins,
               compiling):
     """Tolerance, sizes and options checked by the C library (no GPU needed) before the op
-    runs or is traced: a tol the precision cannot reach raises InvalidArgumentError naming eps."""
+    runs or is traced: a tol the precision cannot reach raises InvalidArgumentError naming eps.
+    (The deterministic option changes no check: the ops pick its method.)"""
     if compiling:  # traced: the op checks the same when it runs
         return
+    if nufft_type == 2 and method == 3:  # OD spreads: no effect on interpolation (the op's rule)
+        method = 0
     key = (nufft_type, tuple(modes), tuple(batch), eps, dtype, modeord, method, ups, maxsub,
            bins)
     if key in _validated:  # what passed once passes again (the C check is a pure function)
@@ -233,7 +248,10 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
 
     points: (D, M) (or (M,) for D = 1) real; values: complex (..., M); output_shape: an int
     (D = 1) or a tuple of D ints. Returns (..., *output_shape). Keywords: eps (1e-6), isign
-    (-1), modeord (1: FFT order), and cufinufft's gpu_* option names where they apply.
+    (-1), modeord (1: FFT order), upsampfac or gpu_upsampfac (0: chosen per plan for M
+    points; or any value in [1.25, 3]), deterministic (False; True: the same bits every run,
+    also under torch.use_deterministic_algorithms(True)), and cufinufft's gpu_* option names
+    where they apply.
     """
     points = _check(points, values, "values")
     D, M = points.shape
@@ -246,8 +264,8 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
         raise ValueError(f"output_shape {output_shape} must be {D} positive ints")
     _check_values(values, M)
     compiling = _torch.compiler.is_compiling()
-    eps, isign, modeord, method, ups, maxsub, bins = _options(finufftkwargs, D, values.device,
-                                                              compiling)
+    eps, isign, modeord, method, ups, maxsub, bins, det = _options(finufftkwargs, D,
+                                                                   values.device, compiling)
     batch = values.shape[:-1]
     _validate(1, output_shape, batch, eps, values.dtype, modeord, method, ups, maxsub, bins,
               compiling)
@@ -256,7 +274,7 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
         values = values.reshape(-1, M)
     op = _ops._nufft1_impl if not compiling and _direct(points, values) else nufft1_op
     out = op(points, values, list(output_shape), isign, eps, modeord, method, ups, maxsub, bins,
-             not points.requires_grad)
+             not points.requires_grad, det)
     return out if len(batch) == 1 else out.reshape(batch + output_shape)
 
 
@@ -271,8 +289,8 @@ def finufft_type2(points, targets, **finufftkwargs):
     if targets.ndim < D:
         raise ValueError(f"targets have shape {tuple(targets.shape)}: need {D} mode axes")
     compiling = _torch.compiler.is_compiling()
-    eps, isign, modeord, method, ups, maxsub, bins = _options(finufftkwargs, D, targets.device,
-                                                              compiling)
+    eps, isign, modeord, method, ups, maxsub, bins, det = _options(finufftkwargs, D,
+                                                                   targets.device, compiling)
     batch, modes = targets.shape[:targets.ndim - D], targets.shape[targets.ndim - D:]
     _validate(2, modes, batch, eps, targets.dtype, modeord, method, ups, maxsub, bins,
               compiling)
@@ -281,7 +299,7 @@ def finufft_type2(points, targets, **finufftkwargs):
         targets = targets.reshape((-1,) + tuple(modes))
     op = _ops._nufft2_impl if not compiling and _direct(points, targets) else nufft2_op
     out = op(points, targets, isign, eps, modeord, method, ups, maxsub, bins,
-             not points.requires_grad)
+             not points.requires_grad, det)
     return out if len(batch) == 1 else out.reshape(batch + (M,))
 
 
@@ -305,8 +323,8 @@ def finufft_type3(points, values, targets, **finufftkwargs):
                          f"{tuple(targets.shape)}")
     _check_values(values, M)
     compiling = _torch.compiler.is_compiling()
-    eps, isign, _, method, ups, maxsub, bins = _options(finufftkwargs, D, values.device,
-                                                        compiling)
+    eps, isign, _, method, ups, maxsub, bins, det = _options(finufftkwargs, D, values.device,
+                                                             compiling)
     batch = values.shape[:-1]
     if not compiling:
         _native.validate3(D, _count(batch), eps, _ops._precision(values.dtype),
@@ -316,7 +334,7 @@ def finufft_type3(points, values, targets, **finufftkwargs):
         raise ValueError(f"targets are on {targets.device} but values on {values.device}: all "
                          "must be on one device")
     out = nufft3_op(points, values.reshape(-1, M), targets, isign, eps, method, ups, maxsub,
-                    bins)
+                    bins, det)
     return out.reshape(batch + (targets.shape[1],))
 
 

@@ -21,7 +21,6 @@ dispatch cost of this form on torch 2.5.
 import ctypes
 import functools
 import threading
-import warnings
 from collections import OrderedDict
 
 import torch
@@ -94,25 +93,26 @@ def _device_of(t):
 
 
 @functools.lru_cache(maxsize=256)
-def _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
+def _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream, hint):
     """The C arguments of warpfft_pool_acquire for a plan's key, checked by the library's
     plan_params first (a tolerance the precision cannot reach raises naming eps): built once per
-    key, since an op call needs them every time. Type 3 passes no mode counts."""
+    key, since an op call needs them every time. Type 3 passes no mode counts. `hint`: the
+    plan's points_hint (native.points_hint_for(M); 0 for type 3, whose choice ignores it)."""
     if nufft_type == 3:
         native.validate3(modes_c[0], ntransf, eps, prec, kw)
     else:
         native.validate(nufft_type, list(modes_c), ntransf, eps, prec, kw)
     n = None if nufft_type == 3 else native.modes3(modes_c)
     dim = modes_c[0] if nufft_type == 3 else len(modes_c)
-    opts = native.make_opts(device=device, stream=stream, **dict(kw))
+    opts = native.make_opts(device=device, stream=stream, points_hint=hint, **dict(kw))
     return (int(nufft_type), int(dim), n, int(isign), int(ntransf), float(eps), int(prec),
             ctypes.byref(opts), opts, n)
 
 
-def _acquire(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream):
+def _acquire(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream, hint=0):
     """A plan (handle) of the pool for this key, the caller's until _release. Type 3: modes_c is
     (D,)."""
-    a = _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream)
+    a = _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream, hint)
     handle = ctypes.c_void_p()
     st = native.lib.warpfft_pool_acquire(*a[:8], ctypes.byref(handle))
     if st:
@@ -148,14 +148,16 @@ def _forget(plan):
         _points.pop(plan, None)
 
 
-def _kw_uncached(modeord, method, upsampfac, max_subprob, bins):
+def _kw_uncached(modeord, method, upsampfac, max_subprob, bins, deterministic=False):
     """The plan options as a sorted tuple of the non-default ones; `bins` a tuple."""
     kw = {}
+    if deterministic:
+        kw["deterministic"] = 1
     if modeord:
         kw["modeord"] = int(modeord)
     if method:
         kw["method"] = int(method)
-    if upsampfac != 2.0:
+    if upsampfac != 0.0:  # 0: the C default (chosen per plan); NaN too: the C refuses it
         kw["upsampfac"] = float(upsampfac)
     if max_subprob:
         kw["max_subprob"] = int(max_subprob)
@@ -183,8 +185,11 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
     src = _plain(src).contiguous()
     points = _plain(points)  # a negative view of a points tensor has its own signature
     sig = _points_sig(points)  # None: never to reuse (an inference tensor)
+    # points_hint: the M set now, for the plan's choice of upsampfac and width, rounded to the
+    # nearest power of two (pooled plans are keyed on every option: an exact M would make a
+    # plan per distinct M, and the choice changes slowly with M)
     plan = _acquire(nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device,
-                    stream)
+                    stream, native.points_hint_for(M))
     try:
         # (inline, not helpers: this runs on every call and its Python work is measured)
         pid = ctypes.c_uint64()
@@ -233,12 +238,13 @@ _TAGS = tuple(getattr(torch.Tag, t) for t in ("pt2_compliant_tag", "needs_fixed_
               if hasattr(torch.Tag, t))
 _LIB.define("nufft1(Tensor points, Tensor values, int[] n_modes, int isign, float eps, "
             "int modeord, int method, float upsampfac, int max_subprob, int[] bins, "
-            "bool reuse_points=True) -> Tensor", tags=_TAGS)
+            "bool reuse_points=True, bool deterministic=False) -> Tensor", tags=_TAGS)
 _LIB.define("nufft2(Tensor points, Tensor targets, int isign, float eps, int modeord, "
             "int method, float upsampfac, int max_subprob, int[] bins, "
-            "bool reuse_points=True) -> Tensor", tags=_TAGS)
+            "bool reuse_points=True, bool deterministic=False) -> Tensor", tags=_TAGS)
 _LIB.define("nufft3(Tensor points, Tensor values, Tensor targets, int isign, float eps, "
-            "int method, float upsampfac, int max_subprob, int[] bins) -> Tensor", tags=_TAGS)
+            "int method, float upsampfac, int max_subprob, int[] bins, "
+            "bool deterministic=False) -> Tensor", tags=_TAGS)
 # The callables (OpOverloads): positional arguments as the schemas list them.
 nufft1_op = torch.ops.warpfft.nufft1.default
 nufft2_op = torch.ops.warpfft.nufft2.default
@@ -248,49 +254,54 @@ nufft3_op = torch.ops.warpfft.nufft3.default
 _BACKENDS = ("CUDA", "CPU")
 
 
-# Spreading (types 1 and 3, and so type 2's backward) adds into the fine grid with float atomics
-# in whatever order the GPU runs them: results may differ in the last bits from run to run. Under
-# torch.use_deterministic_algorithms(True) that is an error (a warning with warn_only=True), as
-# for torch's own such kernels; interpolation (type 2) sums in a fixed order.
-def _nondeterministic(what):
-    if torch.are_deterministic_algorithms_enabled():
-        msg = (f"{what} does not have a deterministic implementation, but you set "
-               "'torch.use_deterministic_algorithms(True)'")
-        if not torch.is_deterministic_algorithms_warn_only_enabled():
-            raise RuntimeError(msg)
-        warnings.warn(msg, stacklevel=4)
+# Determinism. By default spreading (types 1 and 3, and so type 2's backward) adds into the
+# fine grid with float atomics in whatever order the GPU runs them: results may differ in the
+# last bits from run to run. The ops' `deterministic` argument, or
+# torch.use_deterministic_algorithms(True) (read when the op runs: its backward's ops too),
+# makes the spreading ops use the library's deterministic plans instead (output-driven
+# spreading after a stable sort: the same bits every run; docs/spreaders.md). Interpolation
+# (type 2) sums each point's footprint in a fixed order with every method.
+def _deterministic(deterministic):
+    return bool(deterministic) or torch.are_deterministic_algorithms_enabled()
+
+
+def _spread_method(method, deterministic):
+    """The method of a spreading op: a deterministic plan spreads output-driven (GM and SM, 1
+    and 2, add with atomics and have no deterministic variant: AUTO, which picks OD, instead)."""
+    return 0 if deterministic and method in (1, 2) else method
 
 
 def _nufft1_impl(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
-                 bins, reuse_points=True):
+                 bins, reuse_points=True, deterministic=False):
     _checks.nufft1(points, values, n_modes)
     out = torch.empty((values.shape[0], *n_modes), dtype=values.dtype, device=values.device)
-    kw = _kw(modeord, method, upsampfac, max_subprob, tuple(bins))
     if values.shape[-1] == 0:
         return out.zero_()
-    _nondeterministic("warpfft.nufft1 (type 1: spreading adds with atomics)")
+    det = _deterministic(deterministic)
+    kw = _kw(modeord, _spread_method(method, det), upsampfac, max_subprob, tuple(bins), det)
     return _run(1, points, values, out, n_modes, isign, eps, kw, reuse_points)
 
 
 def _nufft1_fake(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
-                 bins, reuse_points=True):
+                 bins, reuse_points=True, deterministic=False):
     _checks.nufft1(points, values, n_modes, fake=True)
     return values.new_empty((values.shape[0],) + tuple(n_modes))
 
 
 def _nufft2_impl(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
-                 reuse_points=True):
+                 reuse_points=True, deterministic=False):
+    # deterministic: interpolation is already (the option only reaches the backward's type 1)
     _checks.nufft2(points, targets)
     M = points.shape[1]
     out = torch.empty((targets.shape[0], M), dtype=targets.dtype, device=targets.device)
     if M == 0:
         return out
-    kw = _kw(modeord, method, upsampfac, max_subprob, tuple(bins))
+    kw = _kw(modeord, 0 if method == 3 else method, upsampfac, max_subprob, tuple(bins))
     return _run(2, points, targets, out, targets.shape[1:], isign, eps, kw, reuse_points)
 
 
 def _nufft2_fake(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
-                 reuse_points=True):
+                 reuse_points=True, deterministic=False):
     _checks.nufft2(points, targets, fake=True)
     return targets.new_empty((targets.shape[0], points.shape[1]))
 
@@ -316,6 +327,7 @@ def _setup1(ctx, inputs, output):
     ctx.save_for_backward(points, values)
     ctx.n_modes = list(n_modes)
     ctx.rest = rest[:7]  # isign, eps, modeord, method, upsampfac, max_subprob, bins
+    ctx.det = bool(rest[8]) if len(rest) > 8 else False  # (rest[7]: reuse_points)
 
 
 def _backward1(ctx, grad):
@@ -334,19 +346,20 @@ def _backward1(ctx, grad):
     B = grad.shape[0]
     stacked = torch.cat(parts, dim=0) if len(parts) > 1 else grad
     r = nufft2_op(points, stacked.contiguous(), -s, eps, modeord, method, upsampfac,
-                  max_subprob, bins, not need_p)
+                  max_subprob, bins, not need_p, ctx.det)
     r = r.reshape(len(parts), B, -1)
     gv = r[0] if need_v else None
     gp = None
     if need_p:
         gp = (values.conj().unsqueeze(0) * r[1:]).real.sum(dim=1)
-    return gp, gv, None, None, None, None, None, None, None, None, None
+    return (gp, gv) + (None,) * (len(ctx.needs_input_grad) - 2)  # none for the options
 
 
 def _setup2(ctx, inputs, output):
     points, targets, *rest = inputs
     ctx.save_for_backward(points, targets)
     ctx.rest = rest[:7]
+    ctx.det = bool(rest[8]) if len(rest) > 8 else False
 
 
 def _backward2(ctx, grad):
@@ -361,15 +374,15 @@ def _backward2(ctx, grad):
     gt = gp = None
     if need_t:
         gt = nufft1_op(points, grad.contiguous(), modes, -s, eps, modeord, method, upsampfac,
-                       max_subprob, bins, not need_p)
+                       max_subprob, bins, not need_p, ctx.det)
     if need_p:
         B = targets.shape[0]
         ramped = torch.cat([(1j * s) * _ramp(d, modes, modeord, targets.device, points.dtype)
                             * targets for d in range(D)], dim=0)
         r = nufft2_op(points, ramped.contiguous(), s, eps, modeord, method, upsampfac,
-                      max_subprob, bins, False).reshape(D, B, -1)
+                      max_subprob, bins, False, ctx.det).reshape(D, B, -1)
         gp = (grad.conj().unsqueeze(0) * r).real.sum(dim=1)
-    return gp, gt, None, None, None, None, None, None, None, None
+    return (gp, gt) + (None,) * (len(ctx.needs_input_grad) - 2)
 
 
 def _run3(points, values, targets, out, isign, eps, kw):
@@ -404,19 +417,20 @@ def _run3(points, values, targets, out, isign, eps, kw):
     return out
 
 
-def _nufft3_impl(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins):
+def _nufft3_impl(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins,
+                 deterministic=False):
     """f[b, k] = sum_j values[b, j] exp(i isign (targets[:, k] . points[:, j])); points (D, M),
     values (B, M), targets (D, K) -> (B, K)."""
     _checks.nufft3(points, values, targets)
     out = torch.empty((values.shape[0], targets.shape[1]), dtype=values.dtype,
                       device=values.device)
-    kw = _kw(0, method, upsampfac, max_subprob, tuple(bins))
-    if points.shape[1] and targets.shape[1] and values.shape[0]:
-        _nondeterministic("warpfft.nufft3 (type 3: spreading adds with atomics)")
+    det = _deterministic(deterministic)
+    kw = _kw(0, _spread_method(method, det), upsampfac, max_subprob, tuple(bins), det)
     return _run3(points, values, targets, out, isign, eps, kw)
 
 
-def _nufft3_fake(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins):
+def _nufft3_fake(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins,
+                 deterministic=False):
     _checks.nufft3(points, values, targets, fake=True)
     return values.new_empty((values.shape[0], targets.shape[1]))
 
@@ -425,6 +439,7 @@ def _setup3(ctx, inputs, output):
     points, values, targets, *rest = inputs
     ctx.save_for_backward(points, values, targets)
     ctx.rest = rest[:6]  # isign, eps, method, upsampfac, max_subprob, bins
+    ctx.det = bool(rest[6]) if len(rest) > 6 else False
 
 
 def _backward3(ctx, grad):
@@ -444,16 +459,16 @@ def _backward3(ctx, grad):
                           if need_p else [])
         stacked = torch.cat(parts, dim=0) if len(parts) > 1 else grad
         r = nufft3_op(targets, stacked.contiguous(), points, -s, eps, method, upsampfac,
-                      max_subprob, bins).reshape(len(parts), B, -1)
+                      max_subprob, bins, ctx.det).reshape(len(parts), B, -1)
         gv = r[0] if need_v else None
         if need_p:
             gp = (values.conj().unsqueeze(0) * r[1:]).real.sum(dim=1)
     if need_t:
         ramped = torch.cat([(1j * s) * points[d].unsqueeze(0) * values for d in range(D)], dim=0)
         r = nufft3_op(points, ramped.contiguous(), targets, s, eps, method, upsampfac,
-                      max_subprob, bins).reshape(D, B, -1)
+                      max_subprob, bins, ctx.det).reshape(D, B, -1)
         gt = (grad.conj().unsqueeze(0) * r).real.sum(dim=1)
-    return gp, gv, gt, None, None, None, None, None, None
+    return (gp, gv, gt) + (None,) * (len(ctx.needs_input_grad) - 3)
 
 
 # ---- registration ----------------------------------------------------------------------------

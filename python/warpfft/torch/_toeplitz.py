@@ -62,11 +62,18 @@ def _error(status, what):
 
 
 def _opts(device, stream, modeord, kw):
+    """The operator's warpfft_opts. Deterministic (the option, or
+    torch.use_deterministic_algorithms(True) now): the kernel's type-1 transform spreads
+    output-driven (GM and SM have no deterministic variant), so the spectrum has the same bits
+    every run; the application is FFTs and pointwise products, deterministic either way."""
+    det = bool(kw.get("deterministic")) or torch.are_deterministic_algorithms_enabled()
     o = _lib.default_opts()
     o.device = int(device)
     o.stream = int(stream)
     o.modeord = int(modeord)
-    o.method = int(kw.get("method", 0))
+    method = int(kw.get("method", 0))
+    o.method = 0 if det and method in (1, 2) else method
+    _lib.set_deterministic(o, int(det))
     o.upsampfac = float(kw.get("upsampfac", 2.0))
     o.max_subprob = int(kw.get("max_subprob", 0))
     for i, b in enumerate(kw.get("bin_size", (0, 0, 0))):
@@ -95,9 +102,13 @@ def _parse(kwargs, dim):
         raise ValueError(f"modeord={modeord!r}: 0 (CMCL, -N/2..N/2-1) or 1 (FFT order)")
     out = {}
     method = int(kw.pop("gpu_method", 0) or 0)
-    if method not in (0, 1, 2):
-        raise ValueError(f"gpu_method={method!r}: 0 (auto), 1 (GM) or 2 (SM)")
+    if method not in (0, 1, 2, 3):
+        raise ValueError(f"gpu_method={method!r}: 0 (auto), 1 (GM), 2 (SM) or 3 (OD)")
     out["method"] = method
+    det = kw.pop("deterministic", False)
+    if det not in (False, True, 0, 1):
+        raise ValueError(f"deterministic={det!r}: True or False")
+    out["deterministic"] = bool(det)
     ups = kw.pop("gpu_upsampfac", kw.pop("upsampfac", None))
     out["upsampfac"] = 2.0 if ups in (None, 0, 0.0) else float(ups)
     out["max_subprob"] = int(kw.pop("gpu_maxsubprobsize", 0) or 0)
@@ -281,7 +292,8 @@ def _plan_names(kw, dim):
     """Plan keywords back to the option names _parse reads (for spectrum())."""
     bins = list(kw["bin_size"][:dim])[::-1]
     out = {"gpu_method": kw["method"], "upsampfac": kw["upsampfac"],
-           "gpu_maxsubprobsize": kw["max_subprob"]}
+           "gpu_maxsubprobsize": kw["max_subprob"],
+           "deterministic": kw.get("deterministic", False)}
     for name, b in zip(("gpu_binsizex", "gpu_binsizey", "gpu_binsizez"), bins):
         out[name] = b
     return out
