@@ -23,7 +23,7 @@ tests)
     # nvrtc: kernels compiled by NVRTC at run time into a fresh kernel cache
     export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}
     for m in aot jit nvrtc; do
-        for t in no_gpu gpu_api gpu_accuracy gpu_type3 gpu_toeplitz gpu_deterministic $([ $m = nvrtc ] && echo gpu_nvrtc); do
+        for t in no_gpu gpu_api gpu_accuracy gpu_type3 gpu_toeplitz gpu_deterministic gpu_batched_points $([ $m = nvrtc ] && echo gpu_nvrtc); do
             say "$m $t"; run $G/$m/$t --test-threads=1 --nocapture || fails=$((fails+1))
         done
     done ;;
