@@ -113,7 +113,9 @@ fn builder<T: Real>(c: &Case, tol: f64, ntransf: usize) -> PlanBuilder<T> {
     } else {
         Plan::<T>::builder(c.ty, c.n_modes)
     };
-    b.tol(tol).ntransf(ntransf)
+    // σ fixed: by default each plan picks its own from its batch size, and plans of different
+    // σ differ by up to the tolerance, not by rounding
+    b.tol(tol).ntransf(ntransf).upsampfac(2.0)
 }
 
 fn rel_l2<T: Real>(a: &[Complex<T>], b: &[Complex<T>]) -> f64 {

@@ -4,6 +4,13 @@
  * api/pool.c: shared with every other user in the process), and runs setpts + execute on the
  * stream XLA hands it, all through the public C ABI. No GPU work happens outside the execute
  * stage; errors come back to XLA as XLA_FFI_Error values (JAX raises them).
+ *
+ * G groups with a point set each (vmap over the points: Gp = G > 1) run as one plan of G * T
+ * transforms with batched points (warpfft_setpts_sets / setpts3_sets: the (G, M) coordinate
+ * arrays are their layout, the (G, T, ..) sources and results the batch's), so the whole call
+ * is one setpts and one execute. Where a plan cannot take G sets -- OD spreading (the
+ * deterministic types 1 and 3, or method 3), more than 65535 sets, or (setpts_sets says
+ * BAD_SIZE) too many bins for them -- the groups run one after the other on a plan of T.
  */
 #include "framework/xla_ffi.h"
 
@@ -240,6 +247,32 @@ static void *at(void *base, size_t off) {
     return base ? (char *)base + off : NULL;
 }
 
+/* Most point sets a plan takes at once (warpfft.h, warpfft_setpts_sets). */
+#define WF_XLA_MAX_SETS 65535
+
+/* Whether the call runs its G groups as one plan with batched points (see the file's head). */
+static int batched_points(const wf_xla_call *c) {
+    int od = c->key.method == WARPFFT_METHOD_OD || (c->key.deterministic && c->key.type != 2);
+    return c->Gp > 1 && c->G > 1 && c->G <= WF_XLA_MAX_SETS && !od;
+}
+
+/* All G point sets at once (the coordinate arrays as they are: set after set), names the call
+ * in *what. */
+static warpfft_status set_point_sets(const wf_xla_call *c, warpfft_plan plan, const char **what) {
+    const void *p[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    for (int s = 0; s < 6; s++)
+        if (c->pts[s])
+            p[s] = c->pts[s]->data;
+    warpfft_precision prec = (warpfft_precision)c->key.precision;
+    if (c->key.type == 3) {
+        *what = "warpfft_setpts3_sets";
+        return warpfft_setpts3_sets(plan, prec, c->G, c->M, p[0], p[1], p[2], c->K, p[3], p[4],
+                                    p[5]);
+    }
+    *what = "warpfft_setpts_sets";
+    return warpfft_setpts_sets(plan, prec, c->G, c->M, p[0], p[1], p[2]);
+}
+
 /* Sets group g's points (row g of the coordinate arrays; row 0 when one set serves every group)
  * and names the call in *what. */
 static warpfft_status set_points(const wf_xla_call *c, warpfft_plan plan, int64_t g,
@@ -260,29 +293,60 @@ static warpfft_status set_points(const wf_xla_call *c, warpfft_plan plan, int64_
     return warpfft_setpts(plan, prec, c->M, p[0], p[1], p[2]);
 }
 
-/* What one call does, whatever its type: takes XLA's stream and a plan from the cache, then for
- * each group sets its points (once for all groups when they share them) and runs its T
- * transforms. All of it is enqueued on the stream; the first failure ends the call. */
+/* Runs the call's groups on `plan`: with batched points one setpts_sets and one execute of all
+ * G * T transforms, else per group its points (once for all groups when they share them) and
+ * its T transforms. The first failure ends it. */
+static warpfft_status run_groups(const wf_xla_call *c, warpfft_plan plan, int sets,
+                                 const char **what) {
+    warpfft_precision prec = (warpfft_precision)c->key.precision;
+    warpfft_status st = WARPFFT_SUCCESS;
+    if (sets) {
+        st = set_point_sets(c, plan, what);
+        if (st != WARPFFT_SUCCESS)
+            return st;
+        *what = "warpfft_execute";
+        return warpfft_execute(plan, prec, c->c->data, c->fk->data);
+    }
+    for (int64_t g = 0; g < c->G && st == WARPFFT_SUCCESS; g++) {
+        if (g == 0 || c->Gp > 1) {
+            st = set_points(c, plan, g, what);
+            if (st != WARPFFT_SUCCESS)
+                break;
+        }
+        *what = "warpfft_execute";
+        st = warpfft_execute(plan, prec, at(c->c->data, (size_t)g * c->c_group),
+                             at(c->fk->data, (size_t)g * c->fk_group));
+    }
+    return st;
+}
+
+/* What one call does, whatever its type: takes XLA's stream and a plan from the cache (of G * T
+ * transforms with batched points, else of T), then runs the groups (run_groups). All of it is
+ * enqueued on the stream. A batched plan whose sets' bins are too many (BAD_SIZE from
+ * setpts_sets, before anything was enqueued) goes back, and the groups run on a plan of T. */
 static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     XLA_FFI_Error *e = stream_of(f, &c->key.stream);
     if (e)
         return e;
     c->key.device = device_of(c->data);
+    int sets = batched_points(c);
+    int64_t T = c->key.ntransf;
+    if (sets)
+        c->key.ntransf = T * c->G; /* G <= 65535 groups of T: the arrays hold them, so it fits */
     warpfft_plan plan = NULL;
     warpfft_status st = acquire_plan(&c->key, &plan);
     if (st != WARPFFT_SUCCESS)
         return status_error(f, st, "warpfft_plan_create");
     const char *what = "warpfft_execute";
-    for (int64_t g = 0; g < c->G && st == WARPFFT_SUCCESS; g++) {
-        if (g == 0 || c->Gp > 1) {
-            st = set_points(c, plan, g, &what);
-            if (st != WARPFFT_SUCCESS)
-                break;
-        }
-        what = "warpfft_execute";
-        st = warpfft_execute(plan, (warpfft_precision)c->key.precision,
-                             at(c->c->data, (size_t)g * c->c_group),
-                             at(c->fk->data, (size_t)g * c->fk_group));
+    st = run_groups(c, plan, sets, &what);
+    if (sets && st == WARPFFT_ERR_BAD_SIZE && strncmp(what, "warpfft_setpts", 14) == 0) {
+        warpfft_pool_release(plan, 0);
+        c->key.ntransf = T;
+        plan = NULL;
+        st = acquire_plan(&c->key, &plan);
+        if (st != WARPFFT_SUCCESS)
+            return status_error(f, st, "warpfft_plan_create");
+        st = run_groups(c, plan, 0, &what);
     }
     /* Back to the pool (which fences the work just enqueued). A failure there (destroying a plan
      * a clear asked for) matters less than the call's own. */
