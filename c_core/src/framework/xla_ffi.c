@@ -4,13 +4,8 @@
  * api/pool.c: shared with every other user in the process), and runs setpts + execute on the
  * stream XLA hands it, all through the public C ABI. No GPU work happens outside the execute
  * stage; errors come back to XLA as XLA_FFI_Error values (JAX raises them).
- *
- * G groups with a point set each (vmap over the points: Gp = G > 1) run as one plan of G * T
- * transforms with batched points (warpfft_setpts_sets / setpts3_sets: the (G, M) coordinate
- * arrays are their layout, the (G, T, ..) sources and results the batch's), so the whole call
- * is one setpts and one execute. Where a plan cannot take G sets -- OD spreading (the
- * deterministic types 1 and 3, or method 3), more than 65535 sets, or (setpts_sets says
- * BAD_SIZE) too many bins for them -- the groups run one after the other on a plan of T.
+ * G groups with their own points (Gp = G > 1) run as one plan of G * T transforms with batched
+ * points (xla_ffi.h), else group after group on a plan of T.
  */
 #include "framework/xla_ffi.h"
 
@@ -247,17 +242,14 @@ static void *at(void *base, size_t off) {
     return base ? (char *)base + off : NULL;
 }
 
-/* Most point sets a plan takes at once (warpfft.h, warpfft_setpts_sets). */
-#define WF_XLA_MAX_SETS 65535
-
-/* Whether the call runs its G groups as one plan with batched points (see the file's head). */
+/* Whether the G groups run as one plan with batched points: not with OD spreading (one set a
+ * plan), nor past warpfft_setpts_sets' 65535 sets. */
 static int batched_points(const wf_xla_call *c) {
     int od = c->key.method == WARPFFT_METHOD_OD || (c->key.deterministic && c->key.type != 2);
-    return c->Gp > 1 && c->G > 1 && c->G <= WF_XLA_MAX_SETS && !od;
+    return c->Gp > 1 && c->G > 1 && c->G <= 65535 && !od;
 }
 
-/* All G point sets at once (the coordinate arrays as they are: set after set), names the call
- * in *what. */
+/* All G point sets at once (the (G, M) arrays are the sets' layout); names the call in *what. */
 static warpfft_status set_point_sets(const wf_xla_call *c, warpfft_plan plan, const char **what) {
     const void *p[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
     for (int s = 0; s < 6; s++)
@@ -293,9 +285,8 @@ static warpfft_status set_points(const wf_xla_call *c, warpfft_plan plan, int64_
     return warpfft_setpts(plan, prec, c->M, p[0], p[1], p[2]);
 }
 
-/* Runs the call's groups on `plan`: with batched points one setpts_sets and one execute of all
- * G * T transforms, else per group its points (once for all groups when they share them) and
- * its T transforms. The first failure ends it. */
+/* The groups on `plan`: all at once (sets), else each its points (once when shared) and its T
+ * transforms. The first failure ends it. */
 static warpfft_status run_groups(const wf_xla_call *c, warpfft_plan plan, int sets,
                                  const char **what) {
     warpfft_precision prec = (warpfft_precision)c->key.precision;
@@ -320,10 +311,9 @@ static warpfft_status run_groups(const wf_xla_call *c, warpfft_plan plan, int se
     return st;
 }
 
-/* What one call does, whatever its type: takes XLA's stream and a plan from the cache (of G * T
- * transforms with batched points, else of T), then runs the groups (run_groups). All of it is
- * enqueued on the stream. A batched plan whose sets' bins are too many (BAD_SIZE from
- * setpts_sets, before anything was enqueued) goes back, and the groups run on a plan of T. */
+/* One call, any type: XLA's stream, a plan of the pool (G * T transforms with batched points,
+ * else T), the groups, all enqueued on the stream. A BAD_SIZE of setpts_sets (the sets' bins;
+ * nothing enqueued) gives that plan back and runs the groups on a plan of T. */
 static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     XLA_FFI_Error *e = stream_of(f, &c->key.stream);
     if (e)
