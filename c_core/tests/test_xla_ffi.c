@@ -317,8 +317,8 @@ static void test_failures(void) {
 }
 
 /* Groups with their own points on a plan that cannot take their sets (BAD_SIZE: too many bins)
- * run one after the other on a plan of T transforms, and the call succeeds; a deterministic
- * type 1 (OD spreading) does so without trying. */
+ * or that cannot be made (OUT_OF_MEMORY) run one after the other on a plan of T transforms,
+ * and the call succeeds; a deterministic type 1 (OD spreading) does so without trying. */
 static void test_sets_fallback(void) {
     const config cf = {1, 2, WARPFFT_F32, 3, 3, 2, 5, 0, {8, 6, 1}};
     int steps[2] = {0, 0}; /* setpts, execute */
@@ -333,6 +333,13 @@ static void test_sets_fallback(void) {
     CHECK(err == NULL && strstr(trace, "T 6 ") && strstr(trace, "setpts_sets P") && steps[0] == 3 &&
               steps[1] == 3,
           "refused sets: %s, calls:\n%s", err ? xla_msg : "no error", trace);
+    /* the batched plan's creation runs out of memory (its G * T grids): a plan of T */
+    warpfft_xla_cache_clear();
+    arm(2, WARPFFT_ERR_OUT_OF_MEMORY); /* call 1: the stream; 2: the plan of G * T */
+    err = warpfft_xla_nufft(frame(&cf));
+    const char *second = strstr(trace, "T 6 ") ? strstr(strstr(trace, "T 6 "), "create") : NULL;
+    CHECK(err == NULL && second && strstr(second, "T 2 ") && !strstr(trace, "_sets"),
+          "out of memory for the batched plan: %s, calls:\n%s", err ? xla_msg : "no error", trace);
     frame_det = 1;
     arm(0, WARPFFT_SUCCESS);
     err = warpfft_xla_nufft(frame(&cf));

@@ -312,8 +312,9 @@ static warpfft_status run_groups(const wf_xla_call *c, warpfft_plan plan, int se
 }
 
 /* One call, any type: XLA's stream, a plan of the pool (G * T transforms with batched points,
- * else T), the groups, all enqueued on the stream. A BAD_SIZE of setpts_sets (the sets' bins;
- * nothing enqueued) gives that plan back and runs the groups on a plan of T. */
+ * else T), the groups, all enqueued on the stream. Where the batched plan cannot be made or
+ * take the sets (OUT_OF_MEMORY: its G * T grids; BAD_SIZE: the sets' bins; nothing enqueued),
+ * the groups run on a plan of T instead, as they did before batched points. */
 static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     XLA_FFI_Error *e = stream_of(f, &c->key.stream);
     if (e)
@@ -321,23 +322,24 @@ static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     c->key.device = device_of(c->data);
     int sets = batched_points(c);
     int64_t T = c->key.ntransf;
-    if (sets)
-        c->key.ntransf = T * c->G; /* G <= 65535 groups of T: the arrays hold them, so it fits */
+    c->key.ntransf = sets ? T * c->G : T; /* G <= 65535 groups of T: their arrays exist: fits */
     warpfft_plan plan = NULL;
     warpfft_status st = acquire_plan(&c->key, &plan);
-    if (st != WARPFFT_SUCCESS)
-        return status_error(f, st, "warpfft_plan_create");
-    const char *what = "warpfft_execute";
-    st = run_groups(c, plan, sets, &what);
-    if (sets && st == WARPFFT_ERR_BAD_SIZE && strncmp(what, "warpfft_setpts", 14) == 0) {
-        warpfft_pool_release(plan, 0);
+    const char *what = "warpfft_plan_create";
+    if (st == WARPFFT_SUCCESS)
+        st = run_groups(c, plan, sets, &what);
+    if (sets && (st == WARPFFT_ERR_OUT_OF_MEMORY || st == WARPFFT_ERR_BAD_SIZE) &&
+        strncmp(what, "warpfft_execute", 15) != 0) {
+        if (plan)
+            warpfft_pool_release(plan, 0);
         c->key.ntransf = T;
         plan = NULL;
         st = acquire_plan(&c->key, &plan);
-        if (st != WARPFFT_SUCCESS)
-            return status_error(f, st, "warpfft_plan_create");
-        st = run_groups(c, plan, 0, &what);
+        if (st == WARPFFT_SUCCESS)
+            st = run_groups(c, plan, 0, &what);
     }
+    if (!plan)
+        return status_error(f, st, "warpfft_plan_create");
     /* Back to the pool (which fences the work just enqueued). A failure there (destroying a plan
      * a clear asked for) matters less than the call's own. */
     char msg[1024];
