@@ -201,6 +201,20 @@ static __device__ __noinline__ u64 wf_udiv64(u64 a, u64 b) {
     return a / b;
 }
 
+/* a / b for a >= 0, b > 0: one 32-bit division when both fit, else wf_udiv64. */
+static __device__ __forceinline__ i64 wf_div(i64 a, i64 b) {
+    if (((u64)a | (u64)b) <= 0xffffffffull)
+        return (i64)((unsigned)a / (unsigned)b);
+    return (i64)wf_udiv64((u64)a, (u64)b);
+}
+
+/* Batched point sets (kernels/ABI.md, "Point sets"): the point set of sorted or input position
+ * i when n_sets sets of set_M points each lie one after the other; 0 for one set (no
+ * division). */
+static __device__ __forceinline__ i64 wf_set_of(i64 i, i64 set_M, i64 n_sets) {
+    return n_sets > 1 ? wf_div(i, set_M) : 0;
+}
+
 #define WF_GRID_STRIDE(i, n)                                                                       \
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                              \
          i += (i64)gridDim.x * blockDim.x)

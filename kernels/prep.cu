@@ -60,7 +60,11 @@ __device__ __forceinline__ int wf_point_bin(i32 dim, wf_real xv, wf_real yv, wf_
  * M >= 2^32). The points of a warp that fall into the same bin take one atomicAdd together
  * (__match_any_sync): sorted or clustered inputs would otherwise serialise on a few counters.
  * The loop runs warp-uniformly (a warp's 32 lanes always iterate together), which needs
- * blockDim.x to be a multiple of 32 (ABI: 256). A non-finite point is counted in bin 0. */
+ * blockDim.x to be a multiple of 32 (ABI: 256). A non-finite point is counted in bin 0.
+ * n_sets > 1 point sets of M / n_sets points each, one after the other (ABI.md, "Point sets"):
+ * a point's bin is its set's bin, set * nbins + the bin of its coordinates, so one sort of all
+ * the points leaves each set's points contiguous, in the order of the sets; a non-finite point
+ * goes to bin 0 of its set. */
 /* With few bins (<= WF_BIN_SMEM bins, 32-bit ranks), a block takes WF_BIN_PPT points per
  * thread at a time, ranks them with shared-memory atomics, reserves each bin's range with one
  * global atomicAdd per (block, bin) and adds the range's start: 1D plans have a few hundred to
@@ -76,8 +80,8 @@ __device__ __forceinline__ void wf_bin_count_smem(i64 M, i32 dim, const wf_real 
                                                   const wf_real *__restrict__ y,
                                                   const wf_real *__restrict__ z, i64 nf1, i64 nf2,
                                                   i64 nf3, i32 bs1, i32 bs2, i32 bs3, i64 nb1,
-                                                  i64 nb2, i64 nb3, int nbins,
-                                                  i32 *__restrict__ bin_of,
+                                                  i64 nb2, i64 nb3, int nbins, i64 set_M,
+                                                  i64 n_sets, i32 *__restrict__ bin_of,
                                                   unsigned *__restrict__ pos_in_bin,
                                                   u64 *__restrict__ bin_count) {
     __shared__ unsigned s_cnt[WF_BIN_SMEM];
@@ -98,7 +102,8 @@ __device__ __forceinline__ void wf_bin_count_smem(i64 M, i32 dim, const wf_real 
                 const wf_real xv = __ldg(x + j);
                 const wf_real yv = dim >= 2 ? __ldg(y + j) : (wf_real)0;
                 const wf_real zv = dim >= 3 ? __ldg(z + j) : (wf_real)0;
-                bin = wf_point_bin(dim, xv, yv, zv, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3);
+                bin = wf_point_bin(dim, xv, yv, zv, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3) +
+                      (int)(wf_set_of(j, set_M, n_sets) * (nb1 * nb2 * nb3));
                 s_rank[t] = atomicAdd(s_cnt + bin, 1u);
             }
             s_bin[t] = bin;
@@ -128,12 +133,16 @@ extern "C" __global__ void __launch_bounds__(256)
                         const wf_real *__restrict__ y, const wf_real *__restrict__ z, i64 nf1,
                         i64 nf2, i64 nf3, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
                         i32 *__restrict__ bin_of, void *__restrict__ pos_in_bin, i32 pos_wide,
-                        u64 *__restrict__ bin_count) {
+                        u64 *__restrict__ bin_count, i64 n_sets) {
     const i32 dim = WF_DIM_OF(dim_arg);
-    const i64 nbins = nb1 * nb2 * nb3;
-    if (!pos_wide && nbins <= WF_BIN_SMEM && blockDim.x <= WF_BIN_BLOCK) { /* block-uniform */
-        wf_bin_count_smem(M, dim, x, y, z, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3, (int)nbins,
-                          bin_of, static_cast<unsigned *>(pos_in_bin), bin_count);
+    const i64 nbins = nb1 * nb2 * nb3; /* per point set */
+    if (n_sets < 1)
+        n_sets = 1;
+    const i64 set_M = n_sets > 1 ? wf_div(M, n_sets) : M;
+    const i64 total = nbins * n_sets;
+    if (!pos_wide && total <= WF_BIN_SMEM && blockDim.x <= WF_BIN_BLOCK) { /* block-uniform */
+        wf_bin_count_smem(M, dim, x, y, z, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3, (int)total,
+                          set_M, n_sets, bin_of, static_cast<unsigned *>(pos_in_bin), bin_count);
         return;
     }
     const unsigned full = 0xffffffffu;
@@ -147,7 +156,8 @@ extern "C" __global__ void __launch_bounds__(256)
             const wf_real xv = __ldg(x + j);
             const wf_real yv = dim >= 2 ? __ldg(y + j) : (wf_real)0;
             const wf_real zv = dim >= 3 ? __ldg(z + j) : (wf_real)0;
-            bin = wf_point_bin(dim, xv, yv, zv, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3);
+            bin = wf_point_bin(dim, xv, yv, zv, nf1, nf2, nf3, bs1, bs2, bs3, nb1, nb2, nb3) +
+                  (int)(wf_set_of(j, set_M, n_sets) * nbins);
         }
         const unsigned peers = __match_any_sync(full, bin);
         if (bin >= 0) {
@@ -248,9 +258,10 @@ __device__ __forceinline__ i32 wf_subprob_bin_of(i64 s, i64 nbins, const u64 *__
 
 /* Two jobs in one grid-stride pass over max(M, sub_cap) items, every access coalesced:
  * - the records of wf_bin_scatter_p split into the arrays spread/interp read: xs[i], ys[i],
- *   zs[i] (the used dims; unused ones may be NULL) and sort_idx[i] = the point's input index.
- *   An index >= M (a record the scatter skipped: never, for consistent counts) becomes point 0
- *   at coordinate 0, so nothing downstream reads out of range.
+ *   zs[i] (the used dims; unused ones may be NULL) and sort_idx[i] = the point's input index,
+ *   its index within its set when the points are sets of set_M < M points (ABI.md, "Point
+ *   sets"). An index >= M (a record the scatter skipped: never, for consistent counts) becomes
+ *   point 0 at coordinate 0, so nothing downstream reads out of range.
  * - SM (subprob_bin not NULL): subprob_bin[s] = the bin of subproblem s, for
  *   s < min(*n_subprob, sub_cap), by binary search in nsub_start (wf_bin_scan). */
 extern "C" __global__ void __launch_bounds__(256)
@@ -258,7 +269,7 @@ extern "C" __global__ void __launch_bounds__(256)
                           i32 pos_wide, i64 *__restrict__ sort_idx, wf_real *__restrict__ xs,
                           wf_real *__restrict__ ys, wf_real *__restrict__ zs, i64 nbins,
                           const u64 *__restrict__ nsub_start, const u64 *__restrict__ n_subprob,
-                          i64 sub_cap, i32 *__restrict__ subprob_bin) {
+                          i64 sub_cap, i32 *__restrict__ subprob_bin, i64 set_M) {
     const i32 dim = WF_DIM_OF(dim_arg);
     i64 nsub = 0;
     if (subprob_bin) {
@@ -303,6 +314,8 @@ extern "C" __global__ void __launch_bounds__(256)
                 j = 0;
                 c[0] = c[1] = c[2] = (wf_real)0;
             }
+            if (set_M > 0 && set_M < M) /* the index within the point's set */
+                j -= (u64)(wf_div((i64)j, set_M) * set_M);
             sort_idx[i] = (i64)j;
             xs[i] = c[0];
             if (dim >= 2)

@@ -228,6 +228,39 @@ typedef wf_cplx C;
  * life: 2D f32 w12 spread SM spilled 4 bytes at its 48-register cap with the latter. */
 #define WF_N_SUBPROB(p) ((i64)(unsigned)__ldg(p)) /* < 2^31 (ABI) */
 
+/* Point sets in the SM kernels (ABI.md, "Point sets"): block (x, y, z) runs the subproblems of
+ * set z -- from the first subproblem of the set's first bin, nsub_start[z * nbins], while the
+ * subproblem's bin is in set z (the sets' subproblems follow each other) -- and the set's
+ * transforms z*tps + t, t = y, y + gridDim.y, .. < tps, whose values are
+ * c[(z*tps + t) * set_M + sort_idx[i]] (sort_idx: the index within the set). The set is
+ * blockIdx.z, a special register, and the loop's bounds are loads in its condition: nothing per
+ * set lives in registers across the loops (the SM kernels' register caps have no room for it).
+ * One set: gridDim.z = 1, the subproblems 0 .. *n_subprob, transforms t, values c + t*M. */
+#define WF_SET_NBINS ((unsigned)(nb1 * nb2 * nb3)) /* < 2^31 (ABI) */
+#define WF_SET_SUBPROBS(s)                                                                         \
+    for (i64 s = (blockIdx.z == 0 ? 0 : (i64)__ldg(nsub_start + (i64)blockIdx.z * WF_SET_NBINS)) + \
+                 blockIdx.x;                                                                       \
+         s < WF_N_SUBPROB(n_subprob_p) &&                                                          \
+         (gridDim.z == 1 || (unsigned)__ldg(subprob_bin + s) / WF_SET_NBINS == blockIdx.z);        \
+         s += gridDim.x)
+/* The set's transforms: t runs over T = z*tps + blockIdx.y, .. (WF_SM_SET_T = 1: the loop
+ * variable is T itself, its bound recomputed from blockIdx.z) or over the set's own index t <
+ * tps with T formed where used (0). The same work; which one a kernel's register cap takes
+ * without spilling differs (kernels/check.sh): 3D f64 spreading the first, the rest the
+ * second. */
+#ifndef WF_SM_SET_T
+#define WF_SM_SET_T (WF_SI_PART == WF_SI_SPREAD && WF_DIM == 3 && WF_PREC == 64)
+#endif
+#if WF_SM_SET_T
+#define WF_SET_TRANSFORMS(T)                                                                       \
+    for (i64 T = (i64)blockIdx.z * tps + blockIdx.y; T < ((i64)blockIdx.z + 1) * tps;             \
+         T += gridDim.y)
+#define WF_SET_T(T) (T)
+#else
+#define WF_SET_TRANSFORMS(t) for (i64 t = blockIdx.y; t < tps; t += gridDim.y)
+#define WF_SET_T(t)          ((i64)blockIdx.z * tps + (t))
+#endif
+
 #define WF_BINS_INIT                                                                               \
     wf_bins B;                                                                                     \
     B.bs1 = bs1;                                                                                   \
@@ -235,24 +268,25 @@ typedef wf_cplx C;
     B.bs3 = bs3;                                                                                   \
     B.nb1 = nb1;                                                                                   \
     B.nb2 = nb2;                                                                                   \
+    B.nb3 = nb3;                                                                                   \
     B.bin_start = bin_start;                                                                       \
     B.bin_count = bin_count;                                                                       \
     B.nsub_start = nsub_start;                                                                     \
     B.subprob_bin = subprob_bin;                                                                   \
-    B.maxsub = maxsub;                                                                             \
-    (void)nb3
+    B.maxsub = maxsub
 
 #if WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_GM
 extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     WF_SINAME(spread_gm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
                          const T *__restrict__ z, const C *__restrict__ c, i64 nf1, i64 nf2,
                          i64 nf3, i64 ntransf, const i64 *__restrict__ sort_idx, T beta,
-                         C *__restrict__ fw) {
+                         C *__restrict__ fw, i64 set_M, i64 tps) {
     WF_PTS_INIT;
+    const wf_sets S = wf_sets_of(M, set_M, tps);
 #if WF_SPREAD_GM_TEAM
-    wf_spread_gm_team(M, P, c, ntransf, sort_idx, fw);
+    wf_spread_gm_team(M, P, c, S, sort_idx, fw);
 #else
-    wf_spread_gm_thread(M, P, c, ntransf, sort_idx, fw);
+    wf_spread_gm_thread(M, P, c, S, sort_idx, fw);
 #endif
 }
 #endif
@@ -262,12 +296,13 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     WF_SINAME(interp_gm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
                          const T *__restrict__ z, C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3,
                          i64 ntransf, const i64 *__restrict__ sort_idx, T beta,
-                         const C *__restrict__ fw) {
+                         const C *__restrict__ fw, i64 set_M, i64 tps) {
     WF_PTS_INIT;
+    const wf_sets S = wf_sets_of(M, set_M, tps);
 #if WF_INTERP_GM_TEAM
-    wf_interp_gm_team(M, P, c, ntransf, sort_idx, fw);
+    wf_interp_gm_team(M, P, c, S, sort_idx, fw);
 #else
-    wf_interp_gm_thread(M, P, c, ntransf, sort_idx, fw);
+    wf_interp_gm_thread(M, P, c, S, sort_idx, fw);
 #endif
 }
 #endif
@@ -281,7 +316,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     const i64 *__restrict__ sort_idx, T beta, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
     const u64 *__restrict__ bin_start, const u64 *__restrict__ bin_count,
     const u64 *__restrict__ nsub_start, const i32 *__restrict__ subprob_bin,
-    const u64 *__restrict__ n_subprob_p, i64 maxsub, C *__restrict__ fw) {
+    const u64 *__restrict__ n_subprob_p, i64 maxsub, C *__restrict__ fw, i64 set_M, i64 tps) {
     WF_DYNAMIC_SMEM(wf_smem);
     C *tile = reinterpret_cast<C *>(wf_smem);
     WF_PTS_INIT;
@@ -292,6 +327,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
      * needed instead of occupying a dozen registers for the kernel's lifetime */
     __shared__ wf_subprob s_sp;
     const wf_subprob &sp = s_sp;
+    (void)ntransf; /* block (x, y, z) runs set z's subproblems, that set's tps transforms */
 #if WF_SPREAD_SM_FIX
     __shared__ float s_fix_sum;
     bool fix = false;
@@ -300,8 +336,8 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     const int lg = maxsub > 1 ? 64 - __clzll((unsigned long long)(maxsub - 1)) : 0;
     const float lo_scale = ldexpf(1.0f, lg < 30 ? 30 - lg : 0);
 #endif
-    for (i64 s = blockIdx.x; s < WF_N_SUBPROB(n_subprob_p); s += gridDim.x) {
-        for (i64 t = blockIdx.y; t < ntransf; t += gridDim.y) {
+    WF_SET_SUBPROBS(s) {
+        WF_SET_TRANSFORMS(t) {
             if (threadIdx.x == 0) {
                 s_sp = wf_subprob_get(s, B, P);
 #if WF_SPREAD_SM_FIX
@@ -313,42 +349,43 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
                 tile[e].y = 0;
             }
             __syncthreads();
+            const C *ct = c + WF_SET_T(t) * set_M; /* values of transform z*tps + t */
 #if WF_SPREAD_SM_OD2
             if (blockDim.x < WF_OD_MIN_BLOCK)
                 __trap();
-            wf_spread_sm_od2(tile, tl, sp, P, c + t * M, sort_idx);
+            wf_spread_sm_od2(tile, tl, sp, P, ct, sort_idx);
 #elif WF_SPREAD_SM_OD
             if (blockDim.x < WF_OD_MIN_BLOCK)
                 __trap();
-            wf_spread_sm_od(tile, tl, sp, P, c + t * M, sort_idx);
+            wf_spread_sm_od(tile, tl, sp, P, ct, sort_idx);
 #elif WF_SPREAD_SM_FIX
             {
                 /* scale: the subproblem's sum of |re| + |im| maps to 2^30 (wf_fix_add); zero,
                  * inf or NaN strengths take the float path (which propagates them) */
-                const float S = wf_strength_sum(sp, c + t * M, sort_idx, &s_fix_sum);
+                const float S = wf_strength_sum(sp, ct, sort_idx, &s_fix_sum);
                 fix = S > 0.0f && S <= 3.0e38f;
                 inv_scale = S / WF_FIX_ONE;
 #if WF_SPREAD_SM_TEAM
                 if (fix)
-                    wf_spread_sm_team<true>(tile, tl, sp, P, c + t * M, sort_idx, WF_FIX_ONE / S,
+                    wf_spread_sm_team<true>(tile, tl, sp, P, ct, sort_idx, WF_FIX_ONE / S,
                                             lo_scale);
                 else
-                    wf_spread_sm_team<false>(tile, tl, sp, P, c + t * M, sort_idx);
+                    wf_spread_sm_team<false>(tile, tl, sp, P, ct, sort_idx);
 #else
                 if (fix)
-                    wf_spread_sm_thread<true>(tile, tl, sp, P, c + t * M, sort_idx,
+                    wf_spread_sm_thread<true>(tile, tl, sp, P, ct, sort_idx,
                                               WF_FIX_ONE / S, lo_scale);
                 else
-                    wf_spread_sm_thread<false>(tile, tl, sp, P, c + t * M, sort_idx);
+                    wf_spread_sm_thread<false>(tile, tl, sp, P, ct, sort_idx);
 #endif
             }
 #elif WF_SPREAD_SM_TEAM
-            wf_spread_sm_team(tile, tl, sp, P, c + t * M, sort_idx);
+            wf_spread_sm_team(tile, tl, sp, P, ct, sort_idx);
 #else
-            wf_spread_sm_thread(tile, tl, sp, P, c + t * M, sort_idx);
+            wf_spread_sm_thread(tile, tl, sp, P, ct, sort_idx);
 #endif
             __syncthreads();
-            C *f = fw + t * nfprod;
+            C *f = fw + WF_SET_T(t) * nfprod;
 #if WF_SPREAD_SM_FIX
             if (fix)
                 wf_tile_flush_fix(tile, f, tl, sp, P, inv_scale, lo_scale);
@@ -370,7 +407,7 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
     T beta, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3, const u64 *__restrict__ bin_start,
     const u64 *__restrict__ bin_count, const u64 *__restrict__ nsub_start,
     const i32 *__restrict__ subprob_bin, const u64 *__restrict__ n_subprob_p, i64 maxsub,
-    const C *__restrict__ fw) {
+    const C *__restrict__ fw, i64 set_M, i64 tps) {
     WF_DYNAMIC_SMEM(wf_smem);
     C *tile = reinterpret_cast<C *>(wf_smem);
     WF_PTS_INIT;
@@ -379,19 +416,20 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
     const i64 nfprod = nf1 * nf2 * nf3;
     __shared__ wf_subprob s_sp;
     const wf_subprob &sp = s_sp;
-    for (i64 s = blockIdx.x; s < WF_N_SUBPROB(n_subprob_p); s += gridDim.x) {
-        for (i64 t = blockIdx.y; t < ntransf; t += gridDim.y) {
+    (void)ntransf; /* as spread_sm: block (x, y, z) runs set z */
+    WF_SET_SUBPROBS(s) {
+        WF_SET_TRANSFORMS(t) {
             if (threadIdx.x == 0)
                 s_sp = wf_subprob_get(s, B, P);
             __syncthreads();
-            const C *f = fw + t * nfprod;
+            const C *f = fw + WF_SET_T(t) * nfprod;
             for (int e = threadIdx.x; e < tl.n; e += blockDim.x)
                 tile[e] = wf_ldg(f + wf_tile_cell_to_grid(e, tl, sp, P));
             __syncthreads();
 #if WF_INTERP_SM_TEAM
-            wf_interp_sm_team(tile, tl, sp, P, c + t * M, sort_idx);
+            wf_interp_sm_team(tile, tl, sp, P, c + WF_SET_T(t) * set_M, sort_idx);
 #else
-            wf_interp_sm_thread(tile, tl, sp, P, c + t * M, sort_idx);
+            wf_interp_sm_thread(tile, tl, sp, P, c + WF_SET_T(t) * set_M, sort_idx);
 #endif
             __syncthreads(); /* the tile is reloaded for the next transform / subproblem */
         }
@@ -416,6 +454,7 @@ extern "C" __global__ void __launch_bounds__(WF_OD_MAX_BLOCK)
     B.bs3 = bs3;
     B.nb1 = nb1;
     B.nb2 = nb2;
+    B.nb3 = nb3;
     B.bin_start = bin_start;
     B.bin_count = bin_count;
     B.nsub_start = NULL;

@@ -197,19 +197,26 @@ wf_t3_targets(i64 K, i32 dim, const wf_real *__restrict__ s, const wf_real *__re
     }
 }
 
-/* c'[t*M + j] = c[t*M + j] * pre[j] (pre NULL: 1), converted to Q. */
+/* c'[t*M + j] = c[t*M + j] * pre[s*M + j] (pre NULL: 1), converted to Q, for the n_sets point
+ * sets of M sources (ABI.md, "Point sets": set s feeds the tps = ntransf / n_sets transforms
+ * t = s*tps ..), one item per source of every set (n_sets = 1: pre[j] for every transform). */
 template <typename Q>
 __device__ __forceinline__ void wf_t3_prephase(i64 M, i64 ntransf, const wf_cplx *__restrict__ c,
                                                const typename wf_t3_cplx<Q>::type *__restrict__ pre,
-                                               typename wf_t3_cplx<Q>::type *__restrict__ out) {
-    WF_GRID_STRIDE(j, M) {
+                                               typename wf_t3_cplx<Q>::type *__restrict__ out,
+                                               i64 n_sets) {
+    if (n_sets < 1)
+        n_sets = 1;
+    const i64 tps = n_sets > 1 ? wf_div(ntransf, n_sets) : ntransf;
+    WF_GRID_STRIDE(sj, n_sets * M) {
+        const i64 s = wf_set_of(sj, M, n_sets), j = sj - s * M;
         double pr = 1.0, pi = 0.0;
         if (pre) {
-            const typename wf_t3_cplx<Q>::type p = pre[j];
+            const typename wf_t3_cplx<Q>::type p = pre[sj];
             pr = (double)p.x;
             pi = (double)p.y;
         }
-        for (i64 t = 0; t < ntransf; ++t) {
+        for (i64 t = s * tps; t < (s + 1) * tps; ++t) {
             const wf_cplx v = wf_ldg(c + t * M + j);
             const Q vr = (Q)v.x, vi = (Q)v.y;
             typename wf_t3_cplx<Q>::type r;
@@ -220,16 +227,22 @@ __device__ __forceinline__ void wf_t3_prephase(i64 M, i64 ntransf, const wf_cplx
     }
 }
 
-/* out[t*K + k] = in[t*K + k] * fac[k], converted to the user's precision. in and out may be the
- * same array (Q = the user's precision): each element is read, then written, by one thread. */
+/* out[t*K + k] = in[t*K + k] * fac[s*K + k], converted to the user's precision, for the n_sets
+ * target sets of K targets (set s: transforms t = s*tps .., as wf_t3_prephase). in and out may
+ * be the same array (Q = the user's precision): each element is read, then written, by one
+ * thread. */
 template <typename Q>
 __device__ __forceinline__ void wf_t3_post(i64 K, i64 ntransf,
                                            const typename wf_t3_cplx<Q>::type *in,
                                            const typename wf_t3_cplx<Q>::type *__restrict__ fac,
-                                           wf_cplx *out) {
-    WF_GRID_STRIDE(k, K) {
-        const typename wf_t3_cplx<Q>::type f = fac[k];
-        for (i64 t = 0; t < ntransf; ++t) {
+                                           wf_cplx *out, i64 n_sets) {
+    if (n_sets < 1)
+        n_sets = 1;
+    const i64 tps = n_sets > 1 ? wf_div(ntransf, n_sets) : ntransf;
+    WF_GRID_STRIDE(sk, n_sets * K) {
+        const i64 s = wf_set_of(sk, K, n_sets), k = sk - s * K;
+        const typename wf_t3_cplx<Q>::type f = fac[sk];
+        for (i64 t = s * tps; t < (s + 1) * tps; ++t) {
             const typename wf_t3_cplx<Q>::type v = in[t * K + k];
             wf_cplx r;
             r.x = (wf_real)(v.x * f.x - v.y * f.y);
@@ -257,13 +270,13 @@ __device__ __forceinline__ void wf_t3_post(i64 K, i64 ntransf,
     }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256)                                              \
         WF_T3NAME(prephase, qs)(i64 M, i64 ntransf, const wf_cplx *__restrict__ c,                 \
-                                const QC *__restrict__ pre, QC *__restrict__ out) {                \
-        wf_t3_prephase<Q>(M, ntransf, c, pre, out);                                                \
+                                const QC *__restrict__ pre, QC *__restrict__ out, i64 n_sets) {    \
+        wf_t3_prephase<Q>(M, ntransf, c, pre, out, n_sets);                                        \
     }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256)                                              \
         WF_T3NAME(post, qs)(i64 K, i64 ntransf, const QC *in, const QC *__restrict__ fac,          \
-                            wf_cplx *out) {                                                        \
-        wf_t3_post<Q>(K, ntransf, in, fac, out);                                                   \
+                            wf_cplx *out, i64 n_sets) {                                            \
+        wf_t3_post<Q>(K, ntransf, in, fac, out, n_sets);                                           \
     }
 
 WF_T3_ENTRIES(double, double2, f64)

@@ -20,7 +20,7 @@ for mode in jit aot nvrtc; do
     esac
     export CARGO_TARGET_DIR=target/gpu-$mode WARPFFT_CUDA_ARCHS=$archs
     echo "== $mode build (archs $archs)"
-    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3 --test gpu_nvrtc --test gpu_toeplitz --test gpu_deterministic
+    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3 --test gpu_nvrtc --test gpu_toeplitz --test gpu_deterministic --test gpu_batched_points
     collect $mode cargo build --release "${feats[@]}" --bench suite_b --bench costmodel --example demo --example load_time
 done
 # The library of exactly this aot build (CARGO_TARGET_DIR and the archs are still exported).

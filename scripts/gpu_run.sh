@@ -2,7 +2,8 @@
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
 # Stages: info tests demo load c python sanitize bench (default: all), sanitize-builds (memcheck of
 # the jit and nvrtc builds), bench-peer (suite B beside the reference, .peer/ carried), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
-# normal operator: tests, example, benchmark, memcheck), and huge (64-bit sizes:
+# normal operator: tests, example, benchmark, memcheck), batched (batched points: tests, benchmark,
+# memcheck), and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
@@ -23,7 +24,7 @@ tests)
     # nvrtc: kernels compiled by NVRTC at run time into a fresh kernel cache
     export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}
     for m in aot jit nvrtc; do
-        for t in no_gpu gpu_api gpu_accuracy gpu_type3 gpu_toeplitz gpu_deterministic $([ $m = nvrtc ] && echo gpu_nvrtc); do
+        for t in no_gpu gpu_api gpu_accuracy gpu_type3 gpu_toeplitz gpu_deterministic gpu_batched_points $([ $m = nvrtc ] && echo gpu_nvrtc); do
             say "$m $t"; run $G/$m/$t --test-threads=1 --nocapture || fails=$((fails+1))
         done
     done ;;
@@ -117,6 +118,18 @@ toeplitz)
     run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_toeplitz --test-threads=1 > "$L/sanitize_toeplitz.log" 2>&1 || fails=$((fails+1))
     run env $P compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest python/tests/test_toeplitz.py -q -rs -p no:cacheprovider -k gpu >> "$L/sanitize_toeplitz.log" 2>&1 || fails=$((fails+1))
     tail -8 "$L/sanitize_toeplitz.log" | tee -a "$log" ;;
+batched)
+    # batched points (docs/batched-points.md): the Rust, Python, PyTorch and JAX tests, the
+    # benchmark of the targets, and memcheck of the C path
+    P="WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false"
+    say "batched points: tests"
+    run $G/aot/gpu_batched_points --test-threads=1 --nocapture || fails=$((fails+1))
+    run env $P python3 -m pytest python/tests/test_batched_points.py python/tests/test_batched_points_torch.py python/tests/test_batched_points_jax.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    say "batched points: benchmark"
+    run env $P python3 python/bench/batched_points.py || fails=$((fails+1))
+    say "batched points: compute-sanitizer memcheck (aot gpu_batched_points)"
+    run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_batched_points --test-threads=1 > "$L/sanitize_batched.log" 2>&1 || fails=$((fails+1))
+    tail -5 "$L/sanitize_batched.log" | tee -a "$log" ;;
 huge)
     say "huge (aot gpu_huge: > 2^31 points, > 2^31 modes)"
     WARPFFT_HUGE_TESTS=1 run $G/aot/gpu_huge --test-threads=1 --nocapture || fails=$((fails+1)) ;;

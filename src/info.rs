@@ -227,8 +227,13 @@ pub struct PlanInfo {
     pub bin_size: [usize; 3],
     /// Transforms per execute.
     pub ntransf: usize,
-    /// `M` of the last successful setpts; `None` before one (and from `params()`).
+    /// `M` of the last successful setpts (per point set); `None` before one (and from
+    /// `params()`).
     pub n_points: Option<usize>,
+    /// The point sets of the last successful setpts: 1 for [`set_points`](crate::Plan::set_points)
+    /// and friends, `n_sets` for [`set_point_sets`](crate::Plan::set_point_sets) (batched
+    /// points); `None` before one (and from `params()`).
+    pub n_sets: Option<usize>,
     /// Device bytes the plan holds now; from `params()`, the fixed part estimated on the
     /// host (fine grid, bins; without cuFFT's work area and the per-point arrays).
     pub workspace_bytes: usize,
@@ -320,6 +325,7 @@ impl PlanInfo {
             bin_size: three("bin_size", r.bin_size.map(i64::from))?,
             ntransf: count("ntransf", r.ntransf)?,
             n_points: usize::try_from(r.n_points).ok(),
+            n_sets: usize::try_from(r.n_sets).ok(),
             workspace_bytes: r.workspace_bytes,
             type3: if r.type_ == 3 && r.inner_precision != 0 {
                 Some(Type3Info {

@@ -30,7 +30,10 @@ use points::ActivePoints;
 /// Modes (`fk`): `ntransf` arrays of `N1·N2·N3` complex values, dimension 1 fastest,
 /// `fk[t*N + i1 + N1*(i2 + N2*i3)]`, each index mapped to a mode by the [`ModeOrder`].
 /// Strengths (`c`): `ntransf` arrays of `M` complex values, `c[t*M + j]`. Points: one array of
-/// `M` coordinates per dimension; any finite value is allowed (2π-periodic).
+/// `M` coordinates per dimension; any finite value is allowed (2π-periodic). With batched
+/// points ([`set_point_sets`](Plan::set_point_sets)) each array holds `n_sets` sets of `M`
+/// coordinates, one after the other, and transform `t` uses set `t / (ntransf / n_sets)`; `c`
+/// and `fk` keep their layout.
 ///
 /// # Host slices or device buffers
 /// * Host slices ([`set_points`], [`execute`]): data are copied to the GPU, the transform runs,
@@ -218,10 +221,18 @@ impl<T: Real> Plan<T> {
         self.stream
     }
 
-    /// The number of points `M` of the current point set, or `None` when no point set is
-    /// active (before `set_points`, after a failed one, after `take_points`).
+    /// The number of points `M` of the current point set (of each set, with
+    /// [`set_point_sets`](Plan::set_point_sets)), or `None` when no point set is active (before
+    /// `set_points`, after a failed one, after `take_points`).
     pub fn n_points(&self) -> Option<usize> {
         self.active.map(|a| a.m)
+    }
+
+    /// The number of point sets of the current points: 1 after `set_points` (every transform
+    /// takes the same points), `n_sets` after [`set_point_sets`](Plan::set_point_sets); `None`
+    /// without points.
+    pub fn n_sets(&self) -> Option<usize> {
+        self.active.map(|a| a.n_sets)
     }
 
     /// Modes per transform, `N1·N2·N3`.
@@ -268,6 +279,7 @@ impl<T: Real> Plan<T> {
         // After take_points the C plan still holds the (taken) arrays' addresses, but this
         // Plan has no points: report what execute would use, as n_points() does.
         info.n_points = self.n_points();
+        info.n_sets = self.active.map(|a| a.n_sets);
         Ok(info)
     }
 
@@ -444,7 +456,10 @@ impl<T: Real> Plan<T> {
     /// `input` is one transform's input — type 1: `M` strengths; type 2: `N1·N2·N3` modes
     /// (for transform `t` of a batch pass `&c[t*M..(t+1)*M]`). `sample` indexes the outputs:
     /// type 1 mode-array indices (`< N1·N2·N3`, ordered per the mode order), type 2 point
-    /// indices (`< M`), type 3 target indices (`< K`; input: `M` strengths). Returns one exact value per sample index; compare with
+    /// indices (`< M`), type 3 target indices (`< K`; input: `M` strengths). With batched
+    /// points ([`set_point_sets`](Plan::set_point_sets)) it uses set 0's points (and targets):
+    /// those of transforms `0 .. ntransf / n_sets`. Returns one exact value per sample index;
+    /// compare with
     /// [`relative_l2_error`](crate::relative_l2_error).
     pub fn direct_sample(
         &self,

@@ -215,6 +215,24 @@ fn deterministic_via_params() {
     assert_eq!(t3.method, Method::OutputDriven);
 }
 
+/// Batched points (issue 32): params() reports no point sets (as no points), and a plan that
+/// could take them needs the GPU first.
+#[test]
+fn batched_points_without_gpu() {
+    let p = Plan::<f32>::type1(&[32, 32]).ntransf(4).params().unwrap();
+    assert_eq!((p.n_points, p.n_sets), (None, None));
+    let p3 = Plan::<f64>::type3(1)
+        .ntransf(2)
+        .params3(&[(-1.0, 1.0)], &[(-5.0, 5.0)])
+        .unwrap();
+    assert_eq!(p3.n_sets, None);
+    if let Some(e) = no_gpu() {
+        assert_clean_no_gpu(&e, "batched points");
+        let b = Plan::<f32>::type2(&[16]).ntransf(4).build();
+        assert!(matches!(b, Err(ref e) if e.is_no_gpu()), "{b:?}");
+    }
+}
+
 fn params_err<T: warpfft::Real>(b: warpfft::PlanBuilder<T>) -> Error {
     let e = b.params().expect_err("params() should have failed");
     assert!(!e.message().is_empty(), "empty message: {e:?}");

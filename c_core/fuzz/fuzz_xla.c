@@ -471,6 +471,59 @@ warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision, i
     return WARPFFT_SUCCESS;
 }
 
+/* Batched points: n_sets sets of M (and K) points, set after set; n_sets divides ntransf. */
+static void check_sets(const char *what, const struct warpfft_plan_s *plan, int64_t n_sets,
+                       int64_t M) {
+    if (n_sets < 2 || plan->ntransf % n_sets != 0 || n_sets > 65535)
+        bug("%s: %lld point sets for ntransf %lld", what, (long long)n_sets,
+            (long long)plan->ntransf);
+    if (M < 0 || M > (int64_t)(UINT64_MAX / 16) / n_sets)
+        bug("%s: %lld sets of %lld points", what, (long long)n_sets, (long long)M);
+}
+
+warpfft_status warpfft_setpts_sets(warpfft_plan plan, warpfft_precision precision, int64_t n_sets,
+                                   int64_t M, const void *x, const void *y, const void *z) {
+    if (plan->type == 3 || (int)precision != plan->precision)
+        bug("setpts_sets on a type-%d plan with precision %d", plan->type, (int)precision);
+    trace("setpts_sets n_sets %lld M %lld\n", (long long)n_sets, (long long)M);
+    if (plan->hint != nearest_pow2(M))
+        bug("setpts_sets M %lld on a plan made with points_hint %lld", (long long)M,
+            (long long)plan->hint);
+    check_sets("setpts_sets", plan, n_sets, M);
+    const void *c[3] = {x, y, z};
+    check_coords("setpts_sets", plan, n_sets * M, c);
+    note_plan(plan);
+    plan->points_set = 0;
+    plan->points_id = ++points_ids;
+    if (fail_fn == 2)
+        return fail_status;
+    plan->M = M;
+    plan->points_set = 1;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_setpts3_sets(warpfft_plan plan, warpfft_precision precision, int64_t n_sets,
+                                    int64_t M, const void *x, const void *y, const void *z,
+                                    int64_t K, const void *s, const void *t, const void *u) {
+    if (plan->type != 3 || (int)precision != plan->precision)
+        bug("setpts3_sets on a type-%d plan with precision %d", plan->type, (int)precision);
+    trace("setpts3_sets n_sets %lld M %lld K %lld\n", (long long)n_sets, (long long)M,
+          (long long)K);
+    check_sets("setpts3_sets", plan, n_sets, M > K ? M : K);
+    const void *src[3] = {x, y, z}, *tgt[3] = {s, t, u};
+    check_coords("setpts3_sets sources", plan, n_sets * M, src);
+    check_coords("setpts3_sets targets", plan, n_sets * K, tgt);
+    note_plan(plan);
+    plan->points_set = 0;
+    plan->points_id = ++points_ids;
+    if (fail_fn == 2)
+        return fail_status;
+    plan->M = M;
+    plan->K = K;
+    plan->points_set = 1;
+    return WARPFFT_SUCCESS;
+}
+
 warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c, void *fk) {
     if ((int)precision != plan->precision || !plan->points_set)
         bug("execute on a type-%d plan: precision %d (plan %d), points %s in this call", plan->type,
@@ -531,6 +584,11 @@ static int pool_has(warpfft_plan plan) {
 }
 
 static void pool_drop(int i) {
+    /* a plan this call used and gave back (the handler's fallback from batched points) may be
+     * evicted within the call: it is no longer one of the call's */
+    for (int j = 0; j < n_call_plans; j++)
+        if (call_plans[j] == pool[i].plan)
+            call_plans[j--] = call_plans[--n_call_plans];
     free(pool[i].plan);
     live_plans--;
     memset(&pool[i], 0, sizeof pool[i]);

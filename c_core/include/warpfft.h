@@ -214,6 +214,11 @@ typedef struct warpfft_plan_info {
     /* opts.deterministic of the plan (1: bitwise-reproducible executes; method then says OD
      * for types 1 and 3). Appended. */
     int32_t deterministic;
+    /* The point sets of the last setpts: 1 for warpfft_setpts / warpfft_setpts3 (every
+     * transform takes the same points), n_sets for warpfft_setpts_sets / warpfft_setpts3_sets
+     * (n_points, n_targets: per set); -1 before a setpts (and from warpfft_plan_params).
+     * Appended. */
+    int64_t n_sets;
 } warpfft_plan_info;
 
 /* ---- library, build and runtime information (no GPU needed unless stated) ---- */
@@ -310,6 +315,29 @@ WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t 
  * arrays the failed call allocated. */
 WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
                                           const void *x, const void *y, const void *z);
+
+/* Batched points: each transform (or each group of transforms) of the plan takes its own point
+ * set. Sets n_sets sets of M points each: x, y, z are device arrays of n_sets * M reals of the
+ * plan's precision, set after set (point j of set s at index s * M + j; y for dim >= 2, z for
+ * dim 3). n_sets divides ntransf: set s feeds the tps = ntransf / n_sets transforms
+ * s * tps .. s * tps + tps - 1 (n_sets = ntransf: one set per transform; n_sets = 1 is
+ * warpfft_setpts). Execute's arrays keep their layout: c holds ntransf * M values,
+ * transform t's at t * M (its points those of set t / tps), fk ntransf mode arrays. All the
+ * sets are sorted in one pass and every later execute runs them in one launch per stage (types
+ * 1 and 2: 1-3D, f32 and f64, methods GM and SM, spread/interp-only plans too; not method OD,
+ * so not a deterministic type 1 or 3, which take one set). M is the same
+ * for every set: pad a shorter set with points of strength 0 (type 1) or ignore the values
+ * execute writes at the padding (type 2) -- docs/batched-points.md. Everything else as
+ * warpfft_setpts (pointers kept, asynchronous, check_points, warpfft_setpts_check: a NaN or
+ * infinite coordinate in any set makes every output of the plan NaN or fails a checked setpts).
+ * WARPFFT_ERR_INVALID_ARG when n_sets < 1 or does not divide ntransf; WARPFFT_ERR_UNSUPPORTED
+ * for more than 65535 sets or (n_sets > 1) a plan spreading by method OD; WARPFFT_ERR_BAD_SIZE when
+ * n_sets times the plan's spreading bins reaches 2^31; WARPFFT_ERR_BAD_NPOINTS when n_sets * M
+ * exceeds 2^56. Type 3: warpfft_setpts3_sets. warpfft_plan_info.n_sets reports the sets. (A warpfft
+ * extension: the reference library has no such call.) */
+WARPFFT_API warpfft_status warpfft_setpts_sets(warpfft_plan plan, warpfft_precision precision,
+                                               int64_t n_sets, int64_t M, const void *x,
+                                               const void *y, const void *z);
 
 /* Waits for the plan's stream (so for its last setpts, and whatever was enqueued after it) and
  * returns WARPFFT_ERR_BAD_POINTS if the last setpts' points held a NaN or infinite coordinate
@@ -466,6 +494,18 @@ WARPFFT_API warpfft_status warpfft_plan_params(int type, int dim, const int64_t 
 WARPFFT_API warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision,
                                            int64_t M, const void *x, const void *y, const void *z,
                                            int64_t K, const void *s, const void *t, const void *u);
+
+/* Batched points for type 3: n_sets sets of M sources (x, y, z: n_sets * M reals each, set after
+ * set) and of K targets (s, t, u: n_sets * K reals each); n_sets divides ntransf and transform
+ * t uses set t / (ntransf / n_sets), its sources and its targets (as warpfft_setpts_sets). c
+ * holds ntransf * M strengths, fk ntransf * K values. One choice of grids serves every set: that
+ * of the bounds of all the sources and all the targets (plan_info reports it), so sets of very
+ * different extents cost the grid of the widest. Checks, syncs and errors as warpfft_setpts3,
+ * plus those of warpfft_setpts_sets for n_sets. */
+WARPFFT_API warpfft_status warpfft_setpts3_sets(warpfft_plan plan, warpfft_precision precision,
+                                                int64_t n_sets, int64_t M, const void *x,
+                                                const void *y, const void *z, int64_t K,
+                                                const void *s, const void *t, const void *u);
 
 /* What warpfft_setpts3 would choose for sources in [x_lo[d], x_hi[d]] and targets in
  * [s_lo[d], s_hi[d]] (d < dim; finite, lo <= hi), without a GPU: the same checks as

@@ -185,7 +185,7 @@ on_standin() {
 }
 fault_build "$HERE/test_fault.c" "$HERE/test_fault_walk.c" "$HERE/test_fault_cache.c" \
     "$HERE/test_fault_modules.c" "$HERE/test_fault_calls.c" "$HERE/test_fault_type3.c" \
-    "$HERE/test_fault_toeplitz.c" -o "$FAULT/test_fault"
+    "$HERE/test_fault_toeplitz.c" "$HERE/test_fault_sets.c" -o "$FAULT/test_fault"
 echo "== fault injection (ASan+UBSan): stand-in libcuda.so.1 and libcufft.so.12"
 on_standin "$FAULT/test_fault" || status=1
 # warpfft_bench_fft (bench.c) walked the same way, events included.

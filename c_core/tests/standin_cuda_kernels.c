@@ -1,11 +1,11 @@
 /*
  * standin_cuda_kernels.c — the kernels the stand-in driver computes on the host (standin_cuda.h):
  * the binning kernels whose totals a checked setpts (and warpfft_setpts_check) reads back —
- * wf_bin_count_p (every point into bin 0), the one-block wf_bin_scan, and module scan_big's
- * three passes — and type 3's bounds (wf_t3_minmax_p, which setpts3 reads back), with their
- * arguments as kernels/ABI.md lists them, every array bounds-checked. Nothing reads the stable
- * sort's ranks back, but its passes work in scratch the host carves out of other arrays: they
- * are computed here too (module sort_stable), every array bounds-checked; and the OD
+ * wf_bin_count_p (every point into bin 0 of its point set), the one-block wf_bin_scan, and module
+ * scan_big's three passes — and type 3's bounds (wf_t3_minmax_p, which setpts3 reads back), with
+ * their arguments as kernels/ABI.md lists them, every array bounds-checked. Nothing reads the
+ * stable sort's ranks back, but its passes work in scratch the host carves out of other arrays:
+ * they are computed here too (module sort_stable), every array bounds-checked; and the OD
  * spreader's launch is checked against the conditions its kernel traps on and the arrays it
  * reads and writes.
  */
@@ -295,21 +295,34 @@ void sc_emulate(const char *name, void **args, const sc_geom *g) {
         return;
     }
     if (strncmp(name, "wf_bin_count_", 13) == 0) {
-        long long M = *(long long *)args[0];
+        /* every point into bin 0 of its point set (n_sets sets of M / n_sets points: the bins
+         * of set s start at s * nb1*nb2*nb3), ranked in input order */
+        long long M = *(long long *)args[0], n_sets = *(long long *)args[18];
+        long long nbins = *(long long *)args[11] * *(long long *)args[12] * *(long long *)args[13];
         int wide = *(int32_t *)args[16];
+        if (n_sets < 1 || M % n_sets != 0) {
+            pthread_mutex_lock(&sc_lock);
+            sc_violation("%s (%p): %zu points", "wf_bin_count: n_sets does not divide the points",
+                         NULL, (size_t)M);
+            pthread_mutex_unlock(&sc_lock);
+            return;
+        }
+        long long set_M = M / n_sets;
         int32_t *bin_of = arg_ptr(args, 14, (size_t)M * 4, "wf_bin_count bin_of");
         void *pos = arg_ptr(args, 15, (size_t)M * (wide ? 8 : 4), "wf_bin_count pos");
-        uint64_t *count = arg_ptr(args, 17, 8, "wf_bin_count count");
+        uint64_t *count =
+            arg_ptr(args, 17, (size_t)(n_sets * nbins) * 8, "wf_bin_count count (every set)");
         if (!bin_of || !pos || !count)
             return;
         for (long long j = 0; j < M; j++) {
-            bin_of[j] = 0;
+            long long set = j / set_M;
+            bin_of[j] = (int32_t)(set * nbins);
             if (wide)
-                ((uint64_t *)pos)[j] = (uint64_t)j;
+                ((uint64_t *)pos)[j] = (uint64_t)(j - set * set_M);
             else
-                ((uint32_t *)pos)[j] = (uint32_t)j;
+                ((uint32_t *)pos)[j] = (uint32_t)(j - set * set_M);
+            count[set * nbins] += 1;
         }
-        count[0] += (uint64_t)M;
     } else if (strcmp(name, "wf_bin_scan") == 0) {
         long long n = *(long long *)args[0], maxsub = *(long long *)args[3];
         long long cap = *(long long *)args[5];

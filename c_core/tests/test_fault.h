@@ -47,6 +47,8 @@ typedef struct config {
     int check_points;  /* opts.check_points: 1 = setpts syncs and reads the totals back */
     int32_t bin_size;  /* opts.bin_size in every dim (0: default); 1: more bins than
                           WF_SCAN_BIG_BINS in 3D, so setpts scans with module scan_big */
+    int64_t n_sets;    /* > 1: batched points, warpfft_setpts_sets with that many sets of M
+                          points (it divides ntransf); 0: warpfft_setpts */
     int deterministic; /* opts.deterministic: OD spreading and the stable sort's passes */
 } config;
 
@@ -64,12 +66,15 @@ typedef struct arrays {
     void *x, *y, *z, *c, *fk;
 } arrays;
 
-/* Arrays of M points and n_modes for configuration cf; a failed allocation ends the program. */
+/* Arrays of M points (times n_sets) and n_modes for configuration cf; a failed allocation ends
+ * the program. */
 arrays arrays_make(const config *cf);
 void arrays_free(arrays *a);
 /* The options of configuration cf: method, upsampfac, stream, check_points, bin_size,
  * deterministic. */
 void config_opts(const config *cf, warpfft_opts *o);
+/* warpfft_setpts of M points, or warpfft_setpts_sets of cf->n_sets sets of M (n_sets > 1). */
+int config_setpts(const config *cf, warpfft_plan plan, const arrays *a);
 /* A 1D plan of N n0 at tol 1e-4, default options; a failure is a failed check (NULL). */
 warpfft_plan make_plan(int type, int64_t n0, int64_t ntransf, int precision);
 /* Destroys plan; a NULL plan or a failed destroy is a failed check. */
@@ -120,6 +125,13 @@ void test_stable_passes(void);
 long walk_type3(void);
 /* The calls of a repeated setpts3 and execute: one context push each, no allocation. */
 void test_type3_steady_calls(void);
+
+/* ---- test_fault_sets.c ---- */
+/* Batched points (the walks above run configurations with point sets too): a plan alternating
+ * one point set and several (the sets' bins made once and kept, scan_big loaded when they need
+ * it, a failed growth freed again), its info and workspace; the argument checks. */
+void test_sets_switching(void);
+void test_sets_arguments(void);
 
 /* ---- test_fault_toeplitz.c ---- */
 /* Walks Toeplitz operator lifecycles (create with its kernel, apply, adjoint, apply_spectrum,

@@ -5,7 +5,7 @@
  *
  * For every configuration of the walk (types 1 and 2, 1D to 3D, f32/f64, GM/SM/OD, batches,
  * legacy and other streams, checked and unchecked set-points, one and three scan passes,
- * deterministic or not):
+ * deterministic or not, point sets):
  *  - a setpts after the first (same M, then fewer points) is exactly one context push, one memset
  *    and the binning's launches in order (a deterministic spreader's stable-sort passes, three
  *    launches per 8 bits of the bin index, between the scan and the scatter): no allocation, no
@@ -45,7 +45,7 @@ static void add(char *buf, size_t cap, const char *s) {
     snprintf(buf + n, cap - n, "%s\n", s);
 }
 
-/* The bins of a plan with this info. */
+/* The bins of one point set of a plan with this info. */
 static int64_t nbins_of(const warpfft_plan_info *in) {
     int64_t n = 1;
     for (int d = 0; d < 3; d++)
@@ -53,8 +53,9 @@ static int64_t nbins_of(const warpfft_plan_info *in) {
     return n;
 }
 
-/* The calls a setpts after the first makes for configuration cf, whose plan has info `in`
- * (kernel names as the plan forms them: wf_prec_name's suffix). */
+/* The calls a setpts after the first makes for configuration cf, whose plan has info `in` and
+ * whose points are sorted into the bins of every point set (kernel names as the plan forms them:
+ * wf_prec_name's suffix). */
 static void expect_setpts(const config *cf, const warpfft_plan_info *in, char *buf, size_t cap) {
     const char *p = wf_prec_name(cf->precision);
     char line[96];
@@ -63,7 +64,7 @@ static void expect_setpts(const config *cf, const warpfft_plan_info *in, char *b
     add(buf, cap, "cuMemsetD8Async");
     snprintf(line, sizeof line, "launch wf_bin_count_%s", p);
     add(buf, cap, line);
-    int64_t nbins = nbins_of(in);
+    int64_t nbins = nbins_of(in) * (cf->n_sets > 1 ? cf->n_sets : 1);
     if (nbins > WF_SCAN_BIG_BINS) { /* module scan_big */
         add(buf, cap, "launch wf_scan_big_reduce");
         add(buf, cap, "launch wf_scan_big_tiles");
@@ -150,6 +151,7 @@ static void steady_calls(size_t ci) {
     warpfft_plan_info info;
     warpfft_plan_get_info(plan, &info);
     warpfft_precision prec = (warpfft_precision)cf->precision;
+    int64_t sets = cf->n_sets > 1 ? cf->n_sets : 1;
     /* the method the configuration asks for (AUTO: OD for deterministic type 1, else SM) */
     int want_method = cf->method != WARPFFT_METHOD_AUTO    ? cf->method
                       : cf->deterministic && cf->type == 1 ? WARPFFT_METHOD_OD
@@ -158,13 +160,13 @@ static void steady_calls(size_t ci) {
           "config %zu: method %d deterministic %d", ci, info.method, info.deterministic);
     char want[2048];
     /* the first setpts allocates the per-point arrays; those after it reuse them */
-    CHECK(warpfft_setpts(plan, prec, M, a.x, a.y, a.z) == 0 &&
-              warpfft_execute(plan, prec, a.c, a.fk) == 0,
+    CHECK(config_setpts(cf, plan, &a) == 0 && warpfft_execute(plan, prec, a.c, a.fk) == 0,
           "config %zu: first setpts/execute: %s", ci, warpfft_last_error());
     const int64_t ms[2] = {M, M / 2};
     for (int r = 0; r < 2; r++) {
         arm(0);
-        st = warpfft_setpts(plan, prec, ms[r], a.x, a.y, a.z);
+        st = sets > 1 ? warpfft_setpts_sets(plan, prec, sets, ms[r], a.x, a.y, a.z)
+                      : warpfft_setpts(plan, prec, ms[r], a.x, a.y, a.z);
         expect_setpts(cf, &info, want, sizeof want);
         CHECK(st == 0 && strcmp(logged(), want) == 0,
               "config %zu: setpts of %lld points (status %d) called\n%swhere\n%swas expected", ci,
@@ -202,7 +204,7 @@ static void steady_calls(size_t ci) {
  * lives in xs[0]; the stand-in computes the passes with every array bounds-checked, and checks
  * the OD launch against its kernel's traps. Then a setpts of fewer points reuses the arrays. */
 void test_stable_passes(void) {
-    const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_AUTO, 1, 2.0, 0, 0, 1, 1};
+    const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_AUTO, 1, 2.0, 0, 0, 1, 0, 1};
     arrays a = arrays_make(&cf);
     warpfft_opts o;
     config_opts(&cf, &o);

@@ -8,8 +8,9 @@
  *  - test_type3_steady_calls: the driver calls of a repeated setpts3 and execute (the call log):
  *    one context push each (the inner steps do not go through the public calls again), nothing
  *    allocated, loaded or freed, and the waits setpts3 documents.
- * The stand-in computes the bounds setpts3 reads back (wf_t3_minmax_p); the other kernels compute
- * nothing, which the binning's host-side sizes do not depend on.
+ * Configurations with point sets (warpfft_setpts3_sets) walk the same way. The stand-in computes
+ * the bounds setpts3 reads back (wf_t3_minmax_p); the other kernels compute nothing, which the
+ * binning's host-side sizes do not depend on.
  */
 #include "test_fault.h"
 
@@ -20,16 +21,24 @@ typedef struct t3_config {
     double tol;
     int64_t ntransf;
     uint64_t stream;
+    int64_t n_sets;    /* > 1: warpfft_setpts3_sets with that many sets of sources and targets */
     int deterministic; /* OD spreading after the stable sort's passes */
 } t3_config;
 
 static const t3_config t3_configs[] = {
-    {1, WARPFFT_F32, WARPFFT_METHOD_GM, 1e-4, 1, 0, 0},
-    {2, WARPFFT_F64, WARPFFT_METHOD_SM, 1e-8, 2, 0x5150, 0},
-    {3, WARPFFT_F32, WARPFFT_METHOD_SM, 1e-5, 1, 0, 0},
-    {3, WARPFFT_F32, WARPFFT_METHOD_AUTO, 1e-5, 2, 0x5150, 1},
-    {1, WARPFFT_F64, WARPFFT_METHOD_OD, 1e-9, 1, 0, 0},
+    {1, WARPFFT_F32, WARPFFT_METHOD_GM, 1e-4, 1, 0, 0, 0},
+    {2, WARPFFT_F64, WARPFFT_METHOD_SM, 1e-8, 2, 0x5150, 0, 0},
+    {3, WARPFFT_F32, WARPFFT_METHOD_SM, 1e-5, 1, 0, 0, 0},
+    /* batched points: a set per transform; sets of two transforms each */
+    {2, WARPFFT_F32, WARPFFT_METHOD_SM, 1e-5, 4, 0, 4, 0},
+    {1, WARPFFT_F64, WARPFFT_METHOD_GM, 1e-9, 6, 0x5150, 3, 0},
+    {3, WARPFFT_F32, WARPFFT_METHOD_AUTO, 1e-5, 2, 0x5150, 0, 1},
+    {1, WARPFFT_F64, WARPFFT_METHOD_OD, 1e-9, 1, 0, 0, 0},
 };
+
+static int64_t sets_of(const t3_config *cf) {
+    return cf->n_sets > 1 ? cf->n_sets : 1;
+}
 
 /* OD spreads: asked for, or AUTO's choice for deterministic plans. */
 static int spreads_od(const t3_config *cf) {
@@ -67,10 +76,11 @@ static t3_arrays t3_arrays_make(const t3_config *cf) {
     t3_arrays a;
     memset(&a, 0, sizeof a);
     size_t cb = cf->precision == WARPFFT_F64 ? 16 : 8;
+    int64_t n = sets_of(cf);
     for (int d = 0; d < cf->dim; d++) {
-        a.x[d] = upload(cf, M3, 0.5, 2.5);
-        a.s[d] = upload(cf, K3, -3.0, 7.0);
-        a.u[d] = upload(cf, K3, -30.0, 30.0);
+        a.x[d] = upload(cf, n * M3, 0.5, 2.5);
+        a.s[d] = upload(cf, n * K3, -3.0, 7.0);
+        a.u[d] = upload(cf, n * K3, -30.0, 30.0);
     }
     if (warpfft_malloc(0, (size_t)cf->ntransf * M3 * cb, &a.c) != 0 ||
         warpfft_malloc(0, (size_t)cf->ntransf * K3 * cb, &a.f) != 0 ||
@@ -92,6 +102,9 @@ static void t3_arrays_free(t3_arrays *a) {
 }
 
 static int setpts3(warpfft_plan plan, const t3_config *cf, const t3_arrays *a, void *const t[3]) {
+    if (cf->n_sets > 1)
+        return warpfft_setpts3_sets(plan, (warpfft_precision)cf->precision, cf->n_sets, M3, a->x[0],
+                                    a->x[1], a->x[2], K3, t[0], t[1], t[2]);
     return warpfft_setpts3(plan, (warpfft_precision)cf->precision, M3, a->x[0], a->x[1], a->x[2],
                            K3, t[0], t[1], t[2]);
 }
@@ -191,11 +204,11 @@ long walk_type3(void) {
             while (walk3(cf, &a, k, base, cache) && k < 100000)
                 k++, lifecycles++;
             lifecycles++; /* the last walk ran to the end without a failure */
-            printf("  type 3 %dD %s %s tol %g ntransf %lld stream %#llx deterministic %d, %s: %ld "
-                   "lifecycles\n",
+            printf("  type 3 %dD %s %s tol %g ntransf %lld stream %#llx point sets %lld "
+                   "deterministic %d, %s: %ld lifecycles\n",
                    cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", method_name(cf->method),
                    cf->tol, (long long)cf->ntransf, (unsigned long long)cf->stream,
-                   cf->deterministic, cache_mode_name[cache], k);
+                   (long long)sets_of(cf), cf->deterministic, cache_mode_name[cache], k);
         }
         t3_arrays_free(&a);
     }

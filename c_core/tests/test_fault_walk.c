@@ -85,7 +85,7 @@ static int walk(const config *cf, const arrays *a, long k, long base_allocs, int
     if (st == WARPFFT_SUCCESS) {
         get(&s);
         long after_create = s.live_allocs;
-        st = warpfft_setpts(plan, (warpfft_precision)cf->precision, M, a->x, a->y, a->z);
+        st = config_setpts(cf, plan, a);
         check_status("setpts", st, k);
         set_injected(&injected);
         if (st != WARPFFT_SUCCESS) {
@@ -94,7 +94,7 @@ static int walk(const config *cf, const arrays *a, long k, long base_allocs, int
             CHECK(s.live_allocs == after_create, "k %ld: failed setpts (%s) left %ld allocations",
                   k, s.failed_fn, s.live_allocs - after_create);
             arm(0);
-            st = warpfft_setpts(plan, (warpfft_precision)cf->precision, M, a->x, a->y, a->z);
+            st = config_setpts(cf, plan, a);
             CHECK(st == WARPFFT_SUCCESS, "k %ld: setpts after a failed one: %s", k,
                   warpfft_last_error());
         }
@@ -157,14 +157,15 @@ long walk_all(void) {
                 k++, lifecycles++;
             lifecycles++; /* the last walk ran to the end without a failure */
             printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx check_points %d, "
-                   "bin_size %d, deterministic %d, %s: %ld "
+                   "bin_size %d, point sets %lld, deterministic %d, %s: %ld "
                    "lifecycles (a whole one: %ld calls)\n",
                    configs[i].type, configs[i].dim,
                    configs[i].precision == WARPFFT_F64 ? "f64" : "f32",
                    method_name(configs[i].method), (long long)configs[i].ntransf,
                    configs[i].upsampfac, (unsigned long long)configs[i].stream,
-                   configs[i].check_points, (int)configs[i].bin_size, configs[i].deterministic,
-                   cache_mode_name[cache], k, last_calls);
+                   configs[i].check_points, (int)configs[i].bin_size,
+                   (long long)(configs[i].n_sets > 1 ? configs[i].n_sets : 1),
+                   configs[i].deterministic, cache_mode_name[cache], k, last_calls);
         }
         arrays_free(&a);
     }

@@ -35,6 +35,12 @@ static int64_t want_hint(int64_t M) {
     return M - p < 2 * p - M ? p : 2 * p;
 }
 
+/* Whether the handler runs cf's groups as one plan with batched points (xla_ffi.c: groups with
+ * their own points, and no OD spreading: the frames ask for SM, deterministic as frame_det). */
+static int sets_of(const config *cf) {
+    return cf->Gp > 1 && cf->G > 1 && !(frame_det && cf->type != 2);
+}
+
 /* The trace of a whole call of `cf` that succeeds: with a new plan (id `plan`) or a pooled one. */
 static void expected(const config *cf, int plan, int create, char *s, size_t len) {
     int dim = cf->dim, f64 = cf->precision == WARPFFT_F64;
@@ -48,11 +54,28 @@ static void expected(const config *cf, int plan, int create, char *s, size_t len
         out += (size_t)snprintf(s + out, len - out,
                                 "create %d %dd n %lld %lld %lld iflag -1 T %lld eps 1e-05 prec %d "
                                 "modeord %d method 2 device 0 upsampfac 1.25 stream 0x5150 "
-                                "max_subprob 7 bins 4 5 6 check 0 hint %lld det 1\n",
+                                "max_subprob 7 bins 4 5 6 check 0 hint %lld det %d\n",
                                 cf->type, dim, (long long)n[0], (long long)n[1], (long long)n[2],
-                                (long long)cf->T, (int)cf->precision, cf->type == 3 ? 0 : 1,
-                                (long long)(cf->type == 3 ? 0 : want_hint(cf->M)));
-    for (int64_t g = 0; g < cf->G; g++) {
+                                (long long)(cf->T * (sets_of(cf) ? cf->G : 1)), (int)cf->precision,
+                                cf->type == 3 ? 0 : 1,
+                                (long long)(cf->type == 3 ? 0 : want_hint(cf->M)), frame_det);
+    if (sets_of(cf)) { /* every group's points at once, one execute of G * T transforms */
+        const char *p3 = dim >= 2 ? "y+0" : "-", *p4 = dim >= 3 ? "z+0" : "-";
+        if (cf->type == 3)
+            out += (size_t)snprintf(
+                s + out, len - out,
+                "setpts3_sets P%d prec %d sets %lld M %lld x+0 %s %s K %lld s+0 %s %s\n", plan,
+                (int)cf->precision, (long long)cf->G, (long long)cf->M, p3, p4, (long long)cf->K,
+                dim >= 2 ? "t+0" : "-", dim >= 3 ? "u+0" : "-");
+        else
+            out += (size_t)snprintf(s + out, len - out,
+                                    "setpts_sets P%d prec %d sets %lld M %lld x+0 %s %s\n", plan,
+                                    (int)cf->precision, (long long)cf->G, (long long)cf->M, p3, p4);
+        out += (size_t)snprintf(s + out, len - out, "execute P%d prec %d %s+0 %s+0\n", plan,
+                                (int)cf->precision, cf->type == 2 ? "out" : "src",
+                                cf->type == 2 ? "src" : "out");
+    }
+    for (int64_t g = 0; g < cf->G && !sets_of(cf); g++) {
         size_t pg = cf->Gp > 1 ? (size_t)g : 0;
         char p[6][32];
         static const char *const coord[6] = {"x", "y", "z", "s", "t", "u"};
@@ -286,19 +309,58 @@ static void test_failures(void) {
                   err ? xla_msg : "no error", trace);
         }
         /* stream, create, the set-points, the executes */
-        long whole = 2 + (cf->Gp > 1 ? cf->G : 1) + cf->G;
+        long whole = sets_of(cf) ? 4 : 2 + (cf->Gp > 1 ? cf->G : 1) + cf->G;
         CHECK(k - 1 == whole, "%s: a whole call made %ld calls, not %ld", name, k - 1, whole);
-        printf("  %s: %ld failure points walked\n", name, k - 1);
+        printf("  %s%s: %ld failure points walked\n", name, frame_det ? "" : " (not deterministic)",
+               k - 1);
     }
+}
+
+/* Groups with their own points on a plan that cannot take their sets (BAD_SIZE: too many bins)
+ * or that cannot be made (OUT_OF_MEMORY) run one after the other on a plan of T transforms,
+ * and the call succeeds; a deterministic type 1 (OD spreading) does so without trying. */
+static void test_sets_fallback(void) {
+    const config cf = {1, 2, WARPFFT_F32, 3, 3, 2, 5, 0, {8, 6, 1}};
+    int steps[2] = {0, 0}; /* setpts, execute */
+    warpfft_xla_cache_clear();
+    frame_det = 0;
+    sets_refuse = 1;
+    arm(0, WARPFFT_SUCCESS);
+    XLA_FFI_Error *err = warpfft_xla_nufft(frame(&cf));
+    sets_refuse = 0;
+    for (const char *l = strstr(trace, "T 2 "); l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+        steps[0] += strncmp(l, "setpts P", 8) == 0, steps[1] += strncmp(l, "execute", 7) == 0;
+    CHECK(err == NULL && strstr(trace, "T 6 ") && strstr(trace, "setpts_sets P") && steps[0] == 3 &&
+              steps[1] == 3,
+          "refused sets: %s, calls:\n%s", err ? xla_msg : "no error", trace);
+    /* the batched plan's creation runs out of memory (its G * T grids): a plan of T */
+    warpfft_xla_cache_clear();
+    arm(2, WARPFFT_ERR_OUT_OF_MEMORY); /* call 1: the stream; 2: the plan of G * T */
+    err = warpfft_xla_nufft(frame(&cf));
+    const char *second = strstr(trace, "T 6 ") ? strstr(strstr(trace, "T 6 "), "create") : NULL;
+    CHECK(err == NULL && second && strstr(second, "T 2 ") && !strstr(trace, "_sets"),
+          "out of memory for the batched plan: %s, calls:\n%s", err ? xla_msg : "no error", trace);
+    frame_det = 1;
+    arm(0, WARPFFT_SUCCESS);
+    err = warpfft_xla_nufft(frame(&cf));
+    CHECK(err == NULL && !strstr(trace, "_sets"), "deterministic type 1: %s, calls:\n%s",
+          err ? xla_msg : "no error", trace);
+    warpfft_xla_cache_clear();
 }
 
 int main(void) {
     warpfft_pool_set_limits(16, (int64_t)1 << 30); /* whatever the environment says */
-    test_calls();
+    /* deterministic (the groups of types 1 and 3 one after the other: OD), then not (batched
+     * points where the groups have their own) */
+    for (frame_det = 1; frame_det >= 0; frame_det--) {
+        test_calls();
+        test_failures();
+    }
+    frame_det = 1;
+    test_sets_fallback();
     test_empty();
     test_decoding_edges();
     test_upsampfac_default_and_points_hint();
-    test_failures();
     test_clear_during_call();
     test_no_waiting_behind_create();
     test_no_waiting_behind_destroy();

@@ -27,6 +27,13 @@ void arm(long k, warpfft_status st);
 /* Called at the start of the stand-in's warpfft_setpts / setpts3, when set (by the thread that
  * runs the handler; NULL: nothing). */
 extern void (*on_setpts)(void);
+/* The stand-in's warpfft_setpts_sets / setpts3_sets return WARPFFT_ERR_BAD_SIZE (too many bins
+ * for the sets) when set. */
+extern int sets_refuse;
+/* The deterministic attribute frame() gives calls (1 by default). The handler runs groups with
+ * their own points as one plan with batched points unless the plan spreads by OD (deterministic
+ * types 1 and 3). */
+extern int frame_det;
 
 /* Blocking a thread inside the C ABI: block_arm(fn) makes the next call of `fn` ("create" for
  * warpfft_plan_create, "destroy" for any destruction: the pool's wf_plan_destroy_fenced or

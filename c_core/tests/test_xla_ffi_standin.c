@@ -25,6 +25,8 @@ long calls;
 char failed_fn[48];
 int plan_ids, plans_live;
 void (*on_setpts)(void);
+int sets_refuse;
+int frame_det = 1;
 
 static long fail_at;               /* the numbered call that fails (0: none) */
 static warpfft_status fail_status; /* what a failing ABI call returns */
@@ -206,6 +208,36 @@ warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision, i
     return tick("warpfft_setpts3") ? fail_status : WARPFFT_SUCCESS;
 }
 
+warpfft_status warpfft_setpts_sets(warpfft_plan plan, warpfft_precision precision, int64_t n_sets,
+                                   int64_t M, const void *x, const void *y, const void *z) {
+    if (on_setpts)
+        on_setpts();
+    char a[32], b[32], c[32];
+    record("setpts_sets P%d prec %d sets %lld M %lld %s %s %s\n", plan->id, (int)precision,
+           (long long)n_sets, (long long)M, where(x, a, sizeof a), where(y, b, sizeof b),
+           where(z, c, sizeof c));
+    if (sets_refuse)
+        return WARPFFT_ERR_BAD_SIZE; /* as a plan whose sets' bins reach 2^31: nothing set */
+    new_points_id(plan);
+    return tick("warpfft_setpts_sets") ? fail_status : WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_setpts3_sets(warpfft_plan plan, warpfft_precision precision, int64_t n_sets,
+                                    int64_t M, const void *x, const void *y, const void *z,
+                                    int64_t K, const void *s, const void *t, const void *u) {
+    if (on_setpts)
+        on_setpts();
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    record("setpts3_sets P%d prec %d sets %lld M %lld %s %s %s K %lld %s %s %s\n", plan->id,
+           (int)precision, (long long)n_sets, (long long)M, where(x, a, sizeof a),
+           where(y, b, sizeof b), where(z, c, sizeof c), (long long)K, where(s, d, sizeof d),
+           where(t, e, sizeof e), where(u, f, sizeof f));
+    if (sets_refuse)
+        return WARPFFT_ERR_BAD_SIZE;
+    new_points_id(plan);
+    return tick("warpfft_setpts3_sets") ? fail_status : WARPFFT_SUCCESS;
+}
+
 warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c, void *fk) {
     char a[32], b[32];
     record("execute P%d prec %d %s %s\n", plan->id, (int)precision, where(c, a, sizeof a),
@@ -382,7 +414,7 @@ XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     fr->upsampfac = 1.25f;
     set_attr(fr, 11, "eps", WF_XLA_F64, &fr->eps);
     set_attr(fr, 12, "upsampfac", WF_XLA_F32, &fr->upsampfac);
-    fr->ivals[13] = 1; /* reaches the plan's opts.deterministic */
+    fr->ivals[13] = frame_det; /* reaches the plan's opts.deterministic */
     set_attr(fr, 13, "deterministic", WF_XLA_S64, &fr->ivals[13]);
 
     fr->api.struct_size = sizeof fr->api;

@@ -11,7 +11,8 @@
 
 /* thread per point: register sums, one write per point and transform */
 __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *__restrict__ c,
-                                                    i64 ntransf, const i64 *__restrict__ sort_idx,
+                                                    const wf_sets &S,
+                                                    const i64 *__restrict__ sort_idx,
                                                     const C *__restrict__ fw) {
     const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
     const i64 stride = (i64)gridDim.x * blockDim.x;
@@ -24,15 +25,17 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
             nxt = wf_fetch(P, i + stride, sort_idx ? __ldg(sort_idx + i + stride) : i + stride,
                            nullptr);
         const i64 j = pt.j;
+        i64 t0, coff;
+        wf_set_span(S, i, t0, coff);
         double u1;
         i64 a1;
         wf_locate_v(pt.x, P.nf1, u1, a1);
         T k1[W];
         wf_kernel_values(k1, a1, u1, P);
 #if WF_DIM == 1
-        for (i64 t = 0; t < ntransf; ++t) {
-            const C *f = fw + t * nfprod;
-            c[t * M + j] =
+        for (i64 tt = 0; tt < S.tps; ++tt) {
+            const C *f = fw + (t0 + tt) * nfprod;
+            c[coff + tt * S.set_M + j] =
                 wf_row_sum(k1, [&](int q) { return wf_ldg(f + wf_wrap1(a1 + q, P.nf1)); });
         }
 #else
@@ -50,8 +53,8 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
         i64 a3;
         wf_locate_v(pt.z, P.nf3, u3, a3);
 #endif
-        for (i64 t = 0; t < ntransf; ++t) {
-            const C *f = fw + t * nfprod;
+        for (i64 tt = 0; tt < S.tps; ++tt) {
+            const C *f = fw + (t0 + tt) * nfprod;
             C acc;
             acc.x = 0;
             acc.y = 0;
@@ -80,7 +83,7 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
                 wf_add_scaled(acc, kp, pacc);
             }
 #endif
-            c[t * M + j] = acc;
+            c[coff + tt * S.set_M + j] = acc;
         }
 #endif
     }
@@ -88,14 +91,16 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
 
 /* team per point: lane q sums its column, the team adds the columns up */
 __device__ __forceinline__ void wf_interp_gm_team(i64 M, const wf_pts &P, C *__restrict__ c,
-                                                  i64 ntransf, const i64 *__restrict__ sort_idx,
+                                                  const wf_sets &S, const i64 *__restrict__ sort_idx,
                                                   const C *__restrict__ fw) {
     const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
     const wf_lane l = wf_lane_self();
     WF_GM_TEAM_LOOP(base, M) {
         const wf_gm_team g = wf_gm_team_at(base, M, sort_idx, l, P);
-        for (i64 t = 0; t < ntransf; ++t) {
-            const C *f = fw + t * nfprod + g.col;
+        i64 t0, coff; /* per team: a warp's teams may belong to different sets */
+        wf_set_span(S, base + l.g, t0, coff);
+        for (i64 tt = 0; tt < S.tps; ++tt) { /* the same count for every team: warp-uniform */
+            const C *f = fw + (t0 + tt) * nfprod + g.col;
             C acc;
             acc.x = 0;
             acc.y = 0;
@@ -133,7 +138,7 @@ __device__ __forceinline__ void wf_interp_gm_team(i64 M, const wf_pts &P, C *__r
             acc.x = wf_team_sum(g.pt.k1 * acc.x, l);
             acc.y = wf_team_sum(g.pt.k1 * acc.y, l);
             if (g.active && l.q == 0)
-                c[t * M + g.j] = acc;
+                c[coff + tt * S.set_M + g.j] = acc;
         }
     }
 }

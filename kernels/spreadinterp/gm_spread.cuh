@@ -11,20 +11,23 @@
 
 /* thread per point: global atomics over the footprint */
 __device__ __forceinline__ void wf_spread_gm_thread(i64 M, const wf_pts &P, const C *__restrict__ c,
-                                                    i64 ntransf, const i64 *__restrict__ sort_idx,
+                                                    const wf_sets &S,
+                                                    const i64 *__restrict__ sort_idx,
                                                     C *__restrict__ fw) {
     const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
     WF_GRID_STRIDE(i, M) {
         const i64 j = sort_idx ? __ldg(sort_idx + i) : i;
+        i64 t0, coff;
+        wf_set_span(S, i, t0, coff);
         double u1;
         i64 a1;
         wf_locate(P.x, i, P.nf1, u1, a1);
         T k1[W];
         wf_kernel_values(k1, a1, u1, P);
 #if WF_DIM == 1
-        for (i64 t = 0; t < ntransf; ++t) {
-            const C v = wf_ldg(c + t * M + j);
-            C *f = fw + t * nfprod;
+        for (i64 tt = 0; tt < S.tps; ++tt) {
+            const C v = wf_ldg(c + coff + tt * S.set_M + j);
+            C *f = fw + (t0 + tt) * nfprod;
 #pragma unroll
             for (int q = 0; q < W; ++q)
                 wf_atomic_add(f + wf_wrap1(a1 + q, P.nf1), k1[q] * v.x, k1[q] * v.y);
@@ -44,9 +47,9 @@ __device__ __forceinline__ void wf_spread_gm_thread(i64 M, const wf_pts &P, cons
         i64 a3;
         wf_locate(P.z, i, P.nf3, u3, a3);
 #endif
-        for (i64 t = 0; t < ntransf; ++t) {
-            const C v = wf_ldg(c + t * M + j);
-            C *f = fw + t * nfprod;
+        for (i64 tt = 0; tt < S.tps; ++tt) {
+            const C v = wf_ldg(c + coff + tt * S.set_M + j);
+            C *f = fw + (t0 + tt) * nfprod;
 #if WF_DIM == 2
 #pragma unroll 1
             for (int r = 0; r < W; ++r) {
@@ -78,20 +81,22 @@ __device__ __forceinline__ void wf_spread_gm_thread(i64 M, const wf_pts &P, cons
 
 /* team per point: each team row is W consecutive cells (1-2 cache lines per atomic) */
 __device__ __forceinline__ void wf_spread_gm_team(i64 M, const wf_pts &P, const C *__restrict__ c,
-                                                  i64 ntransf, const i64 *__restrict__ sort_idx,
+                                                  const wf_sets &S, const i64 *__restrict__ sort_idx,
                                                   C *__restrict__ fw) {
     const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
     const wf_lane l = wf_lane_self();
     WF_GM_TEAM_LOOP(base, M) {
         const wf_gm_team g = wf_gm_team_at(base, M, sort_idx, l, P);
-        for (i64 t = 0; t < ntransf; ++t) {
+        i64 t0, coff; /* per team: a warp's teams may belong to different sets */
+        wf_set_span(S, base + l.g, t0, coff);
+        for (i64 tt = 0; tt < S.tps; ++tt) { /* the same count for every team: warp-uniform */
             C v;
             v.x = 0;
             v.y = 0;
             if (g.active)
-                v = wf_ldg(c + t * M + g.j);
+                v = wf_ldg(c + coff + tt * S.set_M + g.j);
             const T vr = g.pt.k1 * v.x, vi = g.pt.k1 * v.y;
-            C *f = fw + t * nfprod + g.col;
+            C *f = fw + (t0 + tt) * nfprod + g.col;
 #if WF_DIM == 1
             if (g.active)
                 wf_atomic_add(f, vr, vi);

@@ -20,6 +20,30 @@ struct wf_pts {
     T beta, inv_hw, e2b; /* inv_hw = 2/W, e2b = exp(-2 beta) */
 };
 
+/* Point sets (kernels/ABI.md, "Point sets"): sets of set_M points each, one after the other in
+ * sorted (and input) order; set s feeds the tps transforms s*tps .. s*tps+tps-1, whose values
+ * are c[t*set_M + sort_idx[i]] for the point at sorted position i (sort_idx holds the index
+ * within the set). One set (set_M = M, tps = ntransf) is the shared point set of a plain
+ * batch. */
+struct wf_sets {
+    i64 set_M, tps;
+    bool multi; /* more than one set */
+};
+__device__ __forceinline__ wf_sets wf_sets_of(i64 M, i64 set_M, i64 tps) {
+    wf_sets S;
+    S.multi = set_M > 0 && set_M < M;
+    S.set_M = S.multi ? set_M : M;
+    S.tps = tps;
+    return S;
+}
+/* The transforms of the point at sorted position i: the first, t0, and the offset coff of its
+ * values: transform t0 + tt reads c[coff + tt*set_M + j] (j = sort_idx[i]). */
+__device__ __forceinline__ void wf_set_span(const wf_sets &S, i64 i, i64 &t0, i64 &coff) {
+    const i64 s = S.multi ? wf_div(i, S.set_M) : 0;
+    t0 = s * S.tps;
+    coff = t0 * S.set_M;
+}
+
 /* One coordinate of point j: u in [0, nf) and the footprint's first index a = ceil(u - W/2). */
 __device__ __forceinline__ void wf_locate(const T *__restrict__ x, i64 j, i64 nf, double &u,
                                           i64 &a) {

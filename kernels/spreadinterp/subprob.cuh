@@ -20,7 +20,7 @@ struct wf_subprob {
 
 struct wf_bins {
     i32 bs1, bs2, bs3;
-    i64 nb1, nb2;
+    i64 nb1, nb2, nb3; /* bins per dimension of one point set */
     const u64 *__restrict__ bin_start;
     const u64 *__restrict__ bin_count;
     const u64 *__restrict__ nsub_start;
@@ -36,12 +36,14 @@ __device__ __forceinline__ wf_subprob wf_subprob_get(i64 s, const wf_bins &B, co
     const i64 left = (i64)__ldg(B.bin_count + b) - k * B.maxsub;
     sp.npts = (int)(left < B.maxsub ? left : B.maxsub);
     /* 32-bit divisions: bin indices are < 2^31 (subprob_bin is i32); a 64-bit division is a
-     * subroutine call whose register saves spill under tight launch bounds */
+     * subroutine call whose register saves spill under tight launch bounds. With several point
+     * sets b = set * nb1*nb2*nb3 + the bin in the set: the set drops out of b1 and b2 by the
+     * remainders, and out of b3 by the one modulo nb3 (a no-op for one set). */
     const unsigned ub = (unsigned)b, n1 = (unsigned)B.nb1, n2 = (unsigned)B.nb2;
     const unsigned b1 = ub % n1, rest = ub / n1;
     sp.o1 = (i64)b1 * B.bs1 - PAD;
     sp.o2 = WF_DIM >= 2 ? (i64)(rest % n2) * B.bs2 - PAD : 0;
-    sp.o3 = WF_DIM >= 3 ? (i64)(rest / n2) * B.bs3 - PAD : 0;
+    sp.o3 = WF_DIM >= 3 ? (i64)((rest / n2) % (unsigned)B.nb3) * B.bs3 - PAD : 0;
     /* -PAD <= o_d < nf_d (bins cover [0, nf_d) with nb_d = ceil(nf_d / bs_d)) */
     sp.g1 = sp.o1 < 0 ? sp.o1 + P.nf1 : sp.o1;
     sp.g2 = sp.o2 < 0 ? sp.o2 + P.nf2 : sp.o2;

@@ -181,7 +181,7 @@ class Points:
             (grid_for(M),), (256,),
             (I64(M), I32(self.dim), self.ptr(0), self.ptr(1), self.ptr(2), I64(nf[0]), I64(nf[1]),
              I64(nf[2]), I32(bs[0]), I32(bs[1]), I32(bs[2]), I64(nb[0]), I64(nb[1]), I64(nb[2]),
-             self.bin_of, self.pos, I32(0), self.bin_count))
+             self.bin_of, self.pos, I32(0), self.bin_count, I64(1)))  # one point set
         nbins = self.bin_count.size
         # the result block: n_sorted, n_subprob (the SM kernels' device count), bad | overflow;
         # as the C core: module scan_big above SCAN_BIG_BINS bins (c_core/src/params/params.h)
@@ -206,7 +206,8 @@ class Points:
             (grid_for(max(M, self.cap)),), (256,),
             (I64(M), I32(self.dim), rec, I32(rw), I32(0), self.sort_idx, self.sptr(0),
              self.sptr(1), self.sptr(2), I64(nbins), self.nsub_start if sm else NULL,
-             n_subprob_ptr if sm else NULL, I64(self.cap), self.subprob_bin if sm else NULL))
+             n_subprob_ptr if sm else NULL, I64(self.cap), self.subprob_bin if sm else NULL,
+             I64(M)))  # set_M = M: one point set
         if OLDABI:  # kernels before the sorted-coordinate ABI (A/B timing): unsorted coords
             self.scoords = list(self.coords)
         self.n_subprob = int(self.result.get()[1])
@@ -290,8 +291,9 @@ def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1, od=None
     xyz = (P.ptr(0), P.ptr(1), P.ptr(2)) if nosort else (P.sptr(0), P.sptr(1), P.sptr(2))
     base = (I64(P.M),) + xyz + (cvec, I64(nf[0]), I64(nf[1]), I64(nf[2]),
             I64(ntransf), NULL if nosort else P.sort_idx, rdt(prec)(beta))
+    sets = (I64(P.M), I64(ntransf))  # set_M, tps: one point set (ABI.md, "Point sets")
     if method == "gm":
-        f((grid_for(P.M),), (256,), base + (fw,))
+        f((grid_for(P.M),), (256,), base + (fw,) + sets)
     elif method == "od":
         tile, nw, pitch = od["tile"], od["nwarps"], od["pitch"]
         t = [tile[d] if d < dim else 1 for d in range(3)]
@@ -310,7 +312,7 @@ def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1, od=None
         f((min(max(P.cap, 1), 65535 * 4), gridy), (256,),
           base + (I32(P.bs[0]), I32(P.bs[1]), I32(P.bs[2]), I64(P.nb[0]), I64(P.nb[1]),
                   I64(P.nb[2]), P.bin_start, P.bin_count, P.nsub_start, P.subprob_bin,
-                  P.result[1:2], I64(P.maxsub), fw), shared_mem=shmem)
+                  P.result[1:2], I64(P.maxsub), fw) + sets, shared_mem=shmem)
 
 
 # OD defaults (first guesses; gpu_test.py bench tile=/obs=/nw=/pad= sweeps them): warp tiles

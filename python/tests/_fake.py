@@ -151,9 +151,40 @@ class FakeLib:
         st = self._log("warpfft_setpts", h, precision, M, x, y, z)
         self.plans[h]["points_id"] = next(self._points_ids)
         if st == 0:
-            self.plans[h].update(M=M, pts=(x, y, z))
+            self.plans[h].update(M=M, pts=(x, y, z), n_sets=1)
         else:
-            self.plans[h].update(M=None, pts=None)
+            self.plans[h].update(M=None, pts=None, n_sets=None)
+        return st
+
+    def _sets_ok(self, p, n_sets, who):
+        """warpfft.h's checks of n_sets (the real messages' gist): INVALID_ARG unless it
+        divides ntransf; UNSUPPORTED past 65535."""
+        if n_sets < 1 or p["ntransf"] % n_sets:
+            self.message = (f"{who}: n_sets = {n_sets}; must be >= 1 and divide ntransf = "
+                            f"{p['ntransf']}").encode()
+            return 1
+        if n_sets > 65535:
+            self.message = f"{who}: n_sets = {n_sets} point sets; at most 65535".encode()
+            return 18
+        return 0
+
+    def warpfft_setpts_sets(self, h, precision, n_sets, M, x, y, z):
+        """Batched points: n_sets sets of M points at each pointer, set after set (the C
+        library keeps the pointers, as for warpfft_setpts)."""
+        st = self._log("warpfft_setpts_sets", h, precision, n_sets, M, x, y, z)
+        p = self.plans[h]
+        if st == 0 and p["type"] == 3:
+            self.message = b"warpfft_setpts_sets: the plan is type 3; use warpfft_setpts3_sets"
+            return 2  # before anything changes, as the C library
+        if st == 0:
+            st = self._sets_ok(p, n_sets, "warpfft_setpts_sets")
+            if st:
+                return st
+        p["points_id"] = next(self._points_ids)
+        if st == 0:
+            p.update(M=M, pts=(x, y, z), n_sets=n_sets)
+        else:
+            p.update(M=None, pts=None, n_sets=None)
         return st
 
     def warpfft_setpts_check(self, h):
@@ -163,17 +194,31 @@ class FakeLib:
         """As the C library: refuses types 1/2, and copies sources and targets (the caller may
         free them once the call returns), in the C ABI's dimension order."""
         st = self._log("warpfft_setpts3", h, precision, M, x, y, z, K, s, t, u)
+        return self._setpts3(st, h, precision, 1, M, (x, y, z), K, (s, t, u))
+
+    def warpfft_setpts3_sets(self, h, precision, n_sets, M, x, y, z, K, s, t, u):
+        st = self._log("warpfft_setpts3_sets", h, precision, n_sets, M, x, y, z, K, s, t, u)
+        if st == 0 and self.plans[h]["type"] != 3:
+            self.message = b"warpfft_setpts3_sets: use warpfft_setpts_sets"
+            return 2
+        if st == 0:
+            st = self._sets_ok(self.plans[h], n_sets, "warpfft_setpts3_sets")
+            if st:
+                return st
+        return self._setpts3(st, h, precision, n_sets, M, (x, y, z), K, (s, t, u))
+
+    def _setpts3(self, st, h, precision, n_sets, M, xyz, K, stu):
         p = self.plans[h]
         p["points_id"] = next(self._points_ids)
         if st == 0 and p["type"] != 3:
             st = 18
         if st == 0:
             real = np.float32 if precision == 1 else np.float64
-            src = [self.view(q, real, M).astype(np.float64) for q in (x, y, z)[:p["dim"]]]
-            tgt = [self.view(q, real, K).astype(np.float64) for q in (s, t, u)[:p["dim"]]]
-            p.update(M=M, K=K, src=src, tgt=tgt)
+            src = [self.view(q, real, n_sets * M).astype(np.float64) for q in xyz[:p["dim"]]]
+            tgt = [self.view(q, real, n_sets * K).astype(np.float64) for q in stu[:p["dim"]]]
+            p.update(M=M, K=K, src=src, tgt=tgt, n_sets=n_sets)
         else:
-            p.update(M=None, K=None, src=None, tgt=None)
+            p.update(M=None, K=None, src=None, tgt=None, n_sets=None)
         return st
 
     def warpfft_execute(self, h, precision, c, fk):
@@ -244,6 +289,7 @@ class FakeLib:
         info.ntransf = p["ntransf"]
         info.n_points = -1 if p["M"] is None else p["M"]
         info.n_targets = -1 if p["K"] is None else p["K"]
+        info.n_sets = -1 if p["M"] is None else p.get("n_sets") or 1
         if p["K"] is not None:  # the centres and half-widths of the point sets, per C dim
             info.inner_precision, info.inner_width, info.inner_beta = p["precision"], 5, 11.5
             for d, (x, s) in enumerate(zip(p["src"], p["tgt"])):
@@ -255,11 +301,17 @@ class FakeLib:
 
     def _nudft3(self, p, c, fk):
         cplx = np.complex64 if p["precision"] == 1 else np.complex128
-        M, K, nt = p["M"], p["K"], p["ntransf"]
-        phase = sum(np.outer(s, x) for s, x in zip(p["tgt"], p["src"]))  # (K, M)
-        A = np.exp(p["iflag"] * 1j * phase.reshape(K, M))
-        cv, fv = self.view(c, cplx, nt * M), self.view(fk, cplx, nt * K)
-        fv[:] = (cv.reshape(nt, M).astype(np.complex128) @ A.T).ravel().astype(cplx)
+        M, K, nt, ns = p["M"], p["K"], p["ntransf"], p.get("n_sets") or 1
+        tps = nt // ns
+        cv = self.view(c, cplx, nt * M).reshape(nt, M)
+        fv = self.view(fk, cplx, nt * K).reshape(nt, K)
+        for q in range(ns):  # set q: its sources and targets, transforms q*tps ..
+            src = [v[q * M:(q + 1) * M] for v in p["src"]]
+            tgt = [v[q * K:(q + 1) * K] for v in p["tgt"]]
+            phase = sum(np.outer(s, x) for s, x in zip(tgt, src))  # (K, M)
+            A = np.exp(p["iflag"] * 1j * phase.reshape(K, M))
+            rows = slice(q * tps, (q + 1) * tps)
+            fv[rows] = (cv[rows].astype(np.complex128) @ A.T).astype(cplx)
 
     def _nudft(self, p, c, fk):
         if p["type"] == 3:
@@ -268,18 +320,23 @@ class FakeLib:
             return self._spreadinterp(p, c, fk)
         real = np.float32 if p["precision"] == 1 else np.float64
         cplx = np.complex64 if p["precision"] == 1 else np.complex128
-        M, nt, n = p["M"], p["ntransf"], p["n"]
-        pts = [self.view(q, real, M).astype(np.float64) for q in p["pts"][:p["dim"]]]
+        M, nt, n, ns = p["M"], p["ntransf"], p["n"], p.get("n_sets") or 1
+        tps = nt // ns
+        allpts = [self.view(q, real, ns * M).astype(np.float64) for q in p["pts"][:p["dim"]]]
         # flat index i1 + N1 (i2 + N2 i3): numpy shape (N3, N2, N1) in C order
         grids = np.meshgrid(*[_k(v, p["modeord"]) for v in n[::-1]], indexing="ij")
         ks = [g.ravel() for g in grids[::-1]]
-        A = np.exp(p["iflag"] * 1j * sum(np.outer(x, k) for x, k in zip(pts, ks)))  # (M, N)
-        N = A.shape[1]
-        cv, fv = self.view(c, cplx, nt * M), self.view(fk, cplx, nt * N)
-        if p["type"] == 1:
-            fv[:] = (cv.reshape(nt, M).astype(np.complex128) @ A).ravel().astype(cplx)
-        else:
-            cv[:] = (fv.reshape(nt, N).astype(np.complex128) @ A.T).ravel().astype(cplx)
+        N = ks[0].size
+        cv = self.view(c, cplx, nt * M).reshape(nt, M) if M else np.zeros((nt, 0), cplx)
+        fv = self.view(fk, cplx, nt * N).reshape(nt, N)
+        for q in range(ns):  # set q (batched points: set after set), transforms q*tps ..
+            pts = [v[q * M:(q + 1) * M] for v in allpts]
+            A = np.exp(p["iflag"] * 1j * sum(np.outer(x, k) for x, k in zip(pts, ks)))  # (M, N)
+            rows = slice(q * tps, (q + 1) * tps)
+            if p["type"] == 1:
+                fv[rows] = (cv[rows].astype(np.complex128) @ A).astype(cplx)
+            else:
+                cv[rows] = (fv[rows].astype(np.complex128) @ A.T).astype(cplx)
 
     def warpfft_plan_destroy(self, h):
         st = self._log("warpfft_plan_destroy", h)

@@ -116,6 +116,7 @@ from ._device import ClosesWhenCollected, DeviceArray, driver, same_stream
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
 from ._info import plan_params, plan_params3  # noqa: F401  (importable from here, as before)
 from ._plan import CPlan, make_opts, precision_of  # noqa: F401  (make_opts: importable)
+from ._points import check_sets, coords
 from ._pointer_api import PointerCalls
 
 
@@ -147,6 +148,9 @@ class Plan(ClosesWhenCollected, PointerCalls):
     Type 3: ``setpts(x[, y[, z]], s=s[, t=t[, u=u]])`` (M sources, K targets; K may differ
     from M; the C library copies them, the plan keeps no reference) and ``execute(c)``:
     ``([n_trans,] M)`` -> ``([n_trans,] K)``, f[k] = sum_j c[j] exp(isign i s_k . x_j).
+
+    Batched points (warpfft's extension): ``setpts`` also takes ``(n_sets, M)`` coordinates,
+    a point set per transform or group of transforms (``plan.n_sets``; docs/batched-points.md).
 
     One thread at a time per plan is what the C library allows: calls on one Plan are
     serialised by a lock, so sharing one between threads is safe (not concurrent).
@@ -217,6 +221,12 @@ class Plan(ClosesWhenCollected, PointerCalls):
         """Number of points set by the last successful setpts (None before, or after one that
         failed)."""
         return None if self._c is None else self._c.M
+
+    @property
+    def n_sets(self):
+        """Point sets of the last successful setpts: 1 for vectors (every transform takes the
+        same points), n_sets for ``(n_sets, M)`` batched points; None before (warpfft's)."""
+        return None if self._c is None else self._c.n_sets
 
     @property
     def K(self):
@@ -353,37 +363,6 @@ class Plan(ClosesWhenCollected, PointerCalls):
 
     # ---- the verbs ----
 
-    def _coords(self, values, names):
-        """The dim coordinate arrays of one point set (x, y, z or s, t, u), checked in the
-        reference's order: dtype of the first, a vector, no coordinate beyond the dimension,
-        then the others' dtype and shape (the first's)."""
-        coords = list(values)
-        dim = self._dim
-        for d in range(dim, 3):  # the reference allows empty arrays for unused axes
-            if coords[d] is not None and np.size(shape_of(coords[d])) and \
-                    np.prod(shape_of(coords[d])) == 0:
-                coords[d] = None
-        what = " type 3" if self._type == 3 else ""
-        if coords[0] is None:
-            raise invalid(f"{names[0]} is needed for a {dim}D{what} plan")
-        first = wrap(coords[0], names[0], self._real_dtype, stream=self._stream)
-        if len(first.shape) != 1:
-            raise invalid(f"Argument `{names[0]}` must be a vector (shape {first.shape})")
-        for d in (2, 1):
-            if d >= dim and coords[d] is not None:
-                raise invalid(f"Plan dimension is {dim}, but `{names[d]}` was specified "
-                              f"({names[d]} is not allowed for a {dim}D{what} plan)")
-        arrs = [first]
-        for d in range(1, dim):
-            if coords[d] is None:
-                raise invalid(f"{names[d]} is needed for a {dim}D{what} plan")
-            a = wrap(coords[d], names[d], self._real_dtype, stream=self._stream)
-            if a.shape != first.shape:
-                raise invalid(f"Argument `{names[d]}` must be of shape {first.shape} "
-                              f"(got {a.shape})")
-            arrs.append(a)
-        return arrs
-
     def setpts(self, x, y=None, z=None, s=None, t=None, u=None):
         """Sets the M non-uniform points: x (and y for 2D, z for 3D), 1-D arrays of the plan's
         real dtype (float32 for complex64). numpy arrays are copied to the device; device
@@ -395,15 +374,33 @@ class Plan(ClosesWhenCollected, PointerCalls):
         A NaN or infinite coordinate raises InvalidArgumentError (WARPFFT_ERR_BAD_POINTS)
         here, by default; with ``check_points=False`` setpts does not wait for the GPU, and
         such a point set makes execute's outputs NaN and ``setpts_check()`` raise instead
-        (type 3 always raises here)."""
+        (type 3 always raises here).
+
+        Batched points (warpfft's extension, not the reference's; docs/batched-points.md):
+        each coordinate may be an ``(n_sets, M)`` array instead, n_sets point sets of M points
+        (n_sets dividing n_trans), set s used by transforms ``s * n_trans / n_sets`` up to the
+        next set's; ``n_sets == n_trans`` gives every transform its own points. Type 3: the
+        targets then have shape ``(n_sets, K)``. ``execute`` takes and returns the usual
+        ``(n_trans, M)`` / ``(n_trans, *n_modes)`` arrays; ``plan.n_sets`` says how many sets
+        are set (1 for vectors)."""
         with self._lock:
             c = self._live()
             if self._type != 3 and any(v is not None for v in (s, t, u)):
                 raise invalid("s, t, u are the target frequencies of a type 3 plan; this is a "
                               f"type {self._type} plan")
-            arrs = self._coords((x, y, z), "xyz")
-            M = arrs[0].size
-            targets = self._coords((s, t, u), "stu") if self._type == 3 else []
+            arrs, n_sets, M = coords((x, y, z), "xyz", self._dim, self._type,
+                                     self._real_dtype, self._stream)
+            check_sets(n_sets, self._n_trans)
+            targets, K = [], None
+            if self._type == 3:
+                targets, t_sets, K = coords((s, t, u), "stu", self._dim, 3, self._real_dtype,
+                                            self._stream)
+                if t_sets != n_sets:
+                    raise invalid("batched points: the sources hold "
+                                  f"{'one shared set' if n_sets is None else n_sets} and the "
+                                  f"targets {'one shared set' if t_sets is None else t_sets}; "
+                                  "type 3 takes (n_sets, M) sources with (n_sets, K) targets")
+            n_sets = n_sets or 1
             keep, ptrs, uploaded = [], [], False
             for a in arrs + targets:
                 if a.is_device:
@@ -426,14 +423,14 @@ class Plan(ClosesWhenCollected, PointerCalls):
                 # Reversed as for types 1 and 2 (the result does not depend on it).
                 d = self._dim
                 try:
-                    c.setpts3(M, ptrs[:d][::-1], targets[0].size, ptrs[d:][::-1])
+                    c.setpts3(M, ptrs[:d][::-1], K, ptrs[d:][::-1], n_sets)
                 finally:
                     self._retire(keep)
-                self._nj, self._nk = M, targets[0].size
+                self._nj, self._nk = M, K
                 return self
             try:
                 # Reversed: the C ABI's dimension 1 is the last Python axis.
-                c.setpts(M, *ptrs[::-1])
+                c.setpts(M, *ptrs[::-1], n_sets=n_sets)
             finally:
                 self._points = keep  # the C plan may point at these now, even on failure
             self._nj = M
@@ -545,7 +542,7 @@ class Plan(ClosesWhenCollected, PointerCalls):
             if self._c is not None and not self._c.closed:
                 old, self._points = self._points, []
                 self._retire(old)
-                self._c.M = self._c.K = None
+                self._c.M = self._c.K = self._c.n_sets = None
 
     def close(self):
         """Waits for the plan's stream, destroys the plan and frees what it allocated

@@ -93,6 +93,9 @@ class PlanInfo(Structure):
         ("kernel", c_int32),
         # 1: bitwise-reproducible executes (opts.deterministic; appended, issue 29)
         ("deterministic", c_int32),
+        # point sets of the last setpts: 1, or n_sets of warpfft_setpts_sets (batched points;
+        # appended, issue 32); -1 before one
+        ("n_sets", c_int64),
     ]
 
 
@@ -149,6 +152,7 @@ SIGNATURES = {
         [c_int, c_int, _i64x3, c_int, c_int64, c_double, c_int, POINTER(Opts), POINTER(c_void_p)],
     ),
     "warpfft_setpts": (_status, [_p, c_int, c_int64, _p, _p, _p]),
+    "warpfft_setpts_sets": (_status, [_p, c_int, c_int64, c_int64, _p, _p, _p]),
     "warpfft_setpts_check": (_status, [_p]),
     "warpfft_execute": (_status, [_p, c_int, _p, _p]),
     "warpfft_plan_destroy": (_status, [_p]),
@@ -165,6 +169,8 @@ SIGNATURES = {
          POINTER(c_int64), POINTER(c_double)],
     ),
     "warpfft_setpts3": (_status, [_p, c_int, c_int64, _p, _p, _p, c_int64, _p, _p, _p]),
+    "warpfft_setpts3_sets": (
+        _status, [_p, c_int, c_int64, c_int64, _p, _p, _p, c_int64, _p, _p, _p]),
     "warpfft_plan_params3": (
         _status,
         [c_int, c_int64, c_double, c_int, POINTER(Opts), _f64x3, _f64x3, _f64x3, _f64x3,

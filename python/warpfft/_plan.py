@@ -75,6 +75,9 @@ def info_dict(info, reverse=True):
         "bin_size": t(info.bin_size),
         "ntransf": info.ntransf,
         "n_points": None if info.n_points < 0 else info.n_points,
+        # point sets of the last setpts (batched points: n_points per set); None before one
+        # (and from a library without the field)
+        "n_sets": info.n_sets if info.n_sets > 0 else None,
         "workspace_bytes": info.workspace_bytes,
         # type 3 (after a setpts with sources and targets; None / 0 before and for types 1
         # and 2): sources x_d = x_center_d + x_half_d [-1, 1], targets s_d likewise; the
@@ -141,6 +144,7 @@ class CPlan:
         self.stream = opts.stream
         self.M = None
         self.K = None  # type 3: targets of the last setpts3
+        self.n_sets = None  # point sets of the last setpts (1: shared by every transform)
         # type 3 takes no mode counts (the grids are chosen at setpts3): NULL, as warpfft.h allows
         n = None if self.type == 3 else c_modes(type_, n_modes_c)
         iflag = 1 if iflag >= 0 else -1
@@ -162,15 +166,22 @@ class CPlan:
             raise invalid("the plan is closed")
         return self._handle
 
-    def setpts(self, M, px, py=None, pz=None):
-        """warpfft_setpts. On failure ``M`` becomes None: the C plan has no usable points."""
+    def setpts(self, M, px, py=None, pz=None, n_sets=1):
+        """warpfft_setpts, or warpfft_setpts_sets for n_sets > 1 (batched points: n_sets sets
+        of M points at each pointer, set after set). On failure ``M`` and ``n_sets`` become
+        None: the C plan has no usable points."""
         M = _lib.as_int("M", M, 0, _lib.INT64_MAX)
+        n_sets = _lib.as_int("n_sets", n_sets, 1, _lib.INT64_MAX)
         with self._lock:
             handle = self._live()
-            self.M = None
-            _lib.check(self._L.warpfft_setpts(handle, self.precision, M, px or None,
-                                               py or None, pz or None))
-            self.M = M
+            self.M = self.n_sets = None
+            ptrs = (px or None, py or None, pz or None)
+            if n_sets == 1:
+                st = self._L.warpfft_setpts(handle, self.precision, M, *ptrs)
+            else:
+                st = self._L.warpfft_setpts_sets(handle, self.precision, n_sets, M, *ptrs)
+            _lib.check(st)
+            self.M, self.n_sets = M, n_sets
 
     def setpts_check(self):
         """warpfft_setpts_check: waits for the plan's stream; raises BAD_POINTS if the last
@@ -178,18 +189,25 @@ class CPlan:
         with self._lock:
             _lib.check(self._L.warpfft_setpts_check(self._live()))
 
-    def setpts3(self, M, pxs, K, pss):
-        """warpfft_setpts3: M sources at pointers pxs, K targets at pss (dim each, C order).
-        On failure ``M`` and ``K`` become None."""
+    def setpts3(self, M, pxs, K, pss, n_sets=1):
+        """warpfft_setpts3: M sources at pointers pxs, K targets at pss (dim each, C order);
+        warpfft_setpts3_sets for n_sets > 1 (n_sets sets of each, set after set). On failure
+        ``M``, ``K`` and ``n_sets`` become None."""
         M = _lib.as_int("M", M, 0, _lib.INT64_MAX)
         K = _lib.as_int("K", K, 0, _lib.INT64_MAX)
+        n_sets = _lib.as_int("n_sets", n_sets, 1, _lib.INT64_MAX)
         px = [p or None for p in pxs] + [None] * (3 - len(pxs))
         ps = [p or None for p in pss] + [None] * (3 - len(pss))
         with self._lock:
             handle = self._live()
-            self.M = self.K = None
-            _lib.check(self._L.warpfft_setpts3(handle, self.precision, M, *px, K, *ps))
-            self.M, self.K = M, K
+            self.M = self.K = self.n_sets = None
+            if n_sets == 1:
+                st = self._L.warpfft_setpts3(handle, self.precision, M, *px, K, *ps)
+            else:
+                st = self._L.warpfft_setpts3_sets(handle, self.precision, n_sets, M, *px, K,
+                                                  *ps)
+            _lib.check(st)
+            self.M, self.K, self.n_sets = M, K, n_sets
 
     def execute(self, c, fk):
         with self._lock:

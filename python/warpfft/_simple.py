@@ -11,6 +11,11 @@ isign=-1, **kwargs)`` takes ``data`` of shape ``([n_trans,] N1, N2)``. The dtype
 ``n_trans`` from a leading batch axis; for type 1 with ``out`` given, ``n_modes`` from
 ``out.shape`` (as in the reference). ``**kwargs``: Plan options (see ``warpfft.Plan``).
 
+Batched points (warpfft's extension, not the reference's; docs/batched-points.md): points of
+shape ``(B, M)`` (type 3: targets ``(B, K)`` too) give each of the B point sets its own
+``n_trans / B`` transforms: ``nufft2d1(x, y, c, n_modes)`` with x, y, c of shape ``(B, M)``
+returns ``(B, N1, N2)``, transform b on the points ``(x[b], y[b])``, in one batched plan.
+
 Plans come from the C library's live-plan pool (``warpfft._cache``; shared with warpfft.torch
 and warpfft.jax): a repeated call of the same shape, options and stream costs setpts + execute
 only. Types 1 and 2 pass the plan ``points_hint`` = M rounded to a power of two (unless the
@@ -30,6 +35,12 @@ from ._arrays import describe, wrap
 from ._compat import Plan
 from ._errors import invalid
 from ._plan import precision_of
+
+
+def _points_per_set(x):
+    """M of a coordinate array: its length, or (batched points) its last axis's."""
+    shape = shape_of(x)
+    return shape[-1] if len(shape) else math.prod(shape)
 
 
 def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, targets=()):
@@ -61,7 +72,8 @@ def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, target
             # time), rounded to the nearest power of two: pooled plans are keyed on every
             # option, so an exact M would make a new plan for each distinct M, and the choice
             # changes slowly with M. (Bad points still raise at setpts, as before.)
-            kwargs["points_hint"] = _lib.points_hint_for(math.prod(shape_of(pts[0])))
+            # Batched points ((B, M) coordinates, warpfft's extension): M of each set.
+            kwargs["points_hint"] = _lib.points_hint_for(_points_per_set(pts[0]))
     _cache.reap()  # earlier calls' arrays whose work is done
     # A plan of the pool (any stream: the pool never waits for a stream its user may destroy).
     plan = Plan._from_pool(nufft_type, n_modes, n_trans, eps, isign, dtype, **kwargs)

@@ -1,5 +1,6 @@
-//! A [`Plan`]'s points: `set_points*` and `take_points`, and [`ActivePoints`], what the C plan
-//! reads now (the C core keeps the arrays' addresses after setpts).
+//! A [`Plan`]'s points: `set_points*`, the batched `set_point_sets*` (a point set per transform
+//! or group of transforms) and `take_points`, and [`ActivePoints`], what the C plan reads now
+//! (the C core keeps the arrays' addresses after setpts).
 
 use std::ffi::c_void;
 
@@ -12,7 +13,9 @@ use crate::types::Real;
 /// The point set the C plan uses now (after a successful setpts).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ActivePoints {
+    /// Points per set, and the sets (1 for `set_points*`): the arrays hold `n_sets * m`.
     pub(super) m: usize,
+    pub(super) n_sets: usize,
     pub(super) xyz: [u64; 3],
     /// Type 3: the number of targets and their arrays (always `stored_targets`); else 0.
     pub(super) k: usize,
@@ -53,35 +56,69 @@ impl<T: Real> Plan<T> {
         Ok(m)
     }
 
-    /// Calls setpts on the plan's `stored` buffers and records them as active.
-    fn setpts_stored(&mut self, m: usize) -> Result<()> {
+    /// Points per set of arrays of `len` coordinates holding `n_sets` sets (`n_sets >= 1`
+    /// dividing `len`; the C core checks that it divides ntransf).
+    fn per_set(n_sets: usize, len: usize, what: &str) -> Result<usize> {
+        if n_sets == 0 || len % n_sets != 0 {
+            return Err(shape(format!(
+                "set_point_sets: {what} arrays of {len} coordinates do not hold n_sets = \
+                 {n_sets} sets of equal size (n_sets must be >= 1 and divide the length)"
+            )));
+        }
+        Ok(len / n_sets)
+    }
+
+    /// Calls setpts on the plan's `stored` buffers (`n_sets` sets of `m` points) and records
+    /// them as active.
+    fn setpts_stored(&mut self, n_sets: usize, m: usize) -> Result<()> {
         let mut xyz = [0u64; 3];
         for (d, b) in self.stored.iter().enumerate() {
             xyz[d] = b.as_raw();
         }
-        // SAFETY: the arrays are `stored` buffers of `m` elements on the plan's device; the plan
-        // owns them until the next set_points / take_points / drop, and `active` is cleared
-        // before any of those could free them.
-        unsafe { self.setpts_ptrs(m, xyz, true) }
+        // SAFETY: the arrays are `stored` buffers of `n_sets * m` elements on the plan's
+        // device; the plan owns them until the next set_points / take_points / drop, and
+        // `active` is cleared before any of those could free them.
+        unsafe { self.setpts_ptrs(n_sets, m, xyz, true) }
     }
 
-    /// setpts with device addresses; on success records the active point set.
+    /// setpts (`n_sets` = 1) or setpts_sets with device addresses; on success records the
+    /// active point set.
     ///
     /// # Safety
-    /// As [`Plan::set_points_raw`].
-    unsafe fn setpts_ptrs(&mut self, m: usize, xyz: [u64; 3], owned: bool) -> Result<()> {
+    /// As [`Plan::set_point_sets_raw`].
+    unsafe fn setpts_ptrs(
+        &mut self,
+        n_sets: usize,
+        m: usize,
+        xyz: [u64; 3],
+        owned: bool,
+    ) -> Result<()> {
         self.active = None;
         let ptr = |a: u64| a as *const c_void;
-        check(sys::warpfft_setpts(
-            self.raw,
-            T::PRECISION.as_raw(),
-            m as i64,
-            ptr(xyz[0]),
-            ptr(xyz[1]),
-            ptr(xyz[2]),
-        ))?;
+        let prec = T::PRECISION.as_raw();
+        check(if n_sets == 1 {
+            sys::warpfft_setpts(
+                self.raw,
+                prec,
+                m as i64,
+                ptr(xyz[0]),
+                ptr(xyz[1]),
+                ptr(xyz[2]),
+            )
+        } else {
+            sys::warpfft_setpts_sets(
+                self.raw,
+                prec,
+                n_sets as i64,
+                m as i64,
+                ptr(xyz[0]),
+                ptr(xyz[1]),
+                ptr(xyz[2]),
+            )
+        })?;
         self.active = Some(ActivePoints {
             m,
+            n_sets,
             xyz,
             k: 0,
             stu: [0; 3],
@@ -122,6 +159,20 @@ impl<T: Real> Plan<T> {
     /// [`Error::BadSize`] (spreads so large that the grids would not fit; the message names
     /// the grid). After an error the plan has no points.
     pub fn set_points3<S: AsRef<[T]>>(&mut self, sources: &[S], targets: &[S]) -> Result<()> {
+        self.set_point_sets3(1, sources, targets)
+    }
+
+    /// Batched points for type 3: `n_sets` sets of sources and of targets, each slice holding
+    /// the sets one after the other (`n_sets * M` sources and `n_sets * K` targets per
+    /// dimension); transform `t` uses set `t / (ntransf / n_sets)`, its sources and its
+    /// targets. One choice of grids serves every set (that of the bounds of all of them).
+    /// Errors as [`set_points3`](Plan::set_points3) and [`set_point_sets`](Plan::set_point_sets).
+    pub fn set_point_sets3<S: AsRef<[T]>>(
+        &mut self,
+        n_sets: usize,
+        sources: &[S],
+        targets: &[S],
+    ) -> Result<()> {
         if self.ty != crate::types::TransformType::Type3 {
             return Err(Error::BadType(format!(
                 "set_points3: the plan is {:?}; use set_points",
@@ -129,17 +180,19 @@ impl<T: Real> Plan<T> {
             )));
         }
         let lens: Vec<usize> = sources.iter().map(|c| c.as_ref().len()).collect();
-        let m = self.check_coords(&lens)?;
+        let total = self.check_coords(&lens)?;
         let tlens: Vec<usize> = targets.iter().map(|c| c.as_ref().len()).collect();
-        let k = self.check_coords(&tlens).map_err(|e| match e {
+        let total_k = self.check_coords(&tlens).map_err(|e| match e {
             Error::Shape(msg) => shape(format!("targets: {msg}")),
             other => other,
         })?;
+        let m = Self::per_set(n_sets, total, "source")?;
+        let k = Self::per_set(n_sets, total_k, "target")?;
         self.active = None;
         self.sync_if_custom_stream()?;
         let dev = self.device();
-        Self::upload(dev, &mut self.stored, sources, m)?;
-        Self::upload(dev, &mut self.stored_targets, targets, k)?;
+        Self::upload(dev, &mut self.stored, sources, total)?;
+        Self::upload(dev, &mut self.stored_targets, targets, total_k)?;
         let (mut xyz, mut stu) = ([0u64; 3], [0u64; 3]);
         for (d, b) in self.stored.iter().enumerate() {
             xyz[d] = b.as_raw();
@@ -148,24 +201,40 @@ impl<T: Real> Plan<T> {
             stu[d] = b.as_raw();
         }
         let ptr = |a: u64| a as *const c_void;
-        // SAFETY: the arrays are the plan's own buffers of m and k elements on its device; the
-        // C plan does not keep them after the call (it copies the rescaled points).
+        // SAFETY: the arrays are the plan's own buffers of n_sets * m and n_sets * k elements
+        // on its device; the C plan does not keep them after the call (it copies the rescaled
+        // points).
+        let (x, y, z, s, t, u) = (
+            ptr(xyz[0]),
+            ptr(xyz[1]),
+            ptr(xyz[2]),
+            ptr(stu[0]),
+            ptr(stu[1]),
+            ptr(stu[2]),
+        );
+        let prec = T::PRECISION.as_raw();
         check(unsafe {
-            sys::warpfft_setpts3(
-                self.raw,
-                T::PRECISION.as_raw(),
-                m as i64,
-                ptr(xyz[0]),
-                ptr(xyz[1]),
-                ptr(xyz[2]),
-                k as i64,
-                ptr(stu[0]),
-                ptr(stu[1]),
-                ptr(stu[2]),
-            )
+            if n_sets == 1 {
+                sys::warpfft_setpts3(self.raw, prec, m as i64, x, y, z, k as i64, s, t, u)
+            } else {
+                sys::warpfft_setpts3_sets(
+                    self.raw,
+                    prec,
+                    n_sets as i64,
+                    m as i64,
+                    x,
+                    y,
+                    z,
+                    k as i64,
+                    s,
+                    t,
+                    u,
+                )
+            }
         })?;
         self.active = Some(ActivePoints {
             m,
+            n_sets,
             xyz,
             k,
             stu,
@@ -186,8 +255,25 @@ impl<T: Real> Plan<T> {
     /// [`Plan::setpts_check`] reports them). After an error the plan has no points until the
     /// next successful `set_points*`.
     pub fn set_points<S: AsRef<[T]>>(&mut self, coords: &[S]) -> Result<()> {
+        self.set_point_sets(1, coords)
+    }
+
+    /// Batched points (types 1 and 2): each transform, or each group of `ntransf / n_sets`
+    /// transforms, takes its own point set. One slice per dimension holds the `n_sets` sets
+    /// one after the other (`n_sets * M` coordinates: point `j` of set `s` at `s * M + j`);
+    /// transform `t` uses set `t / (ntransf / n_sets)` (`n_sets == ntransf`: one set per
+    /// transform). `c` and `fk` keep their layout. All sets are sorted at once and every
+    /// execute runs them in one launch per stage (`warpfft_setpts_sets`; docs/batched-points.md
+    /// says how to pad sets of different sizes).
+    ///
+    /// Errors as [`set_points`](Plan::set_points), and [`Error::Shape`] when `n_sets` does not
+    /// divide the slices' length, [`Error::InvalidArg`] when it does not divide `ntransf`,
+    /// [`Error::Unsupported`] for more than 65535 sets, [`Error::BadSize`] when the sets'
+    /// spreading bins would reach 2^31.
+    pub fn set_point_sets<S: AsRef<[T]>>(&mut self, n_sets: usize, coords: &[S]) -> Result<()> {
         let lens: Vec<usize> = coords.iter().map(|c| c.as_ref().len()).collect();
-        let m = self.check_coords(&lens)?;
+        let total = self.check_coords(&lens)?;
+        let m = Self::per_set(n_sets, total, "coordinate")?;
         // The C plan may point into `stored`: forget the active set, and let work still
         // reading it finish, before overwriting or freeing it.
         self.active = None;
@@ -196,7 +282,7 @@ impl<T: Real> Plan<T> {
             && self
                 .stored
                 .iter()
-                .all(|b| b.len() == m && b.device() == self.device());
+                .all(|b| b.len() == total && b.device() == self.device());
         if reusable {
             for (buf, c) in self.stored.iter_mut().zip(coords) {
                 buf.copy_from(c.as_ref())?;
@@ -208,7 +294,7 @@ impl<T: Real> Plan<T> {
                     .push(DeviceBuffer::from_slice_on(self.device(), c.as_ref())?);
             }
         }
-        self.setpts_stored(m)?;
+        self.setpts_stored(n_sets, m)?;
         self.sync_if_custom_stream()
     }
 
@@ -223,6 +309,15 @@ impl<T: Real> Plan<T> {
     where
         I: IntoIterator<Item = DeviceBuffer<T>>,
     {
+        self.set_device_point_sets(1, coords)
+    }
+
+    /// [`set_device_points`](Plan::set_device_points) with batched points: each buffer holds
+    /// `n_sets` sets of `M` coordinates, as [`set_point_sets`](Plan::set_point_sets) takes them.
+    pub fn set_device_point_sets<I>(&mut self, n_sets: usize, coords: I) -> Result<()>
+    where
+        I: IntoIterator<Item = DeviceBuffer<T>>,
+    {
         self.active = None;
         let coords: Vec<DeviceBuffer<T>> = coords.into_iter().collect();
         // The buffers being replaced may still be read by work on a custom stream.
@@ -232,7 +327,8 @@ impl<T: Real> Plan<T> {
         }
         self.stored = coords;
         let lens: Vec<usize> = self.stored.iter().map(|b| b.len()).collect();
-        let m = self.check_coords(&lens)?;
+        let total = self.check_coords(&lens)?;
+        let m = Self::per_set(n_sets, total, "coordinate")?;
         if let Some(b) = self.stored.iter().find(|b| b.device() != self.device()) {
             return Err(shape(format!(
                 "set_device_points: a buffer is on device {}, the plan on device {}",
@@ -240,7 +336,7 @@ impl<T: Real> Plan<T> {
                 self.device
             )));
         }
-        self.setpts_stored(m)?;
+        self.setpts_stored(n_sets, m)?;
         self.sync_if_custom_stream()
     }
 
@@ -274,9 +370,33 @@ impl<T: Real> Plan<T> {
     /// `set_points*` on this plan or its drop: the plan reads them at every execute (and in
     /// [`direct_sample`](Plan::direct_sample)).
     pub unsafe fn set_points_raw(&mut self, m: usize, x: u64, y: u64, z: u64) -> Result<()> {
-        let lens = vec![m; self.dim];
-        let m = self.check_coords(&lens)?;
-        self.setpts_ptrs(m, [x, y, z], false)
+        self.set_point_sets_raw(1, m, x, y, z)
+    }
+
+    /// [`set_points_raw`](Plan::set_points_raw) with batched points: `n_sets` sets of `m`
+    /// points, `n_sets * m` coordinates at each address (set after set), as
+    /// [`set_point_sets`](Plan::set_point_sets) takes them.
+    ///
+    /// # Safety
+    /// As [`set_points_raw`](Plan::set_points_raw), with `n_sets * m` values at each of `x`,
+    /// `y` (dim ≥ 2) and `z` (dim 3).
+    pub unsafe fn set_point_sets_raw(
+        &mut self,
+        n_sets: usize,
+        m: usize,
+        x: u64,
+        y: u64,
+        z: u64,
+    ) -> Result<()> {
+        if n_sets == 0 {
+            return Err(shape("set_point_sets_raw: n_sets must be >= 1".to_string()));
+        }
+        let total = m.checked_mul(n_sets).ok_or_else(|| {
+            Error::BadNpoints(format!("n_sets = {n_sets} sets of M = {m} points overflow"))
+        })?;
+        let lens = vec![total; self.dim];
+        self.check_coords(&lens)?;
+        self.setpts_ptrs(n_sets, m, [x, y, z], false)
     }
 
     /// The active point set, or [`Error::NoPoints`].

@@ -309,12 +309,13 @@ pub struct warpfft_plan_info {
     pub predicted_ms: f64,
     pub kernel: i32,
     pub deterministic: i32,
+    pub n_sets: i64,
 }
 #[test]
 fn bindgen_test_layout_warpfft_plan_info() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_plan_info>(),
-        320usize,
+        328usize,
         concat!("Size of: ", stringify!(warpfft_plan_info))
     );
     assert_eq!(
@@ -781,6 +782,23 @@ fn bindgen_test_layout_warpfft_plan_info() {
         );
     }
     test_field_deterministic();
+    fn test_field_n_sets() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).n_sets) as usize - ptr as usize
+            },
+            320usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(n_sets)
+            )
+        );
+    }
+    test_field_n_sets();
 }
 extern "C" {
     pub fn warpfft_version() -> *const ::std::os::raw::c_char;
@@ -892,6 +910,17 @@ extern "C" {
     pub fn warpfft_setpts(
         plan: warpfft_plan,
         precision: warpfft_precision,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_setpts_sets(
+        plan: warpfft_plan,
+        precision: warpfft_precision,
+        n_sets: i64,
         M: i64,
         x: *const ::std::os::raw::c_void,
         y: *const ::std::os::raw::c_void,
@@ -1165,6 +1194,21 @@ extern "C" {
     pub fn warpfft_setpts3(
         plan: warpfft_plan,
         precision: warpfft_precision,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        K: i64,
+        s: *const ::std::os::raw::c_void,
+        t: *const ::std::os::raw::c_void,
+        u: *const ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_setpts3_sets(
+        plan: warpfft_plan,
+        precision: warpfft_precision,
+        n_sets: i64,
         M: i64,
         x: *const ::std::os::raw::c_void,
         y: *const ::std::os::raw::c_void,

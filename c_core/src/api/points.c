@@ -1,71 +1,98 @@
 /*
- * points.c — the public calls that take points and run transforms: warpfft_setpts,
- * warpfft_setpts_check, warpfft_setpts3 and warpfft_execute. Each checks its arguments against
- * the plan (the messages name the public call), makes the device's context current, and hands
- * the work to plans/nufft12_exec.c (types 1 and 2) or plans/type3.c (type 3). A call that fails
- * before its work starts (arguments, the context) leaves the plan's points as they were. Every
- * setpts and setpts3 past its argument checks gives the plan a new points id (the live-plan
- * pool's callers compare it: warpfft_plan_points_id), failed ones included.
+ * points.c — the public calls that take points and run transforms: warpfft_setpts and
+ * warpfft_setpts_sets (batched points: a point set per transform or group of transforms),
+ * warpfft_setpts_check, warpfft_setpts3 and warpfft_setpts3_sets, and warpfft_execute. Each checks
+ * its arguments against the plan (the messages name the public call), makes the device's context
+ * current, and hands the work to plans/nufft12_exec.c (types 1 and 2) or plans/type3.c (type 3). A
+ * call that fails before its work starts (arguments, the context) leaves the plan's points as they
+ * were. Every setpts and setpts3 past its argument checks gives the plan a new points id (the
+ * live-plan pool's callers compare it: warpfft_plan_points_id), failed ones included.
  */
 #include "api/handle.h"
 #include "params/params.h"
 #include "plans/launch.h"
+#include "plans/spreader.h"
 #include "runtime/error.h"
 
 /* ---------------------------------------------------------------- argument checks */
 
-static warpfft_status check_setpts(const struct warpfft_plan_s *plan, int precision, int64_t M,
-                                   const void *x, const void *y, const void *z) {
+/* The checks of warpfft_setpts (n_sets = 1) and warpfft_setpts_sets (`who`). */
+static warpfft_status check_setpts(const struct warpfft_plan_s *plan, int precision, int64_t n_sets,
+                                   int64_t M, const void *x, const void *y, const void *z,
+                                   const char *who) {
     if (!plan)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_setpts: plan is NULL");
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: plan is NULL", who);
     if (plan->type == 3)
-        return wf_error(WARPFFT_ERR_BAD_TYPE, "warpfft_setpts: the plan is type 3; use "
-                                              "warpfft_setpts3 (sources and targets)");
+        return wf_error(WARPFFT_ERR_BAD_TYPE,
+                        "%s: the plan is type 3; use warpfft_setpts3%s (sources and targets)", who,
+                        n_sets == 1 ? "" : "_sets");
     const wf_params *p = wf_handle_params(plan);
     if (precision != p->precision)
-        return wf_error(WARPFFT_ERR_PRECISION, "warpfft_setpts: precision = %d but the plan is %s",
+        return wf_error(WARPFFT_ERR_PRECISION, "%s: precision = %d but the plan is %s", who,
                         precision, wf_prec_name(p->precision));
+    warpfft_status st = wf_spreader_sets_ok(p, n_sets, who);
+    if (st != WARPFFT_SUCCESS)
+        return st;
     if (M < 0)
-        return wf_error(WARPFFT_ERR_BAD_NPOINTS, "warpfft_setpts: M = %lld; must be >= 0",
-                        (long long)M);
-    if (M > ((int64_t)1 << 56))
-        return wf_error(WARPFFT_ERR_BAD_NPOINTS, "warpfft_setpts: M = %lld is too large",
-                        (long long)M);
+        return wf_error(WARPFFT_ERR_BAD_NPOINTS, "%s: M = %lld; must be >= 0", who, (long long)M);
+    if (M > ((int64_t)1 << 56) / n_sets)
+        return wf_error(WARPFFT_ERR_BAD_NPOINTS, "%s: M = %lld%s is too large", who, (long long)M,
+                        n_sets > 1 ? " points per set times n_sets" : "");
     const char *missing = wf_missing_coord(p->dim, x, y, z);
     if (M > 0 && missing)
-        return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "warpfft_setpts: %s is NULL but the plan is %dD and M = %lld", missing,
-                        p->dim, (long long)M);
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: %s is NULL but the plan is %dD and M = %lld",
+                        who, missing, p->dim, (long long)M);
     return WARPFFT_SUCCESS;
 }
 
-static warpfft_status check_setpts3(const struct warpfft_plan_s *plan, int precision, int64_t M,
-                                    const void *x, const void *y, const void *z, int64_t K,
-                                    const void *s, const void *t, const void *u) {
+/* The checks of warpfft_setpts3 (n_sets = 1) and warpfft_setpts3_sets (`who`). The sets' counts
+ * need no check of their own: n_sets <= ntransf, so n_sets * M <= ntransf * M <= 2^56. */
+static warpfft_status check_setpts3(const struct warpfft_plan_s *plan, int precision,
+                                    int64_t n_sets, int64_t M, const void *x, const void *y,
+                                    const void *z, int64_t K, const void *s, const void *t,
+                                    const void *u, const char *who) {
     if (!plan)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_setpts3: plan is NULL");
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: plan is NULL", who);
     if (plan->type != 3)
-        return wf_error(WARPFFT_ERR_BAD_TYPE,
-                        "warpfft_setpts3: the plan is type %d; use warpfft_setpts", plan->type);
+        return wf_error(WARPFFT_ERR_BAD_TYPE, "%s: the plan is type %d; use warpfft_setpts%s", who,
+                        plan->type, n_sets == 1 ? "" : "_sets");
     const wf_params *p = wf_handle_params(plan);
     if (precision != p->precision)
-        return wf_error(WARPFFT_ERR_PRECISION, "warpfft_setpts3: precision = %d but the plan is %s",
+        return wf_error(WARPFFT_ERR_PRECISION, "%s: precision = %d but the plan is %s", who,
                         precision, wf_prec_name(p->precision));
+    if (n_sets < 1 || p->ntransf % n_sets != 0)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "%s: n_sets = %lld; must be >= 1 and divide ntransf = %lld (each set "
+                        "feeds ntransf / n_sets transforms)",
+                        who, (long long)n_sets, (long long)p->ntransf);
+    if (n_sets > WF_MAX_SETS)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: n_sets = %lld point sets; at most %d per setpts (split the batch "
+                        "into plans of at most that many sets)",
+                        who, (long long)n_sets, WF_MAX_SETS);
+    /* a deterministic type 3 spreads by OD (wf_spreader_sets_ok says so again for the spreading
+     * grid made later; here it is an argument error, which keeps the previous points) */
+    if (n_sets > 1 && (p->deterministic || p->method == WARPFFT_METHOD_OD))
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: n_sets = %lld point sets with spreading method OD (the deterministic "
+                        "option's, for types 1 and 3): its kernels take one point set (set "
+                        "n_sets = 1, or use a plan per set)",
+                        who, (long long)n_sets);
     const int64_t lim = (int64_t)1 << 56;
     if (M < 0 || K < 0 || M > lim / p->ntransf || K > lim / p->ntransf)
         return wf_error(WARPFFT_ERR_BAD_NPOINTS,
-                        "warpfft_setpts3: M = %lld, K = %lld; each must be >= 0 and, times "
-                        "ntransf = %lld, at most 2^56",
-                        (long long)M, (long long)K, (long long)p->ntransf);
+                        "%s: M = %lld, K = %lld; each must be >= 0 and, times ntransf = %lld, at "
+                        "most 2^56",
+                        who, (long long)M, (long long)K, (long long)p->ntransf);
     int dim = p->dim;
     const char *mx = wf_missing_coord(dim, x, y, z), *ms = wf_missing_coord(dim, s, t, u);
     if (M > 0 && mx)
         return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "warpfft_setpts3: source array %s is NULL but the plan is %dD and M = %lld",
-                        mx, dim, (long long)M);
+                        "%s: source array %s is NULL but the plan is %dD and M = %lld", who, mx,
+                        dim, (long long)M);
     if (K > 0 && ms)
         return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "warpfft_setpts3: target array %s is NULL but the plan is %dD and K = %lld",
+                        "%s: target array %s is NULL but the plan is %dD and K = %lld", who,
                         ms[0] == 'x'   ? "s"
                         : ms[0] == 'y' ? "t"
                                        : "u",
@@ -110,10 +137,11 @@ static warpfft_status check_execute(const struct warpfft_plan_s *plan, int preci
 
 /* ---------------------------------------------------------------- public */
 
-WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
-                                          const void *x, const void *y, const void *z) {
+/* warpfft_setpts and warpfft_setpts_sets. */
+static warpfft_status setpts(warpfft_plan plan, int precision, int64_t n_sets, int64_t M,
+                             const void *x, const void *y, const void *z, const char *who) {
     wf_clear_error();
-    warpfft_status st = check_setpts(plan, (int)precision, M, x, y, z);
+    warpfft_status st = check_setpts(plan, precision, n_sets, M, x, y, z, who);
     if (st != WARPFFT_SUCCESS)
         return st;
     plan->points_id = wf_handle_next_points_id();
@@ -121,9 +149,20 @@ WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision p
     st = wf_ctx_enter(dev);
     if (st != WARPFFT_SUCCESS) /* nothing changed: the previous points stay usable */
         return st;
-    st = wf_nufft12_setpts(plan->n12, M, wf_dptr(x), wf_dptr(y), wf_dptr(z), "warpfft_setpts");
+    st = wf_nufft12_setpts(plan->n12, n_sets, M, wf_dptr(x), wf_dptr(y), wf_dptr(z), who);
     wf_ctx_leave(dev);
     return st;
+}
+
+WARPFFT_API warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, int64_t M,
+                                          const void *x, const void *y, const void *z) {
+    return setpts(plan, (int)precision, 1, M, x, y, z, "warpfft_setpts");
+}
+
+WARPFFT_API warpfft_status warpfft_setpts_sets(warpfft_plan plan, warpfft_precision precision,
+                                               int64_t n_sets, int64_t M, const void *x,
+                                               const void *y, const void *z) {
+    return setpts(plan, (int)precision, n_sets, M, x, y, z, "warpfft_setpts_sets");
 }
 
 WARPFFT_API warpfft_status warpfft_setpts_check(warpfft_plan plan) {
@@ -149,11 +188,12 @@ WARPFFT_API warpfft_status warpfft_setpts_check(warpfft_plan plan) {
     return st;
 }
 
-WARPFFT_API warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision,
-                                           int64_t M, const void *x, const void *y, const void *z,
-                                           int64_t K, const void *s, const void *t, const void *u) {
+/* warpfft_setpts3 and warpfft_setpts3_sets. */
+static warpfft_status setpts3(warpfft_plan plan, int precision, int64_t n_sets, int64_t M,
+                              const void *x, const void *y, const void *z, int64_t K, const void *s,
+                              const void *t, const void *u, const char *who) {
     wf_clear_error();
-    warpfft_status st = check_setpts3(plan, (int)precision, M, x, y, z, K, s, t, u);
+    warpfft_status st = check_setpts3(plan, precision, n_sets, M, x, y, z, K, s, t, u, who);
     if (st != WARPFFT_SUCCESS)
         return st;
     plan->points_id = wf_handle_next_points_id();
@@ -164,9 +204,22 @@ WARPFFT_API warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision 
     int dim = wf_handle_params(plan)->dim;
     CUdeviceptr xyz[3] = {wf_dptr(x), dim >= 2 ? wf_dptr(y) : 0, dim >= 3 ? wf_dptr(z) : 0};
     CUdeviceptr stu[3] = {wf_dptr(s), dim >= 2 ? wf_dptr(t) : 0, dim >= 3 ? wf_dptr(u) : 0};
-    st = wf_nufft3_setpts(plan->n3, M, xyz, K, stu);
+    st = wf_nufft3_setpts(plan->n3, n_sets, M, xyz, K, stu, who);
     wf_ctx_leave(dev);
     return st;
+}
+
+WARPFFT_API warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision,
+                                           int64_t M, const void *x, const void *y, const void *z,
+                                           int64_t K, const void *s, const void *t, const void *u) {
+    return setpts3(plan, (int)precision, 1, M, x, y, z, K, s, t, u, "warpfft_setpts3");
+}
+
+WARPFFT_API warpfft_status warpfft_setpts3_sets(warpfft_plan plan, warpfft_precision precision,
+                                                int64_t n_sets, int64_t M, const void *x,
+                                                const void *y, const void *z, int64_t K,
+                                                const void *s, const void *t, const void *u) {
+    return setpts3(plan, (int)precision, n_sets, M, x, y, z, K, s, t, u, "warpfft_setpts3_sets");
 }
 
 WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c,

@@ -4,6 +4,8 @@
  * api/pool.c: shared with every other user in the process), and runs setpts + execute on the
  * stream XLA hands it, all through the public C ABI. No GPU work happens outside the execute
  * stage; errors come back to XLA as XLA_FFI_Error values (JAX raises them).
+ * G groups with their own points (Gp = G > 1) run as one plan of G * T transforms with batched
+ * points (xla_ffi.h), else group after group on a plan of T.
  */
 #include "framework/xla_ffi.h"
 
@@ -240,6 +242,29 @@ static void *at(void *base, size_t off) {
     return base ? (char *)base + off : NULL;
 }
 
+/* Whether the G groups run as one plan with batched points: not with OD spreading (one set a
+ * plan), nor past warpfft_setpts_sets' 65535 sets. */
+static int batched_points(const wf_xla_call *c) {
+    int od = c->key.method == WARPFFT_METHOD_OD || (c->key.deterministic && c->key.type != 2);
+    return c->Gp > 1 && c->G > 1 && c->G <= 65535 && !od;
+}
+
+/* All G point sets at once (the (G, M) arrays are the sets' layout); names the call in *what. */
+static warpfft_status set_point_sets(const wf_xla_call *c, warpfft_plan plan, const char **what) {
+    const void *p[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    for (int s = 0; s < 6; s++)
+        if (c->pts[s])
+            p[s] = c->pts[s]->data;
+    warpfft_precision prec = (warpfft_precision)c->key.precision;
+    if (c->key.type == 3) {
+        *what = "warpfft_setpts3_sets";
+        return warpfft_setpts3_sets(plan, prec, c->G, c->M, p[0], p[1], p[2], c->K, p[3], p[4],
+                                    p[5]);
+    }
+    *what = "warpfft_setpts_sets";
+    return warpfft_setpts_sets(plan, prec, c->G, c->M, p[0], p[1], p[2]);
+}
+
 /* Sets group g's points (row g of the coordinate arrays; row 0 when one set serves every group)
  * and names the call in *what. */
 static warpfft_status set_points(const wf_xla_call *c, warpfft_plan plan, int64_t g,
@@ -260,30 +285,61 @@ static warpfft_status set_points(const wf_xla_call *c, warpfft_plan plan, int64_
     return warpfft_setpts(plan, prec, c->M, p[0], p[1], p[2]);
 }
 
-/* What one call does, whatever its type: takes XLA's stream and a plan from the cache, then for
- * each group sets its points (once for all groups when they share them) and runs its T
- * transforms. All of it is enqueued on the stream; the first failure ends the call. */
+/* The groups on `plan`: all at once (sets), else each its points (once when shared) and its T
+ * transforms. The first failure ends it. */
+static warpfft_status run_groups(const wf_xla_call *c, warpfft_plan plan, int sets,
+                                 const char **what) {
+    warpfft_precision prec = (warpfft_precision)c->key.precision;
+    warpfft_status st = WARPFFT_SUCCESS;
+    if (sets) {
+        st = set_point_sets(c, plan, what);
+        if (st != WARPFFT_SUCCESS)
+            return st;
+        *what = "warpfft_execute";
+        return warpfft_execute(plan, prec, c->c->data, c->fk->data);
+    }
+    for (int64_t g = 0; g < c->G && st == WARPFFT_SUCCESS; g++) {
+        if (g == 0 || c->Gp > 1) {
+            st = set_points(c, plan, g, what);
+            if (st != WARPFFT_SUCCESS)
+                break;
+        }
+        *what = "warpfft_execute";
+        st = warpfft_execute(plan, prec, at(c->c->data, (size_t)g * c->c_group),
+                             at(c->fk->data, (size_t)g * c->fk_group));
+    }
+    return st;
+}
+
+/* One call, any type: XLA's stream, a plan of the pool (G * T transforms with batched points,
+ * else T), the groups, all enqueued on the stream. Where the batched plan cannot be made or
+ * take the sets (OUT_OF_MEMORY: its G * T grids; BAD_SIZE: the sets' bins; nothing enqueued),
+ * the groups run on a plan of T instead, as they did before batched points. */
 static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     XLA_FFI_Error *e = stream_of(f, &c->key.stream);
     if (e)
         return e;
     c->key.device = device_of(c->data);
+    int sets = batched_points(c);
+    int64_t T = c->key.ntransf;
+    c->key.ntransf = sets ? T * c->G : T; /* G <= 65535 groups of T: their arrays exist: fits */
     warpfft_plan plan = NULL;
     warpfft_status st = acquire_plan(&c->key, &plan);
-    if (st != WARPFFT_SUCCESS)
-        return status_error(f, st, "warpfft_plan_create");
-    const char *what = "warpfft_execute";
-    for (int64_t g = 0; g < c->G && st == WARPFFT_SUCCESS; g++) {
-        if (g == 0 || c->Gp > 1) {
-            st = set_points(c, plan, g, &what);
-            if (st != WARPFFT_SUCCESS)
-                break;
-        }
-        what = "warpfft_execute";
-        st = warpfft_execute(plan, (warpfft_precision)c->key.precision,
-                             at(c->c->data, (size_t)g * c->c_group),
-                             at(c->fk->data, (size_t)g * c->fk_group));
+    const char *what = "warpfft_plan_create";
+    if (st == WARPFFT_SUCCESS)
+        st = run_groups(c, plan, sets, &what);
+    if (sets && (st == WARPFFT_ERR_OUT_OF_MEMORY || st == WARPFFT_ERR_BAD_SIZE) &&
+        strncmp(what, "warpfft_execute", 15) != 0) {
+        if (plan)
+            warpfft_pool_release(plan, 0);
+        c->key.ntransf = T;
+        plan = NULL;
+        st = acquire_plan(&c->key, &plan);
+        if (st == WARPFFT_SUCCESS)
+            st = run_groups(c, plan, 0, &what);
     }
+    if (!plan)
+        return status_error(f, st, "warpfft_plan_create");
     /* Back to the pool (which fences the work just enqueued). A failure there (destroying a plan
      * a clear asked for) matters less than the call's own. */
     char msg[1024];

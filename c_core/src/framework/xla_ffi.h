@@ -167,7 +167,11 @@ typedef struct XLA_FFI_Metadata_Extension {
  * when the points are shared) and runs T transforms on XLA's stream, with a plan from the
  * live-plan pool (warpfft.h) keyed by (type, dim, modes, T, eps, iflag, precision, options,
  * device, stream); types 1 and 2 set opts.points_hint to M rounded to the nearest power of two
- * (a tie up).
+ * (a tie up). G > 1 groups with their own points run as one plan of G * T transforms with
+ * batched points (warpfft_setpts_sets / setpts3_sets, one execute), unless the plan spreads by
+ * OD (deterministic types 1 and 3, method 3) or G exceeds 65535, or the batched plan runs out of
+ * memory (OUT_OF_MEMORY: its G * T grids) or cannot take the sets' bins (BAD_SIZE): then group
+ * after group as above.
  * Type 3 (nufft_type = 3; n1..n3 and modeord unused): source (G, T, M), then `dim` source
  * coordinate arrays (G or 1, M) and `dim` target coordinate arrays (G or 1, K), each set in the
  * C plan's dimension order; result (G, T, K). setpts3 runs on every call (once per group when

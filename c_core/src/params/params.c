@@ -269,6 +269,7 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     }
     info->ntransf = p->ntransf;
     info->n_points = -1;
+    info->n_sets = -1;
     info->workspace_bytes = 0;
     info->n_targets = -1;
     info->tol_floor = p->tol_floor;
@@ -291,14 +292,22 @@ size_t wf_params_fixed_bytes(const wf_params *p) {
     return b + 24; /* setpts result block: u64 x2 + i32 bad flag + padding */
 }
 
-int64_t wf_params_scan_tiles(const wf_params *p) {
-    if (p->nbins <= WF_SCAN_BIG_BINS)
+int64_t wf_scan_tiles(int64_t bins) {
+    if (bins <= WF_SCAN_BIG_BINS)
         return 0;
-    return (p->nbins + WF_SCAN_BIG_TILE - 1) / WF_SCAN_BIG_TILE;
+    return (bins + WF_SCAN_BIG_TILE - 1) / WF_SCAN_BIG_TILE;
+}
+
+int64_t wf_params_scan_tiles(const wf_params *p) {
+    return wf_scan_tiles(p->nbins);
+}
+
+int64_t wf_subprob_cap(int64_t bins, int64_t M, int64_t maxsub) {
+    return bins + (M + maxsub - 1) / maxsub;
 }
 
 int64_t wf_params_subprob_cap(const wf_params *p, int64_t M) {
-    return p->nbins + (M + p->maxsub - 1) / p->maxsub;
+    return wf_subprob_cap(p->nbins, M, p->maxsub);
 }
 
 WARPFFT_API warpfft_status warpfft_plan_params(int type, int dim, const int64_t n_modes[3],

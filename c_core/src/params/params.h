@@ -48,6 +48,8 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info);
 size_t wf_params_fixed_bytes(const wf_params *p);
 /* Upper bound on the number of subproblems for M points: nbins + ceil(M / maxsub). */
 int64_t wf_params_subprob_cap(const wf_params *p, int64_t M);
+/* The same for M points in `bins` bins (point sets: every set's bins). */
+int64_t wf_subprob_cap(int64_t bins, int64_t M, int64_t maxsub);
 
 /* The bin scans of setpts: plans with at most WF_SCAN_BIG_BINS bins use the one-block
  * wf_bin_scan (module sort: one launch, latency dominates), plans with more the three
@@ -60,5 +62,7 @@ int64_t wf_params_subprob_cap(const wf_params *p, int64_t M);
 /* Tiles of the multi-block scan (each block of scan_big reduces or rescans one), 0 for a plan
  * that uses wf_bin_scan; the plan holds two u64 tile sums per tile. */
 int64_t wf_params_scan_tiles(const wf_params *p);
+/* The same for a scan over `bins` bins (point sets: every set's bins). */
+int64_t wf_scan_tiles(int64_t bins);
 
 #endif /* WARPFFT_PARAMS_PARAMS_H */

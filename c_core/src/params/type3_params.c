@@ -413,6 +413,7 @@ WARPFFT_API warpfft_status warpfft_plan_params3(int dim, int64_t ntransf, double
     info->ntransf = ntransf;
     info->n_points = -1;
     info->n_targets = -1;
+    info->n_sets = -1;
     wf_t3_to_info(&q, &sp, &ip, info);
     /* the spreading grid and the inner plan's fixed memory */
     info->workspace_bytes =

@@ -75,11 +75,12 @@ void wf_nufft12_trust_points(wf_nufft12 *n);
 
 /* ---- nufft12_exec.c ---- */
 
-/* Takes M points (device arrays; unused dims ignored), replacing the previous set: bins them
- * asynchronously (checked mode: checks them, naming `who`). n->has_points says whether it
- * succeeded. */
-warpfft_status wf_nufft12_setpts(wf_nufft12 *n, int64_t M, CUdeviceptr x, CUdeviceptr y,
-                                 CUdeviceptr z, const char *who);
+/* Takes n_sets sets of M points each (device arrays of n_sets * M values, set after set; unused
+ * dims ignored; n_sets checked by wf_spreader_sets_ok), replacing the previous points: set s
+ * feeds transforms s * ntransf/n_sets ... Bins them asynchronously (checked mode: checks them,
+ * naming `who`). n->has_points says whether it succeeded. */
+warpfft_status wf_nufft12_setpts(wf_nufft12 *n, int64_t n_sets, int64_t M, CUdeviceptr x,
+                                 CUdeviceptr y, CUdeviceptr z, const char *who);
 /* Runs the transforms on the stream: type 1 c -> fk, type 2 fk -> c; then the NaN pass of an
  * unchecked point set. Needs points (has_points). */
 warpfft_status wf_nufft12_execute(wf_nufft12 *n, CUdeviceptr c, CUdeviceptr fk);

@@ -15,10 +15,10 @@
 #include "plans/nufft12.h"
 #include "runtime/error.h"
 
-warpfft_status wf_nufft12_setpts(wf_nufft12 *n, int64_t M, CUdeviceptr x, CUdeviceptr y,
-                                 CUdeviceptr z, const char *who) {
+warpfft_status wf_nufft12_setpts(wf_nufft12 *n, int64_t n_sets, int64_t M, CUdeviceptr x,
+                                 CUdeviceptr y, CUdeviceptr z, const char *who) {
     n->has_points = 0; /* from here on the old point set is being replaced */
-    warpfft_status st = wf_spreader_setpts(&n->sp, M, x, y, z, who);
+    warpfft_status st = wf_spreader_setpts(&n->sp, n_sets, M, x, y, z, who);
     n->has_points = st == WARPFFT_SUCCESS;
     return st;
 }
@@ -39,6 +39,7 @@ warpfft_status wf_nufft12_check_points(wf_nufft12 *n, const char *who, const cha
 void wf_nufft12_info(const wf_nufft12 *n, warpfft_plan_info *info) {
     wf_params_to_info(&n->p, info);
     info->n_points = n->has_points ? n->sp.M : -1;
+    info->n_sets = n->has_points ? n->sp.n_sets : -1;
     info->workspace_bytes = wf_nufft12_workspace(n);
 }
 

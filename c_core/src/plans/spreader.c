@@ -30,44 +30,52 @@ typedef struct si_method {
                              CUdeviceptr grid, void *beta);
 } si_method;
 
-/* GM: one thread per point, grid-stride, in sorted order. */
+/* GM: one thread per point, grid-stride, in sorted order (every set's: kernels/ABI.md, "Point
+ * sets"; set_M points and tps transforms per set). */
 static warpfft_status launch_gm(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
                                 CUdeviceptr grid, void *beta) {
     const wf_params *p = &sp->p;
-    long long M = sp->M, ntransf = p->ntransf;
+    long long M = wf_spreader_points(sp), ntransf = p->ntransf;
+    long long set_M = sp->M, tps = p->ntransf / sp->n_sets;
     CUdeviceptr x = sp->xs[0].ptr, y = sp->xs[1].ptr, z = sp->xs[2].ptr;
     CUdeviceptr sort_idx = sp->sort_idx.ptr;
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
-    void *args[] = {&M, &x, &y, &z, &c, &nf1, &nf2, &nf3, &ntransf, &sort_idx, beta, &grid};
+    void *args[] = {&M,   &x,       &y,        &z,   &c,    &nf1,   &nf2,
+                    &nf3, &ntransf, &sort_idx, beta, &grid, &set_M, &tps};
     return wf_exec_launch(&sp->ex, k, M, args);
 }
 
-/* SM: one block per subproblem (grid-stride), grid.y over transforms. */
+/* SM: one block per subproblem (grid-stride), grid.y over a set's transforms, grid.z over the
+ * point sets. */
 static warpfft_status launch_sm(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
                                 CUdeviceptr grid, void *beta) {
     const wf_params *p = &sp->p;
-    long long M = sp->M, ntransf = p->ntransf;
+    long long M = wf_spreader_points(sp), ntransf = p->ntransf;
+    long long set_M = sp->M, tps = p->ntransf / sp->n_sets;
     /* the coordinates in sorted order (setpts), indexed like sort_idx */
     CUdeviceptr x = sp->xs[0].ptr, y = sp->xs[1].ptr, z = sp->xs[2].ptr;
     CUdeviceptr sort_idx = sp->sort_idx.ptr;
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
     int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
     long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
-    CUdeviceptr bin_start = sp->bin_start.ptr, bin_count = sp->bin_count.ptr;
-    CUdeviceptr nsub_start = sp->nsub_start.ptr, subprob_bin = sp->subprob_bin.ptr;
+    const wf_bin_arrays *b = wf_spreader_bin_arrays(sp);
+    CUdeviceptr bin_start = b->start.ptr, bin_count = b->count.ptr;
+    CUdeviceptr nsub_start = b->nsub_start.ptr, subprob_bin = sp->subprob_bin.ptr;
     /* the count setpts left on the device; the grid covers its upper bound (blocks past the
      * count return at once), so no host read is needed */
     CUdeviceptr n_subprob = sp->result.ptr + offsetof(wf_setpts_result, n_subprob);
     long long maxsub = p->maxsub;
-    int64_t cap = wf_params_subprob_cap(p, sp->M);
-    void *args[] = {&M,         &x,          &y,           &z,         &c,      &nf1,
-                    &nf2,       &nf3,        &ntransf,     &sort_idx,  beta,    &bs1,
-                    &bs2,       &bs3,        &nb1,         &nb2,       &nb3,    &bin_start,
-                    &bin_count, &nsub_start, &subprob_bin, &n_subprob, &maxsub, &grid};
+    /* the subproblems of one set: at most its bins plus its points over maxsub */
+    int64_t cap = wf_subprob_cap(p->nbins, sp->M, p->maxsub);
+    void *args[] = {
+        &M,         &x,          &y,           &z,         &c,      &nf1,  &nf2,   &nf3, &ntransf,
+        &sort_idx,  beta,        &bs1,         &bs2,       &bs3,    &nb1,  &nb2,   &nb3, &bin_start,
+        &bin_count, &nsub_start, &subprob_bin, &n_subprob, &maxsub, &grid, &set_M, &tps};
     unsigned gx = cap < (int64_t)WF_GRID_MAX ? (unsigned)cap : WF_GRID_MAX;
-    unsigned gy = ntransf < 65535 ? (unsigned)ntransf : 65535u;
-    return wf_launch(k->fn, k->name, gx, gy, WF_BLOCK, (unsigned)p->tile_bytes, sp->ex.stream,
-                     args);
+    unsigned gy = tps < 65535 ? (unsigned)tps : 65535u;
+    unsigned gz = (unsigned)sp->n_sets; /* <= WF_MAX_SETS (wf_spreader_sets_ok) */
+    return wf_launch3(k->fn, k->name, gx, gy, gz, WF_BLOCK, (unsigned)p->tile_bytes, sp->ex.stream,
+                      args);
 }
 
 /* OD (spreading only): each warp owns a tile of od_tile cells of the grid (row pitch od_pitch),
@@ -82,7 +90,8 @@ static warpfft_status launch_od(const wf_spreader *sp, const wf_kernel *k, CUdev
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
     int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
     long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
-    CUdeviceptr bin_start = sp->bin_start.ptr, bin_count = sp->bin_count.ptr;
+    const wf_bin_arrays *b = wf_spreader_bin_arrays(sp); /* one set's (wf_spreader_sets_ok) */
+    CUdeviceptr bin_start = b->start.ptr, bin_count = b->count.ptr;
     int tl1 = p->od_tile[0], tl2 = p->od_tile[1], tl3 = p->od_tile[2], pitch = p->od_pitch;
     void *args[] = {&M,       &x,         &y,         &z,   &c,   &nf1, &nf2,   &nf3,
                     &ntransf, &sort_idx,  beta,       &bs1, &bs2, &bs3, &nb1,   &nb2,
@@ -224,36 +233,51 @@ warpfft_status wf_spreader_kernels(wf_spreader *sp) {
 
 /* ---------------------------------------------------------------- buffers */
 
+warpfft_status wf_bin_arrays_alloc(wf_spreader *sp, wf_bin_arrays *b, int64_t bins) {
+    size_t per_bin = (size_t)bins * sizeof(uint64_t), *ws = &sp->workspace;
+    size_t tiles = (size_t)wf_scan_tiles(bins);
+    warpfft_status st = wf_dbuf_alloc(&b->count, per_bin, "bin counts", ws);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_dbuf_alloc(&b->start, per_bin, "bin starts", ws);
+    if (st == WARPFFT_SUCCESS && method_of(&sp->p)->subproblems)
+        st = wf_dbuf_alloc(&b->nsub_start, per_bin, "subproblem starts", ws);
+    if (st == WARPFFT_SUCCESS && tiles > 0)
+        st = wf_dbuf_alloc(&b->tile_sums, tiles * 2 * sizeof(uint64_t), "scan tile sums", ws);
+    if (st == WARPFFT_SUCCESS)
+        b->cap = bins;
+    return st;
+}
+
+void wf_bin_arrays_free(wf_spreader *sp, wf_bin_arrays *b) {
+    wf_dbuf *bufs[] = {&b->count, &b->start, &b->nsub_start, &b->tile_sums};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        wf_dbuf_free(bufs[i], &sp->workspace);
+    b->cap = 0;
+}
+
 warpfft_status wf_spreader_alloc(wf_spreader *sp, int own_grid) {
     const wf_params *p = &sp->p;
-    size_t per_bin = (size_t)p->nbins * sizeof(uint64_t);
     size_t grid = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
     warpfft_status st = WARPFFT_SUCCESS;
     if (own_grid)
         st = wf_dbuf_alloc(&sp->grid, grid, "the fine grid", &sp->workspace);
     if (st == WARPFFT_SUCCESS)
-        st = wf_dbuf_alloc(&sp->bin_count, per_bin, "bin counts", &sp->workspace);
-    if (st == WARPFFT_SUCCESS)
-        st = wf_dbuf_alloc(&sp->bin_start, per_bin, "bin starts", &sp->workspace);
-    if (st == WARPFFT_SUCCESS && method_of(p)->subproblems)
-        st = wf_dbuf_alloc(&sp->nsub_start, per_bin, "subproblem starts", &sp->workspace);
+        st = wf_bin_arrays_alloc(sp, &sp->bins, p->nbins); /* one point set's */
     if (st == WARPFFT_SUCCESS)
         st = wf_dbuf_alloc(&sp->result, sizeof(wf_setpts_result), "setpts results", &sp->workspace);
-    size_t tiles = (size_t)wf_params_scan_tiles(p);
-    if (st == WARPFFT_SUCCESS && tiles > 0)
-        st = wf_dbuf_alloc(&sp->tile_sums, tiles * 2 * sizeof(uint64_t), "scan tile sums",
-                           &sp->workspace);
     return st;
 }
 
 void wf_spreader_release(wf_spreader *sp) {
-    wf_dbuf *bufs[] = {&sp->grid,      &sp->bin_count, &sp->bin_start, &sp->nsub_start, &sp->result,
-                       &sp->tile_sums, &sp->sort_idx,  &sp->bin_of,    &sp->pos_in_bin, &sp->rec,
-                       &sp->xs[0],     &sp->xs[1],     &sp->xs[2],     &sp->subprob_bin};
+    wf_dbuf *bufs[] = {&sp->grid, &sp->result, &sp->sort_idx, &sp->bin_of, &sp->pos_in_bin,
+                       &sp->rec,  &sp->xs[0],  &sp->xs[1],    &sp->xs[2],  &sp->subprob_bin};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         wf_dbuf_free(bufs[i], &sp->workspace);
-    sp->point_cap = 0;
+    wf_bin_arrays_free(sp, &sp->bins);
+    wf_bin_arrays_free(sp, &sp->set_bins);
+    sp->point_cap = sp->sub_cap = 0;
     sp->M = -1;
+    sp->n_sets = 1;
 }
 
 /* ---------------------------------------------------------------- grid work */

@@ -13,9 +13,15 @@
  *
  * Room to grow: the spreading method is data (wf_params.method selects a row of spreader.c's
  * method table: module suffix, whether it splits bins into subproblems, whether it needs the
- * grid zeroed, its launch), so another method is another row; the point sets are counted
- * (n_sets, 1 today) so that batches whose transforms each have their own points can size the
- * per-point arrays by it.
+ * grid zeroed, its launch), so another method is another row.
+ *
+ * Point sets (batched points, kernels/ABI.md "Point sets"): a setpts may bring n_sets sets of M
+ * points each, set s feeding the ntransf / n_sets transforms s*tps ..; the spreader then bins all
+ * n_sets * M points at once over n_sets * nbins bins (set-major, so each set's points and
+ * subproblems stay contiguous) and spreads or interpolates every set in one launch. The per-bin
+ * arrays, sized for one set at creation, grow at the first setpts that needs more (and the
+ * multi-block scan's kernels load then, when the bins first exceed WF_SCAN_BIG_BINS). OD's
+ * kernels take one set: a plan spreading by OD takes n_sets = 1 only (wf_spreader_sets_ok).
  *
  * Deterministic spreading (p.deterministic, a spreader that spreads: wf_spreader_stable): the
  * method is OD, whose sums run in the sorted order, and setpts makes that order the same every
@@ -38,6 +44,8 @@
 enum { WF_SI_SPREAD = 1, WF_SI_INTERP = 2 };
 
 #define WF_SCAN_BLOCK 512 /* wf_bin_scan: exactly one block of this many threads */
+/* Point sets per setpts: the SM kernels run set z as gridDim.z = z (kernels/ABI.md). */
+#define WF_MAX_SETS 65535
 
 /* The device block setpts leaves its totals in (written by wf_bin_scan, the flag set by
  * wf_bin_scatter_p); read back only in checked mode and by wf_spreader_check. The SM kernels take
@@ -49,12 +57,19 @@ typedef struct wf_setpts_result {
     int32_t sub_overflow; /* the unclamped number exceeded the cap (a bug) */
 } wf_setpts_result;
 
+/* Per-bin arrays of setpts: counts and starts (u64 per bin), the subproblem starts (methods with
+ * subproblems), and the multi-block scan's tile sums (u64 x 2 per tile; none at most
+ * WF_SCAN_BIG_BINS bins). */
+typedef struct wf_bin_arrays {
+    wf_dbuf count, start, nsub_start, tile_sums;
+    int64_t cap; /* bins they hold; 0: none allocated */
+} wf_bin_arrays;
+
 typedef struct wf_spreader {
     wf_params p; /* the grid (n_fine), kernel (width, beta), bins, method, ntransf, precision,
                     check_points; the rest of a plan's parameters is not read */
     wf_exec ex;
     int ops;          /* WF_SI_* directions loaded */
-    int64_t n_sets;   /* point sets, each of M points (1) */
     int trusted;      /* the points are known finite (type 3 checked them): no NaN pass */
     size_t workspace; /* device bytes of every buffer below */
 
@@ -69,25 +84,41 @@ typedef struct wf_spreader {
     wf_kernel k_si[2];     /* [0]: spread, [1]: interp (those in ops) */
 
     /* allocated at creation */
-    wf_dbuf grid;                 /* its own grid (wf_spreader_alloc with own_grid), else empty */
-    wf_dbuf bin_count, bin_start; /* u64 per bin */
-    wf_dbuf nsub_start;           /* u64 per bin (methods with subproblems) */
-    wf_dbuf result;               /* wf_setpts_result */
-    wf_dbuf tile_sums;            /* u64 x 2 per tile (wf_params_scan_tiles; none: 0 tiles) */
+    wf_dbuf grid;       /* its own grid (wf_spreader_alloc with own_grid), else empty */
+    wf_bin_arrays bins; /* one point set's bins (nbins) */
+    wf_dbuf result;     /* wf_setpts_result */
+    /* several point sets' bins (n_sets * nbins): made by the first setpts with that many, freed
+     * again if it fails, kept for later ones */
+    wf_bin_arrays set_bins;
 
-    /* per point set, grown by setpts */
+    /* per point set, grown by setpts (sizes for all n_sets * M points) */
     wf_dbuf sort_idx, bin_of, pos_in_bin; /* i64, i32, u32 (u64 for M >= 2^32) per point */
     wf_dbuf rec;         /* the scatter's records, u32 words per point (spreader_points.c) */
     wf_dbuf xs[3];       /* the coordinates in sorted order, T per point per used dim (xs[0] at
                             least the stable sort's histogram: spreader_points.c) */
-    wf_dbuf subprob_bin; /* i32, nbins + ceil(M / maxsub) (methods with subproblems) */
-    int64_t point_cap;
+    wf_dbuf subprob_bin; /* i32, bins + ceil(points / maxsub) (methods with subproblems) */
+    int64_t point_cap;   /* points the per-point arrays hold */
+    int64_t sub_cap;     /* entries subprob_bin holds */
 
-    /* the current point set */
-    int64_t M;
+    /* the current point sets */
+    int64_t M;                    /* points per set (-1: none yet) */
+    int64_t n_sets;               /* sets, each feeding ntransf / n_sets transforms (1) */
     CUdeviceptr x, y, z;          /* the caller's coordinates (binning reads them) */
     wf_setpts_result result_host; /* target of the device-to-host copy of `result` */
 } wf_spreader;
+
+/* Every point of the current point sets (n_sets * M; 0 before a setpts) and the bins they are
+ * sorted into (n_sets * nbins). */
+static inline int64_t wf_spreader_points(const wf_spreader *sp) {
+    return sp->M > 0 ? sp->M * sp->n_sets : 0;
+}
+static inline int64_t wf_spreader_bins(const wf_spreader *sp) {
+    return sp->p.nbins * sp->n_sets;
+}
+/* The per-bin arrays of the current point sets. */
+static inline const wf_bin_arrays *wf_spreader_bin_arrays(const wf_spreader *sp) {
+    return sp->n_sets > 1 ? &sp->set_bins : &sp->bins;
+}
 
 /* ---- spreader.c ---- */
 
@@ -106,6 +137,10 @@ warpfft_status wf_spreader_kernels(wf_spreader *sp);
 void wf_spreader_release(wf_spreader *sp);
 /* Whether sp's method splits bins into subproblems (SM: the subproblem arrays and scan). */
 int wf_spreader_subproblems(const wf_spreader *sp);
+/* Per-bin arrays for `bins` bins into b (empty before; on failure what was made stays for
+ * wf_bin_arrays_free), and their release (any stage). */
+warpfft_status wf_bin_arrays_alloc(wf_spreader *sp, wf_bin_arrays *b, int64_t bins);
+void wf_bin_arrays_free(wf_spreader *sp, wf_bin_arrays *b);
 /* Whether sp's setpts ranks points stably (deterministic, and sp spreads). */
 int wf_spreader_stable(const wf_spreader *sp);
 
@@ -121,12 +156,19 @@ warpfft_status wf_spreader_poison(const wf_spreader *sp, CUdeviceptr out, int64_
 
 /* ---- spreader_points.c ---- */
 
-/* Bins M points (the coordinates x, y, z on the device; unused dims 0) on the stream, without a
- * host sync; per-point arrays grow when M exceeds what they hold, and what this call grew is
- * freed again if it fails. M = 0: nothing to bin. With p.check_points, then checks as
- * wf_spreader_check does, naming `who`. */
-warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t M, CUdeviceptr x, CUdeviceptr y,
-                                  CUdeviceptr z, const char *who);
+/* Bins n_sets sets of M points each (the coordinates x, y, z on the device, set after set:
+ * n_sets * M values each; unused dims 0) on the stream, without a host sync; per-point arrays
+ * grow when the points exceed what they hold, and what this call grew of them is freed again
+ * if it fails; the per-bin arrays grow for n_sets * nbins bins. The caller has checked n_sets:
+ * it divides ntransf, n_sets <= WF_MAX_SETS and n_sets * nbins < 2^31 (wf_spreader_sets_ok).
+ * M = 0: nothing to bin. With p.check_points, then checks as wf_spreader_check does, naming
+ * `who`. */
+warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t n_sets, int64_t M, CUdeviceptr x,
+                                  CUdeviceptr y, CUdeviceptr z, const char *who);
+/* Whether a spreader with parameters p can take n_sets point sets (a divisor of ntransf, at
+ * most WF_MAX_SETS, fewer than 2^31 bins in all, n_sets = 1 for method OD); else the error, naming
+ * `who`. No GPU. */
+warpfft_status wf_spreader_sets_ok(const wf_params *p, int64_t n_sets, const char *who);
 /* Reads the totals of the last setpts back (one copy, one wait on the stream) and checks them:
  * BAD_POINTS for a non-finite coordinate (message: `who`, then `after`), INTERNAL when they
  * disagree with M (a bug). */

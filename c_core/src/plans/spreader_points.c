@@ -8,7 +8,8 @@
  * device (the SM kernels are launched for the capacity and read the count there), and a non-finite
  * coordinate sets a device flag that the NaN pass turns into NaN outputs and wf_spreader_check into
  * WARPFFT_ERR_BAD_POINTS. In checked mode (p.check_points), one host sync reads the flag and the
- * totals back.
+ * totals back. Point sets (spreader.h): n_sets sets are binned as one set of n_sets * M points
+ * over n_sets * nbins bins, into per-bin arrays of their own made here.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -60,12 +61,14 @@ static void release_points(wf_spreader *sp) {
                        &sp->xs[0],    &sp->xs[1],  &sp->xs[2],      &sp->rec};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         wf_dbuf_free(bufs[i], &sp->workspace);
-    sp->point_cap = 0;
+    sp->point_cap = sp->sub_cap = 0;
 }
 
-/* Per-point arrays for M points; reallocated only when M exceeds the capacity. */
-static warpfft_status ensure_capacity(wf_spreader *sp, int64_t M) {
-    if (M <= sp->point_cap)
+/* Per-point arrays for M points (all sets'), and subprob_bin for sub entries; reallocated only
+ * when either exceeds its capacity. */
+static warpfft_status ensure_capacity(wf_spreader *sp, int64_t M, int64_t sub) {
+    int subs = wf_spreader_subproblems(sp);
+    if (M <= sp->point_cap && (!subs || sub <= sp->sub_cap))
         return WARPFFT_SUCCESS;
     release_points(sp);
     size_t m = (size_t)M, *ws = &sp->workspace;
@@ -84,28 +87,55 @@ static warpfft_status ensure_capacity(wf_spreader *sp, int64_t M) {
             bytes = stable_hist_bytes(M);
         st = wf_dbuf_alloc(&sp->xs[d], bytes, xs_what[d], ws);
     }
-    if (st == WARPFFT_SUCCESS && wf_spreader_subproblems(sp))
-        st = wf_dbuf_alloc(&sp->subprob_bin,
-                           (size_t)wf_params_subprob_cap(&sp->p, M) * sizeof(int32_t),
-                           "subprob_bin", ws);
-    if (st == WARPFFT_SUCCESS)
+    if (st == WARPFFT_SUCCESS && subs)
+        st = wf_dbuf_alloc(&sp->subprob_bin, (size_t)sub * sizeof(int32_t), "subprob_bin", ws);
+    if (st == WARPFFT_SUCCESS) {
         sp->point_cap = M;
+        sp->sub_cap = subs ? sub : 0;
+    }
     return st;
 }
 
-/* wf_bin_count_p: bin of each point, its rank in the bin, bin sizes. */
+/* The per-bin arrays of n_sets > 1 point sets (spreader.h: set_bins), for `bins` bins: made
+ * (again) when smaller; *grew says so, so that a failed setpts frees them again. One set uses
+ * the creation's. */
+static warpfft_status ensure_set_bins(wf_spreader *sp, int64_t bins, int *grew) {
+    *grew = 0;
+    if (sp->n_sets == 1 || bins <= sp->set_bins.cap)
+        return WARPFFT_SUCCESS;
+    wf_bin_arrays_free(sp, &sp->set_bins);
+    *grew = 1;
+    return wf_bin_arrays_alloc(sp, &sp->set_bins, bins);
+}
+
+/* The scan kernels the bins need: wf_bin_scan (module sort) up to WF_SCAN_BIG_BINS bins, module
+ * scan_big's three beyond. Creation loaded the ones one point set needs; more sets may need the
+ * others, loaded here the first time. */
+static warpfft_status ensure_scan_kernels(wf_spreader *sp, int64_t bins) {
+    static const char *const big[3] = {"wf_scan_big_reduce", "wf_scan_big_tiles",
+                                       "wf_scan_big_down"};
+    warpfft_status st = WARPFFT_SUCCESS;
+    if (wf_scan_tiles(bins) == 0)
+        return sp->k_scan.fn ? st : wf_kernel_load(&sp->ex, "sort", "wf_bin_scan", &sp->k_scan);
+    for (int i = 0; i < 3 && st == WARPFFT_SUCCESS; i++)
+        if (!sp->k_scan_big[i].fn)
+            st = wf_kernel_load(&sp->ex, "scan_big", big[i], &sp->k_scan_big[i]);
+    return st;
+}
+
+/* wf_bin_count_p: bin of each point (its set's), its rank in the bin, bin sizes. */
 static warpfft_status launch_bin_count(wf_spreader *sp) {
     const wf_params *p = &sp->p;
-    long long M = sp->M;
-    int dim = p->dim, wide = pos_wide(sp->M);
+    long long M = wf_spreader_points(sp), n_sets = sp->n_sets;
+    int dim = p->dim, wide = pos_wide(M);
     CUdeviceptr x = sp->x, y = sp->y, z = sp->z;
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
     int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
     long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
     CUdeviceptr bin_of = sp->bin_of.ptr, pos = sp->pos_in_bin.ptr;
-    CUdeviceptr count = sp->bin_count.ptr;
-    void *args[] = {&M,   &dim, &x,   &y,   &z,   &nf1,    &nf2, &nf3,  &bs1,
-                    &bs2, &bs3, &nb1, &nb2, &nb3, &bin_of, &pos, &wide, &count};
+    CUdeviceptr count = wf_spreader_bin_arrays(sp)->count.ptr;
+    void *args[] = {&M,   &dim, &x,   &y,   &z,      &nf1, &nf2,  &nf3,   &bs1,   &bs2,
+                    &bs3, &nb1, &nb2, &nb3, &bin_of, &pos, &wide, &count, &n_sets};
     return wf_exec_launch(&sp->ex, &sp->k_bin_count, M, args);
 }
 
@@ -116,17 +146,18 @@ static warpfft_status launch_bin_count(wf_spreader *sp) {
 static warpfft_status launch_scan(wf_spreader *sp) {
     const wf_params *p = &sp->p;
     int sub = wf_spreader_subproblems(sp);
-    long long n = p->nbins, maxsub = sub ? p->maxsub : 0;
-    long long cap = sub ? wf_params_subprob_cap(p, sp->M) : 0;
-    CUdeviceptr count = sp->bin_count.ptr, start = sp->bin_start.ptr;
-    CUdeviceptr nsub_start = sub ? sp->nsub_start.ptr : 0, result = sp->result.ptr;
-    int64_t tiles = wf_params_scan_tiles(p);
+    long long n = wf_spreader_bins(sp), maxsub = sub ? p->maxsub : 0;
+    long long cap = sub ? wf_subprob_cap(n, wf_spreader_points(sp), p->maxsub) : 0;
+    const wf_bin_arrays *b = wf_spreader_bin_arrays(sp);
+    CUdeviceptr count = b->count.ptr, start = b->start.ptr;
+    CUdeviceptr nsub_start = sub ? b->nsub_start.ptr : 0, result = sp->result.ptr;
+    int64_t tiles = wf_scan_tiles(n);
     if (tiles == 0) {
         void *args[] = {&n, &count, &start, &maxsub, &nsub_start, &cap, &result};
         return wf_launch(sp->k_scan.fn, sp->k_scan.name, 1, 1, WF_SCAN_BLOCK, 0, sp->ex.stream,
                          args);
     }
-    CUdeviceptr sums = sp->tile_sums.ptr;
+    CUdeviceptr sums = b->tile_sums.ptr;
     void *reduce[] = {&n, &count, &maxsub, &sums};
     void *scan[] = {&n, &sums, &maxsub, &cap, &result};
     void *down[] = {&n, &count, &start, &maxsub, &nsub_start, &sums};
@@ -149,8 +180,8 @@ static warpfft_status launch_scan(wf_spreader *sp) {
  * pos_wide: rec holds at least two of them per point, rec_words >= 2, >= 4 with pos_wide), the
  * histogram and digit totals in xs[0] (sized for them by ensure_capacity). */
 static warpfft_status launch_stable(wf_spreader *sp) {
-    long long M = sp->M, ntiles = stable_tiles(sp->M);
-    int wide = pos_wide(sp->M), passes = stable_passes(sp->p.nbins);
+    long long M = wf_spreader_points(sp), ntiles = stable_tiles(M);
+    int wide = pos_wide(M), passes = stable_passes(wf_spreader_bins(sp));
     size_t vbytes = wide ? 8 : 4, m = (size_t)M;
     if (sp->sort_idx.bytes < 8 * m || sp->rec.bytes < 2 * vbytes * m ||
         sp->xs[0].bytes < stable_hist_bytes(M))
@@ -168,7 +199,8 @@ static warpfft_status launch_stable(wf_spreader *sp) {
     for (int pass = 0; pass < passes && st == WARPFFT_SUCCESS; pass++) {
         int last = pass == passes - 1, shift = 8 * pass;
         CUdeviceptr out_keys = last ? 0 : keys[pass % 2], out_vals = last ? 0 : vals[pass % 2];
-        CUdeviceptr start = last ? sp->bin_start.ptr : 0, pos = last ? sp->pos_in_bin.ptr : 0;
+        CUdeviceptr start = last ? wf_spreader_bin_arrays(sp)->start.ptr : 0,
+                    pos = last ? sp->pos_in_bin.ptr : 0;
         void *h[] = {&M, &in_keys, &shift, &ntiles, &hist};
         void *r[] = {&ntiles, &hist, &total};
         void *s[] = {&M,     &in_keys,  &in_vals,  &shift, &ntiles, &hist,
@@ -187,40 +219,41 @@ static warpfft_status launch_stable(wf_spreader *sp) {
 /* wf_bin_scatter_p: the record (coordinates, input index) of point j to its sorted position
  * bin_start[bin_of[j]] + pos_in_bin[j] (the non-finite check). */
 static warpfft_status launch_scatter(wf_spreader *sp) {
-    long long M = sp->M;
-    int dim = sp->p.dim, wide = pos_wide(sp->M), rw = rec_words(&sp->p, sp->M);
+    long long M = wf_spreader_points(sp);
+    int dim = sp->p.dim, wide = pos_wide(M), rw = rec_words(&sp->p, M);
     CUdeviceptr x = sp->x, y = sp->y, z = sp->z;
     CUdeviceptr bin_of = sp->bin_of.ptr, pos = sp->pos_in_bin.ptr;
-    CUdeviceptr start = sp->bin_start.ptr, rec = sp->rec.ptr;
+    CUdeviceptr start = wf_spreader_bin_arrays(sp)->start.ptr, rec = sp->rec.ptr;
     CUdeviceptr bad = sp->result.ptr + offsetof(wf_setpts_result, bad);
     void *args[] = {&M, &dim, &x, &y, &z, &bin_of, &pos, &wide, &start, &rw, &rec, &bad};
     return wf_exec_launch(&sp->ex, &sp->k_scatter, M, args);
 }
 
-/* wf_sort_unpack_p: the records into sort_idx and xs_d, and for SM the subproblem -> bin list
- * over the device-side count. */
+/* wf_sort_unpack_p: the records into sort_idx (the index within its set) and xs_d, and for SM
+ * the subproblem -> bin list over the device-side count. */
 static warpfft_status launch_unpack(wf_spreader *sp) {
     const wf_params *p = &sp->p;
     int sub = wf_spreader_subproblems(sp);
-    long long M = sp->M, nbins = p->nbins;
-    long long cap = sub ? wf_params_subprob_cap(p, sp->M) : 0;
-    int dim = p->dim, wide = pos_wide(sp->M), rw = rec_words(p, sp->M);
+    long long M = wf_spreader_points(sp), nbins = wf_spreader_bins(sp), set_M = sp->M;
+    long long cap = sub ? wf_subprob_cap(nbins, M, p->maxsub) : 0;
+    int dim = p->dim, wide = pos_wide(M), rw = rec_words(p, M);
     CUdeviceptr rec = sp->rec.ptr, sort_idx = sp->sort_idx.ptr;
     CUdeviceptr xs = sp->xs[0].ptr, ys = sp->xs[1].ptr, zs = sp->xs[2].ptr;
-    CUdeviceptr nsub_start = sub ? sp->nsub_start.ptr : 0;
+    CUdeviceptr nsub_start = sub ? wf_spreader_bin_arrays(sp)->nsub_start.ptr : 0;
     CUdeviceptr n_subprob = sp->result.ptr + offsetof(wf_setpts_result, n_subprob);
     CUdeviceptr subprob_bin = sub ? sp->subprob_bin.ptr : 0;
-    void *args[] = {&M,  &dim, &rec,   &rw,         &wide,      &sort_idx, &xs,
-                    &ys, &zs,  &nbins, &nsub_start, &n_subprob, &cap,      &subprob_bin};
+    void *args[] = {&M,  &dim,   &rec,        &rw,        &wide, &sort_idx,    &xs,   &ys,
+                    &zs, &nbins, &nsub_start, &n_subprob, &cap,  &subprob_bin, &set_M};
     return wf_exec_launch(&sp->ex, &sp->k_unpack, M > cap ? M : cap, args);
 }
 
 /* The whole binning pipeline on the stream: one memset and four launches (six with module
- * scan_big's scan; three more per radix pass of the stable ranks), sized on the host from M and
- * nbins alone (nothing is read back). */
+ * scan_big's scan; three more per radix pass of the stable ranks), sized on the host from M,
+ * n_sets and nbins alone (nothing is read back). */
 static warpfft_status enqueue_binning(wf_spreader *sp) {
     warpfft_status st =
-        wf_exec_memset(&sp->ex, sp->bin_count.ptr, sp->bin_count.bytes, "bin counts");
+        wf_exec_memset(&sp->ex, wf_spreader_bin_arrays(sp)->count.ptr,
+                       (size_t)wf_spreader_bins(sp) * sizeof(uint64_t), "bin counts");
     if (st == WARPFFT_SUCCESS)
         st = launch_bin_count(sp);
     if (st == WARPFFT_SUCCESS)
@@ -234,23 +267,60 @@ static warpfft_status enqueue_binning(wf_spreader *sp) {
     return st;
 }
 
-warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t M, CUdeviceptr x, CUdeviceptr y,
-                                  CUdeviceptr z, const char *who) {
+warpfft_status wf_spreader_sets_ok(const wf_params *p, int64_t n_sets, const char *who) {
+    if (n_sets < 1 || p->ntransf % n_sets != 0)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "%s: n_sets = %lld; must be >= 1 and divide ntransf = %lld (each set "
+                        "feeds ntransf / n_sets transforms)",
+                        who, (long long)n_sets, (long long)p->ntransf);
+    if (n_sets > 1 && p->method == WARPFFT_METHOD_OD)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: n_sets = %lld point sets with spreading method OD (the deterministic "
+                        "option's, for types 1 and 3): its kernels take one point set (set "
+                        "n_sets = 1, or use a plan per set)",
+                        who, (long long)n_sets);
+    if (n_sets > WF_MAX_SETS)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: n_sets = %lld point sets; at most %d per setpts (split the batch "
+                        "into plans of at most that many sets)",
+                        who, (long long)n_sets, WF_MAX_SETS);
+    if (p->nbins > INT32_MAX / n_sets)
+        return wf_error(WARPFFT_ERR_BAD_SIZE,
+                        "%s: n_sets = %lld point sets of %lld spreading bins each are %lld bins; "
+                        "the kernels index fewer than 2^31 (use fewer sets per plan, or larger "
+                        "opts.bin_size)",
+                        who, (long long)n_sets, (long long)p->nbins,
+                        (long long)(p->nbins * n_sets));
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t n_sets, int64_t M, CUdeviceptr x,
+                                  CUdeviceptr y, CUdeviceptr z, const char *who) {
     int dim = sp->p.dim;
     sp->M = M;
+    sp->n_sets = n_sets;
     sp->x = x;
     sp->y = dim >= 2 ? y : 0;
     sp->z = dim >= 3 ? z : 0;
     if (M == 0)
         return WARPFFT_SUCCESS; /* nothing to bin: a type 1 writes zeros, a type 2 nothing */
-    int grows = M > sp->point_cap;
-    warpfft_status st = ensure_capacity(sp, M);
+    int64_t points = wf_spreader_points(sp), bins = wf_spreader_bins(sp);
+    int64_t sub = wf_subprob_cap(bins, points, sp->p.maxsub);
+    int grows = points > sp->point_cap || (wf_spreader_subproblems(sp) && sub > sp->sub_cap);
+    int bins_grew = 0;
+    warpfft_status st = ensure_capacity(sp, points, sub);
+    if (st == WARPFFT_SUCCESS)
+        st = ensure_set_bins(sp, bins, &bins_grew);
+    if (st == WARPFFT_SUCCESS)
+        st = ensure_scan_kernels(sp, bins);
     if (st == WARPFFT_SUCCESS)
         st = enqueue_binning(sp);
     if (st == WARPFFT_SUCCESS && sp->p.check_points)
         st = wf_spreader_check(sp, who, "");
     if (st != WARPFFT_SUCCESS && grows)
         release_points(sp);
+    if (st != WARPFFT_SUCCESS && bins_grew)
+        wf_bin_arrays_free(sp, &sp->set_bins);
     return st;
 }
 
@@ -270,17 +340,18 @@ warpfft_status wf_spreader_check(wf_spreader *sp, const char *who, const char *a
     if (st != WARPFFT_SUCCESS)
         return st;
     const wf_setpts_result *r = &sp->result_host;
+    int64_t points = wf_spreader_points(sp);
     if (r->bad)
         return wf_error(WARPFFT_ERR_BAD_POINTS,
-                        "%s: x, y or z holds a NaN or infinite coordinate (M = %lld)%s", who,
-                        (long long)sp->M, after);
-    int64_t cap = wf_params_subprob_cap(&sp->p, sp->M);
-    if (r->n_sorted != (uint64_t)sp->M ||
+                        "%s: x, y or z holds a NaN or infinite coordinate (M = %lld%s)%s", who,
+                        (long long)sp->M, sp->n_sets > 1 ? " in one of the point sets" : "", after);
+    int64_t cap = wf_subprob_cap(wf_spreader_bins(sp), points, sp->p.maxsub);
+    if (r->n_sorted != (uint64_t)points ||
         (wf_spreader_subproblems(sp) && (r->sub_overflow || r->n_subprob > (uint64_t)cap)))
         return wf_error(WARPFFT_ERR_INTERNAL,
                         "%s: binning counted %llu of %lld points and %s%llu subproblems (at "
                         "most %lld)",
-                        who, (unsigned long long)r->n_sorted, (long long)sp->M,
+                        who, (unsigned long long)r->n_sorted, (long long)points,
                         r->sub_overflow ? "more than " : "", (unsigned long long)r->n_subprob,
                         (long long)cap);
     return WARPFFT_SUCCESS;

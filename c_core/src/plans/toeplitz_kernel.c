@@ -173,7 +173,7 @@ static warpfft_status run(const wf_toep_params *q, wf_nufft12 *n1, const wf_exec
         c = cbuf->ptr;
     }
     if (st == WARPFFT_SUCCESS)
-        st = wf_nufft12_setpts(n1, M, x, y, z, who); /* checked: BAD_POINTS for NaN/inf */
+        st = wf_nufft12_setpts(n1, 1, M, x, y, z, who); /* checked: BAD_POINTS for NaN/inf */
     if (st == WARPFFT_SUCCESS)
         st = wf_nufft12_execute(n1, c, grid);
     if (st == WARPFFT_SUCCESS) {

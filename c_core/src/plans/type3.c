@@ -146,10 +146,14 @@ static warpfft_status ensure(wf_nufft3 *n, wf_dbuf *b, size_t bytes, const char 
     return wf_dbuf_alloc(b, bytes, what, &n->workspace);
 }
 
-static warpfft_status ensure_buffers(wf_nufft3 *n, int64_t M, int64_t K) {
+/* For n_sets sets of M sources and K targets: per source and target of every set, the rescaled
+ * points and the phases; per strength and output value (ntransf * M, ntransf * K), the
+ * pre-phased strengths and the inner outputs. */
+static warpfft_status ensure_buffers(wf_nufft3 *n, int64_t n_sets, int64_t M, int64_t K) {
     const wf_t3_params *q = &n->q;
     size_t rb = q->inner_precision == WARPFFT_F64 ? 8 : 4, cb = 2 * rb;
-    size_t m = (size_t)M, k = (size_t)K, nt = (size_t)q->ntransf;
+    size_t m = (size_t)(n_sets * M), k = (size_t)(n_sets * K), nt = (size_t)q->ntransf;
+    size_t mt = (size_t)M * nt, kt = (size_t)K * nt;
     static const char *const xw[3] = {"rescaled x", "rescaled y", "rescaled z"};
     static const char *const sw[3] = {"rescaled s", "rescaled t", "rescaled u"};
     warpfft_status st = WARPFFT_SUCCESS;
@@ -163,9 +167,9 @@ static warpfft_status ensure_buffers(wf_nufft3 *n, int64_t M, int64_t K) {
     if (st == WARPFFT_SUCCESS)
         st = ensure(n, &n->post, k * cb, "type 3 post-factors");
     if (st == WARPFFT_SUCCESS && (q->pre_phase || q->inner_precision != n->p.precision))
-        st = ensure(n, &n->cbuf, m * nt * cb, "type 3 pre-phased strengths");
+        st = ensure(n, &n->cbuf, mt * cb, "type 3 pre-phased strengths");
     if (st == WARPFFT_SUCCESS && q->inner_precision != n->p.precision)
-        st = ensure(n, &n->obuf, k * nt * cb, "type 3 inner outputs");
+        st = ensure(n, &n->obuf, kt * cb, "type 3 inner outputs");
     return st;
 }
 
@@ -263,6 +267,7 @@ warpfft_status wf_nufft3_create(int dim, int iflag, int64_t ntransf, double tol,
     n->opts = o;
     n->iflag = iflag;
     n->M = n->K = -1;
+    n->n_sets = 1;
     set_basics(n, dim, ntransf, tol, precision);
     st = init_on_device(n);
     if (st != WARPFFT_SUCCESS) {
@@ -292,9 +297,11 @@ static warpfft_status launch_minmax(wf_nufft3 *n, int64_t count, const CUdevicep
     return wf_exec_launch(&n->ex, &n->k_minmax, count, args);
 }
 
-/* Bounds of sources and targets (one sync); BAD_POINTS for a NaN/inf coordinate. */
+/* Bounds of the M sources and K targets (every set's: the counts are all of them), one sync;
+ * BAD_POINTS for a NaN/inf coordinate, naming `who`. */
 static warpfft_status bounds(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3], int64_t K,
-                             const CUdeviceptr stu[3], double lo[2][3], double hi[2][3]) {
+                             const CUdeviceptr stu[3], double lo[2][3], double hi[2][3],
+                             const char *who) {
     const wf_driver *drv = n->ex.drv;
     CUstream stream = n->ex.stream;
     size_t half = 3 * sizeof(uint64_t);
@@ -315,9 +322,9 @@ static warpfft_status bounds(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3], 
     memcpy(&bad, &n->keys_host[WF_T3_KEYS], sizeof bad);
     if (bad)
         return wf_error(WARPFFT_ERR_BAD_POINTS,
-                        "warpfft_setpts3: a source (x, y, z) or target (s, t, u) coordinate is "
-                        "NaN or infinite (M = %lld, K = %lld)",
-                        (long long)M, (long long)K);
+                        "%s: a source (x, y, z) or target (s, t, u) coordinate is NaN or infinite "
+                        "(%lld sources, %lld targets)",
+                        who, (long long)M, (long long)K);
     for (int set = 0; set < 2; set++)
         for (int d = 0; d < n->p.dim; d++) {
             lo[set][d] = key_to_double(n->keys_host[6 * set + d]);
@@ -346,30 +353,31 @@ static warpfft_status launch_rescale(wf_nufft3 *n, int64_t M, const CUdeviceptr 
     return st;
 }
 
-/* Both binnings, unchecked and trusted: bounds() has seen every coordinate finite, so neither
- * needs a sync nor its executes a NaN pass. Then one wait for the stream: the rescaling kernels
- * read the caller's arrays, which warpfft.h lets the caller free once setpts3 returns. */
-static warpfft_status sub_setpts(wf_nufft3 *n, int64_t M, int64_t K) {
-    const char *who = "warpfft_setpts3";
+/* Both binnings (every set's), unchecked and trusted: bounds() has seen every coordinate
+ * finite, so neither needs a sync nor its executes a NaN pass. Then one wait for the stream:
+ * the rescaling kernels read the caller's arrays, which warpfft.h lets the caller free once
+ * setpts3 returns. */
+static warpfft_status sub_setpts(wf_nufft3 *n, int64_t n_sets, int64_t M, int64_t K,
+                                 const char *who) {
     warpfft_status st =
-        wf_spreader_setpts(&n->spread, M, n->xp[0].ptr, n->xp[1].ptr, n->xp[2].ptr, who);
+        wf_spreader_setpts(&n->spread, n_sets, M, n->xp[0].ptr, n->xp[1].ptr, n->xp[2].ptr, who);
     if (st == WARPFFT_SUCCESS)
-        st = wf_nufft12_setpts(n->inner, K, n->sp[0].ptr, n->sp[1].ptr, n->sp[2].ptr, who);
+        st = wf_nufft12_setpts(n->inner, n_sets, K, n->sp[0].ptr, n->sp[1].ptr, n->sp[2].ptr, who);
     if (st != WARPFFT_SUCCESS)
-        return wf_error(st, "warpfft_setpts3 (binning of the rescaled points): %s",
-                        wf_last_error());
+        return wf_error(st, "%s (binning of the rescaled points): %s", who, wf_last_error());
     WF_CU(n->ex.drv->cuStreamSynchronize(n->ex.stream), "cuStreamSynchronize after setpts3");
     return WARPFFT_SUCCESS;
 }
 
-static warpfft_status setpts_run(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3], int64_t K,
-                                 const CUdeviceptr stu[3]) {
+static warpfft_status setpts_run(wf_nufft3 *n, int64_t n_sets, int64_t M, const CUdeviceptr xyz[3],
+                                 int64_t K, const CUdeviceptr stu[3], const char *who) {
     n->M = M;
     n->K = K;
+    n->n_sets = n_sets;
     if (M == 0 || K == 0)
         return WARPFFT_SUCCESS; /* execute writes zeros (M = 0) or nothing (K = 0) */
     double lo[2][3] = {{0}}, hi[2][3] = {{0}};
-    warpfft_status st = bounds(n, M, xyz, K, stu, lo, hi);
+    warpfft_status st = bounds(n, n_sets * M, xyz, n_sets * K, stu, lo, hi, who);
     wf_t3_params q;
     if (st == WARPFFT_SUCCESS)
         st = wf_t3_params_make(n->p.dim, n->p.ntransf, n->p.tol, n->p.precision, &n->opts, lo[0],
@@ -382,18 +390,23 @@ static warpfft_status setpts_run(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[
         return st;
     n->q = q;
     n->nq = wf_t3_geometry(&q, n->geom_host);
-    st = ensure_buffers(n, M, K);
+    /* the grids' bins times the sets must stay addressable (known only now) */
+    st = wf_spreader_sets_ok(&n->spread.p, n_sets, who);
     if (st == WARPFFT_SUCCESS)
-        st = launch_rescale(n, M, xyz, K, stu);
+        st = wf_spreader_sets_ok(&n->inner->sp.p, n_sets, who);
     if (st == WARPFFT_SUCCESS)
-        st = sub_setpts(n, M, K);
+        st = ensure_buffers(n, n_sets, M, K);
+    if (st == WARPFFT_SUCCESS)
+        st = launch_rescale(n, n_sets * M, xyz, n_sets * K, stu);
+    if (st == WARPFFT_SUCCESS)
+        st = sub_setpts(n, n_sets, M, K, who);
     return st;
 }
 
-warpfft_status wf_nufft3_setpts(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3], int64_t K,
-                                const CUdeviceptr stu[3]) {
+warpfft_status wf_nufft3_setpts(wf_nufft3 *n, int64_t n_sets, int64_t M, const CUdeviceptr xyz[3],
+                                int64_t K, const CUdeviceptr stu[3], const char *who) {
     n->has_points = 0; /* from here on the old point sets are being replaced */
-    warpfft_status st = setpts_run(n, M, xyz, K, stu);
+    warpfft_status st = setpts_run(n, n_sets, M, xyz, K, stu, who);
     n->has_points = st == WARPFFT_SUCCESS;
     return st;
 }
@@ -403,7 +416,7 @@ warpfft_status wf_nufft3_setpts(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3
 warpfft_status wf_nufft3_execute(wf_nufft3 *n, CUdeviceptr c, CUdeviceptr fk) {
     const wf_t3_params *q = &n->q;
     int64_t M = n->M, K = n->K;
-    long long nt = n->p.ntransf, m = M, k = K;
+    long long nt = n->p.ntransf, m = M, k = K, n_sets = n->n_sets;
     if (K == 0)
         return WARPFFT_SUCCESS;
     if (M == 0)
@@ -414,8 +427,8 @@ warpfft_status wf_nufft3_execute(wf_nufft3 *n, CUdeviceptr c, CUdeviceptr fk) {
     CUdeviceptr cin = c;
     if (q->pre_phase || !same) {
         CUdeviceptr pre = q->pre_phase ? n->pre.ptr : 0, out = n->cbuf.ptr;
-        void *args[] = {&m, &nt, &c, &pre, &out};
-        st = wf_exec_launch(&n->ex, &n->k_pre[i], M, args);
+        void *args[] = {&m, &nt, &c, &pre, &out, &n_sets};
+        st = wf_exec_launch(&n->ex, &n->k_pre[i], n_sets * M, args);
         cin = out;
     }
     CUdeviceptr grid = n->spread.grid.ptr;
@@ -427,9 +440,9 @@ warpfft_status wf_nufft3_execute(wf_nufft3 *n, CUdeviceptr c, CUdeviceptr fk) {
         if (st != WARPFFT_SUCCESS)
             st = wf_error(st, "warpfft_execute (type 3, inner type-2 step): %s", wf_last_error());
     }
-    void *args[] = {&k, &nt, &out, &fac, &fk};
+    void *args[] = {&k, &nt, &out, &fac, &fk, &n_sets};
     if (st == WARPFFT_SUCCESS)
-        st = wf_exec_launch(&n->ex, &n->k_post[i], K, args);
+        st = wf_exec_launch(&n->ex, &n->k_post[i], n_sets * K, args);
     return st;
 }
 
@@ -443,6 +456,7 @@ void wf_nufft3_info(const wf_nufft3 *n, warpfft_plan_info *info) {
     wf_params_to_info(&n->p, info);
     info->n_points = n->has_points ? n->M : -1;
     info->n_targets = n->has_points ? n->K : -1;
+    info->n_sets = n->has_points ? n->n_sets : -1;
     info->workspace_bytes = wf_nufft3_workspace(n);
     if (n->has_grid && n->inner)
         wf_t3_to_info(&n->q, &n->spread.p, &n->inner->p, info);

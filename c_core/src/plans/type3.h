@@ -35,7 +35,8 @@ typedef struct wf_nufft3 {
     int has_grid;      /* spread and inner exist for q's grids */
     wf_spreader spread;
     wf_nufft12 *inner;
-    int64_t M, K;
+    int64_t M, K;   /* sources and targets per point set */
+    int64_t n_sets; /* point sets (warpfft_setpts3_sets), each of M sources and K targets */
     int has_points; /* the last setpts3 succeeded */
     /* kernels of module type3_p; [0]: inner f32, [1]: inner f64 */
     wf_kernel k_minmax, k_sources[2], k_targets[2], k_pre[2], k_post[2];
@@ -55,12 +56,14 @@ typedef struct wf_nufft3 {
  * The grids wait for the points (wf_nufft3_setpts). */
 warpfft_status wf_nufft3_create(int dim, int iflag, int64_t ntransf, double tol, int precision,
                                 const warpfft_opts *opts, wf_nufft3 **out);
-/* Takes M sources (x, y, z) and K targets (s, t, u), device arrays (unused dims 0): their
- * bounds (one sync; BAD_POINTS for a NaN/inf), the choice, new grids when it changed, the
- * rescaled points and both binnings; returns when the caller's arrays are no longer read.
- * n->has_points says whether it succeeded. */
-warpfft_status wf_nufft3_setpts(wf_nufft3 *n, int64_t M, const CUdeviceptr xyz[3], int64_t K,
-                                const CUdeviceptr stu[3]);
+/* Takes n_sets sets of M sources (x, y, z) and of K targets (s, t, u), device arrays of n_sets * M
+ * and n_sets * K values, set after set (unused dims 0; n_sets >= 1 divides ntransf, at most
+ * WF_MAX_SETS, checked by the caller): their bounds (one sync; BAD_POINTS for a NaN/inf), the
+ * choice for the bounds of all sets, new grids when it changed, the rescaled points and both
+ * binnings (every set at once); returns when the caller's arrays are no longer read. Messages
+ * name `who`. n->has_points says whether it succeeded. */
+warpfft_status wf_nufft3_setpts(wf_nufft3 *n, int64_t n_sets, int64_t M, const CUdeviceptr xyz[3],
+                                int64_t K, const CUdeviceptr stu[3], const char *who);
 /* c (ntransf * M strengths) -> fk (ntransf * K values at the targets), on the stream. Needs
  * points (has_points). */
 warpfft_status wf_nufft3_execute(wf_nufft3 *n, CUdeviceptr c, CUdeviceptr fk);

@@ -470,10 +470,11 @@ warpfft_status wf_kernel_get(const wf_device *dev, const char *module, const cha
     return WARPFFT_SUCCESS;
 }
 
-warpfft_status wf_launch(CUfunction fn, const char *kname, unsigned grid_x, unsigned grid_y,
-                         unsigned block_x, unsigned shared_bytes, CUstream stream, void **args) {
+warpfft_status wf_launch3(CUfunction fn, const char *kname, unsigned grid_x, unsigned grid_y,
+                          unsigned grid_z, unsigned block_x, unsigned shared_bytes, CUstream stream,
+                          void **args) {
     /* Empty work (e.g. M = 0) is legal for callers; CUDA rejects empty grids. */
-    if (grid_x == 0 || grid_y == 0)
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0)
         return WARPFFT_SUCCESS;
     const wf_driver *d = NULL;
     warpfft_status st = wf_driver_get(&d);
@@ -481,16 +482,23 @@ warpfft_status wf_launch(CUfunction fn, const char *kname, unsigned grid_x, unsi
         return st;
     if (!fn)
         return wf_error(WARPFFT_ERR_INTERNAL, "launching %s: no function", kname ? kname : "?");
-    CUresult r =
-        d->cuLaunchKernel(fn, grid_x, grid_y, 1, block_x, 1, 1, shared_bytes, stream, args, NULL);
+    CUresult r = d->cuLaunchKernel(fn, grid_x, grid_y, grid_z, block_x, 1, 1, shared_bytes, stream,
+                                   args, NULL);
     if (r != WF_CUDA_SUCCESS) {
-        char what[256];
+        char what[256], z[24] = "";
+        if (grid_z > 1)
+            snprintf(z, sizeof z, " x %u", grid_z);
         snprintf(what, sizeof what,
-                 "launching %s (grid %u x %u, block %u, %u bytes of dynamic shared memory)",
-                 kname ? kname : "?", grid_x, grid_y, block_x, shared_bytes);
+                 "launching %s (grid %u x %u%s, block %u, %u bytes of dynamic shared memory)",
+                 kname ? kname : "?", grid_x, grid_y, z, block_x, shared_bytes);
         return wf_cuda_error(r, what);
     }
     return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_launch(CUfunction fn, const char *kname, unsigned grid_x, unsigned grid_y,
+                         unsigned block_x, unsigned shared_bytes, CUstream stream, void **args) {
+    return wf_launch3(fn, kname, grid_x, grid_y, 1, block_x, shared_bytes, stream, args);
 }
 
 /* ---- public: what is embedded ---- */

@@ -37,6 +37,10 @@ warpfft_status wf_kernel_get(const wf_device *dev, const char *module, const cha
  * failure names `kname`. */
 warpfft_status wf_launch(CUfunction fn, const char *kname, unsigned grid_x, unsigned grid_y,
                          unsigned block_x, unsigned shared_bytes, CUstream stream, void **args);
+/* The same with a grid of grid_z layers (grid_z = 1: wf_launch). */
+warpfft_status wf_launch3(CUfunction fn, const char *kname, unsigned grid_x, unsigned grid_y,
+                          unsigned grid_z, unsigned block_x, unsigned shared_bytes, CUstream stream,
+                          void **args);
 
 /* ---- module load records, read by warpfft_runtime_info ---- */
 

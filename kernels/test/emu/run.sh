@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # kernels/test/emu/run.sh — builds the CPU emulation of the output-driven spreading kernels and
-# of module sort_stable (cuda_emu.h) and runs test_emu.cpp: no GPU, no CUDA toolkit, g++ only.
+# of module sort_stable (cuda_emu.h) and runs test_emu.cpp, then that of setpts' binning and
+# the GM/SM kernels with batched point sets and runs test_emu_sets.cpp: no GPU, no CUDA
+# toolkit, g++ only.
 #   bash kernels/test/emu/run.sh [quick]        # objects in kernels/test/emu/build (ignored)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,8 +39,32 @@ for m in 3:32:7 3:64:5 3:64:11 2:32:7 2:64:11 2:32:2 2:64:16 1:32:7 1:64:16 1:32
     build "od_${d}d_f${p}_w${w}.o" si_module.cpp -DWF_DIM="$d" -DWF_PREC="$p" -DWF_W="$w" \
         -DWF_SI_PART=WF_SI_SPREAD -DWF_SI_METHOD=WF_SI_OD -DWF_EMU_NS="od_${d}d_f${p}_w${w}"
 done
+od_objs=("${objs[@]}")
+# batched point sets (test_emu_sets.cpp): setpts' modules, and the GM/SM modules it runs
+objs=("$out/cuda_emu.o")
+build sort.o sort_module.cpp
+for b in 1:32 1:64 2:32 2:64 3:32 3:64; do
+    IFS=: read -r d p <<<"$b"
+    build "bin_${d}d_f${p}.o" bin_module.cpp -DWF_DIM="$d" -DWF_PREC="$p" \
+        -DWF_EMU_NS="bin_${d}d_f${p}"
+done
+for m in 1:64:5:SPREAD:GM 1:32:4:SPREAD:SM 1:64:5:INTERP:SM 2:32:6:SPREAD:SM 2:32:6:INTERP:GM \
+         2:64:7:SPREAD:SM 2:64:7:INTERP:SM 3:32:5:SPREAD:SM 3:32:5:SPREAD:GM 3:32:5:INTERP:SM \
+         3:64:8:INTERP:SM 3:64:8:INTERP:GM; do
+    IFS=: read -r d p w part meth <<<"$m"
+    ns="si_${d}d_f${p}_w${w}_${part,,}_${meth,,}"
+    # (1D code paths leave some tile parameters unused; nvcc does not warn, g++ does)
+    build "$ns.o" si_module.cpp -DWF_DIM="$d" -DWF_PREC="$p" -DWF_W="$w" \
+        -DWF_SI_PART="WF_SI_$part" -DWF_SI_METHOD="WF_SI_$meth" -DWF_EMU_NS="$ns" \
+        -Wno-unused-parameter
+done
+build test_emu_sets.o test_emu_sets.cpp
 for p in "${pids[@]}"; do
     wait "$p" || { echo "run.sh: a compile failed" >&2; exit 1; }
 done
-"$CXX" "${objs[@]}" -o "$out/test_emu"
-"$out/test_emu" "$@"
+"$CXX" "${od_objs[@]}" -o "$out/test_emu"
+"$CXX" "${objs[@]}" -o "$out/test_emu_sets"
+status=0
+"$out/test_emu" "$@" || status=1
+"$out/test_emu_sets" "$@" || status=1
+exit $status

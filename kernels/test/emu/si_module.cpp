@@ -13,6 +13,15 @@ namespace WF_EMU_NS {
 #define WF_EMU_STR_(x) #x
 #define WF_EMU_STR(x)  WF_EMU_STR_(x)
 #if WF_SI_METHOD == WF_SI_OD
-static wf_emu_reg wf_emu_this(WF_EMU_STR(WF_SINAME(spread_od)),
-                              reinterpret_cast<void *>(&WF_EMU_NS::WF_SINAME(spread_od)));
+#define WF_EMU_ENTRY WF_SINAME(spread_od)
+#elif WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_GM
+#define WF_EMU_ENTRY WF_SINAME(spread_gm)
+#elif WF_SI_PART == WF_SI_SPREAD
+#define WF_EMU_ENTRY WF_SINAME(spread_sm)
+#elif WF_SI_METHOD == WF_SI_GM
+#define WF_EMU_ENTRY WF_SINAME(interp_gm)
+#else
+#define WF_EMU_ENTRY WF_SINAME(interp_sm)
 #endif
+static wf_emu_reg wf_emu_this(WF_EMU_STR(WF_EMU_ENTRY),
+                              reinterpret_cast<void *>(&WF_EMU_NS::WF_EMU_ENTRY));

@@ -12,7 +12,11 @@ Conventions (as jax-finufft): mode arrays have x along the first mode axis, mode
 -N/2..N/2-1 (``opts=Opts(modeord=True)``: FFT order), points are 2*pi periodic. Leading axes
 of the source and of the points broadcast; axes where the points have length 1 (and the extra
 leading axis of a source with one more leading axis than the points) run as one batched
-transform sharing one set of points.
+transform sharing one set of points. Point axes that do not broadcast -- a ``jax.vmap`` over
+the points, or points with their own leading axes -- give each group its own point set, and the
+handler runs all the groups as one plan with batched points (warpfft's extension, one sort and
+one execute for every set; docs/batched-points.md); a deterministic type 1 or 3 runs them one
+after the other instead (its output-driven spreading takes one set).
 
 The operations are JAX primitives lowered to an XLA FFI custom call whose handler lives in
 libwarpfft.so; it runs on XLA's CUDA stream, works under ``jax.jit``, ``jax.vmap`` (a batched

@@ -4,9 +4,10 @@ derivatives (source and points) and batching. Type 3 is :mod:`._type3`; what bot
 
 Canonical form of the primitive (what ``nufft_p`` binds): ``source`` of shape (G, T, M) for
 type 1 or (G, T, N1[, N2[, N3]]) for type 2, and ``dim`` point arrays (x, y, z order) of shape
-(G, M): G point sets, T transforms sharing each. The handler runs one cached plan with ntransf
-= T, calling setpts once per point set. User-facing broadcasting is reduced to this form by
-:func:`apply`.
+(G, M): G point sets, T transforms sharing each. The handler runs one cached plan: with G
+point sets of their own, one of ntransf = G * T with batched points (one setpts_sets, one
+execute), else (shared points, or OD spreading, which takes one set) ntransf = T with setpts per
+point set. User-facing broadcasting is reduced to this form by :func:`apply`.
 """
 
 import jax.numpy as jnp

@@ -34,6 +34,13 @@ give the same bits on every run (output-driven spreading after a stable sort; sp
 output-driven spreading. Type 2 sums in a fixed order either way.
 Tensors with the lazy conjugate or negative bit (``x.conj()``) are read as their values.
 
+**Batched points** (warpfft's extension, not pytorch-finufft's; docs/batched-points.md):
+``points`` of shape (S, D, M) -- (S, 1, M) in 1D -- hold S point sets, S dividing the B
+transforms of the (flattened) batch: set s is used by transforms s * B / S .. (S = B: a set per
+transform), all in one plan. ``finufft_type1(points, values, shape)`` with points (B, D, M) and
+values (B, M) returns (B, *shape), transform b on points[b]; type 3 takes targets (S, D, K).
+Gradients flow to the (S, D, M) points as to (D, M) ones.
+
 **Points are not checked for NaN or infinity.** The plans use the library's unchecked
 set-points (``check_points = 0``, so setting points never waits on the host): a non-finite
 coordinate gives a result that is all NaN, not an exception. Check ``torch.isfinite(points)``
@@ -164,10 +171,18 @@ def _check(points, data, what):
                         f"must be {want}")
     if points.ndim < 2:  # (M,) in 1D (and a scalar as one point), as torch.atleast_2d
         points = points.reshape(1, -1)
-    if points.ndim != 2 or not 1 <= points.shape[0] <= 3:
-        raise ValueError(f"points must have shape (D, M) with D = 1, 2 or 3, got "
-                         f"{tuple(points.shape)}")
+    if points.ndim not in (2, 3) or not 1 <= points.shape[-2] <= 3:
+        raise ValueError(f"points must have shape (D, M) with D = 1, 2 or 3, or (S, D, M) "
+                         f"(batched points: S point sets), got {tuple(points.shape)}")
     return points
+
+
+def _check_sets(points, batch, what):
+    """Batched points (S, D, M): S must divide the number of transforms."""
+    if _count(batch) % points.shape[0]:
+        raise ValueError(f"points hold S = {points.shape[0]} point sets (shape "
+                         f"{tuple(points.shape)}), which must divide the {_count(batch)} "
+                         f"transforms of the {what} (set s feeds transforms s * B / S ..)")
 
 
 def _check_values(values, M):
@@ -246,7 +261,8 @@ def _direct(a, b):
 def finufft_type1(points, values, output_shape, **finufftkwargs):
     """Type 1 (non-uniform to uniform): f[k] = sum_j c[j] exp(isign * i * k . x_j).
 
-    points: (D, M) (or (M,) for D = 1) real; values: complex (..., M); output_shape: an int
+    points: (D, M) (or (M,) for D = 1) real -- or (S, D, M), batched points (the module's
+    doc); values: complex (..., M); output_shape: an int
     (D = 1) or a tuple of D ints. Returns (..., *output_shape). Keywords: eps (1e-6), isign
     (-1), modeord (1: FFT order), upsampfac or gpu_upsampfac (0: chosen per plan for M
     points; or any value in [1.25, 3]), deterministic (False; True: the same bits every run,
@@ -254,7 +270,7 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
     where they apply.
     """
     points = _check(points, values, "values")
-    D, M = points.shape
+    D, M = points.shape[-2:]
     if isinstance(output_shape, int):
         if D != 1:
             raise ValueError(f"output_shape must be a tuple of {D} ints for {D}D points")
@@ -267,6 +283,8 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
     eps, isign, modeord, method, ups, maxsub, bins, det = _options(finufftkwargs, D,
                                                                    values.device, compiling)
     batch = values.shape[:-1]
+    if points.ndim == 3:
+        _check_sets(points, batch, "values")
     _validate(1, output_shape, batch, eps, values.dtype, modeord, method, ups, maxsub, bins,
               compiling)
     _check_device(points, values, "values")
@@ -285,13 +303,15 @@ def finufft_type2(points, targets, **finufftkwargs):
     Keywords as :func:`finufft_type1`.
     """
     points = _check(points, targets, "targets")
-    D, M = points.shape
+    D, M = points.shape[-2:]
     if targets.ndim < D:
         raise ValueError(f"targets have shape {tuple(targets.shape)}: need {D} mode axes")
     compiling = _torch.compiler.is_compiling()
     eps, isign, modeord, method, ups, maxsub, bins, det = _options(finufftkwargs, D,
                                                                    targets.device, compiling)
     batch, modes = targets.shape[:targets.ndim - D], targets.shape[targets.ndim - D:]
+    if points.ndim == 3:
+        _check_sets(points, batch, "targets")
     _validate(2, modes, batch, eps, targets.dtype, modeord, method, ups, maxsub, bins,
               compiling)
     _check_device(points, targets, "targets")
@@ -306,7 +326,8 @@ def finufft_type2(points, targets, **finufftkwargs):
 def finufft_type3(points, values, targets, **finufftkwargs):
     """Type 3 (non-uniform to non-uniform): f[k] = sum_j c[j] exp(isign * i * s_k . x_j).
 
-    points: (D, M) (or (M,) for D = 1) real; values: complex (..., M); targets: (D, K) (or (K,))
+    points: (D, M) (or (M,) for D = 1) real, or batched (S, D, M) with targets (S, D, K);
+    values: complex (..., M); targets: (D, K) (or (K,))
     real, the frequencies s_k. Returns (..., K). Keywords as :func:`finufft_type1` (modeord
     does not apply). Differentiable with respect to the values, the points and the targets.
     """
@@ -316,12 +337,15 @@ def finufft_type3(points, values, targets, **finufftkwargs):
     if targets.dtype != points.dtype:
         raise TypeError(f"targets have dtype {targets.dtype} but the points {points.dtype}: "
                         "both must be the real type of the values")
-    D, M = points.shape
+    D, M = points.shape[-2:]
     targets = _torch.atleast_2d(targets)
-    if targets.ndim != 2 or targets.shape[0] != D:
-        raise ValueError(f"targets must have shape ({D}, K) like the points' (D, M), got "
-                         f"{tuple(targets.shape)}")
+    want = (D,) if points.ndim == 2 else (points.shape[0], D)
+    if targets.ndim != points.ndim or tuple(targets.shape[:-1]) != want:
+        raise ValueError(f"targets must have shape {want + ('K',)} like the points' "
+                         f"{tuple(points.shape[:-1]) + ('M',)}, got {tuple(targets.shape)}")
     _check_values(values, M)
+    if points.ndim == 3:
+        _check_sets(points, values.shape[:-1], "values")
     compiling = _torch.compiler.is_compiling()
     eps, isign, _, method, ups, maxsub, bins, det = _options(finufftkwargs, D, values.device,
                                                              compiling)
@@ -335,7 +359,7 @@ def finufft_type3(points, values, targets, **finufftkwargs):
                          "must be on one device")
     out = nufft3_op(points, values.reshape(-1, M), targets, isign, eps, method, ups, maxsub,
                     bins, det)
-    return out.reshape(batch + (targets.shape[1],))
+    return out.reshape(batch + (targets.shape[-1],))
 
 
 def stats():

@@ -39,17 +39,24 @@ def _devices(op, fake, named):
 
 
 def _points(op, points, data, what):
-    """(D, M) of points (D, M) of the real dtype of `data` (complex64 or complex128)."""
+    """(D, M) of points (D, M) -- or (S, D, M), S point sets (batched points), S dividing the
+    batch of `data` -- of the real dtype of `data` (complex64 or complex128)."""
     real = _REAL.get(data.dtype)
     if real is None:
         raise TypeError(f"{op}: {what} must be complex64 or complex128, not {data.dtype}")
     if points.dtype != real:
         raise TypeError(f"{op}: points have dtype {points.dtype} but {what} are {data.dtype}: "
                         f"points must be {real}")
-    if points.ndim != 2 or not 1 <= points.shape[0] <= 3:
-        raise ValueError(f"{op}: points must have shape (D, M) with D = 1, 2 or 3, got "
-                         f"{tuple(points.shape)}")
-    return points.shape
+    if points.ndim not in (2, 3) or not 1 <= points.shape[-2] <= 3:
+        raise ValueError(f"{op}: points must have shape (D, M) with D = 1, 2 or 3 (or (S, D, M): "
+                         f"S point sets), got {tuple(points.shape)}")
+    if points.ndim == 3:
+        S = points.shape[0]
+        if S < 1 or data.ndim < 1 or data.shape[0] % S:
+            raise ValueError(f"{op}: points hold S = {S} point sets (shape "
+                             f"{tuple(points.shape)}), which must divide the batch of the "
+                             f"{what}, {data.shape[0] if data.ndim else 0}")
+    return points.shape[-2:]
 
 
 def _values(op, values, M):
@@ -65,8 +72,8 @@ def _values(op, values, M):
 
 
 def nufft1(points, values, n_modes, fake=False):
-    """points (D, M), values (B, M), n_modes D positive ints, all on one CUDA device."""
-    if not fake and points.ndim == 2 and values.ndim == 2:
+    """points (D, M) (or (S, D, M)), values (B, M), n_modes D positive ints, all on one CUDA device."""
+    if not fake and points.ndim == 2 and values.ndim == 2:  # (batched points: the full check)
         D, M = points.shape
         if (_REAL.get(values.dtype) is points.dtype and values.shape[1] == M
                 and 0 < len(n_modes) == D <= 3 and min(n_modes) > 0
@@ -104,7 +111,8 @@ def nufft3(points, values, targets, fake=False):
     if targets.dtype != points.dtype:
         raise TypeError(f"{op}: targets have dtype {targets.dtype} but the points "
                         f"{points.dtype}: both must be the real type of the values")
-    if targets.ndim != 2 or targets.shape[0] != D:
-        raise ValueError(f"{op}: targets must have shape ({D}, K) like the points' (D, M), got "
-                         f"{tuple(targets.shape)}")
+    want = (D,) if points.ndim == 2 else (points.shape[0], D)
+    if targets.ndim != points.ndim or tuple(targets.shape[:-1]) != want:
+        raise ValueError(f"{op}: targets must have shape {want + ('K',)} like the points' "
+                         f"{tuple(points.shape[:-1]) + ('M',)}, got {tuple(targets.shape)}")
     _devices(op, fake, (("points", points), ("values", values), ("targets", targets)))

@@ -3,7 +3,9 @@
 
 Canonical form: points (D, M) real, x first; type 1 values (B, M) -> (B, N1[, N2[, N3]]); type 2
 targets (B, N1[, ...]) -> (B, M); type 3 values (B, M) and targets (D, K) -> (B, K). B
-transforms share the points (one plan with ntransf = B).
+transforms share the points (one plan with ntransf = B). Batched points (warpfft's extension):
+points (S, D, M) (type 3: targets (S, D, K) too), S dividing B, give set s to transforms
+s * B / S .. (one plan, warpfft_setpts_sets; _sets.py).
 The C plan has dimension 1 fastest, so modes and coordinates are passed in reverse order
 (zero-copy: a mode array (B, N1, N2) is the C plan's (N2 fastest) layout). The kernels and
 the fake implementations check their arguments first (_checks.py).
@@ -26,7 +28,7 @@ from collections import OrderedDict
 import torch
 
 from .. import _lib as native
-from . import _checks
+from . import _checks, _sets
 
 # Plans come from the C library's live-plan pool (warpfft_pool_acquire / _release: shared with
 # the one-call functions and the JAX handler; its limits, clears and eviction are the pool's).
@@ -177,7 +179,10 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
     device = _device_of(src)
     stream = _stream_of(device)
     prec = _precision(src.dtype)
-    D, M = points.shape
+    if points.ndim == 2:  # (inline: this runs on every call)
+        S, (D, M) = 1, points.shape
+    else:  # S point sets (batched points)
+        S, D, M = points.shape
     B = src.shape[0]
     if B == 0:
         return out
@@ -205,11 +210,15 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
             _forget(plan)  # a failed setpts leaves no points to reuse
             # detached aliases: same storage and version counter, no autograd graph kept alive
             src_alias = points.detach()
-            used = src_alias.contiguous()
-            base, row = used.data_ptr(), M * used.element_size()  # (D, M) contiguous
+            used = _sets.c_layout(src_alias)  # (D, S * M) contiguous
+            base, row = used.data_ptr(), S * M * used.element_size()
             ptrs = [base + d * row for d in range(D)][::-1]  # the C plan's x is the last axis
             ptrs += [None] * (3 - D)
-            native.check(native.lib.warpfft_setpts(plan, prec, M, *ptrs), "warpfft_setpts")
+            if points.ndim == 2:
+                native.check(native.lib.warpfft_setpts(plan, prec, M, *ptrs), "warpfft_setpts")
+            else:
+                native.check(native.lib.warpfft_setpts_sets(plan, prec, S, M, *ptrs),
+                             "warpfft_setpts_sets")
             _stats["setpts_calls"] += 1
             if sig is not None:
                 _remember(plan, _Points(_points_id(plan, pid), sig, src_alias, used))
@@ -292,7 +301,7 @@ def _nufft2_impl(points, targets, isign, eps, modeord, method, upsampfac, max_su
                  reuse_points=True, deterministic=False):
     # deterministic: interpolation is already (the option only reaches the backward's type 1)
     _checks.nufft2(points, targets)
-    M = points.shape[1]
+    M = points.shape[-1]
     out = torch.empty((targets.shape[0], M), dtype=targets.dtype, device=targets.device)
     if M == 0:
         return out
@@ -303,7 +312,7 @@ def _nufft2_impl(points, targets, isign, eps, modeord, method, upsampfac, max_su
 def _nufft2_fake(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
                  reuse_points=True, deterministic=False):
     _checks.nufft2(points, targets, fake=True)
-    return targets.new_empty((targets.shape[0], points.shape[1]))
+    return targets.new_empty((targets.shape[0], points.shape[-1]))
 
 
 # ---- autograd ------------------------------------------------------------------------------
@@ -336,22 +345,21 @@ def _backward1(ctx, grad):
     points, values = ctx.saved_tensors
     isign, eps, modeord, method, upsampfac, max_subprob, bins = ctx.rest
     need_p, need_v = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-    D = points.shape[0]
+    D = points.shape[-2]
     s = 1 if isign >= 0 else -1
     real = points.dtype
     parts = [grad]
     if need_p:
         parts += [(-1j * s) * _ramp(d, ctx.n_modes, modeord, grad.device, real) * grad
                   for d in range(D)]
-    B = grad.shape[0]
-    stacked = torch.cat(parts, dim=0) if len(parts) > 1 else grad
+    stacked = _sets.stack(parts, points)  # batched points: each set's transforms together
     r = nufft2_op(points, stacked.contiguous(), -s, eps, modeord, method, upsampfac,
                   max_subprob, bins, not need_p, ctx.det)
-    r = r.reshape(len(parts), B, -1)
+    r = _sets.unstack(r, len(parts), points)
     gv = r[0] if need_v else None
     gp = None
     if need_p:
-        gp = (values.conj().unsqueeze(0) * r[1:]).real.sum(dim=1)
+        gp = _sets.reduce((values.conj().unsqueeze(0) * r[1:]).real, points)
     return (gp, gv) + (None,) * (len(ctx.needs_input_grad) - 2)  # none for the options
 
 
@@ -368,7 +376,7 @@ def _backward2(ctx, grad):
     points, targets = ctx.saved_tensors
     isign, eps, modeord, method, upsampfac, max_subprob, bins = ctx.rest
     need_p, need_t = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-    D = points.shape[0]
+    D = points.shape[-2]
     s = 1 if isign >= 0 else -1
     modes = list(targets.shape[1:])
     gt = gp = None
@@ -376,12 +384,11 @@ def _backward2(ctx, grad):
         gt = nufft1_op(points, grad.contiguous(), modes, -s, eps, modeord, method, upsampfac,
                        max_subprob, bins, not need_p, ctx.det)
     if need_p:
-        B = targets.shape[0]
-        ramped = torch.cat([(1j * s) * _ramp(d, modes, modeord, targets.device, points.dtype)
-                            * targets for d in range(D)], dim=0)
+        ramped = _sets.stack([(1j * s) * _ramp(d, modes, modeord, targets.device, points.dtype)
+                              * targets for d in range(D)], points)
         r = nufft2_op(points, ramped.contiguous(), s, eps, modeord, method, upsampfac,
-                      max_subprob, bins, False, ctx.det).reshape(D, B, -1)
-        gp = (grad.conj().unsqueeze(0) * r).real.sum(dim=1)
+                      max_subprob, bins, False, ctx.det)
+        gp = _sets.reduce((grad.conj().unsqueeze(0) * _sets.unstack(r, D, points)).real, points)
     return (gp, gt) + (None,) * (len(ctx.needs_input_grad) - 2)
 
 
@@ -390,23 +397,28 @@ def _run3(points, values, targets, out, isign, eps, kw):
     device = _device_of(values)
     stream = _stream_of(device)
     prec = _precision(values.dtype)
-    D, M = points.shape
-    K = targets.shape[1]
+    S, D, M = _sets.split(points)  # S point sets (batched points), else 1
+    K = targets.shape[-1]
     B = values.shape[0]
     if B == 0 or K == 0:
         return out
     if M == 0:
         return out.zero_()
     values = _plain(values).contiguous()
-    pc, tc = _plain(points.detach()).contiguous(), _plain(targets.detach()).contiguous()
+    pc, tc = _sets.c_layout(_plain(points.detach())), _sets.c_layout(_plain(targets.detach()))
     plan = _acquire(3, (D,), B, eps, 1 if isign >= 0 else -1, prec, kw, device, stream)
     try:
-        # rows of the contiguous (D, M) / (D, K) arrays, reversed: the C plan's x is last
+        # rows of the contiguous (D, S * M) / (D, S * K) arrays, reversed: the C plan's x is
+        # last
         pb, tb, size = pc.data_ptr(), tc.data_ptr(), pc.element_size()
-        ptr = ([pb + d * M * size for d in range(D)][::-1] + [None] * (3 - D)
-               + [tb + d * K * size for d in range(D)][::-1] + [None] * (3 - D))
-        native.check(native.lib.warpfft_setpts3(plan, prec, M, *ptr[:3], K, *ptr[3:]),
-                     "warpfft_setpts3")
+        ptr = ([pb + d * S * M * size for d in range(D)][::-1] + [None] * (3 - D)
+               + [tb + d * S * K * size for d in range(D)][::-1] + [None] * (3 - D))
+        if points.ndim == 2:
+            native.check(native.lib.warpfft_setpts3(plan, prec, M, *ptr[:3], K, *ptr[3:]),
+                         "warpfft_setpts3")
+        else:
+            native.check(native.lib.warpfft_setpts3_sets(plan, prec, S, M, *ptr[:3], K,
+                                                         *ptr[3:]), "warpfft_setpts3_sets")
         _stats["setpts_calls"] += 1
         native.check(native.lib.warpfft_execute(plan, prec, values.data_ptr(),
                                                 out.data_ptr()), "warpfft_execute")
@@ -422,7 +434,7 @@ def _nufft3_impl(points, values, targets, isign, eps, method, upsampfac, max_sub
     """f[b, k] = sum_j values[b, j] exp(i isign (targets[:, k] . points[:, j])); points (D, M),
     values (B, M), targets (D, K) -> (B, K)."""
     _checks.nufft3(points, values, targets)
-    out = torch.empty((values.shape[0], targets.shape[1]), dtype=values.dtype,
+    out = torch.empty((values.shape[0], targets.shape[-1]), dtype=values.dtype,
                       device=values.device)
     det = _deterministic(deterministic)
     kw = _kw(0, _spread_method(method, det), upsampfac, max_subprob, tuple(bins), det)
@@ -432,7 +444,7 @@ def _nufft3_impl(points, values, targets, isign, eps, method, upsampfac, max_sub
 def _nufft3_fake(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins,
                  deterministic=False):
     _checks.nufft3(points, values, targets, fake=True)
-    return values.new_empty((values.shape[0], targets.shape[1]))
+    return values.new_empty((values.shape[0], targets.shape[-1]))
 
 
 def _setup3(ctx, inputs, output):
@@ -450,24 +462,26 @@ def _backward3(ctx, grad):
     points, values, targets = ctx.saved_tensors
     isign, eps, method, upsampfac, max_subprob, bins = ctx.rest
     need_p, need_v, need_t = ctx.needs_input_grad[:3]
-    D = points.shape[0]
+    D = points.shape[-2]
     B = grad.shape[0]
     s = 1 if isign >= 0 else -1
     gp = gv = gt = None
     if need_p or need_v:
-        parts = [grad] + ([(-1j * s) * targets[d].unsqueeze(0) * grad for d in range(D)]
+        parts = [grad] + ([(-1j * s) * _sets.coord(targets, d, B) * grad for d in range(D)]
                           if need_p else [])
-        stacked = torch.cat(parts, dim=0) if len(parts) > 1 else grad
+        stacked = _sets.stack(parts, points)  # batched points: each set's transforms together
         r = nufft3_op(targets, stacked.contiguous(), points, -s, eps, method, upsampfac,
-                      max_subprob, bins, ctx.det).reshape(len(parts), B, -1)
+                      max_subprob, bins, ctx.det)
+        r = _sets.unstack(r, len(parts), points)
         gv = r[0] if need_v else None
         if need_p:
-            gp = (values.conj().unsqueeze(0) * r[1:]).real.sum(dim=1)
+            gp = _sets.reduce((values.conj().unsqueeze(0) * r[1:]).real, points)
     if need_t:
-        ramped = torch.cat([(1j * s) * points[d].unsqueeze(0) * values for d in range(D)], dim=0)
+        ramped = _sets.stack([(1j * s) * _sets.coord(points, d, B) * values for d in range(D)],
+                             points)
         r = nufft3_op(points, ramped.contiguous(), targets, s, eps, method, upsampfac,
-                      max_subprob, bins, ctx.det).reshape(D, B, -1)
-        gt = (grad.conj().unsqueeze(0) * r).real.sum(dim=1)
+                      max_subprob, bins, ctx.det)
+        gt = _sets.reduce((grad.conj().unsqueeze(0) * _sets.unstack(r, D, points)).real, targets)
     return (gp, gv, gt) + (None,) * (len(ctx.needs_input_grad) - 3)
 
 

@@ -1,0 +1,319 @@
+/*
+ * test_emu_sets.cpp — CPU tests of batched point sets (kernels/ABI.md, "Point sets"): n_sets
+ * sets of set_M points, each feeding tps = ntransf / n_sets transforms, binned and sorted in one
+ * pass and spread or interpolated in one launch. Run through the CUDA emulation of cuda_emu.h
+ * (run.sh builds and runs it), the kernels as the C core launches them:
+ *  - setpts: wf_bin_count_p with n_sets (bin = set * nbins + the bin of the coordinates),
+ *    wf_bin_scan over the n_sets * nbins bins, wf_bin_scatter_p, wf_sort_unpack_p; checked:
+ *    every point counted, each set's points at sorted positions [s*set_M, (s+1)*set_M), the bins
+ *    in order, the subproblem list;
+ *  - GM and SM spreading and interpolation with n_sets, against a direct sum in double of the
+ *    same kernel values, each transform over its own set's points only: 1D/2D/3D, f32/f64, the
+ *    kernels' variants (thread / team per point, fixed point, output-driven SM), sets whose
+ *    sizes split warps and subproblems, clustered sets, a grid.y smaller than the transforms
+ *    per set, and one set (the plain batch) against the same reference.
+ * Exit status 0 when everything passes.
+ */
+#include "cuda_emu.h"
+#include "emu_registry.h"
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace host {
+#include "../../common.cuh"
+}
+
+typedef long long i64;
+typedef unsigned long long u64;
+
+static int g_fail = 0;
+
+static void *kernel(const std::string &name) {
+    auto it = wf_emu_kernels().find(name);
+    if (it == wf_emu_kernels().end()) {
+        std::printf("kernel %s not built into this test\n", name.c_str());
+        std::exit(2);
+    }
+    return it->second;
+}
+
+template <class T> struct K {
+    typedef void (*bin_count)(i64, int, const T *, const T *, const T *, i64, i64, i64, int, int,
+                              int, i64, i64, i64, int *, void *, int, u64 *, i64);
+    typedef void (*scatter)(i64, int, const T *, const T *, const T *, const int *, const void *,
+                            int, const u64 *, int, unsigned *, int *);
+    typedef void (*unpack)(i64, int, const unsigned *, int, int, i64 *, T *, T *, T *, i64,
+                           const u64 *, const u64 *, i64, int *, i64);
+};
+typedef void (*scan_fn)(i64, const u64 *, u64 *, i64, u64 *, i64, u64 *);
+template <class T, class Cx> struct SI {
+    typedef void (*gm)(i64, const T *, const T *, const T *, Cx *, i64, i64, i64, i64, const i64 *,
+                       T, Cx *, i64, i64);
+    typedef void (*sm)(i64, const T *, const T *, const T *, Cx *, i64, i64, i64, i64, const i64 *,
+                       T, int, int, int, i64, i64, i64, const u64 *, const u64 *, const u64 *,
+                       const int *, const u64 *, i64, Cx *, i64, i64);
+};
+
+enum Method { GM, SM };
+enum Dir { SPREAD, INTERP };
+enum Dist { UNIFORM, CLUSTER };
+
+struct Case {
+    int dim, prec, W;
+    Method method;
+    Dir dir;
+    i64 nf[3];
+    int bs[3];
+    i64 set_M;
+    int n_sets, tps, maxsub, gridx, gridy;
+    Dist dist;
+};
+
+static dim3 d3(unsigned x, unsigned y = 1) {
+    dim3 d;
+    d.x = x;
+    d.y = y;
+    return d;
+}
+
+template <class T, class Cx> static void run(const Case &k) {
+    const int dim = k.dim, W = k.W;
+    const char *p = k.prec == 32 ? "f32" : "f64";
+    const std::string ds = std::to_string(dim) + "d_" + p;
+    std::mt19937_64 rng(77 + dim * 1000 + W * 10 + k.n_sets + (int)k.method + 2 * (int)k.dir);
+    std::uniform_real_distribution<double> U(-M_PI, M_PI);
+    const i64 n_sets = k.n_sets, set_M = k.set_M, M = n_sets * set_M;
+    const i64 ntransf = n_sets * k.tps;
+    i64 nf[3] = {1, 1, 1}, nb[3] = {1, 1, 1};
+    int bs[3] = {1, 1, 1};
+    for (int d = 0; d < dim; ++d) {
+        nf[d] = k.nf[d];
+        bs[d] = k.bs[d];
+        nb[d] = (nf[d] + bs[d] - 1) / bs[d];
+    }
+    const i64 nbins = nb[0] * nb[1] * nb[2], total_bins = nbins * n_sets;
+    const i64 nfprod = nf[0] * nf[1] * nf[2];
+
+    /* the points, set after set; CLUSTER puts each set in its own corner */
+    std::vector<T> x[3];
+    for (int d = 0; d < 3; ++d)
+        x[d].assign(std::max<i64>(M, 1), (T)0);
+    for (i64 j = 0; j < M; ++j)
+        for (int d = 0; d < dim; ++d) {
+            double v = U(rng);
+            if (k.dist == CLUSTER)
+                v = -M_PI + 2 * M_PI * ((double)((j / set_M) % 3) + 0.9 * (v + M_PI) / (2 * M_PI)) /
+                                3.0;
+            x[d][j] = (T)v;
+        }
+
+    /* setpts: count, scan, scatter, unpack (block 256, the scan one block of 512) */
+    const std::string bm = "bin_" + ds + "/";
+    std::vector<int> bin_of(std::max<i64>(M, 1));
+    std::vector<unsigned> pos(std::max<i64>(M, 1));
+    std::vector<u64> count(total_bins, 0), start(total_bins), nsub(total_bins), result(3, 0);
+    const i64 maxsub = k.method == SM ? k.maxsub : 0;
+    const i64 cap = k.method == SM ? total_bins + (M + maxsub - 1) / maxsub : 0;
+    const int gx = (int)std::min<i64>((M + 255) / 256, 3);
+    wf_emu::launch(d3((unsigned)std::max(gx, 1)), d3(256), 0, [&] {
+        ((typename K<T>::bin_count)kernel(bm + "bin_count"))(
+            M, dim, x[0].data(), dim >= 2 ? x[1].data() : nullptr,
+            dim >= 3 ? x[2].data() : nullptr, nf[0], nf[1], nf[2], bs[0], bs[1], bs[2], nb[0],
+            nb[1], nb[2], bin_of.data(), pos.data(), 0, count.data(), n_sets);
+    });
+    wf_emu::launch(d3(1), d3(512), 0, [&] {
+        ((scan_fn)kernel("wf_bin_scan"))(total_bins, count.data(), start.data(), maxsub,
+                                         maxsub ? nsub.data() : nullptr, cap, result.data());
+    });
+    const int cw = (int)sizeof(T) / 4, nw = dim * cw + 1;
+    const int rw = nw <= 2 ? 2 : nw <= 4 ? 4 : 8;
+    std::vector<unsigned> rec(std::max<i64>(M, 1) * rw);
+    int bad = 0;
+    wf_emu::launch(d3((unsigned)std::max(gx, 1)), d3(256), 0, [&] {
+        ((typename K<T>::scatter)kernel(bm + "bin_scatter"))(
+            M, dim, x[0].data(), dim >= 2 ? x[1].data() : nullptr,
+            dim >= 3 ? x[2].data() : nullptr, bin_of.data(), pos.data(), 0, start.data(), rw,
+            rec.data(), &bad);
+    });
+    std::vector<T> xs[3];
+    for (int d = 0; d < 3; ++d)
+        xs[d].assign(std::max<i64>(M, 1), (T)0);
+    std::vector<i64> sort_idx(std::max<i64>(M, 1));
+    std::vector<int> subprob_bin(std::max<i64>(cap, 1));
+    wf_emu::launch(d3(2), d3(256), 0, [&] {
+        ((typename K<T>::unpack)kernel(bm + "sort_unpack"))(
+            M, dim, rec.data(), rw, 0, sort_idx.data(), xs[0].data(),
+            dim >= 2 ? xs[1].data() : nullptr, dim >= 3 ? xs[2].data() : nullptr, total_bins,
+            maxsub ? nsub.data() : nullptr, maxsub ? &result[1] : nullptr, cap,
+            maxsub ? subprob_bin.data() : nullptr, set_M);
+    });
+    /* the sort: every point once, each set's points in its range, bins in order */
+    i64 misplaced = 0, unordered = 0;
+    std::vector<char> seen(std::max<i64>(M, 1), 0);
+    for (i64 i = 0; i < M; ++i) {
+        const i64 j = sort_idx[i] + i / set_M * set_M; /* sort_idx: the index within the set */
+        if (sort_idx[i] < 0 || sort_idx[i] >= set_M || seen[j]) {
+            ++misplaced;
+            continue;
+        }
+        seen[j] = 1;
+        misplaced += j / set_M != i / set_M;
+        if (i > 0)
+            unordered += bin_of[sort_idx[i - 1]] > bin_of[j];
+        misplaced += bin_of[j] / nbins != j / set_M;
+    }
+    i64 bad_sub = 0;
+    if (maxsub) {
+        u64 want = 0;
+        for (i64 b = 0; b < total_bins; ++b) {
+            const u64 ns = (count[b] + maxsub - 1) / maxsub;
+            for (u64 q = 0; q < ns; ++q)
+                bad_sub += subprob_bin[want + q] != (int)b;
+            want += ns;
+        }
+        bad_sub += result[1] != want;
+    }
+    const bool sort_ok = result[0] == (u64)M && misplaced == 0 && unordered == 0 && bad == 0 &&
+                         bad_sub == 0;
+
+    /* strengths or the fine grids */
+    std::normal_distribution<double> N01;
+    std::vector<Cx> c(std::max<i64>(ntransf * set_M, 1)), fw(std::max<i64>(nfprod * ntransf, 1));
+    for (auto &v : (k.dir == SPREAD ? c : fw)) {
+        v.x = (T)N01(rng);
+        v.y = (T)N01(rng);
+    }
+    for (auto &v : (k.dir == SPREAD ? fw : c))
+        v.x = v.y = (T)0;
+    const double beta_d = 2.30 * W;
+    const T beta = (T)beta_d;
+    const std::string op = k.dir == SPREAD ? "spread" : "interp";
+    const std::string name = "wf_" + op + (k.method == GM ? "_gm_" : "_sm_") + ds + "_w" +
+                             std::to_string(W);
+    if (k.method == GM) {
+        wf_emu::launch(d3((unsigned)k.gridx), d3(256), 0, [&] {
+            ((typename SI<T, Cx>::gm)kernel(name))(
+                M, xs[0].data(), dim >= 2 ? xs[1].data() : nullptr,
+                dim >= 3 ? xs[2].data() : nullptr, c.data(), nf[0], nf[1], nf[2], ntransf,
+                sort_idx.data(), beta, fw.data(), set_M, (i64)k.tps);
+        });
+    } else {
+        const int pad = (W + 1) / 2;
+        size_t cells = 1;
+        for (int d = 0; d < dim; ++d)
+            cells *= (size_t)(bs[d] + 2 * pad);
+        const size_t cell = k.dir == SPREAD && dim <= 2 && k.prec == 32 ? 16 : sizeof(Cx);
+        dim3 g = d3((unsigned)k.gridx, (unsigned)k.gridy);
+        g.z = (unsigned)n_sets; /* block z runs set z */
+        wf_emu::launch(g, d3(256), cells * cell, [&] {
+            ((typename SI<T, Cx>::sm)kernel(name))(
+                M, xs[0].data(), dim >= 2 ? xs[1].data() : nullptr,
+                dim >= 3 ? xs[2].data() : nullptr, c.data(), nf[0], nf[1], nf[2], ntransf,
+                sort_idx.data(), beta, bs[0], bs[1], bs[2], nb[0], nb[1], nb[2], start.data(),
+                count.data(), nsub.data(), subprob_bin.data(), &result[1], maxsub, fw.data(),
+                set_M, (i64)k.tps);
+        });
+    }
+
+    /* reference in double: each transform over its own set's points */
+    const T inv_hw = (T)(2.0 / W), e2b = (T)std::exp(-2.0 * (double)beta);
+    std::vector<double> ref(2 * (k.dir == SPREAD ? nfprod * ntransf : ntransf * set_M), 0.0);
+    for (i64 j = 0; j < M; ++j) {
+        const i64 s = j / set_M, jl = j - s * set_M;
+        double kv[3][16];
+        i64 a[3] = {0, 0, 0};
+        for (int d = 0; d < 3; ++d)
+            for (int q = 0; q < W; ++q)
+                kv[d][q] = d < dim ? 0.0 : (q == 0 ? 1.0 : 0.0);
+        for (int d = 0; d < dim; ++d) {
+            const double u = host::wf_fold((double)x[d][j], nf[d]);
+            a[d] = host::wf_first_index(u, W);
+            for (int q = 0; q < W; ++q)
+                kv[d][q] = (double)host::wf_phi((T)(((double)a[d] + q) - u), inv_hw, beta, e2b);
+        }
+        const int W2 = dim >= 2 ? W : 1, W3 = dim >= 3 ? W : 1;
+        for (int pz = 0; pz < W3; ++pz)
+            for (int r = 0; r < W2; ++r)
+                for (int q = 0; q < W; ++q) {
+                    const i64 cx = ((a[0] + q) % nf[0] + nf[0]) % nf[0];
+                    const i64 cy = ((a[1] + r) % nf[1] + nf[1]) % nf[1];
+                    const i64 cz = ((a[2] + pz) % nf[2] + nf[2]) % nf[2];
+                    const double kk = kv[0][q] * kv[1][r] * kv[2][pz];
+                    const i64 cell = cx + nf[0] * (cy + nf[1] * cz);
+                    for (int tt = 0; tt < k.tps; ++tt) {
+                        const i64 t = s * k.tps + tt;
+                        if (k.dir == SPREAD) {
+                            ref[2 * (t * nfprod + cell)] += kk * (double)c[t * set_M + jl].x;
+                            ref[2 * (t * nfprod + cell) + 1] += kk * (double)c[t * set_M + jl].y;
+                        } else {
+                            ref[2 * (t * set_M + jl)] += kk * (double)fw[t * nfprod + cell].x;
+                            ref[2 * (t * set_M + jl) + 1] += kk * (double)fw[t * nfprod + cell].y;
+                        }
+                    }
+                }
+    }
+    const std::vector<Cx> &got = k.dir == SPREAD ? fw : c;
+    const i64 n = k.dir == SPREAD ? nfprod * ntransf : ntransf * set_M;
+    double maxref = 0, maxerr = 0;
+    for (i64 i = 0; i < n; ++i) {
+        maxref = std::max({maxref, std::fabs(ref[2 * i]), std::fabs(ref[2 * i + 1])});
+        const double e = std::max(std::fabs((double)got[i].x - ref[2 * i]),
+                                  std::fabs((double)got[i].y - ref[2 * i + 1]));
+        maxerr = std::isfinite(e) ? std::max(maxerr, e) : INFINITY;
+    }
+    const double rel = maxref > 0 ? maxerr / maxref : maxerr;
+    const double tol = k.prec == 32 ? 3e-6 : 1e-13;
+    const bool ok = sort_ok && rel <= tol && (M == 0 || maxref > 0);
+    if (!ok)
+        ++g_fail;
+    std::printf("%s %s nf=%lldx%lldx%lld bs=%dx%dx%d sets=%lld x %lld pts tps=%d maxsub=%d "
+                "grid=%dx%d dist=%d: sort %s (counted %llu, misplaced %lld, unordered %lld, "
+                "subproblems %lld wrong), rel err %.2e\n",
+                ok ? "ok  " : "FAIL", name.c_str(), nf[0], nf[1], nf[2], bs[0], bs[1], bs[2],
+                n_sets, set_M, k.tps, k.maxsub, k.gridx, k.gridy, (int)k.dist,
+                sort_ok ? "ok" : "BAD", (unsigned long long)result[0], misplaced, unordered,
+                bad_sub, rel);
+}
+
+static void run_case(const Case &k) {
+    if (k.prec == 32)
+        run<float, float2>(k);
+    else
+        run<double, double2>(k);
+}
+
+int main(int argc, char **argv) {
+    const bool quick = argc > 1 && std::string(argv[1]) == "quick";
+    /* dim prec W method dir nf bs set_M n_sets tps maxsub gridx gridy dist */
+    std::vector<Case> cases = {
+        /* 1D: f64 GM spread (team), f32 SM spread (fixed point), f64 SM interp */
+        {1, 64, 5, GM, SPREAD, {200}, {32}, 75, 4, 2, 0, 3, 1, UNIFORM},
+        {1, 32, 4, SM, SPREAD, {256}, {64}, 300, 3, 1, 64, 5, 1, CLUSTER},
+        {1, 64, 5, SM, INTERP, {200}, {32}, 75, 4, 2, 16, 4, 1, UNIFORM},
+        /* 2D: f32 SM spread (team, fixed point), f32 GM interp (thread), f64 SM spread (OD2),
+         * f64 SM interp; a grid.y below the transforms per set */
+        {2, 32, 6, SM, SPREAD, {32, 24}, {8, 8}, 130, 3, 2, 32, 7, 1, UNIFORM},
+        {2, 32, 6, GM, INTERP, {32, 24}, {8, 8}, 130, 3, 2, 0, 2, 1, CLUSTER},
+        {2, 64, 7, SM, SPREAD, {28, 30}, {8, 8}, 90, 2, 3, 40, 6, 2, UNIFORM},
+        {2, 64, 7, SM, INTERP, {28, 30}, {8, 8}, 90, 2, 3, 40, 6, 2, CLUSTER},
+        /* 3D: f32 SM spread (output-driven), f32 GM spread (team: shuffles inside the transform
+         * loop), f32 SM interp, f64 SM interp (team), f64 GM interp; one set */
+        {3, 32, 5, SM, SPREAD, {16, 14, 12}, {8, 8, 4}, 70, 3, 1, 32, 9, 1, UNIFORM},
+        {3, 32, 5, GM, SPREAD, {16, 14, 12}, {8, 8, 8}, 70, 3, 2, 0, 2, 1, UNIFORM},
+        {3, 32, 5, SM, INTERP, {16, 14, 12}, {8, 8, 4}, 70, 3, 2, 32, 9, 1, CLUSTER},
+        {3, 64, 8, SM, INTERP, {20, 18, 16}, {8, 8, 4}, 45, 2, 2, 25, 5, 1, UNIFORM},
+        {3, 64, 8, GM, INTERP, {20, 18, 16}, {8, 8, 8}, 45, 2, 2, 0, 1, 1, UNIFORM},
+        {3, 32, 5, SM, SPREAD, {16, 14, 12}, {8, 8, 4}, 150, 1, 3, 32, 9, 2, UNIFORM},
+        {2, 32, 6, GM, INTERP, {32, 24}, {8, 8}, 200, 1, 4, 0, 2, 1, UNIFORM},
+    };
+    for (size_t i = 0; i < cases.size(); ++i) {
+        if (quick && i % 2 != 0)
+            continue;
+        run_case(cases[i]);
+    }
+    std::printf("emu sets tests: %d failures\n", g_fail);
+    return g_fail ? 1 : 0;
+}
