@@ -54,12 +54,15 @@ def test_vmap_over_points_types_1_2(dim):
     pts, c = data(G, dim, M, seed=dim)
     f = jax.vmap(lambda c, *p: wj.nufft1(modes, c, *p, eps=1e-10))(c, *pts)
     ref = jnp.stack([wj.nufft1(modes, c[g], *[p[g] for p in pts], eps=1e-10) for g in range(G)])
-    assert f.shape == (G,) + modes and rel(f, ref) < 1e-12
+    # one batched plan against G single-set plans: each within eps of the exact sums, but the
+    # batched plan's sigma and width are chosen for G times the points (H200, 2D: 8e-12), so
+    # not bit-close; a set paired with another set's values would be off by O(1)
+    assert f.shape == (G,) + modes and rel(f, ref) < 1e-9
     # leading point axes that do not broadcast: the same, without vmap
-    assert rel(wj.nufft1(modes, c, *pts, eps=1e-10), ref) < 1e-12
+    assert rel(wj.nufft1(modes, c, *pts, eps=1e-10), ref) < 1e-9
     back = jax.vmap(lambda f, *p: wj.nufft2(f, *p, eps=1e-10))(f, *pts)
     ref2 = jnp.stack([wj.nufft2(f[g], *[p[g] for p in pts], eps=1e-10) for g in range(G)])
-    assert rel(back, ref2) < 1e-12
+    assert rel(back, ref2) < 1e-9
 
 
 @pytest.mark.parametrize("dim", [1, 2, 3])

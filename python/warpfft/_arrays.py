@@ -168,8 +168,9 @@ def can_copy_contiguous(obj):
 
 def copy_contiguous(obj):
     """A C-contiguous copy of `obj` of the same library (device arrays stay on their device;
-    the copy is queued on the library's current stream, which the copy's
-    __cuda_array_interface__ names). TypeError if `can_copy_contiguous(obj)` is False."""
+    cupy's and torch's copies are queued on the library's current stream, which the copy's
+    __cuda_array_interface__ names; numba's goes through the host, synchronously). TypeError if
+    `can_copy_contiguous(obj)` is False."""
     lib = _module(obj)
     if lib == "numpy":
         return np.ascontiguousarray(obj)
@@ -183,9 +184,11 @@ def copy_contiguous(obj):
     if lib == "numba":
         from numba import cuda
 
-        out = cuda.device_array(obj.shape, obj.dtype, stream=getattr(obj, "stream", 0) or 0)
-        out[:] = obj  # numba copies element-wise on the device (a kernel of its own)
-        return out
+        # Through the host, with no kernel: numba's element-wise device copy compiles one, and
+        # its compiler failed on the GPU machine (numba-cuda against NumPy 2.4: np.row_stack is
+        # gone), so every non-contiguous numba input failed there. copy_to_host takes the strided
+        # allocation as it is; the copy runs on the default stream, after the array's producers.
+        return cuda.to_device(np.ascontiguousarray(obj.copy_to_host()))
     if not can_copy_contiguous(obj):
         raise TypeError(f"{type(obj).__module__}.{type(obj).__name__}: no C-contiguous copy "
                         "can be made of this array")
