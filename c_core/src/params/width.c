@@ -11,9 +11,10 @@
  * 4.5x the mean at w 6, from the kernel's jump at +-w/2), with the coherence that grid-aligned
  * points add across dims, or the band edge (all energy in one mode), whichever is larger
  * (wf_alias_combine); and never less than the band edge on grid nodes, sum over dims of the
- * worst factor (wf_alias_passes). Random points see the mean over offsets (wf_alias_mean, the rule before
- * issue 14): 2-5x below the bound. Cost: one point of width in about half the cases (suite B
- * f32 at 1e-5: 6 -> 7; 2D f64 at 1e-9: 10 -> 11; 3D at 1e-9 stays 11).
+ * worst factor (wf_alias_passes). Random points see the mean over offsets (wf_alias_mean, the
+ * rule before issue 14): 2-5x below the bound. Cost: one point of width in about half the cases
+ * (suite B f32 at 1e-5: 6 -> 7; 2D f64 at 1e-9: 10 -> 11), one more at sigma 2 from the band
+ * edge on nodes in 3D f32 at 1e-5 and 2D/3D f64 at 1e-9 (docs/accuracy.md).
  * The safety factor covers what the bound leaves out: products of two aliasing terms (~tol^2),
  * the sampling of offsets and modes (test_params checks it against dense sampling) and
  * rounding, which adds in quadrature (tol_floor, grid.c).
