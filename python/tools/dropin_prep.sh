@@ -56,6 +56,10 @@ done
 "${pipdl[@]}" -d $D/whl "mri-nufft==$MRI_NUFFT" "pytorch-finufft==$PYTORCH_FINUFFT" \
     "finufft==$FINUFFT" matplotlib contourpy cycler fonttools kiwisolver pillow pyparsing \
     python-dateutil six tzdata tqdm pytest-cases makefun decopatch packaging
+# mri-nufft's autodiff module imports deepinv (its test_autodiff errored at every fixture
+# without it); deepinv's other needs (torchvision, torchmetrics, einops, h5py, requests) are
+# on the GPU machine already
+"${pipdl[@]}" -d $D/whl "deepinv==${DEEPINV:-0.5.0}" natsort
 if [ "${DROPIN_NUMBA:-0}" = 1 ]; then
     "${pipdl[@]}" -d $D/whl numba llvmlite numba-cuda
 fi
