@@ -248,12 +248,16 @@ static void test_validation(void) {
     /* the inner step's options never carry it */
     resolved.spreadinterponly = 1;
     CHECK(wf_t3_inner_opts(&resolved).spreadinterponly == 0);
-    /* upsampfac 1.25 works too */
+    /* upsampfac 1.25 works too, at a tol its widths reach: 1e-6 on this small grid now needs
+     * more than 16 points inside (the band edge on nodes, width.c) and is refused */
     o.upsampfac = 1.25;
-    CHECK(warpfft_plan_params3(2, 1, 1e-6, WARPFFT_F64, &o, lo, hi, slo, shi, &info) ==
+    CHECK(warpfft_plan_params3(2, 1, 1e-5, WARPFFT_F64, &o, lo, hi, slo, shi, &info) ==
                   WARPFFT_SUCCESS &&
               info.upsampfac == 1.25 && info.inner_fine[0] < 2 * info.n_fine[0],
           "upsampfac 1.25: %s", warpfft_last_error());
+    CHECK(warpfft_plan_params3(2, 1, 1e-6, WARPFFT_F64, &o, lo, hi, slo, shi, &info) ==
+              WARPFFT_ERR_BAD_TOL,
+          "upsampfac 1.25 at 1e-6: %s", warpfft_last_error());
 }
 
 /* opts.deterministic for type 3: the spreading step spreads with OD (AUTO or OD asked for), the
