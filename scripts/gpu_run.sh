@@ -146,6 +146,12 @@ bench-peer)
     say "reference: every method per case"
     PEER_RUNS=${PEER_RUNS:-10} run bash .peer/peer_bench.sh $BENCH_CASES > "$L/peer.txt" 2>&1 || fails=$((fails+1))
     grep -E '^\| ' "$L/peer.txt" | tee -a "$log"
+    # its errors per method (its perftest reports none): its own Python package on the library
+    # just built, against exact sums (python/bench/peer_errors.py)
+    peerlib=$(find "${PEER_BUILD:-/tmp/peerbuild}" -name 'libcufinufft.so' 2>/dev/null | head -1)
+    say "reference: errors per method"
+    run python3 python/bench/peer_errors.py --lib "$peerlib" --pkg .peer/python/cufinufft \
+        --json "$L/peer_errors.json" ${BENCH_CASES:+--cases $BENCH_CASES} || fails=$((fails+1))
     say "bench (aot) beside the reference"
     WARPFFT_BENCH_PEER=$L/peer.txt WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_REPS=${BENCH_REPS:-10} WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} WARPFFT_BENCH_DETERMINISTIC=${BENCH_DETERMINISTIC:-0} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
 bench-nvrtc)
