@@ -69,7 +69,7 @@ t0=$(date +%s)
 for t in "${TARGETS[@]}"; do
     case $t in
     fuzz_abi) build fuzz_abi "${CORE[@]}" "$WORK/gen/fault_kernels.c" ;;
-    fuzz_xla) build fuzz_xla "$(find "$SRC" -name xla_ffi.c)" ;;
+    fuzz_xla) build fuzz_xla "$(find "$SRC" -name xla_ffi.c)" "$(find "$SRC" -name xla_common.c)" ;;
     fuzz_kcache)
         build fuzz_kcache "$(find "$SRC" -name kcache.c)" "$(find "$SRC" -name sha256.c)" \
             "$(find "$SRC" -name libfind.c)" "$(find "$SRC" -name nvrtc.c)" \

@@ -199,13 +199,15 @@ echo "== the live-plan pool on the stand-in driver (ASan+UBSan)"
 on_standin "$FAULT/test_pool" || status=1
 # The XLA FFI handler (framework/xla_ffi.c) and the pool it takes plans from (api/pool.c), linked
 # with a recording stand-in of the C ABI and of the plan hooks the pool calls (api/plan_pool.h).
-gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_ffi.c" "$SRC/api/pool.c" "$HERE/test_xla_ffi.c" \
+gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_ffi.c" "$SRC/framework/xla_common.c" \
+    "$SRC/api/pool.c" "$HERE/test_xla_ffi.c" \
     "$HERE/test_xla_ffi_standin.c" "$HERE/test_xla_ffi_pool.c" \
     -o "$BUILD/bin/test_xla_ffi" "${LIBS[@]}"
 echo "== the XLA FFI handler on a recording stand-in of the C ABI (ASan+UBSan)"
 "$BUILD/bin/test_xla_ffi" || status=1
 # The Toeplitz operator's XLA handlers (xla_toeplitz.c) the same way.
-gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_toeplitz.c" "$HERE/test_xla_toeplitz.c" \
+gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_toeplitz.c" "$SRC/framework/xla_common.c" \
+    "$HERE/test_xla_toeplitz.c" \
     -o "$BUILD/bin/test_xla_toeplitz" "${LIBS[@]}"
 echo "== the Toeplitz XLA handlers on a recording stand-in of the C ABI (ASan+UBSan)"
 "$BUILD/bin/test_xla_toeplitz" || status=1

@@ -9,9 +9,8 @@
  */
 #include "framework/xla_ffi.h"
 
-#include <dlfcn.h>
-#include <stdarg.h>
-#include <pthread.h>
+#include "framework/xla_common.h"
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,23 +28,6 @@ typedef struct wf_xla_key {
 } wf_xla_key;
 
 static atomic_llong wf_xla_created;
-
-static XLA_FFI_Error *xla_error(const XLA_FFI_CallFrame *f, int errc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static XLA_FFI_Error *xla_error(const XLA_FFI_CallFrame *f, int errc, const char *fmt, ...) {
-    char msg[1536];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    XLA_FFI_Error_Create_Args a;
-    memset(&a, 0, sizeof a);
-    a.struct_size = sizeof a;
-    a.message = msg;
-    a.errc = errc;
-    return f->api->XLA_FFI_Error_Create(&a);
-}
 
 static int status_errc(warpfft_status st) {
     switch (st) {
@@ -71,25 +53,15 @@ static int status_errc(warpfft_status st) {
 
 static XLA_FFI_Error *status_error(const XLA_FFI_CallFrame *f, warpfft_status st,
                                    const char *what) {
-    return xla_error(f, status_errc(st), "warpfft: %s failed (%s): %s", what,
-                     warpfft_status_name(st), warpfft_last_error());
+    return wf_xla_error(f, status_errc(st), "warpfft: %s failed (%s): %s", what,
+                        warpfft_status_name(st), warpfft_last_error());
 }
 
 /* ---- attributes ---- */
 
-static const XLA_FFI_Scalar *find_attr(const XLA_FFI_Attrs *at, const char *name) {
-    size_t len = strlen(name);
-    for (int64_t i = 0; i < at->size; i++) {
-        const XLA_FFI_ByteSpan *s = at->names[i];
-        if (at->types[i] == WF_XLA_ATTR_SCALAR && s->len == len && memcmp(s->ptr, name, len) == 0)
-            return (const XLA_FFI_Scalar *)at->attrs[i];
-    }
-    return NULL;
-}
-
 /* Integer attribute of any integer width; 0 when found and valid, -1 otherwise. */
 static int attr_int(const XLA_FFI_Attrs *at, const char *name, int64_t *out) {
-    const XLA_FFI_Scalar *s = find_attr(at, name);
+    const XLA_FFI_Scalar *s = wf_xla_find_attr(at, name);
     if (!s)
         return -1;
     switch (s->dtype) {
@@ -111,7 +83,7 @@ static int attr_int(const XLA_FFI_Attrs *at, const char *name, int64_t *out) {
 }
 
 static int attr_f64(const XLA_FFI_Attrs *at, const char *name, double *out) {
-    const XLA_FFI_Scalar *s = find_attr(at, name);
+    const XLA_FFI_Scalar *s = wf_xla_find_attr(at, name);
     if (!s)
         return -1;
     if (s->dtype == WF_XLA_F64)
@@ -120,37 +92,6 @@ static int attr_f64(const XLA_FFI_Attrs *at, const char *name, double *out) {
         *out = *(const float *)s->value;
     else
         return -1;
-    return 0;
-}
-
-/* ---- device of the buffers ---- */
-
-typedef int (*wf_ptr_attr_fn)(void *, int, uint64_t);
-typedef int (*wf_ctx_dev_fn)(int *);
-static pthread_once_t wf_xla_cu_once = PTHREAD_ONCE_INIT;
-static wf_ptr_attr_fn wf_xla_ptr_attr;
-static wf_ctx_dev_fn wf_xla_ctx_dev;
-
-static void cu_lookup(void) {
-    /* XLA has loaded the driver already; take its copy without loading anything new. */
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!h)
-        return;
-    *(void **)&wf_xla_ptr_attr = dlsym(h, "cuPointerGetAttribute");
-    *(void **)&wf_xla_ctx_dev = dlsym(h, "cuCtxGetDevice");
-}
-
-/* The ordinal of the device holding `ptr` (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9); else the
- * current context's device; else 0. */
-static int device_of(void *ptr) {
-    pthread_once(&wf_xla_cu_once, cu_lookup);
-    int ordinal = -1;
-    if (ptr && wf_xla_ptr_attr && wf_xla_ptr_attr(&ordinal, 9, (uint64_t)(uintptr_t)ptr) == 0 &&
-        ordinal >= 0)
-        return ordinal;
-    int dev = 0;
-    if (wf_xla_ctx_dev && wf_xla_ctx_dev(&dev) == 0)
-        return dev;
     return 0;
 }
 
@@ -202,26 +143,6 @@ WARPFFT_API void warpfft_xla_cache_clear(void) {
 }
 
 /* ---- the handler ---- */
-
-static const XLA_FFI_Buffer *arg_buffer(const XLA_FFI_CallFrame *f, int64_t i) {
-    if (i >= f->args.size || f->args.types[i] != WF_XLA_ARG_BUFFER)
-        return NULL;
-    return (const XLA_FFI_Buffer *)f->args.args[i];
-}
-
-static XLA_FFI_Error *stream_of(XLA_FFI_CallFrame *f, uint64_t *stream) {
-    if (f->api->struct_size < offsetof(XLA_FFI_Api, XLA_FFI_Stream_Get) + sizeof(void *))
-        return xla_error(f, WF_XLA_ERR_UNIMPLEMENTED, "warpfft: XLA's FFI API has no Stream_Get");
-    XLA_FFI_Stream_Get_Args sa;
-    memset(&sa, 0, sizeof sa);
-    sa.struct_size = sizeof sa;
-    sa.ctx = f->ctx;
-    XLA_FFI_Error *e = f->api->XLA_FFI_Stream_Get(&sa);
-    if (e)
-        return e;
-    *stream = (uint64_t)(uintptr_t)sa.stream;
-    return NULL;
-}
 
 /* A decoded call: its plan's key (run_call adds the stream and the device), and what each of
  * its G groups passes to setpts (types 1, 2) or setpts3 (type 3) and to execute. */
@@ -316,10 +237,10 @@ static warpfft_status run_groups(const wf_xla_call *c, warpfft_plan plan, int se
  * take the sets (OUT_OF_MEMORY: its G * T grids; BAD_SIZE: the sets' bins; nothing enqueued),
  * the groups run on a plan of T instead, as they did before batched points. */
 static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
-    XLA_FFI_Error *e = stream_of(f, &c->key.stream);
+    XLA_FFI_Error *e = wf_xla_stream_of(f, &c->key.stream);
     if (e)
         return e;
-    c->key.device = device_of(c->data);
+    c->key.device = wf_xla_device_of(c->data);
     int sets = batched_points(c);
     int64_t T = c->key.ntransf;
     c->key.ntransf = sets ? T * c->G : T; /* G <= 65535 groups of T: their arrays exist: fits */
@@ -346,8 +267,8 @@ static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     snprintf(msg, sizeof msg, "%s", warpfft_last_error());
     warpfft_status rst = warpfft_pool_release(plan, 0);
     if (st != WARPFFT_SUCCESS)
-        return xla_error(f, status_errc(st), "warpfft: %s failed (%s): %s", what,
-                         warpfft_status_name(st), msg);
+        return wf_xla_error(f, status_errc(st), "warpfft: %s failed (%s): %s", what,
+                            warpfft_status_name(st), msg);
     if (rst != WARPFFT_SUCCESS)
         return status_error(f, rst, "warpfft_pool_release");
     return NULL;
@@ -359,20 +280,21 @@ static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
  * its precision, from source and result. */
 static XLA_FFI_Error *take_buffers(XLA_FFI_CallFrame *f, wf_xla_call *c, int dim,
                                    const XLA_FFI_Buffer **src, const XLA_FFI_Buffer **out) {
-    *src = arg_buffer(f, 0);
+    *src = wf_xla_arg_buffer(f, 0);
     *out = (const XLA_FFI_Buffer *)f->rets.rets[0];
     for (int s = 0; s < (c->key.type == 3 ? 6 : 3); s++)
-        if (s % 3 < dim && !(c->pts[s] = arg_buffer(f, 1 + s % 3 + (s < 3 ? 0 : dim))))
-            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
+        if (s % 3 < dim && !(c->pts[s] = wf_xla_arg_buffer(f, 1 + s % 3 + (s < 3 ? 0 : dim))))
+            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                                "warpfft: arguments must be buffers");
     if (!*src)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
     if ((*src)->dtype == WF_XLA_C64 && (*out)->dtype == WF_XLA_C64)
         c->key.precision = WARPFFT_F32;
     else if ((*src)->dtype == WF_XLA_C128 && (*out)->dtype == WF_XLA_C128)
         c->key.precision = WARPFFT_F64;
     else
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: source and result must both be complex64 or complex128");
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: source and result must both be complex64 or complex128");
     c->key.dim = dim;
     c->data = (*src)->data ? (*src)->data : (*out)->data;
     return NULL;
@@ -388,15 +310,15 @@ static XLA_FFI_Error *check_points(XLA_FFI_CallFrame *f, const wf_xla_call *c) {
         const char *what = !t3 ? "point" : s < 3 ? "source coordinate" : "target coordinate";
         if (p && (p->dtype != (f32 ? WF_XLA_F32 : WF_XLA_F64) || p->rank != 2 ||
                   p->dims[0] != c->Gp || p->dims[1] != len))
-            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                             "warpfft: %s array %d must be %s of shape (%lld, %lld)%s", what, s % 3,
-                             f32 ? "float32" : "float64", (long long)c->Gp, (long long)len,
-                             t3 ? "" : " like the first");
+            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                                "warpfft: %s array %d must be %s of shape (%lld, %lld)%s", what,
+                                s % 3, f32 ? "float32" : "float64", (long long)c->Gp,
+                                (long long)len, t3 ? "" : " like the first");
     }
     if (c->Gp != c->G && c->Gp != 1)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: %lld point sets for %lld source groups", (long long)c->Gp,
-                         (long long)c->G);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: %lld point sets for %lld source groups", (long long)c->Gp,
+                            (long long)c->G);
     return NULL;
 }
 
@@ -410,11 +332,11 @@ static XLA_FFI_Error *group_bytes(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t 
     if (__builtin_mul_overflow(T, M, &cb) || __builtin_mul_overflow(cb, cplx, &cb) ||
         __builtin_mul_overflow(T, out[0], &fb) || __builtin_mul_overflow(fb, out[1], &fb) ||
         __builtin_mul_overflow(fb, out[2], &fb) || __builtin_mul_overflow(fb, cplx, &fb))
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: array sizes overflow (T = %lld, M = %lld, outputs %lld x %lld "
-                         "x %lld)",
-                         (long long)T, (long long)M, (long long)out[0], (long long)out[1],
-                         (long long)out[2]);
+        return wf_xla_error(
+            f, WF_XLA_ERR_INVALID_ARGUMENT,
+            "warpfft: array sizes overflow (T = %lld, M = %lld, outputs %lld x %lld "
+            "x %lld)",
+            (long long)T, (long long)M, (long long)out[0], (long long)out[1], (long long)out[2]);
     c->c_group = (size_t)cb;
     c->fk_group = (size_t)fb;
     return NULL;
@@ -425,18 +347,19 @@ static XLA_FFI_Error *group_bytes(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t 
 static XLA_FFI_Error *decode12(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t n[3]) {
     int type = c->key.type, dim = (int)f->args.size - 1;
     if (dim < 1 || dim > 3 || f->rets.size != 1 || f->rets.types[0] != WF_XLA_RET_BUFFER)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: custom call takes source + 1..3 point arrays and returns one "
-                         "array (got %lld arguments, %lld results)",
-                         (long long)f->args.size, (long long)f->rets.size);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: custom call takes source + 1..3 point arrays and returns one "
+                            "array (got %lld arguments, %lld results)",
+                            (long long)f->args.size, (long long)f->rets.size);
     const XLA_FFI_Buffer *src, *out;
     XLA_FFI_Error *e = take_buffers(f, c, dim, &src, &out);
     if (e)
         return e;
     int64_t src_rank_want = type == 1 ? 3 : 2 + dim;
     if (src->rank != src_rank_want)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: source has rank %lld, not %lld",
-                         (long long)src->rank, (long long)src_rank_want);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: source has rank %lld, not %lld", (long long)src->rank,
+                            (long long)src_rank_want);
     int64_t G = c->G = src->dims[0], T = c->key.ntransf = src->dims[1];
     int64_t M = c->M = c->pts[0]->rank == 2 ? c->pts[0]->dims[1] : -1;
     c->Gp = c->pts[0]->rank == 2 ? c->pts[0]->dims[0] : -1;
@@ -447,8 +370,8 @@ static XLA_FFI_Error *decode12(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t n[3
         if (d >= dim)
             n[d] = 1;
         if (n[d] < 1)
-            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: mode count n%d = %lld",
-                             d + 1, (long long)n[d]);
+            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: mode count n%d = %lld",
+                                d + 1, (long long)n[d]);
         c->key.n[d] = n[d];
     }
     const XLA_FFI_Buffer *modes = type == 1 ? out : src;
@@ -459,11 +382,11 @@ static XLA_FFI_Error *decode12(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t n[3
     for (int d = 0; ok && d < dim; d++)
         ok = modes->dims[1 + dim - d] == n[d];
     if (!ok)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: shapes do not match (G=%lld, T=%lld, M=%lld, modes %lld x "
-                         "%lld x %lld)",
-                         (long long)G, (long long)T, (long long)M, (long long)n[2], (long long)n[1],
-                         (long long)n[0]);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: shapes do not match (G=%lld, T=%lld, M=%lld, modes %lld x "
+                            "%lld x %lld)",
+                            (long long)G, (long long)T, (long long)M, (long long)n[2],
+                            (long long)n[1], (long long)n[0]);
     c->c = strengths, c->fk = modes;
     c->empty = G == 0 || T == 0;
     return c->empty ? NULL : group_bytes(f, c, T, M, n);
@@ -476,30 +399,30 @@ static XLA_FFI_Error *decode3(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     int64_t nargs = f->args.size;
     if (nargs < 3 || nargs > 7 || (nargs - 1) % 2 != 0 || f->rets.size != 1 ||
         f->rets.types[0] != WF_XLA_RET_BUFFER)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: a type-3 custom call takes source + 1..3 source coordinate "
-                         "arrays + as many target coordinate arrays and returns one array (got "
-                         "%lld arguments, %lld results)",
-                         (long long)nargs, (long long)f->rets.size);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: a type-3 custom call takes source + 1..3 source coordinate "
+                            "arrays + as many target coordinate arrays and returns one array (got "
+                            "%lld arguments, %lld results)",
+                            (long long)nargs, (long long)f->rets.size);
     const XLA_FFI_Buffer *src, *out;
     XLA_FFI_Error *e = take_buffers(f, c, (int)((nargs - 1) / 2), &src, &out);
     if (e)
         return e;
     if (src->rank != 3 || out->rank != 3 || c->pts[0]->rank != 2 || c->pts[3]->rank != 2)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: type 3 needs source and result of rank 3 and coordinates of "
-                         "rank 2");
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: type 3 needs source and result of rank 3 and coordinates of "
+                            "rank 2");
     int64_t G = c->G = src->dims[0], T = c->key.ntransf = src->dims[1], M = c->M = src->dims[2];
     int64_t K = c->K = c->pts[3]->dims[1];
     c->Gp = c->pts[0]->dims[0];
     if ((e = check_points(f, c)))
         return e;
     if (out->dims[0] != G || out->dims[1] != T || out->dims[2] != K)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: result has shape (%lld, %lld, %lld), expected (%lld, %lld, "
-                         "%lld)",
-                         (long long)out->dims[0], (long long)out->dims[1], (long long)out->dims[2],
-                         (long long)G, (long long)T, (long long)K);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: result has shape (%lld, %lld, %lld), expected (%lld, %lld, "
+                            "%lld)",
+                            (long long)out->dims[0], (long long)out->dims[1],
+                            (long long)out->dims[2], (long long)G, (long long)T, (long long)K);
     for (int d = 0; d < 3; d++)
         c->key.n[d] = 1; /* unused by type 3: the grids are chosen at setpts3 */
     c->c = src, c->fk = out;
@@ -533,9 +456,9 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     if (attr_int(at, "nufft_type", &type) || attr_int(at, "iflag", &iflag) ||
         attr_f64(at, "eps", &eps) || attr_int(at, "n1", &n[0]) || attr_int(at, "n2", &n[1]) ||
         attr_int(at, "n3", &n[2]))
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: custom call needs integer attributes nufft_type, iflag, n1, "
-                         "n2, n3 and a float eps");
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: custom call needs integer attributes nufft_type, iflag, n1, "
+                            "n2, n3 and a float eps");
     attr_int(at, "modeord", &modeord);
     attr_int(at, "method", &method);
     attr_int(at, "max_subprob", &max_subprob);
@@ -545,8 +468,8 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     attr_int(at, "bin3", &bin[2]);
     attr_f64(at, "upsampfac", &upsampfac);
     if (type != 1 && type != 2 && type != 3)
-        return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                         "warpfft: nufft_type %lld is not 1, 2 or 3", (long long)type);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: nufft_type %lld is not 1, 2 or 3", (long long)type);
     /* The options are C ints: a value that does not fit is refused, not cut to 32 bits (a
      * 64-bit modeord of 2^32 + 1 would otherwise reach the plan as 1). */
     const char *const opt_names[7] = {"modeord", "method", "max_subprob",  "bin1",
@@ -555,9 +478,9 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
                                  bin[1],  bin[2], deterministic};
     for (int i = 0; i < 7; i++)
         if (opt_vals[i] < INT32_MIN || opt_vals[i] > INT32_MAX)
-            return xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                             "warpfft: attribute %s = %lld does not fit a 32-bit int", opt_names[i],
-                             (long long)opt_vals[i]);
+            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                                "warpfft: attribute %s = %lld does not fit a 32-bit int",
+                                opt_names[i], (long long)opt_vals[i]);
 
     wf_xla_call c;
     memset(&c, 0, sizeof c);

@@ -11,9 +11,7 @@
  * Contracts in xla_ffi.h's style: shapes in the Python order (the last axis is the C ABI's
  * dimension 1), mode counts n1..n3 in the C order. Errors come back as XLA_FFI_Error values.
  */
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,24 +19,9 @@
 
 #include "framework/xla_toeplitz.h"
 
-/* ---- errors and attributes (as xla_ffi.c) ---- */
+#include "framework/xla_common.h"
 
-static XLA_FFI_Error *toep_error(const XLA_FFI_CallFrame *f, int errc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static XLA_FFI_Error *toep_error(const XLA_FFI_CallFrame *f, int errc, const char *fmt, ...) {
-    char msg[1536];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    XLA_FFI_Error_Create_Args a;
-    memset(&a, 0, sizeof a);
-    a.struct_size = sizeof a;
-    a.message = msg;
-    a.errc = errc;
-    return f->api->XLA_FFI_Error_Create(&a);
-}
+/* ---- errors and attributes (the call-frame helpers: xla_common.c) ---- */
 
 static XLA_FFI_Error *status_error(const XLA_FFI_CallFrame *f, warpfft_status st,
                                    const char *what) {
@@ -51,23 +34,13 @@ static XLA_FFI_Error *status_error(const XLA_FFI_CallFrame *f, warpfft_status st
         errc = WF_XLA_ERR_UNAVAILABLE;
     else if (st == WARPFFT_ERR_INTERNAL || st == WARPFFT_ERR_CUDA || st == WARPFFT_ERR_CUFFT)
         errc = WF_XLA_ERR_INTERNAL;
-    return toep_error(f, errc, "warpfft: %s failed (%s): %s", what, warpfft_status_name(st),
-                      warpfft_last_error());
-}
-
-static const XLA_FFI_Scalar *find_attr(const XLA_FFI_Attrs *at, const char *name) {
-    size_t len = strlen(name);
-    for (int64_t i = 0; i < at->size; i++) {
-        const XLA_FFI_ByteSpan *s = at->names[i];
-        if (at->types[i] == WF_XLA_ATTR_SCALAR && s->len == len && memcmp(s->ptr, name, len) == 0)
-            return (const XLA_FFI_Scalar *)at->attrs[i];
-    }
-    return NULL;
+    return wf_xla_error(f, errc, "warpfft: %s failed (%s): %s", what, warpfft_status_name(st),
+                        warpfft_last_error());
 }
 
 /* An integer attribute that fits a C int (or int64 when wide); 0 when found and valid. */
 static int attr_i64(const XLA_FFI_Attrs *at, const char *name, int64_t *out) {
-    const XLA_FFI_Scalar *s = find_attr(at, name);
+    const XLA_FFI_Scalar *s = wf_xla_find_attr(at, name);
     if (!s)
         return -1;
     if (s->dtype == WF_XLA_S32)
@@ -88,57 +61,10 @@ static int attr_int(const XLA_FFI_Attrs *at, const char *name, int *out) {
 }
 
 static int attr_f64(const XLA_FFI_Attrs *at, const char *name, double *out) {
-    const XLA_FFI_Scalar *s = find_attr(at, name);
+    const XLA_FFI_Scalar *s = wf_xla_find_attr(at, name);
     if (!s || s->dtype != WF_XLA_F64)
         return -1;
     *out = *(const double *)s->value;
-    return 0;
-}
-
-static const XLA_FFI_Buffer *arg_buffer(const XLA_FFI_CallFrame *f, int64_t i) {
-    if (i >= f->args.size || f->args.types[i] != WF_XLA_ARG_BUFFER)
-        return NULL;
-    return (const XLA_FFI_Buffer *)f->args.args[i];
-}
-
-static XLA_FFI_Error *stream_of(XLA_FFI_CallFrame *f, uint64_t *stream) {
-    if (f->api->struct_size < offsetof(XLA_FFI_Api, XLA_FFI_Stream_Get) + sizeof(void *))
-        return toep_error(f, WF_XLA_ERR_UNIMPLEMENTED, "warpfft: XLA's FFI API has no Stream_Get");
-    XLA_FFI_Stream_Get_Args sa;
-    memset(&sa, 0, sizeof sa);
-    sa.struct_size = sizeof sa;
-    sa.ctx = f->ctx;
-    XLA_FFI_Error *e = f->api->XLA_FFI_Stream_Get(&sa);
-    if (e)
-        return e;
-    *stream = (uint64_t)(uintptr_t)sa.stream;
-    return NULL;
-}
-
-/* The device of `ptr` (the driver XLA loaded), else the current context's, else 0. */
-typedef int (*wf_ptr_attr_fn)(void *, int, uint64_t);
-typedef int (*wf_ctx_dev_fn)(int *);
-static pthread_once_t toep_cu_once = PTHREAD_ONCE_INIT;
-static wf_ptr_attr_fn toep_ptr_attr;
-static wf_ctx_dev_fn toep_ctx_dev;
-
-static void cu_lookup(void) {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!h)
-        return;
-    *(void **)&toep_ptr_attr = dlsym(h, "cuPointerGetAttribute");
-    *(void **)&toep_ctx_dev = dlsym(h, "cuCtxGetDevice");
-}
-
-static int device_of(void *ptr) {
-    pthread_once(&toep_cu_once, cu_lookup);
-    int ordinal = -1;
-    if (ptr && toep_ptr_attr && toep_ptr_attr(&ordinal, 9, (uint64_t)(uintptr_t)ptr) == 0 &&
-        ordinal >= 0)
-        return ordinal;
-    int dev = 0;
-    if (toep_ctx_dev && toep_ctx_dev(&dev) == 0)
-        return dev;
     return 0;
 }
 
@@ -158,23 +84,23 @@ static XLA_FFI_Error *decode_attrs(XLA_FFI_CallFrame *f, toep_args *a) {
     if (attr_int(at, "dim", &a->dim) || attr_i64(at, "n1", &a->n[0]) ||
         attr_i64(at, "n2", &a->n[1]) || attr_i64(at, "n3", &a->n[2]) ||
         attr_f64(at, "eps", &a->eps))
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                          "warpfft: the Toeplitz custom call needs integer attributes dim, n1, "
-                          "n2, n3 and a float eps");
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: the Toeplitz custom call needs integer attributes dim, n1, "
+                            "n2, n3 and a float eps");
     static const char *const names[] = {"iflag",  "modeord",      "weights", "adjoint",
                                         "method", "max_subprob",  "bin1",    "bin2",
                                         "bin3",   "deterministic"};
     int *const vals[] = {&a->iflag,       &a->modeord, &a->weights, &a->adjoint, &a->method,
                          &a->max_subprob, &a->bin[0],  &a->bin[1],  &a->bin[2],  &a->deterministic};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (find_attr(at, names[i]) && attr_int(at, names[i], vals[i]))
-            return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                              "warpfft: attribute %s must be an integer that fits a C int",
-                              names[i]);
-    if (find_attr(at, "upsampfac") && attr_f64(at, "upsampfac", &a->upsampfac))
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: attribute upsampfac");
+        if (wf_xla_find_attr(at, names[i]) && attr_int(at, names[i], vals[i]))
+            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                                "warpfft: attribute %s must be an integer that fits a C int",
+                                names[i]);
+    if (wf_xla_find_attr(at, "upsampfac") && attr_f64(at, "upsampfac", &a->upsampfac))
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: attribute upsampfac");
     if (a->dim < 1 || a->dim > 3)
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: dim = %d", a->dim);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: dim = %d", a->dim);
     for (int d = a->dim; d < 3; d++)
         a->n[d] = 1;
     return NULL;
@@ -228,47 +154,49 @@ static XLA_FFI_Error *run_spectrum(XLA_FFI_CallFrame *f) {
         return e;
     int nargs = a.dim + (a.weights != WARPFFT_WEIGHTS_NONE);
     if (f->args.size != nargs || f->rets.size != 1 || f->rets.types[0] != WF_XLA_RET_BUFFER)
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                          "warpfft: the spectrum call takes %d arrays (dim points%s) and returns "
-                          "one (got %lld, %lld)",
-                          nargs, a.weights ? " and the weights" : "", (long long)f->args.size,
-                          (long long)f->rets.size);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: the spectrum call takes %d arrays (dim points%s) and returns "
+                            "one (got %lld, %lld)",
+                            nargs, a.weights ? " and the weights" : "", (long long)f->args.size,
+                            (long long)f->rets.size);
     const XLA_FFI_Buffer *pts[3] = {NULL, NULL, NULL}, *w = NULL;
     for (int d = 0; d < a.dim; d++)
-        if (!(pts[d] = arg_buffer(f, d)))
-            return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
-    if (a.weights && !(w = arg_buffer(f, a.dim)))
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
+        if (!(pts[d] = wf_xla_arg_buffer(f, d)))
+            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                                "warpfft: arguments must be buffers");
+    if (a.weights && !(w = wf_xla_arg_buffer(f, a.dim)))
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
     const XLA_FFI_Buffer *out = (const XLA_FFI_Buffer *)f->rets.rets[0];
     if (pts[0]->dtype != WF_XLA_F32 && pts[0]->dtype != WF_XLA_F64)
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: points must be f32 or f64");
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: points must be f32 or f64");
     a.precision = pts[0]->dtype == WF_XLA_F32 ? WARPFFT_F32 : WARPFFT_F64;
     int64_t M = pts[0]->rank == 1 ? pts[0]->dims[0] : -1;
     for (int d = 0; d < a.dim; d++)
         if (pts[d]->dtype != pts[0]->dtype || pts[d]->rank != 1 || pts[d]->dims[0] != M)
-            return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                              "warpfft: point arrays must be vectors of one length and dtype");
+            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                                "warpfft: point arrays must be vectors of one length and dtype");
     if (w) {
         int real = pts[0]->dtype, cplx = a.precision == WARPFFT_F32 ? WF_XLA_C64 : WF_XLA_C128;
         int want = a.weights == WARPFFT_WEIGHTS_REAL ? real : cplx;
         if (w->dtype != want || w->rank != 1 || w->dims[0] != M)
-            return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                              "warpfft: the weights must be a vector of M = %lld %s values",
-                              (long long)M, a.weights == WARPFFT_WEIGHTS_REAL ? "real" : "complex");
+            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                                "warpfft: the weights must be a vector of M = %lld %s values",
+                                (long long)M,
+                                a.weights == WARPFFT_WEIGHTS_REAL ? "real" : "complex");
     }
     warpfft_toeplitz_info info;
     if ((e = grid_of(f, &a, 1, &info)))
         return e;
     if (!is_spectrum(out, &info, a.weights != WARPFFT_WEIGHTS_COMPLEX))
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                          "warpfft: the result is not the spectrum (grid %lld x %lld x %lld, C "
-                          "order)",
-                          (long long)info.n_grid[0], (long long)info.n_grid[1],
-                          (long long)info.n_grid[2]);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: the result is not the spectrum (grid %lld x %lld x %lld, C "
+                            "order)",
+                            (long long)info.n_grid[0], (long long)info.n_grid[1],
+                            (long long)info.n_grid[2]);
     uint64_t stream = 0;
-    if ((e = stream_of(f, &stream)))
+    if ((e = wf_xla_stream_of(f, &stream)))
         return e;
-    warpfft_opts o = make_opts(&a, device_of(out->data), stream);
+    warpfft_opts o = make_opts(&a, wf_xla_device_of(out->data), stream);
     warpfft_status st = warpfft_toeplitz_spectrum(
         a.dim, a.n, a.iflag, a.eps, (warpfft_precision)a.precision, &o, M, pts[0]->data,
         pts[1] ? pts[1]->data : NULL, pts[2] ? pts[2]->data : NULL, a.weights, w ? w->data : NULL,
@@ -387,16 +315,16 @@ static XLA_FFI_Error *run_apply(XLA_FFI_CallFrame *f) {
     XLA_FFI_Error *e = decode_attrs(f, &a);
     if (e)
         return e;
-    const XLA_FFI_Buffer *spec = arg_buffer(f, 0), *in = arg_buffer(f, 1);
+    const XLA_FFI_Buffer *spec = wf_xla_arg_buffer(f, 0), *in = wf_xla_arg_buffer(f, 1);
     if (f->args.size != 2 || !spec || !in || f->rets.size != 1 ||
         f->rets.types[0] != WF_XLA_RET_BUFFER)
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                          "warpfft: the Toeplitz apply call takes (spectrum, modes) and returns "
-                          "one array");
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: the Toeplitz apply call takes (spectrum, modes) and returns "
+                            "one array");
     const XLA_FFI_Buffer *out = (const XLA_FFI_Buffer *)f->rets.rets[0];
     if ((in->dtype != WF_XLA_C64 && in->dtype != WF_XLA_C128) || out->dtype != in->dtype)
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                          "warpfft: modes and result must both be complex64 or complex128");
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: modes and result must both be complex64 or complex128");
     a.precision = in->dtype == WF_XLA_C64 ? WARPFFT_F32 : WARPFFT_F64;
     int ok = in->rank == 1 + a.dim && out->rank == in->rank;
     for (int i = 0; ok && i < in->rank; i++)
@@ -404,10 +332,11 @@ static XLA_FFI_Error *run_apply(XLA_FFI_CallFrame *f) {
     for (int d = 0; ok && d < a.dim; d++)
         ok = in->dims[a.dim - d] == a.n[d];
     if (!ok)
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                          "warpfft: modes and result must have shape (T, modes) with modes %lld x "
-                          "%lld x %lld (C order)",
-                          (long long)a.n[0], (long long)a.n[1], (long long)a.n[2]);
+        return wf_xla_error(
+            f, WF_XLA_ERR_INVALID_ARGUMENT,
+            "warpfft: modes and result must have shape (T, modes) with modes %lld x "
+            "%lld x %lld (C order)",
+            (long long)a.n[0], (long long)a.n[1], (long long)a.n[2]);
     int64_t T = in->dims[0];
     int real = spec->dtype == WF_XLA_F32 || spec->dtype == WF_XLA_F64;
     a.weights = real ? WARPFFT_WEIGHTS_REAL : WARPFFT_WEIGHTS_COMPLEX;
@@ -415,11 +344,11 @@ static XLA_FFI_Error *run_apply(XLA_FFI_CallFrame *f) {
     if ((e = grid_of(f, &a, T, &info)))
         return e;
     if (!is_spectrum(spec, &info, real))
-        return toep_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                          "warpfft: the spectrum must be (grid, Python order) of the modes' real "
-                          "or complex type, grid %lld x %lld x %lld (C order)",
-                          (long long)info.n_grid[0], (long long)info.n_grid[1],
-                          (long long)info.n_grid[2]);
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: the spectrum must be (grid, Python order) of the modes' real "
+                            "or complex type, grid %lld x %lld x %lld (C order)",
+                            (long long)info.n_grid[0], (long long)info.n_grid[1],
+                            (long long)info.n_grid[2]);
     if (T == 0)
         return NULL;
     toep_key key;
@@ -431,9 +360,9 @@ static XLA_FFI_Error *run_apply(XLA_FFI_CallFrame *f) {
     key.eps = a.eps;
     for (int d = 0; d < 3; d++)
         key.n[d] = a.n[d];
-    if ((e = stream_of(f, &key.stream)))
+    if ((e = wf_xla_stream_of(f, &key.stream)))
         return e;
-    key.device = device_of(in->data);
+    key.device = wf_xla_device_of(in->data);
     toep_entry *ent;
     warpfft_status st = acquire(&key, &ent);
     if (st != WARPFFT_SUCCESS)

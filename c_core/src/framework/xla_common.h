@@ -1,0 +1,26 @@
+/*
+ * xla_common.h — what both XLA FFI handlers (xla_ffi.c, xla_toeplitz.c) need from XLA's call
+ * frame alike: an error value with a message, a scalar attribute by name, an argument buffer,
+ * the call's stream, and the device a buffer lives on. Internal to framework/.
+ */
+#ifndef WARPFFT_FRAMEWORK_XLA_COMMON_H
+#define WARPFFT_FRAMEWORK_XLA_COMMON_H
+
+#include <stdint.h>
+
+#include "framework/xla_ffi.h"
+
+/* An XLA_FFI_Error with code errc and the formatted message (at most 1535 bytes kept). */
+XLA_FFI_Error *wf_xla_error(const XLA_FFI_CallFrame *f, int errc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The scalar attribute `name`, else NULL. */
+const XLA_FFI_Scalar *wf_xla_find_attr(const XLA_FFI_Attrs *at, const char *name);
+/* Argument i when it is a buffer, else NULL. */
+const XLA_FFI_Buffer *wf_xla_arg_buffer(const XLA_FFI_CallFrame *f, int64_t i);
+/* The call's CUDA stream into *stream; an error when XLA's API has no Stream_Get or it fails. */
+XLA_FFI_Error *wf_xla_stream_of(XLA_FFI_CallFrame *f, uint64_t *stream);
+/* The ordinal of the device holding `ptr` (from the driver XLA loaded, loading nothing new);
+ * else the current context's device; else 0. */
+int wf_xla_device_of(void *ptr);
+
+#endif /* WARPFFT_FRAMEWORK_XLA_COMMON_H */
