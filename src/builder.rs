@@ -292,26 +292,14 @@ impl<T: Real> PlanBuilder<T> {
 
     /// Converts to C arguments, with the Rust-side range checks (counts must fit C's types).
     pub(crate) fn raw_args(&self) -> Result<RawArgs> {
-        let dim = self.n_modes.len();
-        if !(1..=3).contains(&dim) {
-            return Err(Error::BadDim(format!(
-                "n_modes has {dim} entries ({:?}); the dimension must be 1, 2 or 3",
-                self.n_modes
-            )));
-        }
-        let mut n_modes = [1i64; 3];
-        for (d, &n) in self.n_modes.iter().enumerate() {
-            n_modes[d] = i64::try_from(n)
-                .map_err(|_| Error::BadSize(format!("n_modes[{d}] = {n} does not fit int64")))?;
-        }
-        let ntransf = i64::try_from(self.ntransf).map_err(|_| {
-            Error::BadSize(format!("ntransf = {} does not fit int64", self.ntransf))
-        })?;
-        let mut opts = default_opts()?;
-        opts.modeord = self.modeord.as_raw();
-        opts.method = self.method.as_raw();
-        opts.device = device_ordinal(self.device)?;
-        opts.upsampfac = self.upsampfac;
+        let (dim, n_modes, ntransf, mut opts) = shape_and_opts(
+            &self.n_modes,
+            self.ntransf,
+            self.modeord,
+            self.method,
+            self.device,
+            self.upsampfac,
+        )?;
         opts.points_hint = i64::try_from(self.points_hint).map_err(|_| {
             Error::InvalidArg(format!(
                 "points_hint = {} does not fit int64",
@@ -335,7 +323,7 @@ impl<T: Real> PlanBuilder<T> {
         opts.deterministic = i32::from(self.deterministic);
         Ok(RawArgs {
             ty: self.ty.as_raw(),
-            dim: dim as c_int,
+            dim,
             n_modes,
             iflag: self.sign(),
             ntransf,
@@ -445,6 +433,38 @@ impl<T: Real> PlanBuilder<T> {
             },
         })
     }
+}
+
+/// The C arguments a plan and a Toeplitz operator share, with the Rust-side range checks:
+/// the dimension (1 to 3, from `n_modes`), the mode counts and `ntransf` as int64, and the
+/// default options with mode order, method, device and upsampling factor set.
+pub(crate) fn shape_and_opts(
+    n_modes_in: &[usize],
+    ntransf: usize,
+    modeord: ModeOrder,
+    method: Method,
+    device: usize,
+    upsampfac: f64,
+) -> Result<(c_int, [i64; 3], i64, sys::warpfft_opts)> {
+    let dim = n_modes_in.len();
+    if !(1..=3).contains(&dim) {
+        return Err(Error::BadDim(format!(
+            "n_modes has {dim} entries ({n_modes_in:?}); the dimension must be 1, 2 or 3"
+        )));
+    }
+    let mut n_modes = [1i64; 3];
+    for (d, &n) in n_modes_in.iter().enumerate() {
+        n_modes[d] = i64::try_from(n)
+            .map_err(|_| Error::BadSize(format!("n_modes[{d}] = {n} does not fit int64")))?;
+    }
+    let ntransf = i64::try_from(ntransf)
+        .map_err(|_| Error::BadSize(format!("ntransf = {ntransf} does not fit int64")))?;
+    let mut opts = default_opts()?;
+    opts.modeord = modeord.as_raw();
+    opts.method = method.as_raw();
+    opts.device = device_ordinal(device)?;
+    opts.upsampfac = upsampfac;
+    Ok((dim as c_int, n_modes, ntransf, opts))
 }
 
 /// `warpfft_opts_default` (no GPU involved).

@@ -13,8 +13,8 @@ use std::os::raw::c_int;
 
 use num_complex::Complex;
 
-use crate::builder::default_opts;
-use crate::device::{device_ordinal, DeviceBuffer};
+use crate::builder::shape_and_opts;
+use crate::device::DeviceBuffer;
 use crate::error::{check, shape, Error, Result};
 use crate::sys;
 use crate::types::{Method, ModeOrder, Precision, Real};
@@ -220,29 +220,17 @@ impl<T: Real> ToeplitzBuilder<T> {
     }
 
     fn raw_args(&self) -> Result<RawArgs> {
-        let dim = self.n_modes.len();
-        if !(1..=3).contains(&dim) {
-            return Err(Error::BadDim(format!(
-                "n_modes has {dim} entries ({:?}); the dimension must be 1, 2 or 3",
-                self.n_modes
-            )));
-        }
-        let mut n_modes = [1i64; 3];
-        for (d, &n) in self.n_modes.iter().enumerate() {
-            n_modes[d] = i64::try_from(n)
-                .map_err(|_| Error::BadSize(format!("n_modes[{d}] = {n} does not fit int64")))?;
-        }
-        let ntransf = i64::try_from(self.ntransf).map_err(|_| {
-            Error::BadSize(format!("ntransf = {} does not fit int64", self.ntransf))
-        })?;
-        let mut opts = default_opts()?;
-        opts.modeord = self.modeord.as_raw();
-        opts.method = self.method.as_raw();
-        opts.device = device_ordinal(self.device)?;
-        opts.upsampfac = self.upsampfac;
+        let (dim, n_modes, ntransf, mut opts) = shape_and_opts(
+            &self.n_modes,
+            self.ntransf,
+            self.modeord,
+            self.method,
+            self.device,
+            self.upsampfac,
+        )?;
         opts.stream = self.stream;
         Ok(RawArgs {
-            dim: dim as c_int,
+            dim,
             n_modes,
             ntransf,
             opts,
