@@ -79,7 +79,6 @@ def exact_sums(xp, ty, pts, data, n_modes, out_idx, budget=2**27):
         return out
     x = [p[out_idx].astype(xp.float64) for p in pts]  # (S,) per dim
     f = data.astype(xp.complex128)
-    out = xp.zeros(len(out_idx), dtype=xp.complex128)
     # one mode axis at a time, the rest summed as a matrix product over the flattened slab
     ks = [xp.arange(-(n // 2), n - n // 2, dtype=xp.float64) for n in n_modes]
     e = [xp.exp(1j * kd[None, :] * xd[:, None]) for kd, xd in zip(ks, x)]  # (S, N_d)
@@ -87,6 +86,7 @@ def exact_sums(xp, ty, pts, data, n_modes, out_idx, budget=2**27):
         return e[0] @ f
     if dim == 2:
         return xp.einsum("sa,ab,sb->s", e[0], f, e[1])
+    out = xp.zeros(len(out_idx), dtype=xp.complex128)
     for s0 in range(0, len(out_idx), 64):  # 3D: (64, N1) x (N1, N2, N3) per block of outputs
         sl = slice(s0, s0 + 64)
         t = xp.einsum("sa,abc->sbc", e[0][sl], f)

@@ -275,14 +275,10 @@ int wf_alias_passes(int dim, const int64_t n_modes[3], double tol, double sigma,
     return wf_alias_safety(dim, tol) * model <= tol && worst <= tol;
 }
 
-static int width_passes(int dim, const int64_t n_modes[3], double tol, double sigma, int w) {
-    return wf_alias_passes(dim, n_modes, tol, sigma, w);
-}
-
 int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width,
                          int start) {
     for (int w = start < 2 ? 2 : start; w <= max_width; w++)
-        if (width_passes(dim, n_modes, tol, sigma, w))
+        if (wf_alias_passes(dim, n_modes, tol, sigma, w))
             return w;
     return max_width + 1;
 }
@@ -294,9 +290,9 @@ static int kernel_width_search(int dim, const int64_t n_modes[3], double tol, do
                                int max_width) {
     double x = ceil(-log(tol) / (WF_PI * sqrt(1.0 - 1.0 / sigma)));
     int w = x < 2.0 ? 2 : x > (double)max_width ? max_width : (int)x;
-    if (!width_passes(dim, n_modes, tol, sigma, w))
+    if (!wf_alias_passes(dim, n_modes, tol, sigma, w))
         return wf_kernel_width_from(dim, n_modes, tol, sigma, max_width, w + 1);
-    while (w > 2 && width_passes(dim, n_modes, tol, sigma, w - 1))
+    while (w > 2 && wf_alias_passes(dim, n_modes, tol, sigma, w - 1))
         w--;
     return w;
 }
