@@ -97,6 +97,11 @@ void note_oom_baseline(void);
 void check_status(const char *step, int st, long k);
 /* Sets *flag when the stand-in has injected its failure. */
 void set_injected(int *flag);
+/* The end of one walk (injection disarmed): releases the cache, then checks that nothing of the
+ * walk is left on the stand-in (allocations beyond base_allocs, cuFFT plans, link states,
+ * pushed contexts, violations, modules the module table does not record); `label` names the
+ * walk in the message, k its failing call. */
+void check_walk_left_nothing(long base_allocs, long k, const char *label);
 void test_setpts_keeps_points(void);
 void test_stream_order(void);
 

@@ -163,16 +163,9 @@ static int walk_one(const toep_config *cf, const toep_arrays *a, long k, long ba
         CHECK(op == NULL, "Toeplitz, k %ld: failed create returned an operator", k);
     }
     arm(0);
-    wf_cache_release(); /* the next walk starts from the same cache */
-    standin_counts s;
-    get(&s);
-    size_t records = wf_module_records(NULL, 0);
-    CHECK(s.live_allocs == base_allocs && s.live_fft_plans == 0 && s.live_links == 0 &&
-              s.ctx_depth == 0 && s.violations == 0 && s.live_modules == (long)records,
-          "Toeplitz %dD %s, call %ld (%s) failing: %ld allocations left, %ld cuFFT plans, %ld "
-          "link states, context depth %ld, %ld violations, %ld modules / %zu cached",
-          cf->dim, wf_prec_name(cf->precision), k, s.failed_fn, s.live_allocs - base_allocs,
-          s.live_fft_plans, s.live_links, s.ctx_depth, s.violations, s.live_modules, records);
+    char label[64];
+    snprintf(label, sizeof label, "Toeplitz %dD %s", cf->dim, wf_prec_name(cf->precision));
+    check_walk_left_nothing(base_allocs, k, label);
     return injected;
 }
 

@@ -177,17 +177,10 @@ static int walk3(const t3_config *cf, const t3_arrays *a, long k, long base_allo
         CHECK(plan == NULL, "type 3, k %ld: failed create returned a plan", k);
     }
     arm(0);
-    wf_cache_release(); /* the next walk starts from the same cache */
-    standin_counts s;
-    get(&s);
-    size_t records = wf_module_records(NULL, 0);
-    CHECK(s.live_allocs == base_allocs && s.live_fft_plans == 0 && s.live_links == 0 &&
-              s.ctx_depth == 0 && s.violations == 0 && s.live_modules == (long)records,
-          "type 3 %dD %s, call %ld (%s) failing: %ld allocations left, %ld cuFFT plans, %ld link "
-          "states, context depth %ld, %ld violations, %ld modules / %zu cached",
-          cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", k, s.failed_fn,
-          s.live_allocs - base_allocs, s.live_fft_plans, s.live_links, s.ctx_depth, s.violations,
-          s.live_modules, records);
+    char label[64];
+    snprintf(label, sizeof label, "type 3 %dD %s", cf->dim,
+             cf->precision == WARPFFT_F64 ? "f64" : "f32");
+    check_walk_left_nothing(base_allocs, k, label);
     return injected;
 }
 

@@ -131,17 +131,24 @@ static int walk(const config *cf, const arrays *a, long k, long base_allocs, int
     get(&s);
     last_calls = s.calls;
     arm(0);
+    char label[96];
+    snprintf(label, sizeof label, "type %d %dD %s method %d", cf->type, cf->dim,
+             cf->precision == WARPFFT_F64 ? "f64" : "f32", cf->method);
+    check_walk_left_nothing(base_allocs, k, label);
+    return injected;
+}
+
+void check_walk_left_nothing(long base_allocs, long k, const char *label) {
     wf_cache_release(); /* the next walk starts from the same cache */
+    standin_counts s;
     get(&s);
     size_t records = wf_module_records(NULL, 0);
     CHECK(s.live_allocs == base_allocs && s.live_fft_plans == 0 && s.live_links == 0 &&
               s.ctx_depth == 0 && s.violations == 0 && s.live_modules == (long)records,
-          "type %d %dD %s method %d, call %ld (%s) failing: %ld allocations left, %ld cuFFT "
-          "plans, %ld link states, context depth %ld, %ld violations, %ld modules / %zu cached",
-          cf->type, cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", cf->method, k,
-          s.failed_fn, s.live_allocs - base_allocs, s.live_fft_plans, s.live_links, s.ctx_depth,
-          s.violations, s.live_modules, records);
-    return injected;
+          "%s, call %ld (%s) failing: %ld allocations left, %ld cuFFT plans, %ld link states, "
+          "context depth %ld, %ld violations, %ld modules / %zu cached",
+          label, k, s.failed_fn, s.live_allocs - base_allocs, s.live_fft_plans, s.live_links,
+          s.ctx_depth, s.violations, s.live_modules, records);
 }
 
 long walk_all(void) {
