@@ -21,6 +21,8 @@
 #               of that backend); MRI_FILES (default tests/operators) narrows them, e.g.
 #               mri-update / mri-rest: tests/operators/test_update.py / all but it
 #   ptf         pytorch-finufft's tests (its CPU tests use the carried finufft)
+# DROPIN_REFERENCE=<dir> runs the stages on the reference instead (<dir>/cufinufft: its Python
+# package with its libcufinufft.so beside it): failures that are the package's, not ours.
 # Logs and a summary (counts, failures, skip reasons) go to $OUT (or .dropin/logs): one
 # <stage>.log each and summary.txt. DROPIN_EXTRA_PATH is appended to PYTHONPATH (a dry run on a
 # machine without GPU: REF_FRAMEWORKS=fake REF_ARGS="-p _fake_framework"
@@ -91,6 +93,16 @@ PY
 # pytest 7.4 first (pytest-cases, which mri-nufft's tests need, does not import under 8+),
 # then the stand-in's start-up hook, warpfft's source tree and the unpacked wheels.
 export PYTHONPATH=$pyt:$ROOT/python/tools/dropin_site:$ROOT/python:$site${DROPIN_EXTRA_PATH:+:$DROPIN_EXTRA_PATH}
+tag=
+if [ -n "${DROPIN_REFERENCE:-}" ]; then
+    # the same tests on the reference itself (its Python package with its libcufinufft.so in
+    # $DROPIN_REFERENCE/cufinufft, e.g. from peer_bench.sh's build), to tell a failure of ours
+    # from one of the package's: no stand-in, logs named <stage>-reference
+    [ -f "$DROPIN_REFERENCE/cufinufft/__init__.py" ] ||
+        { echo "DROPIN_REFERENCE=$DROPIN_REFERENCE holds no cufinufft package" >&2; exit 2; }
+    export PYTHONPATH=$pyt:$DROPIN_REFERENCE:$site${DROPIN_EXTRA_PATH:+:$DROPIN_EXTRA_PATH}
+    tag=-reference
+fi
 export MPLBACKEND=Agg XLA_PYTHON_CLIENT_PREALLOCATE=false
 
 {
@@ -98,9 +110,14 @@ export MPLBACKEND=Agg XLA_PYTHON_CLIENT_PREALLOCATE=false
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1
     "$py" - <<'PY' 2>&1
 import sys
-import cufinufft, warpfft
+import cufinufft
+try:
+    import warpfft
+    lib = warpfft.library_path() if cufinufft.__file__.startswith(warpfft.__path__[0]) else "its own"
+except ImportError:
+    lib = "its own"
 print("python", sys.version.split()[0], "| cufinufft ->", cufinufft.__file__,
-      cufinufft.__version__, "| library", warpfft.library_path())
+      cufinufft.__version__, "| library", lib)
 import pytest
 print("pytest", pytest.__version__, pytest.__file__)
 PY
@@ -136,7 +153,7 @@ PY
 }
 
 run_pytest() { # name dir args...
-    local name=$1 dir=$2; shift 2
+    local name=$1$tag dir=$2; shift 2
     echo "-- $name: (cd ${dir#"$ROOT"/} && pytest $*)" | tee -a "$summary"
     # -p no:timeout: the GPU machine's pytest-timeout plugin declares a "float" ini option,
     # which the carried pytest 7 rejects at start-up (every stage failed before collecting)

@@ -112,7 +112,7 @@ from ._args import (  # noqa: F401  (OPTION_NAMES, stream_value: importable from
     stream_value,
 )
 from ._arrays import empty_like, finish, wrap, wrap_made
-from ._device import ClosesWhenCollected, DeviceArray, driver, same_stream
+from ._device import ClosesWhenCollected, DeviceArray, driver, record_queued, same_stream
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
 from ._info import plan_params, plan_params3  # noqa: F401  (importable from here, as before)
 from ._plan import CPlan, make_opts, precision_of  # noqa: F401  (make_opts: importable)
@@ -297,23 +297,10 @@ class Plan(ClosesWhenCollected, PointerCalls):
 
     def _queued(self, refs, arrs=()):
         """Records that device work just queued on the plan's stream uses `refs`: they stay
-        referenced until an event after it completes; producers' streams wait for it.
-
-        One driver round trip per call (``driver.cycle``): the new event is recorded and the
-        previous call's event queried; events on the plan's one stream complete in order, so
-        when the previous one has completed, every earlier call's references go at once."""
+        referenced until an event after it completes; producers' streams wait for it
+        (record_queued: one driver round trip per call)."""
         pending = self._pending
-        last = pending[-1][0] if pending else None
-        ev, last_state = driver.cycle(self._device, self._stream, last)
-        for a in arrs:
-            if a.stream is not None and not same_stream(a.stream, self._stream):
-                driver.wait(self._device, a.stream, ev)
-        if last is not None and last_state is None:
-            for old, _ in pending:
-                driver.release(self._device, old)
-            pending.clear()
-        pending.append((ev, refs))
-        driver.check_status(last_state)  # an asynchronous error of earlier work
+        record_queued(self._device, self._stream, pending, refs, arrs)
         if len(pending) > 16:  # the GPU is behind: drop what completed, oldest first
             if len(pending) > 64:  # bound what is held: wait for the oldest
                 driver.synchronize(self._device, pending[0][0])

@@ -212,6 +212,29 @@ class _Driver:
 driver = _Driver()
 
 
+def record_queued(device, stream, pending, refs, arrs=()):
+    """Records that device work just queued on `stream` uses `refs`: they stay referenced (in
+    `pending`, a list of ``(event, refs)``) until an event after the work completes, and the
+    streams of `arrs` (their producers) wait for that event. The bookkeeping of Plan and
+    ToeplitzOperator; each keeps its own bound on ``len(pending)``.
+
+    One driver round trip per call (``driver.cycle``): the new event is recorded and the
+    previous call's event queried; events on one stream complete in order, so when the previous
+    one has completed, every earlier call's references go at once. Raises an asynchronous error
+    of earlier work the driver reports."""
+    last = pending[-1][0] if pending else None
+    ev, last_state = driver.cycle(device, stream, last)
+    for a in arrs:
+        if a.stream is not None and not same_stream(a.stream, stream):
+            driver.wait(device, a.stream, ev)
+    if last is not None and last_state is None:
+        for old, _ in pending:
+            driver.release(device, old)
+        pending.clear()
+    pending.append((ev, refs))
+    driver.check_status(last_state)
+
+
 def _cai_stream(stream):
     """A plan stream (0 = legacy default) as a __cuda_array_interface__ v3 stream value."""
     return 1 if stream == 0 else int(stream)

@@ -23,7 +23,7 @@ import numpy as np
 from . import _lib
 from ._args import effective_eps, normalize_isign, normalize_modes, normalize_options
 from ._arrays import empty_like, finish, wrap, wrap_made
-from ._device import ClosesWhenCollected, DeviceArray, driver, same_stream
+from ._device import ClosesWhenCollected, DeviceArray, driver, record_queued, same_stream
 from ._errors import invalid
 from ._plan import make_opts, precision_of
 
@@ -256,20 +256,9 @@ class Toeplitz(ClosesWhenCollected):
                 driver.order(self._device, a.stream, self._stream)
 
     def _queued(self, refs, arrs):
-        """Queued work uses `refs` until an event after it completes; the producers' streams
-        wait for it (Plan's bookkeeping: one driver round trip per call)."""
+        """Queued work uses `refs` until an event after it completes (record_queued)."""
         pending = self._pending
-        last = pending[-1][0] if pending else None
-        ev, last_state = driver.cycle(self._device, self._stream, last)
-        for a in arrs:
-            if a.stream is not None and not same_stream(a.stream, self._stream):
-                driver.wait(self._device, a.stream, ev)
-        if last is not None and last_state is None:
-            for old, _ in pending:
-                driver.release(self._device, old)
-            pending.clear()
-        pending.append((ev, refs))
-        driver.check_status(last_state)
+        record_queued(self._device, self._stream, pending, refs, arrs)
         if len(pending) > 64:  # bound what is held: wait for the oldest
             driver.synchronize(self._device, pending[0][0])
             for old, _ in pending[:-1]:
