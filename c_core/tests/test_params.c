@@ -58,6 +58,7 @@ int main(void) {
     test_bins();
     test_scan_tiles();
     test_method_fallback();
+    test_method_density();
     test_reference_cases();
     test_deterministic_field();
     test_deterministic_auto();

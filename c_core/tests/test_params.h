@@ -88,6 +88,7 @@ void test_deterministic_info(void);
 void test_bins(void);
 void test_scan_tiles(void);
 void test_method_fallback(void);
+void test_method_density(void);
 void test_fine_dim_limit(void);
 void test_fine_dim_limit_nd(void);
 void test_reference_cases(void);

@@ -149,6 +149,43 @@ void test_method_fallback(void) {
           "small grid: nf %lld bins %d", (long long)p.n_fine[0], (int)p.bin_size[0]);
 }
 
+/* AUTO's density rule (bins.c, wf_auto_method): 3D f64 type 2 with a points_hint below 0.2
+ * points per fine-grid cell interpolates with GM; without a hint, above it, in f32, in type 1
+ * or with an explicit method it does not change */
+void test_method_density(void) {
+    const int64_t n[3] = {256, 256, 256};
+    warpfft_opts o = {.struct_size = sizeof(warpfft_opts)}; /* upsampfac 0: chosen per plan */
+    wf_params p;
+    o.points_hint = 1700000; /* suite B's D1t2: density 0.03 at sigma 1.449 */
+    CHECK(wf_params_make(2, 3, n, 1, 1e-6, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_GM && p.tile_bytes == 0,
+          "D1t2: GM (method %d, sigma %g)", p.method, p.upsampfac);
+    CHECK(wf_params_make(1, 3, n, 1, 1e-6, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_SM,
+          "type 1 keeps SM (method %d)", p.method);
+    CHECK(wf_params_make(2, 3, n, 1, 1e-6, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_SM,
+          "f32 keeps SM (method %d)", p.method);
+    o.method = WARPFFT_METHOD_SM;
+    CHECK(wf_params_make(2, 3, n, 1, 1e-6, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_SM,
+          "explicit SM is kept (method %d)", p.method);
+    o.method = WARPFFT_METHOD_AUTO;
+    o.points_hint = 17000000; /* D2t2: density 0.33 */
+    CHECK(wf_params_make(2, 3, n, 1, 1e-6, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_SM,
+          "D2t2: SM (method %d, sigma %g)", p.method, p.upsampfac);
+    o.points_hint = 0;
+    CHECK(wf_params_make(2, 3, n, 1, 1e-6, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_SM,
+          "no hint: SM (method %d)", p.method);
+    CHECK(wf_auto_method(2, 3, WARPFFT_F64, 10, 1, 0, 0.199) == WARPFFT_METHOD_GM &&
+              wf_auto_method(2, 3, WARPFFT_F64, 10, 1, 0, 0.2) == WARPFFT_METHOD_SM &&
+              wf_auto_method(2, 2, WARPFFT_F64, 10, 1, 0, 0.01) == WARPFFT_METHOD_SM &&
+              wf_auto_method(1, 3, WARPFFT_F64, 10, 1, 1, 0.01) == WARPFFT_METHOD_OD,
+          "the rule's edges");
+}
+
 /* cuFFT's limit: a fine-grid dimension of at most 2^32 points (params/base.h, WF_MAX_FINE_DIM) */
 void test_fine_dim_limit(void) {
     warpfft_plan_info in;

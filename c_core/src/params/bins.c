@@ -68,13 +68,26 @@ int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size
  * B2 2D f32 1024^2 w6 SM 1.58 vs OD 5.40 ms, B9 1.21 vs 4.18, B4 3D f32 128^3 w6 5.5 vs 17.5,
  * B6 2D f64 w10 5.40 vs 15.3, B7 3D f64 w10 37.4 vs 97.4), so it is never picked for speed:
  * only for deterministic type-1 spreading, where it is the one method without atomics (type 2
- * interpolation is deterministic with GM and SM). */
-int wf_auto_method(int type, int dim, int precision, int width, int sm_fits, int deterministic) {
-    (void)dim;
-    (void)precision;
+ * interpolation is deterministic with GM and SM).
+ *
+ * One exception, 3D f64 type 2 at low density (points per fine-grid cell, known only from
+ * opts.points_hint): SM loads a padded tile per bin whatever its points, GM reads only around
+ * the points. H100, interpolation alone (benches/costmodel-h100.jsonl), GM/SM at density 0.141:
+ * 0.44 (w7), 0.93 (w10), 0.63 (w13); at 0.244: 1.14, 1.18, 0.94; from 0.477 up 1.10-1.65 (SM
+ * wins). Suite B's D1t2 (256^3, M = 1.7e6, sigma 1.449 w10, density 0.033) executes in
+ * 6.64 ms with GM against 15.67 with SM; D2t2 (density 0.33) 35.1 against 30.4. Hence GM below
+ * WF_GM_DENSITY. f32 stays SM (0.81-1.27 at 0.141: no clear winner); without a hint the density
+ * is unknown and SM stays. */
+#define WF_GM_DENSITY 0.2
+
+int wf_auto_method(int type, int dim, int precision, int width, int sm_fits, int deterministic,
+                   double density) {
     (void)width;
     if (deterministic && type == 1)
         return WARPFFT_METHOD_OD;
+    if (type == 2 && dim == 3 && precision == WARPFFT_F64 && density > 0.0 &&
+        density < WF_GM_DENSITY)
+        return WARPFFT_METHOD_GM;
     return sm_fits ? WARPFFT_METHOD_SM : WARPFFT_METHOD_GM;
 }
 
@@ -235,6 +248,16 @@ static warpfft_status set_od(wf_params *p, const warpfft_opts *o, size_t limit) 
     return set_bin_counts(p);
 }
 
+/* Points per fine-grid cell that opts.points_hint announces (0: no hint). */
+static double wf_hint_density(const wf_params *p) {
+    if (p->points_hint <= 0)
+        return 0.0;
+    double cells = 1.0;
+    for (int d = 0; d < p->dim; d++)
+        cells *= (double)p->n_fine[d];
+    return (double)p->points_hint / cells;
+}
+
 /* The option combinations no method serves. */
 static warpfft_status check_method_request(const wf_params *p, int method) {
     if (method == WARPFFT_METHOD_OD && p->type != 1)
@@ -268,7 +291,8 @@ warpfft_status wf_params_set_method(wf_params *p, const warpfft_opts *o, size_t 
         fits = 0;
     int m = o->method;
     if (m == WARPFFT_METHOD_AUTO)
-        m = wf_auto_method(p->type, p->dim, p->precision, p->width, fits, p->deterministic);
+        m = wf_auto_method(p->type, p->dim, p->precision, p->width, fits, p->deterministic,
+                           wf_hint_density(p));
     if (m == WARPFFT_METHOD_OD)
         return set_od(p, o, limit);
     if (m == WARPFFT_METHOD_SM && !fits)

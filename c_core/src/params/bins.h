@@ -21,9 +21,11 @@ size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_byt
 size_t wf_sm_cell_bytes(const wf_params *p);
 /* Halves the largest bin edge (not below 2) until the tile fits in limit; 1 if it fits. */
 int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size_t limit);
-/* The AUTO rule, from H100 measurements (bins.c): OD for deterministic type-1 spreading, else
- * SM where its tile fits, else GM. */
-int wf_auto_method(int type, int dim, int precision, int width, int sm_fits, int deterministic);
+/* The AUTO rule, from H100 measurements (bins.c): OD for deterministic type-1 spreading; GM for
+ * 3D f64 type 2 below 0.2 points per fine-grid cell (density: opts.points_hint over the fine
+ * grid, 0 when there is no hint); else SM where its tile fits, else GM. */
+int wf_auto_method(int type, int dim, int precision, int width, int sm_fits, int deterministic,
+                   double density);
 /* The OD launch shape of a (dim, precision, width): warp tile, default bins, warps per block
  * and row pitch, from the H100 measurements in bins.c (unused dims 1). */
 void wf_od_shape(int dim, int precision, int width, int32_t tile[3], int32_t bins[3],
