@@ -20,7 +20,9 @@
 #               is the reference they compare with), -k "$MRI_K" (default "cufinufft": the tests
 #               of that backend); MRI_FILES (default tests/operators) narrows them, e.g.
 #               mri-update / mri-rest: tests/operators/test_update.py / all but it
-#   ptf         pytorch-finufft's tests (its CPU tests use the carried finufft)
+#   ptf         pytorch-finufft's tests (its CPU tests use the carried finufft); PTF_K is a -k
+#               expression (PTF_K=cuda: the tests of its cufinufft path, those with "cuda" in
+#               their names; PTF_K="not cuda": the CPU finufft ones)
 # DROPIN_REFERENCE=<dir> runs the stages on the reference instead (<dir>/cufinufft: its Python
 # package with its libcufinufft.so beside it): failures that are the package's, not ours.
 # Logs and a summary (counts, failures, skip reasons) go to $OUT (or .dropin/logs): one
@@ -188,7 +190,9 @@ mri|mri-update|mri-rest)
     run_pytest "$s" "$D/mri_nufft" $files --backend cufinufft --ref finufft \
         -k "${MRI_K:-cufinufft}" || fails=$((fails + 1)) ;;
 ptf)
-    run_pytest ptf "$D/pytorch_finufft" tests || fails=$((fails + 1)) ;;
+    # PTF_K: a -k expression; "cuda" selects the tests of its cufinufft path (the others run
+    # the CPU finufft, not the stand-in, and take most of the stage's time)
+    run_pytest ptf "$D/pytorch_finufft" tests ${PTF_K:+-k "$PTF_K"} || fails=$((fails + 1)) ;;
 *)
     echo "unknown stage $s (ref mri mri-update mri-rest ptf)" >&2; fails=$((fails + 1)) ;;
 esac; done
