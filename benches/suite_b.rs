@@ -24,7 +24,8 @@
 //! `"deterministic": true` in the JSON. With either, a summary table at the end lists every
 //! case's execute (and setpts) times per variant and the deterministic mode's cost over AUTO.
 //! `WARPFFT_BENCH_REPS=N` sets the timed repetitions (default 20).
-//! `WARPFFT_BENCH_BINS=B2:32x16,...` overrides a case's bin edges (tuning).
+//! `WARPFFT_BENCH_BINS=B2:32x16,...` overrides a case's bin edges (tuning). The JSON is
+//! rewritten after every row, so a run cut short keeps the rows it finished.
 
 #[path = "suite_b/cases.rs"]
 mod cases;
@@ -32,7 +33,9 @@ mod cases;
 mod common;
 #[path = "suite_b/model.rs"]
 mod model;
-use cases::{Bench, Bench3, SUITE, SUITE3};
+#[path = "suite_b/type3.rs"]
+mod type3;
+use cases::{Bench, SUITE, SUITE3};
 use common::*;
 use model::{Dist, Roof, Row};
 use std::ffi::c_void;
@@ -415,124 +418,6 @@ fn run(b: &Bench, v: Variant, reps: usize) -> Result<Row, String> {
     ))
 }
 
-/// A type-3 case: plan, setpts3 (median of 5), execute (median of `reps` after 3 warm-ups),
-/// error on 1024 stratified targets of transform 0 against warpfft_direct_sample3.
-fn run3(b: &Bench3, v: Variant, reps: usize) -> Result<Row, String> {
-    let mut rng = Rng::new(43);
-    let prec = precision(b.f64);
-    let el = real_bytes(b.f64);
-    let pi = std::f64::consts::PI;
-    let gen = |rng: &mut Rng, n: i64, lo: f64, hi: f64| {
-        Dev::from_reals(
-            b.f64,
-            &(0..n).map(|_| rng.range(lo, hi)).collect::<Vec<_>>(),
-        )
-    };
-    let x: Vec<Dev> = (0..b.dim).map(|_| gen(&mut rng, b.m, -pi, pi)).collect();
-    let s: Vec<Dev> = (0..b.dim)
-        .map(|_| gen(&mut rng, b.k, -b.smax, b.smax))
-        .collect();
-    let input = gen(&mut rng, 2 * b.m, -1.0, 1.0);
-    let output = Dev::new(2 * b.k as usize * el);
-    let xp = |d: usize| point_ptr(&x, d);
-    let sp = |d: usize| point_ptr(&s, d);
-
-    let opts = bench_opts(v, b.m);
-    let create = |plan: &mut sys::warpfft_plan| unsafe {
-        sys::warpfft_plan_create(3, b.dim, std::ptr::null(), 1, 1, b.tol, prec, &opts, plan)
-    };
-    let setpts = |plan| {
-        let st = unsafe {
-            sys::warpfft_setpts3(
-                plan,
-                prec,
-                b.m,
-                xp(0),
-                xp(1),
-                xp(2),
-                b.k,
-                sp(0),
-                sp(1),
-                sp(2),
-            )
-        };
-        if st != sys::WARPFFT_SUCCESS {
-            return Err(last_error());
-        }
-        Ok(())
-    };
-    let timed = measure(create, setpts, prec, input.ptr, output.ptr, reps)?;
-    let sample = stratified_sample(&mut rng, b.k, 1024);
-    let mut exact = vec![0.0f64; 2 * sample.len()];
-    check(
-        unsafe {
-            sys::warpfft_direct_sample3(
-                b.dim,
-                1,
-                prec,
-                0,
-                b.m,
-                xp(0),
-                xp(1),
-                xp(2),
-                input.ptr,
-                b.k,
-                sp(0),
-                sp(1),
-                sp(2),
-                sample.len() as i64,
-                sample.as_ptr(),
-                exact.as_mut_ptr(),
-            )
-        },
-        "direct_sample3",
-    );
-    let out = output.reals(b.f64, 2 * b.k as usize);
-    let approx = gather(&out, 0, &sample);
-    let info = &timed.info;
-    println!(
-        "{:<4} type 3: grid {:?} inner {:?} w {}/{} internal {} | reference: {:.2} ms, rel err {:.1e}",
-        b.name,
-        &info.n_fine[..b.dim as usize],
-        &info.inner_fine[..b.dim as usize],
-        info.width,
-        info.inner_width,
-        if info.inner_precision == sys::WARPFFT_F64 as i32 { "f64" } else { "f32" },
-        b.ref_ms,
-        b.ref_err
-    );
-    let dim = b.dim as usize;
-    let inner_f64 = info.inner_precision == sys::WARPFFT_F64 as i32;
-    let (bw_gbs, gflops) = machine(inner_f64);
-    let roof = Roof {
-        model: model::roofline3(
-            dim,
-            if inner_f64 { 8.0 } else { 4.0 },
-            b.m as f64,
-            b.k as f64,
-            &info.n_fine[..dim],
-            info.width as f64,
-            &info.inner_fine[..dim],
-            info.inner_width as f64,
-            1.0,
-        ),
-        bw_gbs,
-        gflops,
-        n_fine: info.inner_fine,
-        fft_ms: fft_ms(b.dim, info.inner_fine, inner_f64, 1, reps),
-    };
-    let err = rel_l2(&approx, &exact);
-    Ok(timed.row(
-        b.name,
-        "uniform",
-        peer_ms(b.name),
-        b.tol,
-        b.m + b.k,
-        err,
-        roof,
-    ))
-}
-
 /// Per case: execute ms of AUTO, of each forced method and of deterministic AUTO, the latter's
 /// setpts ms, and its cost over AUTO (execute and setpts ratios): the table docs/spreaders.md
 /// leaves for the H100's numbers.
@@ -584,6 +469,7 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(20);
     let mut rows = Vec::new();
+    let path = std::env::var("WARPFFT_BENCH_JSON").unwrap_or_else(|_| "target/suite_b.json".into());
     let (bw, f32_peak) = machine(false);
     println!(
         "roofline floors: {bw:.0} GB/s, {f32_peak:.0} GFLOP/s f32 / {:.0} f64 (override: \
@@ -610,7 +496,7 @@ fn main() {
     for (name, t3, i) in jobs {
         for v in variants(if t3 { 3 } else { SUITE[i].ty }) {
             let r = if t3 {
-                run3(&SUITE3[i], v, reps)
+                type3::run3(&SUITE3[i], v, reps)
             } else {
                 run(&SUITE[i], v, reps)
             };
@@ -625,6 +511,8 @@ fn main() {
                         println!("{line}");
                     }
                     rows.push(r);
+                    // after every row: a run cut short (a time limit) keeps what it measured
+                    write_json(&path, &rows);
                 }
                 Err(e) => println!(
                     "{name:<5} method {} deterministic {}: failed: {e}",
@@ -638,8 +526,12 @@ fn main() {
             println!("{line}");
         }
     }
-    let json: Vec<String> = rows.iter().map(model::json_row).collect();
-    let path = std::env::var("WARPFFT_BENCH_JSON").unwrap_or_else(|_| "target/suite_b.json".into());
-    let _ = std::fs::write(&path, format!("[\n{}\n]\n", json.join(",\n")));
+    write_json(&path, &rows);
     println!("JSON written to {path}");
+}
+
+/// The rows so far as a JSON array (rewritten whole: a few dozen rows).
+fn write_json(path: &str, rows: &[Row]) {
+    let json: Vec<String> = rows.iter().map(model::json_row).collect();
+    let _ = std::fs::write(path, format!("[\n{}\n]\n", json.join(",\n")));
 }
