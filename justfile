@@ -23,6 +23,8 @@ test: lint docs
     bash c_core/tests/run_tests.sh
     bash c_core/tests/run_test_params.sh
     bash c_core/tests/run_test_type3.sh
+    @echo "== kernels on the CPU (kernels/test/emu, g++): the OD spreading, stable-sort, binning and batched GM/SM kernels against direct sums"
+    bash kernels/test/emu/run.sh quick
     @echo "== fuzzing (libFuzzer, ASan+UBSan): C ABI, XLA handler decoding, kernel cache reader, 20 s each"
     bash c_core/fuzz/run.sh 20
     @echo "== nvrtc build: the embedded kernel sources compile with NVRTC (sm_90 CUBINs, no GPU)"

@@ -25,6 +25,7 @@
 namespace host {
 #include "../../common.cuh"
 }
+#include "footprint_ref.h"
 
 typedef long long i64;
 typedef unsigned long long u64;
@@ -263,34 +264,13 @@ template <class T, class Cx> static void run_od(const OdCase &k) {
     run();
     /* direct spread in double of the same kernel values */
     std::vector<double> ref(2 * nfprod * k.ntransf, 0.0);
-    const T inv_hw = (T)(2.0 / W), e2b = (T)std::exp(-2.0 * (double)beta);
-    for (i64 j = 0; j < M; ++j) {
-        double kv[3][16];
-        i64 a[3] = {0, 0, 0};
-        for (int d = 0; d < 3; ++d)
-            for (int q = 0; q < W; ++q)
-                kv[d][q] = d < dim ? 0.0 : (q == 0 ? 1.0 : 0.0);
-        for (int d = 0; d < dim; ++d) {
-            const double u = host::wf_fold((double)x[d][j], nf[d]);
-            a[d] = host::wf_first_index(u, W);
-            for (int q = 0; q < W; ++q)
-                kv[d][q] = (double)host::wf_phi((T)(((double)a[d] + q) - u), inv_hw, beta, e2b);
-        }
-        const int W2 = dim >= 2 ? W : 1, W3 = dim >= 3 ? W : 1;
-        for (int pz = 0; pz < W3; ++pz)
-            for (int r = 0; r < W2; ++r)
-                for (int q = 0; q < W; ++q) {
-                    const i64 cx = ((a[0] + q) % nf[0] + nf[0]) % nf[0];
-                    const i64 cy = ((a[1] + r) % nf[1] + nf[1]) % nf[1];
-                    const i64 cz = ((a[2] + pz) % nf[2] + nf[2]) % nf[2];
-                    const double kk = kv[0][q] * kv[1][r] * kv[2][pz];
-                    const i64 cell = cx + nf[0] * (cy + nf[1] * cz);
-                    for (int t = 0; t < k.ntransf; ++t) {
-                        ref[2 * (t * nfprod + cell)] += kk * (double)c[t * M + j].x;
-                        ref[2 * (t * nfprod + cell) + 1] += kk * (double)c[t * M + j].y;
-                    }
-                }
-    }
+    for (i64 j = 0; j < M; ++j)
+        wf_ref_footprint(dim, W, nf, x, j, beta, [&](i64 cell, double kk) {
+            for (int t = 0; t < k.ntransf; ++t) {
+                ref[2 * (t * nfprod + cell)] += kk * (double)c[t * M + j].x;
+                ref[2 * (t * nfprod + cell) + 1] += kk * (double)c[t * M + j].y;
+            }
+        });
     double maxref = 0, maxerr = 0;
     i64 nan_cells = 0;
     for (i64 i = 0; i < nfprod * k.ntransf; ++i) {

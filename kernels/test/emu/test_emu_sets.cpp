@@ -25,6 +25,7 @@
 namespace host {
 #include "../../common.cuh"
 }
+#include "footprint_ref.h"
 
 typedef long long i64;
 typedef unsigned long long u64;
@@ -219,41 +220,21 @@ template <class T, class Cx> static void run(const Case &k) {
     }
 
     /* reference in double: each transform over its own set's points */
-    const T inv_hw = (T)(2.0 / W), e2b = (T)std::exp(-2.0 * (double)beta);
     std::vector<double> ref(2 * (k.dir == SPREAD ? nfprod * ntransf : ntransf * set_M), 0.0);
     for (i64 j = 0; j < M; ++j) {
         const i64 s = j / set_M, jl = j - s * set_M;
-        double kv[3][16];
-        i64 a[3] = {0, 0, 0};
-        for (int d = 0; d < 3; ++d)
-            for (int q = 0; q < W; ++q)
-                kv[d][q] = d < dim ? 0.0 : (q == 0 ? 1.0 : 0.0);
-        for (int d = 0; d < dim; ++d) {
-            const double u = host::wf_fold((double)x[d][j], nf[d]);
-            a[d] = host::wf_first_index(u, W);
-            for (int q = 0; q < W; ++q)
-                kv[d][q] = (double)host::wf_phi((T)(((double)a[d] + q) - u), inv_hw, beta, e2b);
-        }
-        const int W2 = dim >= 2 ? W : 1, W3 = dim >= 3 ? W : 1;
-        for (int pz = 0; pz < W3; ++pz)
-            for (int r = 0; r < W2; ++r)
-                for (int q = 0; q < W; ++q) {
-                    const i64 cx = ((a[0] + q) % nf[0] + nf[0]) % nf[0];
-                    const i64 cy = ((a[1] + r) % nf[1] + nf[1]) % nf[1];
-                    const i64 cz = ((a[2] + pz) % nf[2] + nf[2]) % nf[2];
-                    const double kk = kv[0][q] * kv[1][r] * kv[2][pz];
-                    const i64 cell = cx + nf[0] * (cy + nf[1] * cz);
-                    for (int tt = 0; tt < k.tps; ++tt) {
-                        const i64 t = s * k.tps + tt;
-                        if (k.dir == SPREAD) {
-                            ref[2 * (t * nfprod + cell)] += kk * (double)c[t * set_M + jl].x;
-                            ref[2 * (t * nfprod + cell) + 1] += kk * (double)c[t * set_M + jl].y;
-                        } else {
-                            ref[2 * (t * set_M + jl)] += kk * (double)fw[t * nfprod + cell].x;
-                            ref[2 * (t * set_M + jl) + 1] += kk * (double)fw[t * nfprod + cell].y;
-                        }
-                    }
+        wf_ref_footprint(dim, W, nf, x, j, beta, [&](i64 cell, double kk) {
+            for (int tt = 0; tt < k.tps; ++tt) {
+                const i64 t = s * k.tps + tt;
+                if (k.dir == SPREAD) {
+                    ref[2 * (t * nfprod + cell)] += kk * (double)c[t * set_M + jl].x;
+                    ref[2 * (t * nfprod + cell) + 1] += kk * (double)c[t * set_M + jl].y;
+                } else {
+                    ref[2 * (t * set_M + jl)] += kk * (double)fw[t * nfprod + cell].x;
+                    ref[2 * (t * set_M + jl) + 1] += kk * (double)fw[t * nfprod + cell].y;
                 }
+            }
+        });
     }
     const std::vector<Cx> &got = k.dir == SPREAD ? fw : c;
     const i64 n = k.dir == SPREAD ? nfprod * ntransf : ntransf * set_M;
