@@ -171,7 +171,7 @@ void test_method_density(void) {
               p.method == WARPFFT_METHOD_SM,
           "explicit SM is kept (method %d)", p.method);
     o.method = WARPFFT_METHOD_AUTO;
-    o.points_hint = 17000000; /* D2t2: density 0.33 */
+    o.points_hint = 17000000; /* D2t2: density 0.31 */
     CHECK(wf_params_make(2, 3, n, 1, 1e-6, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.method == WARPFFT_METHOD_SM,
           "D2t2: SM (method %d, sigma %g)", p.method, p.upsampfac);

@@ -74,8 +74,8 @@ int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size
  * opts.points_hint): SM loads a padded tile per bin whatever its points, GM reads only around
  * the points. H100, interpolation alone (benches/costmodel-h100.jsonl), GM/SM at density 0.141:
  * 0.44 (w7), 0.93 (w10), 0.63 (w13); at 0.244: 1.14, 1.18, 0.94; from 0.477 up 1.10-1.65 (SM
- * wins). Suite B's D1t2 (256^3, M = 1.7e6, sigma 1.449 w10, density 0.033) executes in
- * 6.64 ms with GM against 15.67 with SM; D2t2 (density 0.33) 35.1 against 30.4. Hence GM below
+ * wins). Suite B's D1t2 (256^3, M = 1.7e6, sigma 1.449 w10, density 0.031) executes in
+ * 6.64 ms with GM against 15.67 with SM; D2t2 (density 0.31) 35.1 against 30.4. Hence GM below
  * WF_GM_DENSITY. f32 stays SM (0.81-1.27 at 0.141: no clear winner); without a hint the density
  * is unknown and SM stays. */
 #define WF_GM_DENSITY 0.2
