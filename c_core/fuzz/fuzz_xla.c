@@ -332,7 +332,7 @@ warpfft_status warpfft_plan_points_id(warpfft_plan plan, uint64_t *id) {
 }
 
 /* ---- the live-plan pool (warpfft.h), as a small stand-in: the target checks the handler's use
- * of it, not the pool (api/pool.c: test_pool.c and test_xla_ffi.c). Idle plans are kept by key
+ * of it, not the pool (api/pool.c: test_pool*.c and test_xla_ffi.c). Idle plans are kept by key
  * between inputs, so that inputs reach the handler with a plan another call used. ---- */
 
 enum { POOL_MAX = 8 };

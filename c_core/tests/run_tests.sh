@@ -4,7 +4,7 @@
 # of c_core/src (check_layers.sh); then the
 # fault-injection suite (test_fault.c and test_fault_*.c: the whole C core against the stand-in
 # libcuda.so.1 and libcufft.so.12 of standin.h, failing each driver/cuFFT call of plan
-# lifecycles in turn), the live-plan pool on the same stand-ins (test_pool.c), and
+# lifecycles in turn), the live-plan pool on the same stand-ins (test_pool*.c), and
 # the XLA FFI handler with the pool against a recording stand-in of the C ABI (test_xla_ffi.c).
 #
 #   c_core/tests/run_tests.sh            # ASan+UBSan run, stub-driver run, fault injection,
@@ -194,7 +194,7 @@ echo "== warpfft_bench_fft under fault injection (ASan+UBSan)"
 on_standin "$FAULT/test_bench" || status=1
 # The live-plan pool (api/pool.c, api/plan_pool.c) with the whole core: reuse, limits, dead
 # user streams, threads racing clears, a fault walk.
-fault_build "$HERE/test_pool.c" -o "$FAULT/test_pool"
+fault_build "$HERE/test_pool.c" "$HERE/test_pool_stress.c" -o "$FAULT/test_pool"
 echo "== the live-plan pool on the stand-in driver (ASan+UBSan)"
 on_standin "$FAULT/test_pool" || status=1
 # The XLA FFI handler (framework/xla_ffi.c) and the pool it takes plans from (api/pool.c), linked
