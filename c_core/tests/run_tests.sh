@@ -213,14 +213,15 @@ echo "== the Toeplitz XLA handlers on a recording stand-in of the C ABI (ASan+UB
 "$BUILD/bin/test_xla_toeplitz" || status=1
 
 # ---- 5. the kernel disk cache and NVRTC (kcache.c, nvrtc.c), host only ----
-# test_kcache: the cache's failure cases, SHA-256, the NVRTC search and compile step against the
-# stand-in libnvrtc (standin_nvrtc.c) and the toolkit's real one (compiling needs no GPU).
+# test_kcache: the cache's failure cases, SHA-256 (test_kcache.c, test_kcache_safety.c), the NVRTC
+# search and compile step against the stand-in libnvrtc (standin_nvrtc.c) and the toolkit's real
+# one (test_kcache_nvrtc.c; compiling needs no GPU).
 NV=$BUILD/nvrtc
 mkdir -p "$NV"
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_nvrtc.c" -o "$NV/libnvrtc.so.12"
 gcc "${CFLAGS[@]}" "${SAN[@]}" "$RT/error.c" "$RT/libfind.c" "$RT/nvrtc.c" "$RT/kcache.c" \
-    "$RT/sha256.c" "$HERE/test_kcache.c" "$HERE/test_kcache_safety.c" -o "$NV/test_kcache" \
-    "${LIBS[@]}"
+    "$RT/sha256.c" "$HERE/test_kcache.c" "$HERE/test_kcache_safety.c" \
+    "$HERE/test_kcache_nvrtc.c" -o "$NV/test_kcache" "${LIBS[@]}"
 echo "== kernel cache and NVRTC (ASan+UBSan)"
 WF_TEST_CUDA_PATH=$CUDA "$NV/test_kcache" "$NV/libnvrtc.so.12" || status=1
 # The NVRTC path of module.c and module_nvrtc.c end to end, on the stand-in driver: cold (compiled: "nvrtc"),
