@@ -85,12 +85,12 @@ bench *cases:
 
 fmt:
     cargo fmt --all
-    clang-format -i c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.c examples/c/*.c
+    clang-format -i c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.[ch] examples/c/*.c
 
 lint:
     cargo fmt --all -- --check
     cargo clippy --all-targets -- -D warnings
-    clang-format --dry-run --Werror c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.c examples/c/*.c
+    clang-format --dry-run --Werror c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.[ch] examples/c/*.c
 
 # Install libwarpfft.so, warpfft.h and warpfft.pc under PREFIX
 install PREFIX="/usr/local":

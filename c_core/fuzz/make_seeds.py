@@ -2,9 +2,9 @@
 """make_seeds.py — writes the seed corpora of the fuzz targets (c_core/fuzz/corpus/<target>/
 seed-*): inputs that reach deep into each target (whole plan lifecycles, valid XLA call frames
 of every transform type, valid and damaged cache entries), encoded as each target's reader
-takes its choices (see the pick_* functions of fuzz_abi.c and fuzz_xla.c). Run it after
-changing a reader; inputs the fuzzers found (crash regressions) live beside the seeds under
-other names and are kept.
+takes its choices (see the pick_* functions of fuzz_abi.c and fuzz_xla_frame.c). Run it
+after changing a reader; inputs the fuzzers found (crash regressions) live beside the seeds
+under other names and are kept.
 
     python3 c_core/fuzz/make_seeds.py
 """
@@ -48,7 +48,7 @@ def kcache_seeds():
         write("fuzz_kcache", "maxsize-" + name, b"MAXSIZE:" + s)
 
 
-# ---- fuzz_xla: call frames (fuzz_xla.c: LLVMFuzzerTestOneInput and make_frame) ----
+# ---- fuzz_xla: call frames (fuzz_xla.c: LLVMFuzzerTestOneInput, fuzz_xla_frame.c: make_frame)
 
 DT = {"c64": 0, "c128": 1, "f32": 2, "f64": 3, "s32": 4, "s64": 5, "u32": 6, "u64": 7}
 NAMES = ["nufft_type", "iflag", "eps", "n1", "n2", "n3", "modeord", "method", "bin1", "bin2",

@@ -11,7 +11,8 @@
 #
 # Targets (one file each, its opening comment says what it drives and what it checks):
 #   fuzz_abi     the C ABI's argument checking, the C core on the stand-in driver and cuFFT
-#   fuzz_xla     the XLA FFI handler's decoding of attributes and buffers
+#   fuzz_xla     the XLA FFI handler's decoding of attributes and buffers (with
+#                fuzz_xla_frame.c: the input read into a call frame)
 #   fuzz_kcache  the kernel disk cache's entry reader (and WARPFFT_CACHE_MAX_SIZE)
 # Seeds: c_core/fuzz/corpus/<target>/ (committed, small; read only here). Inputs found while
 # running go to target/fuzz/corpus/<target>/ and are kept between runs.
@@ -69,7 +70,10 @@ t0=$(date +%s)
 for t in "${TARGETS[@]}"; do
     case $t in
     fuzz_abi) build fuzz_abi "${CORE[@]}" "$WORK/gen/fault_kernels.c" ;;
-    fuzz_xla) build fuzz_xla "$(find "$SRC" -name xla_ffi.c)" "$(find "$SRC" -name xla_common.c)" ;;
+    fuzz_xla)
+        build fuzz_xla "$HERE/fuzz_xla_frame.c" "$(find "$SRC" -name xla_ffi.c)" \
+            "$(find "$SRC" -name xla_common.c)"
+        ;;
     fuzz_kcache)
         build fuzz_kcache "$(find "$SRC" -name kcache.c)" "$(find "$SRC" -name sha256.c)" \
             "$(find "$SRC" -name libfind.c)" "$(find "$SRC" -name nvrtc.c)" \

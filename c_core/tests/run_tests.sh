@@ -4,7 +4,7 @@
 # of c_core/src (check_layers.sh); then the
 # fault-injection suite (test_fault.c and test_fault_*.c: the whole C core against the stand-in
 # libcuda.so.1 and libcufft.so.12 of standin.h, failing each driver/cuFFT call of plan
-# lifecycles in turn), the live-plan pool on the same stand-ins (test_pool.c), and
+# lifecycles in turn), the live-plan pool on the same stand-ins (test_pool*.c), and
 # the XLA FFI handler with the pool against a recording stand-in of the C ABI (test_xla_ffi.c).
 #
 #   c_core/tests/run_tests.sh            # ASan+UBSan run, stub-driver run, fault injection,
@@ -194,7 +194,7 @@ echo "== warpfft_bench_fft under fault injection (ASan+UBSan)"
 on_standin "$FAULT/test_bench" || status=1
 # The live-plan pool (api/pool.c, api/plan_pool.c) with the whole core: reuse, limits, dead
 # user streams, threads racing clears, a fault walk.
-fault_build "$HERE/test_pool.c" -o "$FAULT/test_pool"
+fault_build "$HERE/test_pool.c" "$HERE/test_pool_stress.c" -o "$FAULT/test_pool"
 echo "== the live-plan pool on the stand-in driver (ASan+UBSan)"
 on_standin "$FAULT/test_pool" || status=1
 # The XLA FFI handler (framework/xla_ffi.c) and the pool it takes plans from (api/pool.c), linked
@@ -213,14 +213,15 @@ echo "== the Toeplitz XLA handlers on a recording stand-in of the C ABI (ASan+UB
 "$BUILD/bin/test_xla_toeplitz" || status=1
 
 # ---- 5. the kernel disk cache and NVRTC (kcache.c, nvrtc.c), host only ----
-# test_kcache: the cache's failure cases, SHA-256, the NVRTC search and compile step against the
-# stand-in libnvrtc (standin_nvrtc.c) and the toolkit's real one (compiling needs no GPU).
+# test_kcache: the cache's failure cases, SHA-256 (test_kcache.c, test_kcache_safety.c), the NVRTC
+# search and compile step against the stand-in libnvrtc (standin_nvrtc.c) and the toolkit's real
+# one (test_kcache_nvrtc.c; compiling needs no GPU).
 NV=$BUILD/nvrtc
 mkdir -p "$NV"
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_nvrtc.c" -o "$NV/libnvrtc.so.12"
 gcc "${CFLAGS[@]}" "${SAN[@]}" "$RT/error.c" "$RT/libfind.c" "$RT/nvrtc.c" "$RT/kcache.c" \
-    "$RT/sha256.c" "$HERE/test_kcache.c" "$HERE/test_kcache_safety.c" -o "$NV/test_kcache" \
-    "${LIBS[@]}"
+    "$RT/sha256.c" "$HERE/test_kcache.c" "$HERE/test_kcache_safety.c" \
+    "$HERE/test_kcache_nvrtc.c" -o "$NV/test_kcache" "${LIBS[@]}"
 echo "== kernel cache and NVRTC (ASan+UBSan)"
 WF_TEST_CUDA_PATH=$CUDA "$NV/test_kcache" "$NV/libnvrtc.so.12" || status=1
 # The NVRTC path of module.c and module_nvrtc.c end to end, on the stand-in driver: cold (compiled: "nvrtc"),

@@ -1,7 +1,7 @@
 /*
  * standin_nvrtc.c — a stand-in libnvrtc (NVRTC 12.4, archs sm_75..sm_90) for the host tests of
- * the NVRTC path and the kernel cache (test_kcache.c, and test_runtime's "standin" mode with
- * the stand-in libcuda.so.1). It "compiles" a source into a fixed text naming the source and
+ * the NVRTC path and the kernel cache (test_kcache_nvrtc.c, and test_runtime's "standin" mode
+ * with the stand-in libcuda.so.1). It "compiles" a source into a fixed text naming the source and
  * the options it was given, after checking what a real compile would need: every quoted
  * #include is among the headers handed over. A source containing "wf_no_such_thing" fails to
  * compile with a multi-line log, as nvrtc does for an undefined identifier.

@@ -1,8 +1,9 @@
 /*
  * test_kcache.h — what the kernel-cache test files share: test_kcache.c (main, SHA-256, keys,
- * hits, damaged entries, eviction, NVRTC) defines these helpers; test_kcache_safety.c (another
- * user's directory swapped in, FIFOs and symbolic links as entries, the size bound's parsing,
- * deleting a bad entry that was just replaced) uses them.
+ * hits, damaged entries, eviction) defines these helpers; test_kcache_safety.c (another user's
+ * directory swapped in, FIFOs and symbolic links as entries, the size bound's parsing, deleting
+ * a bad entry that was just replaced) and test_kcache_nvrtc.c (NVRTC's search and compile step)
+ * use them and define the parts main runs.
  */
 #ifndef WARPFFT_TEST_KCACHE_H
 #define WARPFFT_TEST_KCACHE_H
@@ -13,7 +14,8 @@
 #include "runtime/kimage.h"
 #include "runtime/sha256.h"
 
-extern char root[]; /* the temporary directory everything the test writes lives in */
+extern char root[];             /* the temporary directory everything the test writes lives in */
+extern const char *standin_lib; /* the stand-in libnvrtc (standin_nvrtc.c): main's argument */
 
 /* WARPFFT_CACHE_DIR = <root>/<sub>; cache_dir() reads it back. */
 void set_cache(const char *sub);
@@ -30,5 +32,9 @@ long file_size(const char *path); /* -1 when there is none */
 void note_has(const char *sub, int line);
 
 void test_kcache_safety(void); /* test_kcache_safety.c: all of its tests */
+/* test_kcache_nvrtc.c: scenarios, each run in its own process (run_isolated). */
+void sc_nvrtc_missing(void);
+void sc_nvrtc_standin(void);
+void sc_nvrtc_real(void);
 
 #endif

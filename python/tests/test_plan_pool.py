@@ -6,7 +6,7 @@ Without a GPU the C library is the fake of _fake.py (exact sums on host memory, 
 warpfft.h defines it), so what is checked is the Python layer: every call's result, no plan left
 busy or leaked, no stream touched when a plan is evicted, and that a clear in the middle of a
 call changes nothing for that call. The XLA handler's C side is tested in C
-(c_core/tests/test_xla_ffi*.c, test_pool.c on the stand-in driver). The same stress then runs
+(c_core/tests/test_xla_ffi*.c, test_pool*.c on the stand-in driver). The same stress then runs
 for real on a GPU (``test_gpu_*``; skipped with "no GPU: ..." without one): one-call functions
 on numpy and cupy arrays and on a caller's streams that are destroyed afterwards, PyTorch ops
 and jitted JAX functions, all at once, against exact sums.
@@ -160,7 +160,7 @@ def test_one_call_functions_pass_m_rounded_as_the_points_hint(fake):
 def test_evicting_a_plan_touches_no_stream(fake):
     """Once its user has destroyed a stream, evicting a plan made for it must not wait for it:
     the Python layer never synchronises a pooled plan's stream (the C pool waits for an event
-    its release recorded; c_core/tests/test_pool.c checks that on the stand-in driver)."""
+    its release recorded; c_core/tests/test_pool_stress.c checks that on the stand-in driver)."""
     rng = np.random.default_rng(6)
     pts, c = _problem(rng, 1)
     dead = 0x5199
@@ -268,7 +268,7 @@ def test_torch_points_reuse_only_while_the_plan_keeps_them(torch_fake, fake_c):
 def test_torch_eviction_touches_no_stream(torch_fake, monkeypatch, fake_c):
     """Issue 31 item 8: the old torch cache synchronised a plan's stream when it evicted the
     plan, though the stream (torch.cuda.Stream) may have been destroyed since. The pool waits
-    for an event of the plan's last work instead (C side: test_pool.c)."""
+    for an event of the plan's last work instead (C side: test_pool_stress.c)."""
     torch, wt, _ops = torch_fake
     dead = 0x5177
     monkeypatch.setattr(_ops, "_stream_of", lambda device: dead)

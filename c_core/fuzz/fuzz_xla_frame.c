@@ -1,0 +1,217 @@
+/*
+ * fuzz_xla_frame.c — the input side of the fuzz_xla target: reads the fuzzer's bytes as a stream
+ * of choices and builds from them a call frame as XLA could hand it over (make_frame), and reads
+ * an integer attribute back as the handler must (int_attr). Kept apart from fuzz_xla.c, which
+ * holds the checking stand-in of the C ABI and the entry point, so that the decoding (which the
+ * seeds of make_seeds.py encode) and the oracles read on their own. The encoding is the corpus's:
+ * change it only with make_seeds.py.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "fuzz_xla_frame.h"
+
+/* ---- the input, read as a stream of choices (zeros once it runs out) ---- */
+
+uint64_t take(reader *r, int bytes) {
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++) {
+        uint64_t b = r->n ? (r->n--, *r->p++) : 0;
+        v |= b << (8 * i);
+    }
+    return v;
+}
+
+/* An integer: mostly small, else one of the edges, else any 64 bits. */
+static int64_t pick_int(reader *r) {
+    static const int64_t edge[] = {-1,
+                                   -2,
+                                   16,
+                                   INT32_MAX,
+                                   (int64_t)INT32_MAX + 1,
+                                   INT32_MIN,
+                                   (int64_t)INT32_MIN - 1,
+                                   UINT32_MAX,
+                                   (int64_t)1 << 32 | 2,
+                                   (int64_t)1 << 40,
+                                   INT64_MAX,
+                                   INT64_MIN};
+    uint8_t b = (uint8_t)take(r, 1);
+    if (b < 160)
+        return b % 10;
+    if (b < 250)
+        return edge[b % (sizeof edge / sizeof edge[0])];
+    return (int64_t)take(r, 8);
+}
+
+/* A dimension: XLA's are >= 0; mostly small, some large (a zero elsewhere keeps it empty). */
+static int64_t pick_dim(reader *r) {
+    static const int64_t big[] = {1000, 1 << 20, (int64_t)1 << 31, (int64_t)1 << 40};
+    uint8_t b = (uint8_t)take(r, 1);
+    return b < 240 ? b % 9 : big[b % 4];
+}
+
+static double pick_double(reader *r) {
+    static const double v[] = {1e-5, 1e-6, 1e-9, 1e-1, 2.0, 1.25, 0.0, -1.0, 1e300};
+    uint8_t b = (uint8_t)take(r, 1);
+    if (b < 240)
+        return v[b % 9];
+    uint64_t bits = take(r, 8);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+/* ---- the frame ---- */
+
+static const int dtypes[] = {WF_XLA_C64, WF_XLA_C128, WF_XLA_F32, WF_XLA_F64,   WF_XLA_S32,
+                             WF_XLA_S64, WF_XLA_U32,  WF_XLA_U64, 1 /* PRED */, 16 /* BF16 */};
+static const char *const names[] = {
+    "nufft_type", "iflag", "eps",  "n1",   "n2",          "n3",        "modeord",
+    "method",     "bin1",  "bin2", "bin3", "max_subprob", "upsampfac", "deterministic"};
+enum { N_NAMES = sizeof names / sizeof names[0] };
+
+frame_t fr; /* the current input's (fuzz_xla_frame.h) */
+
+static uintptr_t base(int i) { /* buffer i's fake device address: never dereferenced */
+    return (uintptr_t)(i + 1) << 41;
+}
+
+static size_t elem_bytes(int dtype) {
+    switch (dtype) {
+    case WF_XLA_C128:
+        return 16;
+    case WF_XLA_C64:
+    case WF_XLA_F64:
+    case WF_XLA_S64:
+    case WF_XLA_U64:
+        return 8;
+    case WF_XLA_F32:
+    case WF_XLA_S32:
+    case WF_XLA_U32:
+        return 4;
+    case 16:
+        return 2;
+    default:
+        return 1;
+    }
+}
+
+/* A buffer as XLA allows: dims >= 0 whose running product fits in int64, and data that exist
+ * (at most 2^40 bytes). 0 when the input asks for one XLA would not make. */
+static int make_buffer(reader *r, int i) {
+    XLA_FFI_Buffer *b = &fr.buf[i];
+    int dtype = dtypes[take(r, 1) % (sizeof dtypes / sizeof dtypes[0])];
+    int rank = (int)(take(r, 1) % MAX_RANK);
+    unsigned __int128 count = 1;
+    for (int d = 0; d < rank; d++) {
+        fr.dims[i][d] = pick_dim(r);
+        count *= (uint64_t)fr.dims[i][d];
+        if (count > INT64_MAX)
+            return 0;
+    }
+    count *= elem_bytes(dtype);
+    if (count > (uint64_t)1 << 40)
+        return 0;
+    fr.bytes[i] = (uint64_t)count;
+    *b = (XLA_FFI_Buffer){sizeof *b, NULL, dtype, (void *)base(i), rank, fr.dims[i]};
+    if (count == 0 && take(r, 1) % 4 == 0)
+        b->data = NULL; /* an empty array may have no data */
+    return 1;
+}
+
+static void set_value(reader *r, int i, int dtype) {
+    uint64_t *v = &fr.values[i];
+    *v = 0;
+    if (dtype == WF_XLA_F64) {
+        double d = pick_double(r);
+        memcpy(v, &d, sizeof d);
+    } else if (dtype == WF_XLA_F32) {
+        float f = (float)pick_double(r);
+        memcpy(v, &f, sizeof f);
+    } else if (dtype == WF_XLA_S32 || dtype == WF_XLA_U32) {
+        uint32_t u = (uint32_t)pick_int(r);
+        memcpy(v, &u, sizeof u);
+    } else {
+        *v = (uint64_t)pick_int(r);
+    }
+}
+
+/* Builds the frame; 0 when the input asks for something XLA would not hand over. */
+int make_frame(reader *r) {
+    memset(&fr, 0, sizeof fr);
+    fr.n_args = (int)(take(r, 1) % 9);
+    fr.n_rets = take(r, 1) % 8 == 0 ? (int)(take(r, 1) % 3) : 1;
+    for (int i = 0; i < fr.n_args + fr.n_rets; i++) {
+        int other = take(r, 1) % 16 == 0; /* a token or other non-buffer kind */
+        int *type = i < fr.n_args ? &fr.arg_types[i] : &fr.ret_types[i - fr.n_args];
+        void **slot = i < fr.n_args ? &fr.args[i] : &fr.rets[i - fr.n_args];
+        *type = other ? 2 : WF_XLA_ARG_BUFFER;
+        if (!make_buffer(r, i))
+            return 0;
+        *slot = &fr.buf[i];
+    }
+    int n_attrs = (int)(take(r, 1) % MAX_ATTR);
+    for (int i = 0; i < n_attrs; i++) {
+        uint8_t which = (uint8_t)take(r, 1);
+        char *text = fr.name_text[i];
+        size_t len;
+        if (which < 240) {
+            len = strlen(names[which % N_NAMES]);
+            memcpy(text, names[which % N_NAMES], len);
+        } else { /* another name: any bytes */
+            len = take(r, 1) % sizeof fr.name_text[i];
+            for (size_t k = 0; k < len; k++)
+                text[k] = (char)take(r, 1);
+        }
+        fr.names[i] = (XLA_FFI_ByteSpan){text, len};
+        fr.name_ptrs[i] = &fr.names[i];
+        int dtype = dtypes[take(r, 1) % (sizeof dtypes / sizeof dtypes[0])];
+        uint8_t kind = (uint8_t)take(r, 1);
+        fr.attr_types[i] = kind % 16 == 0 ? 1 + kind / 16 % 4 : WF_XLA_ATTR_SCALAR;
+        set_value(r, i, dtype);
+        fr.scalars[i] = (XLA_FFI_Scalar){dtype, &fr.values[i]};
+        fr.attr_ptrs[i] = &fr.scalars[i]; /* non-scalars are not read */
+    }
+    uint8_t flags = (uint8_t)take(r, 1);
+    fr.api.struct_size = flags & 1 ? offsetof(XLA_FFI_Api, XLA_FFI_Stream_Get) : sizeof fr.api;
+    fr.f.struct_size = sizeof fr.f;
+    fr.f.api = &fr.api;
+    fr.f.stage = flags & 2 ? (int)(take(r, 1) % 5) : WF_XLA_STAGE_EXECUTE;
+    if (flags & 4) {
+        fr.meta_ext.extension_base =
+            (XLA_FFI_Extension_Base){sizeof fr.meta_ext, WF_XLA_EXTENSION_METADATA, NULL};
+        fr.meta_ext.metadata = &fr.metadata;
+        fr.f.extension_start = &fr.meta_ext.extension_base;
+    }
+    fr.f.args = (XLA_FFI_Args){sizeof(XLA_FFI_Args), NULL, fr.n_args, fr.arg_types, fr.args};
+    fr.f.rets = (XLA_FFI_Rets){sizeof(XLA_FFI_Rets), NULL, fr.n_rets, fr.ret_types, fr.rets};
+    fr.f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,         n_attrs,
+                                 fr.attr_types,         fr.name_ptrs, fr.attr_ptrs};
+    return 1;
+}
+
+/* The first scalar attribute `name` of an integer type, as the handler must read it: 1 and *v. */
+int int_attr(const char *name, int64_t *v) {
+    for (int64_t i = 0; i < fr.f.attrs.size; i++) {
+        if (fr.attr_types[i] != WF_XLA_ATTR_SCALAR || fr.names[i].len != strlen(name) ||
+            memcmp(fr.names[i].ptr, name, fr.names[i].len) != 0)
+            continue;
+        uint64_t raw = fr.values[i];
+        switch (fr.scalars[i].dtype) {
+        case WF_XLA_S32:
+            *v = (int32_t)(uint32_t)raw;
+            return 1;
+        case WF_XLA_U32:
+            *v = (uint32_t)raw;
+            return 1;
+        case WF_XLA_S64:
+        case WF_XLA_U64:
+            *v = (int64_t)raw;
+            return 1;
+        default:
+            return 0;
+        }
+    }
+    return 0;
+}

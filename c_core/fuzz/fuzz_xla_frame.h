@@ -1,0 +1,54 @@
+/*
+ * fuzz_xla_frame.h — what fuzz_xla.c (the entry point and the checking stand-in of the C ABI)
+ * uses of fuzz_xla_frame.c (the input read as a stream of choices, and the XLA call frame built
+ * from it).
+ */
+#ifndef WARPFFT_FUZZ_XLA_FRAME_H
+#define WARPFFT_FUZZ_XLA_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "framework/xla_ffi.h"
+
+/* The fuzzer's input, read front to back. */
+typedef struct reader {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+/* The next `bytes` bytes as a little-endian integer (zeros once the input runs out). */
+uint64_t take(reader *r, int bytes);
+
+enum { MAX_BUF = 10, MAX_ATTR = 20, MAX_RANK = 6 };
+
+/* One call frame and all it points to: XLA's structs and the storage behind them. */
+typedef struct frame_t {
+    XLA_FFI_CallFrame f;
+    XLA_FFI_Api api;
+    XLA_FFI_Buffer buf[MAX_BUF]; /* arguments, then results */
+    int64_t dims[MAX_BUF][MAX_RANK];
+    uint64_t bytes[MAX_BUF]; /* the size of each buffer's data */
+    int n_args, n_rets;
+    void *args[MAX_BUF], *rets[MAX_BUF];
+    int arg_types[MAX_BUF], ret_types[MAX_BUF];
+    char name_text[MAX_ATTR][16];
+    XLA_FFI_ByteSpan names[MAX_ATTR], *name_ptrs[MAX_ATTR];
+    XLA_FFI_Scalar scalars[MAX_ATTR];
+    uint64_t values[MAX_ATTR]; /* each scalar's storage */
+    void *attr_ptrs[MAX_ATTR];
+    int attr_types[MAX_ATTR];
+    XLA_FFI_Metadata metadata;
+    XLA_FFI_Metadata_Extension meta_ext;
+} frame_t;
+
+/* The frame of the current input (make_frame fills it; the stand-in checks pointers against its
+ * buffers and attributes). */
+extern frame_t fr;
+
+/* Builds fr from the input; 0 when the input asks for something XLA would not hand over. */
+int make_frame(reader *r);
+/* The first scalar attribute `name` of an integer type, as the handler must read it: 1 and *v. */
+int int_attr(const char *name, int64_t *v);
+
+#endif
