@@ -69,7 +69,7 @@ frameworks)
     # (the one-call, torch and JAX paths under clears and limit changes), the side-by-side
     # benchmark (peers where installed) and, with two GPUs, 1 vs 2 GPUs
     say "framework ops: tests"
-    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false run python3 -m pytest python/tests/test_jax.py python/tests/test_jax_reference.py python/tests/test_jax_handler_abi.py python/tests/test_torch.py python/tests/test_torch_checks.py python/tests/test_plan_pool.py python/tests/test_deterministic.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false run python3 -m pytest python/tests/test_jax.py python/tests/test_jax_reference.py python/tests/test_jax_handler_abi.py python/tests/test_torch.py python/tests/test_torch_autograd.py python/tests/test_torch_op_path.py python/tests/test_torch_checks.py python/tests/test_plan_pool.py python/tests/test_deterministic.py -q -rs -p no:cacheprovider || fails=$((fails+1))
     say "framework ops: benchmark"
     WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/frameworks.py --markdown || fails=$((fails+1))
     # the JAX rows again in a process without torch (torch beside JAX slowed batched JAX calls)

@@ -89,8 +89,8 @@ command -v rustfmt >/dev/null && command -v cargo-clippy >/dev/null || \
 #    downloaded (torch 531, cuSPARSELt 170, NVSHMEM 60, cuFile 1), 55-75 s to download and
 #    install; 1.5 GB on disk (torch 1.2 GB, nvidia/ 0.3 GB), none left in pip's cache; filelock
 #    and fsspec are the only Python dependencies this image lacks (seconds). `import torch`
-#    takes ~3 s; test_torch.py + test_torch_checks.py (148 tests without a GPU) ~11 s of CPU,
-#    23-29 s of wall time.
+#    takes ~3 s; test_torch.py (since split into test_torch{,_autograd,_op_path}.py) +
+#    test_torch_checks.py (148 tests without a GPU then) ~11 s of CPU, 23-29 s of wall time.
 #    WARPFFT_SKIP_TORCH=1 skips this step (the torch tests then skip visibly).
 torch_pkgs=(torch==2.11.0 nvidia-cufile==1.15.1.6 nvidia-cusparselt-cu13==0.8.0
             nvidia-nvshmem-cu13==3.4.5)

@@ -242,7 +242,7 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
 
 _LIB = torch.library.Library("warpfft", "DEF")  # kept alive: the registrations live with it
 # The tags torch.library.custom_op gives its ops: usable by torch.compile as they are (opcheck
-# passes: python/tests/test_torch.py), inputs in eager's strides under Inductor.
+# passes: python/tests/test_torch_autograd.py), inputs in eager's strides under Inductor.
 _TAGS = tuple(getattr(torch.Tag, t) for t in ("pt2_compliant_tag", "needs_fixed_stride_order")
               if hasattr(torch.Tag, t))
 _LIB.define("nufft1(Tensor points, Tensor values, int[] n_modes, int isign, float eps, "
