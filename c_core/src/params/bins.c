@@ -248,14 +248,10 @@ static warpfft_status set_od(wf_params *p, const warpfft_opts *o, size_t limit) 
     return set_bin_counts(p);
 }
 
-/* Points per fine-grid cell that opts.points_hint announces (0: no hint). */
+/* Points per fine-grid cell that opts.points_hint announces (0: no hint); after the grid stage
+ * (fine_prod). */
 static double wf_hint_density(const wf_params *p) {
-    if (p->points_hint <= 0)
-        return 0.0;
-    double cells = 1.0;
-    for (int d = 0; d < p->dim; d++)
-        cells *= (double)p->n_fine[d];
-    return (double)p->points_hint / cells;
+    return p->points_hint > 0 ? (double)p->points_hint / (double)p->fine_prod : 0.0;
 }
 
 /* The option combinations no method serves. */
