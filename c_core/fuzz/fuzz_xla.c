@@ -186,6 +186,20 @@ static void note_plan(struct warpfft_plan_s *p) {
         call_plans[n_call_plans++] = p;
 }
 
+/* The common end of the four set-points stand-ins: the call's plan noted, a new points id (the
+ * old points are gone even if the call fails), the injected failure, else M and K taken. */
+static warpfft_status take_points(struct warpfft_plan_s *p, int64_t M, int64_t K) {
+    note_plan(p);
+    p->points_set = 0;
+    p->points_id = ++points_ids;
+    if (fail_fn == 2)
+        return fail_status;
+    p->M = M;
+    p->K = K;
+    p->points_set = 1;
+    return WARPFFT_SUCCESS;
+}
+
 static void check_coords(const char *what, const struct warpfft_plan_s *p, int64_t len,
                          const void *const c[3]) {
     if (len < 0)
@@ -214,14 +228,7 @@ warpfft_status warpfft_setpts(warpfft_plan plan, warpfft_precision precision, in
             (long long)plan->hint);
     const void *c[3] = {x, y, z};
     check_coords("setpts", plan, M, c);
-    note_plan(plan);
-    plan->points_set = 0;
-    plan->points_id = ++points_ids;
-    if (fail_fn == 2)
-        return fail_status;
-    plan->M = M;
-    plan->points_set = 1;
-    return WARPFFT_SUCCESS;
+    return take_points(plan, M, plan->K);
 }
 
 warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision, int64_t M,
@@ -233,15 +240,7 @@ warpfft_status warpfft_setpts3(warpfft_plan plan, warpfft_precision precision, i
     const void *src[3] = {x, y, z}, *tgt[3] = {s, t, u};
     check_coords("setpts3 sources", plan, M, src);
     check_coords("setpts3 targets", plan, K, tgt);
-    note_plan(plan);
-    plan->points_set = 0;
-    plan->points_id = ++points_ids;
-    if (fail_fn == 2)
-        return fail_status;
-    plan->M = M;
-    plan->K = K;
-    plan->points_set = 1;
-    return WARPFFT_SUCCESS;
+    return take_points(plan, M, K);
 }
 
 /* Batched points: n_sets sets of M (and K) points, set after set; n_sets divides ntransf. */
@@ -265,14 +264,7 @@ warpfft_status warpfft_setpts_sets(warpfft_plan plan, warpfft_precision precisio
     check_sets("setpts_sets", plan, n_sets, M);
     const void *c[3] = {x, y, z};
     check_coords("setpts_sets", plan, n_sets * M, c);
-    note_plan(plan);
-    plan->points_set = 0;
-    plan->points_id = ++points_ids;
-    if (fail_fn == 2)
-        return fail_status;
-    plan->M = M;
-    plan->points_set = 1;
-    return WARPFFT_SUCCESS;
+    return take_points(plan, M, plan->K);
 }
 
 warpfft_status warpfft_setpts3_sets(warpfft_plan plan, warpfft_precision precision, int64_t n_sets,
@@ -286,15 +278,7 @@ warpfft_status warpfft_setpts3_sets(warpfft_plan plan, warpfft_precision precisi
     const void *src[3] = {x, y, z}, *tgt[3] = {s, t, u};
     check_coords("setpts3_sets sources", plan, n_sets * M, src);
     check_coords("setpts3_sets targets", plan, n_sets * K, tgt);
-    note_plan(plan);
-    plan->points_set = 0;
-    plan->points_id = ++points_ids;
-    if (fail_fn == 2)
-        return fail_status;
-    plan->M = M;
-    plan->K = K;
-    plan->points_set = 1;
-    return WARPFFT_SUCCESS;
+    return take_points(plan, M, K);
 }
 
 warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, void *c, void *fk) {
