@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_reader.h"
 #include "standin.h"
 #include "warpfft.h"
 
@@ -67,21 +68,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
-/* ---- the input, read as a stream of choices (zeros once it runs out) ---- */
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-static uint64_t take(reader *r, int bytes) {
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++) {
-        uint64_t b = r->n ? (r->n--, *r->p++) : 0;
-        v |= b << (8 * i);
-    }
-    return v;
-}
+/* ---- the input, read as a stream of choices (fuzz_reader.h) ---- */
 
 /* A count: mostly small, else one of the edges, else any 64 bits. */
 static int64_t pick_int(reader *r) {

@@ -11,16 +11,7 @@
 
 #include "fuzz_xla_frame.h"
 
-/* ---- the input, read as a stream of choices (zeros once it runs out) ---- */
-
-uint64_t take(reader *r, int bytes) {
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++) {
-        uint64_t b = r->n ? (r->n--, *r->p++) : 0;
-        v |= b << (8 * i);
-    }
-    return v;
-}
+/* ---- the input, read as a stream of choices (fuzz_reader.h) ---- */
 
 /* An integer: mostly small, else one of the edges, else any 64 bits. */
 static int64_t pick_int(reader *r) {

@@ -10,15 +10,7 @@
 #include <stdint.h>
 
 #include "framework/xla_ffi.h"
-
-/* The fuzzer's input, read front to back. */
-typedef struct reader {
-    const uint8_t *p;
-    size_t n;
-} reader;
-
-/* The next `bytes` bytes as a little-endian integer (zeros once the input runs out). */
-uint64_t take(reader *r, int bytes);
+#include "fuzz_reader.h"
 
 enum { MAX_BUF = 10, MAX_ATTR = 20, MAX_RANK = 6 };
 
