@@ -107,6 +107,26 @@ typedef wf_cplx C;
 #ifndef WF_SPREAD_SM_OD
 #define WF_SPREAD_SM_OD (WF_DIM == 3)
 #endif
+/* Threads per block of 3D SM spreading (cell per thread, wf_spread_sm_od): its minimum, from
+ * which the passes over a point's W^3 cells are counted; the host launches exactly this many
+ * (wf_sm_spread_block, c_core/src/params/bins.c, holds the same table). Measured on the H100
+ * (kernels alone, gpu_test.py bench smblock=, M = 1e7 uniform, 128^3 modes, sigma 2):
+ *  - f32 w7 (343 cells): 192 threads 7.62 ms spread (16x8x4 bins), 256 8.93, 128
+ *    7.93 (at 64 registers), 352 10.9, 512 15.5; f32 w8 (512 cells): 256 8.31, 192 8.79, 128
+ *    9.63 (8x8x4);
+ *  - f64 w10 (1000 cells): 128 threads with 8x8x2 bins 41.5 ms, 256 with 8x8x4 47.0, 192
+ *    49.3, 384/512 85-91; f64 w7 and w8: 256 (128 and 192 equal or slower).
+ * Fewer threads per block keep more blocks resident and a barrier holds fewer warps; more
+ * than the cells need was slower in every case. Other widths keep 256 (unmeasured). */
+#ifndef WF_OD_MIN_BLOCK
+#if WF_DIM == 3 && WF_PREC == 32 && WF_W == 7
+#define WF_OD_MIN_BLOCK 192
+#elif WF_DIM == 3 && WF_PREC == 64 && WF_W == 10
+#define WF_OD_MIN_BLOCK 128
+#else
+#define WF_OD_MIN_BLOCK 256
+#endif
+#endif
 /* 3D f64 SM interp: team per point measured faster (H100, B8 w11, 8x8x4 bins: 17.1 vs 20.7 ms;
  * 8x8x2: 19.4 vs 22.1); 3D f32 w7 slower (3.0 vs 2.8 ms at 16x16x4), 2D f32 w7 much slower.
  * Narrow f64 widths (unmeasured) keep thread per point: a team of W < 8 wastes lanes. */

@@ -138,10 +138,13 @@ __device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, co
  * points in 16x16x2 bins). Per batch of WF_OD_NB points the kernel values (dim 1
  * premultiplied by the strength), tile offsets and steps go to static shared memory first. Thread
  * tid owns footprint cells e = tid + k*blockDim.x, k < WF_OD_PASSES; their (q, r, p) and tile
- * offsets are computed once. Needs blockDim.x >= WF_OD_MIN_BLOCK (ABI: 256); a smaller block would
- * leave cells out, so the kernel then traps instead. */
+ * offsets are computed once. Needs blockDim.x >= WF_OD_MIN_BLOCK (spreadinterp.cu; ABI: 256,
+ * 192 for 3D f32 w7, 128 for 3D f64 w10); a smaller block would leave cells out, so the kernel
+ * then traps instead. */
 #define WF_CELLS        (WF_DIM == 1 ? W : WF_DIM == 2 ? W * W : W * W * W)
+#ifndef WF_OD_MIN_BLOCK
 #define WF_OD_MIN_BLOCK 256
+#endif
 #define WF_OD_PASSES    ((WF_CELLS + WF_OD_MIN_BLOCK - 1) / WF_OD_MIN_BLOCK)
 #ifndef WF_OD_NB
 #define WF_OD_NB (WF_PREC == 32 ? 32 : 16) /* <= 32 (one warp prepares a batch), multiple of 4 */

@@ -23,6 +23,8 @@ SUITE = [
     ("B7", 1, 3, [128, 128, 128], 10_000_000, 1e-9, 64, 1),
     ("B8", 2, 3, [128, 128, 128], 10_000_000, 1e-9, 64, 1),
     ("B9", 1, 2, [256, 256], 1_000_000, 1e-5, 32, 8),
+    # suite B's D rows' kind (3D f64 type 1 at 1e-6) on B7's grid: width 7-8 f64
+    ("B7d", 1, 3, [128, 128, 128], 10_000_000, 1e-6, 64, 1),
 ]
 REF = dict(B1=0.62, B2=2.07, B3=1.30, B4=5.61, B5=3.19, B6=12.6, B7=341, B8=20.5, B9=2.66)
 
@@ -104,7 +106,7 @@ def bench(only=None, methods=("gm", "sm"), reps=10, bss=None, maxsub=1024, wexts
                              err, tol))
                 print(f"{name} t{typ} {dim}D f{prec} w={plan.w} b={plan.beta:.2f} {method} {label} "
                       f"ms={plan.maxsub} nsub={plan.P.n_subprob}: exec {tot:7.3f} ms "
-                      f"(ref {REF[name]}) [{'spread' if typ == 1 else 'amplify'} {tim[0]:.3f} "
+                      f"(ref {REF.get(name)}) [{'spread' if typ == 1 else 'amplify'} {tim[0]:.3f} "
                       f"fft {tim[1]:.3f} {'deconv' if typ == 1 else 'interp'} {tim[2]:.3f}] "
                       f"setpts {t_set2:.2f} ms{' stable' if stable else ''} (cold {t_set:.0f}) "
                       f"err {err:.2e} tol {tol:g}", flush=True)

@@ -20,13 +20,17 @@ void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]
     static const int32_t sm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 2}};
     /* 3D SM, measured on the H100 (kernels alone, M = 1e7, 128^3 modes; smaller tiles keep
      * more blocks resident, thicker ones waste less on the halo):
-     *  - f64 type 1: 8x8x2 2.2x faster than 16x16x2 (w10: 35 vs 76 ms);
+     *  - f64 type 1: 8x8x2 2.2x faster than 16x16x2 (w10: 35 vs 76 ms; 8x8x4 below);
      *  - f64 type 2: 8x8x4 (w11 interp 17.1 ms; 8x8x2 19.4, 16x8x4 25.9, 16x16x2 27.2);
      *  - f32 type 1: 16x8x4 (w7 spread 7.7 ms; 16x4x8 7.7, 16x16x2 8.8, 8x8x8 8.7,
      *    8x8x4 8.9, 16x8x6 8.6, 24x8x4 9.5, 16x16x4 10.4, 32x8x4 10.4, 32x16x2 14.5);
      *  - f32 type 2: 16x16x4 (w7 interp 2.8 ms; 16x16x6 2.8, 16x8x4 3.4, 16x16x2 3.5,
      *    16x16x8 3.3, 32x16x4 3.8, 8x8x8 4.2). */
-    static const int32_t sm_3d_f64_t1[3] = {8, 8, 2}, sm_3d_f64_t2[3] = {8, 8, 4};
+    /* f64 type 1 again in the C core (suite_b, same H100 call, WARPFFT_BENCH_BINS): 8x8x4
+     * against 8x8x2 B7 (w10, sigma 2.73) 55.5 vs 63.6 ms, D1t1 (w10, sigma 1.45, 0.03 points
+     * per cell) 23.7 vs 37.1, D2t1 (w8) 57.0 vs 68.8, D3t1 298.8 vs 310.7 -- the thicker tile
+     * wastes less on the halo, most at low density. */
+    static const int32_t sm_3d_f64_t1[3] = {8, 8, 4}, sm_3d_f64_t2[3] = {8, 8, 4};
     static const int32_t sm_3d_f32_t1[3] = {16, 8, 4}, sm_3d_f32_t2[3] = {16, 16, 4};
     const int32_t *src = method == WARPFFT_METHOD_SM ? sm[dim - 1] : gm[dim - 1];
     if (method == WARPFFT_METHOD_SM && dim == 3) {
@@ -37,6 +41,15 @@ void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]
     }
     for (int d = 0; d < 3; d++)
         bs[d] = src[d];
+}
+
+int wf_sm_spread_block(int dim, int precision, int width) {
+    /* kernels/spreadinterp.cu, WF_OD_MIN_BLOCK: the same table, and the measurements */
+    if (dim == 3 && precision == WARPFFT_F32 && width == 7)
+        return 192;
+    if (dim == 3 && precision == WARPFFT_F64 && width == 10)
+        return 128;
+    return 256;
 }
 
 size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes) {

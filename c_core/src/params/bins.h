@@ -14,6 +14,10 @@
 /* Default bin edges per transform type (1, 2), method (GM, SM or OD), dim and precision; unused
  * dims 1. */
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]);
+/* Threads per block of SM spreading: 256, or the fewer that 3D widths measured faster with (192
+ * for f32 w7, 128 for f64 w10); the kernels' WF_OD_MIN_BLOCK (kernels/spreadinterp.cu) is the
+ * same table, and a smaller block makes them trap. */
+int wf_sm_spread_block(int dim, int precision, int width);
 /* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * complex_bytes, pad = (w+1)/2. */
 size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes);
 /* Shared-memory bytes per SM tile cell of a plan's kernel: complex_bytes, or 16 for 1D and 2D f32
