@@ -10,7 +10,7 @@
 //! the coordinates the library saw (f32 points are summed as the f32 values) and reduces phases
 //! exactly (kernels/direct.cu), so it is exact also for |x| up to 1e4.
 //!
-//! The tests are in the topic modules (sweep, point_sets, scan, adjoint); the cases and their
+//! The tests are in the topic modules (sweep, point_sets, scan, adjoint, blocks); the cases and their
 //! point sets are in `cases`; this file runs a case against the exact sums and prints tables.
 
 #[path = "../common/mod.rs"]
@@ -20,6 +20,7 @@ use std::os::raw::c_void;
 use warpfft::sys;
 
 mod adjoint;
+mod blocks;
 mod cases;
 mod point_sets;
 mod scan;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "params/bins.h"
 #include "params/params.h"
 #include "runtime/error.h"
 
