@@ -57,12 +57,12 @@ void test_bins(void) {
           "1D t2 f32 tile %zu bytes", p.tile_bytes);
     warpfft_plan_params(1, 3, n3, 1, 1e-9, WARPFFT_F64, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
-              in.bin_size[2] == 2 && in.width == 12,
-          "3D t1 f64 1e-9: SM 8x8x2 (w %d)", in.width);
+              in.bin_size[2] == 4 && in.width == 12,
+          "3D t1 f64 1e-9: SM 8x8x4 (w %d)", in.width);
     warpfft_plan_params(1, 3, n3, 1, 1e-13, WARPFFT_F64, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
-              in.bin_size[2] == 2 && in.width == 16,
-          "3D t1 f64 1e-13: w 16, 8x8x2 tile fits: %d %d %d", in.bin_size[0], in.bin_size[1],
+              in.bin_size[2] == 4 && in.width == 16,
+          "3D t1 f64 1e-13: w 16, 8x8x4 tile fits: %d %d %d", in.bin_size[0], in.bin_size[1],
           in.bin_size[2]);
     warpfft_plan_params(2, 3, n3, 1, 1e-5, WARPFFT_F32, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 16 && in.bin_size[1] == 16 &&
@@ -98,7 +98,7 @@ void test_scan_tiles(void) {
           "%lld bins: %lld tiles (%lld expected), %zu fixed bytes", (long long)p.nbins,
           (long long)wf_params_scan_tiles(&p), (long long)tiles, wf_params_fixed_bytes(&p));
     /* suite B's shapes: 2D 1024^2 (4096 bins of 32^2) keeps wf_bin_scan; 3D 128^3 t1 f32
-     * (32768 bins of 16x8x4) and f64 (131072 of 8x8x2) take scan_big */
+     * (32768 bins of 16x8x4) and f64 (65536 of 8x8x4) take scan_big */
     const int64_t n2[3] = {1024, 1024, 1}, n3[3] = {128, 128, 128};
     CHECK(wf_params_make(1, 2, n2, 1, 1e-5, WARPFFT_F32, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.nbins == 4096 && wf_params_scan_tiles(&p) == 0,
@@ -109,7 +109,7 @@ void test_scan_tiles(void) {
           "3D 128^3 f32: %lld bins, %lld tiles", (long long)p.nbins,
           (long long)wf_params_scan_tiles(&p));
     CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
-              p.nbins == 131072 && wf_params_scan_tiles(&p) == 128,
+              p.nbins == 65536 && wf_params_scan_tiles(&p) == 64,
           "3D 128^3 f64: %lld bins, %lld tiles", (long long)p.nbins,
           (long long)wf_params_scan_tiles(&p));
 }
@@ -118,7 +118,7 @@ void test_method_fallback(void) {
     const int64_t n3[3] = {128, 128, 128}, small[3] = {5, 3, 1};
     warpfft_opts o = S2;
     wf_params p;
-    /* AUTO on a grid whose SM bins would outnumber int32 (8192^3 fine, 8x8x2 bins): GM */
+    /* AUTO on a grid whose SM bins would outnumber int32 (8192^3 fine, 8x8x4 bins): GM */
     const int64_t n4k[3] = {4096, 4096, 4096};
     CHECK(wf_params_make(1, 3, n4k, 1, 1e-9, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.method == WARPFFT_METHOD_GM && p.nbins <= INT32_MAX,
