@@ -1,9 +1,10 @@
-//! 3D SM spreading at the widths whose kernels run fewer than 256 threads per block (f32 w7:
-//! 192, f64 w10: 128; `WF_OD_MIN_BLOCK` in kernels/spreadinterp.cu, the host's
+//! 3D SM spreading at the width whose kernel runs fewer than 256 threads per block (f32 w7: 192;
+//! `WF_OD_MIN_BLOCK` in kernels/spreadinterp.cu, the host's
 //! `wf_sm_spread_block` in c_core/src/params/bins.c): every cell of a point's W³ footprint must
 //! still be added. A host block below the kernel's minimum makes it trap (an execute error here);
 //! passes counted for a larger block than the host launches would leave cells out (a wrong sum).
-//! The search finds a tol and σ at which the plan takes the width; the table prints it.
+//! The search finds a tol and σ at which the plan takes the width; the table prints it. f64 w10
+//! (256 threads, 8x8x4 bins) runs beside it: the widest 3D f64 width suite B uses.
 
 use crate::cases::{Case, Dist};
 use crate::common::gpu_or_skip;

@@ -47,8 +47,6 @@ int wf_sm_spread_block(int dim, int precision, int width) {
     /* kernels/spreadinterp.cu, WF_OD_MIN_BLOCK: the same table, and the measurements */
     if (dim == 3 && precision == WARPFFT_F32 && width == 7)
         return 192;
-    if (dim == 3 && precision == WARPFFT_F64 && width == 10)
-        return 128;
     return 256;
 }
 

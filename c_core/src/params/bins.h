@@ -14,8 +14,8 @@
 /* Default bin edges per transform type (1, 2), method (GM, SM or OD), dim and precision; unused
  * dims 1. */
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]);
-/* Threads per block of SM spreading: 256, or the fewer that 3D widths measured faster with (192
- * for f32 w7, 128 for f64 w10); the kernels' WF_OD_MIN_BLOCK (kernels/spreadinterp.cu) is the
+/* Threads per block of SM spreading: 256, or the fewer that a 3D width measured faster with (192
+ * for f32 w7); the kernels' WF_OD_MIN_BLOCK (kernels/spreadinterp.cu) is the
  * same table, and a smaller block makes them trap. */
 int wf_sm_spread_block(int dim, int precision, int width);
 /* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * complex_bytes, pad = (w+1)/2. */
