@@ -287,6 +287,9 @@ def od_pick_nwarps(warp_bytes, regs=None):
 # output-driven SM path (cell per thread; any multiple of 32 from 256 up that its register cap
 # allows)
 SM_SPREAD_BLOCK = 256
+# Threads per block of SM interpolation (gpu_test.py bench siblock=): any multiple of 32 its
+# bounds allow (256 where the kernel has __launch_bounds__(256))
+SM_INTERP_BLOCK = 256
 
 
 def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1, od=None):
@@ -315,7 +318,7 @@ def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1, od=None
         td = [P.bs[d] + 2 * pad if d < dim else 1 for d in range(3)]
         shmem = td[0] * td[1] * td[2] * sm_cell_bytes(op, dim, prec)
         f.max_dynamic_shared_size_bytes = shmem
-        block = SM_SPREAD_BLOCK if op == "spread" else 256
+        block = SM_SPREAD_BLOCK if op == "spread" else SM_INTERP_BLOCK
         f((min(max(P.cap, 1), 65535 * 4), gridy), (block,),
           base + (I32(P.bs[0]), I32(P.bs[1]), I32(P.bs[2]), I64(P.nb[0]), I64(P.nb[1]),
                   I64(P.nb[2]), P.bin_start, P.bin_count, P.nsub_start, P.subprob_bin,

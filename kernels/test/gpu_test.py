@@ -10,7 +10,7 @@ and compares against the direct-sum kernels, then times suite B.
                                             [maxsub=N] [wext=N | wexts=0,1] [betaf=F] [nosort=1]
                                             [tile=16x16x4;32x16x4] [obs=8x8x2;16x16x4]
                                             [nw=2,4,8] [pad=auto,0] [stable=1] [nsamp=N]
-                                            [smblock=256,352,512]
+                                            [smblock=256,352,512] [siblock=128,256]
     python3 kernels/test/gpu_test.py profile B3 sm [bs=16x16] [tile=..] [nw=N] [wext=N]  # ncu
     python3 kernels/test/gpu_test.py all    # unit, then the whole bench
 
@@ -18,14 +18,17 @@ bench options: bs = SM bin shapes; tile/obs/nw/pad = OD warp tiles, OD bin shape
 half a tile), OD warps per block (default: most resident), OD row pitch ("auto": padded so
 lanes hit distinct banks; or extra cells); wexts = widths relative to the formula width (0,1:
 today's C-core widths minus one and today's: f32 1e-5 -> 6,7; f64 1e-9 -> 10,11); stable =
-setpts with module sort_stable; smblock = threads per block of SM spreading (3D: more than 256
-lets a point's W^3 cells take fewer passes; each value runs the bench again); nsamp = modes/points sampled for the error (default 1000).
+setpts with module sort_stable; smblock = threads per block of SM spreading (3D: fewer or
+more than 256 changes the passes over a point's W^3 cells, which must match the module's
+WF_OD_MIN_BLOCK: build with WF_EXTRA_DEFS=-DWF_OD_MIN_BLOCK=N; each value runs the bench
+again); siblock = threads per block of SM interpolation (each value runs the bench again); nsamp = modes/points sampled for the error (default 1000).
 
 The command line of the harness; the rest lives beside it: gpu_pipeline.py (kernel loading, the
 host's parameter choices, the pipeline; env WF_BUILD, WF_ARCH, WF_OLDABI), gpu_reference.py
 (direct sums, random inputs, sampled accuracy), gpu_unit.py (the unit tests), gpu_unit_od.py
 (the OD spreader and the stable ranks), gpu_bench.py (suite B and profile).
 """
+import itertools
 import sys
 
 import gpu_pipeline
@@ -54,9 +57,12 @@ def main(argv):
                   obss=shapes(kw["obs"]) if "obs" in kw else None,
                   nws=[int(v) for v in kw["nw"].split(",")] if "nw" in kw else None,
                   pads=[p if p == "auto" else int(p) for p in kw.get("pad", "auto").split(",")])
-        for block in [int(v) for v in kw.get("smblock", "256").split(",")]:
+        for block, iblock in itertools.product(
+                [int(v) for v in kw.get("smblock", "256").split(",")],
+                [int(v) for v in kw.get("siblock", "256").split(",")]):
             gpu_pipeline.SM_SPREAD_BLOCK = block
-            print(f"SM spread block {block}", flush=True)
+            gpu_pipeline.SM_INTERP_BLOCK = iblock
+            print(f"SM spread block {block}, interp block {iblock}", flush=True)
             bench(only=argv[2].split(",") if len(argv) > 2 and argv[2] != "all" else None,
                   methods=methods, bss=shapes(kw["bs"]) if "bs" in kw else None,
                   maxsub=int(kw.get("maxsub", 1024)), wexts=wexts, od=od,

@@ -370,7 +370,7 @@ def test_spreadinterponly_against_kernel_sum(type_, dim, dtype):
     array) against the direct kernel sum with the plan's width and beta; batch of 2."""
     from _kernel_sum import interp, spread
 
-    n = {1: (64,), 2: (40, 36), 3: (24, 22, 28)}[dim]  # each N >= 2w (w 12 at 1e-9 3D)
+    n = {1: (64,), 2: (40, 36), 3: (24, 26, 28)}[dim]  # each N >= 2w (w 12 at 1e-9 3D)
     pts, c, _ = problem(dim, dtype, n_trans=2, seed=16)
     f = (np.random.default_rng(17).standard_normal((2,) + n) + 0j).astype(dtype)
     eps = 1e-5 if dtype == np.complex64 else 1e-9
