@@ -56,6 +56,7 @@ int main(void) {
     test_spreadinterponly();
     test_check_points();
     test_bins();
+    test_sm_blocks();
     test_scan_tiles();
     test_method_fallback();
     test_method_density();

@@ -78,6 +78,24 @@ void test_bins(void) {
           "3D t2 f64: SM 8x8x4: %d %d %d", in.bin_size[0], in.bin_size[1], in.bin_size[2]);
 }
 
+/* SM launch blocks: the kernels' WF_OD_MIN_BLOCK table (kernels/spreadinterp.cu) for 3D
+ * spreading, 128 for 2D f32 interpolation at widths 7 and 8, else 256. */
+void test_sm_blocks(void) {
+    CHECK(wf_sm_spread_block(3, WARPFFT_F32, 7) == 192, "3D f32 w7 spread block");
+    CHECK(wf_sm_spread_block(3, WARPFFT_F32, 8) == 256 &&
+              wf_sm_spread_block(3, WARPFFT_F64, 7) == 256 &&
+              wf_sm_spread_block(3, WARPFFT_F64, 10) == 256 &&
+              wf_sm_spread_block(2, WARPFFT_F32, 7) == 256,
+          "other spread blocks 256");
+    CHECK(wf_sm_interp_block(2, WARPFFT_F32, 7) == 128 &&
+              wf_sm_interp_block(2, WARPFFT_F32, 8) == 128,
+          "2D f32 w7/w8 interp block");
+    CHECK(wf_sm_interp_block(2, WARPFFT_F32, 6) == 256 &&
+              wf_sm_interp_block(2, WARPFFT_F64, 7) == 256 &&
+              wf_sm_interp_block(3, WARPFFT_F32, 7) == 256,
+          "other interp blocks 256");
+}
+
 /* The bin scan (setpts): tile sums only for plans with more than WF_SCAN_BIG_BINS bins, one
  * pair of u64 per tile of WF_SCAN_BIG_TILE bins, counted in the fixed workspace. */
 void test_scan_tiles(void) {

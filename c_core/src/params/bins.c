@@ -50,6 +50,17 @@ int wf_sm_spread_block(int dim, int precision, int width) {
     return 256;
 }
 
+int wf_sm_interp_block(int dim, int precision, int width) {
+    /* 2D f32 thread-per-point interpolation, kernels alone on the H100 (gpu_test.py bench
+     * siblock=, B3 1024^2 M = 1e7, w 7, 32x32 bins): 128 threads 0.758 ms interp against 256
+     * 0.848 (more blocks resident while each loads its tile); 3D f32 and f64 were slower at 128
+     * (B5 w7 3.37 against 2.78, B8 w11 29.6 against 18.5), so only 2D f32 at the widths measured
+     * in the pipeline (docs/spreaders.md) */
+    if (dim == 2 && precision == WARPFFT_F32 && (width == 7 || width == 8))
+        return 128;
+    return 256;
+}
+
 size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes) {
     size_t pad = (size_t)(width + 1) / 2, bytes = complex_bytes;
     for (int d = 0; d < dim; d++)

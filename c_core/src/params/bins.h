@@ -18,6 +18,9 @@ void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]
  * for f32 w7); the kernels' WF_OD_MIN_BLOCK (kernels/spreadinterp.cu) is the
  * same table, and a smaller block makes them trap. */
 int wf_sm_spread_block(int dim, int precision, int width);
+/* Threads per block of SM interpolation: 256, or 128 for 2D f32 at widths 7 and 8 (measured
+ * faster; the interpolation kernels take any multiple of 32 up to 256). */
+int wf_sm_interp_block(int dim, int precision, int width);
 /* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * complex_bytes, pad = (w+1)/2. */
 size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes);
 /* Shared-memory bytes per SM tile cell of a plan's kernel: complex_bytes, or 16 for 1D and 2D f32
