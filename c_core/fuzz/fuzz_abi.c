@@ -85,24 +85,13 @@ static int64_t pick_int(reader *r) {
                                    ((int64_t)1 << 56) + 1,
                                    INT64_MAX,
                                    INT64_MIN};
-    uint8_t b = (uint8_t)take(r, 1);
-    if (b < 192)
-        return b % 40;
-    if (b < 250)
-        return edge[b % (sizeof edge / sizeof edge[0])];
-    return (int64_t)take(r, 8);
+    return take_int(r, 192, 40, edge, sizeof edge / sizeof edge[0]);
 }
 
 static double pick_double(reader *r) {
     static const double v[] = {1e-1,  1e-2, 1e-3, 1e-5, 1e-6, 1e-7, 1e-9,     1e-12,    1e-13,
                                1e-14, 0.0,  -1.0, 2.0,  1.25, NAN,  INFINITY, -INFINITY};
-    uint8_t b = (uint8_t)take(r, 1);
-    if (b < 240)
-        return v[b % (sizeof v / sizeof v[0])];
-    uint64_t bits = take(r, 8);
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
+    return take_double(r, v, sizeof v / sizeof v[0]);
 }
 
 static int pick_small(reader *r, int lo, int hi) { /* mostly lo..hi, sometimes anything */

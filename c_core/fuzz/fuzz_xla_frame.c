@@ -27,12 +27,7 @@ static int64_t pick_int(reader *r) {
                                    (int64_t)1 << 40,
                                    INT64_MAX,
                                    INT64_MIN};
-    uint8_t b = (uint8_t)take(r, 1);
-    if (b < 160)
-        return b % 10;
-    if (b < 250)
-        return edge[b % (sizeof edge / sizeof edge[0])];
-    return (int64_t)take(r, 8);
+    return take_int(r, 160, 10, edge, sizeof edge / sizeof edge[0]);
 }
 
 /* A dimension: XLA's are >= 0; mostly small, some large (a zero elsewhere keeps it empty). */
@@ -44,13 +39,7 @@ static int64_t pick_dim(reader *r) {
 
 static double pick_double(reader *r) {
     static const double v[] = {1e-5, 1e-6, 1e-9, 1e-1, 2.0, 1.25, 0.0, -1.0, 1e300};
-    uint8_t b = (uint8_t)take(r, 1);
-    if (b < 240)
-        return v[b % 9];
-    uint64_t bits = take(r, 8);
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
+    return take_double(r, v, sizeof v / sizeof v[0]);
 }
 
 /* ---- the frame ---- */
