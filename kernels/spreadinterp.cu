@@ -109,17 +109,17 @@ typedef wf_cplx C;
 #endif
 /* Threads per block of 3D SM spreading (cell per thread, wf_spread_sm_od): its minimum, from
  * which the passes over a point's W^3 cells are counted; the host launches exactly this many
- * (wf_sm_spread_block, c_core/src/params/bins.c, holds the same table). Measured on the H100
- * (kernels alone, gpu_test.py bench smblock=, M = 1e7 uniform, 128^3 modes, sigma 2, 16x8x4
- * bins): f32 w7 (343 cells) 192 threads 7.62 ms spread, 256 8.93, 128 7.93 (at 64 registers),
- * 352 10.9, 512 15.5; f32 w8 (512 cells) 256 8.31, 192 8.79. In the C core (suite_b, one
- * H200 call) B4 9.40 -> 8.13 ms, R3t1 9.23 -> 7.99, C3t1 9.69 -> 8.53. Fewer threads keep more
- * blocks resident and a barrier holds fewer warps; more than the cells need was slower in
- * every case. f64: w7 and w8 were no faster at 128 or 192; w10 at 128 was 10% faster in the
- * harness (8x8x2 bins, 0.6 points per cell) but not in the C core's rows (B7 63.4 ms before, at 128
- * 56.1 with 8x8x2 and 66.4 with 8x8x4 bins (one H200 call); at 256 with 8x8x4 55.5 against
- * 63.6 before (one H100 call); D1t1 35.8 -> 33.6 / 30.9 at 128, 37.1 -> 23.7 at 256 with
- * 8x8x4), so f64 keeps 256. */
+ * (wf_sm_spread_block, c_core/src/params/bins.c, holds the same table). Fewer threads keep more
+ * blocks resident and a barrier holds fewer warps; more than the cells need was slower in every
+ * case. Measured on the H100 (kernels alone, gpu_test.py bench smblock=, M = 1e7 uniform, 128^3
+ * modes, sigma 2, 16x8x4 bins):
+ *  - f32 w7 (343 cells): 192 threads 7.62 ms spread, 256 8.93, 128 7.93 (at 64 registers), 352
+ *    10.9, 512 15.5; in the C core (suite_b, one H200 call) B4 9.40 -> 8.13 ms, R3t1 9.23 ->
+ *    7.99, C3t1 9.69 -> 8.53;
+ *  - f32 w8 (512 cells): 256 8.31, 192 8.79;
+ *  - f64 w7, w8: no faster at 128 or 192; w10 at 128 was 10% faster alone (8x8x2 bins, 0.6
+ *    points per cell) but not in the C core: B7 56.1 ms at 128 with 8x8x2 bins (H200) against
+ *    55.5 at 256 with 8x8x4 (H100), D1t1 33.6 against 23.7. f64 keeps 256. */
 #ifndef WF_OD_MIN_BLOCK
 #if WF_DIM == 3 && WF_PREC == 32 && WF_W == 7
 #define WF_OD_MIN_BLOCK 192

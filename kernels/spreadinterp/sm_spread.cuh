@@ -139,8 +139,7 @@ __device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, co
  * premultiplied by the strength), tile offsets and steps go to static shared memory first. Thread
  * tid owns footprint cells e = tid + k*blockDim.x, k < WF_OD_PASSES; their (q, r, p) and tile
  * offsets are computed once. Needs blockDim.x >= WF_OD_MIN_BLOCK (spreadinterp.cu; ABI: 256,
- * 192 for 3D f32 w7); a smaller block would leave cells out, so the kernel
- * then traps instead. */
+ * 192 for 3D f32 w7); a smaller block would leave cells out, so the kernel then traps instead. */
 #define WF_CELLS        (WF_DIM == 1 ? W : WF_DIM == 2 ? W * W : W * W * W)
 #ifndef WF_OD_MIN_BLOCK
 #define WF_OD_MIN_BLOCK 256

@@ -283,13 +283,20 @@ def od_pick_nwarps(warp_bytes, regs=None):
     return best
 
 
-# Threads per block of SM spreading (gpu_test.py bench smblock=): 256, or more for the 3D
-# output-driven SM path (cell per thread; any multiple of 32 from 256 up that its register cap
-# allows)
-SM_SPREAD_BLOCK = 256
-# Threads per block of SM interpolation (gpu_test.py bench siblock=): any multiple of 32 its
-# bounds allow (256 where the kernel has __launch_bounds__(256))
-SM_INTERP_BLOCK = 256
+def sm_block(op, dim, prec, w):
+    """Threads per block of SM spreading / interpolation: the C core's wf_sm_spread_block /
+    wf_sm_interp_block (c_core/src/params/bins.c; for spreading also the modules'
+    WF_OD_MIN_BLOCK, kernels/spreadinterp.cu)."""
+    if op == "spread":
+        return 192 if (dim, prec, w) == (3, 32, 7) else 256
+    return 128 if dim == 2 and prec == 32 and w in (7, 8) else 256
+
+
+# Overrides of sm_block (gpu_test.py bench smblock= / siblock=; None: the host's). Spreading
+# needs at least the module's WF_OD_MIN_BLOCK in 3D and 2D f64 (other values: build the module
+# with WF_EXTRA_DEFS=-DWF_OD_MIN_BLOCK=N); interpolation takes any multiple of 32 up to 256.
+SM_SPREAD_BLOCK = None
+SM_INTERP_BLOCK = None
 
 
 def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1, od=None):
@@ -318,7 +325,8 @@ def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1, od=None
         td = [P.bs[d] + 2 * pad if d < dim else 1 for d in range(3)]
         shmem = td[0] * td[1] * td[2] * sm_cell_bytes(op, dim, prec)
         f.max_dynamic_shared_size_bytes = shmem
-        block = SM_SPREAD_BLOCK if op == "spread" else SM_INTERP_BLOCK
+        block = (SM_SPREAD_BLOCK if op == "spread" else SM_INTERP_BLOCK) or sm_block(op, dim,
+                                                                                  prec, w)
         f((min(max(P.cap, 1), 65535 * 4), gridy), (block,),
           base + (I32(P.bs[0]), I32(P.bs[1]), I32(P.bs[2]), I64(P.nb[0]), I64(P.nb[1]),
                   I64(P.nb[2]), P.bin_start, P.bin_count, P.nsub_start, P.subprob_bin,
@@ -366,7 +374,7 @@ class Plan:
             maxsub = 0  # no subproblems
         if bs is None:
             # the host's defaults (c_core/src/params/bins.c, wf_default_bins)
-            sm3 = {(1, 32): [16, 8, 4], (2, 32): [16, 16, 4], (1, 64): [8, 8, 2],
+            sm3 = {(1, 32): [16, 8, 4], (2, 32): [16, 16, 4], (1, 64): [8, 8, 4],
                    (2, 64): [8, 8, 4]}[(typ, prec)]
             bs = {1: [1024, 1, 1], 2: [32, 32, 1], 3: sm3 if method == "sm" else [16, 16, 16]}[dim]
         self.bs = list(bs) + [1] * (3 - len(bs))

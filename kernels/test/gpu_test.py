@@ -18,10 +18,10 @@ bench options: bs = SM bin shapes; tile/obs/nw/pad = OD warp tiles, OD bin shape
 half a tile), OD warps per block (default: most resident), OD row pitch ("auto": padded so
 lanes hit distinct banks; or extra cells); wexts = widths relative to the formula width (0,1:
 today's C-core widths minus one and today's: f32 1e-5 -> 6,7; f64 1e-9 -> 10,11); stable =
-setpts with module sort_stable; smblock = threads per block of SM spreading (3D: fewer or
-more than 256 changes the passes over a point's W^3 cells, which must match the module's
-WF_OD_MIN_BLOCK: build with WF_EXTRA_DEFS=-DWF_OD_MIN_BLOCK=N; each value runs the bench
-again); siblock = threads per block of SM interpolation (each value runs the bench again); nsamp = modes/points sampled for the error (default 1000).
+setpts with module sort_stable; smblock / siblock = threads per block of SM spreading /
+interpolation instead of the host's (gpu_pipeline.sm_block; each value runs the bench again;
+3D spreading below the module's WF_OD_MIN_BLOCK needs a module built with
+WF_EXTRA_DEFS=-DWF_OD_MIN_BLOCK=N); nsamp = modes/points sampled for the error (default 1000).
 
 The command line of the harness; the rest lives beside it: gpu_pipeline.py (kernel loading, the
 host's parameter choices, the pipeline; env WF_BUILD, WF_ARCH, WF_OLDABI), gpu_reference.py
@@ -57,12 +57,13 @@ def main(argv):
                   obss=shapes(kw["obs"]) if "obs" in kw else None,
                   nws=[int(v) for v in kw["nw"].split(",")] if "nw" in kw else None,
                   pads=[p if p == "auto" else int(p) for p in kw.get("pad", "auto").split(",")])
-        for block, iblock in itertools.product(
-                [int(v) for v in kw.get("smblock", "256").split(",")],
-                [int(v) for v in kw.get("siblock", "256").split(",")]):
+        blocks = [[int(v) for v in kw[k].split(",")] if k in kw else [None]
+                  for k in ("smblock", "siblock")]
+        for block, iblock in itertools.product(*blocks):
             gpu_pipeline.SM_SPREAD_BLOCK = block
             gpu_pipeline.SM_INTERP_BLOCK = iblock
-            print(f"SM spread block {block}, interp block {iblock}", flush=True)
+            print(f"SM spread block {block or 'host'}, interp block {iblock or 'host'}",
+                  flush=True)
             bench(only=argv[2].split(",") if len(argv) > 2 and argv[2] != "all" else None,
                   methods=methods, bss=shapes(kw["bs"]) if "bs" in kw else None,
                   maxsub=int(kw.get("maxsub", 1024)), wexts=wexts, od=od,

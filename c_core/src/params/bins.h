@@ -14,9 +14,9 @@
 /* Default bin edges per transform type (1, 2), method (GM, SM or OD), dim and precision; unused
  * dims 1. */
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]);
-/* Threads per block of SM spreading: 256, or the fewer that a 3D width measured faster with (192
- * for f32 w7); the kernels' WF_OD_MIN_BLOCK (kernels/spreadinterp.cu) is the
- * same table, and a smaller block makes them trap. */
+/* Threads per block of SM spreading: 256, or the fewer that a 3D width measured faster with
+ * (192 for f32 w7); the kernels' WF_OD_MIN_BLOCK (kernels/spreadinterp.cu) is the same table,
+ * and a smaller block makes them trap. */
 int wf_sm_spread_block(int dim, int precision, int width);
 /* Threads per block of SM interpolation: 256, or 128 for 2D f32 at widths 7 and 8 (measured
  * faster; the interpolation kernels take any multiple of 32 up to 256). */
