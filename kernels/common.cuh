@@ -73,47 +73,47 @@ __device__ __forceinline__ i64 wf_first_index(double u, int w) {
 }
 
 /* ---- kernel: sinh type (Potts & Tasche, "Continuous window functions for NFFT", 2021) ----
- *   phi(z) = 2 e^-beta sinh(beta s) / s,  s = sqrt(1 - (2z/w)^2),  |z| < w/2; else 0,
- * with beta = pi (1 - 1/(2 upsampfac)) w (params.c). At the same width its aliasing error is
- * 2-3x below the exponential of semicircle's (params.c, wf_alias_error), which is what lets
- * tol 1e-5 run at width 6 in 1D/2D. Evaluated as (E^2 - C) / (E s), E = e^(beta (s - 1)),
- * C = e^(-2 beta) (caller's e2b): one exp, one division. The difference E^2 - C cancels near
- * the footprint's edge (s -> 0), but there the value is ~2 beta e^-beta of the peak, so the
- * absolute error stays ~eps e^-beta / s, far below any tolerance.
- * In float the exponent beta (s - 1) is evaluated as -beta a^2 / (1 + s) (a = 2z/w), which
- * avoids the cancellation in s - 1. inv_hw = 2/w.
- * Footprint nodes only (the callers evaluate t = 0..w-1, offsets in [-w/2, w/2)): where s^2 <= 0
- * — the first node exactly at -w/2 (a point on a grid node for even w, half-way for odd w) or
- * rounding at the edge — phi is its limit there, 2 beta e^-beta (= 2 beta sqrt(e2b)), not 0: the
- * footprint sum is then the limit of its neighbouring offsets. With 0, such points lost the
- * edge value (~2e-5 of the peak at w 6) and aliased up to 35x more at the band edge
- * (c_core/src/params/width.c). */
-__device__ __forceinline__ float wf_phi(float z, float inv_hw, float beta, float e2b) {
+ *   phi(z) = 2 e^-beta (sinh(beta s) / s - beta),  s = sqrt(1 - (2z/w)^2),  |z| < w/2; else 0,
+ * with beta = pi (1 - 1/(2 upsampfac)) w (c_core/src/params/kernel.c): the sinh form less its
+ * value at the edge, 2 beta e^-beta, so phi is continuous (0 at +-w/2, a kink there). At the same
+ * width its aliasing error is 2-3x below the exponential of semicircle's, which is what lets
+ * tol 1e-5 run at width 6 in 1D/2D. Continuity is what makes the transforms continuous in the
+ * points: with the edge value kept, an even-width footprint switched at grid nodes and the
+ * outputs stepped by ~that value there (a finite-difference derivative across a node was off by
+ * 13x; docs/accuracy.md). Evaluated as (E^2 - eb^2) / (E s) - 2 beta eb, E = e^(beta (s - 1)),
+ * eb = e^-beta (the caller's; eb^2 and 2 beta eb are common to a footprint's values): one exp,
+ * one division. The difference E^2 - eb^2 cancels near the edge (s -> 0), but there the value
+ * is ~2 beta e^-beta of the peak, so the absolute error stays ~eps e^-beta / s, far below any
+ * tolerance. In float the exponent beta (s - 1) is evaluated as -beta a^2 / (1 + s)
+ * (a = 2z/w), which avoids the cancellation in s - 1. inv_hw = 2/w. Where s^2 <= 0 -- the
+ * first node exactly at -w/2 (a point on a grid node for even w, half-way for odd w) or
+ * rounding at the edge -- phi is 0, its limit. */
+__device__ __forceinline__ float wf_phi(float z, float inv_hw, float beta, float eb) {
     float a = z * inv_hw;
     float a2 = a * a;
     float s2 = 1.0f - a2;
     if (!(s2 > 0.0f))
-        return 2.0f * beta * sqrtf(e2b); /* the edge limit (see above); sqrtf(e2b) is hoisted */
+        return 0.0f;
     float s = sqrtf(s2);
     float e = expf(-beta * __fdividef(a2, 1.0f + s));
-    return __fdividef(e * e - e2b, e * s);
+    return __fdividef(e * e - eb * eb, e * s) - 2.0f * beta * eb;
 }
 
-__device__ __forceinline__ double wf_phi(double z, double inv_hw, double beta, double e2b) {
+__device__ __forceinline__ double wf_phi(double z, double inv_hw, double beta, double eb) {
     double a = z * inv_hw;
     double s2 = 1.0 - a * a;
     if (!(s2 > 0.0))
-        return 2.0 * beta * sqrt(e2b); /* the edge limit (see above) */
+        return 0.0;
     double s = sqrt(s2);
     double e = exp(beta * (s - 1.0));
-    return (e * e - e2b) / (e * s);
+    return (e * e - eb * eb) / (e * s) - 2.0 * beta * eb;
 }
 
 /* Kernel value at footprint position t of a point: offset (i0 + t) - u in double, cast to the
  * working precision (ABI.md), then phi in that precision. */
 template <typename T>
-__device__ __forceinline__ T wf_ker_at(i64 i0, int t, double u, T inv_hw, T beta, T e2b) {
-    return wf_phi((T)((double)(i0 + t) - u), inv_hw, beta, e2b);
+__device__ __forceinline__ T wf_ker_at(i64 i0, int t, double u, T inv_hw, T beta, T eb) {
+    return wf_phi((T)((double)(i0 + t) - u), inv_hw, beta, eb);
 }
 
 /* ---- periodic wrap ----

@@ -167,7 +167,7 @@ typedef wf_cplx C;
  * (kernels/check.sh); 0 = no cap (then __launch_bounds__(256)). */
 #ifndef WF_SPREAD_SM_MAXREG
 #if WF_SPREAD_SM_OD && WF_DIM == 3 && WF_PREC == 32
-/* w7 spills 8 bytes at 48 since the sinh kernel (one more register: e2b) */
+/* w7 spills 8 bytes at 48 since the sinh kernel (one more register: eb) */
 #define WF_SPREAD_SM_MAXREG                                                                        \
     (WF_W <= 6 ? 40 : WF_W == 7 ? 56 : WF_W <= 8 ? 48 : WF_W <= 10 ? 64 : 80)
 #elif WF_SPREAD_SM_OD && WF_DIM == 3
@@ -239,7 +239,7 @@ typedef wf_cplx C;
     P.nf2 = nf2;                                                                                   \
     P.nf3 = nf3;                                                                                   \
     P.beta = beta;                                                                                 \
-    P.e2b = (T)exp(-2.0 * (double)beta);                                                           \
+    P.eb = (T)exp(-(double)beta);                                                                  \
     P.inv_hw = (T)(2.0 / W)
 
 /* The subproblem count setpts left on the device (already clamped to the capacity the host

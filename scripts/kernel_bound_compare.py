@@ -11,10 +11,10 @@ import numpy as np, sys
 def sinh_kernel(w, beta):
     def phi(z):
         a = 2*np.asarray(z)/w; s2 = 1 - a*a
-        out = np.full_like(a, 2*beta*np.exp(-beta))  # edge limit
+        out = np.zeros_like(a)  # 0 at the edge: the edge value is subtracted
         m = s2 > 0
         s = np.sqrt(s2[m]); e = np.exp(beta*(s-1))
-        out[m] = (e*e - np.exp(-2*beta))/(e*s)
+        out[m] = (e*e - np.exp(-2*beta))/(e*s) - 2*beta*np.exp(-beta)
         out[np.abs(a) > 1] = 0
         return out
     return phi

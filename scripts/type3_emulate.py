@@ -26,7 +26,7 @@ def params(dim,tol,prec,x,s):
     return info
 def phi(z,w,beta):
     a=2*z/w; s2=1-a*a; out=np.zeros_like(z)
-    m=s2>0; s=np.sqrt(s2[m]); out[m]=2*np.exp(-beta)*np.sinh(beta*s)/s
+    m=s2>0; s=np.sqrt(s2[m]); out[m]=2*np.exp(-beta)*(np.sinh(beta*s)/s-beta)
     return out
 def phihat(xi,nf,w,beta):
     n=4*w+32; t,g=np.polynomial.legendre.leggauss(n)

@@ -259,8 +259,8 @@ pub struct PlanInfo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Kernel {
-    /// `φ(t) = 2e^{−β} sinh(β s)/s`, `s = √(1 − (2t/w)²)` (Potts–Tasche), `β` in
-    /// [`PlanInfo::beta`].
+    /// `φ(t) = 2e^{−β} (sinh(β s)/s − β)`, `s = √(1 − (2t/w)²)` (Potts–Tasche's sinh form
+    /// less its edge value: continuous, 0 at `|t| = w/2`), `β` in [`PlanInfo::beta`].
     Sinh,
 }
 

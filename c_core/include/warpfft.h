@@ -115,7 +115,8 @@ typedef enum warpfft_method {
 
 /* The spreading kernel a plan uses (warpfft_plan_info.kernel). */
 typedef enum warpfft_kernel {
-    WARPFFT_KERNEL_SINH = 1 /* 2 e^-beta sinh(beta s) / s, s = sqrt(1 - (2t/w)^2) (Potts-Tasche) */
+    WARPFFT_KERNEL_SINH = 1 /* 2 e^-beta (sinh(beta s) / s - beta), s = sqrt(1 - (2t/w)^2)
+                               (Potts-Tasche, less the edge value: continuous, 0 at |t| = w/2) */
 } warpfft_kernel;
 
 /* Options. Always initialise with warpfft_opts_default, then change fields. */

@@ -16,20 +16,21 @@ void gl_once(int n, double *x, double *wt, int *ready) {
     }
 }
 
-/* The kernel by its defining formula, at a = t / (w/2) in (-1, 1). */
+/* The kernel by its defining formula, at a = t / (w/2) in (-1, 1): 2 e^-beta (sinh(beta s) / s
+ * - beta). */
 double phi_sinh(double a, double beta) {
     double s = sqrt(1 - a * a);
-    return (exp(beta * (s - 1)) - exp(-beta * (s + 1))) / s;
+    return 2.0 * exp(-beta) * (sinh(beta * s) / s - beta);
 }
 
 /* The kernel exactly as the device evaluates it (kernels/common.cuh, double) on the footprint
- * nodes: at |z| = w/2 its edge limit 2 beta e^-beta. */
+ * nodes: 0 at |z| = w/2. */
 double phi_dev(double z, int w, double beta) {
     double a = 2.0 * z / w, s2 = 1.0 - a * a;
     if (!(s2 > 0.0))
-        return 2.0 * beta * exp(-beta);
-    double s = sqrt(s2), e = exp(beta * (s - 1.0));
-    return (e * e - exp(-2.0 * beta)) / (e * s);
+        return 0.0;
+    double s = sqrt(s2), e = exp(beta * (s - 1.0)), eb = exp(-beta);
+    return (e * e - eb * eb) / (e * s) - 2.0 * beta * eb;
 }
 
 /* Reference phihat: the same theta substitution as kernel.c, but all 400 nodes of the full
@@ -43,7 +44,9 @@ double phihat_ref(double k, int64_t nf, int width, double beta) {
         double th = 0.5 * PI * x[j];
         double sh = sin(0.5 * th);
         double ch = cos(0.5 * th);
-        s += 0.5 * PI * wt[j] * hw * (exp(-2 * beta * sh * sh) - exp(-2 * beta * ch * ch)) *
+        s += 0.5 * PI * wt[j] * hw *
+             (exp(-2 * beta * sh * sh) - exp(-2 * beta * ch * ch) -
+              2 * beta * exp(-beta) * cos(th)) *
              cos(2 * PI * k * hw * sin(th) / (double)nf);
     }
     return s;

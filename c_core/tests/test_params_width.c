@@ -82,14 +82,15 @@ void test_width_beta(void) {
                 }
             }
     /* widths of suite B at sigma 2 (issue 14's rule: 6 -> 7 at 1e-5, 2D 10 -> 11 at 1e-9; the
-     * band edge on grid nodes, sum_d worst_d, adds one more in 3D f32 at 1e-5 and f64 at 1e-9:
-     * 3D w 7 reaches 1.02e-5 there) and the small-N case that FINUFFT's rule gets wrong */
+     * band edge on grid nodes, sum_d worst_d, adds one more in f64 at 1e-9; in 3D f32 at 1e-5 it
+     * did too until the kernel lost its edge value, which points on nodes saw as a jump) and the
+     * small-N case that FINUFFT's rule gets wrong */
     static const struct {
         int dim;
         int64_t N;
         double tol;
         int w;
-    } b[] = {{1, 1000000, 1e-5, 7}, {2, 1024, 1e-5, 7}, {3, 128, 1e-5, 8}, {3, 8, 1e-5, 8},
+    } b[] = {{1, 1000000, 1e-5, 7}, {2, 1024, 1e-5, 7}, {3, 128, 1e-5, 7}, {3, 8, 1e-5, 7},
              {2, 1024, 1e-9, 12},   {3, 128, 1e-9, 12}, {2, 256, 1e-5, 7}};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
         int64_t n[3] = {b[i].N, b[i].N, b[i].N};
@@ -163,7 +164,9 @@ void test_alias_sampling(void) {
             edge2 = fmax(edge2, edge[i2]);
         free(ph);
         free(edge);
-        CHECK(fabs(st.offset2 / off - 1) < 0.03 && fabs(st.edge2 / edge2 - 1) < 0.05 &&
+        /* offset2: the continuous kernel's worst offset lies between the sampled ones (4.3% low
+         * in |E|^2 at N 301 w 11, 2% in the error; the safety factor covers it) */
+        CHECK(fabs(st.offset2 / off - 1) < 0.05 && fabs(st.edge2 / edge2 - 1) < 0.05 &&
                   fabs(st.mean2 / mean - 1) < 0.05 && st.coherent <= 1.05 * coh &&
                   st.coherent >= 0.9 * coh,
               "N %lld w %d sigma %g: offset2 %.4g/%.4g edge2 %.4g/%.4g mean2 %.4g/%.4g coh "

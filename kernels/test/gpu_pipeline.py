@@ -71,7 +71,8 @@ def phi(z, w, beta):
     a = 2.0 * z / w
     s = 1.0 - a * a
     r = np.sqrt(np.maximum(s, 1e-300))
-    return np.where(s > 0, (np.exp(beta * (r - 1.0)) - np.exp(-beta * (r + 1.0))) / r, 0.0)
+    edge = 2.0 * beta * np.exp(-beta)  # the sinh form's edge value, removed (common.cuh)
+    return np.where(s > 0, (np.exp(beta * (r - 1.0)) - np.exp(-beta * (r + 1.0))) / r - edge, 0.0)
 
 
 def fac_of(N, nf, w, beta, prec):

@@ -44,7 +44,7 @@ class ExactTransforms:
                 ii = np.arange(i0, i0 + w)
                 a = 2 * (ii - u) / w
                 s = np.sqrt(np.maximum(1 - a * a, 1e-300))
-                ws.append(np.where(1 - a * a > 0, 2 * np.exp(-beta) * np.sinh(beta * s) / s, 0))
+                ws.append(np.where(1 - a * a > 0, 2 * np.exp(-beta) * (np.sinh(beta * s) / s - beta), 0))
                 idx.append(ii % n[d])
             wt = ws[0]
             for d in range(1, p["dim"]):

@@ -1,7 +1,7 @@
 """The direct kernel sum that spread/interp only (gpu_spreadinterponly=1) computes, in the
 reference's Python conventions: the grid is the mode array (shape n_modes, axis d <-> the d-th
 coordinate), grid index i_d sits at coordinate 2 pi i_d / N_d, and the kernel is warpfft's sinh
-kernel phi(z) = 2 e^-beta sinh(beta s) / s, s = sqrt(1 - (2z/w)^2), of the plan's width w and
+kernel phi(z) = 2 e^-beta (sinh(beta s) / s - beta), s = sqrt(1 - (2z/w)^2), of the plan's width w and
 beta (plan.info), periodic on the grid."""
 
 import numpy as np
@@ -20,7 +20,7 @@ def _weights(x, N, w, beta):
         a2 = (2 * z / w) ** 2
         ok = a2 < 1
         s = np.sqrt(np.where(ok, 1 - a2, 1.0))
-        W += np.where(ok, 2 * np.exp(-beta) * np.sinh(beta * s) / s, 0.0)
+        W += np.where(ok, 2 * np.exp(-beta) * (np.sinh(beta * s) / s - beta), 0.0)
     return W
 
 

@@ -145,14 +145,15 @@ fn free_direct_sample_matches_the_plan_one() {
     }
 }
 
-/// The sinh kernel of kernels/common.cuh: 2 e^-beta sinh(beta s) / s, s = sqrt(1 - (2z/w)^2).
+/// The sinh kernel of kernels/common.cuh: 2 e^-beta (sinh(beta s) / s - beta),
+/// s = sqrt(1 - (2z/w)^2).
 fn sinh_kernel(z: f64, w: f64, beta: f64) -> f64 {
     let a = 2.0 * z / w;
     if a * a >= 1.0 {
         return 0.0;
     }
     let s = (1.0 - a * a).sqrt();
-    2.0 * (-beta).exp() * (beta * s).sinh() / s
+    2.0 * (-beta).exp() * ((beta * s).sinh() / s - beta)
 }
 
 /// Per-dimension kernel weights of every grid index for a point: periodic on n points.

@@ -11,6 +11,10 @@
 #define WF_MAX_QUAD 512 /* Gauss-Legendre nodes over the full interval, at most */
 
 double wf_kernel_beta(int width, double sigma);
+/* The sinh form's value at |t| = w/2, 2 beta e^-beta, which the kernel subtracts (kernel.c). */
+double wf_kernel_edge(double beta);
+/* The kernel's slope at t -> -w/2 from inside (minus at +w/2): 4 beta^3 e^-beta / (3 w). */
+double wf_kernel_kink(int width, double beta);
 int wf_max_width(int precision);
 /* Gauss-Legendre nodes x[0..n-1] (ascending) and weights on [-1, 1], by Newton's method. */
 void wf_gauss_legendre(int n, double *x, double *w);

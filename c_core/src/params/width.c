@@ -7,17 +7,16 @@
  * bound holds for ANY point set (random strengths or mode coefficients): the error factor
  * E_k(delta) of mode k for a point at fine-grid offset delta is computed from the footprint sums
  * the spreader forms (wf_alias_dim_stats), and the rule takes the worst offset (all points at
- * one offset, e.g. on grid nodes, see that offset's error instead of the mean over offsets:
- * 4.5x the mean at w 6, from the kernel's jump at +-w/2), with the coherence that grid-aligned
- * points add across dims, or the band edge (all energy in one mode), whichever is larger
- * (wf_alias_combine); and never less than the band edge on grid nodes, sum over dims of the
- * worst factor (wf_alias_passes). Random points see the mean over offsets (wf_alias_mean, the
- * rule before issue 14): 2-5x below the bound. Cost: one point of width in about half the cases
- * (suite B f32 at 1e-5: 6 -> 7; 2D f64 at 1e-9: 10 -> 11), one more at sigma 2 from the band
- * edge on nodes in 3D f32 at 1e-5 and 2D/3D f64 at 1e-9 (docs/accuracy.md).
- * The safety factor covers what the bound leaves out: products of two aliasing terms (~tol^2),
- * the sampling of offsets and modes (test_params checks it against dense sampling) and
- * rounding, which adds in quadrature (tol_floor, grid.c).
+ * one offset, e.g. on grid nodes, see that offset's error instead of the mean over offsets), with
+ * the coherence that grid-aligned points add across dims, or the band edge (all energy in one
+ * mode), whichever is larger (wf_alias_combine); and never less than the band edge on grid nodes,
+ * sum over dims of the worst factor (wf_alias_passes). Random points see the mean over offsets
+ * (wf_alias_mean, the rule before issue 14): 2-5x below the bound. Cost: one point of width in
+ * about half the cases (suite B f32 at 1e-5: 6 -> 7; 2D f64 at 1e-9: 10 -> 11), one more at sigma 2
+ * from the band edge on nodes in 3D f32 at 1e-5 and 2D/3D f64 at 1e-9 (docs/accuracy.md). The
+ * safety factor covers what the bound leaves out: products of two aliasing terms (~tol^2), the
+ * sampling of offsets and modes (test_params checks it against dense sampling) and rounding, which
+ * adds in quadrature (tol_floor, grid.c).
  */
 #include "params/width.h"
 
@@ -27,13 +26,13 @@
 #include "params/kernel.h"
 #include "runtime/error.h"
 
-#define WF_ALIAS_MMAX   4  /* aliases m = +-1..+-4 by quadrature; beyond, the jump asymptote */
+#define WF_ALIAS_MMAX   4  /* aliases m = +-1..+-4 by quadrature; beyond, the kink asymptote */
 #define WF_ALIAS_SAMPLE 32 /* |k| samples per dim when N/2 is larger */
 
 /* sum_{m != 0} phihat(xi + m)^2 / phihat(xi)^2 for |xi| <= 1/2, from a half rule (t, g) and
  * (cb, sb) = (cos, sin)(2 pi t): the phases of xi + m are rotations of xi's by m steps. */
 static double alias_ratio(int h, const double *t, const double *g, const double *cb,
-                          const double *sb, double xi, double edge2, int width) {
+                          const double *sb, double xi, double kink2, int width) {
     double main = 0.0, p[WF_ALIAS_MMAX] = {0}, q[WF_ALIAS_MMAX] = {0};
     for (int j = 0; j < h; j++) {
         double s0, c0;
@@ -54,10 +53,12 @@ static double alias_ratio(int h, const double *t, const double *g, const double 
     double al = 0.0;
     for (int m = 0; m < WF_ALIAS_MMAX; m++)
         al += p[m] * p[m] + q[m] * q[m];
-    /* |m| > MMAX: the jumps of phi at +-w/2 (edge value phi_e) give phihat(xi) ~ phi_e
-     * sin(pi w xi) / (pi xi); sum 1/(m + xi)^2 over m >= MMAX+1 ~ 1/(MMAX + 1/2 + xi) */
-    double sn = sin(WF_PI * width * xi), mm = WF_ALIAS_MMAX + 0.5;
-    al += edge2 * sn * sn / (WF_PI * WF_PI) * (1.0 / (mm + xi) + 1.0 / (mm - xi));
+    /* |m| > MMAX: phi is continuous with kinks of slope J at +-w/2 (wf_kernel_kink), whose
+     * jumps of phi' give phihat(xi) ~ -J cos(pi w xi) / (2 pi^2 xi^2); sum 1/(m + xi)^4 over
+     * m >= MMAX+1 ~ 1/(3 (MMAX + 1/2 + xi)^3) */
+    double cn = cos(WF_PI * width * xi), mm = WF_ALIAS_MMAX + 0.5, a = mm + xi, b = mm - xi;
+    al += kink2 * cn * cn / (4.0 * WF_PI * WF_PI * WF_PI * WF_PI) *
+          (1.0 / (3.0 * a * a * a) + 1.0 / (3.0 * b * b * b));
     return al / (main * main);
 }
 
@@ -71,11 +72,11 @@ double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta) {
         cb[j] = cos(2.0 * WF_PI * t[j]);
         sb[j] = sin(2.0 * WF_PI * t[j]);
     }
-    double edge = 2.0 * beta * exp(-beta), edge2 = edge * edge, sum = 0.0;
+    double kink = wf_kernel_kink(width, beta), kink2 = kink * kink, sum = 0.0;
     /* modes -(N/2) .. (N-1)/2; a(k) = a(-k) */
     if (n_modes <= WF_ALIAS_SAMPLE) {
         for (int64_t k = -(n_modes / 2); k <= (n_modes - 1) / 2; k++)
-            sum += alias_ratio(h, t, g, cb, sb, (double)k / (double)nf, edge2, width);
+            sum += alias_ratio(h, t, g, cb, sb, (double)k / (double)nf, kink2, width);
         return sum / (double)n_modes;
     }
     /* sum_k a(k) = a(0) + 2 sum_{k=1..K} a(k) (+ a(N/2), N even), K = (N-1)/2, and the sum
@@ -85,34 +86,32 @@ double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta) {
     wf_gauss_legendre(WF_ALIAS_SAMPLE, x, wt);
     for (int i = 0; i < WF_ALIAS_SAMPLE; i++) {
         double k = 0.5 * kk * (x[i] + 1.0);
-        sum += wt[i] * 0.5 * kk * alias_ratio(h, t, g, cb, sb, k / (double)nf, edge2, width);
+        sum += wt[i] * 0.5 * kk * alias_ratio(h, t, g, cb, sb, k / (double)nf, kink2, width);
     }
     sum *= 2.0;
     if (n_modes % 2 == 0)
-        sum += alias_ratio(h, t, g, cb, sb, 0.5 * (double)n_modes / (double)nf, edge2, width);
+        sum += alias_ratio(h, t, g, cb, sb, 0.5 * (double)n_modes / (double)nf, kink2, width);
     return sum / (double)n_modes;
 }
 
 /* The error factor of one mode and offset, from the footprint sums themselves: a point at
  * fine-grid offset delta (u = integer + delta) reaches mode k through
  *   P_k(delta) = sum_t phi(z_t) e^{-2 pi i (k/nf) z_t},  z_t = i0 + t - delta, i0 = ceil(delta -
- * w/2), the w kernel values the spreader uses (a node at -w/2 gets the edge limit, as on the
- * device), and deconvolution divides by phihat(k): E_k(delta) = P_k(delta) / phihat(k) - 1
- * (Poisson: the sum over m != 0 of phihat(k + m nf) / phihat(k) e^{2 pi i m delta}, coherent in m).
- * Evaluated directly, so the jump of phi at +-w/2 (edge value 2 beta e^-beta, ~2e-5 of the peak at
- * w 6) is taken exactly as the spreader takes it. The worst offsets are next to the jump (delta ->
- * 0 for even w, 1/2 for odd w: points on grid nodes or half-way): 3.5x the mean over offsets at
- * w 6. */
-static double phi_host(double z, double inv_hw, double beta, double e2b) {
+ * w/2), the w kernel values the spreader uses (a node at -w/2 gets 0, as on the device), and
+ * deconvolution divides by phihat(k): E_k(delta) = P_k(delta) / phihat(k) - 1 (Poisson: the sum
+ * over m != 0 of phihat(k + m nf) / phihat(k) e^{2 pi i m delta}, coherent in m). Evaluated
+ * directly, so the kernel's kink at +-w/2 is taken exactly as the spreader takes it. */
+static double phi_host(double z, double inv_hw, double beta, double e2b, double edge) {
     double a = z * inv_hw, s2 = 1.0 - a * a;
     if (!(s2 > 0.0))
-        return 2.0 * beta * sqrt(e2b); /* the edge limit, as kernels/common.cuh */
+        return 0.0; /* as kernels/common.cuh */
     double s = sqrt(s2), e = exp(beta * (s - 1.0));
-    return (e * e - e2b) / (e * s);
+    return (e * e - e2b) / (e * s) - edge;
 }
 
-/* Offsets: Gauss-Legendre on (0, 1/2) and (1/2, 1), whose nodes crowd towards the jumps at 0
- * and 1/2 (a midpoint rule read the means over offsets 5-13% low), plus 0 and 1/2 exactly. */
+/* Offsets: Gauss-Legendre on (0, 1/2) and (1/2, 1), whose nodes crowd towards the kinks at 0
+ * and 1/2 (with the jump the kernel had before, a midpoint rule read the means over offsets
+ * 5-13% low), plus 0 and 1/2 exactly. */
 #define WF_ALIAS_NDELTA 32
 #define WF_ALIAS_EXACT  64 /* up to this many modes, every mode; beyond, Gauss-Legendre in k */
 /* ... and, for the maxima over modes, 48 evenly spaced ones: the band-edge error oscillates in
@@ -156,6 +155,7 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
     for (int i = 0; i < nk; i++)
         sincos(2.0 * WF_PI * kk[i] / (double)nf, &rot_s[i], &rot_c[i]);
     double inv_hw = 2.0 / (double)width, e2b = exp(-2.0 * beta), inv_n = 1.0 / (double)n_modes;
+    double edge = wf_kernel_edge(beta);
     double edge2[WF_ALIAS_NK] = {0}, dx[WF_ALIAS_NDELTA / 2], dw[WF_ALIAS_NDELTA / 2];
     wf_gauss_legendre(WF_ALIAS_NDELTA / 2, dx, dw);
     *st = (wf_alias_dim){0};
@@ -167,7 +167,7 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
         double i0 = ceil(delta - 0.5 * width), phv[WF_MAX_WIDTH_F64], z[WF_MAX_WIDTH_F64];
         for (int q = 0; q < width; q++) {
             z[q] = (i0 + q) - delta;
-            phv[q] = phi_host(z[q], inv_hw, beta, e2b);
+            phv[q] = phi_host(z[q], inv_hw, beta, e2b, edge);
         }
         double q2 = 0.0, er = 0.0, ei = 0.0;
         for (int i = 0; i < nk; i++) {
@@ -252,9 +252,10 @@ double wf_alias_worst(int dim, const int64_t n_modes[3], double sigma, int width
 /* Below tol 1e-9 in 2D/3D the bound misses one case the GPU found: points on grid nodes with
  * all energy in the band-edge modes, type 2 f64 at tol 1e-12 measured 1.26x (2D, w 14) and
  * 1.81x (3D) tol on the H100 (band_edge in tests/gpu_accuracy/), while every case at tol >= 1e-9
- * stayed <= 0.69 tol. Until the bound models it (the kernel's edge value 2 beta e^-beta is
- * ~tol there, and points a rounding off a node see its one-sided limits), the safety factor
- * there is WF_ALIAS_SAFETY_HIGH: measurement-backed, one more point of width at those tols. */
+ * stayed <= 0.69 tol. That was with the kernel's edge value 2 beta e^-beta (~tol there: points a
+ * rounding off a node saw its one-sided limits), which the kernel no longer has; until the
+ * continuous kernel is measured there without it, the safety factor there stays
+ * WF_ALIAS_SAFETY_HIGH: measurement-backed, one more point of width at those tols. */
 #define WF_ALIAS_SAFETY_HIGH 2.5
 double wf_alias_safety(int dim, double tol) {
     return dim >= 2 && tol < 1e-9 ? WF_ALIAS_SAFETY_HIGH : WF_ALIAS_SAFETY;

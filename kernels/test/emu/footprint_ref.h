@@ -15,7 +15,7 @@ template <class T, class Visit>
 static void wf_ref_footprint(int dim, int W, const long long nf[3], const std::vector<T> (&x)[3],
                              long long j, T beta, Visit visit) {
     typedef long long i64;
-    const T inv_hw = (T)(2.0 / W), e2b = (T)std::exp(-2.0 * (double)beta);
+    const T inv_hw = (T)(2.0 / W), eb = (T)std::exp(-(double)beta);
     double kv[3][16];
     i64 a[3] = {0, 0, 0};
     for (int d = 0; d < 3; ++d)
@@ -25,7 +25,7 @@ static void wf_ref_footprint(int dim, int W, const long long nf[3], const std::v
         const double u = host::wf_fold((double)x[d][j], nf[d]);
         a[d] = host::wf_first_index(u, W);
         for (int q = 0; q < W; ++q)
-            kv[d][q] = (double)host::wf_phi((T)(((double)a[d] + q) - u), inv_hw, beta, e2b);
+            kv[d][q] = (double)host::wf_phi((T)(((double)a[d] + q) - u), inv_hw, beta, eb);
     }
     const int W2 = dim >= 2 ? W : 1, W3 = dim >= 3 ? W : 1;
     for (int pz = 0; pz < W3; ++pz)
