@@ -44,7 +44,7 @@ static inline warpfft_opts defaults(void) {
 void gl_once(int n, double *x, double *wt, int *ready);
 /* The kernel by its defining formula, at a = t / (w/2) in (-1, 1). */
 double phi_sinh(double a, double beta);
-/* The kernel as the device evaluates it at offset z of a footprint of w (edge limit at w/2). */
+/* The kernel as the device evaluates it at offset z of a footprint of w (0 at w/2). */
 double phi_dev(double z, int w, double beta);
 /* phihat at mode k of a fine grid nf, by 400 Gauss-Legendre nodes on the full interval. */
 double phihat_ref(double k, int64_t nf, int width, double beta);
