@@ -109,13 +109,6 @@ __device__ __forceinline__ double wf_phi(double z, double inv_hw, double beta, d
     return (e * e - eb * eb) / (e * s) - 2.0 * beta * eb;
 }
 
-/* Kernel value at footprint position t of a point: offset (i0 + t) - u in double, cast to the
- * working precision (ABI.md), then phi in that precision. */
-template <typename T>
-__device__ __forceinline__ T wf_ker_at(i64 i0, int t, double u, T inv_hw, T beta, T eb) {
-    return wf_phi((T)((double)(i0 + t) - u), inv_hw, beta, eb);
-}
-
 /* ---- periodic wrap ----
  * Footprint indices lie in [-w/2, nf + w/2) and nf >= 2w (host guarantee), so one add or
  * subtract of nf suffices. */

@@ -9,6 +9,7 @@ as ``warpfft_plan_create`` / ``warpfft_setpts*`` in _fake.py fill it.
 """
 
 import numpy as np
+from _kernel_sum import phi
 
 
 def _k(n, modeord):
@@ -42,9 +43,7 @@ class ExactTransforms:
                 u = (x / (2 * np.pi) - np.floor(x / (2 * np.pi))) * n[d]
                 i0 = int(np.ceil(u - w / 2))
                 ii = np.arange(i0, i0 + w)
-                a = 2 * (ii - u) / w
-                s = np.sqrt(np.maximum(1 - a * a, 1e-300))
-                ws.append(np.where(1 - a * a > 0, 2 * np.exp(-beta) * (np.sinh(beta * s) / s - beta), 0))
+                ws.append(phi(ii - u, w, beta))
                 idx.append(ii % n[d])
             wt = ws[0]
             for d in range(1, p["dim"]):

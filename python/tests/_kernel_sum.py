@@ -1,10 +1,18 @@
 """The direct kernel sum that spread/interp only (gpu_spreadinterponly=1) computes, in the
 reference's Python conventions: the grid is the mode array (shape n_modes, axis d <-> the d-th
 coordinate), grid index i_d sits at coordinate 2 pi i_d / N_d, and the kernel is warpfft's sinh
-kernel phi(z) = 2 e^-beta (sinh(beta s) / s - beta), s = sqrt(1 - (2z/w)^2), of the plan's width w and
-beta (plan.info), periodic on the grid."""
+kernel (phi, below) of the plan's width w and beta (plan.info), periodic on the grid."""
 
 import numpy as np
+
+
+def phi(z, w, beta):
+    """warpfft's kernel at offsets z: 2 e^-beta (sinh(beta s) / s - beta), s = sqrt(1 - (2z/w)^2),
+    0 where |z| >= w/2 (kernels/common.cuh)."""
+    a2 = (2 * np.asarray(z, np.float64) / w) ** 2
+    ok = a2 < 1
+    s = np.sqrt(np.where(ok, 1 - a2, 1.0))
+    return np.where(ok, 2 * np.exp(-beta) * (np.sinh(beta * s) / s - beta), 0.0)
 
 
 def _weights(x, N, w, beta):
@@ -16,11 +24,7 @@ def _weights(x, N, w, beta):
     i = np.arange(N)
     W = np.zeros((x.size, N))
     for m in (-1, 0, 1):
-        z = i[None, :] + m * N - u[:, None]
-        a2 = (2 * z / w) ** 2
-        ok = a2 < 1
-        s = np.sqrt(np.where(ok, 1 - a2, 1.0))
-        W += np.where(ok, 2 * np.exp(-beta) * (np.sinh(beta * s) / s - beta), 0.0)
+        W += phi(i[None, :] + m * N - u[:, None], w, beta)
     return W
 
 

@@ -13,7 +13,7 @@
  * sum over dims of the worst factor (wf_alias_passes). Random points see the mean over offsets
  * (wf_alias_mean, the rule before issue 14): 2-5x below the bound. Cost: one point of width in
  * about half the cases (suite B f32 at 1e-5: 6 -> 7; 2D f64 at 1e-9: 10 -> 11), one more at sigma 2
- * from the band edge on nodes in 3D f32 at 1e-5 and 2D/3D f64 at 1e-9 (docs/accuracy.md). The
+ * from the band edge on nodes in 2D/3D f64 at 1e-9 (docs/accuracy.md). The
  * safety factor covers what the bound leaves out: products of two aliasing terms (~tol^2), the
  * sampling of offsets and modes (test_params checks it against dense sampling) and rounding, which
  * adds in quadrature (tol_floor, grid.c).
