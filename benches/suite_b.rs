@@ -122,6 +122,16 @@ fn points(b: &Bench, rng: &mut Rng) -> Vec<Vec<f64>> {
             })
             .0
         }
+        Dist::Normal { std } => model::normal(dim, m, std, &mut || rng.uniform()),
+        Dist::Spiral {
+            arms,
+            samples,
+            turns,
+            power,
+        } => {
+            assert_eq!(arms * samples, m, "{}: M must be arms × samples", b.name);
+            model::spiral(arms, samples, turns, power)
+        }
     }
 }
 

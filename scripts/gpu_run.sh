@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
 # Stages: info tests demo load c python sanitize bench (default: all), sanitize-builds (memcheck of
-# the jit and nvrtc builds), bench-peer (suite B beside the reference, .peer/ carried), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
+# the jit and nvrtc builds), bench-peer (suite B beside the reference, .peer/ carried), density (non-uniform points beside the reference), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
 # normal operator: tests, example, benchmark, memcheck), batched (batched points: tests, benchmark,
 # memcheck), and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
@@ -154,6 +154,17 @@ bench-peer)
         --json "$L/peer_errors.json" ${BENCH_CASES:+--cases $BENCH_CASES} || fails=$((fails+1))
     say "bench (aot) beside the reference"
     WARPFFT_BENCH_PEER=$L/peer.txt WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_REPS=${BENCH_REPS:-10} WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} WARPFFT_BENCH_DETERMINISTIC=${BENCH_DETERMINISTIC:-0} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
+density)
+    # non-uniform point sets beside the reference (its perftest draws uniform points only):
+    # normal points at NonuniformFFTs.jl's published setup, MRI trajectories; both libraries on
+    # the same points in one process (python/bench/density.py), the reference built by
+    # peer_bench.sh (a case name it does not know builds it and times nothing)
+    [ -f .peer/peer_bench.sh ] || { say "density: no .peer/ (run ../shared/tools/peer_prep.sh)"; fails=$((fails+1)); continue; }
+    bash .peer/peer_bench.sh NONE > "$L/peer_build.txt" 2>&1 || fails=$((fails+1))
+    peerlib=$(find "${PEER_BUILD:-/tmp/peerbuild}" -name 'libcufinufft.so' 2>/dev/null | head -1)
+    say "density: warpfft and the reference on non-uniform points"
+    WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python run python3 python/bench/density.py \
+        --lib "$peerlib" --pkg .peer/python/cufinufft --json "$L/density.json" ${DENSITY_CASES:+--cases $DENSITY_CASES} || fails=$((fails+1)) ;;
 bench-nvrtc)
     # the kernel cache warmed by one untimed pass, so the timings are the kernels' alone
     export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}

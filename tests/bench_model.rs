@@ -359,3 +359,47 @@ fn json_row_is_valid_json_with_the_new_fields() {
         Err(e) => eprintln!("skipped: the python3 JSON check ({e})"),
     }
 }
+
+#[test]
+fn normal_points_fold_a_unit_gaussian_into_the_box() {
+    let m = 200_000;
+    let p = normal(3, m, 1.0, &mut uniform01(7));
+    assert_eq!(p.len(), 3);
+    assert!(p.iter().all(|v| v.len() == m));
+    assert!(in_range(&p));
+    for v in &p {
+        // std 1 folded: almost nothing wraps (P(|g| > π) = 0.17%), so the moments are the
+        // Gaussian's; the central third of the box holds P(|g| < π/3) = 70.6%
+        let mean = v.iter().sum::<f64>() / m as f64;
+        let var = v.iter().map(|x| x * x).sum::<f64>() / m as f64;
+        let centre = v.iter().filter(|x| x.abs() < PI / 3.0).count() as f64 / m as f64;
+        assert!(mean.abs() < 0.01, "mean {mean}");
+        assert!((var - 1.0).abs() < 0.03, "variance {var}");
+        assert!((centre - 0.706).abs() < 0.01, "central third {centre}");
+    }
+}
+
+#[test]
+fn spiral_arms_start_at_the_centre_and_reach_the_edge() {
+    let (arms, samples) = (4, 1000);
+    let p = spiral(arms, samples, 8.0, 1.0);
+    assert_eq!(p.len(), 2);
+    assert!(p.iter().all(|v| v.len() == arms * samples));
+    assert!(in_range(&p));
+    for a in 0..arms {
+        let first = a * samples;
+        assert!(
+            p[0][first].abs() < 1e-15 && p[1][first].abs() < 1e-15,
+            "arm {a} starts at 0"
+        );
+        let last = first + samples - 1;
+        let r = (p[0][last].powi(2) + p[1][last].powi(2)).sqrt();
+        assert!((r - PI * (samples - 1) as f64 / samples as f64).abs() < 1e-12);
+        // the radius grows along the arm
+        for j in 1..samples {
+            let r0 = p[0][first + j - 1].hypot(p[1][first + j - 1]);
+            let r1 = p[0][first + j].hypot(p[1][first + j]);
+            assert!(r1 > r0);
+        }
+    }
+}

@@ -4,7 +4,11 @@
 //! in their place, the only comparison that counts.
 //! B1m–B5m are B1–B5 at tol/10 (the reference's error at tol is above tol); D1–D3 the 3D f64
 //! density sweep (256³ modes, tol 1e-6, M = 1.7e6 / 1.7e7 / 1.7e8, types 1 and 2; uniform points
-//! as the reference's perftest draws them, so both libraries see the same distribution).
+//! as the reference's perftest draws them, so both libraries see the same distribution); N1–N5 the
+//! same sweep on NonuniformFFTs.jl's normal points at its published M values (1.7e6 … 1.7e8);
+//! M2R, M2S, M3R MRI trajectories at MRI sizes (radial and spiral 2D 256² × 16 coils, radial 3D
+//! 256³). The reference's times on the non-uniform rows come from python/bench/density.py (its
+//! perftest draws uniform points only).
 #![allow(dead_code)]
 
 use super::model::Dist;
@@ -46,6 +50,25 @@ const C3: Dist = Dist::Clustered {
     frac: 0.9,
     sigma_cells: 2.0,
 };
+/// NonuniformFFTs.jl's published GPU benchmark: `randn` coordinates (std 1) folded into the box.
+const NRM: Dist = Dist::Normal { std: 1.0 };
+/// MRI sizes: 2D 256² radial, 402 spokes × 512 samples (readout 2× the modes, ~π/2 · 256
+/// spokes); 2D spiral, 16 interleaves × 12800 samples, 8 turns; 3D 256³ radial (kooshball),
+/// 32768 spokes × 512 samples. The 2D rows transform 16 coils at once (ntransf 16).
+const MR2: Dist = Dist::Radial {
+    spokes: 402,
+    samples: 512,
+};
+const MS2: Dist = Dist::Spiral {
+    arms: 16,
+    samples: 12_800,
+    turns: 8.0,
+    power: 1.0,
+};
+const MR3: Dist = Dist::Radial {
+    spokes: 32_768,
+    samples: 512,
+};
 const NOREF: f64 = f64::NAN;
 
 #[rustfmt::skip]
@@ -78,6 +101,22 @@ pub const SUITE: &[Bench] = &[
     Bench { name: "C2t2", dist: C2, dim: 2, ty: 2, f64: false, n: [1024, 1024, 1], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
     Bench { name: "C3t1", dist: C3, dim: 3, ty: 1, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
     Bench { name: "C3t2", dist: C3, dim: 3, ty: 2, f64: false, n: [128, 128, 128], m: 10_000_000, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "N1t1", dist: NRM, dim: 3, ty: 1, f64: true, n: [256, 256, 256], m: 1_677_722, ntransf: 1, tol: 1e-6, ref_ms: NOREF },
+    Bench { name: "N1t2", dist: NRM, dim: 3, ty: 2, f64: true, n: [256, 256, 256], m: 1_677_722, ntransf: 1, tol: 1e-6, ref_ms: NOREF },
+    Bench { name: "N2t1", dist: NRM, dim: 3, ty: 1, f64: true, n: [256, 256, 256], m: 5_305_422, ntransf: 1, tol: 1e-6, ref_ms: NOREF },
+    Bench { name: "N2t2", dist: NRM, dim: 3, ty: 2, f64: true, n: [256, 256, 256], m: 5_305_422, ntransf: 1, tol: 1e-6, ref_ms: NOREF },
+    Bench { name: "N3t1", dist: NRM, dim: 3, ty: 1, f64: true, n: [256, 256, 256], m: 16_777_216, ntransf: 1, tol: 1e-6, ref_ms: NOREF },
+    Bench { name: "N3t2", dist: NRM, dim: 3, ty: 2, f64: true, n: [256, 256, 256], m: 16_777_216, ntransf: 1, tol: 1e-6, ref_ms: NOREF },
+    Bench { name: "N4t1", dist: NRM, dim: 3, ty: 1, f64: true, n: [256, 256, 256], m: 53_054_215, ntransf: 1, tol: 1e-6, ref_ms: NOREF },
+    Bench { name: "N4t2", dist: NRM, dim: 3, ty: 2, f64: true, n: [256, 256, 256], m: 53_054_215, ntransf: 1, tol: 1e-6, ref_ms: NOREF },
+    Bench { name: "N5t1", dist: NRM, dim: 3, ty: 1, f64: true, n: [256, 256, 256], m: 167_772_160, ntransf: 1, tol: 1e-6, ref_ms: NOREF },
+    Bench { name: "N5t2", dist: NRM, dim: 3, ty: 2, f64: true, n: [256, 256, 256], m: 167_772_160, ntransf: 1, tol: 1e-6, ref_ms: NOREF },
+    Bench { name: "M2Rt1", dist: MR2, dim: 2, ty: 1, f64: false, n: [256, 256, 1], m: 205_824, ntransf: 16, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "M2Rt2", dist: MR2, dim: 2, ty: 2, f64: false, n: [256, 256, 1], m: 205_824, ntransf: 16, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "M2St1", dist: MS2, dim: 2, ty: 1, f64: false, n: [256, 256, 1], m: 204_800, ntransf: 16, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "M2St2", dist: MS2, dim: 2, ty: 2, f64: false, n: [256, 256, 1], m: 204_800, ntransf: 16, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "M3Rt1", dist: MR3, dim: 3, ty: 1, f64: false, n: [256, 256, 256], m: 16_777_216, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
+    Bench { name: "M3Rt2", dist: MR3, dim: 3, ty: 2, f64: false, n: [256, 256, 256], m: 16_777_216, ntransf: 1, tol: 1e-5, ref_ms: NOREF },
 ];
 
 /// A type-3 case: M sources uniform in [-π, π)^dim, K targets uniform in [-smax, smax]^dim.

@@ -26,6 +26,20 @@ pub enum Dist {
         frac: f64,
         sigma_cells: f64,
     },
+    /// Normal points: each coordinate drawn from N(0, `std`²) (radians) and folded into
+    /// [-π, π), as NonuniformFFTs.jl's published GPU benchmark draws them (`randn`, std 1):
+    /// dense in the middle of each axis (2.5× the uniform density per dim at std 1, ~16× in
+    /// 3D at the centre).
+    Normal { std: f64 },
+    /// A variable-density spiral trajectory (2D MRI): `arms` interleaves of `samples` points
+    /// each, arm a at angle θ = 2π(a/arms + turns·t^p), radius π·t, t = j/samples, so the
+    /// centre of k-space is sampled densely (p > 1); M = arms × samples.
+    Spiral {
+        arms: usize,
+        samples: usize,
+        turns: f64,
+        power: f64,
+    },
 }
 
 impl Dist {
@@ -35,6 +49,8 @@ impl Dist {
             Dist::Uniform => "uniform",
             Dist::Radial { .. } => "radial",
             Dist::Clustered { .. } => "clustered",
+            Dist::Normal { .. } => "normal",
+            Dist::Spiral { .. } => "spiral",
         }
     }
 }
@@ -72,6 +88,40 @@ pub fn radial(dim: usize, spokes: usize, samples: usize) -> Vec<Vec<f64>> {
             for (d, p) in pts.iter_mut().enumerate() {
                 p.push(wrap(r * u[d]));
             }
+        }
+    }
+    pts
+}
+
+/// Normal points: `dim` arrays of `m` coordinates N(0, std²) folded into [-π, π); `uniform01`
+/// gives uniform numbers in [0, 1) (Box-Muller).
+pub fn normal(
+    dim: usize,
+    m: usize,
+    std: f64,
+    uniform01: &mut impl FnMut() -> f64,
+) -> Vec<Vec<f64>> {
+    let mut pts = vec![Vec::with_capacity(m); dim];
+    for _ in 0..m {
+        for p in pts.iter_mut() {
+            let (a, b) = (uniform01(), uniform01());
+            let g = (-2.0 * (1.0 - a).ln()).sqrt() * (2.0 * PI * b).cos();
+            p.push(wrap(std * g));
+        }
+    }
+    pts
+}
+
+/// The spiral trajectory (2D): `arms` × `samples` points, arm-major (see [`Dist::Spiral`]).
+pub fn spiral(arms: usize, samples: usize, turns: f64, power: f64) -> Vec<Vec<f64>> {
+    let mut pts: Vec<Vec<f64>> = (0..2).map(|_| Vec::with_capacity(arms * samples)).collect();
+    for a in 0..arms {
+        for j in 0..samples {
+            let t = j as f64 / samples as f64;
+            let th = 2.0 * PI * (a as f64 / arms as f64 + turns * t.powf(power));
+            let r = PI * t;
+            pts[0].push(wrap(r * th.cos()));
+            pts[1].push(wrap(r * th.sin()));
         }
     }
     pts
@@ -120,7 +170,7 @@ pub fn clustered(
 pub enum Group {
     /// B1..B9: uniform points, types 1 and 2
     Uniform,
-    /// R2t1..C3t2: the radial and clustered rows
+    /// R2t1..C3t2, N1t1..N5t2, MR*: the radial, clustered, normal and MRI rows
     NonUniform,
     /// T1..T8
     Type3,
