@@ -47,8 +47,9 @@ test: lint docs
     cargo test --features bindgen --test bindings
     @echo "== consumer crate (path dependency, aot only)"
     WARPFFT_CUDA_ARCHS="{{ci_archs}}" cargo run -q --manifest-path tests/consumer/Cargo.toml
-    @echo "== fatbuild for other crates: the runtime's failure paths, the example in every mode"
+    @echo "== fatbuild for other crates: the runtime's failure paths, both crates' docs, the example in every mode"
     cargo test -p fatbuild-rt
+    RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p fatbuild -p fatbuild-rt
     just rust-kernels
     @echo "== the crates as published: package tarballs verify and build"
     just package
@@ -142,7 +143,7 @@ fmt:
 
 lint:
     cargo fmt --all -- --check
-    cargo clippy --all-targets -- -D warnings
+    cargo clippy --workspace --all-targets -- -D warnings
     clang-format --dry-run --Werror c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.[ch] examples/c/*.c
 
 # Install libwarpfft.so, warpfft.h and warpfft.pc under PREFIX

@@ -12,7 +12,11 @@ fn expected_archs() -> Option<Vec<u32>> {
     let mut v: Vec<u32> = s
         .split([';', ',', ' '])
         .filter(|t| !t.is_empty())
-        .map(|t| t.trim_start_matches("sm_").parse().expect("RUST_KERNELS_EXPECT_ARCHS"))
+        .map(|t| {
+            t.trim_start_matches("sm_")
+                .parse()
+                .expect("RUST_KERNELS_EXPECT_ARCHS")
+        })
         .collect();
     v.sort();
     Some(v)
@@ -20,7 +24,11 @@ fn expected_archs() -> Option<Vec<u32>> {
 
 #[test]
 fn the_mode_is_the_features() {
-    let (jit, aot, nvrtc) = (cfg!(feature = "jit"), cfg!(feature = "aot"), cfg!(feature = "nvrtc"));
+    let (jit, aot, nvrtc) = (
+        cfg!(feature = "jit"),
+        cfg!(feature = "aot"),
+        cfg!(feature = "nvrtc"),
+    );
     let mut parts = Vec::new();
     if aot {
         parts.push("aot");
@@ -35,16 +43,27 @@ fn the_mode_is_the_features() {
     assert_eq!(kernels::EMBED.name(), "kernels");
     let m = kernels::EMBED.manifest();
     assert!(m.starts_with("{\"name\":\"kernels\",\"mode\":"), "{m}");
-    assert_eq!(kernels::EMBED.cuda_version() == 0, !(jit || aot), "a toolkit built images");
+    assert_eq!(
+        kernels::EMBED.cuda_version() == 0,
+        !(jit || aot),
+        "a toolkit built images"
+    );
 }
 
 #[test]
 fn each_module_holds_its_kernel_in_the_images_the_mode_asks_for() {
-    let (jit, aot, nvrtc) = (cfg!(feature = "jit"), cfg!(feature = "aot"), cfg!(feature = "nvrtc"));
+    let (jit, aot, nvrtc) = (
+        cfg!(feature = "jit"),
+        cfg!(feature = "aot"),
+        cfg!(feature = "nvrtc"),
+    );
     let names: Vec<&str> = kernels::MODULES.iter().map(|m| m.name()).collect();
     assert_eq!(names, ["saxpy", "reduce"]);
     assert!(std::ptr::eq(kernels::MODULES[0], &kernels::SAXPY));
-    assert!(std::ptr::eq(kernels::EMBED.module("reduce").unwrap(), &kernels::REDUCE));
+    assert!(std::ptr::eq(
+        kernels::EMBED.module("reduce").unwrap(),
+        &kernels::REDUCE
+    ));
     for (m, kernel, source) in [
         (&kernels::SAXPY, "saxpy", "saxpy.cu"),
         (&kernels::REDUCE, "reduce_sum", "reduce.cu"),
@@ -94,7 +113,11 @@ fn each_module_holds_its_kernel_in_the_images_the_mode_asks_for() {
         assert_eq!(files, ["common.cuh", "reduce.cu", "saxpy.cu"]);
         let common = kernels::EMBED.files()[0].text().unwrap();
         assert!(common.contains("#define RK_BLOCK 256"));
-        assert_eq!(rust_kernels::BLOCK, 256, "the host's block size is the kernels'");
+        assert_eq!(
+            rust_kernels::BLOCK,
+            256,
+            "the host's block size is the kernels'"
+        );
     } else {
         assert!(files.is_empty());
     }
