@@ -38,8 +38,8 @@ fn main() -> ExitCode {
     let total: usize = sizes.iter().map(|(_, b)| b).sum();
     let parts: Vec<String> = sizes.iter().map(|(n, b)| format!("{n} {b} B")).collect();
     println!("embedded: {total} B ({})", parts.join(", "));
-    println!("SIZE mode={} bytes={total}", e.mode());
     if std::env::args().skip(1).any(|a| a == "--sizes") {
+        println!("SIZE mode={} bytes={total}", e.mode());
         return ExitCode::SUCCESS;
     }
     match run(start) {
