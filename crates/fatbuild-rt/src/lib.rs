@@ -34,10 +34,12 @@
 //! [`Embed`]), and launches:
 //!
 //! ```no_run
+//! # #[cfg(feature = "driver")]
 //! use fatbuild_rt::{Args, Context, LaunchConfig, Module};
 //!
 //! /// y = a * x + y on GPU 0, with the `saxpy(float a, const float *x, float *y, int n)`
 //! /// kernel of `module` (e.g. `&kernels::SAXPY`).
+//! # #[cfg(feature = "driver")]
 //! fn saxpy(module: &'static Module, a: f32, x: &[f32], y: &mut [f32]) -> fatbuild_rt::Result<()> {
 //!     // 1. The GPU: loads the driver, retains the device's primary context.
 //!     let ctx = match Context::new(0) {
