@@ -130,3 +130,28 @@ fn embedded_sizes_add_up() {
     assert_eq!(total, kernels::EMBED.embedded_bytes());
     assert!(total > 0);
 }
+
+/// The embedded sources compile with NVRTC for an H100 (sm_90) and hold their kernel: what a
+/// GPU without a fitting image would run. NVRTC needs no GPU; without NVRTC the test skips.
+#[test]
+#[cfg(feature = "nvrtc")]
+fn the_embedded_sources_compile_with_nvrtc() {
+    let nv = match fatbuild_rt::Nvrtc::get() {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("SKIPPED: {e}");
+            return;
+        }
+    };
+    let target = nv.target(90).unwrap();
+    for (m, kernel) in [(&kernels::SAXPY, "saxpy"), (&kernels::REDUCE, "reduce_sum")] {
+        let out = nv.compile(m, &target).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.len(), 1, "{}", m.name());
+        assert_eq!(&out[0].data[..4], b"\x7fELF", "a CUBIN for sm_90");
+        let name = kernel.as_bytes();
+        assert!(
+            out[0].data.windows(name.len()).any(|w| w == name),
+            "{kernel} in the CUBIN's symbols"
+        );
+    }
+}
