@@ -120,9 +120,11 @@
 //! | `dl.rs` | `dlopen`, the environment, the library search |
 //! | `driver.rs` | [`Driver`]: `libcuda.so.1`'s entry points, `cuInit`, error names |
 //! | `context.rs` | [`Context`], [`DeviceBuffer`], [`Args`], [`LaunchConfig`], [`Function`] |
-//! | `load.rs` | [`Context::load`]: the loading order, [`LoadedModule`], [`LoadReport`] |
+//! | `load.rs` | [`Context::load`]: the loading order, [`LoadedModule`], [`LoadReport`], the wrong-arch error (tests in `load/tests.rs`) |
+//! | `load/images.rs` | each way of loading: the driver's loader, its JIT, its linker, NVRTC; the kernel cache in front |
 //! | `nvrtc.rs` | [`Nvrtc`]: finding NVRTC, the target arch, compiling a module |
-//! | `cache.rs` | [`KernelCache`]: entries, verification, eviction |
+//! | `cache.rs` | [`KernelCache`]: keys, entries, verification, eviction (tests in `cache/tests.rs`) |
+//! | `cache/dir.rs` | the cache directory, opened and checked once, every entry reached through it |
 
 #![warn(missing_docs)]
 

@@ -2,6 +2,8 @@
 //! noted, a miss), unusable directories, eviction.
 
 use super::*;
+use std::ffi::CString;
+use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::fs::PermissionsExt;
 
 fn fresh_dir(tag: &str) -> PathBuf {

@@ -1,6 +1,7 @@
 //! The loading order and the wrong-arch error, decided from what the build recorded (no GPU).
 
 use super::*;
+use crate::driver::CUDA_ERROR_OUT_OF_MEMORY;
 use crate::embedded::__private::v1::{image, module, ptx, sass, FATBIN, PTX};
 use crate::embedded::{FatbinEntry, SourceFile};
 
