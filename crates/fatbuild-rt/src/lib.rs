@@ -79,8 +79,9 @@
 //!
 //! # With cudarc (or another driver wrapper)
 //!
-//! [`Module::images`] are plain bytes. With cudarc 0.19 (`Ptx::from_binary`, "binary CUBIN
-//! data", loaded with `cuModuleLoadData`, which takes fatbins as well):
+//! [`Module::images`] are plain bytes. With cudarc 0.19, `Ptx::from_binary` wraps "binary
+//! CUBIN data" for `CudaContext::load_module`; the driver's module loader takes a fatbin the
+//! same way (this path is from cudarc's documentation, not run here):
 //!
 //! ```ignore
 //! let ctx = cudarc::driver::CudaContext::new(0)?;
