@@ -78,7 +78,8 @@ fn run() -> Res<()> {
         .and_then(build_kernels)
         .map_err(|e| format!("kernel build failed\n{e}"))?;
 
-    let core = compile_c_core(&out, &embedded.c_file)?;
+    let kernels_c = (embedded.c_file.as_deref()).ok_or("fatbuild wrote no C embedding")?;
+    let core = compile_c_core(&out, kernels_c)?;
     link_shared_library(&out, &core)?;
     generate_bindings(&out);
 
@@ -92,10 +93,12 @@ fn run() -> Res<()> {
 }
 
 /// The kernel modules, built (or, `nvrtc` alone, only their sources read: no toolkit needed)
-/// and written as C by fatbuild.
+/// by fatbuild, whose output for the C core is its C embedding (`OUT_DIR/warpfft_kernels.{c,h}`).
 fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::Error> {
     let mut b = fatbuild::Build::new()
         .mode(mode)
+        .emit_c(true)
+        .emit_rust(false)
         .archs_from_env("WARPFFT_CUDA_ARCHS")
         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
         .include("kernels")

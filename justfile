@@ -47,12 +47,66 @@ test: lint docs
     cargo test --features bindgen --test bindings
     @echo "== consumer crate (path dependency, aot only)"
     WARPFFT_CUDA_ARCHS="{{ci_archs}}" cargo run -q --manifest-path tests/consumer/Cargo.toml
+    @echo "== fatbuild for other crates: the runtime's failure paths, both crates' docs, the example in every mode"
+    cargo test -p fatbuild-rt
+    RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps -p fatbuild -p fatbuild-rt
+    just rust-kernels
+    @echo "== the crates as published: package tarballs verify and build"
+    just package
     @echo "== C ABI from C: install to a prefix, build the example with pkg-config, run it"
     just install target/prefix
     bash examples/c/run.sh target/prefix
     @echo "== C ABI from Python (ctypes), wheel, cuFFT wheel discovery"
     just wheel "{{ci_archs}}"
     WARPFFT_LIBRARY="$(bash scripts/libwarpfft_path.sh --release)" python3 -m pytest python/tests -q -rs
+
+# fatbuild's example crate (examples/rust-kernels: a saxpy and a reduction in CUDA C, launched
+# from Rust through fatbuild-rt) built in each mode, its embedded module checked
+# (tests/embedded.rs), its sizes printed, and run: exit 0 (results correct on a GPU) or 2 (no
+# GPU here, said so) pass, anything else fails. The nvrtc build without a toolkit is in
+# scripts/check_no_toolkit_nvrtc.sh.
+rust-kernels archs=ci_archs:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    export RUST_KERNELS_CUDA_ARCHS="{{archs}}" RUST_KERNELS_EXPECT_ARCHS="{{archs}}"
+    for feats in jit aot nvrtc aot,jit,nvrtc; do
+        echo "== rust-kernels --features $feats"
+        args=(-p rust-kernels --no-default-features --features "$feats")
+        cargo test -q "${args[@]}"
+        cargo run -q "${args[@]}" -- --sizes
+        rc=0; cargo run -q "${args[@]}" || rc=$?
+        [ "$rc" = 0 ] || [ "$rc" = 2 ] || { echo "rust-kernels ($feats) failed: exit $rc"; exit 1; }
+    done
+
+# The crates as they would be published (no registry is reachable here): fatbuild's and
+# fatbuild-rt's packages verify (each built from its own tarball); warpfft's package is built
+# from its own tarball, with fatbuild's tarball patched in for the registry dependency, in a
+# directory outside the workspace, in the default (jit) and the nvrtc build. The jit build
+# compiles every kernel again (cache keys hold the source's path): ~7 minutes on 2 cores.
+package:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    cargo package -q -p fatbuild -p fatbuild-rt --allow-dirty
+    # no lockfile, no verify: both would resolve fatbuild from the registry; the build below
+    # resolves it from fatbuild's own tarball instead
+    cargo package -q -p warpfft --allow-dirty --no-verify --exclude-lockfile
+    v=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+    fv=$(sed -n 's/^version = "\(.*\)"/\1/p' crates/fatbuild/Cargo.toml | head -1)
+    root=$PWD pkg=$PWD/target/package
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/warpfft-package.XXXXXX")
+    trap 'rm -rf "$dir"' EXIT
+    tar -xzf "$pkg/warpfft-$v.crate" -C "$dir"
+    tar -xzf "$pkg/fatbuild-$fv.crate" -C "$dir"
+    # the checkout's registry setup (Debian's crates here), and fatbuild from its tarball
+    mkdir -p "$dir/.cargo"
+    if [ -f .cargo/config.toml ]; then cp .cargo/config.toml "$dir/.cargo/config.toml"; fi
+    printf '\n[patch.crates-io]\nfatbuild = { path = "%s" }\n' "$dir/fatbuild-$fv" >> "$dir/.cargo/config.toml"
+    echo "== warpfft-$v from its tarball (jit), fatbuild-$fv from its tarball"
+    (cd "$dir/warpfft-$v" && CARGO_TARGET_DIR="$dir/target" FATBUILD_CACHE_DIR="${FATBUILD_CACHE_DIR:-$root/target/fatbuild-cache}" cargo build -q)
+    echo "== warpfft-$v from its tarball (nvrtc)"
+    (cd "$dir/warpfft-$v" && CARGO_TARGET_DIR="$dir/target" cargo build -q --no-default-features --features nvrtc)
+    ls "$dir"/target/debug/build/warpfft-*/out/lib/libwarpfft.so >/dev/null
+    echo "ok: fatbuild and fatbuild-rt packages verify; warpfft builds from its package"
 
 # Coverage-guided fuzzing of the C ABI's argument checks, the XLA handler's decoding and the
 # kernel cache's entry reader (c_core/fuzz: libFuzzer with ASan+UBSan), `seconds` per target, two
@@ -89,7 +143,7 @@ fmt:
 
 lint:
     cargo fmt --all -- --check
-    cargo clippy --all-targets -- -D warnings
+    cargo clippy --workspace --all-targets -- -D warnings
     clang-format --dry-run --Werror c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.[ch] examples/c/*.c
 
 # Install libwarpfft.so, warpfft.h and warpfft.pc under PREFIX

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # An `nvrtc`-only build needs no CUDA toolkit: with the toolkit hidden, `cargo build` of it, its
 # host tests (tests/manifest.rs checks the embedded sources, tests/no_gpu.rs the C ABI,
-# tests/build_script.rs that no toolkit is watched) and `cargo doc` must succeed.
+# tests/build_script.rs that no toolkit is watched) and `cargo doc` must succeed; and so must
+# the nvrtc build of fatbuild's example crate (examples/rust-kernels) and its tests/embedded.rs.
 #
 # Hiding: PATH keeps no directory that holds an `nvcc` (wrappers in /usr/local/bin included),
 # NVCC, CUDA_PATH and CUDA_HOME point at nothing (so any toolkit lookup would fail the build),
@@ -94,4 +95,9 @@ grep -q 'const int warpfft_kernels_cuda_version = 0;' "$gen" || {
     echo "FAIL: $gen was built by a toolkit"
     exit 1
 }
-echo "ok: the nvrtc-only build, its host tests and its docs need no CUDA toolkit"
+# fatbuild's example crate the same way: its own kernels embedded as sources, no toolkit.
+cargo clean -q -p rust-kernels --target-dir "$target" 2>/dev/null || true
+echo "== rust-kernels ${features[*]}: build, embedded-module test, sizes (no toolkit)"
+CARGO_TARGET_DIR=$target cargo test -q -p rust-kernels "${features[@]}" --test embedded
+CARGO_TARGET_DIR=$target cargo run -q -p rust-kernels "${features[@]}" -- --sizes
+echo "ok: the nvrtc-only builds (warpfft, examples/rust-kernels), their host tests and docs need no CUDA toolkit"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds, on this CPU-only machine, everything the GPU machine runs (it has no cargo) into the
-# git-ignored .gpu/: release test, bench and example binaries for a `jit` and an `aot`
-# (WARPFFT_GPU_ARCHS, default sm_90) build, libwarpfft.so, the C example, and run.sh.
+# git-ignored .gpu/: release test, bench and example binaries for a `jit`, an `aot`
+# (WARPFFT_GPU_ARCHS, default sm_90) and an `nvrtc` build (fatbuild's example crate,
+# rust-kernels, in each too), libwarpfft.so, the C example, and run.sh.
 # On the GPU machine: `bash .gpu/run.sh [stage...]`; logs go to $OUT (or .gpu/logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,19 @@ for mode in jit aot nvrtc; do
     echo "== $mode build (archs $archs)"
     collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3 --test gpu_nvrtc --test gpu_toeplitz --test gpu_deterministic --test gpu_batched_points
     collect $mode cargo build --release "${feats[@]}" --bench suite_b --bench costmodel --example demo --example load_time
+    # fatbuild's example crate (its own kernels, this mode): .gpu/<mode>/rust-kernels
+    RUST_KERNELS_CUDA_ARCHS=$archs collect $mode cargo build --release -p rust-kernels "${feats[@]}"
 done
+# The example built for sm_80 only, as .gpu/aot/<name>: on a newer GPU, aot alone must fail
+# with the wrong-arch error, aot+jit must fall back to the PTX inside the fatbin.
+example_for_sm80() { # name, features
+    local tmp; tmp=$(mktemp -d)
+    RUST_KERNELS_CUDA_ARCHS=80 CARGO_TARGET_DIR=target/gpu-aot cargo build --release -p rust-kernels \
+        --no-default-features --features "$2" --message-format=json | python3 scripts/copy_artifacts.py "$tmp"
+    mv "$tmp/rust-kernels" ".gpu/aot/$1" && rm -rf "$tmp"
+}
+example_for_sm80 rust-kernels-sm80 aot
+example_for_sm80 rust-kernels-sm80-jit aot,jit
 # The library of exactly this aot build (CARGO_TARGET_DIR and the archs are still exported).
 lib=$(bash scripts/libwarpfft_path.sh --release --no-default-features --features aot)
 cp "$lib" .gpu/lib/libwarpfft.so

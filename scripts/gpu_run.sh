@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
-# Stages: info tests demo load c python sanitize bench (default: all), sanitize-builds (memcheck of
-# the jit and nvrtc builds), bench-peer (suite B beside the reference, .peer/ carried), density (non-uniform points beside the reference), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
+# Stages: info tests demo load rust-kernels c python sanitize bench (default: all; rust-kernels is
+# fatbuild's example crate in each mode: results, first-launch latency cold and warm, sizes),
+# sanitize-builds (memcheck of the jit and nvrtc builds), bench-peer (suite B beside the reference, .peer/ carried), density (non-uniform points beside the reference), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
 # normal operator: tests, example, benchmark, memcheck), batched (batched points: tests, benchmark,
 # memcheck), and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
@@ -11,7 +12,7 @@ BENCH_CASES=${BENCH_CASES:-}
 L=${OUT:-.gpu/logs}; mkdir -p "$L"
 G=.gpu
 [ -d $G/aot ] || python3 $G/unbundle.py $G/bundle.tar.xz $G
-stages=${*:-info tests demo load c python sanitize bench}
+stages=${*:-info tests demo load rust-kernels c python sanitize bench}
 log=$L/run.log
 say() { echo "== $*" | tee -a "$log"; }
 run() { "$@" 2>&1 | tee -a "$log"; local rc=${PIPESTATUS[0]}; echo "-- exit $rc: $*" | tee -a "$log"; return $rc; }
@@ -44,6 +45,38 @@ load)
     export WARPFFT_CACHE_DIR=$(mktemp -d)
     say "nvrtc load, empty kernel cache"; run $G/nvrtc/load_time || fails=$((fails+1))
     say "nvrtc load, warm kernel cache"; run $G/nvrtc/load_time || fails=$((fails+1)) ;;
+rust-kernels)
+    # fatbuild's example crate (examples/rust-kernels: a saxpy and a reduction, its own CUDA C
+    # kernels, loaded by fatbuild-rt) in each mode: the results checked on the GPU, and the
+    # first-launch latency (both modules loaded, each kernel launched once and waited for; and
+    # process start to first results) with the caches off, cold (a fresh driver JIT cache,
+    # CUDA_CACHE_PATH, and a fresh fatbuild-rt kernel cache, FATBUILD_RT_CACHE_DIR) and warm
+    # (the same two again). RESULT lines: mode, image used, init/load/first-launch/total ms;
+    # SIZE lines: embedded bytes per mode.
+    for m in jit aot nvrtc; do
+        say "rust-kernels $m: embedded size"; run $G/$m/rust-kernels --sizes || fails=$((fails+1))
+    done
+    for m in jit aot nvrtc; do
+        cc=$(mktemp -d) kc=$(mktemp -d)
+        say "rust-kernels $m: caches off (CUDA_CACHE_DISABLE=1, FATBUILD_RT_CACHE_DIR=)"
+        CUDA_CACHE_DISABLE=1 FATBUILD_RT_CACHE_DIR= run $G/$m/rust-kernels || fails=$((fails+1))
+        say "rust-kernels $m: cold (empty CUDA_CACHE_PATH and kernel cache)"
+        CUDA_CACHE_PATH=$cc FATBUILD_RT_CACHE_DIR=$kc run $G/$m/rust-kernels || fails=$((fails+1))
+        say "rust-kernels $m: warm (the same caches again)"
+        CUDA_CACHE_PATH=$cc FATBUILD_RT_CACHE_DIR=$kc run $G/$m/rust-kernels || fails=$((fails+1))
+    done
+    say "rust-kernels aot for sm_80 only: the wrong-arch error expected (exit 1, 'no image for this GPU')"
+    out=$($G/aot/rust-kernels-sm80 2>&1); rc=$?
+    echo "$out" | tee -a "$log"
+    if [ $rc = 1 ] && grep -q "has no image for this GPU" <<<"$out"; then
+        echo "-- ok: refused with the wrong-arch error" | tee -a "$log"
+    else
+        echo "-- FAIL: exit $rc without the wrong-arch error" | tee -a "$log"; fails=$((fails+1))
+    fi
+    say "rust-kernels aot+jit for sm_80 only: the PTX inside the fatbin, JIT-compiled (exit 0)"
+    CUDA_CACHE_DISABLE=1 run $G/aot/rust-kernels-sm80-jit || fails=$((fails+1))
+    say "rust-kernels summary"
+    grep -h '^RESULT\|^SIZE' "$log" ;;
 c)
     say "C examples"; run $G/c/hello || fails=$((fails+1)); run $G/c/type1_2d || fails=$((fails+1))
     run $G/c/toeplitz || fails=$((fails+1)) ;;

@@ -23,6 +23,7 @@ use crate::output::{self, Embedded, EmbeddedFile};
 use crate::plan::{ModuleSpec, PlanInputs};
 use crate::resolve;
 use crate::run;
+use crate::rust;
 use crate::sources::{self, Sources};
 use crate::toolkit::Toolkit;
 
@@ -49,6 +50,9 @@ pub struct Build {
     /// The arch list's variable (read only by the AOT modes) and whether it was set blank.
     arch_env: Option<(String, bool)>,
     cache_max_size: Option<u64>,
+    emit_rust: bool,
+    emit_c: bool,
+    rust_runtime: String,
 }
 
 impl Default for Build {
@@ -79,6 +83,9 @@ impl Build {
             env_vars: Vec::new(),
             arch_env: None,
             cache_max_size: None,
+            emit_rust: true,
+            emit_c: false,
+            rust_runtime: "::fatbuild_rt".to_string(),
         }
     }
 
@@ -235,10 +242,35 @@ impl Build {
         self
     }
 
-    /// Compiles every module (only what the cache lacks) and writes `<out dir>/<name>.c` and
-    /// `<out dir>/<name>.h`; `name` must be a C identifier. Prints the `cargo:` lines first, so
-    /// a failed build reruns when an input changes. Build scripts usually stop on error with
-    /// `panic!("{e}")` (the message is the explanation and the fix).
+    /// Whether `embed` writes the Rust module `<out dir>/<name>.rs` (and the image files it
+    /// includes, under `<out dir>/<name>/`). Default true. See the crate docs, "Generated Rust".
+    pub fn emit_rust(mut self, on: bool) -> Build {
+        self.emit_rust = on;
+        self
+    }
+
+    /// Whether `embed` writes the C embedding `<out dir>/<name>.c` and `<name>.h`, for C code
+    /// to load the images (warpfft's C core does). Default false. See the crate docs,
+    /// "Generated C".
+    pub fn emit_c(mut self, on: bool) -> Build {
+        self.emit_c = on;
+        self
+    }
+
+    /// The path the generated Rust module names the runtime crate by. Default
+    /// `::fatbuild_rt` (the `fatbuild-rt` package); set it when the crate renames that
+    /// dependency or re-exports it (e.g. `"crate::rt"`).
+    pub fn rust_runtime_crate(mut self, path: &str) -> Build {
+        self.rust_runtime = path.to_string();
+        self
+    }
+
+    /// Compiles every module (only what the cache lacks) and writes the outputs asked for: the
+    /// Rust module `<out dir>/<name>.rs` (default; [`emit_rust`](Build::emit_rust)) and the C
+    /// embedding `<out dir>/<name>.c` / `.h` ([`emit_c`](Build::emit_c)); `name` must be a C
+    /// identifier. Prints the `cargo:` lines first, so a failed build reruns when an input
+    /// changes. Build scripts usually stop on error with `panic!("{e}")` (the message is the
+    /// explanation and the fix).
     pub fn embed(&self, name: &str) -> Result<Embedded, Error> {
         let metadata = self
             .cargo_metadata
@@ -315,12 +347,14 @@ impl Build {
 
         // Stage 4: read the blobs back, describe them, write the C files.
         let built = img.as_ref().map(|i| &i.built);
-        let (modules, datas) = output::collect(&specs, built, &sources)?;
+        let declared: Vec<Vec<String>> = self.modules.iter().map(|m| m.kernels.clone()).collect();
+        let (modules, datas) = output::collect(&specs, built, &sources, &declared)?;
         dedup_lines(cargo);
         let mut emb = Embedded {
             name: name.to_string(),
-            c_file: out_dir.join(format!("{name}.c")),
-            h_file: out_dir.join(format!("{name}.h")),
+            c_file: self.emit_c.then(|| out_dir.join(format!("{name}.c"))),
+            h_file: self.emit_c.then(|| out_dir.join(format!("{name}.h"))),
+            rs_file: None,
             manifest_json: String::new(),
             mode: self.mode,
             archs: img.as_ref().map_or_else(Vec::new, |i| i.archs.clone()),
@@ -349,7 +383,18 @@ impl Build {
                 .collect(),
         };
         emb.manifest_json = output::manifest(&emb);
-        output::write_c(&emb, &datas, &sources)?;
+        if self.emit_c {
+            output::write_c(&emb, &datas, &sources)?;
+        }
+        if self.emit_rust {
+            emb.rs_file = Some(rust::write(
+                &emb,
+                &datas,
+                &sources,
+                &out_dir,
+                &self.rust_runtime,
+            )?);
+        }
 
         // Keep the cache within its bound (this build's entries stay).
         if let Some(img) = &img {

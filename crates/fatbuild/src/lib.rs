@@ -1,46 +1,57 @@
-//! Builds CUDA kernels from a Cargo build script and embeds them in a generated C file.
+//! Builds CUDA kernels from a Cargo build script and embeds them in the crate: as a Rust
+//! module that the crate `include!`s (loaded at run time by the companion crate
+//! [fatbuild-rt](https://docs.rs/fatbuild-rt)), and/or as C arrays for a C core.
 //!
-//! fatbuild drives the CUDA toolkit's command-line tools (nvcc, ptxas, nvlink, fatbinary),
-//! caches every output under a content hash, and writes the results as C arrays that a C core
-//! (or Rust, through FFI) hands to the CUDA driver (`cuModuleLoadData`, or `cuLink*` for
-//! multi-file PTX). It can also embed the kernel *sources* (with the headers they include)
-//! for NVRTC to compile at run time, which needs no CUDA toolkit at build time at all.
+//! fatbuild drives the CUDA toolkit's command-line tools (nvcc, ptxas, nvlink, fatbinary) for
+//! an arch list (or `native`), caches every output under a content hash (verified on reuse),
+//! and embeds the results: PTX for the driver to JIT (`jit`), fatbins with SASS per arch
+//! (`aot`), or the kernel *sources* (with the headers they include) for NVRTC to compile at run
+//! time (`nvrtc`), which needs no CUDA toolkit at build time at all.
 //!
 //! # Walk-through
 //!
+//! A crate with kernels in `kernels/` and the features `jit`, `aot` and `nvrtc`
+//! (`[features] default = ["jit"]; jit = []; aot = []; nvrtc = []`), fatbuild as a
+//! build-dependency and fatbuild-rt as a dependency:
+//!
 //! ```no_run
 //! // build.rs
-//! fn main() -> Result<(), Box<dyn std::error::Error>> {
-//!     let jit = std::env::var_os("CARGO_FEATURE_JIT").is_some();
-//!     let aot = std::env::var_os("CARGO_FEATURE_AOT").is_some();
-//!     let nvrtc = std::env::var_os("CARGO_FEATURE_NVRTC").is_some();
-//!     // 1. Describe the build. Each knob is a method; `*_from_env` methods read a variable
-//!     //    and make Cargo rerun the script when it changes.
-//!     let emb = fatbuild::Build::new()
-//!         .mode(fatbuild::Mode::from_features(jit, aot, nvrtc)?) // none -> error saying why
-//!         .archs_from_env("WARPFFT_CUDA_ARCHS")             // "80;90", "sm_80,sm_90", "native"
-//!         .ptx_arch("compute_75")                           // the default
-//!         .nvcc_flags_from_env("WARPFFT_NVCC_FLAGS")
-//!         .include("kernels")                               // -I; its headers are tracked
-//!         // 2. Modules: one or more .cu files (several are device-linked), with their defines.
-//!         .module(fatbuild::Module::new("sort").source("kernels/sort.cu"))
+//! fn main() {
+//!     // 1. The mode its features select (none: an error that says why).
+//!     let mode = fatbuild::Mode::from_cargo_features().unwrap_or_else(|e| panic!("{e}"));
+//!     fatbuild::Build::new()
+//!         .mode(mode)
+//!         // 2. Knobs; each `*_from_env` makes Cargo rerun the script when the variable changes.
+//!         .archs_from_env("MY_CRATE_CUDA_ARCHS") // "80;90", "sm_80,sm_90", "native"
+//!         .include("kernels")                   // -I; its headers are tracked
+//!         // 3. Modules: one or more .cu files (several are device-linked), their defines,
+//!         //    and the kernels they must hold (checked against the PTX).
+//!         .module(fatbuild::Module::new("saxpy").source("kernels/saxpy.cu").kernel("saxpy"))
 //!         .module(
-//!             fatbuild::Module::new("si_2d_f32_w7_spread")
-//!                 .source("kernels/spreadinterp.cu")
-//!                 .define("WF_DIM", "2")
-//!                 .define("WF_PREC", "32")
-//!                 .define("WF_W", "7")
-//!                 .define("WF_SI_PART", "WF_SI_SPREAD"),
+//!             fatbuild::Module::new("reduce_f64")
+//!                 .source("kernels/reduce.cu")
+//!                 .define("REAL", "double")
+//!                 .kernel("reduce"),
 //!         )
-//!         // 3. Compile what the cache lacks; write OUT_DIR/warpfft_kernels.{c,h}.
-//!         .embed("warpfft_kernels")
+//!         // 4. Compile what the cache lacks; write OUT_DIR/kernels.rs.
+//!         .embed("kernels")
 //!         .unwrap_or_else(|e| panic!("{e}")); // the message says what failed and the fix
-//!     // 4. Compile the generated C with the rest of the C code.
-//!     //    cc::Build::new().file(&emb.c_file).include(emb.h_file.parent().unwrap()).compile(..)
-//!     println!("{} kernels built, {} tool runs", emb.modules.len(), emb.stats.tools_run());
-//!     Ok(())
 //! }
 //! ```
+//!
+//! ```ignore
+//! // src/lib.rs
+//! mod kernels {
+//!     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+//! }
+//! // kernels::SAXPY and kernels::REDUCE_F64 are fatbuild_rt::Module values: their images
+//! // (&'static [u8], 8-byte aligned), kernel names, sources; kernels::EMBED the build.
+//! let ctx = fatbuild_rt::Context::new(0)?;
+//! let saxpy = ctx.load(&kernels::SAXPY)?.function("saxpy")?; // fatbin, PTX or NVRTC
+//! ```
+//!
+//! A C core takes the same build as C instead (`.emit_c(true).emit_rust(false)`, then
+//! `cc::Build::new().file(emb.c_file.unwrap())...`): warpfft's build script does.
 //!
 //! # Modes
 //!
@@ -94,6 +105,34 @@
 //! `Aot`), so kernel names are read from its `.entry` lines into the manifest, and JIT and AOT
 //! builds share the cached PTX.
 //!
+//! # Generated Rust
+//!
+//! With [`Build::emit_rust`] (the default), `<name>.rs` defines, for the runtime crate's types
+//! (`::fatbuild_rt` unless [`Build::rust_runtime_crate`] says otherwise; with
+//! `default-features = false` that crate is only those types):
+//!
+//! - per module `pub static <NAME>: fatbuild_rt::Module`, named as the module in upper case
+//!   (characters other than letters and digits become `_`, a leading digit gets `M_`; two
+//!   modules with one such name, or one named `MODULES` or `EMBED`, are an error): its images
+//!   in the C table's order (each `&'static [u8]` with its kind, label and, for a fatbin, the
+//!   images inside it, e.g. `[Sass(80), Sass(90), Ptx(75)]`), its kernels' names, and with
+//!   sources its translation units and NVRTC options;
+//! - `pub static MODULES: &[&Module]`, every module in build order;
+//! - `pub static EMBED: fatbuild_rt::Embed`: mode, arch list, PTX arch, toolkit version and
+//!   `cuda_version`, the blobs' hash, the sources digest, the manifest (below), the embedded
+//!   files.
+//!
+//! The bytes are `include_bytes!` of copies under `<out dir>/<name>/` (8-byte aligned through a
+//! wrapper type; PTX and sources with a NUL appended, which the accessors leave out), so the
+//! crate's compile reads exactly what this build produced. The names go through
+//! `fatbuild_rt::__private::v1`, whose module name is the output format's version: a fatbuild
+//! writing a format the runtime crate does not know fails to compile there, not at run time.
+//!
+//! A module's kernel names are the `.entry` names of its PTX in every mode that compiles;
+//! [`Module::kernel`] declares names that must be among them (a C++ kernel without
+//! `extern "C"` has a mangled name: the usual mistake, caught at build time). In
+//! [`Mode::Nvrtc`], which compiles nothing, the declared names are the list.
+//!
 //! # Generated C
 //!
 //! `<name>.h` declares the `fatbuild_blob` / `fatbuild_file` / `fatbuild_module` types (shared
@@ -117,8 +156,9 @@
 //! "bytes":N}],"modules":[{"name":..,"sources":[..],"defines":{..},"kernels":[..],
 //! "blobs":[{"kind":"fatbin","label":"fatbin","bytes":N,"images":["elf sm_80","elf sm_90",
 //! "ptx sm_75"]},{"kind":"ptx","label":"scan","bytes":N}],"nvrtc_sources":[..],
-//! "nvrtc_options":[..]}]}`. In [`Mode::Nvrtc`] `ptx_arch` and `toolkit` are `""`, `archs`,
-//! `kernels` (read from PTX) and `blobs` are empty, and `hash` is that of no blobs.
+//! "nvrtc_options":[..]}]}`. In [`Mode::Nvrtc`] `ptx_arch` and `toolkit` are `""`, `archs`
+//! and `blobs` are empty, `kernels` are the declared ones ([`Module::kernel`]; read from the
+//! PTX in the other modes), and `hash` is that of no blobs.
 //!
 //! # Archs
 //!
@@ -179,7 +219,7 @@
 //! | `FATBUILD_CACHE_MAX_SIZE` | [`Build::embed`] | the cache's size bound (default 2G; `0`: unbounded); not a rerun trigger |
 //! | [`NVCC_ENV_VARS`]: `NVCC_PREPEND_FLAGS`, `NVCC_APPEND_FLAGS`, `NVCC_CCBIN`, `CPATH`, `C_INCLUDE_PATH`, `CPLUS_INCLUDE_PATH` | nvcc (and its host preprocessor) | part of every PTX key |
 //! | `NUM_JOBS` | [`Build::embed`] | parallel tool runs (Cargo sets it from `-j`) |
-//! | `OUT_DIR` | [`Build::embed`] | where the C files go; also: print `cargo:` lines only when set |
+//! | `OUT_DIR` | [`Build::embed`] | where the generated files go; also: print `cargo:` lines only when set |
 //!
 //! Every variable above except `PATH`, `NUM_JOBS`, `OUT_DIR` and `FATBUILD_CACHE_MAX_SIZE` is printed as
 //! `cargo:rerun-if-env-changed` (in [`Mode::Nvrtc`] only the flags' variable, the only one it
@@ -222,10 +262,14 @@
 //! | `spawn.rs` | starts the tool processes (the only place that does) and runs a stage's commands in parallel; explains failures |
 //! | `sources.rs` | the modes with sources: the include scanner, file names, NVRTC options, the sources digest; reads files only (tests in `sources/tests.rs`; the builder's in `builder/tests/sources.rs`) |
 //! | `output.rs` | stage 4: reads the blobs back, [`Embedded`] and its manifest and hash, writes `<name>.h` / `<name>.c` |
+//! | `rust.rs` | stage 4 for Rust: writes `<name>.rs` and the image files it includes |
 //! | `embed.rs` | formats the C text (blob literals, tables), JSON strings, PTX `.entry` names |
 //! | `cache.rs` | key hashing, the cache directory ([`CACHE_DIR_ENV`]) and its default, atomic writes, entry digests (store/check) |
 //! | `toolkit.rs`, `arch.rs`, `mode.rs` | finding the toolkit and what it supports; arch lists and where they come from; [`Mode`] |
 //! | `fatbin.rs`, `error.rs` | the fatbin parser; [`Error`] |
+
+// The walk-through is a whole build.rs, `fn main` included.
+#![allow(clippy::needless_doctest_main)]
 
 mod arch;
 mod builder;
@@ -239,6 +283,7 @@ mod output;
 mod plan;
 mod resolve;
 mod run;
+mod rust;
 mod sources;
 mod spawn;
 mod toolkit;

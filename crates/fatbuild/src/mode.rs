@@ -60,6 +60,15 @@ impl Mode {
         })
     }
 
+    /// The mode for the features of the crate whose build script is running: reads
+    /// `CARGO_FEATURE_JIT`, `CARGO_FEATURE_AOT` and `CARGO_FEATURE_NVRTC` (Cargo sets them
+    /// for a build script from the crate's `jit`, `aot` and `nvrtc` features) and calls
+    /// [`from_features`](Mode::from_features).
+    pub fn from_cargo_features() -> Result<Mode, Error> {
+        let on = |f: &str| std::env::var_os(format!("CARGO_FEATURE_{f}")).is_some();
+        Mode::from_features(on("JIT"), on("AOT"), on("NVRTC"))
+    }
+
     /// The mode with these parts, `None` for none at all.
     pub fn from_parts(jit: bool, aot: bool, sources: bool) -> Option<Mode> {
         Some(match (jit, aot, sources) {

@@ -12,6 +12,7 @@ pub struct Module {
     pub(crate) sources: Vec<PathBuf>,
     pub(crate) defines: Vec<(String, Option<String>)>,
     pub(crate) flags: Vec<String>,
+    pub(crate) kernels: Vec<String>,
 }
 
 impl Module {
@@ -22,6 +23,7 @@ impl Module {
             sources: Vec::new(),
             defines: Vec::new(),
             flags: Vec::new(),
+            kernels: Vec::new(),
         }
     }
 
@@ -43,6 +45,16 @@ impl Module {
     /// Adds an nvcc flag for this module only (after the build-wide flags).
     pub fn nvcc_flag(mut self, flag: impl Into<String>) -> Module {
         self.flags.push(flag.into());
+        self
+    }
+
+    /// Declares a kernel of this module by its `extern "C"` name. In the builds that compile
+    /// (`jit`, `aot`) the PTX must have it, or `embed` fails saying so (a C++ kernel's name
+    /// is mangled: the usual cause); in an `nvrtc`-only build, which compiles nothing, the
+    /// declared names are the module's kernel list (the generated Rust module's
+    /// `Module::kernels`, the manifest's `kernels`).
+    pub fn kernel(mut self, name: impl Into<String>) -> Module {
+        self.kernels.push(name.into());
         self
     }
 

@@ -23,10 +23,15 @@ use crate::sources::Sources;
 pub struct Embedded {
     /// The name passed to `embed` (the prefix of the C symbols).
     pub name: String,
-    /// `<out dir>/<name>.c`: compile it with the `cc` crate.
-    pub c_file: PathBuf,
-    /// `<out dir>/<name>.h`: include it from the C code that loads the blobs.
-    pub h_file: PathBuf,
+    /// `<out dir>/<name>.c` when [`Build::emit_c`](crate::Build::emit_c) is on: compile it
+    /// with the `cc` crate.
+    pub c_file: Option<PathBuf>,
+    /// `<out dir>/<name>.h` when [`Build::emit_c`](crate::Build::emit_c) is on: include it from
+    /// the C code that loads the blobs.
+    pub h_file: Option<PathBuf>,
+    /// `<out dir>/<name>.rs` when [`Build::emit_rust`](crate::Build::emit_rust) is on (the
+    /// default): `include!` it (crate docs, "Generated Rust").
+    pub rs_file: Option<PathBuf>,
     /// The manifest (also in the C file as `<name>_manifest`).
     pub manifest_json: String,
     /// The mode built.
@@ -109,11 +114,14 @@ pub struct EmbeddedBlob {
 pub(crate) type ModuleData = Vec<Vec<u8>>;
 
 /// Reads the blobs of every module (in C-table order) and describes them, with their sources
-/// when the mode embeds them. Without images (`built` is `None`) the modules have no blobs.
+/// when the mode embeds them. Without images (`built` is `None`) the modules have no blobs and
+/// their kernels are the `declared` ones (per module, from `Module::kernel`); with images the
+/// kernels are read from the PTX, which must hold every declared one.
 pub(crate) fn collect(
     specs: &[ModuleSpec],
     built: Option<&Built>,
     sources: &Sources,
+    declared: &[Vec<String>],
 ) -> Result<(Vec<EmbeddedModule>, Vec<ModuleData>), Error> {
     let read = |p: &Path| fs::read(p).map_err(|e| Error::io("reading", p, e));
     let mut modules = Vec::new();
@@ -137,6 +145,25 @@ pub(crate) fn collect(
             if !kernels.contains(&k) {
                 kernels.push(k);
             }
+        }
+        let declared = declared.get(i).map_or(&[][..], Vec::as_slice);
+        if built.is_none() {
+            kernels = declared.to_vec();
+        } else if let Some(k) = declared.iter().find(|k| !kernels.contains(*k)) {
+            return Err(Error::new(
+                ErrorKind::InvalidConfig,
+                format!(
+                    "fatbuild: module `{}` declares kernel `{k}` (Module::kernel), but its PTX \
+                     has no such entry; it has: {}.\nfix: declare the kernel `extern \"C\"` \
+                     (a C++ kernel's name is mangled), or correct the name",
+                    spec.name,
+                    if kernels.is_empty() {
+                        "none".to_string()
+                    } else {
+                        kernels.join(", ")
+                    }
+                ),
+            ));
         }
         let mut blobs = Vec::new();
         let mut data = Vec::new();
@@ -221,8 +248,11 @@ pub(crate) fn write_c(emb: &Embedded, datas: &[ModuleData], src: &Sources) -> Re
         mode: emb.mode.as_str(),
         cuda_version: emb.cuda_version,
     });
-    write_atomic(&emb.h_file, embed::header(&emb.name).as_bytes())?;
-    write_atomic(&emb.c_file, &c)
+    let (Some(h), Some(cf)) = (&emb.h_file, &emb.c_file) else {
+        return Ok(());
+    };
+    write_atomic(h, embed::header(&emb.name).as_bytes())?;
+    write_atomic(cf, &c)
 }
 
 /// Labels of a module's PTX blobs: the source's file stem, made unique within the module.

@@ -52,6 +52,7 @@ fn build(dir: &Path, tk: &Toolkit, mode: Mode) -> Build {
     let k = dir.join("kernels");
     Build::new()
         .mode(mode)
+        .emit_c(true)
         .archs("sm_90;80")
         .toolkit(tk.clone())
         .include(&k)
@@ -83,7 +84,7 @@ fn images(path: &Path) -> Vec<String> {
 /// Compiles the generated C strictly, links it with a harness that prints every blob's
 /// module, label, kind, size, FNV-1a hash and terminating byte, and compares with the files.
 fn check_c(e: &Embedded, dir: &Path) {
-    let obj = e.c_file.with_extension("o");
+    let obj = e.c_file.as_ref().unwrap().with_extension("o");
     let strict = [
         "-std=c99",
         "-Wall",
@@ -95,12 +96,16 @@ fn check_c(e: &Embedded, dir: &Path) {
     let st = Command::new("cc")
         .args(strict)
         .arg("-c")
-        .arg(&e.c_file)
+        .arg(e.c_file.as_ref().unwrap())
         .arg("-o")
         .arg(&obj)
         .status()
         .unwrap();
-    assert!(st.success(), "cc -c {} failed", e.c_file.display());
+    assert!(
+        st.success(),
+        "cc -c {} failed",
+        e.c_file.as_ref().unwrap().display()
+    );
     let main = dir.join(format!("main_{}.c", e.name));
     fs::write(
         &main,
@@ -126,7 +131,7 @@ fn check_c(e: &Embedded, dir: &Path) {
     let st = Command::new("cc")
         .args(strict)
         .arg("-I")
-        .arg(e.h_file.parent().unwrap())
+        .arg(e.h_file.as_ref().unwrap().parent().unwrap())
         .arg(&main)
         .arg(&obj)
         .arg("-o")
@@ -230,10 +235,10 @@ fn every_mode_builds_embeds_and_caches() {
     }
 
     // Everything again: nothing runs, and the output is identical.
-    let c1 = fs::read(&e.c_file).unwrap();
+    let c1 = fs::read(e.c_file.as_ref().unwrap()).unwrap();
     let e2 = build(&dir, &tk, Mode::AotJit).embed("wk_both").unwrap();
     assert_eq!(e2.stats.tools_run(), 0);
-    assert_eq!(fs::read(&e2.c_file).unwrap(), c1);
+    assert_eq!(fs::read(e2.c_file.as_ref().unwrap()).unwrap(), c1);
     assert_eq!(e2.hash, e.hash);
 
     // Editing a header recompiles only the source that includes it (a.cu), and what its new
@@ -427,9 +432,9 @@ fn corrupt_cache_entries_are_rebuilt_not_embedded() {
     let cache = dir.join("cache");
     // Clean builds: the references.
     let both = build(&dir, &tk, Mode::AotJit).embed("wk").unwrap();
-    let want_both = fs::read(&both.c_file).unwrap();
+    let want_both = fs::read(both.c_file.as_ref().unwrap()).unwrap();
     let aot = build(&dir, &tk, Mode::Aot).embed("wk").unwrap();
-    let want_aot = fs::read(&aot.c_file).unwrap();
+    let want_aot = fs::read(aot.c_file.as_ref().unwrap()).unwrap();
     let solo_aot_fatbin = aot.modules[1].blobs[0].path.clone();
 
     // A truncated PTX (the manifest once lost kernels this way), a zero-length PTX (a crash
@@ -452,7 +457,7 @@ fn corrupt_cache_entries_are_rebuilt_not_embedded() {
     // Both PTX rebuilt (same contents, so nothing downstream of them reruns), the fatbins
     // repacked.
     assert_eq!((s.nvcc, s.ptxas, s.nvlink, s.fatbinary), (2, 0, 0, 2));
-    assert_eq!(fs::read(&e.c_file).unwrap(), want_both);
+    assert_eq!(fs::read(e.c_file.as_ref().unwrap()).unwrap(), want_both);
     assert_eq!(e.hash, both.hash);
     for p in [&a_ptx, &b_ptx, &solo_fatbin, &pair_fatbin] {
         let name = p.display().to_string();
@@ -472,7 +477,7 @@ fn corrupt_cache_entries_are_rebuilt_not_embedded() {
     let e = build(&dir, &tk, Mode::Aot).embed("wk").unwrap();
     let s = e.stats;
     assert_eq!((s.nvcc, s.ptxas, s.nvlink, s.fatbinary), (0, 1, 1, 1));
-    assert_eq!(fs::read(&e.c_file).unwrap(), want_aot);
+    assert_eq!(fs::read(e.c_file.as_ref().unwrap()).unwrap(), want_aot);
     assert_eq!(e.warnings.len(), 2, "{:#?}", e.warnings);
     for c in &cubins {
         let name = c.display().to_string();
@@ -482,7 +487,7 @@ fn corrupt_cache_entries_are_rebuilt_not_embedded() {
     // Nothing left to repair.
     let e = build(&dir, &tk, Mode::AotJit).embed("wk").unwrap();
     assert_eq!(e.stats.tools_run(), 0);
-    assert_eq!(fs::read(&e.c_file).unwrap(), want_both);
+    assert_eq!(fs::read(e.c_file.as_ref().unwrap()).unwrap(), want_both);
     let _ = fs::remove_dir_all(&dir);
 }
 

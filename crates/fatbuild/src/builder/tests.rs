@@ -11,6 +11,7 @@ use crate::mode::Mode;
 use crate::module::Module;
 use crate::toolkit::Toolkit;
 
+mod rust;
 mod sources;
 
 struct Fake {
@@ -79,6 +80,7 @@ impl Fake {
         let k = self.dir.join("kernels");
         Build::new()
             .mode(mode)
+            .emit_c(true)
             .arch_list(&[80, 90])
             .toolkit(self.toolkit.clone())
             .cargo_metadata(false)
@@ -131,7 +133,7 @@ fn second_embed_runs_no_tool_and_jit_aot_share_ptx() {
     fs::write(f.dir.join("kernels/new.h"), "").unwrap();
     let e = f.build(Mode::Aot).embed("k").unwrap();
     assert_eq!(e.stats.nvcc, 3);
-    let c = fs::read_to_string(&e.c_file).unwrap();
+    let c = fs::read_to_string(e.c_file.as_ref().unwrap()).unwrap();
     assert!(c.contains("const char k_mode[] = \"aot\";"));
     let _ = fs::remove_dir_all(&f.dir);
 }
@@ -313,7 +315,7 @@ fn cache_entries_are_verified_on_every_hit() {
     let f = fake();
     let cache = f.dir.join("cache");
     let e = f.build(Mode::Aot).embed("k").unwrap();
-    let want = fs::read(&e.c_file).unwrap();
+    let want = fs::read(e.c_file.as_ref().unwrap()).unwrap();
     f.runs();
     // Every output has its digest beside it.
     for p in outputs(&cache, ".ptx")
@@ -336,7 +338,7 @@ fn cache_entries_are_verified_on_every_hit() {
     let e = f.build(Mode::Aot).embed("k").unwrap();
     let s = e.stats;
     assert_eq!((s.nvcc, s.ptxas, s.nvlink, s.fatbinary), (1, 0, 0, 2));
-    assert_eq!(fs::read(&e.c_file).unwrap(), want);
+    assert_eq!(fs::read(e.c_file.as_ref().unwrap()).unwrap(), want);
     assert_eq!(e.warnings.len(), 3, "{:#?}", e.warnings);
     for p in [&ptx[0], &fatbins[0], &fatbins[1]] {
         let name = p.display().to_string();
@@ -367,7 +369,7 @@ fn cache_entries_are_verified_on_every_hit() {
     let e = f.build(Mode::Aot).embed("k").unwrap();
     assert!(e.stats.nvcc == 1 && e.stats.fatbinary == 1, "{:?}", e.stats);
     assert!(e.stats.ptxas + e.stats.nvlink == 1, "{:?}", e.stats);
-    assert_eq!(fs::read(&e.c_file).unwrap(), want);
+    assert_eq!(fs::read(e.c_file.as_ref().unwrap()).unwrap(), want);
     let e = f.build(Mode::Aot).embed("k").unwrap();
     assert_eq!((e.stats.tools_run(), e.warnings.len()), (0, 0));
     let _ = fs::remove_dir_all(&f.dir);

@@ -25,7 +25,7 @@ fn probe(e: &crate::Embedded) -> Option<String> {
         eprintln!("SKIPPED: no C compiler `cc` to compile the generated C");
         return None;
     }
-    let dir = e.c_file.parent().unwrap();
+    let dir = e.c_file.as_ref().unwrap().parent().unwrap();
     let main = dir.join("probe.c");
     fs::write(
         &main,
@@ -53,7 +53,7 @@ int main(void) {
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-I"])
         .arg(dir)
         .arg(&main)
-        .arg(&e.c_file)
+        .arg(e.c_file.as_ref().unwrap())
         .arg("-o")
         .arg(&exe)
         .output()
@@ -145,7 +145,7 @@ fn with_images_both_the_images_and_the_sources_are_embedded() {
     assert!(e
         .manifest_json
         .contains("\"sources_digest\":\"\",\"files\":[]"));
-    let c = fs::read_to_string(&e.c_file).unwrap();
+    let c = fs::read_to_string(e.c_file.as_ref().unwrap()).unwrap();
     assert!(
         c.contains("{ \"solo\", fatbuild_m1_blobs, 1, 0, 0, 0, 0 },"),
         "{c}"
@@ -170,6 +170,7 @@ fn child_sources_only_embed() {
     let k = Path::new(&dir).join("kernels");
     let e = Build::new()
         .mode(Mode::Nvrtc)
+        .emit_c(true)
         .cargo_metadata(false)
         .out_dir(Path::new(&dir).join("out"))
         .include(&k)
