@@ -60,6 +60,14 @@ void test_tol_floor(void);
 void test_cost_choice(void);
 
 /* ---- test_params_emulate.c ---- */
+/* The pipelines emulated on the host, brute force (dims 1-3, N_d <= 64, w <= 16): M points at
+ * fine-grid coordinates u[d][j] on the grid nf, kernel (w, beta); returns the relative l2 error
+ * against the exact sum. Type 1 takes strengths (cr, ci)[M], type 2 mode coefficients (fr,
+ * fi)[N_0 N_1 N_2], mode k at index (k_0 + N_0/2) + N_0 ((k_1 + N_1/2) + N_1 (k_2 + N_2/2)). */
+double emulate_t1(int dim, const int64_t N[3], const int64_t nf[3], int w, double beta, int M,
+                  double *const u[3], const double *cr, const double *ci);
+double emulate_t2(int dim, const int64_t N[3], const int64_t nf[3], int w, double beta, int M,
+                  double *const u[3], const double *fr, const double *fi);
 void test_alias_emulation(void);
 
 /* ---- test_params_grid.c ---- */

@@ -197,6 +197,31 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
         st->edge2 = fmax(st->edge2, edge2[i]);
 }
 
+/* The same footprint sums at one offset, for the bounds from the points given (offsets.c):
+ * E_k(delta) for modes kk[0..nk-1] with ph[i] = phihat(kk[i]), one sincos per mode and rotations
+ * along the footprint, as wf_alias_dim_stats forms them. */
+void wf_alias_factors(int64_t nf, int width, double beta, double delta, int nk, const double *kk,
+                      const double *ph, double *re, double *im) {
+    double inv_hw = 2.0 / (double)width, e2b = exp(-2.0 * beta), edge = wf_kernel_edge(beta);
+    double i0 = ceil(delta - 0.5 * width), phv[WF_MAX_WIDTH_F64], z0 = i0 - delta;
+    for (int q = 0; q < width; q++)
+        phv[q] = phi_host((i0 + q) - delta, inv_hw, beta, e2b, edge);
+    for (int i = 0; i < nk; i++) {
+        double pr = 0.0, pi = 0.0, sn, cs, rs, rc, xi = 2.0 * WF_PI * kk[i] / (double)nf;
+        sincos(xi * z0, &sn, &cs);
+        sincos(xi, &rs, &rc);
+        for (int q = 0; q < width; q++) {
+            pr += phv[q] * cs;
+            pi -= phv[q] * sn;
+            double cn = cs * rc - sn * rs;
+            sn = sn * rc + cs * rs;
+            cs = cn;
+        }
+        re[i] = pr / ph[i] - 1.0;
+        im[i] = pi / ph[i];
+    }
+}
+
 /* The plan's error bound from the per-dim statistics. A mode k = (k_1..k_d) and a point at
  * offsets (delta_1..delta_d) see prod_d (1 + E_d) - 1 ~ sum_d E_d (products of two E are
  * ~tol^2). For random strengths (or mode coefficients) the relative l2 error^2 is the mean
