@@ -5,6 +5,7 @@
  *   test_params_kernel.c   Gauss-Legendre quadrature, phihat and the deconvolution factors;
  *   test_params_width.c    beta, the aliasing model, the width rule, the accuracy floor;
  *   test_params_emulate.c  the width rule's bound against a brute-force type 1 on the host;
+ *   test_params_offsets.c  the width from the points given (offsets.c);
  *   test_params_grid.c     fine-grid sizes, mode ordering, folding points into the grid;
  *   test_params_opts.c     argument and option validation, spreadinterponly, check_points;
  *   test_params_bins.c     bins and method, the bin scan's tiles, size limits, reference cases;
@@ -69,6 +70,12 @@ double emulate_t1(int dim, const int64_t N[3], const int64_t nf[3], int w, doubl
 double emulate_t2(int dim, const int64_t N[3], const int64_t nf[3], int w, double beta, int M,
                   double *const u[3], const double *fr, const double *fi);
 void test_alias_emulation(void);
+
+/* ---- test_params_offsets.c ---- */
+void test_offsets_gather(void);
+void test_offsets_bound(void);
+void test_offsets_choice(void);
+void test_offsets_emulate(void);
 
 /* ---- test_params_grid.c ---- */
 void test_fine_grid(void);
