@@ -11,216 +11,6 @@
 
 #include "params/offsets.h"
 
-/* ------------------------------------------------------------------ point sets */
-
-static uint64_t rng = 0x5eed;
-static double urand(void) { /* splitmix64, uniform in [0, 1) */
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
-}
-static double grand(void) { /* standard normal, Box-Muller */
-    return sqrt(-2.0 * log(1.0 - urand())) * cos(2 * PI * urand());
-}
-
-enum {
-    SET_UNIFORM,   /* uniform in [-pi, pi)^d */
-    SET_NORMAL,    /* N(0, 1) per coordinate, folded (NonuniformFFTs.jl's benchmark) */
-    SET_RADIAL,    /* spokes through 0 (benches/suite_b/model.rs), equispaced samples */
-    SET_CLUSTERED, /* 16 Gaussian clusters of 2 mode cells holding 90%, the rest uniform */
-    SET_NODES,     /* every point on a grid node */
-    SET_HALF,      /* every point half-way between nodes */
-    SET_LATTICE,   /* nodes jittered by up to 1e-3 of a cell */
-    SET_SAME,      /* one random offset per point, the same in every dim (dims dependent) */
-    SET_ONE,       /* every point at offset 0.3 in every dim */
-    N_SETS
-};
-static const char *set_name[N_SETS] = {"uniform", "normal",  "radial", "clustered", "nodes",
-                                       "half",    "lattice", "same",   "one-offset"};
-
-/* M points of a kind, radians, for modes N on the fine grid nf. */
-static void make_set(int kind, int dim, const int64_t N[3], const int64_t nf[3], int M,
-                     double *x[3]) {
-    int spokes = (int)sqrt((double)M) > 4 ? (int)sqrt((double)M) : 4, samples = M / spokes + 1;
-    double ctr[16][3];
-    for (int c = 0; c < 16; c++)
-        for (int d = 0; d < 3; d++)
-            ctr[c][d] = -PI + 2 * PI * urand();
-    double off = urand();
-    for (int j = 0; j < M; j++) {
-        for (int d = 0; d < dim; d++) {
-            double cell = 2 * PI / (double)nf[d], node = floor(urand() * (double)nf[d]);
-            double v;
-            switch (kind) {
-            case SET_UNIFORM:
-                v = -PI + 2 * PI * urand();
-                break;
-            case SET_NORMAL:
-                v = grand();
-                break;
-            case SET_RADIAL: { /* spoke i, sample s: r u_d, r = -pi + 2 pi s / samples */
-                int i = j / samples, s = j % samples;
-                double r = -PI + 2 * PI * s / samples, t = PI * i / spokes, z = (i + 0.5) / spokes;
-                double dir[3] = {cos(t), sin(t), 0.0};
-                if (dim == 3) { /* golden-angle spiral over the half sphere */
-                    double rr = sqrt(1 - z * z), ph = i * PI * (3 - sqrt(5.0));
-                    dir[0] = rr * cos(ph);
-                    dir[1] = rr * sin(ph);
-                    dir[2] = z;
-                }
-                v = dim == 1 ? r : r * dir[d];
-                break;
-            }
-            case SET_CLUSTERED:
-                v = j < M * 9 / 10 ? ctr[j % 16][d] + 2 * PI * 2.0 / (double)N[d] * grand()
-                                   : -PI + 2 * PI * urand();
-                break;
-            case SET_NODES:
-                v = node * cell;
-                break;
-            case SET_HALF:
-                v = (node + 0.5) * cell;
-                break;
-            case SET_LATTICE:
-                v = (node + 1e-3 * (2 * urand() - 1)) * cell;
-                break;
-            case SET_SAME:
-                if (d == 0)
-                    off = urand();
-                v = (node + off) * cell;
-                break;
-            default:
-                v = (node + 0.3) * cell;
-            }
-            x[d][j] = v;
-        }
-    }
-}
-
-/* The fine-grid coordinates the device computes, u = wf_fold(x, nf). */
-static void fold_set(int dim, const int64_t nf[3], int M, double *const x[3], double *u[3]) {
-    for (int d = 0; d < 3; d++)
-        for (int j = 0; j < M; j++)
-            u[d][j] = d < dim ? wf_fold(x[d][j], nf[d]) : 0.0;
-}
-
-typedef struct pts {
-    int M;
-    double *x[3], *u[3];
-} pts;
-
-static pts pts_new(int kind, int dim, const int64_t N[3], const int64_t nf[3], int M) {
-    pts p = {M, {0}, {0}};
-    for (int d = 0; d < 3; d++) {
-        p.x[d] = calloc((size_t)M, sizeof *p.x[d]);
-        p.u[d] = calloc((size_t)M, sizeof *p.u[d]);
-    }
-    make_set(kind, dim, N, nf, M, p.x);
-    fold_set(dim, nf, M, p.x, p.u);
-    return p;
-}
-
-static void pts_free(pts *p) {
-    for (int d = 0; d < 3; d++) {
-        free(p->x[d]);
-        free(p->u[d]);
-    }
-}
-
-/* ------------------------------------------------------------------ the error, directly */
-
-/* E(k, u) for one point and mode from the test's own footprint sum (phi_dev, phihat ph). */
-static void factor(double u, double k, int64_t nf, int w, double beta, double ph, double *re,
-                   double *im) {
-    double i0 = ceil(u - 0.5 * w), pr = 0.0, pi = 0.0;
-    for (int t = 0; t < w; t++) {
-        double z = i0 + t - u, v = phi_dev(z, w, beta), a = 2 * PI * k / (double)nf * z;
-        pr += v * cos(a);
-        pi -= v * sin(a);
-    }
-    *re = pr / ph - 1.0;
-    *im = pi / ph;
-}
-
-/* max over the mode tuples of mean_j |sum_d E_d(k_d, u_jd)|^2 (the first-order error^2 of
- * mode data all in one mode), modes per dim ks[d][0..nk[d]-1]; the maximising tuple in kbest. */
-static double direct_max(int dim, const int64_t nf[3], int w, double beta, const pts *p,
-                         double *const ks[3], const int nk[3], double kbest[3]) {
-    double *er[3], *ei[3];
-    for (int d = 0; d < dim; d++) {
-        er[d] = malloc((size_t)p->M * nk[d] * sizeof *er[d]);
-        ei[d] = malloc((size_t)p->M * nk[d] * sizeof *ei[d]);
-        for (int i = 0; i < nk[d]; i++) {
-            double ph = phihat_ref(ks[d][i], nf[d], w, beta);
-            for (int j = 0; j < p->M; j++)
-                factor(p->u[d][j], ks[d][i], nf[d], w, beta, ph, &er[d][(size_t)j * nk[d] + i],
-                       &ei[d][(size_t)j * nk[d] + i]);
-        }
-    }
-    int n1 = nk[0], n2 = dim >= 2 ? nk[1] : 1, n3 = dim >= 3 ? nk[2] : 1;
-    double best = -1.0;
-    for (int i3 = 0; i3 < n3; i3++)
-        for (int i2 = 0; i2 < n2; i2++)
-            for (int i1 = 0; i1 < n1; i1++) {
-                int ii[3] = {i1, i2, i3};
-                double s = 0.0;
-                for (int j = 0; j < p->M; j++) {
-                    double sr = 0.0, si = 0.0;
-                    for (int d = 0; d < dim; d++) {
-                        sr += er[d][(size_t)j * nk[d] + ii[d]];
-                        si += ei[d][(size_t)j * nk[d] + ii[d]];
-                    }
-                    s += sr * sr + si * si;
-                }
-                s /= p->M;
-                if (s > best) {
-                    best = s;
-                    for (int d = 0; d < dim; d++)
-                        kbest[d] = ks[d][ii[d]];
-                }
-            }
-    for (int d = 0; d < dim; d++) {
-        free(er[d]);
-        free(ei[d]);
-    }
-    return best;
-}
-
-/* Every mode of each dim. */
-static void all_modes(int dim, const int64_t N[3], double *ks[3], int nk[3]) {
-    for (int d = 0; d < 3; d++) {
-        nk[d] = d < dim ? (int)N[d] : 1;
-        ks[d] = malloc((size_t)nk[d] * sizeof *ks[d]);
-        for (int i = 0; i < nk[d]; i++)
-            ks[d][i] = d < dim ? (double)(i - N[d] / 2) : 0.0;
-    }
-}
-
-/* A sample of each dim's modes: the 3 outermost at each edge and 2 random ones. */
-static void some_modes(int dim, const int64_t N[3], double *ks[3], int nk[3]) {
-    for (int d = 0; d < 3; d++) {
-        nk[d] = d < dim ? 8 : 1;
-        ks[d] = malloc((size_t)nk[d] * sizeof *ks[d]);
-        if (d >= dim) {
-            ks[d][0] = 0.0;
-            continue;
-        }
-        int64_t lo = -(N[d] / 2), hi = (N[d] - 1) / 2;
-        for (int i = 0; i < 3; i++) {
-            ks[d][i] = (double)(lo + i);
-            ks[d][3 + i] = (double)(hi - i);
-        }
-        for (int i = 6; i < 8; i++)
-            ks[d][i] = (double)(lo + (int64_t)(urand() * (double)N[d]));
-    }
-}
-
-static void free_modes(double *ks[3]) {
-    for (int d = 0; d < 3; d++)
-        free(ks[d]);
-}
-
 /* ------------------------------------------------------------------ helpers */
 
 /* Tables whose last candidate is width w (a tol that every width passes: the candidates are
@@ -333,17 +123,17 @@ static void bound_case(int dim, const int64_t N[3], double sigma, int w, int M, 
         double *ks[3], kb[3];
         int nk[3];
         if (every_mode)
-            all_modes(dim, N, ks, nk);
+            pts_all_modes(dim, N, ks, nk);
         else
-            some_modes(dim, N, ks, nk);
-        double direct = direct_max(dim, nf, w, beta, &p, ks, nk, kb);
+            pts_some_modes(dim, N, ks, nk);
+        double direct = pts_direct_max(dim, nf, w, beta, &p, ks, nk, kb);
         double bound = wf_offsets_bound(op, c, st);
         ratio[kind] = sqrt(bound / direct);
         CHECK(direct <= bound * (1 + 1e-9),
               "%dD N %lld sigma %g w %d %s: direct %.4g above the bound %.4g (mode %g %g %g)", dim,
-              (long long)N[0], sigma, w, set_name[kind], sqrt(direct), sqrt(bound), kb[0], kb[1],
-              kb[2]);
-        free_modes(ks);
+              (long long)N[0], sigma, w, pts_set_name[kind], sqrt(direct), sqrt(bound), kb[0],
+              kb[1], kb[2]);
+        pts_free_modes(ks);
         free(st);
         pts_free(&p);
     }
@@ -357,7 +147,7 @@ static void bound_case(int dim, const int64_t N[3], double sigma, int w, int M, 
            M);
     for (int kind = 0; kind < N_SETS; kind++)
         if (ratio[kind] > 0)
-            printf(" %s %.2f", set_name[kind], ratio[kind]);
+            printf(" %s %.2f", pts_set_name[kind], ratio[kind]);
     printf("; ideally uniform: bound/width.c's band edge %.3f\n", ub / ideal);
     free(uni);
     free(op);
@@ -391,10 +181,10 @@ static void stats_at(int dim, double delta, uint64_t count, wf_offset_stats *st)
         st->joint[P][b * WF_OFF_BINS + b] = count;
 }
 
-/* The choice never goes wider than the every-point-set width w_hi; points at a width's
- * footprint edge (grid nodes for even widths, half-way for odd ones) or within 1e-3 of a cell of
- * it never get that width (but may get one of the other parity: the offset is benign there);
- * without points, w_hi. Random
+/* The choice never goes wider than the every-point-set width w_hi; at these shapes points at a
+ * width's footprint edge (grid nodes for even widths, half-way for odd ones) or within 1e-3 of a
+ * cell of it never get that width (but may get one of the other parity, whose footprint centre
+ * they are); without points, w_hi. Random
  * points get a narrower one where the plan's sigma leaves room (the sigma a choice for random
  * points would take: docs/accuracy.md). The same tables for type 1 and type 2. */
 void test_offsets_choice(void) {
@@ -440,12 +230,20 @@ void test_offsets_choice(void) {
             wf_offsets_gather(dim, nf, p.M, (const double *const *)p.x, st);
             int w = wf_offsets_choose(op, st);
             double b = w < w_hi ? sqrt(wf_offsets_bound(op, w - op->width[0], st)) : 0.0;
-            printf(" %s w %d (bound %.2g)", set_name[kinds[k]], w, b);
+            if (kinds[k] == SET_UNIFORM) { /* what a choice of sigma for M points can assume */
+                wf_offset_stats *ex = malloc(sizeof *ex);
+                wf_offsets_stats_expected(dim, c[i].M, ex);
+                double be = sqrt(wf_offsets_bound(op, 0, ex)),
+                       bu = sqrt(wf_offsets_bound(op, 0, st));
+                CHECK(fabs(be / bu - 1) < 0.03, "expected %.4g, uniform %.4g", be, bu);
+                free(ex);
+            }
+            printf(" %s w %d (bound %.2g)", pts_set_name[kinds[k]], w, b);
             if (kinds[k] == SET_NODES || kinds[k] == SET_LATTICE) /* nodes: even widths' edge */
                 CHECK(w == w_hi || w % 2 == 1, "%s: width %d, every-point-set %d",
-                      set_name[kinds[k]], w, w_hi);
+                      pts_set_name[kinds[k]], w, w_hi);
             else
-                CHECK(w < w_hi, "%s: width %d not below %d", set_name[kinds[k]], w, w_hi);
+                CHECK(w < w_hi, "%s: width %d not below %d", pts_set_name[kinds[k]], w, w_hi);
             pts_free(&p);
         }
         printf("\n");
@@ -501,20 +299,20 @@ static void emulate_all(int dim, const int64_t N[3], const int64_t nf[3], double
                         const pts *p, double err[3]) {
     double beta = wf_kernel_beta(w, sigma), *ks[3], kb[3] = {0, 0, 0};
     int nk[3];
-    all_modes(dim, N, ks, nk);
-    direct_max(dim, nf, w, beta, p, ks, nk, kb);
-    free_modes(ks);
+    pts_all_modes(dim, N, ks, nk);
+    pts_direct_max(dim, nf, w, beta, p, ks, nk, kb);
+    pts_free_modes(ks);
     int64_t np = N[0] * (dim >= 2 ? N[1] : 1) * (dim >= 3 ? N[2] : 1);
     double *ar = malloc((size_t)(p->M > np ? p->M : np) * sizeof *ar);
     double *ai = malloc((size_t)(p->M > np ? p->M : np) * sizeof *ai);
     for (int j = 0; j < p->M; j++) {
-        ar[j] = 2 * urand() - 1;
-        ai[j] = 2 * urand() - 1;
+        ar[j] = 2 * pts_urand() - 1;
+        ai[j] = 2 * pts_urand() - 1;
     }
     err[0] = emulate_t1(dim, N, nf, w, beta, p->M, p->u, ar, ai);
     for (int64_t m = 0; m < np; m++) {
-        ar[m] = 2 * urand() - 1;
-        ai[m] = 2 * urand() - 1;
+        ar[m] = 2 * pts_urand() - 1;
+        ai[m] = 2 * pts_urand() - 1;
     }
     err[1] = emulate_t2(dim, N, nf, w, beta, p->M, p->u, ar, ai);
     int64_t at = 0, stride = 1;
@@ -584,13 +382,13 @@ void test_offsets_emulate(void) {
             double err[3];
             emulate_all(dim, c[i].N, nf, c[i].sigma, w, &p, err);
             double worst = fmax(err[0], fmax(err[1], err[2]));
-            printf(" %s w %d %.2f/%.2f/%.2f", set_name[kinds[k]], w, err[0] / tol, err[1] / tol,
+            printf(" %s w %d %.2f/%.2f/%.2f", pts_set_name[kinds[k]], w, err[0] / tol, err[1] / tol,
                    err[2] / tol);
             CHECK(worst <= tol, "%dD %s w %d: errors %.3g %.3g %.3g above tol %.3g", dim,
-                  set_name[kinds[k]], w, err[0], err[1], err[2], tol);
+                  pts_set_name[kinds[k]], w, err[0], err[1], err[2], tol);
             if (w < w_hi) /* the band-edge error within the bound (first order: a few %) */
                 CHECK(err[2] <= 1.05 * sqrt(wf_offsets_bound(op, w - op->width[0], s2)),
-                      "%s: error %.3g above the bound", set_name[kinds[k]], err[2]);
+                      "%s: error %.3g above the bound", pts_set_name[kinds[k]], err[2]);
             if (kinds[k] == SET_UNIFORM)
                 CHECK(w == w_t, "%dD uniform: width %d, expected %d", dim, w, w_t);
             free(s2);

@@ -290,6 +290,19 @@ void wf_offsets_stats_uniform(int dim, uint64_t count, wf_offset_stats *st) {
             st->joint[P][i] = count / (WF_OFF_BINS * WF_OFF_BINS);
 }
 
+void wf_offsets_stats_expected(int dim, int64_t M, wf_offset_stats *st) {
+    enum { B = WF_OFF_BINS };
+    uint64_t per = (uint64_t)1 << 24, count = per * B * B; /* per joint bin */
+    wf_offsets_stats_uniform(dim, count, st);
+    /* a checkerboard of +-chi leaves the marginals uniform and gives sum (H - h h')^2 / (h h') =
+     * chi^2 */
+    double chi = M > 0 ? (B - 1) / sqrt((double)M) : 1.0;
+    uint64_t dev = (uint64_t)fmin(chi * (double)per, (double)per);
+    for (int P = 0; P < n_pairs(dim); P++)
+        for (int i = 0; i < B * B; i++)
+            st->joint[P][i] = (i / B + i % B) % 2 ? per - dev : per + dev;
+}
+
 void wf_offsets_gather(int dim, const int64_t nf[3], int64_t M, const double *const x[3],
                        wf_offset_stats *st) {
     for (int64_t j = 0; j < M; j++) {

@@ -92,6 +92,11 @@ void wf_offsets_gather(int dim, const int64_t nf[3], int64_t M, const double *co
  * of WF_OFF_CELLS * WF_OFF_BINS: every cell and joint bin alike): w_lo's test. */
 void wf_offsets_stats_uniform(int dim, uint64_t count, wf_offset_stats *st);
 
+/* The statistics M independent uniform points are expected to give: uniform cells and joint
+ * bins but for a dependence chi2 = (WF_OFF_BINS - 1)^2 / M (a checkerboard in the joint bins),
+ * what a choice of sigma for random points can assume of M = points_hint. */
+void wf_offsets_stats_expected(int dim, int64_t M, wf_offset_stats *st);
+
 /* Candidate c's bound on the relative l2 error squared (without the safety factor) for the
  * points behind st, with random strengths (type 1) or mode coefficients of any spectrum with
  * random phases (type 2); offsets.c says what it covers. count 0 gives 0. */
