@@ -9,30 +9,32 @@
  * outputs is a mean over the modes, weighted by their energy, of
  *   B(k) = mean_j |sum_d E_d(k_d, delta_jd)|^2,
  * so max_k B(k) bounds it, spread over the modes or all in one; with random strengths (type 1,
- * independent, of equal variance) the error^2 is mean_k B(k), below the same maximum. width.c
+ * independent, of one variance) the error^2 is mean_k B(k), below the same maximum. width.c
  * bounds max_k B(k) over every point set; here it is bounded for the points given:
  *   B(k) = sum_d mean_j |E_d|^2 + 2 sum_{d < d'} Re mean_j E_d conj(E_d').
- * Diagonal: mean_j |E_d(k, delta_jd)|^2 <= sum_b h_d[b] e2_d(k, b) =: e_d^2 (h_d the bin
- * fractions, e2 the bin maxima of |E|^2, per mode for the largest modes).
- * Cross terms, per pair a = E_d(k, .), b = E_d'(k', .): with abar the bin means and eta = E -
- * abar(bin) (so abar is piecewise constant, eta small where E is smooth),
- *   mean_j a conj(b) = sum_{cells} H abar conj(bbar) + mean_j eta_a conj(b) + mean_j abar
- * conj(eta_b) (H the joint bin fractions), and sum H abar conj(bbar) = (sum_b h abar)(sum_b' h'
- * bbar)^*
- * + sum (H - h h') abar conj(bbar), whose second part is at most sqrt(chi2) ||abar|| ||bbar|| by
- * Cauchy-Schwarz, chi2 = sum (H - h h')^2 / (h h') the pair's dependence (0 for independent
- * offsets, ~(64 - 1)^2 / M for independent random ones). So
- *   |mean_j a conj(b)| <= P_d P_d' + sqrt(chi2) e_d e_d' + n_d e_d' + e_d n_d',
+ * Diagonal: mean_j |E_d(k, delta_jd)|^2 <= sum_c hcell_d[c] e2_d(k, c) <= e_d^2, the maximum
+ * over the table's rows (hcell the cell fractions, e2 the cells' maxima of |E|^2, one row per
+ * mode for the WF_OFF_TOP largest, one for the rest).
+ * Cross terms, per pair a = E_d(k, .), b = E_d'(k', .): with abar the bins' means and eta = E -
+ * abar(bin) (abar piecewise constant on the 64 bins, eta small where E is smooth),
+ *   mean_j a conj(b) = sum_bins H abar conj(bbar) + mean_j eta_a conj(b) + mean_j abar conj(eta_b)
+ * (H the joint bins' fractions, h, h' its marginals), and
+ *   sum H abar conj(bbar) = (sum_b h abar)(sum_b' h' bbar)^* + sum (H - h h') abar conj(bbar),
+ * whose second part is at most sqrt(chi2) ||abar|| ||bbar|| (Cauchy-Schwarz), chi2 = sum (H -
+ * h h')^2 / (h h') the pair's dependence (0 for independent offsets, ~63^2 / M for M independent
+ * random ones). So
+ *   |mean_j a conj(b)| <= P_d P_d' + sqrt(chi2) a_d a_d' + n_d e_d' + a_d n_d',
  * P_d = pbar + sum_b |h[b] - 1/64| amax[b] >= |sum_b h abar| (uniform offsets: ~0), n_d^2 =
- * sum_c hcell[c] eta2[c] >= mean_j |eta|^2 (per cell of 1/256), and never more than e_d e_d'
- * (Cauchy-Schwarz: the whole coherence points on nodes have). Independent uniform offsets make
- * every cross term vanish, which no per-dim statistic can see: Cauchy-Schwarz alone costs
- * sqrt(3) of 3D error (every pair as coherent as on nodes); the joint histograms see it, up to
- * the bins' resolution (n_d ~ 0.06-0.08 e_d: 3D uniform bounds 1.13-1.15x their ideal, 2D
- * 1.07-1.09x). The bound holds for every point set given its statistics; what it assumes is
- * what width.c's does: the sampled modes and offsets (maxima over 3 offsets per cell plus the
- * largest step between them) and first order in E, which the same safety factor covers
- * (wf_alias_safety).
+ * sum_c hcell[c] eta2[c] >= mean_j |eta|^2, a_d = min(sqrt(sum_b h[b] amax[b]^2), e_d + n_d)
+ * >= ||abar||; and never more than e_d e_d' (Cauchy-Schwarz: the whole coherence points on
+ * nodes have). Independent uniform offsets make every cross term vanish, which no per-dim
+ * statistic can see: Cauchy-Schwarz alone costs sqrt(2) of 2D error and sqrt(3) of 3D (every
+ * pair as coherent as on nodes); the joint bins see it up to their resolution (n_d ~
+ * 0.07-0.12 e_d): ideally uniform offsets bound at 1.02x width.c's band edge on random offsets
+ * in 1D, 1.09-1.15x in 2D, 1.16-1.29x in 3D. The bound holds for every point set given its
+ * statistics; what it assumes is what width.c's does: the sampled modes and offsets (maxima
+ * over 3 offsets per cell plus the largest step between them) and first order in E, which the
+ * same safety factor covers (wf_alias_safety).
  */
 #include "params/offsets.h"
 

@@ -70,7 +70,8 @@ typedef struct wf_offset_plan {
  * sigma)), precision and tol, whose every-point-set width is w_hi (wf_params_set_kernel or
  * wf_params_choose_sigma), into *out (free() it). The candidates are the widths from w_lo, the
  * narrowest that ideally uniform offsets pass, to w_hi - 1 whose rounding floor stays within
- * max(tol / 4, w_hi's floor); none when w_lo = w_hi. ~4 ms per distinct dim and candidate.
+ * max(tol / 4, w_hi's floor); none when w_lo = w_hi. ~2-3 ms of CPU per distinct dim and
+ * candidate.
  * WARPFFT_ERR_OUT_OF_MEMORY when the host memory (~2 MB of scratch) cannot be had. */
 warpfft_status wf_offsets_plan_make(int dim, const int64_t n_modes[3], const int64_t nf[3],
                                     double sigma, int precision, double tol, int w_hi,
@@ -97,9 +98,9 @@ void wf_offsets_stats_uniform(int dim, uint64_t count, wf_offset_stats *st);
  * what a choice of sigma for random points can assume of M = points_hint. */
 void wf_offsets_stats_expected(int dim, int64_t M, wf_offset_stats *st);
 
-/* Candidate c's bound on the relative l2 error squared (without the safety factor) for the
- * points behind st, with random strengths (type 1) or mode coefficients of any spectrum with
- * random phases (type 2); offsets.c says what it covers. count 0 gives 0. */
+/* Candidate c's (0 <= c < n_cand) bound on the relative l2 error squared (no safety factor)
+ * for the points behind st, with random strengths (type 1) or mode coefficients of any
+ * spectrum with random phases (type 2); offsets.c says what it covers. count 0 gives 0. */
 double wf_offsets_bound(const wf_offset_plan *op, int c, const wf_offset_stats *st);
 /* The width for the points behind st: the narrowest candidate with wf_offsets_bound <=
  * limit2, else w_hi (also for count 0). */
