@@ -1,6 +1,6 @@
 /*
  * test_params.c — unit tests of the plan parameters, c_core/src/params/params.h (params.c,
- * kernel.c, width.c, grid.c, bins.c; no GPU): kernel width and shape, fine-grid sizes,
+ * kernel.c, width.c, offsets.c, grid.c, bins.c; no GPU): kernel width and shape, fine-grid sizes,
  * Gauss-Legendre quadrature and deconvolution factors, mode ordering, point folding, argument
  * validation through warpfft_plan_params, bins and method choice, the deterministic option.
  *
@@ -39,6 +39,10 @@ int main(void) {
     test_width_beta();
     test_alias_sampling();
     test_alias_emulation();
+    test_offsets_gather();
+    test_offsets_bound();
+    test_offsets_choice();
+    test_offsets_emulate();
     test_fine_dim_limit();
     test_fine_dim_limit_nd();
     test_fine_grid();

@@ -1,75 +1,214 @@
 /*
- * test_params_emulate.c — the width rule's error bound against a brute-force emulation of the
- * whole type 1 pipeline on the host (spread with the device's footprint and kernel, a plain DFT,
- * deconvolution by the reference phihat) for random, on-node and half-way point sets.
+ * test_params_emulate.c — a brute-force emulation of the whole type 1 and type 2 pipelines on
+ * the host (spread or interpolate with the device's footprint and kernel, a plain DFT one dim at
+ * a time, deconvolution by the reference phihat), shared through test_params.h, and the width
+ * rule's error bound against it for random, on-node and half-way point sets.
  */
 #include "test_params.h"
 
-/* Brute-force emulation of type 1 (no FFT, no model): M points at fine-grid coordinates u[d][j]
- * with strengths (cr, ci) spread with the device's footprint and kernel onto the periodic fine
- * grid, the grid's DFT at every mode, deconvolution by phihat_ref; returns the relative l2
- * error against the exact sum at x = 2 pi u / nf. Dims 1-3, small sizes. */
-static double emulate_t1(int dim, const int64_t N[3], const int64_t nf[3], int w, double beta,
-                         int M, double *const u[3], const double *cr, const double *ci) {
-    int64_t nfp = nf[0] * nf[1] * nf[2];
-    double *gr = calloc((size_t)nfp, sizeof *gr), *gi = calloc((size_t)nfp, sizeof *gi);
-    for (int j = 0; j < M; j++) {
-        double kv[3][16] = {{0}};
-        int64_t i0[3] = {0, 0, 0};
-        for (int d = 0; d < 3; d++) {
-            if (d >= dim) {
-                kv[d][0] = 1.0;
-                continue;
+/* ---- the pipeline, brute force (no FFT, no model), dims 1-3, small sizes ----
+ * Points at fine-grid coordinates u[d][j]; modes k_d = -(N_d/2)..(N_d-1)/2 stored at index
+ * (k_0 + N_0/2) + N_0 ((k_1 + N_1/2) + N_1 (k_2 + N_2/2)); the fine grid's DFT is taken one dim at
+ * a time with e^{2 pi i k l / nf} (the transforms' sign: f_k = sum_j c_j e^{i k x_j}, x = 2 pi u /
+ * nf), deconvolution by the reference phihat (phihat_ref), the kernel as the device evaluates it
+ * (phi_dev) on the device's footprint ceil(u - w/2) + 0..w-1. */
+
+typedef struct emu_grid {
+    int dim, w;
+    int64_t N[3], nf[3], nfp, np; /* unused dims 1; nfp, np: cells and modes */
+    double beta;
+} emu_grid;
+
+static emu_grid emu_make(int dim, const int64_t N[3], const int64_t nf[3], int w, double beta) {
+    emu_grid g = {dim, w, {1, 1, 1}, {1, 1, 1}, 1, 1, beta};
+    for (int d = 0; d < dim; d++) {
+        g.N[d] = N[d];
+        g.nf[d] = nf[d];
+        g.nfp *= nf[d];
+        g.np *= N[d];
+    }
+    return g;
+}
+
+/* Point j's footprint: first indices i0[d] and kernel values kv[d][t] (unused dims: one 1). */
+static void emu_footprint(const emu_grid *g, double *const u[3], int j, int64_t i0[3],
+                          double kv[3][16]) {
+    for (int d = 0; d < 3; d++) {
+        i0[d] = 0;
+        kv[d][0] = 1.0;
+        if (d >= g->dim)
+            continue;
+        i0[d] = (int64_t)ceil(u[d][j] - 0.5 * g->w);
+        for (int t = 0; t < g->w; t++)
+            kv[d][t] = phi_dev((double)(i0[d] + t) - u[d][j], g->w, g->beta);
+    }
+}
+
+/* Fine-grid cell of footprint node (t1, t2, t3) of a point at i0, wrapped. */
+static int64_t emu_cell(const emu_grid *g, const int64_t i0[3], int t1, int t2, int t3) {
+    int64_t l1 = ((i0[0] + t1) % g->nf[0] + g->nf[0]) % g->nf[0];
+    int64_t l2 = ((i0[1] + t2) % g->nf[1] + g->nf[1]) % g->nf[1];
+    int64_t l3 = ((i0[2] + t3) % g->nf[2] + g->nf[2]) % g->nf[2];
+    return l1 + g->nf[0] * (l2 + g->nf[1] * l3);
+}
+
+/* One dim of a separable transform: out[.., o, ..] = sum_i e^{2 pi i k l / nf_d} in[.., i, ..]
+ * along dim d, with sizes n_in[3] (dim d: n_in[d] -> n_out), to_modes: i = l (fine grid), o = k
+ * (modes); else i = k, o = l. */
+static void emu_dim(const emu_grid *g, int d, int to_modes, const int64_t n_in[3], int64_t n_out,
+                    const double *ir, const double *ii, double *orr, double *oi) {
+    int64_t below = 1, above = 1, nfd = g->nf[d];
+    for (int e = 0; e < d; e++)
+        below *= n_in[e];
+    for (int e = d + 1; e < 3; e++)
+        above *= n_in[e];
+    for (int64_t a = 0; a < above; a++)
+        for (int64_t o = 0; o < n_out; o++)
+            for (int64_t b = 0; b < below; b++) {
+                double sr = 0.0, si = 0.0;
+                for (int64_t i = 0; i < n_in[d]; i++) {
+                    int64_t k = to_modes ? o - g->N[d] / 2 : i - g->N[d] / 2, l = to_modes ? i : o;
+                    double ang = 2 * PI * (double)((k * l) % nfd) / (double)nfd, c = cos(ang),
+                           s = sin(ang);
+                    int64_t at = b + below * (i + n_in[d] * a);
+                    sr += ir[at] * c - ii[at] * s;
+                    si += ir[at] * s + ii[at] * c;
+                }
+                orr[b + below * (o + n_out * a)] = sr;
+                oi[b + below * (o + n_out * a)] = si;
             }
-            i0[d] = (int64_t)ceil(u[d][j] - 0.5 * w);
-            for (int t = 0; t < w; t++)
-                kv[d][t] = phi_dev((double)(i0[d] + t) - u[d][j], w, beta);
+}
+
+/* The separable transform over every used dim, fine grid -> modes (to_modes) or back; in is
+ * overwritten, the result is returned in *r, *i (malloc'd). */
+static void emu_transform(const emu_grid *g, int to_modes, double **r, double **i) {
+    int64_t n[3] = {1, 1, 1};
+    for (int d = 0; d < 3; d++)
+        n[d] = to_modes ? g->nf[d] : g->N[d];
+    for (int d = 0; d < g->dim; d++) {
+        int64_t n_out = to_modes ? g->N[d] : g->nf[d], total = n_out;
+        for (int e = 0; e < 3; e++)
+            total *= e == d ? 1 : n[e];
+        double *orr = malloc((size_t)total * sizeof *orr), *oi = malloc((size_t)total * sizeof *oi);
+        emu_dim(g, d, to_modes, n, n_out, *r, *i, orr, oi);
+        free(*r);
+        free(*i);
+        *r = orr;
+        *i = oi;
+        n[d] = n_out;
+    }
+}
+
+/* prod_d phihat_ref(k_d) for mode index m. */
+static double emu_phihat(const emu_grid *g, int64_t m) {
+    double ph = 1.0;
+    for (int d = 0; d < g->dim; d++) {
+        ph *= phihat_ref((double)(m % g->N[d] - g->N[d] / 2), g->nf[d], g->w, g->beta);
+        m /= g->N[d];
+    }
+    return ph;
+}
+
+/* e^{i k x_j} for every mode of point j (x = 2 pi u / nf): er[m] + i ei[m]. */
+static void emu_phasors(const emu_grid *g, double *const u[3], int j, double *er, double *ei) {
+    double pr[3][64], pi[3][64]; /* per dim */
+    for (int d = 0; d < 3; d++)
+        for (int64_t q = 0; q < g->N[d]; q++) {
+            double a =
+                d < g->dim ? 2 * PI * (double)(q - g->N[d] / 2) * u[d][j] / (double)g->nf[d] : 0.0;
+            pr[d][q] = cos(a);
+            pi[d][q] = sin(a);
         }
+    for (int64_t q3 = 0; q3 < g->N[2]; q3++)
+        for (int64_t q2 = 0; q2 < g->N[1]; q2++) {
+            double ar = pr[1][q2] * pr[2][q3] - pi[1][q2] * pi[2][q3];
+            double ai = pr[1][q2] * pi[2][q3] + pi[1][q2] * pr[2][q3];
+            for (int64_t q1 = 0; q1 < g->N[0]; q1++) {
+                int64_t m = q1 + g->N[0] * (q2 + g->N[1] * q3);
+                er[m] = pr[0][q1] * ar - pi[0][q1] * ai;
+                ei[m] = pr[0][q1] * ai + pi[0][q1] * ar;
+            }
+        }
+}
+
+double emulate_t1(int dim, const int64_t N[3], const int64_t nf[3], int w, double beta, int M,
+                  double *const u[3], const double *cr, const double *ci) {
+    emu_grid g = emu_make(dim, N, nf, w, beta);
+    double *gr = calloc((size_t)g.nfp, sizeof *gr), *gi = calloc((size_t)g.nfp, sizeof *gi);
+    double *fr = calloc((size_t)g.np, sizeof *fr), *fi = calloc((size_t)g.np, sizeof *fi);
+    double *er = malloc((size_t)g.np * sizeof *er), *ei = malloc((size_t)g.np * sizeof *ei);
+    for (int j = 0; j < M; j++) {
+        int64_t i0[3];
+        double kv[3][16];
+        emu_footprint(&g, u, j, i0, kv);
         int w2 = dim >= 2 ? w : 1, w3 = dim >= 3 ? w : 1;
         for (int t3 = 0; t3 < w3; t3++)
             for (int t2 = 0; t2 < w2; t2++)
                 for (int t1 = 0; t1 < w; t1++) {
-                    int64_t l1 = ((i0[0] + t1) % nf[0] + nf[0]) % nf[0];
-                    int64_t l2 = ((i0[1] + t2) % nf[1] + nf[1]) % nf[1];
-                    int64_t l3 = ((i0[2] + t3) % nf[2] + nf[2]) % nf[2];
                     double v = kv[0][t1] * kv[1][t2] * kv[2][t3];
-                    int64_t l = l1 + nf[0] * (l2 + nf[1] * l3);
+                    int64_t l = emu_cell(&g, i0, t1, t2, t3);
                     gr[l] += v * cr[j];
                     gi[l] += v * ci[j];
                 }
+        emu_phasors(&g, u, j, er, ei); /* exact: f_k = sum_j c_j e^{i k x_j} */
+        for (int64_t m = 0; m < g.np; m++) {
+            fr[m] += cr[j] * er[m] - ci[j] * ei[m];
+            fi[m] += cr[j] * ei[m] + ci[j] * er[m];
+        }
     }
+    emu_transform(&g, 1, &gr, &gi);
     double num = 0.0, den = 0.0;
-    for (int64_t k3 = -(N[2] / 2); k3 <= (N[2] - 1) / 2; k3++)
-        for (int64_t k2 = -(N[1] / 2); k2 <= (N[1] - 1) / 2; k2++)
-            for (int64_t k1 = -(N[0] / 2); k1 <= (N[0] - 1) / 2; k1++) {
-                int64_t k[3] = {k1, k2, k3};
-                double fr = 0.0, fi = 0.0, er = 0.0, ei = 0.0, ph = 1.0;
-                for (int d = 0; d < dim; d++)
-                    ph *= phihat_ref((double)k[d], nf[d], w, beta);
-                for (int64_t l = 0; l < nfp; l++) {
-                    if (gr[l] == 0.0 && gi[l] == 0.0)
-                        continue;
-                    int64_t l1 = l % nf[0], l2 = l / nf[0] % nf[1], l3 = l / (nf[0] * nf[1]);
-                    double a = 2 * PI *
-                               ((double)(k1 * l1) / nf[0] + (double)(k2 * l2) / nf[1] +
-                                (double)(k3 * l3) / nf[2]);
-                    fr += gr[l] * cos(a) - gi[l] * sin(a);
-                    fi += gr[l] * sin(a) + gi[l] * cos(a);
-                }
-                fr /= ph;
-                fi /= ph;
-                for (int j = 0; j < M; j++) {
-                    double a = 0.0;
-                    for (int d = 0; d < dim; d++)
-                        a += 2 * PI * (double)k[d] * u[d][j] / (double)nf[d];
-                    er += cr[j] * cos(a) - ci[j] * sin(a);
-                    ei += cr[j] * sin(a) + ci[j] * cos(a);
-                }
-                num += (fr - er) * (fr - er) + (fi - ei) * (fi - ei);
-                den += er * er + ei * ei;
-            }
+    for (int64_t m = 0; m < g.np; m++) {
+        double ph = emu_phihat(&g, m), dr = gr[m] / ph - fr[m], di = gi[m] / ph - fi[m];
+        num += dr * dr + di * di;
+        den += fr[m] * fr[m] + fi[m] * fi[m];
+    }
     free(gr);
     free(gi);
+    free(fr);
+    free(fi);
+    free(er);
+    free(ei);
+    return sqrt(num / den);
+}
+
+double emulate_t2(int dim, const int64_t N[3], const int64_t nf[3], int w, double beta, int M,
+                  double *const u[3], const double *fr, const double *fi) {
+    emu_grid g = emu_make(dim, N, nf, w, beta);
+    double *gr = malloc((size_t)g.np * sizeof *gr), *gi = malloc((size_t)g.np * sizeof *gi);
+    double *er = malloc((size_t)g.np * sizeof *er), *ei = malloc((size_t)g.np * sizeof *ei);
+    for (int64_t m = 0; m < g.np; m++) { /* deconvolve, then the grid's inverse DFT */
+        double ph = emu_phihat(&g, m);
+        gr[m] = fr[m] / ph;
+        gi[m] = fi[m] / ph;
+    }
+    emu_transform(&g, 0, &gr, &gi);
+    double num = 0.0, den = 0.0;
+    for (int j = 0; j < M; j++) {
+        int64_t i0[3];
+        double kv[3][16], cr = 0.0, ci = 0.0, xr = 0.0, xi = 0.0;
+        emu_footprint(&g, u, j, i0, kv);
+        int w2 = dim >= 2 ? w : 1, w3 = dim >= 3 ? w : 1;
+        for (int t3 = 0; t3 < w3; t3++)
+            for (int t2 = 0; t2 < w2; t2++)
+                for (int t1 = 0; t1 < w; t1++) {
+                    double v = kv[0][t1] * kv[1][t2] * kv[2][t3];
+                    int64_t l = emu_cell(&g, i0, t1, t2, t3);
+                    cr += v * gr[l];
+                    ci += v * gi[l];
+                }
+        emu_phasors(&g, u, j, er, ei); /* exact: c_j = sum_k f_k e^{i k x_j} */
+        for (int64_t m = 0; m < g.np; m++) {
+            xr += fr[m] * er[m] - fi[m] * ei[m];
+            xi += fr[m] * ei[m] + fi[m] * er[m];
+        }
+        num += (cr - xr) * (cr - xr) + (ci - xi) * (ci - xi);
+        den += xr * xr + xi * xi;
+    }
+    free(gr);
+    free(gi);
+    free(er);
+    free(ei);
     return sqrt(num / den);
 }
 

@@ -197,6 +197,64 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
         st->edge2 = fmax(st->edge2, edge2[i]);
 }
 
+/* The same footprint sums at the offsets s / ns, s = 0..ns-1, for the bounds from the points
+ * given (offsets.c): E_k(s / ns) for modes kk[0..nk-1] with ph[i] = phihat(kk[i]) into re[i *
+ * stride + s], im[i * stride + s]. The footprint's start phase e^{i xi (i0 - delta)} is
+ * e^{i xi i0} (i0 takes two values over [0, 1)) times e^{-i xi delta}, rotated from offset to
+ * offset and exact every WF_ALIAS_RESEED offsets (~8 ulps of drift at most, ~1e-15 in E), then
+ * rotations along the footprint as wf_alias_dim_stats: one sincos per mode and 8 offsets. */
+#define WF_ALIAS_RESEED 8
+#define WF_ALIAS_CHUNK  128 /* modes per pass (the phase state's arrays) */
+void wf_alias_factors(int64_t nf, int width, double beta, int ns, int nk, const double *kk,
+                      const double *ph, int stride, double *re, double *im) {
+    double inv_hw = 2.0 / (double)width, e2b = exp(-2.0 * beta), edge = wf_kernel_edge(beta);
+    double ia = ceil(-0.5 * width); /* i0 at delta = 0; i0 + 1 beyond the first step */
+    for (int k0 = 0; k0 < nk; k0 += WF_ALIAS_CHUNK) {
+        int n = nk - k0 < WF_ALIAS_CHUNK ? nk - k0 : WF_ALIAS_CHUNK;
+        double rc[WF_ALIAS_CHUNK], rs[WF_ALIAS_CHUNK], dc[WF_ALIAS_CHUNK], ds[WF_ALIAS_CHUNK];
+        double ac[WF_ALIAS_CHUNK], as[WF_ALIAS_CHUNK], pc[WF_ALIAS_CHUNK], ps[WF_ALIAS_CHUNK];
+        for (int i = 0; i < n; i++) {
+            double xi = 2.0 * WF_PI * kk[k0 + i] / (double)nf;
+            sincos(xi, &rs[i], &rc[i]);              /* along the footprint */
+            sincos(xi / (double)ns, &ds[i], &dc[i]); /* from offset to offset */
+            sincos(xi * ia, &as[i], &ac[i]);         /* e^{i xi ia} */
+        }
+        for (int s = 0; s < ns; s++) {
+            double delta = (double)s / (double)ns, i0 = ceil(delta - 0.5 * width);
+            double phv[WF_MAX_WIDTH_F64];
+            for (int q = 0; q < width; q++)
+                phv[q] = phi_host((i0 + q) - delta, inv_hw, beta, e2b, edge);
+            for (int i = 0; i < n; i++) {
+                if (s % WF_ALIAS_RESEED == 0) {
+                    sincos(2.0 * WF_PI * kk[k0 + i] / (double)nf * delta, &ps[i], &pc[i]);
+                } else {
+                    double cn = pc[i] * dc[i] - ps[i] * ds[i];
+                    ps[i] = ps[i] * dc[i] + pc[i] * ds[i];
+                    pc[i] = cn;
+                }
+                /* e^{i xi z_0} = e^{i xi i0} e^{-i xi delta}, i0 = ia or ia + 1 */
+                double bc = ac[i], bs = as[i];
+                if (i0 != ia) {
+                    double cn = bc * rc[i] - bs * rs[i];
+                    bs = bs * rc[i] + bc * rs[i];
+                    bc = cn;
+                }
+                double cs = bc * pc[i] + bs * ps[i], sn = bs * pc[i] - bc * ps[i];
+                double pr = 0.0, pi = 0.0; /* cs, sn: cos, sin of xi z */
+                for (int q = 0; q < width; q++) {
+                    pr += phv[q] * cs;
+                    pi -= phv[q] * sn;
+                    double cn = cs * rc[i] - sn * rs[i];
+                    sn = sn * rc[i] + cs * rs[i];
+                    cs = cn;
+                }
+                re[(size_t)(k0 + i) * stride + s] = pr / ph[k0 + i] - 1.0;
+                im[(size_t)(k0 + i) * stride + s] = pi / ph[k0 + i];
+            }
+        }
+    }
+}
+
 /* The plan's error bound from the per-dim statistics. A mode k = (k_1..k_d) and a point at
  * offsets (delta_1..delta_d) see prod_d (1 + E_d) - 1 ~ sum_d E_d (products of two E are
  * ~tol^2). For random strengths (or mode coefficients) the relative l2 error^2 is the mean

@@ -27,6 +27,11 @@ typedef struct wf_alias_dim {
     double offset2, coherent, edge2, worst, mean2;
 } wf_alias_dim;
 void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_alias_dim *st);
+/* E_k(s / ns) for the modes kk[0..nk-1] (ph[i] = phihat(kk[i]) on the fine grid nf) at the
+ * offsets s / ns, s = 0..ns-1, into re[i * stride + s] + i im[i * stride + s]: the footprint
+ * sums of wf_alias_dim_stats, for the bounds from the points given (offsets.h). */
+void wf_alias_factors(int64_t nf, int width, double beta, int ns, int nk, const double *kk,
+                      const double *ph, int stride, double *re, double *im);
 /* The bound from dim such statistics: max(worst offset over every point set, band edge). */
 double wf_alias_combine(int dim, const wf_alias_dim s[3]);
 /* Predicted relative l2 error bound of a plan for any point set (random strengths or mode

@@ -1,0 +1,109 @@
+/*
+ * offsets.h — the kernel width the given points need (offsets.c): statistics of the points'
+ * fine-grid offsets, the tables that map them to an error bound per candidate width, and the
+ * choice of the narrowest candidate whose bound meets tol (today's width, w_hi, when none does).
+ *
+ * Set-points gathers a wf_offset_stats (wf_offsets_gather is the reference the GPU pass is
+ * tested against); the plan builds a wf_offset_plan once (wf_offsets_plan_make) and uploads it
+ * as is; the choice (wf_offsets_choose: dot products, maxima and one pass over the joint
+ * histograms) is what one device block evaluates after the gather, without a host sync. Both
+ * structs are plain data of fixed layout (int32, uint64 and double fields, 8-byte aligned).
+ * Everything depends on the problem's shape, sigma, precision and tol only: the same for type 1
+ * and type 2 and for any ntransf.
+ */
+#ifndef WARPFFT_PARAMS_OFFSETS_H
+#define WARPFFT_PARAMS_OFFSETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "params/base.h"
+#include "warpfft.h"
+
+#define WF_OFF_CELLS    256 /* offset cells per dim: floor(delta * 256), exact in binary */
+#define WF_OFF_BINS     64  /* bins per dim (4 cells each) for the joint histograms and tables */
+#define WF_OFF_TOP      24  /* modes with their own row in a table; the rest share one row */
+#define WF_OFF_MAX_CAND 3   /* candidate widths below w_hi, at most */
+
+/* A point set's offsets: delta_d = u_d - floor(u_d), u_d = wf_fold(x_d, nf_d) the fine-grid
+ * coordinate (as every kernel computes it), cell c_d = floor(delta_d * WF_OFF_CELLS) and bin
+ * c_d / 4. Counts, so that blocks can add theirs:
+ *   count            points;
+ *   cell[d][c]       points whose offset in dim d lies in cell c;
+ *   joint[P][b b']   points in bin b of dim d and bin b' of dim d' (index b * WF_OFF_BINS + b')
+ *                    for the pair P of dims (d, d') = (0, 1), (0, 2), (1, 2).
+ * Unused dims and pairs stay 0. */
+typedef struct wf_offset_stats {
+    uint64_t count;
+    uint64_t cell[3][WF_OFF_CELLS];
+    uint64_t joint[3][WF_OFF_BINS * WF_OFF_BINS];
+} wf_offset_stats;
+
+/* One dim's tables for one width (E(k, delta) the error factor of mode k at offset delta,
+ * width.c; abar(k, b) its mean over bin b, eta = E - abar(k, bin)):
+ *   e2[i][c]   max over the offsets of cell c of |E|^2, row i < WF_OFF_TOP for one of the modes
+ *              where it is largest, row WF_OFF_TOP the maximum over all the other modes;
+ *   eta2[c]    max over the modes and the offsets of cell c of |eta|^2;
+ *   amax[b]    max over the modes of |abar(k, b)|;
+ *   pbar       max over the modes of |mean_b abar(k, b)| (~0: E has no mean over offsets). */
+typedef struct wf_offset_dim_table {
+    double e2[WF_OFF_TOP + 1][WF_OFF_CELLS];
+    double eta2[WF_OFF_CELLS];
+    double amax[WF_OFF_BINS];
+    double pbar;
+} wf_offset_dim_table;
+
+/* What a plan uploads, one allocation (wf_offsets_plan_bytes): the candidates, narrowest
+ * first, and their dims' tables (a cube's dims share one). A candidate passes when its bound
+ * (wf_offsets_bound) is <= limit2; the choice is the first that passes, else w_hi. */
+typedef struct wf_offset_plan {
+    int32_t dim, n_cand, w_hi, n_tab;
+    double limit2;                   /* (tol / safety)^2, the width rule's factor */
+    int32_t width[WF_OFF_MAX_CAND];  /* candidate c's width */
+    int32_t tab[WF_OFF_MAX_CAND][3]; /* index in tabs[] of candidate c's table of dim d */
+    int32_t reserved[2];             /* 0: the tables start at byte 80 */
+    wf_offset_dim_table tabs[];      /* n_tab tables */
+} wf_offset_plan;
+
+/* The plan's tables for a problem of dim and n_modes on the fine grid nf (the plan's, made
+ * with w_hi: the grid does not change with the width chosen), sigma (beta = wf_kernel_beta(w,
+ * sigma)), precision and tol, whose every-point-set width is w_hi (wf_params_set_kernel or
+ * wf_params_choose_sigma), into *out (free() it). The candidates are the widths from w_lo, the
+ * narrowest that ideally uniform offsets pass, to w_hi - 1 whose rounding floor stays within
+ * max(tol / 4, w_hi's floor); none when w_lo = w_hi. ~2-3 ms of CPU per distinct dim and
+ * candidate.
+ * WARPFFT_ERR_OUT_OF_MEMORY when the host memory (~2 MB of scratch) cannot be had. */
+warpfft_status wf_offsets_plan_make(int dim, const int64_t n_modes[3], const int64_t nf[3],
+                                    double sigma, int precision, double tol, int w_hi,
+                                    wf_offset_plan **out);
+/* Bytes of *op, header and tables: what the plan uploads. */
+size_t wf_offsets_plan_bytes(const wf_offset_plan *op);
+
+/* Zeroes *st. */
+void wf_offsets_stats_init(wf_offset_stats *st);
+/* The cell of an offset delta in [0, 1) (the device's gather must compute the same). */
+static inline int wf_offsets_cell(double delta) {
+    int c = (int)(delta * WF_OFF_CELLS);
+    return c < WF_OFF_CELLS ? c : WF_OFF_CELLS - 1;
+}
+/* Adds M points (coordinates x[d][j], radians, any range, as setpts takes them) to *st. */
+void wf_offsets_gather(int dim, const int64_t nf[3], int64_t M, const double *const x[3],
+                       wf_offset_stats *st);
+/* The statistics ideally uniform, independent offsets of count points give (count a multiple
+ * of WF_OFF_CELLS * WF_OFF_BINS: every cell and joint bin alike): w_lo's test. */
+void wf_offsets_stats_uniform(int dim, uint64_t count, wf_offset_stats *st);
+
+/* The statistics M independent uniform points are expected to give: uniform cells and joint
+ * bins but for a dependence chi2 = (WF_OFF_BINS - 1)^2 / M (a checkerboard in the joint bins),
+ * what a choice of sigma for random points can assume of M = points_hint. */
+void wf_offsets_stats_expected(int dim, int64_t M, wf_offset_stats *st);
+
+/* Candidate c's (0 <= c < n_cand) bound on the relative l2 error squared (no safety factor)
+ * for the points behind st, with random strengths (type 1) or mode coefficients of any
+ * spectrum with random phases (type 2); offsets.c says what it covers. count 0 gives 0. */
+double wf_offsets_bound(const wf_offset_plan *op, int c, const wf_offset_stats *st);
+/* The width for the points behind st: the narrowest candidate with wf_offsets_bound <=
+ * limit2, else w_hi (also for count 0). */
+int wf_offsets_choose(const wf_offset_plan *op, const wf_offset_stats *st);
+
+#endif /* WARPFFT_PARAMS_OFFSETS_H */
