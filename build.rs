@@ -180,6 +180,7 @@ fn compile_c_core(out: &Path, kernels_c: &Path) -> Res<PathBuf> {
         .file(kernels_c)
         .include("c_core/include")
         .include(src)
+        .include("kernels") // kernel_shape.h, module_names.h: shared with the kernels
         .include(out)
         .define("WARPFFT_BUILDING", None)
         .define("_GNU_SOURCE", None)
