@@ -6,8 +6,9 @@
  * (kernels/test/emu) and the C tests; the Python and Rust tests read its one-expression
  * functions (WF_KERNEL_EXPR below: kernels/test/kernel_shape.py, tests/common/kernel_shape.rs).
  * No other file states the kernel, so another kernel shape is a change of this file, plus what
- * follows from it: the widths the tests pin and docs/accuracy.md (kernels/README.md, "The
- * kernel").
+ * follows from it: the widths the tests pin (c_core/tests/test_params_width.c) and the pages
+ * that describe it (docs/accuracy.md; the kernel enum's comments in warpfft.h and src/info.rs);
+ * the two readers only if its definition calls a function besides exp, sinh and sqrt.
  *
  * The kernel is the sinh type (Potts & Tasche, "Continuous window functions for NFFT", 2021) less
  * its value at the edge, so it is continuous (0 at z = +-w/2, a kink there):
@@ -37,8 +38,9 @@
 #define WF_KERNEL_SHAPE_H
 
 /* Device code (nvcc, NVRTC: both define __CUDACC__) gets the evaluated forms only; C and C++
- * (the emulator, whose cuda_emu.h provides __fdividef) get them as plain inline functions. The
- * math functions: C includes <math.h> here; C++ (the emulator includes this inside a namespace)
+ * get them as plain inline functions, the float ones in C++ only (the CPU stand-ins for device
+ * code, kernels/test/emu/cuda_emu.h and the test shims, provide __fdividef). The math
+ * functions: C includes <math.h> here; C++ (the emulator includes this inside a namespace)
  * brings <cmath> first; device code has them built in. */
 #if defined(__CUDACC__)
 #define WF_KERNEL_DEV static __device__ __forceinline__
@@ -109,7 +111,7 @@ WF_KERNEL_DEV wf_kshape_f64 wf_kshape_make_f64(int width, double beta) {
 }
 
 /* The sinh form's value at the edge, 2 beta eb (wf_kernel_edge), which phi subtracts. */
-#if defined(__CUDACC__) || defined(WF_EMU)
+#if defined(__CUDACC__) || defined(__cplusplus) /* float: __fdividef */
 WF_KERNEL_DEV float wf_kshape_edge_f32(wf_kshape_f32 k) {
     return 2.0f * k.beta * k.eb;
 }
@@ -122,10 +124,10 @@ WF_KERNEL_DEV double wf_kshape_edge_f64(wf_kshape_f64 k) {
  * division. E^2 - eb^2 cancels near the edge (s -> 0), but there the value is ~2 beta e^-beta of
  * the peak, so the absolute error stays ~eps e^-beta / s, far below any tolerance. In float the
  * exponent beta (s - 1) is -beta a^2 / (1 + s), which avoids the cancellation in s - 1, and the
- * divisions are the device's fast ones (__fdividef; the emulator's stand-in). Where s^2 <= 0 --
+ * divisions are the device's fast ones (__fdividef; the C++ stand-ins' own). Where s^2 <= 0 --
  * the first node exactly at -w/2 (a point on a grid node for even w, half-way for odd w) or
  * rounding at the edge -- phi is 0, its limit. */
-#if defined(__CUDACC__) || defined(WF_EMU)
+#if defined(__CUDACC__) || defined(__cplusplus) /* float: __fdividef */
 WF_KERNEL_DEV float wf_kshape_phi_f32(float z, wf_kshape_f32 k) {
     float a = z * k.inv_hw;
     float a2 = a * a;
