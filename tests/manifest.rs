@@ -8,6 +8,9 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 use warpfft::sys;
 
+#[path = "common/module_names.rs"]
+mod module_names;
+
 struct Blob {
     kind: c_int,
     label: String,
@@ -235,24 +238,20 @@ fn embedded_images_match_the_build_mode() {
     ] {
         assert!(kernels.contains(k), "kernel {k} not embedded");
     }
-    // Each si module holds its direction's kernel for its method and nothing else.
+    // Each si module holds its direction's kernel for its method and nothing else, both named
+    // by kernels/module_names.h (what the C core loads).
     for (dim, p, w) in [(2, "f32", 7), (3, "f32", 7), (3, "f64", 11), (1, "f64", 16)] {
-        for part in ["spread", "interp"] {
-            for method in ["gm", "sm"] {
-                let got = manifest_kernels(&man, &format!("si_{dim}d_{p}_w{w}_{part}_{method}"));
-                assert_eq!(
-                    got,
-                    [format!("wf_{part}_{method}_{dim}d_{p}_w{w}")],
-                    "kernels of si_{dim}d_{p}_w{w}_{part}_{method}"
-                );
-            }
+        for (part, method) in [
+            ("spread", "gm"),
+            ("spread", "sm"),
+            ("spread", "od"),
+            ("interp", "gm"),
+            ("interp", "sm"),
+        ] {
+            let (module, entry) = module_names::si_names(dim, p, w, part, method);
+            let got = manifest_kernels(&man, &module);
+            assert_eq!(got, [entry], "kernels of {module}");
         }
-        let got = manifest_kernels(&man, &format!("si_{dim}d_{p}_w{w}_spread_od"));
-        assert_eq!(
-            got,
-            [format!("wf_spread_od_{dim}d_{p}_w{w}")],
-            "kernels of si_{dim}d_{p}_w{w}_spread_od"
-        );
     }
     // The binning module holds setpts' three kernels; deconvolve and amplify one each.
     for (dim, p) in [(1, "f32"), (3, "f64")] {
