@@ -374,6 +374,7 @@ fn embedded_sources_match_the_kernels_dir() {
     let names: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
         "common.cuh",
+        "kernel_shape.h", // the kernel's one definition, a plain C header the host includes too
         "direct.cu",
         "prep.cu",
         "scan.cuh",
