@@ -152,7 +152,7 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
                     };
                     for &(method, mdef) in methods {
                         b = b.module(
-                            fatbuild::Module::new(format!("si_{dim}d_{p}_w{w}_{part}_{method}"))
+                            fatbuild::Module::new(si_module_name(dim, p, w, part, method))
                                 .source("kernels/spreadinterp.cu")
                                 .define("WF_DIM", dim.to_string().as_str())
                                 .define("WF_PREC", prec)
@@ -166,6 +166,38 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
         }
     }
     b.embed("warpfft_kernels")
+}
+
+/// A spreading module's name by the rule of `kernels/module_names.h` (`WF_SI_MODULE_FMT`, a
+/// printf format of dim, precision, width, direction and method that the C core's
+/// `wf_si_names` fills too): its `%d` and `%s` replaced in order.
+fn si_module_name(dim: u32, prec: &str, width: u32, dir: &str, method: &str) -> String {
+    const NAMES: &str = include_str!("kernels/module_names.h");
+    let fmt = NAMES
+        .lines()
+        .find_map(|l| l.strip_prefix("#define WF_SI_MODULE_FMT"))
+        .and_then(|v| v.trim().strip_prefix('"')?.strip_suffix('"'))
+        .expect("kernels/module_names.h defines WF_SI_MODULE_FMT as a string");
+    let mut args = [
+        dim.to_string(),
+        prec.into(),
+        width.to_string(),
+        dir.into(),
+        method.into(),
+    ]
+    .into_iter();
+    let mut name = String::new();
+    let mut chars = fmt.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '%' if matches!(chars.next(), Some('d' | 's')) => {
+                name += &args.next().expect("WF_SI_MODULE_FMT takes five arguments")
+            }
+            '%' => panic!("WF_SI_MODULE_FMT may use %d and %s only"),
+            c => name.push(c),
+        }
+    }
+    name
 }
 
 /// Compiles the C core and the generated blob source into `libwarpfft_core.a` (position
@@ -183,6 +215,7 @@ fn compile_c_core(out: &Path, kernels_c: &Path) -> Res<PathBuf> {
         .file(kernels_c)
         .include("c_core/include")
         .include(src)
+        .include("kernels") // kernel_shape.h, module_names.h: shared with the kernels
         .include(out)
         .define("WARPFFT_BUILDING", None)
         .define("_GNU_SOURCE", None)

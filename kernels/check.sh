@@ -25,6 +25,8 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# the spreading modules' names: module_names.h's printf format of (dim, prec, width, dir, method)
+si_fmt=$(sed -n 's/^#define WF_SI_MODULE_FMT *"\(.*\)"$/\1/p' "$here/module_names.h")
 cuda="${CUDA_PATH:-${CUDA_HOME:-/usr/local/cuda}}"
 NVCC="$cuda/bin/nvcc"
 PTXAS="$cuda/bin/ptxas"
@@ -49,6 +51,11 @@ if [[ "${1:-}" == "--one" ]]; then
     toeplitz_f32 | toeplitz_f64) files="toeplitz"; defs="-DWF_PREC=${mod#toeplitz_f}" ;;
     si_*_spread_gm | si_*_spread_sm | si_*_spread_od | si_*_interp_gm | si_*_interp_sm)
         IFS=_ read -r _ d p w part method <<<"$mod"
+        # shellcheck disable=SC2059
+        if [[ "$(printf "$si_fmt" "${d%d}" "$p" "${w#w}" "$part" "$method")" != "$mod" ]]; then
+            echo "$mod: module_names.h names modules differently now (update this reading)" >&2
+            exit 2
+        fi
         files="spreadinterp"
         part=$([[ $part == spread ]] && echo WF_SI_SPREAD || echo WF_SI_INTERP)
         method=WF_SI_$(echo "$method" | tr '[:lower:]' '[:upper:]')
@@ -158,10 +165,10 @@ for d in 1 2 3; do
     for w in $(seq 2 16); do
         for p in f32 f64; do
             [[ $p == f32 && $w -gt 12 ]] && continue
-            for part in spread interp; do
-                modules+=("si_${d}d_${p}_w${w}_${part}_gm" "si_${d}d_${p}_w${w}_${part}_sm")
+            # shellcheck disable=SC2059
+            for pm in spread_gm spread_sm spread_od interp_gm interp_sm; do # od: spreading only
+                modules+=("$(printf "$si_fmt" "$d" "$p" "$w" "${pm%_*}" "${pm#*_}")")
             done
-            modules+=("si_${d}d_${p}_w${w}_spread_od") # output-driven: spreading only
         done
     done
 done

@@ -6,7 +6,7 @@
  * - name pasting for the extern "C" entry points,
  * - the point -> fine-grid mapping, in double, exactly as kernels/ABI.md states it (binning,
  *   spreading and interpolation all call the same function, so they agree bit for bit),
- * - the sinh-type kernel in the working precision,
+ * - the spreading kernel in the working precision (kernel_shape.h),
  * - periodic wrap helpers and atomics.
  */
 #ifndef WF_COMMON_CUH
@@ -72,42 +72,29 @@ __device__ __forceinline__ i64 wf_first_index(double u, int w) {
     return (i64)ceil(u - 0.5 * (double)w);
 }
 
-/* ---- kernel: sinh type (Potts & Tasche, "Continuous window functions for NFFT", 2021) ----
- *   phi(z) = 2 e^-beta (sinh(beta s) / s - beta),  s = sqrt(1 - (2z/w)^2),  |z| < w/2; else 0,
- * with beta = pi (1 - 1/(2 upsampfac)) w (c_core/src/params/kernel.c): the sinh form less its
- * value at the edge, 2 beta e^-beta, so phi is continuous (0 at +-w/2, a kink there). At the same
- * width its aliasing error is 2-3x below the exponential of semicircle's, which is what lets
- * tol 1e-5 run at width 6 in 1D/2D. Continuity is what makes the transforms continuous in the
- * points: with the edge value kept, an even-width footprint switched at grid nodes and the
- * outputs stepped by ~that value there (a finite-difference derivative across a node was off by
- * 13x; docs/accuracy.md). Evaluated as (E^2 - eb^2) / (E s) - 2 beta eb, E = e^(beta (s - 1)),
- * eb = e^-beta (the caller's; eb^2 and 2 beta eb are common to a footprint's values): one exp,
- * one division. The difference E^2 - eb^2 cancels near the edge (s -> 0), but there the value
- * is ~2 beta e^-beta of the peak, so the absolute error stays ~eps e^-beta / s, far below any
- * tolerance. In float the exponent beta (s - 1) is evaluated as -beta a^2 / (1 + s)
- * (a = 2z/w), which avoids the cancellation in s - 1. inv_hw = 2/w. Where s^2 <= 0 -- the
- * first node exactly at -w/2 (a point on a grid node for even w, half-way for odd w) or
- * rounding at the edge -- phi is 0, its limit. */
-__device__ __forceinline__ float wf_phi(float z, float inv_hw, float beta, float eb) {
-    float a = z * inv_hw;
-    float a2 = a * a;
-    float s2 = 1.0f - a2;
-    if (!(s2 > 0.0f))
-        return 0.0f;
-    float s = sqrtf(s2);
-    float e = expf(-beta * __fdividef(a2, 1.0f + s));
-    return __fdividef(e * e - eb * eb, e * s) - 2.0f * beta * eb;
+/* ---- the spreading kernel (kernel_shape.h: its one definition) ----
+ * wf_kshape is the working precision's footprint constants (2/w, beta, e^-beta) and wf_phi(z, k)
+ * the kernel's value at offset z, as kernel_shape.h evaluates it in that precision. */
+#include "kernel_shape.h"
+__device__ __forceinline__ float wf_phi(float z, const wf_kshape_f32 &k) {
+    return wf_kshape_phi_f32(z, k);
 }
-
-__device__ __forceinline__ double wf_phi(double z, double inv_hw, double beta, double eb) {
-    double a = z * inv_hw;
-    double s2 = 1.0 - a * a;
-    if (!(s2 > 0.0))
-        return 0.0;
-    double s = sqrt(s2);
-    double e = exp(beta * (s - 1.0));
-    return (e * e - eb * eb) / (e * s) - 2.0 * beta * eb;
+__device__ __forceinline__ double wf_phi(double z, const wf_kshape_f64 &k) {
+    return wf_kshape_phi_f64(z, k);
 }
+__device__ __forceinline__ wf_kshape_f32 wf_kshape_make(int width, float beta) {
+    return wf_kshape_make_f32(width, beta);
+}
+__device__ __forceinline__ wf_kshape_f64 wf_kshape_make(int width, double beta) {
+    return wf_kshape_make_f64(width, beta);
+}
+#if defined(WF_PREC)
+#if WF_PREC == 32
+typedef wf_kshape_f32 wf_kshape;
+#else
+typedef wf_kshape_f64 wf_kshape;
+#endif
+#endif
 
 /* ---- periodic wrap ----
  * Footprint indices lie in [-w/2, nf + w/2) and nf >= 2w (host guarantee), so one add or

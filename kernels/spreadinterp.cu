@@ -1,6 +1,6 @@
 /*
  * spreadinterp.cu — modules si_{d}d_{p}_w{w}_spread (spreading, type 1) and
- * si_{d}d_{p}_w{w}_interp (interpolation, type 2) with the sinh-type kernel of width w, one
+ * si_{d}d_{p}_w{w}_interp (interpolation, type 2) with the kernel of kernel_shape.h, width w, one
  * module per (dimension, precision, width, direction) so that w is a compile-time constant
  * (-DWF_DIM=1|2|3 -DWF_PREC=32|64 -DWF_W=2..16 -DWF_SI_PART=WF_SI_SPREAD|WF_SI_INTERP). A plan
  * needs one direction only: it JITs (jit builds) or loads (aot) half the code. kernels/ABI.md,
@@ -238,9 +238,7 @@ typedef wf_cplx C;
     P.nf1 = nf1;                                                                                   \
     P.nf2 = nf2;                                                                                   \
     P.nf3 = nf3;                                                                                   \
-    P.beta = beta;                                                                                 \
-    P.eb = (T)exp(-(double)beta);                                                                  \
-    P.inv_hw = (T)(2.0 / W)
+    P.K = wf_kshape_make(W, beta)
 
 /* The subproblem count setpts left on the device (already clamped to the capacity the host
  * sized subprob_bin and the grid for); blocks past it return at once. Read in the loop

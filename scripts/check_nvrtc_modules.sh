@@ -22,7 +22,7 @@ bin=target/c_core_tests/test_nvrtc_modules
 mkdir -p "$(dirname "$bin")"
 gcc -std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -O1 -g -pthread -Wall -Wextra -Werror \
     -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-    -Ic_core/include -Ic_core/src -I"$out" c_core/tests/test_nvrtc_modules.c \
+    -Ic_core/include -Ic_core/src -Ikernels -I"$out" c_core/tests/test_nvrtc_modules.c \
     c_core/src/runtime/error.c c_core/src/runtime/libfind.c c_core/src/runtime/nvrtc.c \
     "$out/warpfft_kernels.c" \
     -o "$bin" -ldl

@@ -2,7 +2,8 @@
 """End-to-end numpy emulation of warpfft's types 1 and 2 (1D and 2D, double precision), without
 a GPU, for the point sets of issue 14: the plan's own width, beta and fine grid
 (warpfft.plan_params), the device's fold (Cody-Waite, kernels/common.cuh), footprint and kernel
-(continuous: 0 at its edge), an FFT, the deconvolution by phihat; against the exact sum with phases
+(kernels/kernel_shape.h, read by kernels/test/kernel_shape.py), an FFT, the deconvolution by
+phihat; against the exact sum with phases
 reduced in extended precision. Prints error/tol per case; exits 1 if any is above
 max(tol, tol_floor).
 
@@ -15,7 +16,9 @@ import numpy as np
 from numpy.polynomial.legendre import leggauss
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "kernels", "test"))
 import warpfft  # noqa: E402
+from kernel_shape import phi  # noqa: E402
 
 TWO_PI_HI, TWO_PI_LO, INV_2PI = 6.283185307179586232, 2.4492935982947064e-16, 1 / (2 * np.pi)
 
@@ -30,20 +33,13 @@ def fold(x, nf):
     return np.where(u >= nf, u - nf, u)
 
 
-def phi(z, w, beta):
-    a = 2 * z / w
-    s2 = 1 - a * a
-    s = np.sqrt(np.maximum(s2, 1e-300))
-    e = np.exp(beta * (s - 1))
-    return np.where(s2 > 0, (e * e - np.exp(-2 * beta)) / (e * s) - 2 * beta * np.exp(-beta), 0.0)
-
-
 def phihat(k, nf, w, beta):
+    """Gauss-Legendre in theta after t = (w/2) sin(theta), as kernel.c (phi(t) cos(theta) has no
+    square-root endpoint there)."""
     x, wt = leggauss(4 * w + 32)
     th = 0.5 * np.pi * x
     hw = 0.5 * w
-    g = 0.5 * np.pi * wt * hw * (np.exp(-2 * beta * np.sin(th / 2) ** 2) - np.exp(-2 * beta * np.cos(th / 2) ** 2)
-                                 - 2 * beta * np.exp(-beta) * np.cos(th))
+    g = 0.5 * np.pi * wt * hw * phi(hw * np.sin(th), w, beta) * np.cos(th)
     return (g[None, :] * np.cos(2 * np.pi * np.outer(k, hw * np.sin(th)) / nf)).sum(1)
 
 

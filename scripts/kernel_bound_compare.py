@@ -6,18 +6,13 @@ bandwidth scanned per width) on the same footprint sums (docs/accuracy.md).
 
     python3 scripts/kernel_bound_compare.py DIM N      # e.g. 3 128: sigma 1.5, 2, 2.5; w 4..12
 """
-import numpy as np, sys
+import os, sys
+import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "kernels", "test"))
+import kernel_shape  # warpfft's kernel: kernels/kernel_shape.h, read
 
 def sinh_kernel(w, beta):
-    def phi(z):
-        a = 2*np.asarray(z)/w; s2 = 1 - a*a
-        out = np.zeros_like(a)  # 0 at the edge: the edge value is subtracted
-        m = s2 > 0
-        s = np.sqrt(s2[m]); e = np.exp(beta*(s-1))
-        out[m] = (e*e - np.exp(-2*beta))/(e*s) - 2*beta*np.exp(-beta)
-        out[np.abs(a) > 1] = 0
-        return out
-    return phi
+    return lambda z: kernel_shape.phi(z, w, beta)
 
 def es_kernel(w, beta):
     def phi(z):
@@ -104,7 +99,7 @@ if __name__ == "__main__":
     for sigma in (1.5, 2.0, 2.5):
         for w in range(4, 13):
             nf = smooth_even(int(np.ceil(sigma*N)))
-            b_sinh = bound(sinh_kernel(w, 0.995*np.pi*(1-1/(2*sigma))*w), w, N, nf, dim)
+            b_sinh = bound(sinh_kernel(w, kernel_shape.beta(w, sigma)), w, N, nf, dim)
             # PSWF: best c over a small scan
             best = (np.inf, 0)
             for f in np.linspace(0.80, 1.05, 11):

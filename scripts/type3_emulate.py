@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Numpy emulation of warpfft's type-3 pipeline (no GPU), for checking its math and its accuracy
 budget: parameters from libwarpfft's warpfft_plan_params3 (ctypes), then centring/rescaling,
-pre-phase, spreading with the sinh kernel, the inner type-2 step (exact, or emulated with its own
+pre-phase, spreading with the kernel (kernels/kernel_shape.h, read by
+kernels/test/kernel_shape.py), the inner type-2 step (exact, or emulated with its own
 kernel, FFT and interpolation, 1D), and the division by phihat with the post-phase; relative l2
 error against the exact sum. Worst case "edges": sources at both extremes, targets at both band
 edges (like band_edge in tests/gpu_accuracy/point_sets.rs for types 1/2).
@@ -10,6 +11,8 @@ edges (like band_edge in tests/gpu_accuracy/point_sets.rs for types 1/2).
 """
 import os
 import ctypes, numpy as np, sys
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "kernels", "test"))
+from kernel_shape import phi
 lib = ctypes.CDLL(os.environ.get("WARPFFT_LIBRARY", "target/debug/libwarpfft.so"))
 class Opts(ctypes.Structure):
     _fields_=[("struct_size",ctypes.c_uint32),("modeord",ctypes.c_int32),("method",ctypes.c_int32),("device",ctypes.c_int32),("upsampfac",ctypes.c_double),("stream",ctypes.c_uint64),("bin_size",ctypes.c_int32*3),("max_subprob",ctypes.c_int32)]
@@ -24,10 +27,6 @@ def params(dim,tol,prec,x,s):
     st=lib.warpfft_plan_params3(dim,ctypes.c_int64(1),ctypes.c_double(tol),prec,None,xl,xh,sl,sh,ctypes.byref(info))
     assert st==0, ctypes.c_char_p(lib.warpfft_last_error()).value if False else st
     return info
-def phi(z,w,beta):
-    a=2*z/w; s2=1-a*a; out=np.zeros_like(z)
-    m=s2>0; s=np.sqrt(s2[m]); out[m]=2*np.exp(-beta)*(np.sinh(beta*s)/s-beta)
-    return out
 def phihat(xi,nf,w,beta):
     n=4*w+32; t,g=np.polynomial.legendre.leggauss(n)
     th=0.5*np.pi*t; tt=0.5*w*np.sin(th); jac=0.5*w*np.cos(th)*0.5*np.pi

@@ -8,6 +8,18 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 use warpfft::sys;
 
+#[path = "common/module_names.rs"]
+mod module_names;
+
+/// The spreading modules' (direction, method) pairs: output-driven spreads only.
+const SI_KINDS: [(&str, &str); 5] = [
+    ("spread", "gm"),
+    ("spread", "sm"),
+    ("spread", "od"),
+    ("interp", "gm"),
+    ("interp", "sm"),
+];
+
 struct Blob {
     kind: c_int,
     label: String,
@@ -107,20 +119,21 @@ fn embedded_images_match_the_build_mode() {
         "type3_f64",
         "toeplitz_f32",
         "toeplitz_f64",
-        "si_1d_f32_w2_spread_gm",
-        "si_1d_f32_w2_interp_sm",
-        "si_3d_f64_w16_spread_sm",
-        "si_3d_f64_w16_interp_gm",
-        "si_2d_f32_w12_spread_sm",
-        "si_2d_f32_w12_interp_gm",
-        "si_1d_f32_w2_spread_od",
-        "si_3d_f64_w16_spread_od",
-        "si_2d_f32_w12_spread_od",
     ] {
         assert!(
             names.contains(&want),
             "module {want} missing from {names:?}"
         );
+    }
+    // The spreading modules at the ends of the width ranges, named by kernels/module_names.h.
+    for (dim, p, w) in [(1, "f32", 2), (3, "f64", 16), (2, "f32", 12)] {
+        for (part, method) in SI_KINDS {
+            let (want, _) = module_names::si_names(dim, p, w, part, method);
+            assert!(
+                names.contains(&want.as_str()),
+                "module {want} missing from {names:?}"
+            );
+        }
     }
     // sort, scan_big, sort_stable; per precision direct, type3, toeplitz and 3 jobs x 3 dims; per dim and
     // width spread/interp x gm/sm, and spread od
@@ -221,12 +234,6 @@ fn embedded_images_match_the_build_mode() {
         "wf_bin_count_f32",
         "wf_deconvolve_f64",
         "wf_amplify_f32",
-        "wf_spread_gm_2d_f32_w6",
-        "wf_spread_sm_3d_f64_w10",
-        "wf_interp_gm_1d_f32_w12",
-        "wf_interp_sm_3d_f64_w16",
-        "wf_spread_od_3d_f32_w7",
-        "wf_spread_od_1d_f64_w16",
         "wf_stable_hist",
         "wf_stable_rowscan",
         "wf_stable_scatter",
@@ -235,24 +242,24 @@ fn embedded_images_match_the_build_mode() {
     ] {
         assert!(kernels.contains(k), "kernel {k} not embedded");
     }
-    // Each si module holds its direction's kernel for its method and nothing else.
-    for (dim, p, w) in [(2, "f32", 7), (3, "f32", 7), (3, "f64", 11), (1, "f64", 16)] {
-        for part in ["spread", "interp"] {
-            for method in ["gm", "sm"] {
-                let got = manifest_kernels(&man, &format!("si_{dim}d_{p}_w{w}_{part}_{method}"));
-                assert_eq!(
-                    got,
-                    [format!("wf_{part}_{method}_{dim}d_{p}_w{w}")],
-                    "kernels of si_{dim}d_{p}_w{w}_{part}_{method}"
-                );
-            }
+    // Each si module holds its direction's kernel for its method and nothing else, both named
+    // by kernels/module_names.h (what the C core loads).
+    let cases = [
+        (2, "f32", 6),
+        (2, "f32", 7),
+        (3, "f32", 7),
+        (1, "f32", 12),
+        (3, "f64", 10),
+    ];
+    for (dim, p, w) in cases
+        .into_iter()
+        .chain([(3, "f64", 11), (1, "f64", 16), (3, "f64", 16)])
+    {
+        for (part, method) in SI_KINDS {
+            let (module, entry) = module_names::si_names(dim, p, w, part, method);
+            let got = manifest_kernels(&man, &module);
+            assert_eq!(got, [entry], "kernels of {module}");
         }
-        let got = manifest_kernels(&man, &format!("si_{dim}d_{p}_w{w}_spread_od"));
-        assert_eq!(
-            got,
-            [format!("wf_spread_od_{dim}d_{p}_w{w}")],
-            "kernels of si_{dim}d_{p}_w{w}_spread_od"
-        );
     }
     // The binning module holds setpts' three kernels; deconvolve and amplify one each.
     for (dim, p) in [(1, "f32"), (3, "f64")] {
@@ -367,6 +374,7 @@ fn embedded_sources_match_the_kernels_dir() {
     let names: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
         "common.cuh",
+        "kernel_shape.h", // the kernel's one definition, a plain C header the host includes too
         "direct.cu",
         "prep.cu",
         "scan.cuh",

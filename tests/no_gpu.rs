@@ -7,6 +7,9 @@ use warpfft::{
     Complex, DeviceBuffer, Error, Method, ModeOrder, Plan, PlanInfo, Precision, TransformType,
 };
 
+#[path = "common/kernel_shape.rs"]
+mod kernel_shape;
+
 /// `None` when a GPU is usable, otherwise the no-GPU error (any other error fails the test).
 fn no_gpu() -> Option<Error> {
     match warpfft::init(0) {
@@ -127,6 +130,41 @@ fn params_without_gpu() {
         assert!(info.bin_size[d] >= 1, "bin_size {:?}", info.bin_size);
     }
     assert_eq!(info.n_fine[2], 1);
+}
+
+/// The tests' kernel (`kernel_shape`, read from kernels/kernel_shape.h; the GPU test
+/// `spread_interp_only_is_the_kernel_sum` compares the device against it) has the plans' beta,
+/// bit for bit, at the width and upsampling factor each chose, and is 0 at its edge.
+#[test]
+fn kernel_shape_reader_gives_the_plans_beta() {
+    let ks = kernel_shape::KernelShape::load();
+    let mut widths = std::collections::BTreeSet::new();
+    for tol in [1e-2, 1e-5, 1e-8, 1e-12] {
+        for sigma in [0.0, 1.25, 2.0, 3.0] {
+            let params = Plan::<f64>::type1(&[64, 48])
+                .tol(tol)
+                .upsampfac(sigma)
+                .params();
+            let info = match params {
+                Ok(info) => info,
+                Err(Error::BadTol(_)) => continue, // a tol too fine for this sigma
+                Err(e) => panic!("tol {tol} sigma {sigma}: {e}"),
+            };
+            let (w, beta) = (info.width, info.beta);
+            assert_eq!(
+                ks.beta(w as i32, info.upsampfac),
+                beta,
+                "w {w} sigma {sigma}"
+            );
+            let w = w as f64;
+            assert_eq!(ks.phi(-0.5 * w, w, beta), 0.0);
+            assert_eq!(ks.phi(0.5 * w, w, beta), 0.0);
+            assert!(ks.phi(0.0, w, beta) > ks.phi(0.25 * w, w, beta));
+            assert!(ks.phi(0.49 * w, w, beta) > 0.0);
+            widths.insert(info.width);
+        }
+    }
+    assert!(widths.len() >= 4, "{widths:?}");
 }
 
 #[test]

@@ -49,7 +49,8 @@ fi
 # ("runtime/kcache.h"), so c_core/src is the include path.
 mapfile -t CORE < <(find "$SRC" -name '*.c' | sort)
 CFLAGS=(-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -pthread -g -O1 -fno-omit-frame-pointer
-    -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$TESTS" -I"$WORK/gen")
+    -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$ROOT/kernels" -I"$TESTS"
+    -I"$WORK/gen")
 SAN=(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
 FUZZ=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 LIBS=(-ldl -lpthread -lm)

@@ -10,7 +10,7 @@ src="$root/c_core/src/params"
 rt="$root/c_core/src/runtime"
 flags="-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -pthread -Wall -Wextra -Werror -O1 -g
        -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-       -I $root/c_core/include -I $root/c_core/src -DWF_SOURCE_ROOT=\"$root\""
+       -I $root/c_core/include -I $root/c_core/src -I $root/kernels -DWF_SOURCE_ROOT=\"$root\""
 t="$root/c_core/tests"
 files="$t/test_params.c $t/test_params_kernel.c $t/test_params_width.c $t/test_params_emulate.c
        $t/test_params_grid.c $t/test_params_opts.c $t/test_params_bins.c $t/test_params_cost.c

@@ -99,7 +99,7 @@ SRCS=("${CORE[@]}" "$HERE/fake_kernels.c" "$HERE/test_runtime.c"
     "$HERE/test_rt_errors.c" "$HERE/test_rt_cufft.c" "$HERE/test_rt_driver.c"
     "$HERE/test_rt_nvrtc.c")
 CFLAGS=(-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -fPIC -fvisibility=hidden -pthread
-    -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$GEN" -I"$HERE")
+    -Wall -Wextra -Werror -I"$ROOT/c_core/include" -I"$SRC" -I"$ROOT/kernels" -I"$GEN" -I"$HERE")
 LIBS=(-ldl -lpthread -lm)
 for f in "${CORE[@]}"; do gcc "${CFLAGS[@]}" -O2 -c "$f" -o /dev/null; done # -O2 warnings
 gcc "${CFLAGS[@]}" -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \

@@ -20,6 +20,8 @@
  */
 #include "test_fault.h"
 
+#include "plans/spreader.h" /* wf_si_names: the kernels the launches name */
+
 standin_log_fn call_log;
 
 static char got[16384];
@@ -99,14 +101,14 @@ static void expect_execute(const config *cf, const warpfft_plan_info *in, char *
                     : in->method == WARPFFT_METHOD_OD ? "od"
                                                       : "sm";
     const char *fft = cf->precision == WARPFFT_F64 ? "cufftExecZ2Z" : "cufftExecC2C";
-    int w = in->width;
-    char line[96];
+    char line[96], module[WF_SI_NAME_MAX], entry[WF_SI_NAME_MAX];
     buf[0] = '\0';
     add(buf, cap, "cuCtxPushCurrent");
     if (cf->type == 1) {
         if (in->method != WARPFFT_METHOD_OD) /* OD writes every cell of the grid */
             add(buf, cap, "cuMemsetD8Async");
-        snprintf(line, sizeof line, "launch wf_spread_%s_%dd_%s_w%d", m, cf->dim, p, w);
+        wf_si_names(cf->dim, cf->precision, in->width, "spread", m, module, entry);
+        snprintf(line, sizeof line, "launch %s", entry);
         add(buf, cap, line);
         add(buf, cap, fft);
         snprintf(line, sizeof line, "launch wf_deconvolve_%s", p);
@@ -115,7 +117,8 @@ static void expect_execute(const config *cf, const warpfft_plan_info *in, char *
         snprintf(line, sizeof line, "launch wf_amplify_%s", p);
         add(buf, cap, line);
         add(buf, cap, fft);
-        snprintf(line, sizeof line, "launch wf_interp_%s_%dd_%s_w%d", m, cf->dim, p, w);
+        wf_si_names(cf->dim, cf->precision, in->width, "interp", m, module, entry);
+        snprintf(line, sizeof line, "launch %s", entry);
         add(buf, cap, line);
     }
     if (!cf->check_points)

@@ -7,12 +7,17 @@
  *   test_nvrtc_modules [--all] SM...        e.g. 90 80 120
  * Without --all: sort, scan_big, sort_stable, prep, direct and type3 (both precisions) and the
  * spreadinterp modules of one width per dimension and precision (see sampled()).
+ * The spreading modules' names: every one that kernels/module_names.h's rule names for the
+ * embedded widths (params/base.h) is in the table and no other, and each compiled one holds the
+ * entry point the rule names (what the C core's wf_si_names looks up).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "module_names.h"
+#include "params/base.h"
 #include "runtime/error.h"
 #include "runtime/nvrtc.h"
 #include "warpfft_kernels.h"
@@ -44,6 +49,69 @@ static int sampled(const char *name) {
     return 0;
 }
 
+/* The spreading modules by module_names.h's rule: calls f(module, entry) for each (dim,
+ * precision, embedded width, direction, method; od spreads only) until f returns nonzero; returns
+ * that, or 0. */
+static int each_si_module(int (*f)(const char *module, const char *entry, void *ctx), void *ctx) {
+    static const char *const dirs[2] = {"spread", "interp"}, *const methods[3] = {"gm", "sm", "od"};
+    char module[64], entry[64];
+    for (int p = 0; p < 2; p++)
+        for (int dim = 1; dim <= 3; dim++)
+            for (int w = 2; w <= (p == 0 ? WF_MAX_WIDTH_F32 : WF_MAX_WIDTH_F64); w++)
+                for (int d = 0; d < 2; d++)
+                    for (int m = 0; m < 3 - d; m++) {
+                        const char *ps = p == 0 ? "f32" : "f64";
+                        snprintf(module, sizeof module, WF_SI_MODULE_FMT, dim, ps, w, dirs[d],
+                                 methods[m]);
+                        snprintf(entry, sizeof entry, WF_SI_ENTRY_FMT, dirs[d], methods[m], dim, ps,
+                                 w);
+                        int r = f(module, entry, ctx);
+                        if (r)
+                            return r;
+                    }
+    return 0;
+}
+
+static int is_embedded(const char *module, const char *entry, void *ctx) {
+    (void)entry;
+    int *missing = ctx;
+    for (size_t k = 0; k < warpfft_kernels_n_modules; k++)
+        if (strcmp(warpfft_kernels_modules[k].name, module) == 0)
+            return 0;
+    printf("FAIL %s: named by module_names.h, not embedded\n", module);
+    ++*missing;
+    return 0;
+}
+
+/* The rule's names against the table: each is embedded, and the table has no other si_ module
+ * (count). Returns the failures. */
+static int check_si_names(void) {
+    int missing = 0, named = 0, embedded = 0;
+    each_si_module(is_embedded, &missing);
+    for (size_t k = 0; k < warpfft_kernels_n_modules; k++)
+        embedded += strncmp(warpfft_kernels_modules[k].name, "si_", 3) == 0;
+    for (int p = 0; p < 2; p++) /* dims x widths x (3 spread + 2 interp methods) */
+        named += 3 * ((p == 0 ? WF_MAX_WIDTH_F32 : WF_MAX_WIDTH_F64) - 1) * 5;
+    if (embedded != named) {
+        printf("FAIL: %d si_ modules embedded, module_names.h names %d\n", embedded, named);
+        missing++;
+    }
+    printf("module names: %d spreading modules, each named by module_names.h\n", named);
+    return missing;
+}
+
+typedef struct entry_of {
+    const char *module;
+    char entry[64];
+} entry_of;
+static int find_entry(const char *module, const char *entry, void *ctx) {
+    entry_of *e = ctx;
+    if (strcmp(module, e->module) != 0)
+        return 0;
+    snprintf(e->entry, sizeof e->entry, "%s", entry);
+    return 1;
+}
+
 static const char *file_text(const char *name) {
     for (size_t i = 0; i < warpfft_kernels_n_files; i++)
         if (strcmp(warpfft_kernels_files[i].name, name) == 0)
@@ -71,7 +139,7 @@ int main(int argc, char **argv) {
     printf("NVRTC %d.%d (%s); mode %s, %zu modules, %zu files, sources digest %.12s\n", nv->major,
            nv->minor, nv->path, warpfft_kernels_mode, warpfft_kernels_n_modules, nf,
            warpfft_kernels_sources_digest);
-    int fails = 0, done = 0;
+    int fails = check_si_names(), done = 0;
     double total = 0;
     for (int a = 1 + all; a < argc; a++) {
         wf_nvrtc_target_t t;
@@ -112,6 +180,13 @@ int main(int argc, char **argv) {
                 } else {
                     printf("  %-16s %-18s %-18s %s %7zu bytes %6.0f ms\n", m->name, m->sources[s],
                            t.option, img.kind == WF_KIMAGE_CUBIN ? "CUBIN" : "PTX  ", img.size, ms);
+                    /* the entry point the rule names is in it (a PTX .entry or a CUBIN symbol) */
+                    entry_of e = {m->name, ""};
+                    if (each_si_module(find_entry, &e) &&
+                        !memmem(img.data, img.size, e.entry, strlen(e.entry))) {
+                        printf("FAIL %s: no entry point %s (module_names.h)\n", m->name, e.entry);
+                        fails++;
+                    }
                 }
                 wf_kimage_free(&img);
             }

@@ -46,6 +46,7 @@ int main(void) {
     test_fine_dim_limit();
     test_fine_dim_limit_nd();
     test_fine_grid();
+    test_kernel_shape();
     test_gauss_legendre();
     test_phihat();
     test_modes();

@@ -42,14 +42,15 @@ static inline warpfft_opts defaults(void) {
 }
 
 /* ---- test_params_kernel.c: the reference kernel, independent of kernel.c's shortcuts ---- */
+/* The kernel itself is kernels/kernel_shape.h (through params/kernel.h): wf_kernel_def is its
+ * defining formula, wf_kshape_* its evaluated and quadrature forms. */
 /* The n-point Gauss-Legendre rule into x, wt on the first call (*ready 0 -> 1). */
 void gl_once(int n, double *x, double *wt, int *ready);
-/* The kernel by its defining formula, at a = t / (w/2) in (-1, 1). */
-double phi_sinh(double a, double beta);
 /* The kernel as the device evaluates it at offset z of a footprint of w (0 at w/2). */
 double phi_dev(double z, int w, double beta);
 /* phihat at mode k of a fine grid nf, by 400 Gauss-Legendre nodes on the full interval. */
 double phihat_ref(double k, int64_t nf, int width, double beta);
+void test_kernel_shape(void);
 void test_gauss_legendre(void);
 void test_phihat(void);
 

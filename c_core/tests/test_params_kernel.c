@@ -1,8 +1,10 @@
 /*
- * test_params_kernel.c — the kernel and its Fourier transform (kernel.c): Gauss-Legendre
- * quadrature, phihat and the deconvolution factors, against reference implementations that the
- * other test_params_*.c files share (test_params.h): the kernel by its defining formula and as
- * the device evaluates it, and phihat by an independent quadrature.
+ * test_params_kernel.c — the kernel (kernels/kernel_shape.h) and its Fourier transform
+ * (kernel.c): the descriptor's parts against each other (the evaluated and quadrature forms, the
+ * edge value and the kink against the defining formula), Gauss-Legendre quadrature, phihat and
+ * the deconvolution factors, against reference implementations that the other test_params_*.c
+ * files share (test_params.h): the kernel as the device evaluates it, and phihat by an
+ * independent quadrature.
  */
 #include "test_params.h"
 
@@ -16,37 +18,23 @@ void gl_once(int n, double *x, double *wt, int *ready) {
     }
 }
 
-/* The kernel by its defining formula, at a = t / (w/2) in (-1, 1): 2 e^-beta (sinh(beta s) / s
- * - beta). */
-double phi_sinh(double a, double beta) {
-    double s = sqrt(1 - a * a);
-    return 2.0 * exp(-beta) * (sinh(beta * s) / s - beta);
-}
-
-/* The kernel exactly as the device evaluates it (kernels/common.cuh, double) on the footprint
- * nodes: 0 at |z| = w/2. */
+/* The kernel exactly as the device evaluates it in double (kernels/kernel_shape.h, the
+ * footprint's constants made as the kernels make them) on the footprint nodes: 0 at |z| = w/2. */
 double phi_dev(double z, int w, double beta) {
-    double a = 2.0 * z / w, s2 = 1.0 - a * a;
-    if (!(s2 > 0.0))
-        return 0.0;
-    double s = sqrt(s2), e = exp(beta * (s - 1.0)), eb = exp(-beta);
-    return (e * e - eb * eb) / (e * s) - 2.0 * beta * eb;
+    return wf_kshape_phi_f64(z, wf_kshape_make_f64(w, beta));
 }
 
-/* Reference phihat: the same theta substitution as kernel.c, but all 400 nodes of the full
- * interval (no symmetry, no recurrence), rule computed once. */
+/* Reference phihat: the same theta substitution as kernel.c (the descriptor's quadrature form),
+ * but all 400 nodes of the full interval (no symmetry, no recurrence), rule computed once. */
 double phihat_ref(double k, int64_t nf, int width, double beta) {
     static double x[400], wt[400];
     static int ready;
     gl_once(400, x, wt, &ready);
+    wf_kshape_f64 ks = wf_kshape_make_f64(width, beta);
     double hw = 0.5 * width, s = 0.0;
     for (int j = 0; j < 400; j++) {
         double th = 0.5 * PI * x[j];
-        double sh = sin(0.5 * th);
-        double ch = cos(0.5 * th);
-        s += 0.5 * PI * wt[j] * hw *
-             (exp(-2 * beta * sh * sh) - exp(-2 * beta * ch * ch) -
-              2 * beta * exp(-beta) * cos(th)) *
+        s += 0.5 * PI * wt[j] * hw * wf_kshape_theta(th, ks) *
              cos(2 * PI * k * hw * sin(th) / (double)nf);
     }
     return s;
@@ -61,9 +49,58 @@ static double phihat_t_domain(double k, int64_t nf, int width, double beta) {
     double hw = 0.5 * width, s = 0.0;
     for (int j = 0; j < 2000; j++) {
         double t = hw * x[j], a = x[j];
-        s += wt[j] * hw * phi_sinh(a, beta) * cos(2 * PI * k * t / (double)nf);
+        s += wt[j] * hw * wf_kernel_def(a, beta) * cos(2 * PI * k * t / (double)nf);
     }
     return s;
+}
+
+/* ------------------------------------------------------------------ the descriptor */
+
+/* kernels/kernel_shape.h's parts against its defining formula (wf_kernel_def), for every embedded
+ * width and upsampling factors across the range: the double form the kernels evaluate, the
+ * quadrature form, the edge value in both forms, continuity at the edge (0 there and beyond),
+ * the kink slope the width rule's tail uses, and beta's growth in w and sigma. A kernel shape
+ * whose parts disagree fails here. */
+void test_kernel_shape(void) {
+    static const double sig[] = {1.25, 1.5, 2.0, 3.0};
+    double worst = 0.0, worst_th = 0.0, worst_kink = 0.0;
+    for (size_t si = 0; si < sizeof sig / sizeof sig[0]; si++)
+        for (int w = 2; w <= 16; w++) {
+            double beta = wf_kernel_beta(w, sig[si]), hw = 0.5 * w;
+            wf_kshape_f64 k = wf_kshape_make_f64(w, beta);
+            double peak = wf_kernel_def(0.0, beta), err = 0.0, err_th = 0.0;
+            CHECK(beta > 0 && beta > wf_kernel_beta(w - 1, sig[si]) &&
+                      (si == 0 || beta > wf_kernel_beta(w, sig[si - 1])),
+                  "w %d sigma %g: beta %g grows with w and sigma", w, sig[si], beta);
+            for (int i = -999; i <= 999; i++) { /* a = z / (w/2) in (-1, 1) */
+                double a = i / 1000.0, th = asin(a);
+                err = fmax(err, fabs(wf_kshape_phi_f64(a * hw, k) - wf_kernel_def(a, beta)));
+                err_th = fmax(
+                    err_th, fabs(wf_kshape_theta(th, k) - wf_kernel_def(sin(th), beta) * cos(th)));
+            }
+            CHECK(err <= 1e-13 * peak && err_th <= 1e-13 * peak,
+                  "w %d sigma %g: evaluated form %.3g, quadrature form %.3g off the definition "
+                  "(peak %.3g)",
+                  w, sig[si], err, err_th, peak);
+            worst = fmax(worst, err / peak);
+            worst_th = fmax(worst_th, err_th / peak);
+            CHECK(wf_kshape_edge_f64(k) == wf_kernel_edge(beta), "w %d sigma %g: edge value", w,
+                  sig[si]);
+            CHECK(fabs(wf_kernel_def(1.0 - 1e-12, beta)) <= 1e-9 * peak &&
+                      wf_kshape_phi_f64(hw, k) == 0.0 && wf_kshape_phi_f64(-hw, k) == 0.0 &&
+                      wf_kshape_phi_f64(0.75 * w, k) == 0.0,
+                  "w %d sigma %g: continuous, 0 at and beyond the edge (%.3g just inside)", w,
+                  sig[si], wf_kernel_def(1.0 - 1e-12, beta));
+            /* phi(-w/2 + d) ~ kink * d */
+            double d = 1e-7 * hw, slope = wf_kernel_def(-1.0 + d / hw, beta) / d;
+            double kink = wf_kernel_kink(w, beta);
+            CHECK(fabs(slope - kink) <= 1e-3 * kink,
+                  "w %d sigma %g: slope %.6g at the edge, kink %.6g", w, sig[si], slope, kink);
+            worst_kink = fmax(worst_kink, fabs(slope - kink) / kink);
+        }
+    printf("kernel_shape.h: evaluated form within %.2g, quadrature form %.2g of the peak; kink "
+           "slope within %.2g\n",
+           worst, worst_th, worst_kink);
 }
 
 /* ------------------------------------------------------------------ quadrature */

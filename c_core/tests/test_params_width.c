@@ -1,5 +1,5 @@
 /*
- * test_params_width.c — the kernel width and shape (width.c): beta, the aliasing model against
+ * test_params_width.c — the kernel width (width.c): the aliasing model against
  * an independent one, the width rule (smallest width whose bound meets tol, monotone, the fast
  * start equal to the full search), suite B's widths, the sampling of wf_alias_dim_stats against
  * dense sampling, and the rounding floor of the accuracy (tol_floor).
@@ -22,7 +22,7 @@ static double alias_mean_ref(int64_t N, int64_t nf, int w, double beta) {
     static double ph[3000];
     double hw = 0.5 * w, sum = 0.0;
     for (int j = 0; j < 3000; j++)
-        ph[j] = wt[j] * hw * phi_sinh(x[j], beta);
+        ph[j] = wt[j] * hw * wf_kernel_def(x[j], beta);
     for (int64_t k = -(N / 2); k <= (N - 1) / 2; k++) {
         double main = 0.0, al = 0.0;
         for (int m = -40; m <= 40; m++) {
@@ -40,13 +40,10 @@ static double alias_mean_ref(int64_t N, int64_t nf, int w, double beta) {
 }
 
 void test_width_beta(void) {
-    for (int w = 2; w <= 16; w++) {
-        CHECK(fabs(wf_kernel_beta(w, 2.0) - 0.995 * PI * 0.75 * w) < 1e-12, "beta w %d", w);
-        CHECK(fabs(wf_kernel_beta(w, 1.25) - 0.995 * PI * 0.6 * w) < 1e-12, "beta 1.25 w %d", w);
-    }
-    /* the model against the independent one (small N: every mode, N > 128: Gauss-Legendre in
-     * |k|; the plan's model adds a jump asymptote for |m| > 4, which runs 2-15% high: on the
-     * safe side) */
+    /* beta is kernel_shape.h's (test_kernel_shape; the plans report it: test_params_cost.c,
+     * test_params_bins.c's reference cases). The model against the independent one (small N:
+     * every mode, N > 128: Gauss-Legendre in |k|; the plan's model adds a jump asymptote for
+     * |m| > 4, which runs 2-15% high: on the safe side) */
     static const alias_case m[] = {{8, 6, 2.0},  {25, 6, 2.0},  {7, 3, 2.0},     {6, 10, 2.0},
                                    {9, 13, 2.0}, {10, 8, 1.25}, {300, 10, 1.25}, {301, 6, 2.0}};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {

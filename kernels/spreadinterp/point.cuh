@@ -17,7 +17,7 @@ struct wf_pts {
     const T *__restrict__ y;
     const T *__restrict__ z;
     i64 nf1, nf2, nf3;
-    T beta, inv_hw, eb; /* inv_hw = 2/W, eb = exp(-beta) */
+    wf_kshape K; /* the kernel's constants (kernel_shape.h): 2/W, beta, e^-beta */
 };
 
 /* Point sets (kernels/ABI.md, "Point sets"): sets of set_M points each, one after the other in
@@ -57,12 +57,12 @@ __device__ __forceinline__ void wf_kernel_values(T (&k)[W], i64 a, double u, con
     const double da = (double)a;
 #pragma unroll
     for (int t = 0; t < W; ++t)
-        k[t] = wf_phi((T)((da + (double)t) - u), P.inv_hw, P.beta, P.eb);
+        k[t] = wf_phi((T)((da + (double)t) - u), P.K);
 }
 
 /* one value, for a run-time t */
 __device__ __forceinline__ T wf_kernel_value(i64 a, int t, double u, const wf_pts &P) {
-    return wf_phi((T)(((double)a + (double)t) - u), P.inv_hw, P.beta, P.eb);
+    return wf_phi((T)(((double)a + (double)t) - u), P.K);
 }
 
 /* The interpolation's inner sum over one row of the footprint: sum_t k[t] * v(t), t = 0..W-1 in

@@ -5,17 +5,21 @@ deconvolve/amplify, with the host's parameter choices (width, beta, fine grid, b
 the fine grid, no atomics, no memset of fw; with Points(stable=True), setpts ranks the points
 inside their bins with module sort_stable and type 1 is the same bits run to run).
 
-Host choices: FINUFFT's width for upsampling 2, w = ceil(-log10(tol/10)), and the sinh-type
-kernel of kernels/common.cuh with beta = 0.995 pi (3/4) w; fine grid nf = 2N (at least 2w);
-deconvolution factors 1/phihat(k) by Gauss-Legendre quadrature.
+Host choices: FINUFFT's width for upsampling 2, w = ceil(-log10(tol/10)), and the kernel of
+kernels/kernel_shape.h (kernel_shape.py reads it) with its beta at upsampling 2; fine grid
+nf = 2N (at least 2w); deconvolution factors 1/phihat(k) by Gauss-Legendre quadrature. Module and
+kernel names by kernels/module_names.h's rule.
 Env: WF_BUILD (cubin folder, default kernels/build), WF_ARCH (default sm_90), WF_OLDABI=1
 (kernels before the sorted-coordinate ABI: spread/interp read unsorted coordinates).
 """
 import math
 import os
+import re
 
 import numpy as np
 import cupy as cp
+from kernel_shape import beta as kernel_beta
+from kernel_shape import phi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("WF_BUILD", os.path.join(HERE, "..", "build"))
@@ -61,18 +65,9 @@ BETA_FACTOR = None  # override of beta / w (gpu_test.py bench betaf=..., sets it
 def width_beta(tol, extra=0):
     w = max(2, int(math.ceil(-math.log10(tol / 10.0) - 1e-9))) + extra
     w = min(w, 16)
-    c = 0.995 * math.pi * 0.75
     if BETA_FACTOR is not None:
-        c = BETA_FACTOR
-    return w, c * w
-
-
-def phi(z, w, beta):
-    a = 2.0 * z / w
-    s = 1.0 - a * a
-    r = np.sqrt(np.maximum(s, 1e-300))
-    edge = 2.0 * beta * np.exp(-beta)  # the sinh form's edge value, removed (common.cuh)
-    return np.where(s > 0, (np.exp(beta * (r - 1.0)) - np.exp(-beta * (r + 1.0))) / r - edge, 0.0)
+        return w, BETA_FACTOR * w
+    return w, kernel_beta(w, 2.0)
 
 
 def fac_of(N, nf, w, beta, prec):
@@ -221,11 +216,15 @@ class Points:
 
 
 # ---------------------------------------------------------------------------- spread / interp
+with open(os.path.join(HERE, "..", "module_names.h")) as _f:
+    _NAMES = dict(re.findall(r'#define (WF_SI_\w+_FMT)\s+"([^"]+)"', _f.read()))
+
+
 def si_name(op, method, dim, prec, w):
     """(module, kernel): op "spread" or "interp", method "gm"/"sm"/"od" (one module each; "od"
-    spreads only)."""
-    return (f"si_{dim}d_{psuf(prec)}_w{w}_{op}_{method}",
-            f"wf_{op}_{method}_{dim}d_{psuf(prec)}_w{w}")
+    spreads only), named by kernels/module_names.h's printf formats."""
+    return (_NAMES["WF_SI_MODULE_FMT"] % (dim, psuf(prec), w, op, method),
+            _NAMES["WF_SI_ENTRY_FMT"] % (op, method, dim, psuf(prec), w))
 
 
 NOSORT = False  # GM with sort_idx = NULL, points in input order (gpu_test.py bench nosort=1)

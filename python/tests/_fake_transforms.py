@@ -9,7 +9,7 @@ as ``warpfft_plan_create`` / ``warpfft_setpts*`` in _fake.py fill it.
 """
 
 import numpy as np
-from _kernel_sum import phi
+from _kernel_sum import kernel_beta, phi
 
 
 def _k(n, modeord):
@@ -23,7 +23,7 @@ class ExactTransforms:
     """FakeLib's transforms: ``_nudft`` dispatches on the plan (type 3, spread/interp only, or
     the direct sum of types 1/2)."""
 
-    WIDTH, BETA = 4, 0.995 * np.pi * 0.75 * 4  # type 3's kernel here (sinh type, sigma 2)
+    WIDTH, BETA = 4, kernel_beta(4, 2.0)  # type 3's kernel here (sigma 2)
 
     def _spreadinterp(self, p, c, fk):
         """gpu_spreadinterponly in the C ABI's order: grid = fk (n[0] fastest), with the

@@ -1,18 +1,27 @@
 """The direct kernel sum that spread/interp only (gpu_spreadinterponly=1) computes, in the
 reference's Python conventions: the grid is the mode array (shape n_modes, axis d <-> the d-th
-coordinate), grid index i_d sits at coordinate 2 pi i_d / N_d, and the kernel is warpfft's sinh
-kernel (phi, below) of the plan's width w and beta (plan.info), periodic on the grid."""
+coordinate), grid index i_d sits at coordinate 2 pi i_d / N_d, and the kernel is warpfft's
+(phi, kernel_beta: kernels/kernel_shape.h through kernels/test/kernel_shape.py, which reads it) of the
+plan's width w and beta (plan.info), periodic on the grid."""
+
+import importlib.util
+import os
 
 import numpy as np
 
 
-def phi(z, w, beta):
-    """warpfft's kernel at offsets z: 2 e^-beta (sinh(beta s) / s - beta), s = sqrt(1 - (2z/w)^2),
-    0 where |z| >= w/2 (kernels/common.cuh)."""
-    a2 = (2 * np.asarray(z, np.float64) / w) ** 2
-    ok = a2 < 1
-    s = np.sqrt(np.where(ok, 1 - a2, 1.0))
-    return np.where(ok, 2 * np.exp(-beta) * (np.sinh(beta * s) / s - beta), 0.0)
+def _kernel_shape():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernels", "test",
+                        "kernel_shape.py")
+    spec = importlib.util.spec_from_file_location("kernel_shape", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_shape = _kernel_shape()
+phi = _shape.phi  # phi(z, w, beta): the kernel at offsets z, 0 where |z| >= w/2
+kernel_beta = _shape.beta  # kernel_beta(w, sigma): its shape parameter
 
 
 def _weights(x, N, w, beta):

@@ -60,6 +60,27 @@ def test_upsampfac_zero_is_chosen_per_plan_with_the_points_hint():
     _raises(_errors.ERR_INVALID_ARG, points_hint=1.5)
 
 
+def test_kernel_shape_reader_gives_the_library_beta():
+    """The tests' kernel (kernels/test/kernel_shape.py, reading kernels/kernel_shape.h, which
+    _kernel_sum and the fake library use) has the plans' beta, bit for bit, at the width and
+    sigma each plan chose; and the kernel is 0 at its edge and positive inside."""
+    import _kernel_sum
+    seen = set()
+    for dtype, eps in ((np.complex64, 1e-3), (np.complex64, 1e-5), (np.complex128, 1e-8),
+                       (np.complex128, 1e-12)):
+        for ups in (0, 1.25, 1.5, 2.0, 3.0):
+            try:
+                p = warpfft.plan_params(1, (64, 48), eps=eps, dtype=dtype, upsampfac=ups)
+            except warpfft.InvalidArgumentError:  # a tol too fine for this sigma
+                continue
+            w, sigma = p["width"], p["upsampfac"]
+            assert _kernel_sum.kernel_beta(w, sigma) == p["beta"], (w, sigma)
+            seen.add(w)
+            phi = _kernel_sum.phi(np.array([-w / 2, -w / 4, 0.0, w / 3, w / 2]), w, p["beta"])
+            assert phi[0] == phi[-1] == 0 and (phi[1:-1] > 0).all(), (w, phi)
+    assert len(seen) >= 4, seen
+
+
 def test_plan_params3_reports_the_kernel():
     p = warpfft.plan_params3([(-1, 1)], [(-20, 20)], eps=1e-6)
     assert p["kernel"] == "sinh" and p["upsampfac"] == 2.0  # type 3: sigma 2 for 0

@@ -1,6 +1,9 @@
 //! Shared helpers for the GPU tests and the benchmark runner: a GPU probe that explains itself,
-//! a small deterministic RNG, a device buffer over the raw C ABI, and error formatting.
+//! a small deterministic RNG, a device buffer over the raw C ABI, error formatting, and the
+//! spreading kernel read from its one definition (`kernel_shape`).
 #![allow(dead_code)]
+
+pub mod kernel_shape;
 
 use std::ffi::CStr;
 use std::os::raw::c_void;

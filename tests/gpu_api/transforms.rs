@@ -2,6 +2,7 @@
 //! path and mode order, the sign and points outside the base period, the ends of the tol range,
 //! a hand-computed sum, the free direct_sample, and spread/interp-only against the kernel sum.
 
+use crate::common::kernel_shape::KernelShape;
 use crate::common::Rng;
 use crate::{check_batch, run, Path, NTRANSF, PI, TOL_F32, TOL_F64};
 use warpfft::{Complex, ModeOrder, Plan, Real, TransformType};
@@ -145,19 +146,9 @@ fn free_direct_sample_matches_the_plan_one() {
     }
 }
 
-/// The sinh kernel of kernels/common.cuh: 2 e^-beta (sinh(beta s) / s - beta),
-/// s = sqrt(1 - (2z/w)^2).
-fn sinh_kernel(z: f64, w: f64, beta: f64) -> f64 {
-    let a = 2.0 * z / w;
-    if a * a >= 1.0 {
-        return 0.0;
-    }
-    let s = (1.0 - a * a).sqrt();
-    2.0 * (-beta).exp() * ((beta * s).sinh() / s - beta)
-}
-
-/// Per-dimension kernel weights of every grid index for a point: periodic on n points.
-fn kernel_row(x: f64, n: usize, w: f64, beta: f64) -> Vec<f64> {
+/// Per-dimension kernel weights of every grid index for a point: periodic on n points. The
+/// kernel is kernels/kernel_shape.h's, read by `common::kernel_shape`.
+fn kernel_row(k: &KernelShape, x: f64, n: usize, w: f64, beta: f64) -> Vec<f64> {
     let mut u = x / (2.0 * PI);
     u = (u - u.floor()) * n as f64;
     if u >= n as f64 {
@@ -167,7 +158,7 @@ fn kernel_row(x: f64, n: usize, w: f64, beta: f64) -> Vec<f64> {
         .map(|i| {
             [-1.0, 0.0, 1.0]
                 .iter()
-                .map(|m| sinh_kernel(i as f64 + m * n as f64 - u, w, beta))
+                .map(|m| k.phi(i as f64 + m * n as f64 - u, w, beta))
                 .sum()
         })
         .collect()
@@ -183,6 +174,7 @@ fn spread_interp_only_is_the_kernel_sum() {
     let (m, n1, n2) = (400, 30, 26);
     let x: Vec<f64> = rng.points(m, PI);
     let y: Vec<f64> = rng.points(m, PI);
+    let ks = KernelShape::load();
     for ty in [TransformType::Type1, TransformType::Type2] {
         let mut plan = Plan::<f64>::builder(ty, &[n1, n2])
             .tol(1e-9)
@@ -193,8 +185,8 @@ fn spread_interp_only_is_the_kernel_sum() {
         assert_eq!(&info.n_fine[..2], &[n1, n2]);
         let (w, beta) = (info.width as f64, info.beta);
         plan.set_points(&[x.clone(), y.clone()]).unwrap();
-        let rows1: Vec<Vec<f64>> = x.iter().map(|&v| kernel_row(v, n1, w, beta)).collect();
-        let rows2: Vec<Vec<f64>> = y.iter().map(|&v| kernel_row(v, n2, w, beta)).collect();
+        let rows1: Vec<Vec<f64>> = x.iter().map(|&v| kernel_row(&ks, v, n1, w, beta)).collect();
+        let rows2: Vec<Vec<f64>> = y.iter().map(|&v| kernel_row(&ks, v, n2, w, beta)).collect();
         let (n_in, n_out) = if ty == TransformType::Type1 {
             (m, n1 * n2)
         } else {

@@ -1,13 +1,7 @@
 /*
- * kernel.c — the spreading kernel and its Fourier transform: the sinh kernel's shape parameter
- * beta and the widths embedded per precision, Gauss-Legendre quadrature, the kernel's half rule,
- * phihat and the deconvolution factors 1/phihat. No GPU; see params.h.
- *
- * The kernel is the sinh type (kernels/common.cuh) less its edge value, so that it is continuous:
- * phi(t) = 2 e^-beta (sinh(beta s) / s - beta), s = sqrt(1 - (2t/w)^2), 0 at and beyond |t| = w/2;
- * beta = WF_BETA_SCALE pi (1 - 1/(2 sigma)) w (Potts & Tasche's choice; a least-squares fit of
- * beta/w per width, sigma 2: 2.341-2.353 vs 2.356, so the 0.995; with the edge value removed the
- * best scale per (w, sigma) stayed within 0.94-1.00 of it and 0.99-1.00 in 19 of 24 cells).
+ * kernel.c — the spreading kernel's Fourier transform and the widths embedded per precision:
+ * Gauss-Legendre quadrature, the kernel's half rule, phihat and the deconvolution factors
+ * 1/phihat. No GPU; see params.h. The kernel and its beta are kernels/kernel_shape.h.
  */
 #include "params/kernel.h"
 
@@ -15,21 +9,6 @@
 
 #include <math.h>
 #include <string.h>
-
-#define WF_BETA_SCALE 0.995
-
-double wf_kernel_beta(int width, double sigma) {
-    return WF_BETA_SCALE * WF_PI * (1.0 - 1.0 / (2.0 * sigma)) * (double)width;
-}
-
-double wf_kernel_edge(double beta) {
-    return 2.0 * beta * exp(-beta);
-}
-
-/* Near the edge sinh(beta s)/s - beta ~ beta^3 s^2 / 6 and s^2 ~ 2 (1 - |2t/w|). */
-double wf_kernel_kink(int width, double beta) {
-    return 4.0 * beta * beta * beta * exp(-beta) / (3.0 * (double)width);
-}
 
 int wf_max_width(int precision) {
     return precision == WARPFFT_F64 ? WF_MAX_WIDTH_F64 : WF_MAX_WIDTH_F32;
@@ -90,11 +69,9 @@ int wf_quad_nodes(int width) {
 }
 
 /* Gauss-Legendre in theta after t = (w/2) sin(theta): nodes t[j] >= 0 (half rule) and weights
- * g[j] = (both halves) * dtheta scale * Jacobian * phi. With the Jacobian hw cos(theta) the
- * 1/s of phi cancels: g = pi wt hw (E - C/E - 2 beta e^-beta cos(th)), E = e^-2beta sin^2(th/2),
- * C/E = e^-2beta cos^2(th/2) (no cancellation in cos(th) -+ 1, which beta (up to 38) would
- * amplify); the last term is the edge value removed, times the Jacobian. The integrand is
- * analytic in theta, kink at the edge included. Returns the count. */
+ * g[j] = (both halves) * dtheta scale * (w/2) * phi(t) cos(theta), the last factor the kernel's
+ * quadrature form (wf_kshape_theta: analytic in theta, the kink at the edge included). Returns
+ * the count. */
 int wf_phi_rule(int width, double beta, int n_quad, double *t, double *g) {
     double x[WF_MAX_QUAD], wt[WF_MAX_QUAD];
     if (n_quad > WF_MAX_QUAD)
@@ -102,12 +79,12 @@ int wf_phi_rule(int width, double beta, int n_quad, double *t, double *g) {
     n_quad += n_quad & 1;
     wf_gauss_legendre(n_quad, x, wt);
     int h = n_quad / 2;
-    double hw = 0.5 * width, edge = wf_kernel_edge(beta);
+    double hw = 0.5 * width;
+    wf_kshape_f64 k = wf_kshape_make_f64(width, beta);
     for (int j = 0; j < h; j++) {
-        double th = 0.5 * WF_PI * x[h + j], sh = sin(0.5 * th), ch = cos(0.5 * th);
+        double th = 0.5 * WF_PI * x[h + j];
         t[j] = hw * sin(th);
-        g[j] = WF_PI * wt[h + j] * hw *
-               (exp(-2.0 * beta * sh * sh) - exp(-2.0 * beta * ch * ch) - edge * cos(th));
+        g[j] = WF_PI * wt[h + j] * hw * wf_kshape_theta(th, k);
     }
     return h;
 }

@@ -1,20 +1,20 @@
 /*
- * kernel.h — the sinh kernel (kernel.c): its shape parameter, the embedded widths, Gauss-Legendre
- * quadrature, phihat and the deconvolution factors.
+ * kernel.h — the spreading kernel on the host (kernel.c): the embedded widths, Gauss-Legendre
+ * quadrature, phihat and the deconvolution factors. The kernel itself -- its formula, beta
+ * (wf_kernel_beta), edge value, kink and evaluated forms -- is kernels/kernel_shape.h, the one
+ * definition the device code shares; included here (the kernels folder is on the C core's
+ * include path: build.rs and the scripts under c_core/tests).
  */
 #ifndef WARPFFT_PARAMS_KERNEL_H
 #define WARPFFT_PARAMS_KERNEL_H
 
 #include <stdint.h>
 
-#define WF_PI       3.14159265358979323846
+#include "kernel_shape.h"
+
+#define WF_PI       WF_KERNEL_PI
 #define WF_MAX_QUAD 512 /* Gauss-Legendre nodes over the full interval, at most */
 
-double wf_kernel_beta(int width, double sigma);
-/* The sinh form's value at |t| = w/2, 2 beta e^-beta, which the kernel subtracts (kernel.c). */
-double wf_kernel_edge(double beta);
-/* The kernel's slope at t -> -w/2 from inside (minus at +w/2): 4 beta^3 e^-beta / (3 w). */
-double wf_kernel_kink(int width, double beta);
 int wf_max_width(int precision);
 /* Gauss-Legendre nodes x[0..n-1] (ascending) and weights on [-1, 1], by Newton's method. */
 void wf_gauss_legendre(int n, double *x, double *w);

@@ -100,14 +100,8 @@ double wf_alias_mean(int64_t n_modes, int64_t nf, int width, double beta) {
  * w/2), the w kernel values the spreader uses (a node at -w/2 gets 0, as on the device), and
  * deconvolution divides by phihat(k): E_k(delta) = P_k(delta) / phihat(k) - 1 (Poisson: the sum
  * over m != 0 of phihat(k + m nf) / phihat(k) e^{2 pi i m delta}, coherent in m). Evaluated
- * directly, so the kernel's kink at +-w/2 is taken exactly as the spreader takes it. */
-static double phi_host(double z, double inv_hw, double beta, double e2b, double edge) {
-    double a = z * inv_hw, s2 = 1.0 - a * a;
-    if (!(s2 > 0.0))
-        return 0.0; /* as kernels/common.cuh */
-    double s = sqrt(s2), e = exp(beta * (s - 1.0));
-    return (e * e - e2b) / (e * s) - edge;
-}
+ * directly with the kernels' own double form (wf_kshape_phi_f64, kernels/kernel_shape.h), so
+ * the kernel's kink at +-w/2 is taken exactly as the spreader takes it. */
 
 /* Offsets: Gauss-Legendre on (0, 1/2) and (1/2, 1), whose nodes crowd towards the kinks at 0
  * and 1/2 (with the jump the kernel had before, a midpoint rule read the means over offsets
@@ -154,8 +148,8 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
     double rot_c[WF_ALIAS_NK], rot_s[WF_ALIAS_NK];
     for (int i = 0; i < nk; i++)
         sincos(2.0 * WF_PI * kk[i] / (double)nf, &rot_s[i], &rot_c[i]);
-    double inv_hw = 2.0 / (double)width, e2b = exp(-2.0 * beta), inv_n = 1.0 / (double)n_modes;
-    double edge = wf_kernel_edge(beta);
+    double inv_n = 1.0 / (double)n_modes;
+    wf_kshape_f64 kshape = wf_kshape_make_f64(width, beta);
     double edge2[WF_ALIAS_NK] = {0}, dx[WF_ALIAS_NDELTA / 2], dw[WF_ALIAS_NDELTA / 2];
     wf_gauss_legendre(WF_ALIAS_NDELTA / 2, dx, dw);
     *st = (wf_alias_dim){0};
@@ -167,7 +161,7 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
         double i0 = ceil(delta - 0.5 * width), phv[WF_MAX_WIDTH_F64], z[WF_MAX_WIDTH_F64];
         for (int q = 0; q < width; q++) {
             z[q] = (i0 + q) - delta;
-            phv[q] = phi_host(z[q], inv_hw, beta, e2b, edge);
+            phv[q] = wf_kshape_phi_f64(z[q], kshape);
         }
         double q2 = 0.0, er = 0.0, ei = 0.0;
         for (int i = 0; i < nk; i++) {
@@ -207,7 +201,7 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
 #define WF_ALIAS_CHUNK  128 /* modes per pass (the phase state's arrays) */
 void wf_alias_factors(int64_t nf, int width, double beta, int ns, int nk, const double *kk,
                       const double *ph, int stride, double *re, double *im) {
-    double inv_hw = 2.0 / (double)width, e2b = exp(-2.0 * beta), edge = wf_kernel_edge(beta);
+    wf_kshape_f64 kshape = wf_kshape_make_f64(width, beta);
     double ia = ceil(-0.5 * width); /* i0 at delta = 0; i0 + 1 beyond the first step */
     for (int k0 = 0; k0 < nk; k0 += WF_ALIAS_CHUNK) {
         int n = nk - k0 < WF_ALIAS_CHUNK ? nk - k0 : WF_ALIAS_CHUNK;
@@ -223,7 +217,7 @@ void wf_alias_factors(int64_t nf, int width, double beta, int ns, int nk, const 
             double delta = (double)s / (double)ns, i0 = ceil(delta - 0.5 * width);
             double phv[WF_MAX_WIDTH_F64];
             for (int q = 0; q < width; q++)
-                phv[q] = phi_host((i0 + q) - delta, inv_hw, beta, e2b, edge);
+                phv[q] = wf_kshape_phi_f64((i0 + q) - delta, kshape);
             for (int i = 0; i < n; i++) {
                 if (s % WF_ALIAS_RESEED == 0) {
                     sincos(2.0 * WF_PI * kk[k0 + i] / (double)nf * delta, &ps[i], &pc[i]);

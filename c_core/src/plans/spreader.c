@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "module_names.h"
 #include "params/bins.h"
 #include "params/params.h"
 #include "runtime/error.h"
@@ -138,14 +139,24 @@ int wf_spreader_stable(const wf_spreader *sp) {
 
 static const char *const op_names[2] = {"spread", "interp"};
 
+void wf_si_names(int dim, int precision, int width, const char *dir, const char *method,
+                 char module[WF_SI_NAME_MAX], char entry[WF_SI_NAME_MAX]) {
+    const char *ps = wf_prec_name(precision);
+    snprintf(module, WF_SI_NAME_MAX, WF_SI_MODULE_FMT, dim, ps, width, dir, method);
+    snprintf(entry, WF_SI_NAME_MAX, WF_SI_ENTRY_FMT, dir, method, dim, ps, width);
+}
+
 void wf_spreader_modules(const wf_params *p, int ops, wf_module_set *s) {
     const char *ps = wf_prec_name(p->precision);
     const char *m = method_of(p)->suffix;
+    char module[WF_SI_NAME_MAX], entry[WF_SI_NAME_MAX];
     wf_module_set_add(s, "sort");
     wf_module_set_add(s, "bin_%dd_%s", p->dim, ps);
     for (int i = 0; i < 2; i++)
-        if (ops & (1 << i))
-            wf_module_set_add(s, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width, op_names[i], m);
+        if (ops & (1 << i)) {
+            wf_si_names(p->dim, p->precision, p->width, op_names[i], m, module, entry);
+            wf_module_set_add(s, "%s", module);
+        }
     if (wf_params_scan_tiles(p) > 0) /* scan_big: only plans that use it */
         wf_module_set_add(s, "scan_big");
     if (p->deterministic && (ops & WF_SI_SPREAD)) /* the stable ranks (wf_spreader_stable) */
@@ -210,7 +221,7 @@ warpfft_status wf_spreader_kernels(wf_spreader *sp) {
     const wf_params *p = &sp->p;
     const si_method *m = method_of(p);
     const char *ps = wf_prec_name(p->precision);
-    char module[48], name[64];
+    char module[WF_SI_NAME_MAX], name[64];
     snprintf(module, sizeof module, "bin_%dd_%s", p->dim, ps);
     warpfft_status st = load_sort_kernels(sp);
     snprintf(name, sizeof name, "wf_bin_count_%s", ps);
@@ -225,10 +236,7 @@ warpfft_status wf_spreader_kernels(wf_spreader *sp) {
     for (int i = 0; i < 2 && st == WARPFFT_SUCCESS; i++) {
         if (!(sp->ops & (1 << i)))
             continue;
-        snprintf(module, sizeof module, "si_%dd_%s_w%d_%s_%s", p->dim, ps, p->width, op_names[i],
-                 m->suffix);
-        snprintf(name, sizeof name, "wf_%s_%s_%dd_%s_w%d", op_names[i], m->suffix, p->dim, ps,
-                 p->width);
+        wf_si_names(p->dim, p->precision, p->width, op_names[i], m->suffix, module, name);
         st = wf_kernel_load(&sp->ex, module, name, &sp->k_si[i]);
         if (st == WARPFFT_SUCCESS && m->shared_tile)
             st = set_shared_limit(sp, &sp->k_si[i]);

@@ -122,8 +122,14 @@ static inline const wf_bin_arrays *wf_spreader_bin_arrays(const wf_spreader *sp)
 
 /* ---- spreader.c ---- */
 
+/* The module and entry point of a spreading or interpolation kernel (kernels/module_names.h, the
+ * names the build gives them): dimension, precision, width, dir "spread" or "interp", method
+ * "gm", "sm" or "od". */
+#define WF_SI_NAME_MAX 48
+void wf_si_names(int dim, int precision, int width, const char *dir, const char *method,
+                 char module[WF_SI_NAME_MAX], char entry[WF_SI_NAME_MAX]);
 /* Adds the modules a spreader with parameters p and directions ops launches from to s: "sort",
- * "bin_{d}d_p", one "si_{d}d_p_w{w}_{dir}_{method}" per direction, "scan_big" for many bins,
+ * "bin_{d}d_p", one si module per direction (wf_si_names), "scan_big" for many bins,
  * "sort_stable" for deterministic spreading. No GPU. */
 void wf_spreader_modules(const wf_params *p, int ops, wf_module_set *s);
 /* Sets sp up for parameters p on ex, directions ops (no GPU work, nothing to release yet). */

@@ -1,9 +1,9 @@
 /*
  * footprint_ref.h — the reference both emulation tests (test_emu.cpp, test_emu_sets.cpp) check
  * the kernels against: point j's footprint on the fine grid, in double, with the kernels' own
- * fold, first index and kernel values (common.cuh, included by the test in namespace host
- * before this header). visit(cell, k) is called for each of the W^dim cells (periodic, x
- * fastest) with the product k of the per-dimension kernel values.
+ * fold, first index and kernel values (common.cuh and its kernel_shape.h, included by the test
+ * in namespace host before this header). visit(cell, k) is called for each of the W^dim cells
+ * (periodic, x fastest) with the product k of the per-dimension kernel values.
  */
 #ifndef WF_EMU_FOOTPRINT_REF_H
 #define WF_EMU_FOOTPRINT_REF_H
@@ -15,7 +15,7 @@ template <class T, class Visit>
 static void wf_ref_footprint(int dim, int W, const long long nf[3], const std::vector<T> (&x)[3],
                              long long j, T beta, Visit visit) {
     typedef long long i64;
-    const T inv_hw = (T)(2.0 / W), eb = (T)std::exp(-(double)beta);
+    const auto K = host::wf_kshape_make(W, beta);
     double kv[3][16];
     i64 a[3] = {0, 0, 0};
     for (int d = 0; d < 3; ++d)
@@ -25,7 +25,7 @@ static void wf_ref_footprint(int dim, int W, const long long nf[3], const std::v
         const double u = host::wf_fold((double)x[d][j], nf[d]);
         a[d] = host::wf_first_index(u, W);
         for (int q = 0; q < W; ++q)
-            kv[d][q] = (double)host::wf_phi((T)(((double)a[d] + q) - u), inv_hw, beta, eb);
+            kv[d][q] = (double)host::wf_phi((T)(((double)a[d] + q) - u), K);
     }
     const int W2 = dim >= 2 ? W : 1, W3 = dim >= 3 ? W : 1;
     for (int pz = 0; pz < W3; ++pz)

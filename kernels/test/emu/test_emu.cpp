@@ -16,6 +16,7 @@
  */
 #include "cuda_emu.h"
 #include "emu_registry.h"
+#include "../../module_names.h"
 
 #include <algorithm>
 #include <random>
@@ -165,8 +166,8 @@ static i64 stage_bytes(int dim, int prec, int W) { /* ABI.md, WF_OD_STAGE_BYTES 
 template <class T, class Cx> static void run_od(const OdCase &k) {
     const int dim = k.dim, W = k.W;
     const char *p = k.prec == 32 ? "f32" : "f64";
-    const std::string name =
-        "wf_spread_od_" + std::to_string(dim) + "d_" + p + "_w" + std::to_string(W);
+    char name[64]; /* the entry point's name by the rule the host looks it up with */
+    std::snprintf(name, sizeof name, WF_SI_ENTRY_FMT, "spread", "od", dim, p, W);
     const od_fn<T, Cx> fn = (od_fn<T, Cx>)kernel(name);
     std::mt19937_64 rng(1000 + dim * 100 + W + k.dist);
     std::uniform_real_distribution<double> U(-M_PI, M_PI);
@@ -293,7 +294,7 @@ template <class T, class Cx> static void run_od(const OdCase &k) {
         ++g_fail;
     std::printf("%s %s nf=%lldx%lldx%lld bs=%dx%dx%d tl=%dx%dx%d pad=%d nw=%d M=%lld nt=%d "
                 "grid=%dx%d dist=%d: rel err %.2e, unwritten cells %lld, rerun %s\n",
-                ok ? "ok  " : "FAIL", name.c_str(), nf[0], nf[1], nf[2], bs[0], bs[1], bs[2], tl[0],
+                ok ? "ok  " : "FAIL", name, nf[0], nf[1], nf[2], bs[0], bs[1], bs[2], tl[0],
                 tl[1], tl[2], k.pitch_pad, k.nwarps, M, k.ntransf, k.gridx, k.gridy, (int)k.dist,
                 rel, nan_cells, same ? "same bits" : "DIFFERS");
 }

@@ -16,6 +16,7 @@
  */
 #include "cuda_emu.h"
 #include "emu_registry.h"
+#include "../../module_names.h"
 
 #include <algorithm>
 #include <random>
@@ -191,9 +192,9 @@ template <class T, class Cx> static void run(const Case &k) {
         v.x = v.y = (T)0;
     const double beta_d = 2.30 * W;
     const T beta = (T)beta_d;
-    const std::string op = k.dir == SPREAD ? "spread" : "interp";
-    const std::string name = "wf_" + op + (k.method == GM ? "_gm_" : "_sm_") + ds + "_w" +
-                             std::to_string(W);
+    char name[64]; /* the entry point's name by the rule the host looks it up with */
+    std::snprintf(name, sizeof name, WF_SI_ENTRY_FMT, k.dir == SPREAD ? "spread" : "interp",
+                  k.method == GM ? "gm" : "sm", dim, p, W);
     if (k.method == GM) {
         wf_emu::launch(d3((unsigned)k.gridx), d3(256), 0, [&] {
             ((typename SI<T, Cx>::gm)kernel(name))(
@@ -253,7 +254,7 @@ template <class T, class Cx> static void run(const Case &k) {
     std::printf("%s %s nf=%lldx%lldx%lld bs=%dx%dx%d sets=%lld x %lld pts tps=%d maxsub=%d "
                 "grid=%dx%d dist=%d: sort %s (counted %llu, misplaced %lld, unordered %lld, "
                 "subproblems %lld wrong), rel err %.2e\n",
-                ok ? "ok  " : "FAIL", name.c_str(), nf[0], nf[1], nf[2], bs[0], bs[1], bs[2],
+                ok ? "ok  " : "FAIL", name, nf[0], nf[1], nf[2], bs[0], bs[1], bs[2],
                 n_sets, set_M, k.tps, k.maxsub, k.gridx, k.gridy, (int)k.dist,
                 sort_ok ? "ok" : "BAD", (unsigned long long)result[0], misplaced, unordered,
                 bad_sub, rel);

@@ -6,6 +6,7 @@ under kernels/test/emu/build/so; kernels run through its wf_emu_launch (libffi).
 CUDA thread is a fiber): for small sizes. Not a cupy replacement anywhere else."""
 import ctypes
 import os
+import re
 import subprocess
 import threading
 import time
@@ -95,10 +96,16 @@ def _module_build(name):
                            f"-DWF_PREP_PART=WF_PREP_{p[0].upper()}"]
     if p[0] in ("direct", "type3"):
         return f"{p[0]}.cu", [f"-DWF_PREC={p[1][1:]}"]
-    if p[0] == "si":  # si_{d}d_{p}_w{w}_{part}_{method}
+    if p[0] == "si":  # si_{d}d_{p}_w{w}_{part}_{method}, read back and checked against the rule
+        d, prec, w, part, method = int(p[1][0]), p[2], int(p[3][1:]), p[4], p[5]
+        with open(os.path.join(KERNELS, "module_names.h")) as f:
+            fmt = re.search(r'#define WF_SI_MODULE_FMT\s+"([^"]+)"', f.read()).group(1)
+        if fmt % (d, prec, w, part, method) != name:
+            raise ValueError(f"{name}: kernels/module_names.h names modules differently now "
+                             "(update this reading of the name)")
         return "spreadinterp.cu", [
-            f"-DWF_DIM={p[1][0]}", f"-DWF_PREC={p[2][1:]}", f"-DWF_W={p[3][1:]}",
-            f"-DWF_SI_PART=WF_SI_{p[4].upper()}", f"-DWF_SI_METHOD=WF_SI_{p[5].upper()}"]
+            f"-DWF_DIM={d}", f"-DWF_PREC={prec[1:]}", f"-DWF_W={w}",
+            f"-DWF_SI_PART=WF_SI_{part.upper()}", f"-DWF_SI_METHOD=WF_SI_{method.upper()}"]
     raise ValueError(f"unknown module {name}")
 
 
