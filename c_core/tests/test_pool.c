@@ -13,6 +13,8 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "standin.h"
@@ -113,9 +115,44 @@ static void env_limits(void) {
 
 static void env_junk(void) {
     setenv("WARPFFT_PLAN_CACHE_SIZE", "lots", 1);
-    setenv("WARPFFT_PLAN_CACHE_BYTES", "-4", 1);
+    setenv("WARPFFT_PLAN_CACHE_BYTES", "-4", 1); /* not a count: the default, not 0 */
     warpfft_pool_info i = info();
-    CHECK(i.max_plans == 16 && i.max_bytes == 0, "limits %lld, %lld", (long long)i.max_plans,
+    CHECK(i.max_plans == 16 && i.max_bytes == (int64_t)1 << 30, "limits %lld, %lld",
+          (long long)i.max_plans, (long long)i.max_bytes);
+}
+
+/* Digits only, as the kernel cache's size: strtoll read " 99999999999999999999" as no bound
+ * (INT64_MAX) and "  -3" as 0, turning pooling off. Each of these is the default. */
+static void env_not_digits(void) {
+    static const char *const junk[] = {" 99999999999999999999",
+                                       "99999999999999999999",
+                                       "9223372036854775808",
+                                       "  -3",
+                                       "+5",
+                                       "5 ",
+                                       "0x10",
+                                       "1e3"};
+    for (size_t k = 0; k < sizeof junk / sizeof junk[0]; k++) {
+        pid_t pid = fork();
+        if (pid == 0) { /* a fresh process: the limits are read at its first pool call */
+            setenv("WARPFFT_PLAN_CACHE_SIZE", junk[k], 1);
+            setenv("WARPFFT_PLAN_CACHE_BYTES", junk[k], 1);
+            warpfft_pool_info i = info();
+            _exit(i.max_plans == 16 && i.max_bytes == (int64_t)1 << 30 ? 0 : 1);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "WARPFFT_PLAN_CACHE_SIZE and _BYTES = \"%s\": not the defaults", junk[k]);
+    }
+}
+
+/* The largest value that fits is taken as it is; 0 turns pooling off. */
+static void env_edges(void) {
+    setenv("WARPFFT_PLAN_CACHE_SIZE", "0", 1);
+    setenv("WARPFFT_PLAN_CACHE_BYTES", "9223372036854775807", 1);
+    warpfft_pool_info i = info();
+    CHECK(i.max_plans == 0 && i.max_bytes == INT64_MAX, "limits %lld, %lld", (long long)i.max_plans,
           (long long)i.max_bytes);
 }
 
@@ -294,6 +331,8 @@ int main(void) {
     /* Before any pool call in this process: each child reads the environment afresh. */
     run_isolated("env limits", env_limits);
     run_isolated("env junk", env_junk);
+    run_isolated("env not digits", env_not_digits);
+    run_isolated("env edges", env_edges);
     run_isolated("env unset", env_unset);
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h || !(arm = (standin_arm_fn)dlsym(h, "standin_arm")) ||

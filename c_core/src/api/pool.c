@@ -21,6 +21,7 @@
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,16 +72,21 @@ __attribute__((constructor)) static void pool_register_atfork(void) {
     pthread_atfork(NULL, NULL, pool_atfork_child);
 }
 
-/* A limit from the environment: a decimal integer (negative: 0); else `fallback`. */
+/* A limit from the environment: decimal digits only, as the kernel cache's size (kcache.c):
+ * strtoll would take " 99999999999999999999" as no bound and "  -3" as 0 (pooling off).
+ * Anything else, or a value past INT64_MAX, is `fallback`. */
 static int64_t env_limit(const char *name, int64_t fallback) {
     const char *v = wf_getenv(name);
     if (!v || !v[0])
         return fallback;
-    char *end = NULL;
-    long long x = strtoll(v, &end, 10);
-    if (!end || *end != '\0')
-        return fallback;
-    return x < 0 ? 0 : (int64_t)x;
+    int64_t x = 0;
+    for (const char *c = v; *c; c++) {
+        unsigned d = (unsigned)(*c - '0');
+        if (d > 9 || x > (INT64_MAX - (int64_t)d) / 10)
+            return fallback;
+        x = 10 * x + (int64_t)d;
+    }
+    return x;
 }
 
 static void limits_locked(void) {
