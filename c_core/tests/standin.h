@@ -39,6 +39,8 @@ typedef struct standin_counts {
     long fft_creates;    /* cufftCreate calls that succeeded (ever) */
     long fft_makes;      /* cufftMakePlanMany64 calls that succeeded (ever) */
     long live_events;    /* cuEventCreate minus cuEventDestroy */
+    long legacy_syncs;   /* cuStreamSynchronize of the legacy stream (0) that succeeded (ever) */
+    long event_syncs;    /* cuEventSynchronize calls that succeeded (ever) */
 } standin_counts;
 
 /* Fails numbered call `fail_at` (counting from 1 from now; 0: none) and resets the call count. */

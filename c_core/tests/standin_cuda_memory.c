@@ -191,8 +191,10 @@ API CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream 
 API CUresult cuStreamSynchronize(CUstream s) {
     TICK("cuStreamSynchronize");
     standin_check_stream(s, "cuStreamSynchronize");
-    if (!s)
+    if (!s) {
         set_pending(0);
+        sc_count(&sc_counts.legacy_syncs);
+    }
     return 0;
 }
 /* ---- events (warpfft_bench_fft resolves these itself; the loader's table has none) ---- */
@@ -228,6 +230,7 @@ API CUresult cuEventSynchronize(CUevent e) {
                   NULL);
     if (!e->recorded)
         sc_violation("%s %p %zu: the event was never recorded", "cuEventSynchronize", e, 0);
+    sc_count(&sc_counts.event_syncs);
     return 0;
 }
 API CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {

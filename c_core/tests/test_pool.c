@@ -362,6 +362,7 @@ int main(void) {
     test_dead_streams_type3();
     test_no_waiting_behind_others();
     test_threads();
+    test_legacy_stream_threads();
     test_fault_walk();
     warpfft_free(0, xs);
     warpfft_free(0, cs);

@@ -27,8 +27,8 @@ struct warpfft_plan_s {
 };
 
 /* plan->fence_state. SET: `fence` follows all the plan's work (recorded at its last release);
- * NONE: no fence follows it (legacy stream, or the record failed: the stream itself is waited
- * for, at release, while it is known alive); WAITED / LOST: the pool waited for it before a
+ * NONE: no fence follows it (the record failed: the stream itself is waited for, at release,
+ * while it is known alive); WAITED / LOST: the pool waited for it before a
  * destroy that failed, successfully / not (a retry does not wait again). */
 enum { WF_FENCE_NONE = 0, WF_FENCE_SET = 1, WF_FENCE_WAITED = 2, WF_FENCE_LOST = 3 };
 

@@ -37,8 +37,9 @@ void wf_plan_forget_points(warpfft_plan plan) {
 warpfft_status wf_plan_fence(warpfft_plan plan) {
     plan->fence_state = WF_FENCE_NONE;
     const wf_exec *ex = wf_handle_exec(plan);
-    if (!ex->stream) /* the legacy stream: never destroyed, so it can be waited for later */
-        return WARPFFT_SUCCESS;
+    /* The legacy stream (0) too: it is never destroyed, but waiting for it would wait for all
+     * the work anyone enqueued there since (torch's default stream, the one-call functions'),
+     * where the fence waits for this plan's work only. */
     warpfft_status st = wf_ctx_enter(ex->dev);
     if (st != WARPFFT_SUCCESS)
         return st;

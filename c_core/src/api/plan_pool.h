@@ -13,9 +13,10 @@
 void wf_plan_set_pooled(warpfft_plan plan, int pooled);
 /* The plan forgets its points (execute: WARPFFT_ERR_NO_POINTS) and takes a new points id. */
 void wf_plan_forget_points(warpfft_plan plan);
-/* Records the plan's fence on its stream, after all the work enqueued so far (the legacy
- * stream needs none: it cannot be destroyed). On failure the plan has no fence (its stream is
- * waited for instead, while it is known alive: the pool destroys the plan at once). */
+/* Records the plan's fence on its stream, after all the work enqueued so far, on any stream:
+ * the legacy one (0) too, so that destroying the plan waits for its own work, never for the
+ * stream. On failure the plan has no fence (its stream is waited for instead, while it is known
+ * alive: the pool destroys the plan at once). */
 warpfft_status wf_plan_fence(warpfft_plan plan);
 /* Waits for the plan's work (its fence; without one, its stream), then destroys the plan
  * without touching its stream again. Returns the wait's failure (an asynchronous error), after
