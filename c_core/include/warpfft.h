@@ -413,6 +413,11 @@ WARPFFT_API warpfft_status warpfft_release_cached(void);
 
 /* warpfft_pool_release flag: the plan keeps its points for a later acquirer. */
 #define WARPFFT_POOL_KEEP_POINTS 1u
+/* warpfft_pool_release flag: destroy the plan now instead of keeping it idle, e.g. one that ran
+ * out of memory, so that its device memory is free before the caller tries a smaller plan
+ * (its cuFFT plan, fine grid and factors go to the cache of plan resources, which a later
+ * allocation that runs out of memory empties first). */
+#define WARPFFT_POOL_DISCARD 2u
 
 /* Filled by warpfft_pool_get_info. Counts since the process started, except where "now". */
 typedef struct warpfft_pool_info {
@@ -434,9 +439,10 @@ WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t
                                                 int iflag, int64_t ntransf, double tol,
                                                 warpfft_precision precision,
                                                 const warpfft_opts *opts, warpfft_plan *plan);
-/* Gives back a plan from warpfft_pool_acquire (flags: 0 or WARPFFT_POOL_KEEP_POINTS). It
- * returns to the pool, or is destroyed now when a clear came while it was in use, the pool is
- * full or off (max_plans 0), or it alone exceeds max_bytes: then a failure of that destroy or
+/* Gives back a plan from warpfft_pool_acquire (flags: 0, WARPFFT_POOL_KEEP_POINTS and/or
+ * WARPFFT_POOL_DISCARD). It returns to the pool, or is destroyed now when asked to (DISCARD), a
+ * clear came while it was in use, the pool is full or off (max_plans 0), or it alone exceeds
+ * max_bytes: then a failure of that destroy or
  * of the wait for its work (an asynchronous error) is returned, after destroying. Either way
  * the handle is the caller's no more. WARPFFT_ERR_INVALID_ARG for NULL, a plan the pool did not
  * hand out, or one released already (nothing changes then). */

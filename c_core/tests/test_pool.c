@@ -241,7 +241,7 @@ static void test_misuse(void) {
     CHECK(acquire(1, 32, 0, &a) == 0);
     CHECK(warpfft_plan_destroy(a) == WARPFFT_ERR_INVALID_ARG && CHECK_MSG("warpfft_pool_release"));
     CHECK(run(a) == 0, "a refused destroy left the plan working");
-    CHECK(warpfft_pool_release(a, 2) == WARPFFT_ERR_INVALID_ARG && CHECK_MSG("flags"));
+    CHECK(warpfft_pool_release(a, 4) == WARPFFT_ERR_INVALID_ARG && CHECK_MSG("flags"));
     CHECK(warpfft_pool_release(a, 0) == 0);
     CHECK(warpfft_pool_release(a, 0) == WARPFFT_ERR_INVALID_ARG && CHECK_MSG("released already"));
     CHECK(warpfft_pool_release(NULL, 0) == WARPFFT_ERR_INVALID_ARG);
@@ -311,6 +311,26 @@ static void test_limits(void) {
     expect_clean("limits", &s0);
 }
 
+/* WARPFFT_POOL_DISCARD: the release destroys the plan (an XLA call's batched plan that ran out
+ * of memory, whose memory the fallback needs), whatever the limits; with the points flag too. */
+static void test_discard(void) {
+    standin_counts s0 = counts();
+    warpfft_plan a = NULL, b = NULL;
+    CHECK(acquire(1, 32, 0x5150, &a) == 0 && run(a) == 0);
+    warpfft_pool_info i0 = info();
+    size_t live = counts().live_bytes;
+    CHECK(warpfft_pool_release(a, WARPFFT_POOL_DISCARD) == 0, "%s", warpfft_last_error());
+    warpfft_pool_info i1 = info();
+    CHECK(i1.idle == 0 && i1.busy == 0 && i1.destroyed == i0.destroyed + 1 &&
+              counts().live_bytes < live,
+          "discarded: %lld idle, %lld busy, %lld destroyed", (long long)i1.idle, (long long)i1.busy,
+          (long long)(i1.destroyed - i0.destroyed));
+    CHECK(acquire(1, 32, 0x5150, &b) == 0 && info().created == i1.created + 1, "not made again");
+    CHECK(warpfft_pool_release(b, WARPFFT_POOL_DISCARD | WARPFFT_POOL_KEEP_POINTS) == 0 &&
+          info().idle == 0 && info().destroyed == i1.destroyed + 1);
+    expect_clean("discard", &s0);
+}
+
 /* A clear while a plan is in use: the plan keeps working, and goes at its release. */
 static void test_busy_survives_clear(void) {
     standin_counts s0 = counts();
@@ -357,6 +377,7 @@ int main(void) {
     test_points_id_zero();
     test_misuse();
     test_limits();
+    test_discard();
     test_busy_survives_clear();
     test_dead_streams();
     test_dead_streams_type3();

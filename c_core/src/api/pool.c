@@ -284,9 +284,10 @@ WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flag
     wf_clear_error();
     if (!plan)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_pool_release: plan is NULL");
-    if (flags & ~WARPFFT_POOL_KEEP_POINTS)
+    const uint32_t known = WARPFFT_POOL_KEEP_POINTS | WARPFFT_POOL_DISCARD;
+    if (flags & ~known)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_pool_release: flags = %#x; known: %#x",
-                        (unsigned)flags, WARPFFT_POOL_KEEP_POINTS);
+                        (unsigned)flags, known);
     pthread_mutex_lock(&wf_pool_lock);
     wf_pool_entry *e = find_plan_locked(plan);
     int was = e ? e->busy : 0;
@@ -320,8 +321,8 @@ WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flag
     push_front_locked(e);
     wf_pool_idle++;
     wf_pool_idle_bytes += e->bytes;
-    int mine = e->doomed || fenced != WARPFFT_SUCCESS || wf_pool_max_plans == 0 ||
-               e->bytes > wf_pool_max_bytes;
+    int mine = e->doomed || (flags & WARPFFT_POOL_DISCARD) || fenced != WARPFFT_SUCCESS ||
+               wf_pool_max_plans == 0 || e->bytes > wf_pool_max_bytes;
     if (mine)
         take_idle_locked(e, &victims);
     evict_locked(&victims);
