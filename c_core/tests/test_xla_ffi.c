@@ -8,7 +8,7 @@
  * it asks XLA for the stream, takes a plan from the pool (made with the call's key and
  * check_points 0: unchecked set-points), sets the points once per point group (once when one set
  * serves every group) and executes once per batch group on that group's slices, in that order,
- * then gives the plan back (the pool forgets its points and fences its work); a second call
+ * then gives the plan back (the pool fences its work and forgets its points); a second call
  * reuses the plan. With the k-th call (stream request or ABI) failing, for k = 1, 2, ...: the
  * handler returns XLA's own error or one naming the failed function with its status's error
  * code, calls nothing after it but the release, and leaves the plan idle in the pool. A call
@@ -104,7 +104,7 @@ static void expected(const config *cf, int plan, int create, char *s, size_t len
                              (int)cf->precision, cf->type == 2 ? "out" : "src", (size_t)g * per_c,
                              cf->type == 2 ? "src" : "out", (size_t)g * per_fk);
     }
-    snprintf(s + out, len - out, "forget P%d\nfence P%d\n", plan, plan); /* the release */
+    snprintf(s + out, len - out, "fence P%d\nforget P%d\n", plan, plan); /* the release */
 }
 
 static int errc_of(warpfft_status st) {
@@ -281,7 +281,7 @@ static void test_failures(void) {
             /* nothing after the failed call but the plan's release */
             char tail[64] = "  FAILED\n";
             if (had_plan)
-                snprintf(tail, sizeof tail, "  FAILED\nforget P%d\nfence P%d\n", plan_ids,
+                snprintf(tail, sizeof tail, "  FAILED\nfence P%d\nforget P%d\n", plan_ids,
                          plan_ids);
             size_t len = strlen(trace), tl = strlen(tail);
             CHECK(len >= tl && strcmp(trace + len - tl, tail) == 0,

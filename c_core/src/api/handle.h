@@ -1,12 +1,15 @@
 /*
  * handle.h — the public plan handle (warpfft.h's opaque warpfft_plan), shared by the public plan
- * functions: plan.c (create, destroy, info), points.c (setpts, setpts3, setpts_check, execute)
- * and plan_pool.c (what the live-plan pool, pool.c, does to a plan: its mark, its fence, its
- * points id). A handle holds one transform: types 1 and 2 (plans/nufft12.h) or type 3
- * (plans/type3.h). Not installed.
+ * functions: plan.c (create, destroy, info), points.c (setpts, setpts3, setpts_check, execute),
+ * plan_pool.c (what the live-plan pool, pool.c, does to a plan: its mark, its fence, its
+ * points id) and capture.c (what a plan does while its stream is captured into a CUDA graph). A
+ * handle holds one transform: types 1 and 2 (plans/nufft12.h) or type 3 (plans/type3.h). Not
+ * installed.
  */
 #ifndef WARPFFT_API_HANDLE_H
 #define WARPFFT_API_HANDLE_H
+
+#include <stdatomic.h>
 
 #include "params/base.h"
 #include "plans/nufft12.h"
@@ -24,6 +27,14 @@ struct warpfft_plan_s {
     int pooled;         /* the pool's: warpfft_plan_destroy refuses it */
     CUevent fence;      /* recorded on the stream at each release to the pool (made at the first) */
     int fence_state;    /* WF_FENCE_*: what is known of the work enqueued so far */
+    int eager_work;     /* work enqueued outside a stream capture since the last fence */
+
+    /* CUDA graphs (capture.c): the graphs that hold work of this plan captured from its stream
+     * own it until they are destroyed (their user objects' destructors count them down, on a
+     * driver thread); the last capture sequence it joined */
+    atomic_int graph_refs;
+    uint64_t capture_id;
+    int captured; /* capture_id is set */
 };
 
 /* plan->fence_state. SET: `fence` follows all the plan's work (recorded at its last release);
