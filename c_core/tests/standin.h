@@ -62,21 +62,24 @@ typedef void (*standin_slow_event_sync_fn)(int ms);
  * copy or memset, a launch, cufftSetStream, a cuFFT transform) is a violation. */
 typedef void (*standin_stream_dead_fn)(struct CUstream_st *s, int dead);
 
-/* Stream capture into CUDA graphs (standin_cuda_graphs.c). standin_capture_begin(s, blocking):
- * stream s (not the legacy one) starts capturing into a new graph, returned (blocking: s is a
- * blocking stream, so the legacy stream cannot be used meanwhile: cuStreamIsCapturing and
- * cuStreamGetCaptureInfo_v2 fail on it with STREAM_CAPTURE_IMPLICIT, and work on it is a
- * violation). While s captures, work enqueued on it (launches, memsets, event records, cuFFT
- * transforms) is counted as captured (standin_counts.captured; emulated kernels compute all the
- * same), and waiting for s, a copy between host and device on s, a wait for an event recorded
- * during the capture, and any allocation, free, module load or link (CUDA's global capture mode)
- * are violations. standin_capture_invalidate(s): the capture is invalidated (status INVALIDATED).
- * standin_capture_end(s): the capture ends (returns the work captured into its graph; the graph
- * lives until standin_graph_destroy). standin_graph_destroy(g): the graph (and every executable
- * graph of it) destroyed: the references it holds on user objects are released, and the
- * destructors of those at zero run now, or at standin_run_destructors (which returns how many)
- * after standin_defer_destructors(1) (CUDA runs them on a thread of its own, maybe later). */
-typedef void *(*standin_capture_begin_fn)(struct CUstream_st *s, int blocking);
+/* Stream capture into CUDA graphs (standin_cuda_graphs.c). standin_capture_begin(s, flags):
+ * stream s (not the legacy one) starts capturing into a new graph, returned (flags
+ * STANDIN_CAPTURE_BLOCKING: s is a blocking stream, so the legacy stream cannot be used
+ * meanwhile: cuStreamIsCapturing and cuStreamGetCaptureInfo_v2 fail on it with
+ * STREAM_CAPTURE_IMPLICIT, and work on it is a violation). While s captures, work enqueued on it
+ * (launches, memsets, event records, cuFFT transforms) is counted as captured
+ * (standin_counts.captured; emulated kernels compute all the same), and waiting for s, a copy
+ * between host and device on s, a wait for an event recorded during the capture, and (unless
+ * STANDIN_CAPTURE_RELAXED: CUDA's relaxed capture mode) any allocation, free, module load or
+ * link anywhere (CUDA's global capture mode) are violations. standin_capture_invalidate(s): the
+ * capture is invalidated (status INVALIDATED). standin_capture_end(s): the capture ends (returns
+ * the work captured into its graph; the graph lives until standin_graph_destroy).
+ * standin_graph_destroy(g): the graph (and every executable graph of it) destroyed: the references
+ * it holds on user objects are released, and the destructors of those at zero run now, or at
+ * standin_run_destructors (which returns how many) after standin_defer_destructors(1) (CUDA runs
+ * them on a thread of its own, maybe later). */
+enum { STANDIN_CAPTURE_BLOCKING = 1, STANDIN_CAPTURE_RELAXED = 2 };
+typedef void *(*standin_capture_begin_fn)(struct CUstream_st *s, int flags);
 typedef void (*standin_capture_invalidate_fn)(struct CUstream_st *s);
 typedef long (*standin_capture_end_fn)(struct CUstream_st *s);
 typedef void (*standin_graph_destroy_fn)(void *graph);

@@ -38,7 +38,7 @@ typedef struct sc_graph {
 /* Guarded by sc_lock. */
 static struct {
     CUstream s; /* capturing (NULL slot: free; the legacy stream cannot capture) */
-    int blocking, invalidated;
+    int blocking, relaxed, invalidated;
     uint64_t id;
     sc_graph *graph;
 } caps[MAX_CAPTURES];
@@ -66,7 +66,7 @@ static int blocking_locked(void) {
 
 /* ---- the control API (standin.h) ---- */
 
-API void *standin_capture_begin(CUstream s, int blocking) {
+API void *standin_capture_begin(CUstream s, int flags) {
     sc_graph *g = calloc(1, sizeof *g);
     pthread_mutex_lock(&sc_lock);
     int i = 0;
@@ -79,7 +79,8 @@ API void *standin_capture_begin(CUstream s, int blocking) {
         return NULL;
     }
     caps[i].s = s;
-    caps[i].blocking = blocking;
+    caps[i].blocking = flags & STANDIN_CAPTURE_BLOCKING;
+    caps[i].relaxed = (flags & STANDIN_CAPTURE_RELAXED) != 0;
     caps[i].invalidated = 0;
     caps[i].id = ++capture_ids;
     caps[i].graph = g;
@@ -210,7 +211,7 @@ void sc_capture_forbid_locked(CUstream s, const char *what) {
 void sc_capture_none(const char *what) {
     pthread_mutex_lock(&sc_lock);
     for (int i = 0; i < MAX_CAPTURES; i++)
-        if (caps[i].s) {
+        if (caps[i].s && !caps[i].relaxed) {
             sc_violation("%s while stream %p (%zu) is being captured into a CUDA graph (global "
                          "capture mode: the capture breaks)",
                          what, caps[i].s, 0);
@@ -340,9 +341,10 @@ API CUresult cuStreamDestroy_v2(CUstream s) {
     return 0;
 }
 API CUresult cuStreamBeginCapture_v2(CUstream s, int mode) {
-    (void)mode;
     TICK("cuStreamBeginCapture");
-    return standin_capture_begin(s, 0) ? 0 : CUDA_ERROR_INVALID_VALUE;
+    return standin_capture_begin(s, mode == 2 ? STANDIN_CAPTURE_RELAXED : 0)
+               ? 0
+               : CUDA_ERROR_INVALID_VALUE;
 }
 API CUresult cuStreamEndCapture(CUstream s, CUgraph *graph) {
     TICK("cuStreamEndCapture");

@@ -227,7 +227,7 @@ static void test_legacy_beside_blocking_capture(void) {
     standin_counts s0 = counts();
     warpfft_plan p = NULL, made = NULL;
     CHECK(make_plan(0, 1, 0, 0, &p) == 0 && run_plan(p, M) == 0);
-    void *g = capture_begin(STREAM(0x6104), 1);
+    void *g = capture_begin(STREAM(0x6104), STANDIN_CAPTURE_BLOCKING);
     CHECK(warpfft_setpts(p, WARPFFT_F32, M, xs, NULL, NULL) == WARPFFT_ERR_UNSUPPORTED &&
           CHECK_MSG("legacy default stream"));
     CHECK(warpfft_execute(p, WARPFFT_F32, cs, fks) == WARPFFT_ERR_UNSUPPORTED &&
@@ -292,6 +292,7 @@ int main(void) {
     test_pool_capture();
     test_pool_capture_clear_and_discard();
     test_pool_release_refused();
+    test_pool_release_during_capture_destroys_nothing();
     test_pool_graphs_threads();
     warpfft_free(0, xs);
     warpfft_free(0, ys);

@@ -43,6 +43,7 @@ void expect_clean(const char *part, const standin_counts *s0);
 void test_pool_capture(void);
 void test_pool_capture_clear_and_discard(void);
 void test_pool_release_refused(void);
+void test_pool_release_during_capture_destroys_nothing(void);
 void test_pool_graphs_threads(void);
 
 #endif /* WARPFFT_TEST_CAPTURE_H */

@@ -125,15 +125,60 @@ void test_pool_release_refused(void) {
     capture_end(STREAM(S));
     graph_destroy(g);
     /* the legacy stream beside a blocking capture: refused too */
-    g = capture_begin(STREAM(0x6203), 1);
+    g = capture_begin(STREAM(0x6203), STANDIN_CAPTURE_BLOCKING);
     CHECK(warpfft_pool_release(l, 0) == WARPFFT_ERR_UNSUPPORTED &&
           CHECK_MSG("legacy default stream"));
     capture_end(STREAM(0x6203));
     graph_destroy(g);
     CHECK(warpfft_pool_release(a, 0) == 0 && warpfft_pool_release(l, 0) == 0 && info().busy == 0,
           "%s", warpfft_last_error());
+    /* a plan just made: its creation uploaded on the stream, work outside the capture (found by
+     * fuzz_abi: released with DISCARD during a capture, it was destroyed waiting for the
+     * capturing stream) */
+    const uint64_t S2 = 0x6204;
+    warpfft_plan fresh = NULL;
+    CHECK(make_plan(1, 1, S2, 0, &fresh) == 0);
+    g = capture_begin(STREAM(S2), 0);
+    CHECK(warpfft_pool_release(fresh, WARPFFT_POOL_DISCARD) == WARPFFT_ERR_UNSUPPORTED &&
+          CHECK_MSG("outside the CUDA graph capture"));
+    capture_end(STREAM(S2));
+    graph_destroy(g);
+    CHECK(warpfft_pool_release(fresh, 0) == 0, "%s", warpfft_last_error());
     CHECK(counts().violations == s0.violations);
     expect_clean("pool release refused", &s0);
+}
+
+/* During a capture a release destroys nothing, even a plan it would destroy at once outside
+ * one (DISCARD), nor evicts: the plan is left doomed for the next call that destroys. (A clear
+ * or a limit change is the caller's own destroy: made during a capture in CUDA's global mode,
+ * its frees break the capture, as any cuMemFree would: docs/cuda-graphs.md.) */
+void test_pool_release_during_capture_destroys_nothing(void) {
+    standin_counts s0 = counts();
+    const uint64_t S = 0x6205;
+    warpfft_plan a = NULL, b = NULL, c = NULL;
+    CHECK(make_plan(1, 1, S, 0, &a) == 0 && run_plan(a, M) == 0 && warpfft_pool_release(a, 0) == 0);
+    CHECK(make_plan(1, 2, S, 0, &b) == 0 && run_plan(b, M) == 0 && warpfft_pool_release(b, 0) == 0);
+    warpfft_pool_info i0 = info();
+    standin_counts c0 = counts();
+    void *g = capture_begin(STREAM(S), 0);
+    CHECK(make_plan(1, 2, S, 0, &c) == 0 && c == b, "%s", warpfft_last_error());
+    CHECK(warpfft_pool_release(c, WARPFFT_POOL_DISCARD) == 0, "%s", warpfft_last_error());
+    CHECK(make_plan(1, 1, S, 0, &c) == 0 && c == a && warpfft_pool_release(c, 0) == 0, "%s",
+          warpfft_last_error());
+    warpfft_pool_info i1 = info();
+    standin_counts c1 = counts();
+    CHECK(i1.destroyed == i0.destroyed && c1.live_allocs == c0.live_allocs &&
+              c1.event_syncs == c0.event_syncs && c1.violations == s0.violations,
+          "during the capture: %lld destroyed, %ld allocations freed, %ld waits",
+          (long long)(i1.destroyed - i0.destroyed), c0.live_allocs - c1.live_allocs,
+          c1.event_syncs - c0.event_syncs);
+    capture_end(STREAM(S));
+    graph_destroy(g);
+    CHECK(warpfft_pool_set_limits(16, -1) == 0); /* an eviction pass: the doomed plan first */
+    CHECK(info().destroyed == i0.destroyed + 1 && info().idle == 1,
+          "the doomed plan goes at the next call that destroys: %lld destroyed, %lld idle",
+          (long long)(info().destroyed - i0.destroyed), (long long)info().idle);
+    expect_clean("release during a capture destroys nothing", &s0);
 }
 
 /* ---- graphs let go on CUDA's thread while the pool's callers run ---- */

@@ -348,7 +348,8 @@ void wf_plan_forget_points(warpfft_plan plan) {
     new_points_id(plan);
 }
 
-warpfft_status wf_plan_fence(warpfft_plan plan) {
+warpfft_status wf_plan_fence(warpfft_plan plan, int *capturing) {
+    *capturing = 0;
     record("fence P%d\n", plan->id);
     return WARPFFT_SUCCESS;
 }

@@ -37,6 +37,7 @@ WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t 
         free(pl);
         return st;
     }
+    pl->eager_work = 1; /* creation's uploads on the stream: no fence follows them yet */
     *plan = pl;
     return WARPFFT_SUCCESS;
 }

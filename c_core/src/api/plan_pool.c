@@ -53,8 +53,9 @@ static warpfft_status fence_captured(warpfft_plan plan, warpfft_status query) {
     return WARPFFT_SUCCESS;
 }
 
-warpfft_status wf_plan_fence(warpfft_plan plan) {
+warpfft_status wf_plan_fence(warpfft_plan plan, int *capturing) {
     const wf_exec *ex = wf_handle_exec(plan);
+    *capturing = 0;
     /* The legacy stream (0) too: it is never destroyed, but waiting for it would wait for all
      * the work anyone enqueued there since (torch's default stream, the one-call functions'),
      * where the fence waits for this plan's work only. */
@@ -67,6 +68,7 @@ warpfft_status wf_plan_fence(warpfft_plan plan) {
     st = wf_stream_capture(ex->drv, ex->stream, "the plan's stream", &cap);
     if (cap.blocked || (st == WARPFFT_SUCCESS && cap.active)) {
         wf_ctx_leave(ex->dev);
+        *capturing = 1;
         return fence_captured(plan, st);
     }
     plan->fence_state = WF_FENCE_NONE;

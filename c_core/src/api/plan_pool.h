@@ -17,13 +17,13 @@ void wf_plan_forget_points(warpfft_plan plan);
  * the legacy one (0) too, so that destroying the plan waits for its own work, never for the
  * stream. On failure the plan has no fence (its stream is waited for instead, while it is known
  * alive: the pool destroys the plan at once).
- * While the stream is being captured into a CUDA graph nothing can be recorded on it (the
- * record would be a node of the graph): then the fence stays as it was, which covers the plan's
- * work when none was enqueued outside the capture since (WARPFFT_SUCCESS), and the call returns
- * WARPFFT_ERR_UNSUPPORTED (the pool refuses the release, nothing changed) when some was, or when
- * the capture state cannot be read (an invalidated capture, the legacy stream beside a blocking
- * capture). */
-warpfft_status wf_plan_fence(warpfft_plan plan);
+ * While the stream is being captured into a CUDA graph (*capturing = 1) nothing can be recorded
+ * on it (the record would be a node of the graph): then the fence stays as it was, which covers
+ * the plan's work when none was enqueued outside the capture since (its creation's included:
+ * WARPFFT_SUCCESS), and the call returns WARPFFT_ERR_UNSUPPORTED (the pool refuses the release,
+ * nothing changed) when some was, or when the capture state cannot be read (an invalidated
+ * capture, the legacy stream beside a blocking capture). */
+warpfft_status wf_plan_fence(warpfft_plan plan, int *capturing);
 /* Whether CUDA graphs that captured the plan's work still exist (api/capture.c): the pool then
  * neither hands the plan out nor destroys it. Never blocks (an atomic load). */
 int wf_plan_graph_held(warpfft_plan plan);

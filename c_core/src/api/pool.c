@@ -21,8 +21,11 @@
  * let go, on a thread of its own that may not call CUDA; the pool notices at its next call
  * (sweep_graphs_locked): the entry becomes idle, or is destroyed if doomed (by the calls that
  * destroy plans: release, clear, set_limits; acquire and get_info only make it idle). During a
- * capture the release records no fence (it would be a node of the graph): a plan that ran work
- * outside the capture since its last fence cannot be released then (refused, nothing changed).
+ * capture of its stream a release records no fence (it would be a node of the graph): a plan
+ * that ran work outside the capture since its last fence cannot be released then (refused,
+ * nothing changed); and it destroys nothing (a free or a wait would break the capture): a plan
+ * that should go is left doomed, evictions wait for a later call. Doomed idle plans are the
+ * first an eviction takes.
  *
  * The pool depends on plans only through warpfft.h and plan_pool.h, never on the handle's
  * insides (so test_xla_ffi.c can run it over a recording stand-in). The child of a fork()
@@ -154,8 +157,14 @@ static int idle_locked(const wf_pool_entry *e) {
     return !e->busy && !e->graph_held;
 }
 
-/* Idle entries beyond the limits onto *victims, least recently released (the tail) first. */
+/* Idle entries beyond the limits onto *victims, least recently released (the tail) first, after
+ * the doomed ones (a release during a capture, or a destroy that failed, left them). */
 static void evict_locked(wf_pool_entry **victims) {
+    for (wf_pool_entry *e = wf_pool_head, *next; e; e = next) {
+        next = e->next;
+        if (idle_locked(e) && e->doomed)
+            take_idle_locked(e, victims);
+    }
     wf_pool_entry *e = wf_pool_tail;
     while (e && (wf_pool_idle > wf_pool_max_plans || wf_pool_idle_bytes > wf_pool_max_bytes)) {
         wf_pool_entry *prev = e->prev;
@@ -334,7 +343,8 @@ WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flag
 
     /* The plan is still busy: nobody else touches it while these run. The fence first: during
      * a capture of its stream it may refuse the release, which then changes nothing. */
-    warpfft_status fenced = wf_plan_fence(plan);
+    int capturing = 0;
+    warpfft_status fenced = wf_plan_fence(plan, &capturing);
     if (fenced == WARPFFT_ERR_UNSUPPORTED) {
         pthread_mutex_lock(&wf_pool_lock);
         e->busy = 1; /* still the caller's */
@@ -368,11 +378,15 @@ WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flag
         wf_pool_busy--;
         wf_pool_idle++;
         wf_pool_idle_bytes += e->bytes;
-        if (mine)
+        if (mine && capturing) /* nothing destroyed during a capture: a later call does it */
+            e->doomed = 1;
+        else if (mine)
             take_idle_locked(e, &victims);
     }
-    sweep_graphs_locked(&victims);
-    evict_locked(&victims);
+    if (!capturing) {
+        sweep_graphs_locked(&victims);
+        evict_locked(&victims);
+    }
     pthread_mutex_unlock(&wf_pool_lock);
     return destroy_victims(victims, e);
 }
