@@ -27,7 +27,9 @@ struct warpfft_plan_s {
     int pooled;         /* the pool's: warpfft_plan_destroy refuses it */
     CUevent fence;      /* recorded on the stream at each release to the pool (made at the first) */
     int fence_state;    /* WF_FENCE_*: what is known of the work enqueued so far */
-    int eager_work;     /* work enqueued outside a stream capture since the last fence */
+    int eager_work;     /* work enqueued outside a stream capture since the last fence (the
+                         * creation's uploads included): a release during a capture, which
+                         * cannot record a fence, refuses it (plan_pool.c) */
 
     /* CUDA graphs (capture.c): the graphs that hold work of this plan captured from its stream
      * own it until they are destroyed (their user objects' destructors count them down, on a
