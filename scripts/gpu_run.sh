@@ -4,7 +4,8 @@
 # fatbuild's example crate in each mode: results, first-launch latency cold and warm, sizes),
 # sanitize-builds (memcheck of the jit and nvrtc builds), bench-peer (suite B beside the reference, .peer/ carried), density (non-uniform points beside the reference), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
 # normal operator: tests, example, benchmark, memcheck), batched (batched points: tests, benchmark,
-# memcheck), and huge (64-bit sizes:
+# memcheck), graphs (CUDA graphs: C capture and replay, its memcheck, the PyTorch ops under
+# torch.cuda.graph and torch.compile), and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
 set -uo pipefail
@@ -163,6 +164,18 @@ batched)
     say "batched points: compute-sanitizer memcheck (aot gpu_batched_points)"
     run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_batched_points --test-threads=1 > "$L/sanitize_batched.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize_batched.log" | tee -a "$log" ;;
+graphs)
+    # CUDA graphs (docs/cuda-graphs.md): warpfft's calls captured by a C caller and replayed
+    # against eager runs (own plans, a pooled plan, type 3), the same under memcheck, and the
+    # PyTorch ops under torch.cuda.graph and torch.compile(mode="reduce-overhead")
+    P="WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib"
+    say "graphs: C capture and replay"
+    run $G/c/graph_capture || fails=$((fails+1))
+    say "graphs: compute-sanitizer memcheck of the C capture and replay"
+    run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/c/graph_capture > "$L/sanitize_graphs.log" 2>&1 || fails=$((fails+1))
+    tail -5 "$L/sanitize_graphs.log" | tee -a "$log"
+    say "graphs: PyTorch (torch.cuda.graph, torch.compile reduce-overhead)"
+    run env $P python3 -m pytest python/tests/test_torch_graphs.py -q -rs -p no:cacheprovider || fails=$((fails+1)) ;;
 huge)
     say "huge (aot gpu_huge: > 2^31 points, > 2^31 modes)"
     WARPFFT_HUGE_TESTS=1 run $G/aot/gpu_huge --test-threads=1 --nocapture || fails=$((fails+1)) ;;

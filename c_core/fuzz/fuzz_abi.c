@@ -7,16 +7,26 @@
  * warpfft_setpts3 (any M and K; coordinates NULL or device arrays of exactly what the plan's
  * precision needs), warpfft_execute (NULL or exactly sized arrays), warpfft_plan_get_info,
  * warpfft_plan_workspace_bytes, warpfft_setpts_check, warpfft_direct_sample(3) argument checks,
- * warpfft_plan_destroy; options NULL, defaults with fields changed, or an opts struct of any
- * struct_size (allocated with exactly that many bytes, at most 8 KiB, so reading past it is an
- * ASan error) and any bytes. A call must return a status of warpfft.h with a message exactly
- * when it fails, leave *plan NULL when creation fails, never touch device memory outside the
- * arrays it was given (the stand-in counts violations) and never accept opts.spreadinterponly
- * for type 3; after each input every plan is destroyed, the plan cache emptied, and no device
- * allocation, cuFFT plan or context push may be left. Any other outcome aborts, as do the
- * sanitizers. c_core/fuzz/run.sh builds it with the C core and runs it on the stand-ins;
- * corpus/fuzz_abi holds the seeds (make_seeds.py); WF_FUZZ_TRACE=1 prints every call and its
- * status (fuzz_abi SEED runs one input).
+ * warpfft_plan_destroy; batched points (warpfft_setpts_sets, warpfft_setpts3_sets); the
+ * live-plan pool (warpfft_pool_acquire into pooled slots, whose plans the other calls use too,
+ * _release with any flags, _clear, _set_limits, _get_info with any struct_size,
+ * warpfft_plan_points_id); the Toeplitz operator (warpfft_toeplitz_create, _apply,
+ * _apply_spectrum, _spectrum, _params, _get_info, _workspace_bytes, _destroy); and stream capture
+ * into CUDA graphs (the stand-in's stream 0x5150 captured in relaxed mode, graphs destroyed at
+ * any point, their user objects' destructors run late or at once). Options NULL, defaults with
+ * fields changed, or an opts struct of any struct_size (allocated with exactly that many bytes,
+ * at most 8 KiB, so reading past it is an ASan error) and any bytes. A call must return a
+ * status of warpfft.h with a message exactly when it fails, leave *plan (*op) NULL when creation
+ * fails, never touch device memory outside the arrays it was given nor wait for a capturing
+ * stream or copy host memory on it (the stand-in counts violations), never destroy a plan a
+ * CUDA graph holds or a pooled one, and never accept opts.spreadinterponly for type 3; after
+ * each input the capture ends, the graphs are destroyed, every plan and operator is released or
+ * destroyed, the pool and the plan cache emptied, and no device allocation, cuFFT plan, event,
+ * user object or context push may be left. Any other outcome aborts, as do the sanitizers. At
+ * exit the calls per entry point (and how many succeeded) go to stderr (run.sh prints them).
+ * c_core/fuzz/run.sh builds it with the C core and runs it on the stand-ins; corpus/fuzz_abi
+ * holds the seeds (make_seeds.py); WF_FUZZ_TRACE=1 prints every call and its status (fuzz_abi
+ * SEED runs one input).
  */
 #include <dlfcn.h>
 #include <float.h>
@@ -32,6 +42,11 @@
 #include "warpfft.h"
 
 static standin_get_fn get_counts;
+static standin_capture_begin_fn capture_begin;
+static standin_capture_end_fn capture_end;
+static standin_graph_destroy_fn graph_destroy;
+static standin_defer_destructors_fn defer_destructors;
+static standin_run_destructors_fn run_destructors;
 
 static void bug(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void bug(const char *fmt, ...) {
@@ -50,9 +65,52 @@ static standin_counts counts(void) {
     return c;
 }
 
+/* ---- calls per entry point (printed at exit) ---- */
+
+enum { MAX_NAMES = 64 };
+static struct {
+    const char *name;
+    long calls, ok;
+} hits[MAX_NAMES];
+static int cleaning; /* clean_up's calls are not the input's: not counted */
+
+static void count_call(const char *what, warpfft_status st) {
+    if (cleaning)
+        return;
+    int i = 0;
+    while (i < MAX_NAMES && hits[i].name && strcmp(hits[i].name, what) != 0)
+        i++;
+    if (i == MAX_NAMES)
+        return;
+    hits[i].name = what;
+    hits[i].calls++;
+    hits[i].ok += st == WARPFFT_SUCCESS;
+}
+
+static void print_hits(void) {
+    char line[160];
+    size_t used = 0;
+    line[0] = '\0';
+    for (int i = 0; i < MAX_NAMES && hits[i].name; i++) {
+        char item[80];
+        int n = snprintf(item, sizeof item, " %s %ld (%ld ok)", hits[i].name, hits[i].calls,
+                         hits[i].ok);
+        if (used > 0 && used + (size_t)n > 100) {
+            fprintf(stderr, "fuzz_abi calls:%s\n", line);
+            used = 0;
+            line[0] = '\0';
+        }
+        snprintf(line + used, sizeof line - used, "%s", item);
+        used += (size_t)n;
+    }
+    if (used > 0)
+        fprintf(stderr, "fuzz_abi calls:%s\n", line);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
+    atexit(print_hits);
     if (warpfft_init(0) != WARPFFT_SUCCESS) {
         fprintf(stderr, "fuzz_abi: init on the stand-in driver: %s\n", warpfft_last_error());
         exit(1);
@@ -60,7 +118,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     standin_mem_limit_fn limit = h ? (standin_mem_limit_fn)dlsym(h, "standin_mem_limit") : NULL;
     get_counts = h ? (standin_get_fn)dlsym(h, "standin_get") : NULL;
-    if (!limit || !get_counts) {
+    capture_begin = h ? (standin_capture_begin_fn)dlsym(h, "standin_capture_begin") : NULL;
+    capture_end = h ? (standin_capture_end_fn)dlsym(h, "standin_capture_end") : NULL;
+    graph_destroy = h ? (standin_graph_destroy_fn)dlsym(h, "standin_graph_destroy") : NULL;
+    defer_destructors =
+        h ? (standin_defer_destructors_fn)dlsym(h, "standin_defer_destructors") : NULL;
+    run_destructors = h ? (standin_run_destructors_fn)dlsym(h, "standin_run_destructors") : NULL;
+    if (!limit || !get_counts || !capture_begin || !capture_end || !graph_destroy ||
+        !defer_destructors || !run_destructors) {
         fprintf(stderr, "fuzz_abi: the stand-in libcuda.so.1 is not the one loaded\n");
         exit(1);
     }
@@ -187,6 +252,7 @@ static warpfft_status checked(const char *what, warpfft_status st) {
         trace = getenv("WF_FUZZ_TRACE") != NULL;
     if (trace)
         fprintf(stderr, "%s: %s %s\n", what, warpfft_status_name(st), msg);
+    count_call(what, st);
     if ((int)st < 0 || (int)st > WARPFFT_ERR_NO_NVRTC)
         bug("%s returned %d, not a warpfft_status", what, (int)st);
     if (st == WARPFFT_ERR_INTERNAL)
@@ -201,7 +267,7 @@ static warpfft_status checked(const char *what, warpfft_status st) {
 
 /* ---- device arrays (through the ABI, on the stand-in) ---- */
 
-enum { MAX_ARRAYS = 64, MAX_PLANS = 3, MAX_M = 4096 };
+enum { MAX_ARRAYS = 96, MAX_PLANS = 3, MAX_M = 4096 };
 static void *arrays[MAX_ARRAYS];
 static int n_arrays;
 
@@ -240,11 +306,24 @@ static void coords(reader *r, int64_t n, size_t real, const void *c[3]) {
 
 /* ---- the calls ---- */
 
-static warpfft_plan plans[MAX_PLANS];
+static warpfft_plan plans[MAX_PLANS];  /* warpfft_plan_create's */
+static warpfft_plan pooled[MAX_PLANS]; /* warpfft_pool_acquire's, until released */
 
+/* A plan of either kind (or NULL) for the calls that take one. */
 static warpfft_plan pick_plan(reader *r) {
     uint8_t b = (uint8_t)take(r, 1);
-    return b % 8 == 7 ? NULL : plans[b % MAX_PLANS];
+    return b % 8 == 7 ? NULL : (b & 8 ? pooled : plans)[b % MAX_PLANS];
+}
+
+/* Destroys the plan of slot (a NULL slot: nothing), which must not be a pooled plan; clears the
+ * slot when it went. A CUDA graph holding it, or its stream being captured, keeps it (refused). */
+static int destroy_slot(int slot) {
+    warpfft_status st = checked("plan_destroy", warpfft_plan_destroy(plans[slot]));
+    if (st == WARPFFT_SUCCESS)
+        plans[slot] = NULL;
+    else if (st != WARPFFT_ERR_INVALID_ARG && st != WARPFFT_ERR_UNSUPPORTED)
+        bug("plan_destroy failed with %s", warpfft_status_name(st));
+    return st == WARPFFT_SUCCESS;
 }
 
 /* The plan's precision, type, dim, ntransf, modes product, M and K (0 if unknown). */
@@ -314,9 +393,9 @@ static void call_create(reader *r) {
     double tol = pick_double(r);
     warpfft_opts *o = pick_opts(r, &sio);
     uint8_t nulls = (uint8_t)take(r, 1);
-    if (plans[slot]) {
-        checked("plan_destroy", warpfft_plan_destroy(plans[slot]));
-        plans[slot] = NULL;
+    if (plans[slot] && !destroy_slot(slot)) { /* a graph holds it: no room */
+        free(o);
+        return;
     }
     warpfft_plan plan = (warpfft_plan)&plans; /* must be overwritten */
     warpfft_status st = checked(
@@ -332,21 +411,31 @@ static void call_create(reader *r) {
     plans[slot] = st == WARPFFT_SUCCESS ? plan : NULL;
 }
 
-static void call_setpts(reader *r, int three) {
+/* setpts / setpts3, or (sets) their batched-points forms: n_sets sets of M (and K) points,
+ * the coordinate arrays n_sets * M (n_sets * K) long when that fits MAX_M. */
+static void call_setpts(reader *r, int three, int sets) {
     warpfft_plan plan = pick_plan(r);
     shape_t s = shape_of(plan);
     int prec = take(r, 1) % 8 ? s.precision : pick_small(r, 1, 2);
     size_t real = s.precision == WARPFFT_F64 ? 8 : 4; /* what the plan reads */
+    int64_t n_sets = sets ? pick_small(r, 1, 4) : 1;
     int64_t M = pick_int(r), K = three ? pick_int(r) : 0;
+    int64_t span_m = n_sets > 0 && M >= 0 && M <= MAX_M / n_sets ? n_sets * M : -1;
+    int64_t span_k = n_sets > 0 && K >= 0 && K <= MAX_M / n_sets ? n_sets * K : -1;
     const void *x[3], *t[3];
-    coords(r, M, real, x);
-    if (three) {
-        coords(r, K, real, t);
-        checked("setpts3", warpfft_setpts3(plan, (warpfft_precision)prec, M, x[0], x[1], x[2], K,
-                                           t[0], t[1], t[2]));
-    } else {
-        checked("setpts", warpfft_setpts(plan, (warpfft_precision)prec, M, x[0], x[1], x[2]));
-    }
+    coords(r, span_m, real, x);
+    if (three)
+        coords(r, span_k, real, t);
+    warpfft_precision p = (warpfft_precision)prec;
+    if (three && sets)
+        checked("setpts3_sets",
+                warpfft_setpts3_sets(plan, p, n_sets, M, x[0], x[1], x[2], K, t[0], t[1], t[2]));
+    else if (three)
+        checked("setpts3", warpfft_setpts3(plan, p, M, x[0], x[1], x[2], K, t[0], t[1], t[2]));
+    else if (sets)
+        checked("setpts_sets", warpfft_setpts_sets(plan, p, n_sets, M, x[0], x[1], x[2]));
+    else
+        checked("setpts", warpfft_setpts(plan, p, M, x[0], x[1], x[2]));
 }
 
 static void call_execute(reader *r) {
@@ -417,11 +506,354 @@ static void call_direct(reader *r, int three) {
                                       x[2], c, fk, n_sample, sp, op));
 }
 
+/* ---- the live-plan pool ---- */
+
+/* Releases pooled slot `slot` with flags; the slot is emptied unless the release was refused
+ * (bad flags, or during a capture), which must change nothing. */
+static void release_slot(int slot, uint32_t flags) {
+    warpfft_status st = checked("pool_release", warpfft_pool_release(pooled[slot], flags));
+    if (st == WARPFFT_ERR_INVALID_ARG && !(flags & ~3u))
+        bug("pool_release refused a plan the pool handed out (flags %#x)", (unsigned)flags);
+    if (st != WARPFFT_ERR_INVALID_ARG && st != WARPFFT_ERR_UNSUPPORTED)
+        pooled[slot] = NULL; /* the caller's no more, whatever the release returned */
+}
+
+static void call_pool(reader *r) {
+    uint8_t b = (uint8_t)take(r, 1);
+    int slot = b / 8 % MAX_PLANS;
+    switch (b % 8) {
+    case 0:
+    case 1: { /* acquire, as plan_create's arguments */
+        int sio, type = pick_small(r, 1, 3), dim = pick_small(r, 1, 3), prec = pick_small(r, 1, 2);
+        int64_t n[3];
+        for (int d = 0; d < 3; d++)
+            n[d] = pick_int(r);
+        int64_t ntransf = pick_int(r);
+        int iflag = (int)pick_int(r);
+        double tol = pick_double(r);
+        warpfft_opts *o = pick_opts(r, &sio);
+        uint8_t nulls = (uint8_t)take(r, 1);
+        if (pooled[slot])
+            release_slot(slot, 0);
+        if (pooled[slot]) { /* refused: still ours */
+            free(o);
+            return;
+        }
+        warpfft_plan plan = (warpfft_plan)&plans;
+        warpfft_status st =
+            checked("pool_acquire",
+                    warpfft_pool_acquire(type, dim, nulls & 1 ? NULL : n, iflag, ntransf, tol,
+                                         (warpfft_precision)prec, o, nulls & 2 ? NULL : &plan));
+        free(o);
+        if (nulls & 2)
+            return;
+        if (st != WARPFFT_SUCCESS && plan != NULL)
+            bug("pool_acquire failed but left *plan = %p", (void *)plan);
+        pooled[slot] = st == WARPFFT_SUCCESS ? plan : NULL;
+        break;
+    }
+    case 2: {
+        uint32_t flags = (uint32_t)(take(r, 1) % 8); /* 4..7: unknown flags */
+        if (pooled[slot])
+            release_slot(slot, flags);
+        break;
+    }
+    case 3:
+        checked("pool_clear", warpfft_pool_clear());
+        break;
+    case 4: {
+        int64_t plans_max = pick_small(r, -1, 4), bytes = take(r, 1) % 2 ? pick_int(r) : -1;
+        checked("pool_set_limits", warpfft_pool_set_limits(plans_max, bytes));
+        break;
+    }
+    case 5: { /* any struct_size: what fits is written (a guard after it) */
+        struct {
+            warpfft_pool_info info;
+            unsigned char guard[64];
+        } in;
+        memset(&in, 0x5a, sizeof in);
+        uint8_t sz = (uint8_t)take(r, 1);
+        in.info.struct_size = sz % 4 == 0   ? (uint32_t)sizeof in.info
+                              : sz % 4 == 1 ? (uint32_t)(sz / 4)
+                                            : (uint32_t)(sizeof in.info + sz % 64);
+        checked("pool_get_info", warpfft_pool_get_info(sz & 128 ? NULL : &in.info));
+        for (size_t i = 0; i < sizeof in.guard; i++)
+            if (in.guard[i] != 0x5a && in.info.struct_size <= sizeof in.info)
+                bug("pool_get_info wrote past struct_size %u", (unsigned)in.info.struct_size);
+        break;
+    }
+    default: {
+        uint64_t id = 0;
+        warpfft_plan plan = pick_plan(r);
+        checked("plan_points_id", warpfft_plan_points_id(plan, take(r, 1) % 4 ? &id : NULL));
+    }
+    }
+}
+
+/* ---- the Toeplitz operator ---- */
+
+enum { MAX_TOEP = 2 };
+static warpfft_toeplitz toeps[MAX_TOEP];
+
+static warpfft_toeplitz pick_toep(reader *r) {
+    uint8_t b = (uint8_t)take(r, 1);
+    return b % 4 == 3 ? NULL : toeps[b % MAX_TOEP];
+}
+
+/* What an operator holds: its info (ok = 0 for NULL or a failure). */
+static warpfft_toeplitz_info toep_info(warpfft_toeplitz op, int *ok) {
+    warpfft_toeplitz_info info;
+    memset(&info, 0, sizeof info);
+    *ok = op && checked("toeplitz_get_info", warpfft_toeplitz_get_info(op, &info)) == 0;
+    return info;
+}
+
+/* The arguments create and spectrum share: dim, modes, sign, tol, precision, options, points
+ * and weights (device arrays of exactly M reals, or M reals / complexes of the precision). */
+typedef struct toep_args {
+    int dim, iflag, prec, weights, sio;
+    int64_t n[3], M;
+    double tol;
+    warpfft_opts *o;
+    const void *x[3], *w;
+} toep_args;
+
+static void toep_args_pick(reader *r, toep_args *a) {
+    a->dim = pick_small(r, 1, 3);
+    for (int d = 0; d < 3; d++)
+        a->n[d] = take(r, 1) % 4 ? pick_small(r, 1, 24) : pick_int(r);
+    a->iflag = (int)pick_int(r);
+    a->tol = pick_double(r);
+    a->prec = pick_small(r, 1, 2);
+    a->o = pick_opts(r, &a->sio);
+    a->M = pick_int(r);
+    size_t real = a->prec == WARPFFT_F64 ? 8 : 4;
+    coords(r, a->M, real, a->x);
+    a->weights = pick_small(r, 0, 2);
+    uint64_t wb = a->weights == 2 ? 2 * real : real;
+    a->w = take(r, 1) % 8 == 0 || a->M < 1 || a->M > MAX_M ? NULL : dalloc((uint64_t)a->M * wb);
+}
+
+/* A device array of exactly `count` items of `bytes` each (NULL when it cannot be). */
+static void *dalloc_n(int64_t count, uint64_t bytes) {
+    return count < 1 ? NULL : dalloc(mul((uint64_t)count, bytes));
+}
+
+static void call_toeplitz(reader *r) {
+    uint8_t b = (uint8_t)take(r, 1);
+    int slot = b / 8 % MAX_TOEP, ok = 0;
+    switch (b % 8) {
+    case 0:
+    case 1: {
+        toep_args a;
+        toep_args_pick(r, &a);
+        int64_t ntransf = take(r, 1) % 4 ? pick_small(r, 1, 3) : pick_int(r);
+        uint8_t nulls = (uint8_t)take(r, 1);
+        if (toeps[slot]) {
+            if (checked("toeplitz_destroy", warpfft_toeplitz_destroy(toeps[slot])) != 0) {
+                free(a.o);
+                return;
+            }
+            toeps[slot] = NULL;
+        }
+        warpfft_toeplitz op = (warpfft_toeplitz)&toeps;
+        warpfft_status st =
+            checked("toeplitz_create",
+                    warpfft_toeplitz_create(a.dim, nulls & 1 ? NULL : a.n, a.iflag, ntransf, a.tol,
+                                            (warpfft_precision)a.prec, a.o, a.M, a.x[0], a.x[1],
+                                            a.x[2], a.weights, a.w, nulls & 2 ? NULL : &op));
+        free(a.o);
+        if (nulls & 2)
+            break;
+        if (st != WARPFFT_SUCCESS && op != NULL)
+            bug("toeplitz_create failed but left *op = %p", (void *)op);
+        if (st == WARPFFT_SUCCESS && a.sio)
+            bug("toeplitz_create accepted opts.spreadinterponly = 1");
+        toeps[slot] = st == WARPFFT_SUCCESS ? op : NULL;
+        break;
+    }
+    case 2:
+    case 3: { /* apply, or apply_spectrum with a spectrum of the shape (real or complex) */
+        warpfft_toeplitz op = pick_toep(r);
+        warpfft_toeplitz_info in = toep_info(op, &ok);
+        int prec = take(r, 1) % 8 ? (ok ? in.precision : 1) : pick_small(r, 1, 2);
+        uint64_t cb = (ok && in.precision == WARPFFT_F64) ? 16 : 8;
+        int64_t modes = ok ? in.n_modes[0] * in.n_modes[1] * in.n_modes[2] * in.ntransf : 0;
+        int64_t grid = ok ? in.n_grid[0] * in.n_grid[1] * in.n_grid[2] : 0;
+        uint8_t nulls = (uint8_t)take(r, 1);
+        int adjoint = (int)(take(r, 1) % 3);
+        void *fin = nulls & 1 ? NULL : dalloc_n(modes, cb);
+        void *fout = nulls & 4 ? fin : nulls & 2 ? NULL : dalloc_n(modes, cb); /* in place */
+        if (b % 8 == 2) {
+            checked("toeplitz_apply",
+                    warpfft_toeplitz_apply(op, (warpfft_precision)prec, adjoint, fin, fout));
+        } else {
+            int real = (int)(take(r, 1) % 3); /* 2: any nonzero is real */
+            void *spec = nulls & 8 ? NULL : dalloc_n(grid, real ? cb / 2 : cb);
+            checked("toeplitz_apply_spectrum",
+                    warpfft_toeplitz_apply_spectrum(op, (warpfft_precision)prec, real, spec,
+                                                    adjoint, fin, fout));
+        }
+        break;
+    }
+    case 4: { /* the spectrum alone, into an array of the size params says */
+        toep_args a;
+        toep_args_pick(r, &a);
+        warpfft_toeplitz_info in;
+        memset(&in, 0, sizeof in);
+        int sized = checked("toeplitz_params",
+                            warpfft_toeplitz_params(a.dim, a.n, 1, a.tol, (warpfft_precision)a.prec,
+                                                    a.o, a.weights, &in)) == 0;
+        uint8_t nulls = (uint8_t)take(r, 1);
+        void *spec = nulls & 1 || !sized ? NULL : dalloc(in.spectrum_bytes);
+        warpfft_status st =
+            checked("toeplitz_spectrum",
+                    warpfft_toeplitz_spectrum(a.dim, nulls & 2 ? NULL : a.n, a.iflag, a.tol,
+                                              (warpfft_precision)a.prec, a.o, a.M, a.x[0], a.x[1],
+                                              a.x[2], a.weights, a.w, spec));
+        if (st == WARPFFT_SUCCESS && a.sio)
+            bug("toeplitz_spectrum accepted opts.spreadinterponly = 1");
+        free(a.o);
+        break;
+    }
+    case 5: {
+        int sio, dim = pick_small(r, 1, 3), prec = pick_small(r, 1, 2);
+        int64_t n[3];
+        for (int d = 0; d < 3; d++)
+            n[d] = pick_int(r);
+        int64_t ntransf = pick_int(r);
+        double tol = pick_double(r);
+        warpfft_opts *o = pick_opts(r, &sio);
+        int weights = pick_small(r, 0, 2);
+        uint8_t nulls = (uint8_t)take(r, 1);
+        warpfft_toeplitz_info in;
+        checked("toeplitz_params", warpfft_toeplitz_params(dim, nulls & 1 ? NULL : n, ntransf, tol,
+                                                           (warpfft_precision)prec, o, weights,
+                                                           nulls & 2 ? NULL : &in));
+        free(o);
+        break;
+    }
+    case 6: {
+        warpfft_toeplitz op = pick_toep(r);
+        size_t bytes;
+        if (take(r, 1) % 2)
+            toep_info(op, &ok);
+        else
+            checked("toeplitz_workspace_bytes",
+                    warpfft_toeplitz_workspace_bytes(op, take(r, 1) % 4 ? &bytes : NULL));
+        break;
+    }
+    default:
+        if (checked("toeplitz_destroy", warpfft_toeplitz_destroy(toeps[slot])) == 0)
+            toeps[slot] = NULL;
+    }
+}
+
+/* ---- stream capture into CUDA graphs (the stand-in's stream 0x5150, relaxed mode) ---- */
+
+enum { MAX_GRAPHS = 8 };
+static void *graphs[MAX_GRAPHS];
+static int n_graphs, capturing; /* capturing: graphs[n_graphs - 1] is being captured */
+static const uintptr_t capture_stream = 0x5150; /* pick_opts' user stream */
+
+static void drop_graph(int k) {
+    if (capturing && k == n_graphs - 1) { /* destroyed during its capture: the capture ends */
+        capture_end((struct CUstream_st *)capture_stream);
+        capturing = 0;
+    }
+    graph_destroy(graphs[k]);
+    graphs[k] = graphs[--n_graphs];
+}
+
+static void call_capture(reader *r) {
+    uint8_t b = (uint8_t)take(r, 1);
+    switch (b % 4) {
+    case 0:
+        if (!capturing && n_graphs < MAX_GRAPHS) {
+            graphs[n_graphs] =
+                capture_begin((struct CUstream_st *)capture_stream, STANDIN_CAPTURE_RELAXED);
+            if (graphs[n_graphs]) {
+                n_graphs++;
+                capturing = 1;
+            }
+        }
+        break;
+    case 1:
+        if (capturing) {
+            capture_end((struct CUstream_st *)capture_stream);
+            capturing = 0;
+        }
+        break;
+    case 2:
+        if (n_graphs > 0)
+            drop_graph(b / 4 % n_graphs);
+        break;
+    default: /* CUDA's destructors late (on its own thread, some time after) or at once */
+        defer_destructors(b / 4 % 2);
+        run_destructors();
+    }
+}
+
+/* After an input: the capture ended, the graphs gone (their destructors run), every plan and
+ * operator released or destroyed, the pool cleared and its limits back. */
+static void clean_up(void) {
+    cleaning = 1;
+    while (n_graphs > 0)
+        drop_graph(n_graphs - 1);
+    defer_destructors(0);
+    run_destructors();
+    for (int i = 0; i < MAX_PLANS; i++) {
+        if (pooled[i])
+            release_slot(i, 0);
+        if (pooled[i])
+            bug("pool_release refused after the capture ended: %s", warpfft_last_error());
+    }
+    checked("pool_clear", warpfft_pool_clear());
+    checked("pool_set_limits", warpfft_pool_set_limits(16, (int64_t)1 << 30));
+    for (int i = 0; i < MAX_PLANS; i++) {
+        if (plans[i] && !destroy_slot(i))
+            bug("plan_destroy refused a plan no graph holds: %s", warpfft_last_error());
+    }
+    for (int i = 0; i < MAX_TOEP; i++) {
+        if (toeps[i])
+            checked("toeplitz_destroy", warpfft_toeplitz_destroy(toeps[i]));
+        toeps[i] = NULL;
+    }
+    warpfft_pool_info info = {.struct_size = sizeof info};
+    warpfft_pool_get_info(&info);
+    if (info.idle != 0 || info.busy != 0)
+        bug("the pool kept %lld idle and %lld busy plans after a clear", (long long)info.idle,
+            (long long)info.busy);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     reader r = {data, size};
+    cleaning = 0;
     violations_before = counts().violations;
     for (int calls = 0; r.n > 0 && calls < 24; calls++) {
-        switch (take(&r, 1) % 12) {
+        uint8_t op = (uint8_t)take(&r, 1);
+        if (op >= 192) { /* the calls added since the first corpus (its choices were < 192) */
+            switch (op % 8) {
+            case 0:
+                call_setpts(&r, 0, 1);
+                break;
+            case 1:
+                call_setpts(&r, 1, 1);
+                break;
+            case 2:
+            case 3:
+                call_pool(&r);
+                break;
+            case 4:
+            case 5:
+                call_toeplitz(&r);
+                break;
+            default:
+                call_capture(&r);
+            }
+            continue;
+        }
+        switch (op % 12) {
         case 0:
         case 1:
             call_params(&r, 0);
@@ -434,10 +866,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             call_create(&r);
             break;
         case 5:
-            call_setpts(&r, 0);
+            call_setpts(&r, 0, 0);
             break;
         case 6:
-            call_setpts(&r, 1);
+            call_setpts(&r, 1, 0);
             break;
         case 7:
         case 8:
@@ -449,27 +881,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 10:
             call_direct(&r, take(&r, 1) % 2);
             break;
-        default: {
-            int slot = (int)(take(&r, 1) % MAX_PLANS);
-            checked("plan_destroy", warpfft_plan_destroy(plans[slot]));
-            plans[slot] = NULL;
+        default: { /* a pooled plan too: refused */
+            uint8_t b = (uint8_t)take(&r, 1);
+            int slot = b % MAX_PLANS;
+            if (b & 8 && pooled[slot]) {
+                if (checked("plan_destroy", warpfft_plan_destroy(pooled[slot])) !=
+                    WARPFFT_ERR_INVALID_ARG)
+                    bug("plan_destroy did not refuse a pooled plan");
+            } else {
+                destroy_slot(slot);
+            }
         }
         }
     }
-    for (int i = 0; i < MAX_PLANS; i++) {
-        if (plans[i])
-            checked("plan_destroy", warpfft_plan_destroy(plans[i]));
-        plans[i] = NULL;
-    }
+    clean_up();
     for (int i = 0; i < n_arrays; i++)
         checked("free", warpfft_free(0, arrays[i]));
     n_arrays = 0;
     warpfft_release_cached();
     standin_counts c = counts();
     if (c.live_allocs != 0 || c.live_fft_plans != 0 || c.ctx_depth != 0 || c.live_links != 0 ||
-        c.live_events != 0)
+        c.live_events != 0 || c.live_user_objects != 0 || c.live_graphs != 0)
         bug("left after every plan was destroyed: %ld device allocations, %ld cuFFT plans, "
-            "context depth %ld, %ld link states, %ld events",
-            c.live_allocs, c.live_fft_plans, c.ctx_depth, c.live_links, c.live_events);
+            "context depth %ld, %ld link states, %ld events, %ld user objects, %ld graphs",
+            c.live_allocs, c.live_fft_plans, c.ctx_depth, c.live_links, c.live_events,
+            c.live_user_objects, c.live_graphs);
     return 0;
 }

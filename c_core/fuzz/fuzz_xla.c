@@ -392,7 +392,7 @@ warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t n_modes[3],
 }
 
 warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flags) {
-    if (flags & ~WARPFFT_POOL_KEEP_POINTS)
+    if (flags & ~(WARPFFT_POOL_KEEP_POINTS | WARPFFT_POOL_DISCARD))
         bug("warpfft_pool_release: flags %#x", (unsigned)flags);
     for (int i = 0; i < POOL_MAX; i++) {
         if (!pool[i].plan || pool[i].plan != plan)
@@ -401,6 +401,11 @@ warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flags) {
             bug("warpfft_pool_release: the plan was released already");
         pool[i].busy = 0;
         pool_busy--;
+        if (flags & WARPFFT_POOL_DISCARD) { /* destroyed now (a batched plan that failed) */
+            trace("pool: plan %p discarded\n", (void *)plan);
+            pool_drop(i);
+            return WARPFFT_SUCCESS;
+        }
         if (!(flags & WARPFFT_POOL_KEEP_POINTS) || !plan->points_id) {
             plan->points_set = 0;
             plan->points_id = ++points_ids;

@@ -52,7 +52,7 @@ def kcache_seeds():
 
 DT = {"c64": 0, "c128": 1, "f32": 2, "f64": 3, "s32": 4, "s64": 5, "u32": 6, "u64": 7}
 NAMES = ["nufft_type", "iflag", "eps", "n1", "n2", "n3", "modeord", "method", "bin1", "bin2",
-         "bin3", "max_subprob", "upsampfac"]
+         "bin3", "max_subprob", "upsampfac", "deterministic", "dim", "weights", "adjoint"]
 DOUBLES = [1e-5, 1e-6, 1e-9, 1e-1, 2.0, 1.25, 0.0, -1.0, 1e300]
 
 
@@ -125,6 +125,51 @@ def xla_seeds():
         write("fuzz_xla", name, xla_frame(*base, fail=fail))
     write("fuzz_xla", "metadata", xla_frame(*base, flags=4))
     write("fuzz_xla", "no-stream-get", xla_frame(*base, flags=1))
+
+
+# ---- fuzz_xla_toeplitz: the Toeplitz handlers' frames (its first byte: bit 0 apply, then the
+# failing call: (byte // 2) % 6 = 1 params, 2 spectrum, 3 create, 4 apply, 5 destroy)
+
+def toep_attrs(dim, n, weights=None, adjoint=None, eps=1e-5):
+    a = [("dim", "s64", dim), ("n1", "s64", n[0]), ("n2", "s64", n[1]), ("n3", "s64", n[2]),
+         ("eps", "f64", eps), ("iflag", "s32", -1), ("modeord", "s64", 0)]
+    if weights is not None:
+        a.append(("weights", "s64", weights))
+    if adjoint is not None:
+        a.append(("adjoint", "s32", adjoint))
+    return a
+
+
+def xla_toeplitz_seeds():
+    t = "fuzz_xla_toeplitz"
+    # the spectrum: 2D, real weights; n (3, 2) -> grid (6, 4), Python order (4, 6)
+    M = 5
+    write(t, "spectrum-2d-real",
+          xla_frame([("f32", [M]), ("f32", [M]), ("f32", [M])], ("f32", [4, 6]),
+                    toep_attrs(2, (3, 2, 1), weights=1)))
+    # 1D f64, complex weights: n 4 -> grid 8, a complex spectrum
+    write(t, "spectrum-1d-complex",
+          xla_frame([("f64", [7]), ("c128", [7])], ("c128", [8]),
+                    toep_attrs(1, (4, 1, 1), weights=2, eps=1e-9)))
+    # 3D, no weights: n (2, 2, 1) -> grid (4, 4, 2), Python order (2, 4, 4)
+    write(t, "spectrum-3d-none",
+          xla_frame([("f32", [3])] * 3, ("f32", [2, 4, 4]), toep_attrs(3, (2, 2, 1))))
+    # the application: spectrum (4, 6) real, modes (T, 2, 3) -> the same
+    apply2 = ([("f32", [4, 6]), ("c64", [2, 2, 3])], ("c64", [2, 2, 3]),
+              toep_attrs(2, (3, 2, 1), adjoint=1))
+    write(t, "apply-2d", xla_frame(*apply2, fail=1))
+    write(t, "apply-1d-complex",
+          xla_frame([("c128", [8]), ("c128", [3, 4])], ("c128", [3, 4]),
+                    toep_attrs(1, (4, 1, 1), eps=1e-9), fail=1))
+    write(t, "apply-empty-batch",
+          xla_frame([("f32", [4, 6]), ("c64", [0, 2, 3])], ("c64", [0, 2, 3]),
+                    toep_attrs(2, (3, 2, 1)), fail=1))
+    for code, name in ((1, "params"), (3, "create"), (4, "apply"), (5, "destroy")):
+        write(t, "apply-2d-%s-fails" % name, xla_frame(*apply2, fail=1 + 2 * code + 12 * 6))
+    write(t, "spectrum-fails",
+          xla_frame([("f32", [M]), ("f32", [M]), ("f32", [M])], ("f32", [4, 6]),
+                    toep_attrs(2, (3, 2, 1), weights=1), fail=2 * 2 + 12 * 15))
+    write(t, "apply-clear", xla_frame(*apply2, fail=0xff))
 
 
 # ---- fuzz_abi: call sequences (fuzz_abi.c: the pick_* readers and call_*) ----
@@ -243,7 +288,136 @@ def abi_seeds():
           + small(1, 1) + small(3, 0) + [0, 5, 15, 0, 0, 0, 0, 0] + [0, 0, 0])
 
 
+# The calls fuzz_abi reads from an op byte >= 192 (op % 8): batched points, the pool, the
+# Toeplitz operator, stream capture.
+POOLED = 24  # pick_plan's byte for pooled slot 0 (b & 8, b % 3 = 0, b % 8 != 7)
+
+
+def coords_zero():
+    return [0]  # three arrays of zeros
+
+
+def coords_fill(fill, nulls=0):
+    n_arrays = 3 - bin(nulls & 7).count("1")
+    return [nulls | 0x80] + [fill[0], fill[1] & 0xFF] * n_arrays
+
+
+def setpts_sets(plan_byte, n_sets, M, nulls=0):
+    return [192, plan_byte, 1] + small(n_sets, 1) + cnt(M) + [nulls]
+
+
+def setpts3_sets(plan_byte, n_sets, M, K, fill):
+    return [193, plan_byte, 1] + small(n_sets, 1) + cnt(M) + cnt(K) + coords_fill(fill, 6) \
+        + coords_fill(fill, 6)
+
+
+def pool_acquire(slot, type_, dim, prec, n, ntransf, t, o=None, nulls=0):
+    return ([194, slot * 8] + small(type_, 1) + small(dim, 1) + small(prec, 1) + cnt(n[0])
+            + cnt(n[1]) + cnt(n[2]) + cnt(ntransf) + cnt(1) + tol(t) + (o or opts()) + [nulls])
+
+
+def pool_release(slot, flags):
+    return [194, slot * 8 + 2, flags]
+
+
+def pool_clear():
+    return [194, 3]
+
+
+def pool_limits(plans):  # bytes left as they are
+    return [194, 4] + small(plans, -1) + [0]
+
+
+def pool_info(size_byte=0):  # 0: sizeof; 1 + 4k: k bytes; 2 + 4k: larger
+    return [194, 5, size_byte]
+
+
+def points_id(plan_byte):
+    return [194, 6, plan_byte, 1]
+
+
+def toep_args(dim, n, M, weights, prec=1, t=1e-5, o=None, fill=None):
+    out = small(dim, 1)
+    for v in (tuple(n) + (1, 1, 1))[:3]:  # three mode counts, whatever dim
+        out += [1] + small(v, 1)
+    out += cnt(1) + tol(t) + small(prec, 1) + (o or opts()) + cnt(M)
+    out += coords_fill(fill) if fill else coords_zero()
+    return out + small(weights, 0) + [1]
+
+
+def toep_create(slot, dim, n, M, weights, ntransf=1, **kw):
+    return [196, slot * 8] + toep_args(dim, n, M, weights, **kw) + [1] + small(ntransf, 1) + [0]
+
+
+def toep_apply(slot, adjoint=0, in_place=False):
+    return [196, slot * 8 + 2, slot, 1, 4 if in_place else 0, adjoint]
+
+
+def toep_apply_spectrum(slot, real, adjoint=0):
+    return [196, slot * 8 + 3, slot, 1, 0, adjoint, real]
+
+
+def toep_spectrum(dim, n, M, weights, **kw):
+    return [196, 4] + toep_args(dim, n, M, weights, **kw) + [0]
+
+
+def toep_info(slot):
+    return [196, 6, slot, 1] + [196, 6, slot, 0, 1]  # get_info, then workspace_bytes
+
+
+def toep_destroy(slot):
+    return [196, slot * 8 + 7]
+
+
+def capture(what):  # begin, end, drop graph 0, late destructors
+    return [198, {"begin": 0, "end": 1, "drop": 2, "late": 3}[what]]
+
+
+def abi_seeds_new_calls():
+    write("fuzz_abi", "sets",
+          create(0, 1, 2, 1, (16, 12, 1), 4, 1e-5) + setpts_sets(0, 2, 10) + execute(0)
+          + setpts_sets(0, 4, 6) + execute(0) + setpts_sets(0, 3, 5)
+          + create(1, 3, 1, 1, (1, 1, 1), 2, 1e-5) + setpts3_sets(1, 2, 6, 5, (12, 3))
+          + execute(1) + destroy(0) + destroy(1))
+    stream = opts("fields", stream=1)
+    write("fuzz_abi", "pool",
+          pool_acquire(0, 1, 2, 1, (16, 12, 1), 1, 1e-5, stream) + setpts(POOLED, 20)
+          + execute(POOLED) + points_id(POOLED) + pool_release(0, 1)
+          + pool_acquire(0, 1, 2, 1, (16, 12, 1), 1, 1e-5, stream) + points_id(POOLED)
+          + execute(POOLED) + [11, POOLED] + pool_release(0, 2) + pool_info()
+          + pool_acquire(1, 2, 1, 2, (20, 1, 1), 2, 1e-9) + pool_limits(1) + pool_release(1, 0)
+          + pool_acquire(0, 1, 2, 1, (16, 12, 1), 1, 1e-5, stream) + pool_release(0, 5)
+          + pool_release(0, 3) + pool_clear() + pool_info(1 + 4 * 8) + pool_info(2 + 4 * 3)
+          + pool_acquire(2, 3, 2, 1, (1, 1, 1), 1, 1e-5) + pool_clear() + pool_release(2, 0))
+    write("fuzz_abi", "capture-pool",
+          pool_acquire(0, 1, 2, 1, (16, 12, 1), 1, 1e-5, stream) + setpts(POOLED, 20)
+          + execute(POOLED) + pool_release(0, 1) + capture("begin")
+          + pool_acquire(0, 1, 2, 1, (16, 12, 1), 1, 1e-5, stream) + setpts(POOLED, 20)
+          + execute(POOLED) + pool_release(0, 1)
+          + pool_acquire(1, 1, 2, 1, (16, 12, 1), 1, 1e-5, stream)  # no idle plan: refused
+          + pool_clear() + pool_info() + capture("end") + capture("late") + capture("drop")
+          + capture("late") + pool_info() + pool_clear())
+    write("fuzz_abi", "capture-own",
+          create(0, 2, 2, 1, (16, 12, 1), 1, 1e-5, stream) + setpts(0, 20) + capture("begin")
+          + setpts(0, 20) + execute(0) + setpts(0, 39) + [9, 0, 2] + destroy(0)
+          + create(1, 1, 2, 1, (16, 12, 1), 1, 1e-5, stream) + capture("end") + destroy(0)
+          + capture("drop") + destroy(0))
+    write("fuzz_abi", "toeplitz",
+          toep_create(0, 2, (12, 7), 20, 1) + toep_apply(0) + toep_apply(0, 1, in_place=True)
+          + toep_apply_spectrum(0, 1) + toep_apply_spectrum(0, 0, 1) + toep_info(0)
+          + toep_spectrum(2, (12, 7), 20, 1)
+          + [196, 5] + small(2, 1) + small(1, 1) + cnt(12) + cnt(7) + cnt(1) + cnt(2)
+          + tol(1e-5) + opts() + small(2, 0) + [0]
+          + toep_create(1, 1, (19, 1, 1), 15, 2, ntransf=2, prec=2, t=1e-9, fill=(12, 0))
+          + toep_apply(1) + toep_destroy(0) + toep_destroy(1))
+    write("fuzz_abi", "toeplitz-zero",
+          toep_create(0, 3, (6, 5, 4), 0, 0, ntransf=2) + toep_apply(0)
+          + toep_apply_spectrum(0, 1) + toep_info(0) + toep_destroy(0))
+
+
 if __name__ == "__main__":
     kcache_seeds()
     xla_seeds()
+    xla_toeplitz_seeds()
     abi_seeds()
+    abi_seeds_new_calls()

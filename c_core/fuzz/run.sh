@@ -11,9 +11,15 @@
 #
 # Targets (one file each, its opening comment says what it drives and what it checks):
 #   fuzz_abi     the C ABI's argument checking, the C core on the stand-in driver and cuFFT
+#                (plans, batched points, the live-plan pool, the Toeplitz operator, CUDA graph
+#                capture)
 #   fuzz_xla     the XLA FFI handler's decoding of attributes and buffers (with
 #                fuzz_xla_frame.c: the input read into a call frame)
+#   fuzz_xla_toeplitz  the same for the Toeplitz operator's two XLA handlers
 #   fuzz_kcache  the kernel disk cache's entry reader (and WARPFFT_CACHE_MAX_SIZE)
+# After each target: its executions and coverage, its calls per entry point (the target prints
+# them at exit) and the edges libFuzzer covered in each of the entry points added since the
+# first corpus (-print_coverage); one of those left uncovered fails the run.
 # Seeds: c_core/fuzz/corpus/<target>/ (committed, small; read only here). Inputs found while
 # running go to target/fuzz/corpus/<target>/ and are kept between runs.
 # Needs clang with libFuzzer (Debian: clang, libclang-rt-14-dev; scripts/setup.sh installs them),
@@ -30,7 +36,7 @@ case $SECONDS_EACH in '' | *[!0-9]*)
     ;;
 esac
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_abi fuzz_xla fuzz_kcache)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_abi fuzz_xla fuzz_xla_toeplitz fuzz_kcache)
 WORK=${WF_FUZZ_BUILD:-$ROOT/target/fuzz}
 CC=${WF_FUZZ_CC:-clang}
 SRC=$ROOT/c_core/src
@@ -59,7 +65,7 @@ python3 "$TESTS/fault_kernels.py" "$WORK/gen/fault_kernels.c"
 # The stand-in libcuda.so.1 and libcufft.so.12 (sanitized; the target's runtime serves them).
 "$CC" "${CFLAGS[@]}" -fPIC "${SAN[@]}" -shared "$TESTS/standin_cuda.c" \
     "$TESTS/standin_cuda_memory.c" "$TESTS/standin_cuda_modules.c" \
-    "$TESTS/standin_cuda_kernels.c" -o "$WORK/standin/libcuda.so.1"
+    "$TESTS/standin_cuda_kernels.c" "$TESTS/standin_cuda_graphs.c" -o "$WORK/standin/libcuda.so.1"
 "$CC" "${CFLAGS[@]}" -fPIC "${SAN[@]}" -shared "$TESTS/standin_cufft.c" \
     -o "$WORK/standin/libcufft.so.12" -L"$WORK/standin" -l:libcuda.so.1
 build() { # build NAME SOURCES...: the target with the C core sources it needs
@@ -73,6 +79,10 @@ for t in "${TARGETS[@]}"; do
     fuzz_abi) build fuzz_abi "${CORE[@]}" "$WORK/gen/fault_kernels.c" ;;
     fuzz_xla)
         build fuzz_xla "$HERE/fuzz_xla_frame.c" "$(find "$SRC" -name xla_ffi.c)" \
+            "$(find "$SRC" -name xla_common.c)"
+        ;;
+    fuzz_xla_toeplitz)
+        build fuzz_xla_toeplitz "$HERE/fuzz_xla_frame.c" "$(find "$SRC" -name xla_toeplitz.c)" \
             "$(find "$SRC" -name xla_common.c)"
         ;;
     fuzz_kcache)
@@ -108,9 +118,36 @@ run_one() { # run_one NAME: runs it for SECONDS_EACH, writes its log; the status
     fi
     local limit=(-max_total_time="$SECONDS_EACH") # (0 would be no limit for libFuzzer)
     [ "$SECONDS_EACH" -gt 0 ] || limit=(-runs=0)
-    env "${env[@]}" "$WORK/bin/$t" "${limit[@]}" -print_final_stats=1 \
+    env "${env[@]}" "$WORK/bin/$t" "${limit[@]}" -print_final_stats=1 -print_coverage=1 \
         -timeout=25 -rss_limit_mb=2560 -max_len=4096 -artifact_prefix="$WORK/artifacts/$t-" \
         "$WORK/corpus/$t" "$HERE/corpus/$t" >"$log" 2>&1
+}
+# The entry points each target must reach (regular expressions on function names): those added
+# since the first corpus. fuzz_abi: the pool, the Toeplitz operator, batched points, points ids,
+# CUDA graph capture; fuzz_xla: the handler; fuzz_xla_toeplitz: its two handlers.
+entry_points() {
+    case $1 in
+    fuzz_abi) echo '^(warpfft_pool_(acquire|release|clear|set_limits|get_info)|warpfft_toeplitz_(create|apply|apply_spectrum|spectrum|params|get_info|workspace_bytes|destroy)|warpfft_setpts3?_sets|warpfft_plan_points_id|wf_plan_join_graph|wf_stream_capture)$' ;;
+    fuzz_xla) echo '^warpfft_xla_nufft$' ;;
+    fuzz_xla_toeplitz) echo '^warpfft_xla_toeplitz_(spectrum|apply)$' ;;
+    *) echo '^$' ;;
+    esac
+}
+# coverage NAME: "name edges covered/all" of the target's entry points from -print_coverage's
+# COVERED_FUNC / UNCOVERED_FUNC lines; status 1 when one of them was not reached.
+coverage() {
+    awk -v pat="$(entry_points "$1")" '
+        ($1 == "COVERED_FUNC:" || $1 == "UNCOVERED_FUNC:") && $6 ~ pat {
+            split($5, e, "/"); name = $6
+            if (!(name in seen) || e[1] > best[name]) { best[name] = e[1]; all[name] = e[2] }
+            seen[name] = 1
+        }
+        END {
+            line = ""; missing = 0
+            for (n in seen) { line = line sprintf(" %s %d/%d", n, best[n], all[n]); if (best[n] == 0) missing++ }
+            if (line != "") print "    edges covered:" line
+            exit missing > 0 }' "$WORK/logs/$1.log" | fold -s -w 100 | sed '2,$s/^/      /'
+    return "${PIPESTATUS[0]}"
 }
 summary() { # summary NAME STATUS SECONDS: one line from the log's final statistics
     local t=$1 st=$2 secs=$3 log=$WORK/logs/$1.log
@@ -124,6 +161,11 @@ summary() { # summary NAME STATUS SECONDS: one line from the log's final statist
         printf '  %-12s ok: %s s, %s executions (%s/s), coverage %s edges, corpus %s inputs, ' \
             "$t" "$secs" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${corp:-?}"
         printf 'peak RSS %s MB\n' "${rss:-?}"
+        grep -E "^$t calls:" "$log" | sed 's/^/    /'
+        if ! coverage "$t"; then
+            echo "  $t FAILED: an entry point above was never reached (add a seed: make_seeds.py)"
+            return 1
+        fi
     else
         echo "  $t FAILED after $secs s, ${execs:-?} executions (status $st); the end of its log:"
         grep -v '^#[0-9]' "$log" | tail -40 | sed 's/^/    /'
@@ -147,7 +189,7 @@ while [ ${#pending[@]} -gt 0 ]; do
     for t in "${batch[@]}"; do
         st=0
         wait "${pid[$t]}" || st=$?
-        summary "$t" "$st" "$(($(date +%s) - ${start[$t]}))"
+        summary "$t" "$st" "$(($(date +%s) - ${start[$t]}))" || st=1
         [ "$st" = 0 ] || status=1
     done
     unset pid start

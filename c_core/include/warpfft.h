@@ -47,6 +47,19 @@
  * and return without waiting for the GPU, except where noted below. Input arrays must stay
  * valid and unchanged until the work on that stream has finished.
  *
+ * CUDA graphs (docs/cuda-graphs.md): setpts and execute may be captured into a graph
+ * (cuStreamBeginCapture on opts.stream). A replay then reads and writes the plan's buffers, so
+ * the graph holds the plan until it and every executable graph made from it are destroyed and
+ * CUDA has run the destructor of the user object warpfft gave it: meanwhile
+ * warpfft_plan_destroy refuses the plan (WARPFFT_ERR_INVALID_ARG, the plan stays valid), no
+ * setpts may grow its per-point arrays, no setpts3 runs, and the live-plan pool neither hands
+ * it out nor destroys it. During a capture, what would wait for the stream or allocate refuses
+ * with WARPFFT_ERR_UNSUPPORTED, changing nothing and leaving the capture intact: plan creation
+ * (so a pool acquire that finds no idle plan: make or warm up plans before capturing), a setpts
+ * of a plan with opts.check_points = 1 or of more points than its arrays hold, setpts3,
+ * setpts_check, destroy, and the pool release of a plan that ran work outside the capture.
+ * Plans on the legacy stream refuse while a blocking stream of their context captures.
+ *
  * Memory: all arrays passed to setpts/execute are device pointers (cuMemAlloc, cudaMalloc,
  * cupy, torch, warpfft_malloc, ...) on the plan's device. The plan owns its workspace
  * (warpfft_plan_workspace_bytes) and frees it in warpfft_plan_destroy; execute never allocates.
@@ -406,6 +419,13 @@ WARPFFT_API warpfft_status warpfft_release_cached(void);
  * meanwhile) changes it, and ids are never reused in the process, so equal ids mean the same
  * point set (whose arrays the caller must keep valid, as for any setpts).
  *
+ * CUDA graphs: a plan whose work was captured into a graph (see "CUDA graphs" above) is the
+ * graph's until it is destroyed: released, it counts as busy, and a clear or limit that wants
+ * it (or WARPFFT_POOL_DISCARD) destroys it at the first pool call that destroys plans after
+ * that; otherwise it is idle again. During a capture a release records no fence: it refuses
+ * (WARPFFT_ERR_UNSUPPORTED, nothing changed) a plan that ran work outside the capture since it
+ * was acquired.
+ *
  * Thread-safe. A pooled plan must not be passed to warpfft_plan_destroy (it refuses with
  * WARPFFT_ERR_INVALID_ARG). Like the cache of plan resources, the pool is forgotten in the
  * child of a fork(); at exit its idle plans are not destroyed (the process's memory goes with
@@ -413,6 +433,11 @@ WARPFFT_API warpfft_status warpfft_release_cached(void);
 
 /* warpfft_pool_release flag: the plan keeps its points for a later acquirer. */
 #define WARPFFT_POOL_KEEP_POINTS 1u
+/* warpfft_pool_release flag: destroy the plan now instead of keeping it idle, e.g. one that ran
+ * out of memory, so that its device memory is free before the caller tries a smaller plan
+ * (its cuFFT plan, fine grid and factors go to the cache of plan resources, which a later
+ * allocation that runs out of memory empties first). */
+#define WARPFFT_POOL_DISCARD 2u
 
 /* Filled by warpfft_pool_get_info. Counts since the process started, except where "now". */
 typedef struct warpfft_pool_info {
@@ -420,7 +445,7 @@ typedef struct warpfft_pool_info {
                            * at its end, and the library fills what fits in struct_size */
     uint32_t reserved;
     int64_t idle;       /* idle plans now */
-    int64_t busy;       /* acquired and not yet released, now */
+    int64_t busy;       /* acquired and not yet released, or held by a CUDA graph, now */
     int64_t idle_bytes; /* device workspace of the idle plans now */
     int64_t max_plans, max_bytes;
     int64_t created;   /* plans the pool created (acquires that found no idle plan) */
@@ -434,9 +459,10 @@ WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t
                                                 int iflag, int64_t ntransf, double tol,
                                                 warpfft_precision precision,
                                                 const warpfft_opts *opts, warpfft_plan *plan);
-/* Gives back a plan from warpfft_pool_acquire (flags: 0 or WARPFFT_POOL_KEEP_POINTS). It
- * returns to the pool, or is destroyed now when a clear came while it was in use, the pool is
- * full or off (max_plans 0), or it alone exceeds max_bytes: then a failure of that destroy or
+/* Gives back a plan from warpfft_pool_acquire (flags: 0, WARPFFT_POOL_KEEP_POINTS and/or
+ * WARPFFT_POOL_DISCARD). It returns to the pool, or is destroyed now when asked to (DISCARD), a
+ * clear came while it was in use, the pool is full or off (max_plans 0), or it alone exceeds
+ * max_bytes: then a failure of that destroy or
  * of the wait for its work (an asynchronous error) is returned, after destroying. Either way
  * the handle is the caller's no more. WARPFFT_ERR_INVALID_ARG for NULL, a plan the pool did not
  * hand out, or one released already (nothing changes then). */

@@ -169,7 +169,8 @@ SAN=(-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-r
 SCFLAGS=(-std=c11 -D_GNU_SOURCE -fPIC -pthread -Wall -Wextra -Werror -I"$ROOT/c_core/include"
     -I"$SRC" -I"$HERE")
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cuda.c" "$HERE/standin_cuda_memory.c" \
-    "$HERE/standin_cuda_modules.c" "$HERE/standin_cuda_kernels.c" -o "$FAULT/standin/libcuda.so.1"
+    "$HERE/standin_cuda_modules.c" "$HERE/standin_cuda_kernels.c" "$HERE/standin_cuda_graphs.c" \
+    -o "$FAULT/standin/libcuda.so.1"
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cufft.c" -o "$FAULT/standin/libcufft.so.12" \
     -L"$FAULT/standin" -l:libcuda.so.1
 # fault_build TEST.c... -o OUT: the whole C core and the stand-in kernels table with the tests
@@ -197,6 +198,25 @@ on_standin "$FAULT/test_bench" || status=1
 fault_build "$HERE/test_pool.c" "$HERE/test_pool_stress.c" -o "$FAULT/test_pool"
 echo "== the live-plan pool on the stand-in driver (ASan+UBSan)"
 on_standin "$FAULT/test_pool" || status=1
+# Stream capture into CUDA graphs (api/capture.c) with the whole core: plans the caller owns and
+# the pool's, each call during a capture, the graphs' hold on plans, graphs let go on another
+# thread.
+fault_build "$HERE/test_capture.c" "$HERE/test_capture_pool.c" -o "$FAULT/test_capture"
+echo "== stream capture into CUDA graphs on the stand-in driver (ASan+UBSan)"
+on_standin "$FAULT/test_capture" || status=1
+# The GPU test of graph capture (tests/c/graph_capture.c, scripts/gpu_run.sh's graphs stage) run
+# through on the stand-in: its calls, refusals and the graphs' hold on plans, with no stand-in
+# violation (no allocation, wait or host copy during a capture). The stand-in runs no kernels,
+# so its replay-against-eager comparisons say nothing here: the GPU stage checks those.
+fault_build "$ROOT/tests/c/graph_capture.c" -o "$FAULT/graph_capture"
+echo "== tests/c/graph_capture.c's flow on the stand-in driver (ASan+UBSan; values: GPU only)"
+if on_standin "$FAULT/graph_capture" >"$FAULT/graph_capture.log" 2>&1 &&
+    ! grep -q VIOLATION "$FAULT/graph_capture.log"; then
+    tail -1 "$FAULT/graph_capture.log"
+else
+    cat "$FAULT/graph_capture.log"
+    status=1
+fi
 # The XLA FFI handler (framework/xla_ffi.c) and the pool it takes plans from (api/pool.c), linked
 # with a recording stand-in of the C ABI and of the plan hooks the pool calls (api/plan_pool.h).
 gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_ffi.c" "$SRC/framework/xla_common.c" \

@@ -25,20 +25,25 @@
 struct CUstream_st; /* CUstream (runtime/driver.h) */
 
 typedef struct standin_counts {
-    long calls;          /* numbered calls since the last standin_arm */
-    long failed_at;      /* the call that failed (0: none failed) */
-    char failed_fn[48];  /* its function name */
-    long live_allocs;    /* cuMemAlloc minus cuMemFree */
-    size_t live_bytes;   /* bytes of those */
-    long live_modules;   /* cuModuleLoadData(Ex) minus cuModuleUnload */
-    long live_links;     /* cuLinkCreate minus cuLinkDestroy */
-    long live_fft_plans; /* cufftCreate minus cufftDestroy */
-    long ctx_depth;      /* pushes minus pops on this thread */
-    long violations;     /* out-of-bounds accesses, bad frees, pops without a push, ... */
-    long launches;       /* cuLaunchKernel calls that succeeded */
-    long fft_creates;    /* cufftCreate calls that succeeded (ever) */
-    long fft_makes;      /* cufftMakePlanMany64 calls that succeeded (ever) */
-    long live_events;    /* cuEventCreate minus cuEventDestroy */
+    long calls;             /* numbered calls since the last standin_arm */
+    long failed_at;         /* the call that failed (0: none failed) */
+    char failed_fn[48];     /* its function name */
+    long live_allocs;       /* cuMemAlloc minus cuMemFree */
+    size_t live_bytes;      /* bytes of those */
+    long live_modules;      /* cuModuleLoadData(Ex) minus cuModuleUnload */
+    long live_links;        /* cuLinkCreate minus cuLinkDestroy */
+    long live_fft_plans;    /* cufftCreate minus cufftDestroy */
+    long ctx_depth;         /* pushes minus pops on this thread */
+    long violations;        /* out-of-bounds accesses, bad frees, pops without a push, ... */
+    long launches;          /* cuLaunchKernel calls that succeeded */
+    long fft_creates;       /* cufftCreate calls that succeeded (ever) */
+    long fft_makes;         /* cufftMakePlanMany64 calls that succeeded (ever) */
+    long live_events;       /* cuEventCreate minus cuEventDestroy */
+    long legacy_syncs;      /* cuStreamSynchronize of the legacy stream (0) that succeeded (ever) */
+    long event_syncs;       /* cuEventSynchronize calls that succeeded (ever) */
+    long captured;          /* work enqueued on capturing streams (ever): launches, memsets, FFTs */
+    long live_graphs;       /* graphs of standin_capture_begin not yet standin_graph_destroy'ed */
+    long live_user_objects; /* cuUserObjectCreate'd, not yet released to zero */
 } standin_counts;
 
 /* Fails numbered call `fail_at` (counting from 1 from now; 0: none) and resets the call count. */
@@ -56,6 +61,30 @@ typedef void (*standin_slow_event_sync_fn)(int ms);
  * the same handle): any later use of it (a synchronisation, an event record, an asynchronous
  * copy or memset, a launch, cufftSetStream, a cuFFT transform) is a violation. */
 typedef void (*standin_stream_dead_fn)(struct CUstream_st *s, int dead);
+
+/* Stream capture into CUDA graphs (standin_cuda_graphs.c). standin_capture_begin(s, flags):
+ * stream s (not the legacy one) starts capturing into a new graph, returned (flags
+ * STANDIN_CAPTURE_BLOCKING: s is a blocking stream, so the legacy stream cannot be used
+ * meanwhile: cuStreamIsCapturing and cuStreamGetCaptureInfo_v2 fail on it with
+ * STREAM_CAPTURE_IMPLICIT, and work on it is a violation). While s captures, work enqueued on it
+ * (launches, memsets, event records, cuFFT transforms) is counted as captured
+ * (standin_counts.captured; emulated kernels compute all the same), and waiting for s, a copy
+ * between host and device on s, a wait for an event recorded during the capture, and (unless
+ * STANDIN_CAPTURE_RELAXED: CUDA's relaxed capture mode) any allocation, free, module load or
+ * link anywhere (CUDA's global capture mode) are violations. standin_capture_invalidate(s): the
+ * capture is invalidated (status INVALIDATED). standin_capture_end(s): the capture ends (returns
+ * the work captured into its graph; the graph lives until standin_graph_destroy).
+ * standin_graph_destroy(g): the graph (and every executable graph of it) destroyed: the references
+ * it holds on user objects are released, and the destructors of those at zero run now, or at
+ * standin_run_destructors (which returns how many) after standin_defer_destructors(1) (CUDA runs
+ * them on a thread of its own, maybe later). */
+enum { STANDIN_CAPTURE_BLOCKING = 1, STANDIN_CAPTURE_RELAXED = 2 };
+typedef void *(*standin_capture_begin_fn)(struct CUstream_st *s, int flags);
+typedef void (*standin_capture_invalidate_fn)(struct CUstream_st *s);
+typedef long (*standin_capture_end_fn)(struct CUstream_st *s);
+typedef void (*standin_graph_destroy_fn)(void *graph);
+typedef void (*standin_defer_destructors_fn)(int defer);
+typedef int (*standin_run_destructors_fn)(void);
 
 /* The calls numbered since the last standin_arm, one per line in order ("cuMemsetD8Async",
  * launches as "launch <kernel name>", cuFFT's as "cufftExecC2C", ...), into buf (at most cap bytes
@@ -76,5 +105,6 @@ void standin_fft_plans(int delta);
 void standin_fft_made(void);
 int standin_mem_room(size_t bytes); /* 1 when `bytes` more fit under the memory limit */
 void standin_check_stream(struct CUstream_st *s, const char *what); /* a violation when s is dead */
+void standin_stream_work(struct CUstream_st *s, const char *what);  /* captured when s captures */
 
 #endif

@@ -6,7 +6,9 @@
  *   standin_cuda_memory.c   "device" memory with bounds checks, copies, memsets, streams, events;
  *   standin_cuda_modules.c  modules, link states, functions, kernel launches;
  *   standin_cuda_kernels.c  the binning kernels a checked setpts reads back, on the host; the
- *                           stable sort's passes and the OD spreader's launch, checked.
+ *                           stable sort's passes and the OD spreader's launch, checked;
+ *   standin_cuda_graphs.c   stream capture into CUDA graphs, user objects, and the checks of
+ *                           work during a capture.
  * Everything here is hidden: the library exports only the driver's entry points and standin.h.
  */
 #ifndef WARPFFT_STANDIN_CUDA_H
@@ -44,6 +46,15 @@ INTERNAL CUresult sc_release(const char *fn, long *live, void *p);
 /* Work on stream s (what: the call, for the message): a violation while a synchronous upload
  * may still be landing on the legacy stream (standin_cuda_memory.c). */
 INTERNAL void sc_check_order(CUstream s, const char *what);
+/* Stream capture (standin_cuda_graphs.c), sc_lock held: s's state (0 none, 1 capturing, 2 an
+ * invalidated capture); work enqueued on s (counted as captured while s captures; a violation
+ * on the legacy stream beside a blocking capture); work that must not go on a capturing stream
+ * (a host copy, a wait: a violation). sc_capture_none (takes sc_lock): a violation when any
+ * stream captures (allocations, frees, module loads: CUDA's global capture mode). */
+INTERNAL int sc_capture_state_locked(CUstream s);
+INTERNAL void sc_capture_work_locked(CUstream s, const char *what);
+INTERNAL void sc_capture_forbid_locked(CUstream s, const char *what);
+INTERNAL void sc_capture_none(const char *what);
 /* A launch's geometry: grid, block and dynamic shared memory. */
 typedef struct sc_geom {
     unsigned gx, gy, bx, shared;

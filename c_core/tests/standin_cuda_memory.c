@@ -83,6 +83,7 @@ API void standin_check_stream(CUstream s, const char *what) {
 void sc_check_order(CUstream s, const char *what) {
     pthread_mutex_lock(&sc_lock);
     check_alive_locked(s, what);
+    sc_capture_work_locked(s, what);
     if (s && legacy_pending)
         sc_violation(
             "%s on stream %p (%zu): a synchronous host-to-device copy may still be landing "
@@ -94,6 +95,7 @@ void sc_check_order(CUstream s, const char *what) {
 /* ---- memory ---- */
 
 API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
+    sc_capture_none("cuMemAlloc");
     if (standin_tick("cuMemAlloc") || bytes > MAX_ALLOC_BYTES || !standin_mem_room(bytes))
         return WF_CUDA_ERROR_OUT_OF_MEMORY;
     if (bytes == 0)
@@ -124,6 +126,7 @@ API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
 }
 API CUresult cuMemFree_v2(CUdeviceptr p) {
     int fail = standin_tick("cuMemFree"); /* released either way (a sticky error) */
+    sc_capture_none("cuMemFree");
     pthread_mutex_lock(&sc_lock);
     int i = 0;
     while (i < MAX_ALLOCS && allocs[i].p != dptr(p))
@@ -161,22 +164,37 @@ static void set_pending(int v) {
     pthread_mutex_unlock(&sc_lock);
 }
 API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
+    pthread_mutex_lock(&sc_lock);
+    sc_capture_forbid_locked(NULL, "cuMemcpyHtoD");
+    pthread_mutex_unlock(&sc_lock);
     CUresult r = copy("cuMemcpyHtoD", dptr(d), s, n, 1);
     if (r == 0 && n)
         set_pending(1);
     return r;
 }
 API CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) {
+    pthread_mutex_lock(&sc_lock);
+    sc_capture_forbid_locked(NULL, "cuMemcpyDtoH");
+    pthread_mutex_unlock(&sc_lock);
     CUresult r = copy("cuMemcpyDtoH", d, dptr(s), n, 0);
     if (r == 0)
         set_pending(0); /* it waited for the legacy stream */
     return r;
 }
+/* A host copy on a capturing stream: the graph would read (or write) that host memory at each
+ * launch, long after the call returned. */
+static void host_copy(CUstream st, const char *what) {
+    pthread_mutex_lock(&sc_lock);
+    sc_capture_forbid_locked(st, what);
+    pthread_mutex_unlock(&sc_lock);
+}
 API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) {
+    host_copy(st, "cuMemcpyHtoDAsync");
     sc_check_order(st, "cuMemcpyHtoDAsync");
     return copy("cuMemcpyHtoDAsync", dptr(d), s, n, 1);
 }
 API CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st) {
+    host_copy(st, "cuMemcpyDtoHAsync");
     sc_check_order(st, "cuMemcpyDtoHAsync");
     return copy("cuMemcpyDtoHAsync", d, dptr(s), n, 0);
 }
@@ -191,14 +209,20 @@ API CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream 
 API CUresult cuStreamSynchronize(CUstream s) {
     TICK("cuStreamSynchronize");
     standin_check_stream(s, "cuStreamSynchronize");
-    if (!s)
+    pthread_mutex_lock(&sc_lock);
+    sc_capture_forbid_locked(s, "cuStreamSynchronize");
+    pthread_mutex_unlock(&sc_lock);
+    if (!s) {
         set_pending(0);
+        sc_count(&sc_counts.legacy_syncs);
+    }
     return 0;
 }
 /* ---- events (warpfft_bench_fft resolves these itself; the loader's table has none) ---- */
 
 struct CUevent_st {
     int recorded;
+    int captured; /* its last record was on a capturing stream: a node of that graph */
 };
 API CUresult cuEventCreate(CUevent *e, unsigned int flags) {
     (void)flags;
@@ -212,6 +236,10 @@ API CUresult cuEventCreate(CUevent *e, unsigned int flags) {
 API CUresult cuEventRecord(CUevent e, CUstream s) {
     TICK("cuEventRecord");
     standin_check_stream(s, "cuEventRecord");
+    pthread_mutex_lock(&sc_lock);
+    e->captured = sc_capture_state_locked(s) != 0;
+    sc_capture_work_locked(s, "cuEventRecord");
+    pthread_mutex_unlock(&sc_lock);
     e->recorded = 1;
     return 0;
 }
@@ -228,6 +256,11 @@ API CUresult cuEventSynchronize(CUevent e) {
                   NULL);
     if (!e->recorded)
         sc_violation("%s %p %zu: the event was never recorded", "cuEventSynchronize", e, 0);
+    if (e->captured)
+        sc_violation("%s %p %zu: the event was recorded during a capture (a node of a CUDA "
+                     "graph, not the work before it)",
+                     "cuEventSynchronize", e, 0);
+    sc_count(&sc_counts.event_syncs);
     return 0;
 }
 API CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b) {

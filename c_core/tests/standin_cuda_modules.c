@@ -24,6 +24,7 @@ struct CUlinkState_st {
 static struct CUfunc_st *funcs; /* every function handed out, freed never (like the driver's) */
 
 static CUresult module_load(CUmodule *m, const void *image) {
+    sc_capture_none("a module load");
     if (!image)
         return CUDA_ERROR_INVALID_VALUE;
     if (sc_slow_load_ms)
@@ -70,6 +71,7 @@ API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
 API CUresult cuLinkCreate_v2(unsigned int n, int *o, void **v, CUlinkState *ls) {
     (void)n, (void)o, (void)v;
     TICK("cuLinkCreate");
+    sc_capture_none("cuLinkCreate");
     if (!(*ls = calloc(1, sizeof **ls)))
         return WF_CUDA_ERROR_OUT_OF_MEMORY;
     sc_count(&sc_counts.live_links);

@@ -129,6 +129,7 @@ static cufftResult exec(const char *fn, cufftHandle h, void *in, void *out) {
     if (!valid(h) || !plans[h].made)
         return CUFFT_INVALID_PLAN;
     standin_check_stream(plans[h].stream, fn);
+    standin_stream_work(plans[h].stream, fn);
     if (!standin_check_range(in, plans[h].data_bytes, fn) ||
         !standin_check_range(out, plans[h].data_bytes, fn))
         return CUFFT_INTERNAL_ERROR;

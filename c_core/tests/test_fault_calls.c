@@ -63,6 +63,7 @@ static void expect_setpts(const config *cf, const warpfft_plan_info *in, char *b
     char line[96];
     buf[0] = '\0';
     add(buf, cap, "cuCtxPushCurrent");
+    add(buf, cap, "cuStreamGetCaptureInfo"); /* captured into a CUDA graph? (capture.c) */
     add(buf, cap, "cuMemsetD8Async");
     snprintf(line, sizeof line, "launch wf_bin_count_%s", p);
     add(buf, cap, line);
@@ -104,6 +105,7 @@ static void expect_execute(const config *cf, const warpfft_plan_info *in, char *
     char line[96], module[WF_SI_NAME_MAX], entry[WF_SI_NAME_MAX];
     buf[0] = '\0';
     add(buf, cap, "cuCtxPushCurrent");
+    add(buf, cap, "cuStreamGetCaptureInfo");
     if (cf->type == 1) {
         if (in->method != WARPFFT_METHOD_OD) /* OD writes every cell of the grid */
             add(buf, cap, "cuMemsetD8Async");
@@ -183,8 +185,8 @@ static void steady_calls(size_t ci) {
     arm(0);
     st = warpfft_setpts_check(plan);
     const char *check_want = cf->check_points ? "" /* setpts checked already */
-                                              : "cuCtxPushCurrent\ncuMemcpyDtoHAsync\n"
-                                                "cuStreamSynchronize\n";
+                                              : "cuCtxPushCurrent\ncuStreamGetCaptureInfo\n"
+                                                "cuMemcpyDtoHAsync\ncuStreamSynchronize\n";
     CHECK(st == 0 && strcmp(logged(), check_want) == 0,
           "config %zu: setpts_check (status %d) called\n%swhere\n%swas expected", ci, st, got,
           check_want);

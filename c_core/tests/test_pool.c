@@ -13,6 +13,8 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "standin.h"
@@ -113,9 +115,44 @@ static void env_limits(void) {
 
 static void env_junk(void) {
     setenv("WARPFFT_PLAN_CACHE_SIZE", "lots", 1);
-    setenv("WARPFFT_PLAN_CACHE_BYTES", "-4", 1);
+    setenv("WARPFFT_PLAN_CACHE_BYTES", "-4", 1); /* not a count: the default, not 0 */
     warpfft_pool_info i = info();
-    CHECK(i.max_plans == 16 && i.max_bytes == 0, "limits %lld, %lld", (long long)i.max_plans,
+    CHECK(i.max_plans == 16 && i.max_bytes == (int64_t)1 << 30, "limits %lld, %lld",
+          (long long)i.max_plans, (long long)i.max_bytes);
+}
+
+/* Digits only, as the kernel cache's size: strtoll read " 99999999999999999999" as no bound
+ * (INT64_MAX) and "  -3" as 0, turning pooling off. Each of these is the default. */
+static void env_not_digits(void) {
+    static const char *const junk[] = {" 99999999999999999999",
+                                       "99999999999999999999",
+                                       "9223372036854775808",
+                                       "  -3",
+                                       "+5",
+                                       "5 ",
+                                       "0x10",
+                                       "1e3"};
+    for (size_t k = 0; k < sizeof junk / sizeof junk[0]; k++) {
+        pid_t pid = fork();
+        if (pid == 0) { /* a fresh process: the limits are read at its first pool call */
+            setenv("WARPFFT_PLAN_CACHE_SIZE", junk[k], 1);
+            setenv("WARPFFT_PLAN_CACHE_BYTES", junk[k], 1);
+            warpfft_pool_info i = info();
+            _exit(i.max_plans == 16 && i.max_bytes == (int64_t)1 << 30 ? 0 : 1);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "WARPFFT_PLAN_CACHE_SIZE and _BYTES = \"%s\": not the defaults", junk[k]);
+    }
+}
+
+/* The largest value that fits is taken as it is; 0 turns pooling off. */
+static void env_edges(void) {
+    setenv("WARPFFT_PLAN_CACHE_SIZE", "0", 1);
+    setenv("WARPFFT_PLAN_CACHE_BYTES", "9223372036854775807", 1);
+    warpfft_pool_info i = info();
+    CHECK(i.max_plans == 0 && i.max_bytes == INT64_MAX, "limits %lld, %lld", (long long)i.max_plans,
           (long long)i.max_bytes);
 }
 
@@ -204,7 +241,7 @@ static void test_misuse(void) {
     CHECK(acquire(1, 32, 0, &a) == 0);
     CHECK(warpfft_plan_destroy(a) == WARPFFT_ERR_INVALID_ARG && CHECK_MSG("warpfft_pool_release"));
     CHECK(run(a) == 0, "a refused destroy left the plan working");
-    CHECK(warpfft_pool_release(a, 2) == WARPFFT_ERR_INVALID_ARG && CHECK_MSG("flags"));
+    CHECK(warpfft_pool_release(a, 4) == WARPFFT_ERR_INVALID_ARG && CHECK_MSG("flags"));
     CHECK(warpfft_pool_release(a, 0) == 0);
     CHECK(warpfft_pool_release(a, 0) == WARPFFT_ERR_INVALID_ARG && CHECK_MSG("released already"));
     CHECK(warpfft_pool_release(NULL, 0) == WARPFFT_ERR_INVALID_ARG);
@@ -274,6 +311,26 @@ static void test_limits(void) {
     expect_clean("limits", &s0);
 }
 
+/* WARPFFT_POOL_DISCARD: the release destroys the plan (an XLA call's batched plan that ran out
+ * of memory, whose memory the fallback needs), whatever the limits; with the points flag too. */
+static void test_discard(void) {
+    standin_counts s0 = counts();
+    warpfft_plan a = NULL, b = NULL;
+    CHECK(acquire(1, 32, 0x5150, &a) == 0 && run(a) == 0);
+    warpfft_pool_info i0 = info();
+    size_t live = counts().live_bytes;
+    CHECK(warpfft_pool_release(a, WARPFFT_POOL_DISCARD) == 0, "%s", warpfft_last_error());
+    warpfft_pool_info i1 = info();
+    CHECK(i1.idle == 0 && i1.busy == 0 && i1.destroyed == i0.destroyed + 1 &&
+              counts().live_bytes < live,
+          "discarded: %lld idle, %lld busy, %lld destroyed", (long long)i1.idle, (long long)i1.busy,
+          (long long)(i1.destroyed - i0.destroyed));
+    CHECK(acquire(1, 32, 0x5150, &b) == 0 && info().created == i1.created + 1, "not made again");
+    CHECK(warpfft_pool_release(b, WARPFFT_POOL_DISCARD | WARPFFT_POOL_KEEP_POINTS) == 0 &&
+          info().idle == 0 && info().destroyed == i1.destroyed + 1);
+    expect_clean("discard", &s0);
+}
+
 /* A clear while a plan is in use: the plan keeps working, and goes at its release. */
 static void test_busy_survives_clear(void) {
     standin_counts s0 = counts();
@@ -294,6 +351,8 @@ int main(void) {
     /* Before any pool call in this process: each child reads the environment afresh. */
     run_isolated("env limits", env_limits);
     run_isolated("env junk", env_junk);
+    run_isolated("env not digits", env_not_digits);
+    run_isolated("env edges", env_edges);
     run_isolated("env unset", env_unset);
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h || !(arm = (standin_arm_fn)dlsym(h, "standin_arm")) ||
@@ -318,11 +377,13 @@ int main(void) {
     test_points_id_zero();
     test_misuse();
     test_limits();
+    test_discard();
     test_busy_survives_clear();
     test_dead_streams();
     test_dead_streams_type3();
     test_no_waiting_behind_others();
     test_threads();
+    test_legacy_stream_threads();
     test_fault_walk();
     warpfft_free(0, xs);
     warpfft_free(0, cs);

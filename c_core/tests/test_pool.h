@@ -40,6 +40,7 @@ void test_dead_streams(void);
 void test_dead_streams_type3(void);
 void test_no_waiting_behind_others(void);
 void test_threads(void);
+void test_legacy_stream_threads(void);
 void test_fault_walk(void);
 
 #endif

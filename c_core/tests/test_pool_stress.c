@@ -3,7 +3,8 @@
  * stand-in driver and cuFFT of standin.h (built with test_pool.c, whose main runs these parts
  * after the single-caller ones): plans whose streams their users destroyed (types 1, 2 and 3)
  * evicted without touching those streams, no caller waiting behind another's plan creation or
- * GPU wait, threads racing acquires and releases against clears and limit changes, and a walk
+ * GPU wait, threads racing acquires and releases against clears and limit changes (on user
+ * streams; on the legacy stream, whose plans are fenced too: no eviction waits for it), and a walk
  * failing each driver/cuFFT call of a pooled lifecycle. Kept apart from test_pool.c so that the
  * pool's contract as one caller sees it reads on its own.
  */
@@ -51,7 +52,7 @@ void test_dead_streams(void) {
     /* a new stream with a dead one's handle: a new plan works on it */
     stream_dead((CUstream)streams[0], 0);
     CHECK(acquire(1, 24, streams[0], &q) == 0 && run(q) == 0 && warpfft_pool_release(q, 0) == 0);
-    /* the legacy stream (no fence: waited for as a stream) */
+    /* the legacy stream: fenced as any other */
     CHECK(acquire(1, 24, 0, &q) == 0 && run(q) == 0 && warpfft_pool_release(q, 0) == 0);
     for (int k = 1; k < 4; k++)
         stream_dead((CUstream)streams[k], 0);
@@ -285,6 +286,90 @@ void test_threads(void) {
         warpfft_free(0, w[k].fk);
     }
     expect_clean("threads", &s0);
+}
+
+/* ---- the legacy stream (0): torch's default and the one-call functions' ---- */
+
+/* Acquires plans of two keys on the legacy stream, runs and releases them (as work() does). */
+static void *work_legacy(void *arg) {
+    worker *w = arg;
+    unsigned seed = (unsigned)w->index * 104729u + 7u;
+    for (int i = 0; i < N_ITER; i++) {
+        int r = rand_r(&seed);
+        warpfft_plan p = NULL;
+        int st = acquire(1 + r % 2, 16 + 8 * (r / 2 % 2), 0, &p);
+        if (st) {
+            fail(w, "acquire", st);
+            continue;
+        }
+        if ((st = warpfft_setpts(p, WARPFFT_F32, M, w->x, NULL, NULL)) != 0 ||
+            (st = warpfft_execute(p, WARPFFT_F32, w->c, w->fk)) != 0)
+            fail(w, "setpts + execute", st);
+        w->runs += st == 0;
+        if ((st = warpfft_pool_release(p, 0)) != 0)
+            fail(w, "release", st);
+    }
+    return NULL;
+}
+
+/* Pooled plans on the legacy stream get a fence like any other: evicting them (a full pool, a
+ * limit, a clear, from any thread) waits for that plan's last work (cuEventSynchronize), never
+ * for the whole legacy stream (cuStreamSynchronize(0): everything anyone queued there), which
+ * warpfft.h promises the pool never does. Threads race acquires and releases on stream 0
+ * against clears and limit changes; the stand-in counts the waits. */
+void test_legacy_stream_threads(void) {
+    standin_counts s0 = counts();
+    worker w[N_WORKERS];
+    pthread_t t[N_WORKERS], tc;
+    long rounds = 0;
+    workers_done = 0;
+    for (int k = 0; k < N_WORKERS; k++) { /* warpfft_memset waits for stream 0: before */
+        memset(&w[k], 0, sizeof w[k]);
+        w[k].index = k;
+        w[k].x = dmalloc(M * 4);
+        w[k].c = dmalloc(M * 8);
+        w[k].fk = dmalloc(NMAX * 8);
+        warpfft_memset(0, w[k].x, 0, M * 4);
+    }
+    /* one eviction on one thread first: a release into a full pool, then a clear */
+    CHECK(warpfft_pool_set_limits(1, -1) == 0);
+    warpfft_plan a = NULL, b = NULL;
+    standin_counts s1 = counts();
+    CHECK(acquire(1, 16, 0, &a) == 0 && run(a) == 0 && acquire(2, 16, 0, &b) == 0 && run(b) == 0);
+    CHECK(warpfft_pool_release(a, 0) == 0 && warpfft_pool_release(b, 0) == 0 && info().idle == 1);
+    CHECK(warpfft_pool_clear() == 0 && info().idle == 0);
+    standin_counts s2 = counts();
+    CHECK(s2.legacy_syncs == s1.legacy_syncs && s2.event_syncs - s1.event_syncs == 2,
+          "two evictions on stream 0: %ld waits for the legacy stream, %ld for fences",
+          s2.legacy_syncs - s1.legacy_syncs, s2.event_syncs - s1.event_syncs);
+    /* then threads against clears and limits */
+    for (int k = 0; k < N_WORKERS; k++)
+        pthread_create(&t[k], NULL, work_legacy, &w[k]);
+    pthread_create(&tc, NULL, chaos, &rounds);
+    long runs = 0;
+    for (int k = 0; k < N_WORKERS; k++) {
+        pthread_join(t[k], NULL);
+        CHECK(w[k].fails == 0, "worker %d: %d failures, the first %s", k, w[k].fails, w[k].first);
+        runs += w[k].runs;
+    }
+    workers_done = 1;
+    pthread_join(tc, NULL);
+    CHECK(warpfft_pool_clear() == 0);
+    standin_counts s3 = counts();
+    CHECK(runs == N_WORKERS * N_ITER && s3.legacy_syncs == s2.legacy_syncs &&
+              s3.event_syncs > s2.event_syncs,
+          "%ld runs; evictions waited %ld times for the legacy stream, %ld times for fences", runs,
+          s3.legacy_syncs - s2.legacy_syncs, s3.event_syncs - s2.event_syncs);
+    printf("  legacy stream: %ld runs, %ld rounds of clears and limits; evictions waited for %ld "
+           "fences and %ld times for the legacy stream\n",
+           runs, rounds, s3.event_syncs - s2.event_syncs, s3.legacy_syncs - s2.legacy_syncs);
+    CHECK(warpfft_pool_set_limits(16, (int64_t)1 << 30) == 0);
+    for (int k = 0; k < N_WORKERS; k++) {
+        warpfft_free(0, w[k].x);
+        warpfft_free(0, w[k].c);
+        warpfft_free(0, w[k].fk);
+    }
+    expect_clean("legacy stream threads", &s0);
 }
 
 /* ---- a pooled lifecycle with each driver/cuFFT call failing in turn ---- */

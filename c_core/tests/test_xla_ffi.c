@@ -8,7 +8,7 @@
  * it asks XLA for the stream, takes a plan from the pool (made with the call's key and
  * check_points 0: unchecked set-points), sets the points once per point group (once when one set
  * serves every group) and executes once per batch group on that group's slices, in that order,
- * then gives the plan back (the pool forgets its points and fences its work); a second call
+ * then gives the plan back (the pool fences its work and forgets its points); a second call
  * reuses the plan. With the k-th call (stream request or ABI) failing, for k = 1, 2, ...: the
  * handler returns XLA's own error or one naming the failed function with its status's error
  * code, calls nothing after it but the release, and leaves the plan idle in the pool. A call
@@ -104,7 +104,7 @@ static void expected(const config *cf, int plan, int create, char *s, size_t len
                              (int)cf->precision, cf->type == 2 ? "out" : "src", (size_t)g * per_c,
                              cf->type == 2 ? "src" : "out", (size_t)g * per_fk);
     }
-    snprintf(s + out, len - out, "forget P%d\nfence P%d\n", plan, plan); /* the release */
+    snprintf(s + out, len - out, "fence P%d\nforget P%d\n", plan, plan); /* the release */
 }
 
 static int errc_of(warpfft_status st) {
@@ -281,7 +281,7 @@ static void test_failures(void) {
             /* nothing after the failed call but the plan's release */
             char tail[64] = "  FAILED\n";
             if (had_plan)
-                snprintf(tail, sizeof tail, "  FAILED\nforget P%d\nfence P%d\n", plan_ids,
+                snprintf(tail, sizeof tail, "  FAILED\nfence P%d\nforget P%d\n", plan_ids,
                          plan_ids);
             size_t len = strlen(trace), tl = strlen(tail);
             CHECK(len >= tl && strcmp(trace + len - tl, tail) == 0,
@@ -348,6 +348,41 @@ static void test_sets_fallback(void) {
     warpfft_xla_cache_clear();
 }
 
+/* The batched plan is made (its G * T grids fit) but its sets run out of memory: it must be
+ * destroyed before the fallback's plan of T is made, not given back idle (then the fallback ran
+ * out of memory too, beside its G * T grids, and so did every later call of the shape, which
+ * took the idle batched plan again). Memory: the batched plan's 6000 bytes fit a budget of 7000,
+ * its sets' 1500 more do not, nor does the plan of T's 2000 beside the batched plan. */
+static void test_sets_out_of_memory(void) {
+    const config cf = {1, 2, WARPFFT_F32, 3, 3, 2, 5, 0, {8, 6, 1}};
+    warpfft_xla_cache_clear();
+    frame_det = 0;
+    mem_budget = 6 * PLAN_BYTES_PER_TRANSFORM + SETS_BYTES_PER_SET;
+    for (int call = 0; call < 3; call++) {
+        arm(0, WARPFFT_SUCCESS);
+        XLA_FFI_Error *err = warpfft_xla_nufft(frame(&cf));
+        const char *sets = strstr(trace, "setpts_sets P");
+        const char *gone = sets ? strstr(sets, "destroy P") : NULL;
+        const char *fallback = strstr(trace, "create 1 2d n 8 6 1 iflag -1 T 2 ");
+        CHECK(err == NULL, "call %d: %s, calls:\n%s", call, err ? xla_msg : "no error", trace);
+        if (call == 0) /* the batched plan made, its sets out of memory: destroyed, then T */
+            CHECK(sets && gone && fallback && gone < fallback,
+                  "call 0: the batched plan not destroyed before the fallback's, calls:\n%s",
+                  trace);
+        else /* the batched plan cannot be made beside the idle plan of T: that plan again */
+            CHECK(!sets && !fallback && strstr(trace, "execute P"),
+                  "call %d: not the idle plan of T transforms, calls:\n%s", call, trace);
+        int steps = 0;
+        for (const char *l = strstr(trace, "execute P"); l; l = strstr(l + 1, "execute P"))
+            steps++;
+        CHECK(steps == 3, "call %d: %d executes, not one per group", call, steps);
+    }
+    mem_budget = 0;
+    frame_det = 1;
+    warpfft_xla_cache_clear();
+    CHECK(mem_live == 0, "%lld bytes of the stand-in GPU left", (long long)mem_live);
+}
+
 int main(void) {
     warpfft_pool_set_limits(16, (int64_t)1 << 30); /* whatever the environment says */
     /* deterministic (the groups of types 1 and 3 one after the other: OD), then not (batched
@@ -358,6 +393,7 @@ int main(void) {
     }
     frame_det = 1;
     test_sets_fallback();
+    test_sets_out_of_memory();
     test_empty();
     test_decoding_edges();
     test_upsampfac_default_and_points_hint();

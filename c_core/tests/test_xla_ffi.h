@@ -30,6 +30,12 @@ extern void (*on_setpts)(void);
 /* The stand-in's warpfft_setpts_sets / setpts3_sets return WARPFFT_ERR_BAD_SIZE (too many bins
  * for the sets) when set. */
 extern int sets_refuse;
+/* The stand-in GPU's memory: a plan holds PLAN_BYTES_PER_TRANSFORM per transform (its fine
+ * grids) from its creation, and SETS_BYTES_PER_SET per point set from its warpfft_setpts_sets on
+ * (kept until its destruction); creation and set-points return WARPFFT_ERR_OUT_OF_MEMORY beyond
+ * mem_budget (0: no limit). mem_live: the bytes held now. */
+enum { PLAN_BYTES_PER_TRANSFORM = 1000, SETS_BYTES_PER_SET = 500 };
+extern int64_t mem_budget, mem_live;
 /* The deterministic attribute frame() gives calls (1 by default). The handler runs groups with
  * their own points as one plan with batched points unless the plan spreads by OD (deterministic
  * types 1 and 3). */

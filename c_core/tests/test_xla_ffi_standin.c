@@ -27,6 +27,7 @@ int plan_ids, plans_live;
 void (*on_setpts)(void);
 int sets_refuse;
 int frame_det = 1;
+int64_t mem_budget, mem_live;
 
 static long fail_at;               /* the numbered call that fails (0: none) */
 static warpfft_status fail_status; /* what a failing ABI call returns */
@@ -39,6 +40,7 @@ struct warpfft_plan_s {
     int id;
     int pooled;
     uint64_t points_id; /* warpfft_plan_points_id's */
+    int64_t bytes;      /* the stand-in GPU's memory it holds (mem_live) */
 };
 static uint64_t points_ids; /* the last points id given (under `lock`) */
 
@@ -49,6 +51,22 @@ static void new_points_id(warpfft_plan plan) {
 }
 
 static void record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* `bytes` more of the stand-in GPU's memory for the plan (NULL: not yet made), or 0 when they do
+ * not fit under mem_budget (then "  OUT OF MEMORY" is traced). */
+static int take_memory(warpfft_plan plan, int64_t bytes) {
+    pthread_mutex_lock(&lock);
+    int fits = mem_budget == 0 || mem_live + bytes <= mem_budget;
+    if (fits) {
+        mem_live += bytes;
+        if (plan)
+            plan->bytes += bytes;
+    }
+    pthread_mutex_unlock(&lock);
+    if (!fits)
+        record("  OUT OF MEMORY\n");
+    return fits;
+}
 
 static void record(const char *fmt, ...) {
     pthread_mutex_lock(&lock);
@@ -173,9 +191,13 @@ warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int if
     maybe_block("create");
     if (tick("warpfft_plan_create"))
         return fail_status;
+    int64_t grids = PLAN_BYTES_PER_TRANSFORM * ntransf; /* its fine grids */
+    if (!take_memory(NULL, grids))
+        return WARPFFT_ERR_OUT_OF_MEMORY;
     struct warpfft_plan_s *p = calloc(1, sizeof *p);
     if (!p)
         return WARPFFT_ERR_OUT_OF_MEMORY;
+    p->bytes = grids;
     pthread_mutex_lock(&lock);
     p->id = ++plan_ids;
     plans_live++;
@@ -219,6 +241,8 @@ warpfft_status warpfft_setpts_sets(warpfft_plan plan, warpfft_precision precisio
     if (sets_refuse)
         return WARPFFT_ERR_BAD_SIZE; /* as a plan whose sets' bins reach 2^31: nothing set */
     new_points_id(plan);
+    if (!take_memory(plan, SETS_BYTES_PER_SET * n_sets)) /* the sets' bins and sorted points */
+        return WARPFFT_ERR_OUT_OF_MEMORY;
     return tick("warpfft_setpts_sets") ? fail_status : WARPFFT_SUCCESS;
 }
 
@@ -247,10 +271,11 @@ warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, v
 
 static void free_plan(warpfft_plan plan) {
     record("destroy P%d\n", plan->id);
-    free(plan);
     pthread_mutex_lock(&lock);
     plans_live--;
+    mem_live -= plan->bytes;
     pthread_mutex_unlock(&lock);
+    free(plan);
 }
 
 warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
@@ -323,9 +348,15 @@ void wf_plan_forget_points(warpfft_plan plan) {
     new_points_id(plan);
 }
 
-warpfft_status wf_plan_fence(warpfft_plan plan) {
+warpfft_status wf_plan_fence(warpfft_plan plan, int *capturing) {
+    *capturing = 0;
     record("fence P%d\n", plan->id);
     return WARPFFT_SUCCESS;
+}
+
+int wf_plan_graph_held(warpfft_plan plan) {
+    (void)plan; /* the handler captures nothing into CUDA graphs (test_pool_graphs.c: the pool) */
+    return 0;
 }
 
 warpfft_status wf_plan_destroy_fenced(warpfft_plan plan) {

@@ -120,6 +120,7 @@ class Toeplitz(ClosesWhenCollected):
     def __init__(self, n_modes, x, y=None, z=None, weights=None, n_trans=1, eps=1e-6, isign=-1,
                  dtype="complex64", **kwargs):
         self._handle = None
+        self._undestroyed = None  # a handle whose destroy failed: close() tries it again
         self._lock = threading.RLock()
         self._pending = []  # (event, refs) of queued applications
         self._buffers = {}
@@ -338,9 +339,14 @@ class Toeplitz(ClosesWhenCollected):
     # ---- lifetime ----
 
     def close(self):
-        """Waits for the operator's stream and frees it (idempotent)."""
+        """Waits for the operator's stream and frees it (idempotent). Raises the status of failed
+        asynchronous work (the wait) or of the destroy; when both fail, the wait's error names
+        the destroy's too. A failed destroy leaves the operator allocated (warpfft.h): it can no
+        longer be applied, and the next close() tries to destroy it again."""
         with self._lock:
             h, self._handle = self._handle, None
+            if h is None:
+                h, self._undestroyed = self._undestroyed, None
             if h is None:
                 return
             err = None
@@ -348,8 +354,12 @@ class Toeplitz(ClosesWhenCollected):
             if st:
                 err = _lib.make_error(st)
             st = self._L.warpfft_toeplitz_destroy(h)
-            if st and err is None:
-                err = _lib.make_error(st)
+            if st:
+                self._undestroyed = h  # still valid: not lost, tried again at the next close()
+                failed = _lib.make_error(st)
+                err = failed if err is None else type(err)(
+                    f"{err.message}; and warpfft_toeplitz_destroy failed too ({failed}): the "
+                    "operator is still allocated, close() again to retry", err.status, err.name)
             for ev, _ in self._pending:
                 driver.release(self._device, ev)
             self._pending = []

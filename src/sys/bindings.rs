@@ -4,6 +4,7 @@ pub const WARPFFT_VERSION_MAJOR: u32 = 0;
 pub const WARPFFT_VERSION_MINOR: u32 = 1;
 pub const WARPFFT_VERSION_PATCH: u32 = 0;
 pub const WARPFFT_POOL_KEEP_POINTS: u32 = 1;
+pub const WARPFFT_POOL_DISCARD: u32 = 2;
 pub type __int32_t = ::std::os::raw::c_int;
 pub type __uint32_t = ::std::os::raw::c_uint;
 pub type __int64_t = ::std::os::raw::c_long;

@@ -1,12 +1,15 @@
 /*
  * handle.h — the public plan handle (warpfft.h's opaque warpfft_plan), shared by the public plan
- * functions: plan.c (create, destroy, info), points.c (setpts, setpts3, setpts_check, execute)
- * and plan_pool.c (what the live-plan pool, pool.c, does to a plan: its mark, its fence, its
- * points id). A handle holds one transform: types 1 and 2 (plans/nufft12.h) or type 3
- * (plans/type3.h). Not installed.
+ * functions: plan.c (create, destroy, info), points.c (setpts, setpts3, setpts_check, execute),
+ * plan_pool.c (what the live-plan pool, pool.c, does to a plan: its mark, its fence, its
+ * points id) and capture.c (what a plan does while its stream is captured into a CUDA graph). A
+ * handle holds one transform: types 1 and 2 (plans/nufft12.h) or type 3 (plans/type3.h). Not
+ * installed.
  */
 #ifndef WARPFFT_API_HANDLE_H
 #define WARPFFT_API_HANDLE_H
+
+#include <stdatomic.h>
 
 #include "params/base.h"
 #include "plans/nufft12.h"
@@ -24,11 +27,21 @@ struct warpfft_plan_s {
     int pooled;         /* the pool's: warpfft_plan_destroy refuses it */
     CUevent fence;      /* recorded on the stream at each release to the pool (made at the first) */
     int fence_state;    /* WF_FENCE_*: what is known of the work enqueued so far */
+    int eager_work;     /* work enqueued outside a stream capture since the last fence (the
+                         * creation's uploads included): a release during a capture, which
+                         * cannot record a fence, refuses it (plan_pool.c) */
+
+    /* CUDA graphs (capture.c): the graphs that hold work of this plan captured from its stream
+     * own it until they are destroyed (their user objects' destructors count them down, on a
+     * driver thread); the last capture sequence it joined */
+    atomic_int graph_refs;
+    uint64_t capture_id;
+    int captured; /* capture_id is set */
 };
 
 /* plan->fence_state. SET: `fence` follows all the plan's work (recorded at its last release);
- * NONE: no fence follows it (legacy stream, or the record failed: the stream itself is waited
- * for, at release, while it is known alive); WAITED / LOST: the pool waited for it before a
+ * NONE: no fence follows it (the record failed: the stream itself is waited for, at release,
+ * while it is known alive); WAITED / LOST: the pool waited for it before a
  * destroy that failed, successfully / not (a retry does not wait again). */
 enum { WF_FENCE_NONE = 0, WF_FENCE_SET = 1, WF_FENCE_WAITED = 2, WF_FENCE_LOST = 3 };
 

@@ -3,10 +3,13 @@
  * warpfft_plan_get_info and warpfft_plan_workspace_bytes. A thin layer: it checks what the
  * handle needs, hands type 1 and 2 to plans/nufft12.c and type 3 to plans/type3.c, and turns a
  * failed release into the destroy contract of warpfft.h (the handle stays valid). A plan of the
- * live-plan pool is refused here: the pool destroys it (plan_pool.c, wf_handle_destroy).
+ * live-plan pool is refused here: the pool destroys it (plan_pool.c, wf_handle_destroy); so
+ * is one a CUDA graph holds (capture.c), or one whose stream is being captured (destroying
+ * waits for the stream).
  */
 #include <stdlib.h>
 
+#include "api/capture.h"
 #include "api/handle.h"
 #include "runtime/cufft.h"
 #include "runtime/error.h"
@@ -34,6 +37,7 @@ WARPFFT_API warpfft_status warpfft_plan_create(int type, int dim, const int64_t 
         free(pl);
         return st;
     }
+    pl->eager_work = 1; /* creation's uploads on the stream: no fence follows them yet */
     *plan = pl;
     return WARPFFT_SUCCESS;
 }
@@ -46,6 +50,18 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
         return wf_error(WARPFFT_ERR_INVALID_ARG,
                         "warpfft_plan_destroy: the plan belongs to the plan pool; give it back "
                         "with warpfft_pool_release");
+    if (wf_plan_in_graphs(plan))
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_plan_destroy: a CUDA graph that still exists holds the plan (it "
+                        "captured work of the plan, whose buffers its nodes use); destroy the "
+                        "graph and the executable graphs made from it first (CUDA lets go of "
+                        "the plan once their launches have finished); the plan is still valid");
+    /* destroying waits for the stream, which a capture forbids */
+    warpfft_status st = wf_stream_not_capturing(
+        wf_handle_device(plan), wf_handle_exec(plan)->stream, "warpfft_plan_destroy",
+        "destroy the plan after the capture ends (the plan is still valid)");
+    if (st != WARPFFT_SUCCESS)
+        return st;
     return wf_handle_destroy(plan, WF_WORK_PENDING);
 }
 

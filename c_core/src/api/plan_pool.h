@@ -13,10 +13,20 @@
 void wf_plan_set_pooled(warpfft_plan plan, int pooled);
 /* The plan forgets its points (execute: WARPFFT_ERR_NO_POINTS) and takes a new points id. */
 void wf_plan_forget_points(warpfft_plan plan);
-/* Records the plan's fence on its stream, after all the work enqueued so far (the legacy
- * stream needs none: it cannot be destroyed). On failure the plan has no fence (its stream is
- * waited for instead, while it is known alive: the pool destroys the plan at once). */
-warpfft_status wf_plan_fence(warpfft_plan plan);
+/* Records the plan's fence on its stream, after all the work enqueued so far, on any stream:
+ * the legacy one (0) too, so that destroying the plan waits for its own work, never for the
+ * stream. On failure the plan has no fence (its stream is waited for instead, while it is known
+ * alive: the pool destroys the plan at once).
+ * While the stream is being captured into a CUDA graph (*capturing = 1) nothing can be recorded
+ * on it (the record would be a node of the graph): then the fence stays as it was, which covers
+ * the plan's work when none was enqueued outside the capture since (its creation's included:
+ * WARPFFT_SUCCESS), and the call returns WARPFFT_ERR_UNSUPPORTED (the pool refuses the release,
+ * nothing changed) when some was, or when the capture state cannot be read (an invalidated
+ * capture, the legacy stream beside a blocking capture). */
+warpfft_status wf_plan_fence(warpfft_plan plan, int *capturing);
+/* Whether CUDA graphs that captured the plan's work still exist (api/capture.c): the pool then
+ * neither hands the plan out nor destroys it. Never blocks (an atomic load). */
+int wf_plan_graph_held(warpfft_plan plan);
 /* Waits for the plan's work (its fence; without one, its stream), then destroys the plan
  * without touching its stream again. Returns the wait's failure (an asynchronous error), after
  * destroying, or the destroy's; after a failed destroy the plan is valid and still pooled, and

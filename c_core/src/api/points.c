@@ -7,7 +7,13 @@
  * call that fails before its work starts (arguments, the context) leaves the plan's points as they
  * were. Every setpts and setpts3 past its argument checks gives the plan a new points id (the
  * live-plan pool's callers compare it: warpfft_plan_points_id), failed ones included.
+ * While the plan's stream is being captured into a CUDA graph (capture.c): setpts and execute
+ * join the graph, which then owns the plan; setpts runs only without a host wait (not checked
+ * mode) and in the arrays the plan holds; setpts3 and setpts_check, which wait for the stream,
+ * refuse. A plan held by a graph takes no setpts that would grow its arrays, and no setpts3
+ * (which may reallocate its grids). Such a refusal changes nothing, points id included.
  */
+#include "api/capture.h"
 #include "api/handle.h"
 #include "params/params.h"
 #include "plans/launch.h"
@@ -135,6 +141,37 @@ static warpfft_status check_execute(const struct warpfft_plan_s *plan, int preci
     return WARPFFT_SUCCESS;
 }
 
+/* ---------------------------------------------------------------- stream capture */
+
+/* What setpts (types 1, 2) may do with the plan's stream's capture state `cap`: during a capture
+ * it joins the graph, if it neither waits (check_points) nor allocates; outside one, it grows no
+ * array a graph holding the plan reads. */
+static warpfft_status capture_setpts(struct warpfft_plan_s *plan, const wf_capture *cap,
+                                     int64_t n_sets, int64_t M, const char *who) {
+    const wf_nufft12 *n = plan->n12;
+    int fits = wf_spreader_setpts_fits(&n->sp, n_sets, M);
+    if (cap->active && n->p.check_points)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: the plan checks its points (opts.check_points = 1), which waits for "
+                        "its stream, and the stream is being captured into a CUDA graph; make "
+                        "the plan with check_points = 0 (a non-finite point then makes the "
+                        "outputs NaN; warpfft_setpts_check after the graph ran tells)",
+                        who);
+    if (cap->active && !fits)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: %lld point set(s) of %lld points need larger per-point arrays than "
+                        "the plan holds, and allocating them cannot be captured into a CUDA "
+                        "graph; run the same setpts once before the capture (the arrays stay)",
+                        who, (long long)n_sets, (long long)M);
+    if (!cap->active && !fits && wf_plan_in_graphs(plan))
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: %lld point set(s) of %lld points need larger per-point arrays, and "
+                        "a CUDA graph that still exists holds the plan's arrays (it captured "
+                        "work of the plan); destroy the graph first, or use another plan",
+                        who, (long long)n_sets, (long long)M);
+    return cap->active ? wf_plan_join_graph(plan, cap, who) : WARPFFT_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- public */
 
 /* warpfft_setpts and warpfft_setpts_sets. */
@@ -144,12 +181,21 @@ static warpfft_status setpts(warpfft_plan plan, int precision, int64_t n_sets, i
     warpfft_status st = check_setpts(plan, precision, n_sets, M, x, y, z, who);
     if (st != WARPFFT_SUCCESS)
         return st;
-    plan->points_id = wf_handle_next_points_id();
     const wf_device *dev = wf_handle_device(plan);
     st = wf_ctx_enter(dev);
-    if (st != WARPFFT_SUCCESS) /* nothing changed: the previous points stay usable */
+    if (st != WARPFFT_SUCCESS) { /* nothing changed: the previous points stay usable */
+        plan->points_id = wf_handle_next_points_id();
         return st;
-    st = wf_nufft12_setpts(plan->n12, n_sets, M, wf_dptr(x), wf_dptr(y), wf_dptr(z), who);
+    }
+    wf_capture cap;
+    st = wf_plan_capture(plan, who, &cap);
+    if (st == WARPFFT_SUCCESS)
+        st = capture_setpts(plan, &cap, n_sets, M, who);
+    if (st == WARPFFT_SUCCESS) {
+        plan->points_id = wf_handle_next_points_id();
+        st = wf_nufft12_setpts(plan->n12, n_sets, M, wf_dptr(x), wf_dptr(y), wf_dptr(z), who);
+        plan->eager_work |= !cap.active;
+    }
     wf_ctx_leave(dev);
     return st;
 }
@@ -181,9 +227,17 @@ WARPFFT_API warpfft_status warpfft_setpts_check(warpfft_plan plan) {
     warpfft_status st = wf_ctx_enter(dev);
     if (st != WARPFFT_SUCCESS)
         return st;
-    st = wf_nufft12_check_points(plan->n12, "warpfft_setpts_check",
-                                 " in the last warpfft_setpts; the plan's executes write NaN "
-                                 "outputs");
+    wf_capture cap;
+    st = wf_plan_capture(plan, "warpfft_setpts_check", &cap);
+    if (st == WARPFFT_SUCCESS && cap.active)
+        st = wf_error(WARPFFT_ERR_UNSUPPORTED,
+                      "warpfft_setpts_check waits for the plan's stream, which is being captured "
+                      "into a CUDA graph; call it after the capture (and after a launch of the "
+                      "graph, for the points it set)");
+    if (st == WARPFFT_SUCCESS)
+        st = wf_nufft12_check_points(plan->n12, "warpfft_setpts_check",
+                                     " in the last warpfft_setpts; the plan's executes write NaN "
+                                     "outputs");
     wf_ctx_leave(dev);
     return st;
 }
@@ -196,15 +250,36 @@ static warpfft_status setpts3(warpfft_plan plan, int precision, int64_t n_sets, 
     warpfft_status st = check_setpts3(plan, precision, n_sets, M, x, y, z, K, s, t, u, who);
     if (st != WARPFFT_SUCCESS)
         return st;
-    plan->points_id = wf_handle_next_points_id();
     const wf_device *dev = wf_handle_device(plan);
     st = wf_ctx_enter(dev);
-    if (st != WARPFFT_SUCCESS) /* nothing changed: the previous points stay usable */
+    if (st != WARPFFT_SUCCESS) { /* nothing changed: the previous points stay usable */
+        plan->points_id = wf_handle_next_points_id();
         return st;
+    }
+    wf_capture cap;
+    st = wf_plan_capture(plan, who, &cap);
+    if (st == WARPFFT_SUCCESS && cap.active)
+        st = wf_error(WARPFFT_ERR_UNSUPPORTED,
+                      "%s waits for the plan's stream (the points' bounds choose the grids), "
+                      "which is being captured into a CUDA graph; set type 3's points before "
+                      "the capture and capture its executes",
+                      who);
+    else if (st == WARPFFT_SUCCESS && wf_plan_in_graphs(plan))
+        st = wf_error(WARPFFT_ERR_UNSUPPORTED,
+                      "%s: a CUDA graph that still exists holds the plan (it captured work of "
+                      "the plan), and new type-3 points may reallocate the grids it reads; "
+                      "destroy the graph first, or use another plan",
+                      who);
+    if (st != WARPFFT_SUCCESS) {
+        wf_ctx_leave(dev);
+        return st;
+    }
+    plan->points_id = wf_handle_next_points_id();
     int dim = wf_handle_params(plan)->dim;
     CUdeviceptr xyz[3] = {wf_dptr(x), dim >= 2 ? wf_dptr(y) : 0, dim >= 3 ? wf_dptr(z) : 0};
     CUdeviceptr stu[3] = {wf_dptr(s), dim >= 2 ? wf_dptr(t) : 0, dim >= 3 ? wf_dptr(u) : 0};
     st = wf_nufft3_setpts(plan->n3, n_sets, M, xyz, K, stu, who);
+    plan->eager_work = 1;
     wf_ctx_leave(dev);
     return st;
 }
@@ -232,10 +307,18 @@ WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision 
     st = wf_ctx_enter(dev);
     if (st != WARPFFT_SUCCESS)
         return st;
-    if (plan->n3)
-        st = wf_nufft3_execute(plan->n3, wf_dptr(c), wf_dptr(fk));
-    else
-        st = wf_nufft12_execute(plan->n12, wf_dptr(c), wf_dptr(fk));
+    /* during a capture the graph takes the plan: its nodes read the plan's buffers */
+    wf_capture cap;
+    st = wf_plan_capture(plan, "warpfft_execute", &cap);
+    if (st == WARPFFT_SUCCESS && cap.active)
+        st = wf_plan_join_graph(plan, &cap, "warpfft_execute");
+    if (st == WARPFFT_SUCCESS) {
+        if (plan->n3)
+            st = wf_nufft3_execute(plan->n3, wf_dptr(c), wf_dptr(fk));
+        else
+            st = wf_nufft12_execute(plan->n12, wf_dptr(c), wf_dptr(fk));
+        plan->eager_work |= !cap.active;
+    }
     wf_ctx_leave(dev);
     return st;
 }

@@ -15,12 +15,25 @@
  * stream, which its user may have destroyed since (api/plan_pool.c). A destroy that fails leaves
  * the plan doomed and idle, for the next clear or eviction to try again.
  *
+ * CUDA graphs: a plan whose work was captured into a graph is that graph's until the graph is
+ * destroyed (api/capture.c). Released meanwhile, its entry is graph-held: counted busy, neither
+ * handed out nor destroyed (a clear or limit only dooms it). CUDA tells the plan when the graphs
+ * let go, on a thread of its own that may not call CUDA; the pool notices at its next call
+ * (sweep_graphs_locked): the entry becomes idle, or is destroyed if doomed (by the calls that
+ * destroy plans: release, clear, set_limits; acquire and get_info only make it idle). During a
+ * capture of its stream a release records no fence (it would be a node of the graph): a plan
+ * that ran work outside the capture since its last fence cannot be released then (refused,
+ * nothing changed); and it destroys nothing (a free or a wait would break the capture): a plan
+ * that should go is left doomed, evictions wait for a later call. Doomed idle plans are the
+ * first an eviction takes.
+ *
  * The pool depends on plans only through warpfft.h and plan_pool.h, never on the handle's
  * insides (so test_xla_ffi.c can run it over a recording stand-in). The child of a fork()
  * forgets it (the parent's plans mean nothing there).
  */
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,8 +59,9 @@ typedef struct wf_pool_key {
 typedef struct wf_pool_entry {
     wf_pool_key key;
     warpfft_plan plan;
-    int busy;   /* 1: acquired; 2: its release is under way (a second release is refused) */
-    int doomed; /* destroy it at release (busy) or at the next clear or eviction (idle) */
+    int busy;       /* 1: acquired; 2: its release is under way (a second release is refused) */
+    int doomed;     /* destroy it at release (busy) or at the next clear or eviction (idle) */
+    int graph_held; /* released, but CUDA graphs still hold it: busy for the counts, not idle */
     int64_t bytes;
     struct wf_pool_entry *prev, *next; /* the list: most recently released first */
     struct wf_pool_entry *victim_next; /* a list of entries to destroy, outside the lock */
@@ -71,16 +85,21 @@ __attribute__((constructor)) static void pool_register_atfork(void) {
     pthread_atfork(NULL, NULL, pool_atfork_child);
 }
 
-/* A limit from the environment: a decimal integer (negative: 0); else `fallback`. */
+/* A limit from the environment: decimal digits only, as the kernel cache's size (kcache.c):
+ * strtoll would take " 99999999999999999999" as no bound and "  -3" as 0 (pooling off).
+ * Anything else, or a value past INT64_MAX, is `fallback`. */
 static int64_t env_limit(const char *name, int64_t fallback) {
     const char *v = wf_getenv(name);
     if (!v || !v[0])
         return fallback;
-    char *end = NULL;
-    long long x = strtoll(v, &end, 10);
-    if (!end || *end != '\0')
-        return fallback;
-    return x < 0 ? 0 : (int64_t)x;
+    int64_t x = 0;
+    for (const char *c = v; *c; c++) {
+        unsigned d = (unsigned)(*c - '0');
+        if (d > 9 || x > (INT64_MAX - (int64_t)d) / 10)
+            return fallback;
+        x = 10 * x + (int64_t)d;
+    }
+    return x;
 }
 
 static void limits_locked(void) {
@@ -134,14 +153,41 @@ static void take_idle_locked(wf_pool_entry *e, wf_pool_entry **victims) {
     *victims = e;
 }
 
-/* Idle entries beyond the limits onto *victims, least recently released (the tail) first. */
+static int idle_locked(const wf_pool_entry *e) {
+    return !e->busy && !e->graph_held;
+}
+
+/* Idle entries beyond the limits onto *victims, least recently released (the tail) first, after
+ * the doomed ones (a release during a capture, or a destroy that failed, left them). */
 static void evict_locked(wf_pool_entry **victims) {
+    for (wf_pool_entry *e = wf_pool_head, *next; e; e = next) {
+        next = e->next;
+        if (idle_locked(e) && e->doomed)
+            take_idle_locked(e, victims);
+    }
     wf_pool_entry *e = wf_pool_tail;
     while (e && (wf_pool_idle > wf_pool_max_plans || wf_pool_idle_bytes > wf_pool_max_bytes)) {
         wf_pool_entry *prev = e->prev;
-        if (!e->busy)
+        if (idle_locked(e))
             take_idle_locked(e, victims);
         e = prev;
+    }
+}
+
+/* Graph-held entries whose graphs have let go (wf_plan_graph_held: an atomic load): idle again
+ * where they are in the list; a doomed one onto *victims, or left graph-held for a call that
+ * destroys when victims is NULL. */
+static void sweep_graphs_locked(wf_pool_entry **victims) {
+    for (wf_pool_entry *e = wf_pool_head, *next; e; e = next) {
+        next = e->next;
+        if (!e->graph_held || wf_plan_graph_held(e->plan) || (e->doomed && !victims))
+            continue;
+        e->graph_held = 0;
+        wf_pool_busy--;
+        wf_pool_idle++;
+        wf_pool_idle_bytes += e->bytes;
+        if (e->doomed)
+            take_idle_locked(e, victims);
     }
 }
 
@@ -204,7 +250,7 @@ static void make_key(wf_pool_key *k, int type, int dim, const int64_t n_modes[3]
 /* The most recently released idle entry of key k (a doomed one is never handed out). */
 static wf_pool_entry *find_idle_locked(const wf_pool_key *k) {
     for (wf_pool_entry *e = wf_pool_head; e; e = e->next)
-        if (!e->busy && !e->doomed && memcmp(&e->key, k, sizeof *k) == 0)
+        if (idle_locked(e) && !e->doomed && memcmp(&e->key, k, sizeof *k) == 0)
             return e;
     return NULL;
 }
@@ -227,6 +273,7 @@ WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t
     make_key(&key, type, dim, n_modes, iflag, ntransf, tol, (int)precision, &o);
     pthread_mutex_lock(&wf_pool_lock);
     limits_locked();
+    sweep_graphs_locked(NULL);
     wf_pool_entry *e = find_idle_locked(&key);
     if (e) {
         e->busy = 1;
@@ -278,9 +325,10 @@ WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flag
     wf_clear_error();
     if (!plan)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_pool_release: plan is NULL");
-    if (flags & ~WARPFFT_POOL_KEEP_POINTS)
+    const uint32_t known = WARPFFT_POOL_KEEP_POINTS | WARPFFT_POOL_DISCARD;
+    if (flags & ~known)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_pool_release: flags = %#x; known: %#x",
-                        (unsigned)flags, WARPFFT_POOL_KEEP_POINTS);
+                        (unsigned)flags, known);
     pthread_mutex_lock(&wf_pool_lock);
     wf_pool_entry *e = find_plan_locked(plan);
     int was = e ? e->busy : 0;
@@ -293,32 +341,52 @@ WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flag
                              "out (warpfft_pool_acquire)"
                            : "the plan was released already");
 
-    /* The plan is still busy: nobody else touches it while these run. A plan that never had
-     * points takes an id too, kept or not: points id 0 then means a plan that was never given
-     * back, i.e. one this acquire made (how the XLA handler counts the plans it creates). */
+    /* The plan is still busy: nobody else touches it while these run. The fence first: during
+     * a capture of its stream it may refuse the release, which then changes nothing. */
+    int capturing = 0;
+    warpfft_status fenced = wf_plan_fence(plan, &capturing);
+    if (fenced == WARPFFT_ERR_UNSUPPORTED) {
+        pthread_mutex_lock(&wf_pool_lock);
+        e->busy = 1; /* still the caller's */
+        pthread_mutex_unlock(&wf_pool_lock);
+        return fenced;
+    }
+    /* A plan that never had points takes an id too, kept or not: points id 0 then means a plan
+     * that was never given back, i.e. one this acquire made (how the XLA handler counts the
+     * plans it creates). */
     uint64_t points_id = 0;
     warpfft_plan_points_id(plan, &points_id);
     if (!(flags & WARPFFT_POOL_KEEP_POINTS) || points_id == 0)
         wf_plan_forget_points(plan);
     size_t bytes = 0;
     warpfft_plan_workspace_bytes(plan, &bytes);
-    warpfft_status fenced = wf_plan_fence(plan);
+    int held = wf_plan_graph_held(plan);
 
     wf_pool_entry *victims = NULL;
     pthread_mutex_lock(&wf_pool_lock);
     limits_locked();
     e->busy = 0;
-    wf_pool_busy--;
     e->bytes = (int64_t)bytes;
     unlink_locked(e);
     push_front_locked(e);
-    wf_pool_idle++;
-    wf_pool_idle_bytes += e->bytes;
-    int mine = e->doomed || fenced != WARPFFT_SUCCESS || wf_pool_max_plans == 0 ||
-               e->bytes > wf_pool_max_bytes;
-    if (mine)
-        take_idle_locked(e, &victims);
-    evict_locked(&victims);
+    int mine = e->doomed || (flags & WARPFFT_POOL_DISCARD) || fenced != WARPFFT_SUCCESS ||
+               wf_pool_max_plans == 0 || e->bytes > wf_pool_max_bytes;
+    if (held) { /* the graphs' until they let go: destroyed then if it would be now */
+        e->graph_held = 1;
+        e->doomed |= mine;
+    } else {
+        wf_pool_busy--;
+        wf_pool_idle++;
+        wf_pool_idle_bytes += e->bytes;
+        if (mine && capturing) /* nothing destroyed during a capture: a later call does it */
+            e->doomed = 1;
+        else if (mine)
+            take_idle_locked(e, &victims);
+    }
+    if (!capturing) {
+        sweep_graphs_locked(&victims);
+        evict_locked(&victims);
+    }
     pthread_mutex_unlock(&wf_pool_lock);
     return destroy_victims(victims, e);
 }
@@ -332,9 +400,10 @@ WARPFFT_API warpfft_status warpfft_pool_clear(void) {
     for (wf_pool_entry *e = wf_pool_head, *next; e; e = next) {
         next = e->next;
         e->doomed = 1;
-        if (!e->busy)
+        if (idle_locked(e))
             take_idle_locked(e, &victims);
     }
+    sweep_graphs_locked(&victims); /* graph-held ones the graphs let go of since */
     pthread_mutex_unlock(&wf_pool_lock);
     return destroy_victims(victims, NULL);
 }
@@ -348,6 +417,7 @@ WARPFFT_API warpfft_status warpfft_pool_set_limits(int64_t max_plans, int64_t ma
         wf_pool_max_plans = max_plans;
     if (max_bytes >= 0)
         wf_pool_max_bytes = max_bytes;
+    sweep_graphs_locked(&victims);
     evict_locked(&victims);
     pthread_mutex_unlock(&wf_pool_lock);
     return destroy_victims(victims, NULL);
@@ -364,6 +434,7 @@ WARPFFT_API warpfft_status warpfft_pool_get_info(warpfft_pool_info *info) {
     memset(&all, 0, sizeof all);
     pthread_mutex_lock(&wf_pool_lock);
     limits_locked();
+    sweep_graphs_locked(NULL);
     all.idle = wf_pool_idle;
     all.busy = wf_pool_busy;
     all.idle_bytes = wf_pool_idle_bytes;

@@ -235,7 +235,9 @@ static warpfft_status run_groups(const wf_xla_call *c, warpfft_plan plan, int se
 /* One call, any type: XLA's stream, a plan of the pool (G * T transforms with batched points,
  * else T), the groups, all enqueued on the stream. Where the batched plan cannot be made or
  * take the sets (OUT_OF_MEMORY: its G * T grids; BAD_SIZE: the sets' bins; nothing enqueued),
- * the groups run on a plan of T instead, as they did before batched points. */
+ * the groups run on a plan of T instead, as they did before batched points. The batched plan
+ * that failed is destroyed, not given back idle: kept, its G * T grids would make the fallback
+ * run out of memory too, and every later call of the shape would take it again. */
 static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
     XLA_FFI_Error *e = wf_xla_stream_of(f, &c->key.stream);
     if (e)
@@ -251,8 +253,10 @@ static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
         st = run_groups(c, plan, sets, &what);
     if (sets && (st == WARPFFT_ERR_OUT_OF_MEMORY || st == WARPFFT_ERR_BAD_SIZE) &&
         strncmp(what, "warpfft_execute", 15) != 0) {
+        /* its memory back before the fallback allocates (a destroy's failure matters less
+         * than the call's own, which the fallback reports or replaces) */
         if (plan)
-            warpfft_pool_release(plan, 0);
+            warpfft_pool_release(plan, WARPFFT_POOL_DISCARD);
         c->key.ntransf = T;
         plan = NULL;
         st = acquire_plan(&c->key, &plan);

@@ -15,6 +15,13 @@ warpfft_status wf_exec_attach(wf_exec *ex, const warpfft_opts *o) {
     if (st == WARPFFT_SUCCESS)
         st = wf_driver_get(&ex->drv);
     ex->stream = (CUstream)(uintptr_t)o->stream;
+    /* Creation allocates device memory and uploads to it on the stream: during a capture into
+     * a CUDA graph the upload would become a node reading host memory freed right after. */
+    if (st == WARPFFT_SUCCESS)
+        st = wf_stream_not_capturing(ex->dev, ex->stream, "creating a plan",
+                                     "create it before the capture begins (from the live-plan "
+                                     "pool: run the same call once on this stream before "
+                                     "capturing, so that an idle plan of its arguments is there)");
     return st;
 }
 

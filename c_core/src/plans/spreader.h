@@ -171,6 +171,10 @@ warpfft_status wf_spreader_poison(const wf_spreader *sp, CUdeviceptr out, int64_
  * `who`. */
 warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t n_sets, int64_t M, CUdeviceptr x,
                                   CUdeviceptr y, CUdeviceptr z, const char *who);
+/* Whether wf_spreader_setpts of n_sets sets of M points would run in what sp holds: no per-point
+ * or per-bin array to grow, no scan module to load (a setpts captured into a CUDA graph, or
+ * one on a plan such a graph holds, must neither allocate nor free). No GPU. */
+int wf_spreader_setpts_fits(const wf_spreader *sp, int64_t n_sets, int64_t M);
 /* Whether a spreader with parameters p can take n_sets point sets (a divisor of ntransf, at
  * most WF_MAX_SETS, fewer than 2^31 bins in all, n_sets = 1 for method OD); else the error, naming
  * `who`. No GPU. */

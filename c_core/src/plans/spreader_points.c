@@ -294,6 +294,20 @@ warpfft_status wf_spreader_sets_ok(const wf_params *p, int64_t n_sets, const cha
     return WARPFFT_SUCCESS;
 }
 
+int wf_spreader_setpts_fits(const wf_spreader *sp, int64_t n_sets, int64_t M) {
+    if (M == 0)
+        return 1;
+    int64_t points = n_sets * M, bins = sp->p.nbins * n_sets;
+    int64_t sub = wf_subprob_cap(bins, points, sp->p.maxsub);
+    if (points > sp->point_cap || (wf_spreader_subproblems(sp) && sub > sp->sub_cap))
+        return 0; /* ensure_capacity would reallocate */
+    if (n_sets > 1 && bins > sp->set_bins.cap)
+        return 0;                 /* ensure_set_bins would */
+    if (wf_scan_tiles(bins) == 0) /* ensure_scan_kernels would load a module */
+        return sp->k_scan.fn != NULL;
+    return sp->k_scan_big[0].fn && sp->k_scan_big[1].fn && sp->k_scan_big[2].fn;
+}
+
 warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t n_sets, int64_t M, CUdeviceptr x,
                                   CUdeviceptr y, CUdeviceptr z, const char *who) {
     int dim = sp->p.dim;

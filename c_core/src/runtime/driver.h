@@ -19,6 +19,10 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUlinkState_st *CUlinkState;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUuserObj_st *CUuserObject;
+typedef void (*CUhostFn)(void *);
 typedef unsigned long long CUdeviceptr;
 
 enum {
@@ -32,8 +36,13 @@ enum {
     WF_CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
     WF_CUDA_ERROR_INVALID_PTX = 218,
     WF_CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
-    WF_CUDA_ERROR_NOT_FOUND = 500
+    WF_CUDA_ERROR_NOT_FOUND = 500,
+    WF_CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906
 };
+
+/* CUstreamCaptureStatus, and the flags of user objects (CUDA graphs). */
+enum { WF_CAPTURE_NONE = 0, WF_CAPTURE_ACTIVE = 1, WF_CAPTURE_INVALIDATED = 2 };
+enum { WF_USER_OBJECT_NO_DESTRUCTOR_SYNC = 1, WF_GRAPH_USER_OBJECT_MOVE = 1 };
 
 /* Driver entry points, resolved by exact symbol name (the _v2 ones where the API has them). */
 typedef struct wf_driver {
@@ -77,6 +86,15 @@ typedef struct wf_driver {
     CUresult (*cuEventRecord)(CUevent, CUstream);
     CUresult (*cuEventSynchronize)(CUevent);
     CUresult (*cuEventDestroy)(CUevent); /* _v2 */
+    /* stream capture into CUDA graphs (api/capture.c): whether the plan's stream is being
+     * captured, into which graph, and the user object by which that graph owns the plan until
+     * the graph is destroyed */
+    CUresult (*cuStreamIsCapturing)(CUstream, int *);
+    CUresult (*cuStreamGetCaptureInfo)(CUstream, int *, uint64_t *, CUgraph *, const CUgraphNode **,
+                                       size_t *); /* _v2 */
+    CUresult (*cuUserObjectCreate)(CUuserObject *, void *, CUhostFn, unsigned, unsigned);
+    CUresult (*cuUserObjectRelease)(CUuserObject, unsigned);
+    CUresult (*cuGraphRetainUserObject)(CUgraph, CUuserObject, unsigned, unsigned);
     CUresult (*cuGetErrorName)(CUresult, const char **);
     CUresult (*cuGetErrorString)(CUresult, const char **);
 } wf_driver;
@@ -115,6 +133,28 @@ warpfft_status wf_device_get(int ordinal, const wf_device **dev);
  * public function that touches the GPU brackets its work with these. */
 warpfft_status wf_ctx_enter(const wf_device *dev);
 void wf_ctx_leave(const wf_device *dev);
+
+/* A stream's capture into a CUDA graph (cuStreamBeginCapture): active or not, the capture
+ * sequence's id (unique in the process) and the graph being captured (when active); blocked:
+ * the stream cannot be used now (wf_stream_capture failed for that reason, not the query). */
+typedef struct wf_capture {
+    int active, blocked;
+    uint64_t id;
+    CUgraph graph;
+} wf_capture;
+
+/* The capture state of stream s (dev's context current; the legacy stream is the context's).
+ * Fails, naming `who`, with WARPFFT_ERR_UNSUPPORTED when s is the legacy stream while a blocking
+ * stream of the context captures (the legacy stream cannot be used then), WARPFFT_ERR_CUDA when
+ * s's capture was invalidated by an earlier error (both: out->blocked), or the query's own
+ * failure. */
+warpfft_status wf_stream_capture(const wf_driver *drv, CUstream s, const char *who,
+                                 wf_capture *out);
+/* WARPFFT_SUCCESS when stream s of dev is not being captured (makes dev's context current for
+ * the query); else WARPFFT_ERR_UNSUPPORTED saying that `what` cannot run during a capture
+ * (`fix`: what to do instead), or wf_stream_capture's failure. */
+warpfft_status wf_stream_not_capturing(const wf_device *dev, CUstream s, const char *what,
+                                       const char *fix);
 
 /* Converts a failed driver call into a status + message naming `what` (e.g. "cuMemAlloc of
  * 1048576 bytes"); maps OUT_OF_MEMORY, NO_DEVICE, INSUFFICIENT_DRIVER, NO_BINARY_FOR_GPU,

@@ -64,6 +64,11 @@ static const struct {
     WF_SYM(cuEventRecord, "cuEventRecord"),
     WF_SYM(cuEventSynchronize, "cuEventSynchronize"),
     WF_SYM(cuEventDestroy, "cuEventDestroy_v2"),
+    WF_SYM(cuStreamIsCapturing, "cuStreamIsCapturing"),
+    WF_SYM(cuStreamGetCaptureInfo, "cuStreamGetCaptureInfo_v2"), /* CUDA 11.3 on */
+    WF_SYM(cuUserObjectCreate, "cuUserObjectCreate"),
+    WF_SYM(cuUserObjectRelease, "cuUserObjectRelease"),
+    WF_SYM(cuGraphRetainUserObject, "cuGraphRetainUserObject"),
     WF_SYM(cuGetErrorName, "cuGetErrorName"),
     WF_SYM(cuGetErrorString, "cuGetErrorString"),
 };
@@ -209,6 +214,52 @@ warpfft_status wf_cuda_error(CUresult r, const char *what) {
     if (!text)
         return wf_error(cuda_status(r), "%s: %s", what, name);
     return wf_error(cuda_status(r), "%s: %s (%s)", what, name, text);
+}
+
+/* ---- stream capture ---- */
+
+warpfft_status wf_stream_capture(const wf_driver *drv, CUstream s, const char *who,
+                                 wf_capture *out) {
+    memset(out, 0, sizeof *out);
+    int status = WF_CAPTURE_NONE;
+    CUresult r = drv->cuStreamGetCaptureInfo(s, &status, &out->id, &out->graph, NULL, NULL);
+    out->blocked = r == WF_CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    if (r == WF_CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: the legacy default stream (0) cannot be used while a blocking stream "
+                        "of its context is being captured into a CUDA graph (run on the capturing "
+                        "stream, or on a stream created non-blocking)",
+                        who);
+    if (r != WF_CUDA_SUCCESS) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: cuStreamGetCaptureInfo", who);
+        return wf_cuda_error(r, what);
+    }
+    out->blocked = status == WF_CAPTURE_INVALIDATED;
+    if (out->blocked)
+        return wf_error(WARPFFT_ERR_CUDA,
+                        "%s: stream %#llx was being captured into a CUDA graph and an earlier "
+                        "error invalidated the capture; end it (cuStreamEndCapture) first",
+                        who, (unsigned long long)(uintptr_t)s);
+    out->active = status == WF_CAPTURE_ACTIVE;
+    if (!out->active)
+        out->graph = NULL;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_stream_not_capturing(const wf_device *dev, CUstream s, const char *what,
+                                       const char *fix) {
+    warpfft_status st = wf_ctx_enter(dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    wf_capture cap;
+    st = wf_stream_capture(&wf_drv, s, what, &cap);
+    wf_ctx_leave(dev);
+    if (st == WARPFFT_SUCCESS && cap.active)
+        st = wf_error(WARPFFT_ERR_UNSUPPORTED,
+                      "%s cannot run while stream %#llx is being captured into a CUDA graph: %s",
+                      what, (unsigned long long)(uintptr_t)s, fix);
+    return st;
 }
 
 /* ---- devices ---- */

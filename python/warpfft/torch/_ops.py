@@ -27,6 +27,7 @@ from collections import OrderedDict
 
 import torch
 
+from .. import _errors
 from .. import _lib as native
 from . import _checks, _sets
 
@@ -92,6 +93,36 @@ _stream_of = getattr(torch._C, "_cuda_getCurrentRawStream", None) or _raw_stream
 def _device_of(t):
     index = t.get_device()
     return index if index >= 0 else torch.cuda.current_device()
+
+
+# ---- CUDA graphs (torch.cuda.graph, torch.compile(mode="reduce-overhead")) ------------------
+# A graph replays the GPU work it captured, with whatever its input tensors hold then, and owns
+# the pooled plan it captured until the graph is freed (the C library's hold: docs/cuda-graphs.md).
+# So during a capture the ops set their points on every call (a replay sorts the points tensor's
+# contents of that moment, never a set-points skipped at capture time) and remember nothing to
+# reuse; type 3 (whose set-points wait for the stream) refuses, and is tagged cudagraph_unsafe
+# so that torch.compile's CUDA graphs run it outside their graphs.
+_is_capturing = getattr(torch._C, "_cuda_isCurrentStreamCapturing", None)
+
+
+def _capturing(t):
+    """Whether the current CUDA stream is being captured into a CUDA graph (t: the call's
+    tensor; a CPU tensor never is, and asks no CUDA query). Callers skip it for the legacy
+    stream, which cannot be captured."""
+    return t.is_cuda and _is_capturing is not None and _is_capturing()
+
+
+def _acquire_captured(*args):
+    """_acquire during a capture: a plan can only come from the pool's idle plans then (making
+    one allocates, which a capture forbids), so a refusal says how to have one there."""
+    try:
+        return _acquire(*args)
+    except _errors.UnsupportedError as e:
+        raise _errors.unsupported(
+            f"{e.message} -- warpfft.torch under a CUDA graph capture: run the same call once "
+            "on the capturing stream before the capture (torch.cuda.graph(g, stream=s) after a "
+            "warm-up under torch.cuda.stream(s); torch.compile(mode='reduce-overhead') does "
+            "this itself)") from None
 
 
 @functools.lru_cache(maxsize=256)
@@ -189,12 +220,16 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
     modes_c = tuple(modes)[::-1]
     src = _plain(src).contiguous()
     points = _plain(points)  # a negative view of a points tensor has its own signature
-    sig = _points_sig(points)  # None: never to reuse (an inference tensor)
+    # a CUDA graph capture (never of the legacy stream, 0: no query on torch's default stream):
+    # points set on every call, none remembered
+    capturing = stream != 0 and _capturing(src)
+    sig = None if capturing else _points_sig(points)  # None: never to reuse
     # points_hint: the M set now, for the plan's choice of upsampfac and width, rounded to the
     # nearest power of two (pooled plans are keyed on every option: an exact M would make a
     # plan per distinct M, and the choice changes slowly with M)
-    plan = _acquire(nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device,
-                    stream, native.points_hint_for(M))
+    plan = (_acquire_captured if capturing else _acquire)(
+        nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device, stream,
+        native.points_hint_for(M))
     try:
         # (inline, not helpers: this runs on every call and its Python work is measured)
         pid = ctypes.c_uint64()
@@ -245,6 +280,9 @@ _LIB = torch.library.Library("warpfft", "DEF")  # kept alive: the registrations 
 # passes: python/tests/test_torch_autograd.py), inputs in eager's strides under Inductor.
 _TAGS = tuple(getattr(torch.Tag, t) for t in ("pt2_compliant_tag", "needs_fixed_stride_order")
               if hasattr(torch.Tag, t))
+# type 3 cannot run in a CUDA graph (CUDA graphs, above): torch.compile's graphs go around it
+_TAGS3 = _TAGS + tuple(getattr(torch.Tag, t) for t in ("cudagraph_unsafe",)
+                       if hasattr(torch.Tag, t))
 _LIB.define("nufft1(Tensor points, Tensor values, int[] n_modes, int isign, float eps, "
             "int modeord, int method, float upsampfac, int max_subprob, int[] bins, "
             "bool reuse_points=True, bool deterministic=False) -> Tensor", tags=_TAGS)
@@ -253,7 +291,7 @@ _LIB.define("nufft2(Tensor points, Tensor targets, int isign, float eps, int mod
             "bool reuse_points=True, bool deterministic=False) -> Tensor", tags=_TAGS)
 _LIB.define("nufft3(Tensor points, Tensor values, Tensor targets, int isign, float eps, "
             "int method, float upsampfac, int max_subprob, int[] bins, "
-            "bool deterministic=False) -> Tensor", tags=_TAGS)
+            "bool deterministic=False) -> Tensor", tags=_TAGS3)
 # The callables (OpOverloads): positional arguments as the schemas list them.
 nufft1_op = torch.ops.warpfft.nufft1.default
 nufft2_op = torch.ops.warpfft.nufft2.default
@@ -404,6 +442,12 @@ def _run3(points, values, targets, out, isign, eps, kw):
         return out
     if M == 0:
         return out.zero_()
+    if stream != 0 and _capturing(values):  # (the legacy stream, 0, is never captured)
+        raise _errors.unsupported(
+            "warpfft.torch nufft3 (type 3) cannot be captured into a CUDA graph: its set-points "
+            "wait for the stream (the points' extent chooses the grids). torch.compile(mode="
+            "'reduce-overhead') runs it outside its graphs (the op is tagged cudagraph_unsafe); "
+            "with torch.cuda.graph, call it outside the captured region")
     values = _plain(values).contiguous()
     pc, tc = _sets.c_layout(_plain(points.detach())), _sets.c_layout(_plain(targets.detach()))
     plan = _acquire(3, (D,), B, eps, 1 if isign >= 0 else -1, prec, kw, device, stream)

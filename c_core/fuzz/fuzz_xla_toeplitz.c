@@ -1,0 +1,364 @@
+/*
+ * fuzz_xla_toeplitz.c — libFuzzer target: the decoding of the Toeplitz operator's XLA FFI
+ * handlers (xla_toeplitz.c: warpfft_xla_toeplitz_spectrum, warpfft_xla_toeplitz_apply), as
+ * fuzz_xla.c does for the NUFFT handler. The input's first byte picks the handler and which C
+ * call fails (and how); the rest is a call frame as XLA could hand it over (fuzz_xla_frame.c:
+ * buffers of any element type, rank and shape, attributes of any name and type, the metadata
+ * extension, the stage, an API table with or without Stream_Get). The handlers are linked with
+ * a checking stand-in of the public C ABI they call: warpfft_toeplitz_params (the grid of
+ * docs/toeplitz.md, and create's argument checks), _spectrum, _create, _apply_spectrum,
+ * _destroy, warpfft_stream_sync. Every pointer a handler passes must lie, with the bytes the
+ * call reads or writes, inside one buffer of the frame of the right element type (what a call
+ * writes inside the result, never an input); the spectrum call's arrays and the apply call's
+ * spectrum and modes must match the grid params gave; an operator the apply handler makes must
+ * be a zero operator (M = 0, no points or weights) on XLA's stream, applied with the modes'
+ * precision, and never used after its destroy; a handler's error must come back through
+ * XLA_FFI_Error_Create with a message; the handler keeps at most its cache's 8 operators
+ * between calls. Any other outcome aborts, as do the sanitizers. c_core/fuzz/run.sh builds and
+ * runs it (with fuzz_xla_frame.c); corpus/fuzz_xla_toeplitz holds the seeds (make_seeds.py);
+ * WF_FUZZ_TRACE=1 prints the stand-in's calls.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/xla_toeplitz.h"
+#include "fuzz_xla_frame.h"
+
+static void bug(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void bug(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "fuzz_xla_toeplitz: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    abort();
+}
+
+static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void trace(const char *fmt, ...) {
+    static int on = -1;
+    if (on < 0)
+        on = getenv("WF_FUZZ_TRACE") != NULL;
+    if (!on)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- XLA's side ---- */
+
+static int errors_made, stream_fails;
+static char error_token;
+
+static XLA_FFI_Error *error_create(XLA_FFI_Error_Create_Args *a) {
+    if (!a || a->struct_size < sizeof *a || !a->message || !a->message[0])
+        bug("XLA_FFI_Error_Create without a message");
+    errors_made++;
+    return (XLA_FFI_Error *)&error_token;
+}
+
+static XLA_FFI_Error *stream_get(XLA_FFI_Stream_Get_Args *a) {
+    if (stream_fails)
+        return (XLA_FFI_Error *)&error_token;
+    a->stream = (void *)(uintptr_t)0x5150;
+    return NULL;
+}
+
+/* ---- the checking stand-in of the C ABI ---- */
+
+enum { FAIL_NONE, FAIL_PARAMS, FAIL_SPECTRUM, FAIL_CREATE, FAIL_APPLY, FAIL_DESTROY };
+static int fail_fn;
+static warpfft_status fail_status;
+
+static uint64_t mul(uint64_t a, uint64_t b) { /* saturating */
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* [p, p + bytes) in one buffer of the frame of dtype `dtype` (a result when out). */
+static void check_extent(const char *what, const void *p, uint64_t bytes, int dtype, int out) {
+    uintptr_t a = (uintptr_t)p;
+    int lo = out ? fr.n_args : 0, hi = out ? fr.n_args + fr.n_rets : fr.n_args;
+    for (int i = lo; i < hi; i++) {
+        const XLA_FFI_Buffer *b = &fr.buf[i];
+        if (b->dtype != dtype || !b->data)
+            continue;
+        uintptr_t s = (uintptr_t)b->data;
+        if (a >= s && a - s <= fr.bytes[i] && bytes <= fr.bytes[i] - (a - s))
+            return;
+    }
+    if (bytes == 0)
+        return;
+    bug("%s: %p + %llu bytes of type %d is outside every %s buffer of that type", what, p,
+        (unsigned long long)bytes, dtype, out ? "result" : "argument");
+}
+
+warpfft_status warpfft_opts_default(warpfft_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->upsampfac = 0.0;
+    o->check_points = 1;
+    return WARPFFT_SUCCESS;
+}
+
+/* The smallest even 2,3,5,7-smooth integer >= n (docs/toeplitz.md's L). */
+static int64_t smooth_even(int64_t n) {
+    for (int64_t m = n < 2 ? 2 : n + (n & 1);; m += 2) {
+        int64_t r = m;
+        for (int p = 2; p <= 7; p++)
+            while (r % p == 0)
+                r /= p;
+        if (r == 1)
+            return m;
+    }
+}
+
+/* The grid and sizes of an operator of these arguments (create's checks). */
+static warpfft_status grid(int dim, const int64_t n[3], int64_t ntransf, double tol, int prec,
+                           const warpfft_opts *o, int weights, warpfft_toeplitz_info *info) {
+    if (!o || o->struct_size != sizeof *o)
+        bug("warpfft_toeplitz_*: bad opts");
+    if (dim < 1 || dim > 3)
+        return WARPFFT_ERR_BAD_DIM;
+    if (prec != WARPFFT_F32 && prec != WARPFFT_F64)
+        return WARPFFT_ERR_INVALID_ARG;
+    if (!(tol >= (prec == WARPFFT_F32 ? 1e-6 : 1e-13) && tol <= 0.1))
+        return WARPFFT_ERR_BAD_TOL;
+    if (weights < 0 || weights > 2 || ntransf < 1 || ntransf > (int64_t)1 << 20)
+        return WARPFFT_ERR_INVALID_ARG;
+    memset(info, 0, sizeof *info);
+    info->dim = dim;
+    info->precision = prec;
+    info->weights = weights;
+    info->spectrum_real = weights != WARPFFT_WEIGHTS_COMPLEX;
+    info->ntransf = ntransf;
+    uint64_t cells = 1;
+    for (int d = 0; d < 3; d++) {
+        int64_t nd = d < dim ? n[d] : 1;
+        if (nd < 1 || nd > 4096) /* the stand-in's bound: the real one is 2^31 cells */
+            return WARPFFT_ERR_BAD_SIZE;
+        info->n_modes[d] = nd;
+        info->n_grid[d] = d < dim ? smooth_even(2 * nd - 1) : 1;
+        cells = mul(cells, (uint64_t)info->n_grid[d]);
+    }
+    size_t real = prec == WARPFFT_F64 ? 8 : 4;
+    info->spectrum_bytes = mul(cells, info->spectrum_real ? real : 2 * real);
+    info->grid_bytes = mul(mul(cells, 2 * real), (uint64_t)ntransf);
+    info->n_points = -1;
+    info->tol = tol;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_toeplitz_params(int dim, const int64_t n_modes[3], int64_t ntransf,
+                                       double tol, warpfft_precision precision,
+                                       const warpfft_opts *opts, int weights,
+                                       warpfft_toeplitz_info *info) {
+    trace("toeplitz_params dim %d T %lld tol %g prec %d weights %d\n", dim, (long long)ntransf, tol,
+          (int)precision, weights);
+    if (!n_modes || !info)
+        bug("warpfft_toeplitz_params: a NULL pointer");
+    if (fail_fn == FAIL_PARAMS)
+        return fail_status;
+    return grid(dim, n_modes, ntransf, tol, (int)precision, opts, weights, info);
+}
+
+static int real_type(int prec) {
+    return prec == WARPFFT_F64 ? WF_XLA_F64 : WF_XLA_F32;
+}
+static int cplx_type(int prec) {
+    return prec == WARPFFT_F64 ? WF_XLA_C128 : WF_XLA_C64;
+}
+
+warpfft_status warpfft_toeplitz_spectrum(int dim, const int64_t n[3], int iflag, double tol,
+                                         warpfft_precision precision, const warpfft_opts *opts,
+                                         int64_t M, const void *x, const void *y, const void *z,
+                                         int weights, const void *w, void *spectrum) {
+    (void)iflag;
+    trace("toeplitz_spectrum dim %d M %lld weights %d\n", dim, (long long)M, weights);
+    warpfft_toeplitz_info info;
+    warpfft_status st = grid(dim, n, 1, tol, (int)precision, opts, weights, &info);
+    if (st != WARPFFT_SUCCESS)
+        bug("toeplitz_spectrum with arguments params refused (%d)", (int)st);
+    if (opts->stream != 0x5150)
+        bug("toeplitz_spectrum not on XLA's stream");
+    if (M < 1) /* the handler passes on what XLA gave: an empty set is the library's refusal */
+        return WARPFFT_ERR_BAD_NPOINTS;
+    size_t real = precision == WARPFFT_F64 ? 8 : 4;
+    const void *c[3] = {x, y, z};
+    for (int d = 0; d < 3; d++) {
+        if (d >= dim && c[d])
+            bug("toeplitz_spectrum: coordinate %d given in %dD", d, dim);
+        if (d < dim)
+            check_extent("toeplitz_spectrum points", c[d], mul((uint64_t)M, real),
+                         real_type((int)precision), 0);
+    }
+    if (weights != WARPFFT_WEIGHTS_NONE)
+        check_extent("toeplitz_spectrum weights", w,
+                     mul((uint64_t)M, weights == WARPFFT_WEIGHTS_REAL ? real : 2 * real),
+                     weights == WARPFFT_WEIGHTS_REAL ? real_type((int)precision)
+                                                     : cplx_type((int)precision),
+                     0);
+    else if (w)
+        bug("toeplitz_spectrum: weights given with WARPFFT_WEIGHTS_NONE");
+    check_extent("toeplitz_spectrum result", spectrum, info.spectrum_bytes,
+                 info.spectrum_real ? real_type((int)precision) : cplx_type((int)precision), 1);
+    return fail_fn == FAIL_SPECTRUM ? fail_status : WARPFFT_SUCCESS;
+}
+
+struct warpfft_toeplitz_s {
+    warpfft_toeplitz_info info;
+    int live;
+    struct warpfft_toeplitz_s *next; /* every operator a failed destroy left: still reachable */
+};
+static long live_ops;
+/* Operators whose destroy failed: valid (warpfft.h), and the handler's cache drops them (a
+ * defect of the cache, which moves into the plan pool with issue 41): counted, not fatal. */
+static struct warpfft_toeplitz_s *dropped;
+static long n_dropped;
+
+warpfft_status warpfft_toeplitz_create(int dim, const int64_t n[3], int iflag, int64_t ntransf,
+                                       double tol, warpfft_precision precision,
+                                       const warpfft_opts *opts, int64_t M, const void *x,
+                                       const void *y, const void *z, int weights, const void *w,
+                                       warpfft_toeplitz *op) {
+    (void)iflag;
+    trace("toeplitz_create dim %d T %lld prec %d\n", dim, (long long)ntransf, (int)precision);
+    if (!op || M != 0 || x || y || z || w || weights != WARPFFT_WEIGHTS_NONE)
+        bug("toeplitz_create: the apply handler's operator is not a zero operator");
+    if (opts->stream != 0x5150)
+        bug("toeplitz_create not on XLA's stream");
+    struct warpfft_toeplitz_s *h = calloc(1, sizeof *h);
+    if (!h)
+        return WARPFFT_ERR_OUT_OF_MEMORY;
+    warpfft_status st = grid(dim, n, ntransf, tol, (int)precision, opts, weights, &h->info);
+    if (st != WARPFFT_SUCCESS)
+        bug("toeplitz_create with arguments params refused (%d)", (int)st);
+    if (fail_fn == FAIL_CREATE) {
+        free(h);
+        return fail_status;
+    }
+    h->live = 1;
+    live_ops++;
+    *op = h;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_toeplitz_apply_spectrum(warpfft_toeplitz op, warpfft_precision precision,
+                                               int spectrum_real, const void *spectrum, int adjoint,
+                                               const void *in, void *out) {
+    (void)adjoint;
+    trace("toeplitz_apply_spectrum real %d\n", spectrum_real);
+    if (!op || !op->live)
+        bug("toeplitz_apply_spectrum on a destroyed operator");
+    const warpfft_toeplitz_info *i = &op->info;
+    if ((int)precision != i->precision)
+        bug("toeplitz_apply_spectrum: precision %d on an operator of %d", (int)precision,
+            i->precision);
+    size_t real = precision == WARPFFT_F64 ? 8 : 4;
+    uint64_t cells =
+        mul(mul((uint64_t)i->n_grid[0], (uint64_t)i->n_grid[1]), (uint64_t)i->n_grid[2]);
+    uint64_t modes =
+        mul(mul(mul((uint64_t)i->n_modes[0], (uint64_t)i->n_modes[1]), (uint64_t)i->n_modes[2]),
+            (uint64_t)i->ntransf);
+    check_extent("toeplitz_apply_spectrum spectrum", spectrum,
+                 mul(cells, spectrum_real ? real : 2 * real),
+                 spectrum_real ? real_type((int)precision) : cplx_type((int)precision), 0);
+    check_extent("toeplitz_apply_spectrum in", in, mul(modes, 2 * real), cplx_type((int)precision),
+                 0);
+    check_extent("toeplitz_apply_spectrum out", out, mul(modes, 2 * real),
+                 cplx_type((int)precision), 1);
+    return fail_fn == FAIL_APPLY ? fail_status : WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_toeplitz_destroy(warpfft_toeplitz op) {
+    trace("toeplitz_destroy\n");
+    if (!op || !op->live)
+        bug("toeplitz_destroy of a destroyed operator");
+    if (fail_fn == FAIL_DESTROY) { /* the operator stays valid (warpfft.h) */
+        if (!op->next && op != dropped) {
+            op->next = dropped;
+            dropped = op;
+            n_dropped++;
+        }
+        return fail_status;
+    }
+    op->live = 0;
+    live_ops--;
+    free(op);
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_stream_sync(int device, uint64_t stream) {
+    (void)device;
+    if (stream != 0x5150)
+        bug("warpfft_stream_sync of stream %#llx, not XLA's", (unsigned long long)stream);
+    return WARPFFT_SUCCESS;
+}
+
+const char *warpfft_status_name(int status) {
+    static char name[32];
+    snprintf(name, sizeof name, "STATUS_%d", status);
+    return name;
+}
+
+const char *warpfft_last_error(void) {
+    return "stand-in: injected failure";
+}
+
+/* ---- one input ---- */
+
+/* Calls per handler, printed at exit (run.sh shows them). */
+static long calls[2], errors[2];
+
+static void print_calls(void) {
+    fprintf(stderr,
+            "fuzz_xla_toeplitz calls: warpfft_xla_toeplitz_spectrum %ld (%ld errors) "
+            "warpfft_xla_toeplitz_apply %ld (%ld errors); operators a failed destroy left to the "
+            "cache, which dropped them: %ld\n",
+            calls[0], errors[0], calls[1], errors[1], n_dropped);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    atexit(print_calls);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    reader r = {data, size};
+    uint8_t flags = (uint8_t)take(&r, 1);
+    int apply = flags & 1;
+    fail_fn = flags / 2 % 6;
+    fail_status = (warpfft_status)(1 + flags / 12 % 19);
+    stream_fails = (flags & 0xc0) == 0xc0;
+    if (!make_frame(&r))
+        return -1; /* not a frame XLA would make: not added to the corpus */
+    errors_made = 0;
+    fr.api.XLA_FFI_Error_Create = error_create;
+    fr.api.XLA_FFI_Stream_Get = stream_get;
+    XLA_FFI_Error *e =
+        apply ? warpfft_xla_toeplitz_apply(&fr.f) : warpfft_xla_toeplitz_spectrum(&fr.f);
+    trace("handler (%s): %s\n", apply ? "apply" : "spectrum", e ? "an error" : "success");
+    calls[apply]++;
+    errors[apply] += e != NULL;
+    if (e && e != (XLA_FFI_Error *)&error_token)
+        bug("an error that is not XLA's");
+    if (e && !errors_made && !stream_fails)
+        bug("an error not made through XLA_FFI_Error_Create");
+    if (!e && errors_made)
+        bug("an error was made but not returned");
+    if (live_ops - n_dropped > 8) /* its cache's */
+        bug("%ld operators live after the call", live_ops - n_dropped);
+    if (flags == 0xff) { /* now and then: the handler's clear (every cached operator goes) */
+        fail_fn = FAIL_NONE;
+        warpfft_xla_toeplitz_cache_clear();
+        if (live_ops != n_dropped)
+            bug("%ld operators live after a clear", live_ops - n_dropped);
+    }
+    return 0;
+}
