@@ -369,6 +369,10 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
 #endif
 
 #if WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_SM
+#if WF_SPREAD_SM_FIX && WF_DIM == 3
+/* the 3D fixed-point variant's tile has 16-byte cells: a harness sizes the launch by this mark */
+extern "C" __device__ const int wf_sm_fix3 = 1;
+#endif
 /* SM spread: per subproblem and transform, zero the tile, add the points, flush the tile into
  * fw (wf_tile_flush). */
 extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
