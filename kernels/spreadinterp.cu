@@ -46,6 +46,7 @@
  *   gm_interp.cuh  GM interpolation: thread / team per point
  *   sm_spread.cuh  SM spreading: thread / team per point, output-driven (3D; 2D several points)
  *   sm_interp.cuh  SM interpolation: thread / team per point
+ *   smr_spread.cuh SM spreading with the tile in registers (WF_SPREAD_SM_REG, a variant)
  */
 #include "common.cuh"
 

@@ -29,12 +29,14 @@ OLDABI = os.environ.get("WF_OLDABI", "0") == "1"  # spread/interp take unsorted 
 # changes (kernels/test/sweep_wave4.sh), the rest come from BUILD.
 VARIANT_BUILDS = []
 _mods = {}
+_globals = {}  # (module, global) -> its int32 values or None: looked up once, not per launch
 
 
 def set_variant(folders):
     """Load modules from `folders` first, then BUILD (a kernel variant's build folders)."""
     VARIANT_BUILDS[:] = list(folders)
     _mods.clear()
+    _globals.clear()
 
 
 def mod(name):
@@ -50,13 +52,16 @@ def mod(name):
 def module_i32(module, name, n):
     """n int32 of the module's __device__ global `name`, or None when it has none (the variant
     marks of spreadinterp.cu: wf_smr_info, wf_sm_fix3)."""
-    try:
-        ptr = mod(module).get_global(name)
-    except Exception:  # noqa: BLE001 - cupy raises CUDADriverError (not found)
-        return None
-    out = np.zeros(n, dtype=np.int32)
-    ptr.copy_to_host(out.ctypes.data, out.nbytes)
-    return out
+    key = (module, name)
+    if key not in _globals:
+        try:
+            ptr = mod(module).get_global(name)
+            out = np.zeros(n, dtype=np.int32)
+            ptr.copy_to_host(out.ctypes.data, out.nbytes)
+        except Exception:  # noqa: BLE001 - cupy raises CUDADriverError (not found)
+            out = None
+        _globals[key] = out
+    return _globals[key]
 
 
 def fn(module, kernel):
