@@ -51,6 +51,12 @@ GROUPS = {
               [("base", "sm", None, None), ("base", "gm", None, None),
                ("gmteam", "gm", None, None), ("base", "sm", [16, 8, 4], None),
                ("base", "sm", [8, 8, 8], None)])],
+    # a few seconds: the script's plumbing (SWEEP_GROUPS=smoke; also on the CPU with
+    # PYTHONPATH=kernels/test/emu/cupy_stub)
+    "smoke": [("B4", 1, 3, [16, 14, 12], 2000, 1e-5, 32, 1, None, 1,
+               [("base", "sm", None, None), ("smr", "sm", None, None)]),
+              ("B6", 1, 2, [40, 32], 2000, 1e-9, 64, 0, None, 1,
+               [("base", "sm", None, None), ("smr", "sm", None, None)])],
     # M = 1.7e8: ~20 GB of device memory and ~15 s of host time
     "D3t1": [("D3t1", 1, 3, [256] * 3, 170_000_000, 1e-6, 64, 1, None, 3,
               [("base", "sm", None, None), ("smr", "sm", None, None)])],

@@ -11,7 +11,8 @@
 # to the row's baseline (the first line of the row), error ratio to the baseline's.
 #   bash kernels/test/sweep_wave4.sh            # from the repo root; ~2-3 min on an H100
 # Env: OUT (the log and results go there too), SWEEP_GROUPS (default "B4 B6 B7 D2t1 D2t2 D3t1";
-# D3t1, M = 1.7e8, ~20 GB and ~20 s of host time, last), SWEEP_GROUP_TIMEOUT (s, default 100).
+# D3t1, M = 1.7e8, ~20 GB and ~20 s of host time, last; "smoke": tiny sizes, the plumbing only),
+# SWEEP_GROUP_TIMEOUT (s, default 100).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 sweep="$root/kernels/build_sweep"
