@@ -46,6 +46,7 @@
  *   gm_interp.cuh  GM interpolation: thread / team per point
  *   sm_spread.cuh  SM spreading: thread / team per point, output-driven (3D; 2D several points)
  *   sm_interp.cuh  SM interpolation: thread / team per point
+ *   smr_spread.cuh SM spreading with the tile in registers (WF_SPREAD_SM_REG, a variant)
  */
 #include "common.cuh"
 
@@ -153,11 +154,46 @@ typedef wf_cplx C;
 #ifndef WF_SPREAD_SM_FIX
 #define WF_SPREAD_SM_FIX (WF_DIM <= 2 && WF_PREC == 32 && !WF_SPREAD_SM_OD2)
 #endif
-#if WF_SPREAD_SM_FIX && !(WF_DIM <= 2 && WF_PREC == 32)
-#error "WF_SPREAD_SM_FIX is for 1D and 2D f32"
+#if WF_SPREAD_SM_FIX && !(WF_PREC == 32 && (WF_DIM <= 2 || !WF_SPREAD_SM_OD))
+#error "WF_SPREAD_SM_FIX is for f32 (in 3D with -DWF_SPREAD_SM_OD=0: the team in fixed point)"
 #endif
 #if WF_SPREAD_SM_OD2 && WF_DIM != 2
 #error "WF_SPREAD_SM_OD2 is for WF_DIM == 2"
+#endif
+/* SM spreading with the tile in registers (wf_spread_smr, spreadinterp/smr_spread.cuh): a
+ * variant for 2D and 3D, OFF by default until measured (kernels/test/sweep_wave4.sh times it
+ * against the defaults on the H100). Replaces the shared-tile paths above when on:
+ *  - WF_SMR_NR: registers (complex cells) per thread along the last dimension; the tile's last
+ *    extent bs_last + 2*PAD must fit (the host's bins follow: bs_last = NR - 2*PAD);
+ *  - WF_SMR_PX: 3D column mapping, 0 = flat rows, 8 or 16 = warp patches PX x 32/PX;
+ *  - WF_SMR_NBW: points per batch / 32. */
+#ifndef WF_SPREAD_SM_REG
+#define WF_SPREAD_SM_REG 0
+#endif
+#if WF_SPREAD_SM_REG
+#if WF_DIM < 2
+#error "WF_SPREAD_SM_REG is for 2D and 3D"
+#endif
+#ifndef WF_SMR_NR
+#if WF_DIM == 3
+/* bs3 = 4, the depth of today's 3D bins (f32 type 1 16x8x4, f64 8x8x4) */
+#define WF_SMR_NR (4 + 2 * PAD)
+#else
+#define WF_SMR_NR (6 + 2 * PAD) /* bs2 = 6 */
+#endif
+#endif
+#ifndef WF_SMR_PX
+#define WF_SMR_PX (WF_DIM == 3 && WF_PREC == 32 ? 8 : 0)
+#endif
+#ifndef WF_SMR_NBW
+#define WF_SMR_NBW 1
+#endif
+#undef WF_SPREAD_SM_OD
+#define WF_SPREAD_SM_OD 0
+#undef WF_SPREAD_SM_OD2
+#define WF_SPREAD_SM_OD2 0
+#undef WF_SPREAD_SM_FIX
+#define WF_SPREAD_SM_FIX 0
 #endif
 /* Register cap for SM spreading (__maxnreg__, so that 256-thread blocks fit 64K / (256 * cap)
  * per SM): only SM spreading measured faster with more resident blocks (H100, suite B: 3D f32
@@ -166,7 +202,12 @@ typedef wf_cplx C;
  * threads per SM) and the two cannot be combined. The values keep sm_90 free of spills
  * (kernels/check.sh); 0 = no cap (then __launch_bounds__(256)). */
 #ifndef WF_SPREAD_SM_MAXREG
-#if WF_SPREAD_SM_OD && WF_DIM == 3 && WF_PREC == 32
+#if WF_SPREAD_SM_REG
+/* the NR complex registers and ~30 more; blocks of up to 1024 threads need a cap (not
+ * __launch_bounds__(256)) */
+#define WF_SPREAD_SM_MAXREG                                                                        \
+    (WF_PREC == 32 ? (WF_SMR_NR <= 12 ? 80 : 96) : (WF_SMR_NR <= 14 ? 112 : 128))
+#elif WF_SPREAD_SM_OD && WF_DIM == 3 && WF_PREC == 32
 /* w7 spills 8 bytes at 48 since the sinh kernel (one more register: eb) */
 #define WF_SPREAD_SM_MAXREG                                                                        \
     (WF_W <= 6 ? 40 : WF_W == 7 ? 56 : WF_W <= 8 ? 48 : WF_W <= 10 ? 64 : 80)
@@ -221,6 +262,9 @@ typedef wf_cplx C;
 #if WF_SI_PART == WF_SI_SPREAD
 #include "spreadinterp/gm_spread.cuh"
 #include "spreadinterp/sm_spread.cuh"
+#if WF_SPREAD_SM_REG
+#include "spreadinterp/smr_spread.cuh"
+#endif
 #else
 #include "spreadinterp/gm_interp.cuh"
 #include "spreadinterp/sm_interp.cuh"
@@ -326,6 +370,10 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
 #endif
 
 #if WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_SM
+#if WF_SPREAD_SM_FIX && WF_DIM == 3
+/* the 3D fixed-point variant's tile has 16-byte cells: a harness sizes the launch by this mark */
+extern "C" __device__ const int wf_sm_fix3 = 1;
+#endif
 /* SM spread: per subproblem and transform, zero the tile, add the points, flush the tile into
  * fw (wf_tile_flush). */
 extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
@@ -336,7 +384,6 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     const u64 *__restrict__ nsub_start, const i32 *__restrict__ subprob_bin,
     const u64 *__restrict__ n_subprob_p, i64 maxsub, C *__restrict__ fw, i64 set_M, i64 tps) {
     WF_DYNAMIC_SMEM(wf_smem);
-    C *tile = reinterpret_cast<C *>(wf_smem);
     WF_PTS_INIT;
     WF_BINS_INIT;
     const wf_tile tl = wf_tile_of(B);
@@ -346,6 +393,46 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     __shared__ wf_subprob s_sp;
     const wf_subprob &sp = s_sp;
     (void)ntransf; /* block (x, y, z) runs set z's subproblems, that set's tps transforms */
+#if WF_SPREAD_SM_REG
+    /* the tile in registers (smr_spread.cuh): dynamic shared memory holds the point batches */
+    if (wf_dynamic_smem_size() < wf_smr_smem_bytes() ||
+        (int)(blockDim.x >> 5) < wf_smr_warps_needed(tl) ||
+        (WF_DIM == 3 ? tl.td3 : tl.td2) > WF_SMR_NR)
+        __trap();
+    const wf_smr_smem S = wf_smr_carve(wf_smem);
+    const wf_smr_col col = wf_smr_column(tl);
+    C acc[WF_SMR_NR];
+#pragma unroll
+    for (int z = 0; z < WF_SMR_NR; ++z) {
+        acc[z].x = (T)0;
+        acc[z].y = (T)0;
+    }
+    WF_SET_SUBPROBS(s) {
+        WF_SET_TRANSFORMS(t) {
+            __syncthreads(); /* the previous subproblem's batch is consumed */
+            if (threadIdx.x == 0)
+                s_sp = wf_subprob_get(s, B, P);
+            __syncthreads();
+            const C *ct = c + WF_SET_T(t) * set_M; /* values of transform z*tps + t */
+            const int npts = sp.npts;
+            wf_smr_fold(S, 0, 0, min(WF_SMR_NB, npts), sp, P, ct, sort_idx);
+            int buf = 0;
+#pragma unroll 1
+            for (int b0 = 0; b0 < npts; b0 += WF_SMR_NB, buf ^= 1) {
+                const int nb = min(WF_SMR_NB, npts - b0);
+                __syncthreads(); /* folds of this batch in; the previous batch consumed */
+                wf_smr_values(S, buf, nb, sp, P);
+                __syncthreads(); /* values in */
+                if (b0 + WF_SMR_NB < npts)
+                    wf_smr_fold(S, buf ^ 1, b0 + WF_SMR_NB, min(WF_SMR_NB, npts - b0 - WF_SMR_NB),
+                                sp, P, ct, sort_idx);
+                wf_smr_accumulate(S, buf, nb, tl, col, acc);
+            }
+            wf_smr_flush(acc, fw + WF_SET_T(t) * nfprod, tl, sp, P, col);
+        }
+    }
+#else
+    C *tile = reinterpret_cast<C *>(wf_smem);
 #if WF_SPREAD_SM_FIX
     __shared__ float s_fix_sum;
     bool fix = false;
@@ -413,6 +500,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
             __syncthreads(); /* the tile is zeroed again for the next transform / subproblem */
         }
     }
+#endif /* WF_SPREAD_SM_REG */
 }
 #endif
 

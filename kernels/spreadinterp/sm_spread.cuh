@@ -123,8 +123,17 @@ __device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, co
 #pragma unroll 1
         for (int p = 0; p < W; ++p) {
             const T kp = wf_team_get(pt.k3, l, p);
-            if (active)
-                wf_tile_add_rows(tile, i3 + plane_sz * p, tl.td1, k2, kp * vr, kp * vi);
+            if (active) {
+#if WF_SPREAD_SM_FIX
+                /* 3D f32 in fixed point (-DWF_SPREAD_SM_OD=0 -DWF_SPREAD_SM_FIX=1, a variant):
+                 * native integer shared atomics instead of the float CAS loops */
+                if (FIX)
+                    wf_tile_add_rows_fix(reinterpret_cast<int *>(tile), i3 + plane_sz * p, tl.td1,
+                                         k2, kp * vr, kp * vi, lo_scale);
+                else
+#endif
+                    wf_tile_add_rows(tile, i3 + plane_sz * p, tl.td1, k2, kp * vr, kp * vi);
+            }
         }
 #endif
 #endif

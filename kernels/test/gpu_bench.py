@@ -75,7 +75,7 @@ def bench(only=None, methods=("gm", "sm"), reps=10, bss=None, maxsub=1024, wexts
                 except ValueError as e:
                     print(f"{name} {method} {kw}: skipped ({e})")
                     continue
-                if method == "sm":
+                if method == "sm" and plan.smr is None:  # (the register tile has no shared tile)
                     pad = (plan.w + 1) // 2
                     td = [plan.bs[d] + 2 * pad if d < dim else 1 for d in range(3)]
                     cell = sm_cell_bytes("spread" if typ == 1 else "interp", dim, prec)

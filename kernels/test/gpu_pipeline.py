@@ -25,13 +25,43 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("WF_BUILD", os.path.join(HERE, "..", "build"))
 ARCH = os.environ.get("WF_ARCH", "sm_90")
 OLDABI = os.environ.get("WF_OLDABI", "0") == "1"  # spread/interp take unsorted coordinates
+# Folders searched before BUILD (set_variant): a variant's folder holds only the modules it
+# changes (kernels/test/sweep_wave4.sh), the rest come from BUILD.
+VARIANT_BUILDS = []
 _mods = {}
+_globals = {}  # (module, global) -> its int32 values or None: looked up once, not per launch
+
+
+def set_variant(folders):
+    """Load modules from `folders` first, then BUILD (a kernel variant's build folders)."""
+    VARIANT_BUILDS[:] = list(folders)
+    _mods.clear()
+    _globals.clear()
 
 
 def mod(name):
     if name not in _mods:
-        _mods[name] = cp.RawModule(path=os.path.join(BUILD, f"{name}.{ARCH}.cubin"))
+        for folder in VARIANT_BUILDS + [BUILD]:
+            path = os.path.join(folder, f"{name}.{ARCH}.cubin")
+            if os.path.exists(path) or folder == BUILD:
+                _mods[name] = cp.RawModule(path=path)
+                break
     return _mods[name]
+
+
+def module_i32(module, name, n):
+    """n int32 of the module's __device__ global `name`, or None when it has none (the variant
+    marks of spreadinterp.cu: wf_smr_info, wf_sm_fix3)."""
+    key = (module, name)
+    if key not in _globals:
+        try:
+            ptr = mod(module).get_global(name)
+            out = np.zeros(n, dtype=np.int32)
+            ptr.copy_to_host(out.ctypes.data, out.nbytes)
+        except Exception:  # noqa: BLE001 - cupy raises CUDADriverError (not found)
+            out = None
+        _globals[key] = out
+    return _globals[key]
 
 
 def fn(module, kernel):
@@ -283,6 +313,50 @@ def od_pick_nwarps(warp_bytes, regs=None):
     return best
 
 
+def smr_info(dim, prec, w):
+    """(NR, PX, NBW) of a spread SM module built with WF_SPREAD_SM_REG (the tile in registers,
+    spreadinterp/smr_spread.cuh), else None."""
+    v = module_i32(si_name("spread", "sm", dim, prec, w)[0], "wf_smr_info", 4)
+    return None if v is None else (int(v[0]), int(v[1]), int(v[2]))
+
+
+def smr_launch(dim, prec, w, bs, info):
+    """(threads per block, dynamic shared memory bytes) of the register-tile SM spreading:
+    smr_spread.cuh's warps and batch arrays for bins bs."""
+    nr, px, nbw = info
+    pad = (w + 1) // 2
+    td1, td2 = bs[0] + 2 * pad, bs[1] + 2 * pad
+    if dim == 2:
+        warps = -(-td1 // 32)
+    elif px > 0:
+        warps = -(-td1 // px) * -(-td2 // (32 // px))
+    else:
+        warps = -(-(td1 * td2) // 32)
+    st = 4 if prec == 32 else 8
+    vec = 16 // st
+    nrp = -(-nr // vec) * vec
+    nb = 32 * nbw
+    smem = nb * (nrp * st + 32 + 2 * 2 * st + w * 2 * st + 16 * dim + (w * st if dim == 3 else 0))
+    return 32 * warps, smem
+
+
+def smr_default_bins(dim, prec, w, nr):
+    """Bins for the register tile: the last dimension's from NR (bs = NR - 2 PAD), the others
+    so that a block has 256-384 threads (f64: <= 288, two blocks of 112 registers per SM)."""
+    pad = (w + 1) // 2
+    last = nr - 2 * pad
+    if dim == 2:
+        return [128 - 2 * pad, last]
+    if prec == 32:
+        return [16, 8, last]
+    return [6, 8, last] if w >= 10 else [8, 8, last]
+
+
+def sm_fix3(dim, prec, w):
+    """A 3D f32 spread SM module built as the fixed-point team (16-byte tile cells)."""
+    return module_i32(si_name("spread", "sm", dim, prec, w)[0], "wf_sm_fix3", 1) is not None
+
+
 def sm_block(op, dim, prec, w):
     """Threads per block of SM spreading / interpolation: the C core's wf_sm_spread_block /
     wf_sm_interp_block (c_core/src/params/bins.c; for spreading also the modules'
@@ -323,10 +397,16 @@ def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1, od=None
     else:
         pad = (w + 1) // 2
         td = [P.bs[d] + 2 * pad if d < dim else 1 for d in range(3)]
-        shmem = td[0] * td[1] * td[2] * sm_cell_bytes(op, dim, prec)
-        f.max_dynamic_shared_size_bytes = shmem
+        cell = sm_cell_bytes(op, dim, prec)
+        if op == "spread" and dim == 3 and prec == 32 and sm_fix3(dim, prec, w):
+            cell = 16  # the fixed-point team's tile (int32 hi/lo words per component)
+        shmem = td[0] * td[1] * td[2] * cell
         block = (SM_SPREAD_BLOCK if op == "spread" else SM_INTERP_BLOCK) or sm_block(op, dim,
                                                                                   prec, w)
+        info = smr_info(dim, prec, w) if op == "spread" else None
+        if info is not None:  # the register tile: its warps, its batch arrays
+            block, shmem = smr_launch(dim, prec, w, P.bs, info)
+        f.max_dynamic_shared_size_bytes = shmem
         f((min(max(P.cap, 1), 65535 * 4), gridy), (block,),
           base + (I32(P.bs[0]), I32(P.bs[1]), I32(P.bs[2]), I64(P.nb[0]), I64(P.nb[1]),
                   I64(P.nb[2]), P.bin_start, P.bin_count, P.nsub_start, P.subprob_bin,
@@ -340,14 +420,32 @@ OD_TILE = {(1, 32): [1024], (1, 64): [512], (2, 32): [64, 8], (2, 64): [32, 8],
            (3, 32): [16, 16, 4], (3, 64): [16, 8, 4]}
 
 
+def smooth_size(n):
+    """The least 7-smooth even integer >= n (cuFFT's fast sizes)."""
+    m = max(2, int(n) + (int(n) & 1))
+    while True:
+        r = m
+        for p in (2, 3, 5, 7):
+            while r % p == 0:
+                r //= p
+        if r == 1:
+            return m
+        m += 2
+
+
 class Plan:
     def __init__(self, typ, dim, N, tol, prec, method, ntransf=1, iflag=1, modeord=0, bs=None,
                  nf=None, maxsub=1024, w_extra=0, tile=None, nwarps=None, pad="auto",
-                 stable=False):
+                 stable=False, sigma=None):
         self.typ, self.dim, self.prec, self.method = typ, dim, prec, method
         self.N = list(N) + [1] * (3 - len(N))
         self.w, self.beta = width_beta(tol, w_extra)
         self.nf = [max(2 * n, 2 * self.w) if d < dim else 1 for d, n in enumerate(self.N)]
+        if sigma is not None:  # another upsampling factor: the fine grid and beta follow
+            self.nf = [max(smooth_size(math.ceil(sigma * n)), 2 * self.w) if d < dim else 1
+                       for d, n in enumerate(self.N)]
+            if BETA_FACTOR is None:
+                self.beta = kernel_beta(self.w, self.nf[0] / self.N[0])
         if nf is not None:
             self.nf = list(nf) + [1] * (3 - len(nf))
         self.stable = stable
@@ -372,13 +470,18 @@ class Plan:
             if bs is None:
                 bs = [max(1, t[d] // 2) if dim > 1 else max(1, t[0] // 4) for d in range(dim)]
             maxsub = 0  # no subproblems
+        self.smr = None
+        if method == "sm" and typ == 1 and dim >= 2:
+            self.smr = smr_info(dim, prec, self.w)
+        if bs is None and self.smr is not None:
+            bs = smr_default_bins(dim, prec, self.w, self.smr[0])
         if bs is None:
             # the host's defaults (c_core/src/params/bins.c, wf_default_bins)
             sm3 = {(1, 32): [16, 8, 4], (2, 32): [16, 16, 4], (1, 64): [8, 8, 4],
                    (2, 64): [8, 8, 4]}[(typ, prec)]
             bs = {1: [1024, 1, 1], 2: [32, 32, 1], 3: sm3 if method == "sm" else [16, 16, 16]}[dim]
         self.bs = list(bs) + [1] * (3 - len(bs))
-        if method == "sm":  # shrink bins until the tile fits in 200 KiB of shared memory
+        if method == "sm" and self.smr is None:  # shrink bins until the tile fits in 200 KiB
             pad = (self.w + 1) // 2
             while np.prod([self.bs[d] + 2 * pad if d < dim else 1 for d in range(3)]) * \
                     sm_cell_bytes("spread" if typ == 1 else "interp", dim, prec) > 200 * 1024:

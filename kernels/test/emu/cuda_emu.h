@@ -47,6 +47,9 @@ struct float2 {
 struct double2 {
     double x, y;
 };
+struct alignas(16) float4 {
+    float x, y, z, w;
+};
 struct int4 {
     int x, y, z, w;
 };

@@ -7,6 +7,8 @@ for real. Slow: minutes; modules compile on first use into kernels/test/emu/buil
 
     python3 kernels/test/emu/dryrun.py unit-od     # gpu_unit_od at 2% of the point counts
     python3 kernels/test/emu/dryrun.py bench       # suite B rows at a small size, od and sm
+    python3 kernels/test/emu/dryrun.py sweep [GROUP..]  # kernels/test/sweep_wave4.sh's runs,
+                                                   # small, from kernels/build_sweep's folders
 """
 import os
 import sys
@@ -35,8 +37,38 @@ def main(what):
         bad = sum(r[9] > r[10] for r in rows)
         print(f"dry run bench: {len(rows)} rows, {bad} over tolerance")
         return 1 if bad or not rows else 0
+    if what == "sweep":
+        return sweep(sys.argv[2:] or ["B4", "B6", "B7", "D2t1", "D2t2", "D3t1"])
     print(__doc__)
     return 2
+
+
+def sweep(groups):
+    """gpu_sweep.py's groups at small sizes (every variant, bins and launch shape as on the GPU),
+    the variant modules emulated from their .defs; fails on a failed run or an error above 1e-2
+    (small grids at the sweep's widths stay far below)."""
+    import tempfile
+
+    import gpu_sweep
+
+    small = {"B4": ([16, 14, 12], 3000), "B6": ([40, 32], 3000), "B7": ([12, 12, 10], 1500),
+             "D2t1": ([20, 18, 16], 2000), "D2t2": ([20, 18, 16], 1500),
+             "D3t1": ([20, 18, 16], 4000)}
+    for g in groups:
+        gpu_sweep.GROUPS[g] = [(n, t, d, small[g][0], small[g][1], tol, p, wx, sg, 1, runs)
+                               for n, t, d, N, M, tol, p, wx, sg, reps, runs in
+                               gpu_sweep.GROUPS[g]]
+    sweep_dir = os.path.join(HERE, "..", "..", "build_sweep")
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+        results = f.name
+    for g in groups:
+        gpu_sweep.run_group(g, results, os.path.abspath(sweep_dir))
+    gpu_sweep.table(results)
+    import json
+    recs = [json.loads(line) for line in open(results)]
+    bad = [r for r in recs if not r.get("ok") or r["err"] > 1e-2]
+    print(f"dry run sweep: {len(recs)} runs, {len(bad)} failed or inaccurate")
+    return 1 if bad or not recs else 0
 
 
 if __name__ == "__main__":

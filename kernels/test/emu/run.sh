@@ -58,6 +58,20 @@ for m in 1:64:5:SPREAD:GM 1:32:4:SPREAD:SM 1:64:5:INTERP:SM 2:32:6:SPREAD:SM 2:3
         -DWF_SI_PART="WF_SI_$part" -DWF_SI_METHOD="WF_SI_$meth" -DWF_EMU_NS="$ns" \
         -Wno-unused-parameter
 done
+# variants of the SM spreading, their extern "C" names renamed (entry + "_variant", which the
+# registry and test_emu_sets.cpp use) so they link beside the default modules: the register
+# tile (WF_SPREAD_SM_REG; 3D f32 in patches, 3D f64 flat, 2D f64) and the 3D f32 fixed-point team
+for m in 3:32:5:smr:-DWF_SMR_PX=8 3:64:8:smr:-DWF_SMR_PX=0 2:64:7:smr:-DWF_SMR_NBW=2 \
+         3:32:7:smr:-DWF_SMR_PX=16 3:32:7:fix3:-DWF_SPREAD_SM_OD=0; do
+    IFS=: read -r d p w v extra <<<"$m"
+    ns="si_${d}d_f${p}_w${w}_spread_sm_$v"
+    defs=(-DWF_SPREAD_SM_REG=1 "$extra")
+    [[ $v == fix3 ]] && defs=(-DWF_SPREAD_SM_OD=0 -DWF_SPREAD_SM_TEAM=1 -DWF_SPREAD_SM_FIX=1)
+    entry="wf_spread_sm_${d}d_f${p}_w${w}"
+    build "$ns.o" si_module.cpp -DWF_DIM="$d" -DWF_PREC="$p" -DWF_W="$w" \
+        -DWF_SI_PART=WF_SI_SPREAD -DWF_SI_METHOD=WF_SI_SM -DWF_EMU_NS="$ns" \
+        -D"$entry=${entry}_$v" -Dwf_smr_info="wf_smr_info_$ns" "${defs[@]}" -Wno-unused-parameter
+done
 build test_emu_sets.o test_emu_sets.cpp
 for p in "${pids[@]}"; do
     wait "$p" || { echo "run.sh: a compile failed" >&2; exit 1; }

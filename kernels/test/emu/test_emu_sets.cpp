@@ -19,6 +19,7 @@
 #include "../../module_names.h"
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -72,6 +73,10 @@ struct Case {
     i64 set_M;
     int n_sets, tps, maxsub, gridx, gridy;
     Dist dist;
+    /* an SM spreading variant (run.sh builds it, its entry renamed entry + "_" var): "smr" the
+     * register tile (nr, px, nbw as its WF_SMR_* macros), "fix3" the 3D f32 fixed-point team */
+    const char *var = "";
+    int nr = 0, px = 0, nbw = 1;
 };
 
 static dim3 d3(unsigned x, unsigned y = 1) {
@@ -207,10 +212,28 @@ template <class T, class Cx> static void run(const Case &k) {
         size_t cells = 1;
         for (int d = 0; d < dim; ++d)
             cells *= (size_t)(bs[d] + 2 * pad);
-        const size_t cell = k.dir == SPREAD && dim <= 2 && k.prec == 32 ? 16 : sizeof(Cx);
+        const std::string var = k.var;
+        const size_t cell =
+            k.dir == SPREAD && k.prec == 32 && (dim <= 2 || var == "fix3") ? 16 : sizeof(Cx);
+        size_t smem = cells * cell;
+        unsigned block = 256;
+        if (var == "smr") { /* smr_spread.cuh: its batch arrays and its warps */
+            const int td1 = bs[0] + 2 * pad, td2 = bs[1] + 2 * pad, st = (int)sizeof(T);
+            const int vec = 16 / st, nrp = (k.nr + vec - 1) / vec * vec, nb = 32 * k.nbw;
+            smem = (size_t)nb * (nrp * st + 32 + 2 * sizeof(Cx) + W * sizeof(Cx) + 16 * dim +
+                                 (dim == 3 ? W * st : 0));
+            const int py = k.px > 0 ? 32 / k.px : 1;
+            const int warps = dim == 2   ? (td1 + 31) / 32
+                              : k.px > 0 ? ((td1 + k.px - 1) / k.px) * ((td2 + py - 1) / py)
+                                         : (td1 * td2 + 31) / 32;
+            block = 32u * (unsigned)warps;
+        }
+        if (!var.empty())
+            std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), "_%s",
+                          var.c_str());
         dim3 g = d3((unsigned)k.gridx, (unsigned)k.gridy);
         g.z = (unsigned)n_sets; /* block z runs set z */
-        wf_emu::launch(g, d3(256), cells * cell, [&] {
+        wf_emu::launch(g, d3(block), smem, [&] {
             ((typename SI<T, Cx>::sm)kernel(name))(
                 M, xs[0].data(), dim >= 2 ? xs[1].data() : nullptr,
                 dim >= 3 ? xs[2].data() : nullptr, c.data(), nf[0], nf[1], nf[2], ntransf,
@@ -290,6 +313,19 @@ int main(int argc, char **argv) {
         {3, 64, 8, GM, INTERP, {20, 18, 16}, {8, 8, 8}, 45, 2, 2, 0, 1, 1, UNIFORM},
         {3, 32, 5, SM, SPREAD, {16, 14, 12}, {8, 8, 4}, 150, 1, 3, 32, 9, 2, UNIFORM},
         {2, 32, 6, GM, INTERP, {32, 24}, {8, 8}, 200, 1, 4, 0, 2, 1, UNIFORM},
+        /* SM spreading variants (kernels/test/sweep_wave4.sh): the register tile in 3D f32
+         * (patches 8x4: tiles 14x14x10; batches over several subproblems; clustered), 3D f64
+         * flat (16x16x12), 2D f64 (tile rows of 38 > 32 columns: two warps; a tile wider than
+         * the grid; batches of 64), 3D f32 w7 in patches of 16x2 (tile 24x16x12, today's bins,
+         * wider than the grid in y), and the 3D f32 fixed-point team */
+        {3, 32, 5, SM, SPREAD, {16, 14, 12}, {8, 8, 4}, 150, 2, 2, 40, 7, 1, CLUSTER, "smr", 10, 8},
+        {3, 32, 5, SM, SPREAD, {16, 14, 12}, {8, 8, 4}, 90, 1, 1, 512, 3, 1, UNIFORM, "smr", 10, 8},
+        {3, 64, 8, SM, SPREAD, {20, 18, 16}, {8, 8, 4}, 60, 2, 2, 25, 5, 1, UNIFORM, "smr", 12, 0},
+        {3, 64, 8, SM, SPREAD, {20, 18, 16}, {8, 8, 4}, 200, 1, 1, 70, 4, 1, CLUSTER, "smr", 12, 0},
+        {2, 64, 7, SM, SPREAD, {28, 30}, {30, 6}, 150, 2, 3, 90, 6, 2, UNIFORM, "smr", 14, 0, 2},
+        {2, 64, 7, SM, SPREAD, {40, 30}, {30, 6}, 300, 1, 1, 1024, 6, 1, CLUSTER, "smr", 14, 0, 2},
+        {3, 32, 7, SM, SPREAD, {32, 14, 14}, {16, 8, 4}, 99, 2, 2, 9, 5, 1, CLUSTER, "smr", 12, 16},
+        {3, 32, 7, SM, SPREAD, {32, 20, 18}, {16, 8, 4}, 160, 2, 2, 64, 9, 1, UNIFORM, "fix3"},
     };
     for (size_t i = 0; i < cases.size(); ++i) {
         if (quick && i % 2 != 0)

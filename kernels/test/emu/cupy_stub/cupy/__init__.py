@@ -5,6 +5,7 @@ module's CPU emulation (kernels/test/emu/cuda_emu.h), built on first use as a sh
 under kernels/test/emu/build/so; kernels run through its wf_emu_launch (libffi). Slow (every
 CUDA thread is a fiber): for small sizes. Not a cupy replacement anywhere else."""
 import ctypes
+import hashlib
 import os
 import re
 import subprocess
@@ -59,6 +60,15 @@ def empty_like(a):
 
 def array_equal(a, b):
     return np.array_equal(a, b)
+
+
+class _Pool:
+    def free_all_blocks(self):
+        pass
+
+
+def get_default_memory_pool():
+    return _Pool()
 
 
 # ---------------------------------------------------------------- cuda
@@ -126,10 +136,12 @@ def _obj(src):
 FLAGS = ["-std=c++20", "-O1", "-fPIC", "-w", "-ffp-contract=off", f"-I{KERNELS}", f"-I{EMU}"]
 
 
-def build(name):
-    """kernels/test/emu/build/so/<name>.so, rebuilt when a kernel source is newer."""
+def build(name, extra=""):
+    """kernels/test/emu/build/so/<name>[.<hash of extra>].so, rebuilt when a kernel source is
+    newer; extra: more defines (a variant's WF_EXTRA_DEFS, as kernels/check.sh takes them)."""
     os.makedirs(SO_DIR, exist_ok=True)
-    so = os.path.join(SO_DIR, f"{name}.so")
+    tag = "" if not extra else "." + hashlib.sha1(extra.encode()).hexdigest()[:10]
+    so = os.path.join(SO_DIR, f"{name}{tag}.so")
     newest = max(os.path.getmtime(os.path.join(dp, f)) for dp, _, fs in os.walk(KERNELS)
                  if "build" not in dp for f in fs if f.endswith((".cu", ".cuh", ".h", ".cpp")))
     if os.path.exists(so) and os.path.getmtime(so) >= newest:
@@ -138,7 +150,7 @@ def build(name):
     with _lock:
         objs = [_obj("cuda_emu.cpp"), _obj("emu_launch.cpp")]
     tmp = so + f".{os.getpid()}.{threading.get_ident()}.tmp"
-    subprocess.check_call(["g++"] + FLAGS + defs + [
+    subprocess.check_call(["g++"] + FLAGS + defs + extra.split() + [
         f'-DWF_EMU_SRC="{os.path.join(KERNELS, src)}"', f"-DWF_EMU_NS=wf_emu_{name}", "-shared",
         "-Wl,-Bsymbolic", os.path.join(EMU, "module.cpp")] + objs + ["-lffi", "-o", tmp])
     os.replace(tmp, so)
@@ -191,8 +203,26 @@ class _Kernel:
 
 class RawModule:
     def __init__(self, path=None, code=None):
+        """path: <folder>/<module>.<arch>.cubin; a <folder>/<module>.defs beside it (a kernel
+        variant's WF_EXTRA_DEFS, kernels/test/build_wave4.sh) adds its defines."""
         self.name = os.path.basename(path).split(".")[0]
-        self.lib = ctypes.CDLL(build(self.name), mode=os.RTLD_LOCAL)
+        defs = os.path.join(os.path.dirname(path), f"{self.name}.defs")
+        extra = open(defs).read().strip() if os.path.exists(defs) else ""
+        self.lib = ctypes.CDLL(build(self.name, extra), mode=os.RTLD_LOCAL)
 
     def get_function(self, name):
         return _Kernel(self.lib, name)
+
+    def get_global(self, name):
+        """The address of a module's global (its emulation's symbol of that name), as an object
+        with cupy MemoryPointer's copy_to_host; AttributeError when the module has none."""
+        addr = ctypes.cast(getattr(self.lib, name), ctypes.c_void_p).value
+        return _HostPointer(addr)
+
+
+class _HostPointer:
+    def __init__(self, addr):
+        self.addr = addr
+
+    def copy_to_host(self, dst, size):
+        ctypes.memmove(dst, self.addr, size)
