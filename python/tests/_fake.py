@@ -139,6 +139,7 @@ class FakeLib(ExactTransforms, LivePlanPool, FakeToeplitz):
         st = self._log("warpfft_plan_create", type_, dim, n, iflag, ntransf, tol,
                        precision, opts.modeord, opts.device, opts.stream)
         self.last_opts = self._opts_dict(popts._obj)
+        self.last_record = opts_fields(popts._obj)  # every field, the bins too
         self.opts_seen.append(self.last_opts)
         if st == 0 and type_ != 3:
             st, params = self._params(type_, dim, _lib.n_modes_array(n), ntransf, tol,

@@ -117,15 +117,13 @@ def test_4_plan_calls_serialised_across_threads(fake):
     lambda: warpfft.Plan(2**32 + 1, (8,)),
     lambda: warpfft.Plan(1, (2**64 + 8,)),
     lambda: warpfft.Plan(1, (8,), n_trans=2**64 + 1),
-    lambda: warpfft.Plan(1, (8,), gpu_stream=-1),
-    lambda: warpfft.Plan(1, (8,), gpu_stream=2**64),
     lambda: warpfft.Plan(1, (8.5,)),
     lambda: warpfft.DeviceArray((2**60 + 1,), np.complex128),
     lambda: warpfft.DeviceArray((-1,), np.complex128),
     lambda: warpfft.DeviceArray((4,), np.float32, device=2**32),
     lambda: warpfft.init(2**32),
-], ids=["type", "n_modes", "n_trans", "stream<0", "stream>u64", "float n_modes",
-        "DeviceArray bytes", "DeviceArray<0", "DeviceArray device", "init device"])
+], ids=["type", "n_modes", "n_trans", "float n_modes", "DeviceArray bytes", "DeviceArray<0",
+        "DeviceArray device", "init device"])
 def test_5_out_of_range_integers_refused_before_c(call, monkeypatch):
     from warpfft import _lib
 
@@ -143,6 +141,8 @@ def test_5_out_of_range_integers_refused_before_c(call, monkeypatch):
     ({"modeord": 2**32}, "opts.modeord = 4294967296; must be 0 (CMCL) or 1 (FFT)"),
     ({"gpu_maxsubprobsize": 2**31}, "opts.max_subprob = 2147483648; must be >= 0"),
     ({"points_hint": 2**63}, "opts.points_hint = 9223372036854775808; must be >= 0"),
+    ({"gpu_stream": -1}, "opts.stream = -1; must be in [0, 18446744073709551615]"),
+    ({"gpu_stream": 2**64}, "opts.stream = 18446744073709551616; must be in [0, 1844674407"),
 ])
 def test_5b_out_of_range_options_refused_by_the_table(kw, message, fake):
     with pytest.raises(warpfft.InvalidArgumentError) as ei:

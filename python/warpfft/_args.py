@@ -75,16 +75,17 @@ def shape_of(a):
 
 
 def stream_value(s):
-    """A CUDA stream given as an int, None, ctypes pointer or a stream object -> int."""
+    """A CUDA stream given as an int, None, ctypes pointer or a stream object -> its handle
+    (the option table checks it: an integer that fits a CUstream)."""
     if s is None:
         return 0
     if hasattr(s, "value") and not isinstance(s, (int, np.integer)):  # ctypes.c_void_p
-        return 0 if s.value is None else _lib.as_int("gpu_stream", s.value, 0, _lib.UINT64_MAX)
+        return 0 if s.value is None else s.value
     for attr in ("cuda_stream", "ptr", "handle"):  # torch, cupy, pycuda/numba
         v = getattr(s, attr, None)
         if v is not None and not callable(v):
-            return _lib.as_int("gpu_stream", v, 0, _lib.UINT64_MAX)
-    return _lib.as_int("gpu_stream", s, 0, _lib.UINT64_MAX)
+            return v
+    return s
 
 
 def normalize_options(type_, kwargs):

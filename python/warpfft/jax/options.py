@@ -85,6 +85,8 @@ class Opts:
     gpu_spreadinterponly: bool = _ref("gpu_spreadinterponly", bool)
     gpu_maxbatchsize: int = _ref("gpu_maxbatchsize", int)
     gpu_debug: int = _ref("gpu_debug", int)
+    gpu_device_id: int = _ref("gpu_device_id", int)
+    gpu_stream: int = _ref("gpu_stream", int)
 
     deterministic: bool = _ref("deterministic", bool)  # warpfft's own: bitwise-reproducible
 
