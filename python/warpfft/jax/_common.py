@@ -24,6 +24,14 @@ jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(native.lib.warpfft_xla_nuf
 # ---- options and validation -------------------------------------------------------------
 
 
+class _Options(tuple):
+    """Options given as a dict with a name of the option table that the Opts dataclass does not
+    list (a warpfft option added later, by its name): hashable, read by name (options._fields)."""
+
+    def __init__(self, items):
+        self.__dict__.update(items)
+
+
 def freeze(opts):
     """A hashable options object (dicts become Opts / NestedOpts); ValueError for unknown names."""
     if opts is None:
@@ -32,10 +40,12 @@ def freeze(opts):
         if opts and set(opts) <= set(_options._NESTED):
             return _options.NestedOpts(**{k: freeze(v) for k, v in opts.items()})
         known = {f.name for f in _options.dataclasses.fields(_options.Opts)}
-        unknown = sorted(set(opts) - known)
+        unknown = sorted(set(opts) - known - set(_table.SPELLINGS))
         if unknown:
             raise ValueError(f"opts: unknown option(s) {', '.join(unknown)}")
-        return _options.Opts(**opts)
+        if set(opts) <= known:
+            return _options.Opts(**opts)
+        return _Options(sorted(opts.items()))  # an option of the table that Opts does not list
     try:
         hash(opts)
     except TypeError:

@@ -113,11 +113,10 @@ _MUST_BE_DEFAULT = {"gpu_sort": "warpfft always sorts points into bins",
                     "gpu_obinsizey": "warpfft sizes type-3 output bins itself",
                     "gpu_obinsizez": "warpfft sizes type-3 output bins itself",
                     "gpu_debug": "warpfft prints nothing; use warpfft.runtime_info()"}
-# The GPU options set through the table: jax-finufft's names (the table's spellings of them)
-# and warpfft's own deterministic.
-_USED = {"modeord", "gpu_method", "gpu_upsampfac", "gpu_maxsubprobsize", "gpu_binsizex",
-         "gpu_binsizey", "gpu_binsizez", "gpu_kerevalmeth", "gpu_maxbatchsize", "gpu_device_id",
-         "gpu_stream", "deterministic"}
+# Options the handler sets per call (unchecked points; the call's M): not taken here.
+_PER_CALL = {"check_points", "points_hint"}
+# Every other spelling of the option table (jax-finufft's gpu_* names; warpfft's own, such as
+# deterministic) is set through it.
 _NESTED = ("type1", "type2", "type3", "forward", "backward")
 
 
@@ -163,12 +162,14 @@ def resolve(opts, dim):
                 raise ValueError(f"opts.{name}={value!r} is not supported: "
                                  f"{_MUST_BE_DEFAULT[name]}")
             continue
-        if name not in _USED:
-            raise ValueError(f"opts.{name} is not an option warpfft.jax knows "
-                             f"(known: {', '.join(sorted(_USED | set(_MUST_BE_DEFAULT) | _CPU))})")
+        target = _table_name(name, dim)
+        if (target is None and not name.startswith("gpu_binsize")) or target in _PER_CALL:
+            known = sorted((set(_table.SPELLINGS) - _PER_CALL) | _CPU)
+            raise ValueError(f"opts.{name} is not an option warpfft.jax knows (known: "
+                             f"{', '.join(known)}; check_points and points_hint are set per "
+                             "call)")
         if name == "gpu_maxsubprobsize" and value == _table.ref_default("max_subprob"):
             continue
-        target = _table_name(name, dim)
         if target is not None:
             out[target] = value
     return tuple(sorted(out.items()))
