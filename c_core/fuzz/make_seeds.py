@@ -143,6 +143,15 @@ def xla_seeds():
     write("fuzz_xla", "no-stream-get", xla_frame(*base, flags=1))
 
 
+# ---- fuzz_opts: settings (fuzz_opts.c: a row's index or a name, then a value) ----
+
+def opts_seeds():
+    # rows by index (even: the name, odd: the first alias), values at the ends (+-2)
+    write("fuzz_opts", "ends", [0, 2, 1, 3, 2, 0, 3, 1, 5, 4, 9, 2, 12, 1])
+    write("fuzz_opts", "text", [1, 200, 3] + list(b"1.5") + [240, 8] + list(b"gpu_sort")
+          + [200, 2] + list(b"-7") + [7, 200, 4] + list(b"nan!"))
+
+
 # ---- fuzz_abi: call sequences (fuzz_abi.c: the pick_* readers and call_*) ----
 
 TOLS = [1e-1, 1e-2, 1e-3, 1e-5, 1e-6, 1e-7, 1e-9, 1e-12, 1e-13]
@@ -263,3 +272,4 @@ if __name__ == "__main__":
     kcache_seeds()
     xla_seeds()
     abi_seeds()
+    opts_seeds()

@@ -14,6 +14,7 @@
 #   fuzz_xla     the XLA FFI handler's decoding of attributes and buffers (with
 #                fuzz_xla_frame.c: the input read into a call frame)
 #   fuzz_kcache  the kernel disk cache's entry reader (and WARPFFT_CACHE_MAX_SIZE)
+#   fuzz_opts    the option table's setter (warpfft_opts_set) on any names and values
 # Seeds: c_core/fuzz/corpus/<target>/ (committed, small; read only here). Inputs found while
 # running go to target/fuzz/corpus/<target>/ and are kept between runs.
 # Needs clang with libFuzzer (Debian: clang, libclang-rt-14-dev; scripts/setup.sh installs them),
@@ -30,7 +31,7 @@ case $SECONDS_EACH in '' | *[!0-9]*)
     ;;
 esac
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_abi fuzz_xla fuzz_kcache)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_abi fuzz_xla fuzz_kcache fuzz_opts)
 WORK=${WF_FUZZ_BUILD:-$ROOT/target/fuzz}
 CC=${WF_FUZZ_CC:-clang}
 SRC=$ROOT/c_core/src
@@ -73,6 +74,9 @@ for t in "${TARGETS[@]}"; do
     fuzz_xla)
         build fuzz_xla "$HERE/fuzz_xla_frame.c" "$(find "$SRC" -name xla_ffi.c)" \
             "$(find "$SRC" -name xla_common.c)"
+        ;;
+    fuzz_opts)
+        build fuzz_opts "$SRC"/params/*.c "$(find "$SRC" -name error.c)"
         ;;
     fuzz_kcache)
         build fuzz_kcache "$(find "$SRC" -name kcache.c)" "$(find "$SRC" -name sha256.c)" \
