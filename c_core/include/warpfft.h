@@ -310,8 +310,7 @@ typedef enum warpfft_opt_type {
 
 /* warpfft_opt_desc.flags */
 #define WARPFFT_OPT_FLAG_ZERO_AUTO 1u /* 0 is valid besides [min, max]: chosen per plan */
-#define WARPFFT_OPT_FLAG_NO_EFFECT 2u /* the reference's option: checked, then ignored (no field)  \
-                                       */
+#define WARPFFT_OPT_FLAG_NO_EFFECT 2u /* the reference's option: checked, ignored (no field) */
 
 /* One row of the table (warpfft_opt_describe). Strings are static. Integer types use the int_*
  * members (UINT64: none apply), FLOAT64 the float_* ones; the others are 0. */
