@@ -69,7 +69,10 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
 
 Any other name raises InvalidArgumentError (also a TypeError, as in the reference). Values are
 taken as the reference's option table (a ctypes struct) takes them: integers, bools (False is
-0), numpy scalars; a float upsampfac; out-of-range integers raise instead of wrapping.
+0), numpy scalars; a float upsampfac. Each is set through the C library's option table
+(warpfft._options; ``warpfft.option_table()``), whose defaults and bounds these are: a value
+out of range (or past its field's type: nothing wraps) raises its message, the same message C,
+Rust, JAX and PyTorch give.
 
 The reference's private names that packages built on it use are here too: ``Plan._plan``,
 ``_setpts``, ``_exec_plan``, ``_destroy_plan`` (raw pointers: _pointer_api.py), ``_opts`` (a
