@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An `nvrtc`-only build needs no CUDA toolkit: with the toolkit hidden, `cargo build` of it, its
-# host tests (tests/manifest.rs checks the embedded sources, tests/no_gpu.rs the C ABI,
+# host tests (tests/manifest.rs checks the embedded sources, tests/no_gpu/ the C ABI,
 # tests/build_script.rs that no toolkit is watched) and `cargo doc` must succeed.
 #
 # Hiding: PATH keeps no directory that holds an `nvcc` (wrappers in /usr/local/bin included),

@@ -5,7 +5,7 @@ through every interface: for every option, valid values (its ends and default) a
 JAX op (the option path up to the lowering: abstract evaluation, and the record the custom call
 carries) and through the torch op (finufft_type1 up to the point of needing a GPU, and the
 record op_options gives the op): the same value lands in the same field, or the same message
-comes back. The Rust builder's walk is tests/no_gpu.rs. Each interface's own policies (an
+comes back. The Rust builder's walk is tests/no_gpu/options.rs. Each interface's policies (an
 option it cannot honour but at its default, one it sets per call) are declared by it and
 checked here to refuse with a message naming the keyword.
 
