@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An `nvrtc`-only build needs no CUDA toolkit: with the toolkit hidden, `cargo build` of it, its
-# host tests (tests/manifest.rs checks the embedded sources, tests/no_gpu.rs the C ABI,
+# host tests (tests/manifest.rs checks the embedded sources, tests/no_gpu/ the C ABI,
 # tests/build_script.rs that no toolkit is watched) and `cargo doc` must succeed; and so must
 # the nvrtc build of fatbuild's example crate (examples/rust-kernels) and its tests/embedded.rs.
 #

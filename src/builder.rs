@@ -8,10 +8,10 @@ use std::os::raw::c_int;
 
 use num_complex::Complex;
 
-use crate::device::device_ordinal;
 use crate::direct::{self, Problem};
 use crate::error::{check, Error, Result};
 use crate::info::PlanInfo;
+use crate::options::Record;
 use crate::sys;
 use crate::types::{Method, ModeOrder, Real, TransformType};
 
@@ -37,7 +37,10 @@ use crate::types::{Method, ModeOrder, Real, TransformType};
 /// ```
 ///
 /// Nothing is checked until [`build`](PlanBuilder::build) or [`params`](PlanBuilder::params),
-/// which run the same argument checks.
+/// which run the same argument checks. The options are set through the C core's option table
+/// ([`options`](crate::options())): the typed setters below and [`option`](PlanBuilder::option)
+/// (any option by name) all go there, so their defaults and bounds are the table's and a bad
+/// value fails with its message.
 ///
 /// [`Plan`]: crate::Plan
 /// [`Plan::type1`]: crate::Plan::type1
@@ -50,18 +53,8 @@ pub struct PlanBuilder<T: Real> {
     pub(crate) n_modes: Vec<usize>,
     pub(crate) tol: f64,
     iflag: Option<i32>,
-    pub(crate) modeord: ModeOrder,
     pub(crate) ntransf: usize,
-    method: Method,
-    upsampfac: f64,
-    points_hint: usize,
-    device: usize,
-    pub(crate) stream: u64,
-    bin_size: [usize; 3],
-    max_subprob: usize,
-    spread_interp_only: bool,
-    check_points: bool,
-    deterministic: bool,
+    opts: Record,
     _real: PhantomData<T>,
 }
 
@@ -73,18 +66,8 @@ impl<T: Real> fmt::Debug for PlanBuilder<T> {
             .field("n_modes", &self.n_modes)
             .field("tol", &self.tol)
             .field("iflag", &self.sign())
-            .field("modeord", &self.modeord)
             .field("ntransf", &self.ntransf)
-            .field("method", &self.method)
-            .field("upsampfac", &self.upsampfac)
-            .field("points_hint", &self.points_hint)
-            .field("device", &self.device)
-            .field("stream", &self.stream)
-            .field("bin_size", &self.bin_size)
-            .field("max_subprob", &self.max_subprob)
-            .field("spread_interp_only", &self.spread_interp_only)
-            .field("check_points", &self.check_points)
-            .field("deterministic", &self.deterministic)
+            .field("opts", &self.opts)
             .finish()
     }
 }
@@ -106,24 +89,30 @@ impl<T: Real> PlanBuilder<T> {
             n_modes: n_modes.to_vec(),
             tol: T::DEFAULT_TOL,
             iflag: None,
-            modeord: ModeOrder::Cmcl,
             ntransf: 1,
-            method: Method::Auto,
-            upsampfac: 0.0,
-            points_hint: 0,
-            device: 0,
-            stream: 0,
-            bin_size: [0; 3],
-            max_subprob: 0,
-            spread_interp_only: false,
-            check_points: false,
-            deterministic: false,
+            opts: Record::new(),
             _real: PhantomData,
         }
     }
 
+    /// Sets any option of the C core's option table ([`options`](crate::options())) by its
+    /// name or one of the reference's spellings, e.g. `.option("gpu_maxsubprobsize", 256)` or
+    /// `.option("gpu_sort", 1)` (the reference's options without effect here are checked and
+    /// ignored). The value is written as text: an integer, or any number for a float option.
+    /// A bad name or value makes [`build`](PlanBuilder::build) and
+    /// [`params`](PlanBuilder::params) fail with [`Error::InvalidArg`] and the table's message
+    /// (the first such setting's).
+    pub fn option(mut self, name: &str, value: impl std::fmt::Display) -> Self {
+        self.opts.set(name, value);
+        self
+    }
+
     /// Requested relative l2 accuracy against the exact sum. Supported: f32 `1e-6..=1e-1`,
-    /// f64 `1e-13..=1e-1` (others give [`Error::BadTol`]). Default: [`Real::DEFAULT_TOL`].
+    /// f64 `1e-13..=1e-1` (docs/accuracy.md); one outside runs at the nearer end
+    /// ([`PlanInfo::tol`] says what a plan ran at), as the reference raises a tol below machine
+    /// precision to it; NaN gives [`Error::BadTol`]. Default: [`Real::DEFAULT_TOL`].
+    ///
+    /// [`PlanInfo::tol`]: crate::PlanInfo::tol
     pub fn tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
@@ -137,10 +126,9 @@ impl<T: Real> PlanBuilder<T> {
         self
     }
 
-    /// Order of the mode arrays. Default: [`ModeOrder::Cmcl`].
-    pub fn modeord(mut self, modeord: ModeOrder) -> Self {
-        self.modeord = modeord;
-        self
+    /// Order of the mode arrays (option `modeord`). Default: [`ModeOrder::Cmcl`].
+    pub fn modeord(self, modeord: ModeOrder) -> Self {
+        self.option("modeord", modeord.as_raw())
     }
 
     /// Number of transforms executed together on one point set (`>= 1`, default 1). Batched
@@ -150,10 +138,9 @@ impl<T: Real> PlanBuilder<T> {
         self
     }
 
-    /// Spreading/interpolation method. Default: [`Method::Auto`].
-    pub fn method(mut self, method: Method) -> Self {
-        self.method = method;
-        self
+    /// Spreading/interpolation method (option `method`). Default: [`Method::Auto`].
+    pub fn method(self, method: Method) -> Self {
+        self.option("method", method.as_raw())
     }
 
     /// Fine grid size / mode count per dimension: `0.0` (default) lets the plan choose it with
@@ -162,36 +149,33 @@ impl<T: Real> PlanBuilder<T> {
     /// kernel).
     ///
     /// [`PlanInfo::upsampfac`]: crate::PlanInfo::upsampfac
-    pub fn upsampfac(mut self, upsampfac: f64) -> Self {
-        self.upsampfac = upsampfac;
-        self
+    pub fn upsampfac(self, upsampfac: f64) -> Self {
+        self.option("upsampfac", upsampfac)
     }
 
     /// The number of points `set_points` will usually be given (types 1 and 2): what the
     /// choice of upsampling factor and width weighs spreading against the FFT with. Default 0:
     /// one point per mode. A hint only; any number of points may be set.
-    pub fn points_hint(mut self, m: usize) -> Self {
-        self.points_hint = m;
-        self
+    pub fn points_hint(self, m: usize) -> Self {
+        self.option("points_hint", m)
     }
 
     /// CUDA device ordinal (default 0). Device buffers passed to the plan must live on it.
-    pub fn device(mut self, device: usize) -> Self {
-        self.device = device;
-        self
+    pub fn device(self, device: usize) -> Self {
+        self.option("device", device)
     }
 
     /// Spreading bin edge per dimension in fine-grid points (entries past the dimension are
     /// ignored); `0` (the default) lets warpfft choose.
-    pub fn bin_size(mut self, bin_size: [usize; 3]) -> Self {
-        self.bin_size = bin_size;
-        self
+    pub fn bin_size(self, bin_size: [usize; 3]) -> Self {
+        self.option("bin_size[0]", bin_size[0])
+            .option("bin_size[1]", bin_size[1])
+            .option("bin_size[2]", bin_size[2])
     }
 
     /// Points per shared-memory subproblem; `0` (the default) lets warpfft choose.
-    pub fn max_subprob(mut self, max_subprob: usize) -> Self {
-        self.max_subprob = max_subprob;
-        self
+    pub fn max_subprob(self, max_subprob: usize) -> Self {
+        self.option("max_subprob", max_subprob)
     }
 
     /// Spread (type 1) or interpolate (type 2) only, as the reference's `gpu_spreadinterponly`
@@ -199,9 +183,8 @@ impl<T: Real> PlanBuilder<T> {
     /// array itself (`N_d >= 2 width` per dimension; index `i_d` at coordinate `2 pi i_d / N_d`,
     /// mode order ignored), the kernel the one `tol` and `upsampfac` choose for a NUFFT (see
     /// [`PlanInfo`](crate::PlanInfo)'s `width` and `beta`), method GM. Default `false`.
-    pub fn spread_interp_only(mut self, on: bool) -> Self {
-        self.spread_interp_only = on;
-        self
+    pub fn spread_interp_only(self, on: bool) -> Self {
+        self.option("spreadinterponly", u8::from(on))
     }
 
     /// Whether setting points checks the coordinates before returning (types 1 and 2).
@@ -215,9 +198,8 @@ impl<T: Real> PlanBuilder<T> {
     /// `true`: setting points waits for the binning and returns `Error::BadPoints` for such a
     /// point set (the plan then has no points). Type 3 always checks (it waits for the points'
     /// bounds anyway).
-    pub fn check_points(mut self, on: bool) -> Self {
-        self.check_points = on;
-        self
+    pub fn check_points(self, on: bool) -> Self {
+        self.option("check_points", u8::from(on))
     }
 
     /// Bitwise-reproducible results (`opts.deterministic`): the same inputs on the same GPU give
@@ -229,9 +211,8 @@ impl<T: Real> PlanBuilder<T> {
     /// 0.1 ns per point more). Type 2 is unchanged: its interpolation is deterministic with
     /// every method. The cost: output-driven spreading is 3-4x slower than shared-memory
     /// spreading on an H100 (`docs/spreaders.md`). Default `false`.
-    pub fn deterministic(mut self, on: bool) -> Self {
-        self.deterministic = on;
-        self
+    pub fn deterministic(self, on: bool) -> Self {
+        self.option("deterministic", u8::from(on))
     }
 
     /// Runs the plan's work on `stream` (a `CUstream` / `cudaStream_t` as an integer, e.g. from
@@ -255,9 +236,8 @@ impl<T: Real> PlanBuilder<T> {
     /// [`Plan::execute_raw`]: crate::Plan::execute_raw
     /// [`Plan::synchronize`]: crate::Plan::synchronize
     /// [`DeviceBuffer`]: crate::DeviceBuffer
-    pub unsafe fn stream(mut self, stream: u64) -> Self {
-        self.stream = stream;
-        self
+    pub unsafe fn stream(self, stream: u64) -> Self {
+        self.option("stream", stream)
     }
 
     /// The transform type.
@@ -282,45 +262,30 @@ impl<T: Real> PlanBuilder<T> {
 
     /// The mode order.
     pub fn mode_order(&self) -> ModeOrder {
-        self.modeord
+        mode_order_of(self.opts.raw())
     }
 
     /// The device ordinal.
     pub fn device_ordinal(&self) -> usize {
-        self.device
+        usize::try_from(self.opts.raw().device).unwrap_or(0) // the table keeps it >= 0
     }
 
-    /// Converts to C arguments, with the Rust-side range checks (counts must fit C's types).
+    /// The stream (option `stream`).
+    pub(crate) fn stream_handle(&self) -> u64 {
+        self.opts.raw().stream
+    }
+
+    /// The `warpfft_opts` record this builder passes to the C core (for calls through
+    /// [`sys`](crate::sys)), or the first failed setting's error.
+    pub fn raw_opts(&self) -> Result<sys::warpfft_opts> {
+        self.opts.get()
+    }
+
+    /// Converts to C arguments, with the Rust-side range checks (counts must fit C's types);
+    /// the options as set, or the first setting's failure.
     pub(crate) fn raw_args(&self) -> Result<RawArgs> {
-        let (dim, n_modes, ntransf, mut opts) = shape_and_opts(
-            &self.n_modes,
-            self.ntransf,
-            self.modeord,
-            self.method,
-            self.device,
-            self.upsampfac,
-        )?;
-        opts.points_hint = i64::try_from(self.points_hint).map_err(|_| {
-            Error::InvalidArg(format!(
-                "points_hint = {} does not fit int64",
-                self.points_hint
-            ))
-        })?;
-        opts.stream = self.stream;
-        for (d, &b) in self.bin_size.iter().enumerate() {
-            opts.bin_size[d] = i32::try_from(b).map_err(|_| {
-                Error::InvalidArg(format!("bin_size[{d}] = {b} does not fit int32"))
-            })?;
-        }
-        opts.max_subprob = i32::try_from(self.max_subprob).map_err(|_| {
-            Error::InvalidArg(format!(
-                "max_subprob = {} does not fit int32",
-                self.max_subprob
-            ))
-        })?;
-        opts.spreadinterponly = i32::from(self.spread_interp_only);
-        opts.check_points = i32::from(self.check_points);
-        opts.deterministic = i32::from(self.deterministic);
+        let (dim, n_modes, ntransf) = shape(&self.n_modes, self.ntransf)?;
+        let opts = self.opts.get()?;
         Ok(RawArgs {
             ty: self.ty.as_raw(),
             dim,
@@ -424,7 +389,7 @@ impl<T: Real> PlanBuilder<T> {
             dim: self.n_modes.len(),
             n_modes,
             iflag: a.iflag,
-            modeord: self.modeord,
+            modeord: self.mode_order(),
             device: a.opts.device,
             m,
             out_len: match self.ty {
@@ -435,17 +400,18 @@ impl<T: Real> PlanBuilder<T> {
     }
 }
 
-/// The C arguments a plan and a Toeplitz operator share, with the Rust-side range checks:
-/// the dimension (1 to 3, from `n_modes`), the mode counts and `ntransf` as int64, and the
-/// default options with mode order, method, device and upsampling factor set.
-pub(crate) fn shape_and_opts(
-    n_modes_in: &[usize],
-    ntransf: usize,
-    modeord: ModeOrder,
-    method: Method,
-    device: usize,
-    upsampfac: f64,
-) -> Result<(c_int, [i64; 3], i64, sys::warpfft_opts)> {
+/// The mode order of an options record.
+pub(crate) fn mode_order_of(o: &sys::warpfft_opts) -> ModeOrder {
+    if o.modeord == ModeOrder::Fft.as_raw() {
+        ModeOrder::Fft
+    } else {
+        ModeOrder::Cmcl
+    }
+}
+
+/// The shape arguments a plan and a Toeplitz operator share, with the Rust-side range checks:
+/// the dimension (1 to 3, from `n_modes`), the mode counts and `ntransf` as int64.
+pub(crate) fn shape(n_modes_in: &[usize], ntransf: usize) -> Result<(c_int, [i64; 3], i64)> {
     let dim = n_modes_in.len();
     if !(1..=3).contains(&dim) {
         return Err(Error::BadDim(format!(
@@ -459,21 +425,7 @@ pub(crate) fn shape_and_opts(
     }
     let ntransf = i64::try_from(ntransf)
         .map_err(|_| Error::BadSize(format!("ntransf = {ntransf} does not fit int64")))?;
-    let mut opts = default_opts()?;
-    opts.modeord = modeord.as_raw();
-    opts.method = method.as_raw();
-    opts.device = device_ordinal(device)?;
-    opts.upsampfac = upsampfac;
-    Ok((dim as c_int, n_modes, ntransf, opts))
-}
-
-/// `warpfft_opts_default` (no GPU involved).
-pub(crate) fn default_opts() -> Result<sys::warpfft_opts> {
-    let mut opts = std::mem::MaybeUninit::<sys::warpfft_opts>::zeroed();
-    // SAFETY: `opts` is a valid out-pointer to plain data.
-    check(unsafe { sys::warpfft_opts_default(opts.as_mut_ptr()) })?;
-    // SAFETY: zero-initialised plain data, filled on success.
-    Ok(unsafe { opts.assume_init() })
+    Ok((dim as c_int, n_modes, ntransf))
 }
 
 /// Exact transform values at a sample of outputs, computed by direct summation in double
@@ -520,7 +472,7 @@ mod tests {
         );
         let b = b.check_points(true);
         assert_eq!(b.raw_args().unwrap().opts.check_points, 1);
-        assert!(format!("{b:?}").contains("check_points: true"));
+        assert!(format!("{b:?}").contains("\"check_points\": 1"));
         assert_eq!(
             b.check_points(false).raw_args().unwrap().opts.check_points,
             0
@@ -533,6 +485,6 @@ mod tests {
         assert_eq!(b.raw_args().unwrap().opts.deterministic, 0, "default off");
         let b = b.deterministic(true);
         assert_eq!(b.raw_args().unwrap().opts.deterministic, 1);
-        assert!(format!("{b:?}").contains("deterministic: true"));
+        assert!(format!("{b:?}").contains("\"deterministic\": 1"));
     }
 }

@@ -23,11 +23,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// ```
 /// use warpfft::{Error, Plan};
 ///
-/// // Rejected by the C core's argument checks; no GPU is involved.
-/// let err = Plan::<f32>::type1(&[64, 64]).tol(1e-9).params().unwrap_err();
+/// // Rejected by the C core's argument checks; no GPU is involved. f32 at upsampfac 1.25
+/// // cannot reach 1e-6 (its rounding floor is higher):
+/// let err = Plan::<f32>::type1(&[64, 64]).tol(1e-6).upsampfac(1.25).params().unwrap_err();
 /// assert!(matches!(err, Error::BadTol(_)));
 /// assert_eq!(err.status_name(), "WARPFFT_ERR_BAD_TOL");
-/// println!("{err}"); // "tolerance out of range: ..."
+/// println!("{err}"); // "tolerance not reachable: ..."
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -40,7 +41,8 @@ pub enum Error {
     BadDim(String),
     /// `WARPFFT_ERR_BAD_SIZE`: a mode count < 1, `ntransf` < 1, or sizes too large.
     BadSize(String),
-    /// `WARPFFT_ERR_BAD_TOL`: `tol` outside the supported range for the precision.
+    /// `WARPFFT_ERR_BAD_TOL`: `tol` is NaN, or one the options cannot reach (an explicit
+    /// upsampling factor); a tol outside the precision's range runs at its nearer end instead.
     BadTol(String),
     /// `WARPFFT_ERR_BAD_NPOINTS`: a negative or too large number of points.
     BadNpoints(String),
@@ -214,7 +216,7 @@ impl Error {
             Error::BadType(_) => "bad transform type",
             Error::BadDim(_) => "bad dimension",
             Error::BadSize(_) => "bad size",
-            Error::BadTol(_) => "tolerance out of range",
+            Error::BadTol(_) => "tolerance not reachable",
             Error::BadNpoints(_) => "bad number of points",
             Error::BadPoints(_) => "bad points",
             Error::Precision(_) => "precision mismatch",

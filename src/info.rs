@@ -240,6 +240,9 @@ pub struct PlanInfo {
     /// Rounding floor of the relative l2 error (points in [-π, π)): the plan promises
     /// `max(tol, tol_floor)` (docs/accuracy.md).
     pub tol_floor: f64,
+    /// The tolerance the plan was made for: the `tol` asked for, or the nearer end of the
+    /// precision's range (f32 `1e-6..=1e-1`, f64 `1e-13..=1e-1`) when it was outside.
+    pub tol: f64,
     /// The cost model's predicted execute time in ms (one call on an H100) at the builder's
     /// `points_hint` points, or one per mode: what the choice of σ and width minimised.
     pub predicted_ms: f64,
@@ -344,6 +347,7 @@ impl PlanInfo {
                 None
             },
             tol_floor: r.tol_floor,
+            tol: r.tol,
             predicted_ms: r.predicted_ms,
             kernel: Kernel::from_raw(r.kernel)?,
             deterministic: r.deterministic != 0,

@@ -105,6 +105,7 @@ mod direct;
 mod info;
 
 mod builder;
+mod options;
 mod plan;
 mod toeplitz;
 
@@ -116,6 +117,7 @@ pub use info::{
     bench_fft, build_manifest, cufft_probe, init, release_cached, runtime_info, runtime_report,
     version, Kernel, PlanInfo, RuntimeReport, Type3Info,
 };
+pub use options::{options, OptionBounds, OptionInfo};
 pub use plan::Plan;
 pub use toeplitz::{Toeplitz, ToeplitzBuilder, ToeplitzInfo, Weights};
 pub use types::{DeviceCopy, Method, ModeOrder, Precision, Real, TransformType};

@@ -13,9 +13,10 @@ use std::os::raw::c_int;
 
 use num_complex::Complex;
 
-use crate::builder::shape_and_opts;
+use crate::builder;
 use crate::device::DeviceBuffer;
 use crate::error::{check, shape, Error, Result};
+use crate::options::Record;
 use crate::sys;
 use crate::types::{Method, ModeOrder, Precision, Real};
 
@@ -135,11 +136,7 @@ pub struct ToeplitzBuilder<T: Real> {
     tol: f64,
     iflag: i32,
     ntransf: usize,
-    modeord: ModeOrder,
-    method: Method,
-    upsampfac: f64,
-    device: usize,
-    stream: u64,
+    opts: Record,
     _real: std::marker::PhantomData<T>,
 }
 
@@ -151,9 +148,7 @@ impl<T: Real> fmt::Debug for ToeplitzBuilder<T> {
             .field("tol", &self.tol)
             .field("iflag", &self.iflag)
             .field("ntransf", &self.ntransf)
-            .field("modeord", &self.modeord)
-            .field("device", &self.device)
-            .field("stream", &self.stream)
+            .field("opts", &self.opts)
             .finish()
     }
 }
@@ -185,28 +180,34 @@ impl<T: Real> ToeplitzBuilder<T> {
         self
     }
 
-    /// The mode order of the mode arrays (default CMCL).
-    pub fn modeord(mut self, modeord: ModeOrder) -> Self {
-        self.modeord = modeord;
+    /// Sets any option of the option table by name or alias, as
+    /// [`PlanBuilder::option`](crate::PlanBuilder::option): the mode order is the mode
+    /// arrays', the others drive the kernel's type-1 transform.
+    pub fn option(mut self, name: &str, value: impl std::fmt::Display) -> Self {
+        self.opts.set(name, value);
         self
+    }
+
+    /// The mode order of the mode arrays (default CMCL).
+    pub fn modeord(self, modeord: ModeOrder) -> Self {
+        self.option("modeord", modeord.as_raw())
     }
 
     /// The spreading method of the kernel's type-1 transform (default auto).
-    pub fn method(mut self, method: Method) -> Self {
-        self.method = method;
-        self
+    pub fn method(self, method: Method) -> Self {
+        self.option("method", method.as_raw())
     }
 
-    /// The upsampling factor of the kernel's type-1 transform (2.0 or 1.25; default 2.0).
-    pub fn upsampfac(mut self, upsampfac: f64) -> Self {
-        self.upsampfac = upsampfac;
-        self
+    /// The upsampling factor of the kernel's type-1 transform: `0.0` (the default, as for a
+    /// plan) chooses it per plan with the kernel width, or any value in `1.25..=3.0`
+    /// ([`ToeplitzInfo::kernel_upsampfac`] says what was used).
+    pub fn upsampfac(self, upsampfac: f64) -> Self {
+        self.option("upsampfac", upsampfac)
     }
 
     /// The CUDA device ordinal (default 0).
-    pub fn device(mut self, device: usize) -> Self {
-        self.device = device;
-        self
+    pub fn device(self, device: usize) -> Self {
+        self.option("device", device)
     }
 
     /// Runs everything on `stream` (a `CUstream` as an integer; default `0`, the legacy
@@ -214,21 +215,13 @@ impl<T: Real> ToeplitzBuilder<T> {
     ///
     /// # Safety
     /// The stream must belong to the builder's device and outlive the operator.
-    pub unsafe fn stream(mut self, stream: u64) -> Self {
-        self.stream = stream;
-        self
+    pub unsafe fn stream(self, stream: u64) -> Self {
+        self.option("stream", stream)
     }
 
     fn raw_args(&self) -> Result<RawArgs> {
-        let (dim, n_modes, ntransf, mut opts) = shape_and_opts(
-            &self.n_modes,
-            self.ntransf,
-            self.modeord,
-            self.method,
-            self.device,
-            self.upsampfac,
-        )?;
-        opts.stream = self.stream;
+        let (dim, n_modes, ntransf) = builder::shape(&self.n_modes, self.ntransf)?;
+        let opts = self.opts.get()?;
         Ok(RawArgs {
             dim,
             n_modes,
@@ -284,7 +277,7 @@ impl<T: Real> ToeplitzBuilder<T> {
                 return Err(shape(format!("{n} weights for {m} points")));
             }
         }
-        let dev = self.device;
+        let dev = usize::try_from(a.opts.device).unwrap_or(0); // the table keeps it >= 0
         let bufs = coords
             .iter()
             .map(|c| DeviceBuffer::from_slice_on(dev, c.as_ref()))
@@ -333,7 +326,7 @@ impl<T: Real> ToeplitzBuilder<T> {
             n_modes,
             ntransf: self.ntransf,
             device: a.opts.device,
-            stream: self.stream,
+            stream: a.opts.stream,
             scratch: None,
             _real: std::marker::PhantomData,
         })
@@ -373,11 +366,7 @@ impl<T: Real> Toeplitz<T> {
             tol: T::DEFAULT_TOL,
             iflag: -1,
             ntransf: 1,
-            modeord: ModeOrder::Cmcl,
-            method: Method::Auto,
-            upsampfac: 2.0,
-            device: 0,
-            stream: 0,
+            opts: Record::new(),
             _real: std::marker::PhantomData,
         }
     }

@@ -93,10 +93,16 @@ fn params3_argument_checks() {
     ));
     assert!(matches!(
         Plan::<f32>::type3(1)
-            .tol(1e-7)
+            .tol(f64::NAN)
             .params3(&[(0.0, 1.0)], &[(0.0, 1.0)]),
         Err(Error::BadTol(_))
     ));
+    // a tol below the range runs at its end (warpfft_tol_effective), as types 1 and 2
+    let below = Plan::<f32>::type3(1)
+        .tol(1e-7)
+        .params3(&[(0.0, 1.0)], &[(0.0, 1.0)])
+        .unwrap();
+    assert_eq!(below.tol, 1e-6);
     assert!(matches!(
         Plan::<f32>::type3(1)
             .ntransf(0)
@@ -212,7 +218,7 @@ fn c_abi_argument_checks() {
     let mut plan: sys::warpfft_plan = std::ptr::null_mut();
     for (dim, tol, prec, ntransf, want) in [
         (0, 1e-6, sys::WARPFFT_F32, 1, sys::WARPFFT_ERR_BAD_DIM),
-        (1, 1e-7, sys::WARPFFT_F32, 1, sys::WARPFFT_ERR_BAD_TOL),
+        (1, f64::NAN, sys::WARPFFT_F32, 1, sys::WARPFFT_ERR_BAD_TOL),
         (1, 1e-6, 3, 1, sys::WARPFFT_ERR_INVALID_ARG),
         (2, 1e-6, sys::WARPFFT_F64, 0, sys::WARPFFT_ERR_BAD_SIZE),
     ] {

@@ -8,8 +8,9 @@
  * does, so the target does not depend on how plans are kept): every pointer it passes must lie,
  * with the bytes the call reads or writes, inside one buffer of the frame of the right element
  * type (the transform's output inside the result, never an input); set-points must come before
- * an execute on that plan in the same call, with the plan's type and precision; integer
- * attributes must reach the plan unchanged (not cut to 32 bits); the plan's points_hint must be
+ * an execute on that plan in the same call, with the plan's type and precision; the options
+ * record (attribute opts, hex) must reach the plan field for field, a malformed one never (the
+ * handler refuses the call); the plan's points_hint must be
  * the power of two nearest to the M its set-points get (types 1 and 2; 0 for type 3 and for
  * M = 0); every plan taken from the live-plan pool (a small stand-in of warpfft_pool_*: plans kept
  * by key between inputs) must be given back exactly once by the end of the call; and an error must
@@ -134,10 +135,27 @@ static int64_t nearest_pow2(int64_t M) {
     return p > INT64_MAX / 2 || M - p < 2 * p - M ? p : 2 * p;
 }
 
-static void check_int_attr(const char *name, int64_t got) {
-    int64_t v;
-    if (int_attr(name, &v) && v != got)
-        bug("attribute %s = %lld reached the plan as %lld", name, (long long)v, (long long)got);
+/* The plan's options must be the record of attribute opts (over the defaults when there is none;
+ * a malformed one must have been refused), but for what the handler sets per call: check_points
+ * 0, the stream, the device, points_hint (checked at set-points) and, for type 3, modeord 0. */
+static void check_opts(int type, const warpfft_opts *o) {
+    warpfft_opts def, r;
+    warpfft_opts_default(&def);
+    int k = opts_attr(&def, &r);
+    if (k == 0)
+        bug("plan_create: the call's opts attribute is malformed, yet a plan was asked for");
+    if (o->check_points != 0 || o->stream != 0x5150)
+        bug("plan_create: check_points %d, stream %#llx (want 0, 0x5150)", o->check_points,
+            (unsigned long long)o->stream);
+    if (o->method != r.method || o->max_subprob != r.max_subprob ||
+        o->deterministic != r.deterministic || o->spreadinterponly != r.spreadinterponly ||
+        memcmp(&o->upsampfac, &r.upsampfac, sizeof r.upsampfac) != 0 ||
+        memcmp(o->bin_size, r.bin_size, sizeof r.bin_size) != 0 ||
+        o->modeord != (type == 3 ? 0 : r.modeord))
+        bug("plan_create: the options differ from the record of attribute opts (method %d/%d, "
+            "modeord %d/%d, max_subprob %d/%d, bins %d/%d)",
+            o->method, r.method, o->modeord, r.modeord, o->max_subprob, r.max_subprob,
+            o->bin_size[0], r.bin_size[0]);
 }
 
 warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int iflag,
@@ -148,14 +166,7 @@ warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int if
           (long long)ntransf, eps, (int)precision);
     if (!o || !plan || o->struct_size != sizeof *o || (type != 3 && !n))
         bug("plan_create: bad opts, plan or n_modes pointer");
-    check_int_attr("method", o->method);
-    check_int_attr("max_subprob", o->max_subprob);
-    check_int_attr("deterministic", o->deterministic);
-    check_int_attr("bin1", o->bin_size[0]);
-    check_int_attr("bin2", o->bin_size[1]);
-    check_int_attr("bin3", o->bin_size[2]);
-    if (type != 3)
-        check_int_attr("modeord", o->modeord);
+    check_opts(type, o);
     if (fail_fn == 1)
         return fail_status;
     struct warpfft_plan_s *p = calloc(1, sizeof *p);

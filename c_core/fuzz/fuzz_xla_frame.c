@@ -1,12 +1,13 @@
 /*
  * fuzz_xla_frame.c — the input side of the fuzz_xla target: reads the fuzzer's bytes as a stream
  * of choices and builds from them a call frame as XLA could hand it over (make_frame), and reads
- * an integer attribute back as the handler must (int_attr). Kept apart from fuzz_xla.c, which
+ * the options record back as the handler must (opts_attr). Kept apart from fuzz_xla.c, which
  * holds the checking stand-in of the C ABI and the entry point, so that the decoding (which the
  * seeds of make_seeds.py encode) and the oracles read on their own. The encoding is the corpus's:
  * change it only with make_seeds.py.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fuzz_xla_frame.h"
@@ -48,10 +49,8 @@ static const int dtypes[] = {WF_XLA_C64, WF_XLA_C128, WF_XLA_F32, WF_XLA_F64,   
                              WF_XLA_S64, WF_XLA_U32,  WF_XLA_U64, 1 /* PRED */, 16 /* BF16 */};
 /* The handlers' attribute names (xla_ffi.h, xla_toeplitz.h); new ones go at the end (the seeds
  * index this table). */
-static const char *const names[] = {
-    "nufft_type", "iflag",         "eps",  "n1",      "n2",     "n3",
-    "modeord",    "method",        "bin1", "bin2",    "bin3",   "max_subprob",
-    "upsampfac",  "deterministic", "dim",  "weights", "adjoint"};
+static const char *const names[] = {"nufft_type", "iflag", "eps",     "n1",     "n2",
+                                    "n3",         "opts",  "dim",     "weights", "adjoint"};
 enum { N_NAMES = sizeof names / sizeof names[0] };
 
 frame_t fr; /* the current input's (fuzz_xla_frame.h) */
@@ -120,6 +119,46 @@ static void set_value(reader *r, int i, int dtype) {
     }
 }
 
+/* A string attribute's bytes into fr.text[i]: mostly a warpfft_opts record in hex (of this
+ * header's size or an older or newer one's, or a size that disagrees with its struct_size; the
+ * fields any values, a newer record's tail maybe set), else any bytes. Returns the length. */
+static size_t make_text(reader *r, int i) {
+    char *t = fr.text[i];
+    if ((uint8_t)take(r, 1) >= 200) { /* any bytes */
+        size_t len = take(r, 1) % MAX_TEXT;
+        for (size_t k = 0; k < len; k++)
+            t[k] = (char)take(r, 1);
+        return len;
+    }
+    static const uint32_t sizes[] = {sizeof(warpfft_opts), 48, 56, 64, 80, 3, 8};
+    unsigned char rec[96];
+    memset(rec, 0, sizeof rec);
+    size_t n = sizes[take(r, 1) % (sizeof sizes / sizeof sizes[0])];
+    uint32_t said = take(r, 1) % 8 == 0 ? (uint32_t)pick_int(r) : (uint32_t)n;
+    warpfft_opts o;
+    memset(&o, 0, sizeof o);
+    o.struct_size = said;
+    o.modeord = (int32_t)pick_int(r);
+    o.method = (int32_t)pick_int(r);
+    o.device = (int32_t)pick_int(r);
+    o.upsampfac = pick_double(r);
+    o.stream = (uint64_t)pick_int(r);
+    for (int d = 0; d < 3; d++)
+        o.bin_size[d] = (int32_t)pick_int(r);
+    o.max_subprob = (int32_t)pick_int(r);
+    o.spreadinterponly = (int32_t)pick_int(r);
+    o.check_points = (int32_t)pick_int(r);
+    o.points_hint = pick_int(r);
+    o.deterministic = (int32_t)pick_int(r);
+    memcpy(rec, &o, sizeof o < n ? sizeof o : n);
+    if (n > sizeof o)
+        rec[sizeof o + take(r, 1) % (n - sizeof o)] = (unsigned char)take(r, 1);
+    int upper = take(r, 1) % 4 == 0;
+    for (size_t k = 0; k < n; k++)
+        snprintf(t + 2 * k, 3, upper ? "%02X" : "%02x", rec[k]);
+    return 2 * n;
+}
+
 /* Builds the frame; 0 when the input asks for something XLA would not hand over. */
 int make_frame(reader *r) {
     memset(&fr, 0, sizeof fr);
@@ -154,7 +193,11 @@ int make_frame(reader *r) {
         fr.attr_types[i] = kind % 16 == 0 ? 1 + kind / 16 % 4 : WF_XLA_ATTR_SCALAR;
         set_value(r, i, dtype);
         fr.scalars[i] = (XLA_FFI_Scalar){dtype, &fr.values[i]};
-        fr.attr_ptrs[i] = &fr.scalars[i]; /* non-scalars are not read */
+        fr.attr_ptrs[i] = &fr.scalars[i]; /* arrays and dictionaries are not read */
+        if (fr.attr_types[i] == WF_XLA_ATTR_STRING) {
+            fr.spans[i] = (XLA_FFI_ByteSpan){fr.text[i], make_text(r, i)};
+            fr.attr_ptrs[i] = &fr.spans[i];
+        }
     }
     uint8_t flags = (uint8_t)take(r, 1);
     fr.api.struct_size = flags & 1 ? offsetof(XLA_FFI_Api, XLA_FFI_Stream_Get) : sizeof fr.api;
@@ -174,27 +217,40 @@ int make_frame(reader *r) {
     return 1;
 }
 
-/* The first scalar attribute `name` of an integer type, as the handler must read it: 1 and *v. */
-int int_attr(const char *name, int64_t *v) {
+static int hex_value(char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+int opts_attr(const warpfft_opts *defaults, warpfft_opts *o) {
+    *o = *defaults;
     for (int64_t i = 0; i < fr.f.attrs.size; i++) {
-        if (fr.attr_types[i] != WF_XLA_ATTR_SCALAR || fr.names[i].len != strlen(name) ||
-            memcmp(fr.names[i].ptr, name, fr.names[i].len) != 0)
+        if (fr.names[i].len != 4 || memcmp(fr.names[i].ptr, "opts", 4) != 0)
             continue;
-        uint64_t raw = fr.values[i];
-        switch (fr.scalars[i].dtype) {
-        case WF_XLA_S32:
-            *v = (int32_t)(uint32_t)raw;
-            return 1;
-        case WF_XLA_U32:
-            *v = (uint32_t)raw;
-            return 1;
-        case WF_XLA_S64:
-        case WF_XLA_U64:
-            *v = (int64_t)raw;
-            return 1;
-        default:
+        if (fr.attr_types[i] != WF_XLA_ATTR_STRING)
             return 0;
+        const XLA_FFI_ByteSpan *s = &fr.spans[i];
+        size_t n = s->len / 2;
+        if (s->len % 2 || n < 4)
+            return 0;
+        unsigned char rec[MAX_TEXT / 2];
+        for (size_t k = 0; k < n; k++) {
+            int hi = hex_value(s->ptr[2 * k]), lo = hex_value(s->ptr[2 * k + 1]);
+            if (hi < 0 || lo < 0)
+                return 0;
+            rec[k] = (unsigned char)(hi << 4 | lo);
         }
+        uint32_t size;
+        memcpy(&size, rec, 4);
+        if (size != n)
+            return 0;
+        for (size_t k = sizeof *o; k < n; k++)
+            if (rec[k])
+                return 0;
+        memcpy((unsigned char *)o + 4, rec + 4, (n < sizeof *o ? n : sizeof *o) - 4);
+        return 1;
     }
-    return 0;
+    return -1;
 }

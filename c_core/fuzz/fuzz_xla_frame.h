@@ -12,7 +12,7 @@
 #include "framework/xla_ffi.h"
 #include "fuzz_reader.h"
 
-enum { MAX_BUF = 10, MAX_ATTR = 20, MAX_RANK = 6 };
+enum { MAX_BUF = 10, MAX_ATTR = 20, MAX_RANK = 6, MAX_TEXT = 2 * 96 };
 
 /* One call frame and all it points to: XLA's structs and the storage behind them. */
 typedef struct frame_t {
@@ -27,7 +27,9 @@ typedef struct frame_t {
     char name_text[MAX_ATTR][16];
     XLA_FFI_ByteSpan names[MAX_ATTR], *name_ptrs[MAX_ATTR];
     XLA_FFI_Scalar scalars[MAX_ATTR];
-    uint64_t values[MAX_ATTR]; /* each scalar's storage */
+    uint64_t values[MAX_ATTR];     /* each scalar's storage */
+    char text[MAX_ATTR][MAX_TEXT]; /* string attributes' bytes (the options record in hex) */
+    XLA_FFI_ByteSpan spans[MAX_ATTR];
     void *attr_ptrs[MAX_ATTR];
     int attr_types[MAX_ATTR];
     XLA_FFI_Metadata metadata;
@@ -40,7 +42,9 @@ extern frame_t fr;
 
 /* Builds fr from the input; 0 when the input asks for something XLA would not hand over. */
 int make_frame(reader *r);
-/* The first scalar attribute `name` of an integer type, as the handler must read it: 1 and *v. */
-int int_attr(const char *name, int64_t *v);
+/* The options record of the first attribute named opts, as the handler must read it over
+ * `defaults`: -1 when there is none (*o = defaults), 0 when it is malformed (the handler must
+ * refuse the call), 1 with *o the record. */
+int opts_attr(const warpfft_opts *defaults, warpfft_opts *o);
 
 #endif

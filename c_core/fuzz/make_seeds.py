@@ -51,8 +51,7 @@ def kcache_seeds():
 # ---- fuzz_xla: call frames (fuzz_xla.c: LLVMFuzzerTestOneInput, fuzz_xla_frame.c: make_frame)
 
 DT = {"c64": 0, "c128": 1, "f32": 2, "f64": 3, "s32": 4, "s64": 5, "u32": 6, "u64": 7}
-NAMES = ["nufft_type", "iflag", "eps", "n1", "n2", "n3", "modeord", "method", "bin1", "bin2",
-         "bin3", "max_subprob", "upsampfac", "deterministic", "dim", "weights", "adjoint"]
+NAMES = ["nufft_type", "iflag", "eps", "n1", "n2", "n3", "opts", "dim", "weights", "adjoint"]
 DOUBLES = [1e-5, 1e-6, 1e-9, 1e-1, 2.0, 1.25, 0.0, -1.0, 1e300]
 
 
@@ -70,12 +69,30 @@ def xla_buffer(dtype, dims):
     return out
 
 
+# the options record (make_text): warpfft_opts's fields in order, each a pick_int or pick_double
+OPTS_FIELDS = ["modeord", "method", "device", "upsampfac", "stream", "bin1", "bin2", "bin3",
+               "max_subprob", "spreadinterponly", "check_points", "points_hint", "deterministic"]
+
+
+def xla_opts(**fields):
+    """A string attribute's choices: a record of this header's size (sizes[0]) whose struct_size
+    says so, the fields given (others 0), lowercase hex."""
+    out = [0, 0, 1]  # a record (0 < 200), sizes[0], struct_size as the size (1 % 8 != 0)
+    for f in OPTS_FIELDS:
+        v = fields.get(f, 0)
+        out += [DOUBLES.index(v)] if f == "upsampfac" else xla_int(v)
+    return out + [1]  # lowercase (1 % 4 != 0)
+
+
 def xla_frame(args, ret, attrs, fail=0, flags=0):
     out = [fail, len(args), 1]  # fail choice, arguments, one result (1 % 8 != 0)
     for dtype, dims in args + [ret]:
         out += xla_buffer(dtype, dims)
     out.append(len(attrs))
     for name, dtype, value in attrs:
+        if name == "opts":  # a string (kind 48: 48 % 16 == 0, 1 + 48 / 16 % 4 == 4)
+            out += [NAMES.index(name), DT["s64"], 48, 0] + value
+            continue
         out += [NAMES.index(name), DT[dtype], 1]  # scalar (1 % 16 != 0)
         out += [DOUBLES.index(value)] if dtype in ("f32", "f64") else xla_int(value)
     out.append(flags)
@@ -85,9 +102,8 @@ def xla_frame(args, ret, attrs, fail=0, flags=0):
 def xla_attrs(type_, n, eps=1e-5, modeord=1):
     a = [("nufft_type", "s64", type_), ("iflag", "s64", -1), ("eps", "f64", eps),
          ("n1", "s64", n[0]), ("n2", "s64", n[1]), ("n3", "s64", n[2]),
-         ("modeord", "s32", modeord), ("method", "s64", 2), ("bin1", "s64", 4),
-         ("bin2", "u32", 5), ("bin3", "u64", 6), ("max_subprob", "s64", 7),
-         ("upsampfac", "f32", 1.25)]
+         ("opts", None, xla_opts(modeord=modeord, method=2, bin1=4, bin2=5, bin3=6,
+                                 max_subprob=7, upsampfac=1.25))]
     return a
 
 
@@ -132,7 +148,7 @@ def xla_seeds():
 
 def toep_attrs(dim, n, weights=None, adjoint=None, eps=1e-5):
     a = [("dim", "s64", dim), ("n1", "s64", n[0]), ("n2", "s64", n[1]), ("n3", "s64", n[2]),
-         ("eps", "f64", eps), ("iflag", "s32", -1), ("modeord", "s64", 0)]
+         ("eps", "f64", eps), ("iflag", "s32", -1), ("opts", None, xla_opts(modeord=0))]
     if weights is not None:
         a.append(("weights", "s64", weights))
     if adjoint is not None:
@@ -170,6 +186,13 @@ def xla_toeplitz_seeds():
           xla_frame([("f32", [M]), ("f32", [M]), ("f32", [M])], ("f32", [4, 6]),
                     toep_attrs(2, (3, 2, 1), weights=1), fail=2 * 2 + 12 * 15))
     write(t, "apply-clear", xla_frame(*apply2, fail=0xff))
+# ---- fuzz_opts: settings (fuzz_opts.c: a row's index or a name, then a value) ----
+
+def opts_seeds():
+    # rows by index (even: the name, odd: the first alias), values at the ends (+-2)
+    write("fuzz_opts", "ends", [0, 2, 1, 3, 2, 0, 3, 1, 5, 4, 9, 2, 12, 1])
+    write("fuzz_opts", "text", [1, 200, 3] + list(b"1.5") + [240, 8] + list(b"gpu_sort")
+          + [200, 2] + list(b"-7") + [7, 200, 4] + list(b"nan!"))
 
 
 # ---- fuzz_abi: call sequences (fuzz_abi.c: the pick_* readers and call_*) ----
@@ -421,3 +444,4 @@ if __name__ == "__main__":
     xla_toeplitz_seeds()
     abi_seeds()
     abi_seeds_new_calls()
+    opts_seeds()

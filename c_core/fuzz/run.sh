@@ -17,6 +17,7 @@
 #                fuzz_xla_frame.c: the input read into a call frame)
 #   fuzz_xla_toeplitz  the same for the Toeplitz operator's two XLA handlers
 #   fuzz_kcache  the kernel disk cache's entry reader (and WARPFFT_CACHE_MAX_SIZE)
+#   fuzz_opts    the option table's setter (warpfft_opts_set) on any names and values
 # After each target: its executions and coverage, its calls per entry point (the target prints
 # them at exit) and the edges libFuzzer covered in each of the entry points added since the
 # first corpus (-print_coverage); one of those left uncovered fails the run.
@@ -36,7 +37,7 @@ case $SECONDS_EACH in '' | *[!0-9]*)
     ;;
 esac
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_abi fuzz_xla fuzz_xla_toeplitz fuzz_kcache)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz_abi fuzz_xla fuzz_xla_toeplitz fuzz_kcache fuzz_opts)
 WORK=${WF_FUZZ_BUILD:-$ROOT/target/fuzz}
 CC=${WF_FUZZ_CC:-clang}
 SRC=$ROOT/c_core/src
@@ -84,6 +85,9 @@ for t in "${TARGETS[@]}"; do
     fuzz_xla_toeplitz)
         build fuzz_xla_toeplitz "$HERE/fuzz_xla_frame.c" "$(find "$SRC" -name xla_toeplitz.c)" \
             "$(find "$SRC" -name xla_common.c)"
+        ;;
+    fuzz_opts)
+        build fuzz_opts "$SRC"/params/*.c "$(find "$SRC" -name error.c)"
         ;;
     fuzz_kcache)
         build fuzz_kcache "$(find "$SRC" -name kcache.c)" "$(find "$SRC" -name sha256.c)" \

@@ -92,7 +92,8 @@ typedef enum warpfft_status {
     WARPFFT_ERR_BAD_DIM = 3,         /* dim not 1, 2 or 3 */
     WARPFFT_ERR_BAD_SIZE = 4,        /* a mode count < 1, ntransf < 1, or sizes too large
                                         (type 3: a grid the spreads of points need) */
-    WARPFFT_ERR_BAD_TOL = 5,         /* tol outside the supported range for the precision */
+    WARPFFT_ERR_BAD_TOL = 5,         /* tol NaN, or one the options cannot reach (an explicit
+                                        upsampfac); others run at warpfft_tol_effective */
     WARPFFT_ERR_BAD_NPOINTS = 6,     /* M < 0 */
     WARPFFT_ERR_BAD_POINTS = 7,      /* a NaN or infinite coordinate */
     WARPFFT_ERR_PRECISION = 8,       /* arrays' precision differs from the plan's */
@@ -132,7 +133,8 @@ typedef enum warpfft_kernel {
                                (Potts-Tasche, less the edge value: continuous, 0 at |t| = w/2) */
 } warpfft_kernel;
 
-/* Options. Always initialise with warpfft_opts_default, then change fields. */
+/* Options. Always initialise with warpfft_opts_default, then change fields (or set them by
+ * name, checked: warpfft_opts_set). The option table below describes every field. */
 typedef struct warpfft_opts {
     uint32_t struct_size; /* set by warpfft_opts_default; lets the ABI grow: a larger struct
                            * (from a newer header) is accepted when the bytes this build does
@@ -233,6 +235,9 @@ typedef struct warpfft_plan_info {
      * (n_points, n_targets: per set); -1 before a setpts (and from warpfft_plan_params).
      * Appended. */
     int64_t n_sets;
+    /* The tolerance the plan was made for: tol as given, or the nearer end of the precision's
+     * range when it was outside (warpfft_tol_effective). Appended. */
+    double tol;
 } warpfft_plan_info;
 
 /* ---- library, build and runtime information (no GPU needed unless stated) ---- */
@@ -299,15 +304,86 @@ WARPFFT_API warpfft_status warpfft_memset(int device, void *dptr, int value, siz
 /* Waits for all work on a stream (0 = legacy default stream) of the device. */
 WARPFFT_API warpfft_status warpfft_stream_sync(int device, uint64_t stream);
 
-/* ---- plans ---- */
+/* ---- options: the table every interface sets them through (no GPU) ---- */
 
+/* Every field of warpfft_opts is one row of a table the library owns -- its name, type,
+ * default, bounds (or allowed values), the reference's spellings (cuFINUFFT's opts field names)
+ * and a line of doc -- and so is each option of the reference that warpfft accepts and ignores
+ * (it changes no result here). Front-ends (Rust, Python, JAX, PyTorch) set options through it
+ * by name, so a default or a bound is written once (c_core/src/params/options.c) and a bad value
+ * gets the same message from every interface; plan creation checks a filled-in struct against
+ * the same rows. Shaped like zstd's ZSTD_cParameter + ZSTD_cParam_getBounds. */
+
+typedef enum warpfft_opt_type {
+    WARPFFT_OPT_INT32 = 1,  /* int32_t field */
+    WARPFFT_OPT_INT64 = 2,  /* int64_t field */
+    WARPFFT_OPT_UINT64 = 3, /* uint64_t field: any value (no bounds) */
+    WARPFFT_OPT_FLOAT64 = 4 /* double field */
+} warpfft_opt_type;
+
+/* warpfft_opt_desc.flags */
+#define WARPFFT_OPT_FLAG_ZERO_AUTO 1u /* 0 is valid besides [min, max]: chosen per plan */
+#define WARPFFT_OPT_FLAG_NO_EFFECT 2u /* the reference's option: checked, ignored (no field) */
+
+/* One row of the table (warpfft_opt_describe). Strings are static. Integer types use the int_*
+ * members (UINT64: none apply), FLOAT64 the float_* ones; the others are 0. */
+typedef struct warpfft_opt_desc {
+    uint32_t struct_size; /* set by the caller to sizeof(warpfft_opt_desc): the struct only grows
+                           * at its end, and the library fills what fits in struct_size */
+    int32_t type;         /* a warpfft_opt_type */
+    uint32_t flags;       /* WARPFFT_OPT_FLAG_* */
+    int32_t offset;       /* of the field in warpfft_opts; -1 for NO_EFFECT rows */
+    const char *name;     /* the field's C name: "upsampfac", "bin_size[0]", ... */
+    const char *aliases;  /* the reference's spellings (cuFINUFFT's opts fields; jax-finufft's
+                           * gpu_upsampfac), space-separated ("gpu_binsizex"); "" for warpfft's
+                           * own options */
+    const char *values;   /* an enumeration's value names from min up, space-separated ("AUTO GM
+                           * SM OD"), or "" */
+    const char *doc;      /* one line */
+    int64_t int_default, int_min, int_max; /* bounds inclusive */
+    double float_default, float_min, float_max;
+    /* The reference's default where it has the option (cufinufft_default_opts, v2.5.1), e.g.
+     * gpu_maxsubprobsize 1024 where warpfft's 0 chooses per plan; else warpfft's default. */
+    int64_t int_ref_default;
+    double float_ref_default;
+} warpfft_opt_desc;
+
+/* Every field at its default (the table's), struct_size = sizeof(warpfft_opts). */
 WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts);
+/* Rows of the table: 0..warpfft_opt_count()-1. Never fails. */
+WARPFFT_API size_t warpfft_opt_count(void);
+/* Row i into *desc (desc->struct_size set first); WARPFFT_ERR_INVALID_ARG for i out of range. */
+WARPFFT_API warpfft_status warpfft_opt_describe(size_t i, warpfft_opt_desc *desc);
+/* The row of an option by its name or one of its aliases into *index;
+ * WARPFFT_ERR_INVALID_ARG ("unknown option ...", listing the names) when none has it. */
+WARPFFT_API warpfft_status warpfft_opt_find(const char *name, size_t *index);
+/* Sets an option by name or alias from its value as text: a decimal integer for the integer
+ * types, any strtod number for FLOAT64 ("1.25", "2e0", "nan"). The value is checked against the
+ * row first: a bad one leaves opts unchanged and returns WARPFFT_ERR_INVALID_ARG with the
+ * message plan creation gives for that value in the struct ("opts.upsampfac = 1.2; must be 0
+ * (chosen per plan) or in [1.25, 3]"). NO_EFFECT rows are checked and change nothing. opts must
+ * come from warpfft_opts_default (the field must lie within its struct_size). */
+WARPFFT_API warpfft_status warpfft_opts_set(warpfft_opts *opts, const char *name,
+                                            const char *value);
+
+/* The tolerance range of a precision: f32 [1e-6, 1e-1], f64 [1e-13, 1e-1] (docs/accuracy.md). */
+WARPFFT_API warpfft_status warpfft_tol_bounds(warpfft_precision precision, double *lo, double *hi);
+/* The tolerance a plan of `precision` runs at for a requested tol: tol itself within the
+ * range, else its nearer end (a tol below the range, 0 and negative ones included, runs at the
+ * smallest: as the reference raises a tol below machine precision to it; +inf at the largest).
+ * Plans, plan_params and the Toeplitz operator apply this rule (warpfft_plan_info.tol says what
+ * they ran at); NaN is the one tol refused here (WARPFFT_ERR_BAD_TOL). */
+WARPFFT_API warpfft_status warpfft_tol_effective(double tol, warpfft_precision precision,
+                                                 double *effective);
+
+/* ---- plans ---- */
 
 /* Creates a plan. type 1, 2 or 3 (type 3: n_modes is ignored and may be NULL; the grids are
  * chosen at warpfft_setpts3, when the points' spreads are known); dim 1..3; n_modes[0..dim-1] >= 1
  * (entries past dim ignored); iflag: sign of the exponent (>= 0 means +1, < 0 means -1); ntransf >=
  * 1 transforms share one point set; tol: requested relative l2 accuracy, f32 1e-6..1e-1, f64
- * 1e-13..1e-1 (docs/accuracy.md: floors); opts may be NULL for defaults. Loads the kernels the
+ * 1e-13..1e-1 (docs/accuracy.md: floors; one outside runs at the nearer end,
+ * warpfft_tol_effective); opts may be NULL for defaults. Loads the kernels the
  * plan needs (JIT builds compile them now, each module once per process, several at a time),
  * creates the cuFFT plan and allocates the fine grid, or takes those from the plan cache when a
  * plan of the same shape was destroyed before (see warpfft_release_cached). */

@@ -60,6 +60,9 @@ int main(void) {
     test_validation_size();
     test_spreadinterponly();
     test_check_points();
+    test_table_rows();
+    test_table_set();
+    test_table_sizes();
     test_bins();
     test_sm_blocks();
     test_scan_tiles();

@@ -9,6 +9,7 @@
  *                          test_params_points.c;
  *   test_params_grid.c     fine-grid sizes, mode ordering, folding points into the grid;
  *   test_params_opts.c     argument and option validation, spreadinterponly, check_points;
+ *   test_params_table.c    the option table: its rows, defaults, the setter and its messages;
  *   test_params_bins.c     bins and method, the bin scan's tiles, size limits, reference cases;
  *   test_params_cost.c     the choice of sigma and width by predicted time (upsampfac 0);
  *   test_params_det.c      opts.deterministic and the OD method: choice, shapes, refusals.
@@ -126,6 +127,9 @@ void test_validation_opts(void);
 void test_validation_size(void);
 void test_spreadinterponly(void);
 void test_check_points(void);
+void test_table_rows(void);
+void test_table_set(void);
+void test_table_sizes(void);
 
 /* ---- test_params_det.c ---- */
 void test_deterministic_field(void);

@@ -62,14 +62,44 @@ void test_validation_tol(void) {
     EXPECT(WARPFFT_SUCCESS, "", 1, 1, n, 1, 1e-1, WARPFFT_F32, NULL);
     EXPECT(WARPFFT_SUCCESS, "", 1, 1, n, 1, 1e-13, WARPFFT_F64, NULL);
     EXPECT(WARPFFT_SUCCESS, "", 1, 1, n, 1, 1e-1, WARPFFT_F64, NULL);
-    EXPECT(WARPFFT_ERR_BAD_TOL, "[1e-06, 0.1]", 1, 1, n, 1, 9e-7, WARPFFT_F32, NULL);
-    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = 0.11", 1, 1, n, 1, 0.11, WARPFFT_F32, NULL);
-    EXPECT(WARPFFT_ERR_BAD_TOL, "[1e-13, 0.1]", 1, 1, n, 1, 1e-14, WARPFFT_F64, NULL);
-    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = nan", 1, 1, n, 1, NAN, WARPFFT_F64, NULL);
-    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = inf", 1, 1, n, 1, INFINITY, WARPFFT_F32, NULL);
-    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = -inf", 1, 1, n, 1, -INFINITY, WARPFFT_F32, NULL);
-    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = 0", 1, 1, n, 1, 0.0, WARPFFT_F64, NULL);
-    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = -0.01", 1, 1, n, 1, -0.01, WARPFFT_F64, NULL);
+    /* NaN is the one tol refused; one outside the range runs at its nearer end, as the
+     * reference raises a tol below machine precision to it (plan_info.tol says which) */
+    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = nan; must be a number (f64 runs tol in [1e-13, 0.1]", 1, 1,
+           n, 1, NAN, WARPFFT_F64, NULL);
+    const struct {
+        double tol;
+        int prec;
+        double runs_at;
+    } clamp[] = {{9e-7, WARPFFT_F32, 1e-6},      {0.11, WARPFFT_F32, 0.1},
+                 {1e-14, WARPFFT_F64, 1e-13},    {INFINITY, WARPFFT_F32, 0.1},
+                 {-INFINITY, WARPFFT_F32, 1e-6}, {0.0, WARPFFT_F64, 1e-13},
+                 {-0.01, WARPFFT_F64, 1e-13},    {1e-300, WARPFFT_F64, 1e-13},
+                 {3e-6, WARPFFT_F32, 3e-6},      {1e-13, WARPFFT_F64, 1e-13}};
+    for (size_t i = 0; i < sizeof clamp / sizeof clamp[0]; i++) {
+        warpfft_plan_info got, want;
+        double eff = -1;
+        int st = warpfft_plan_params(1, 1, n, 1, clamp[i].tol, (warpfft_precision)clamp[i].prec,
+                                     NULL, &got);
+        CHECK(st == 0 && got.tol == clamp[i].runs_at, "tol %g: status %d, runs at %g (want %g)",
+              clamp[i].tol, st, got.tol, clamp[i].runs_at);
+        st = warpfft_plan_params(1, 1, n, 1, clamp[i].runs_at, (warpfft_precision)clamp[i].prec,
+                                 NULL, &want);
+        CHECK(st == 0 && got.width == want.width && got.upsampfac == want.upsampfac,
+              "tol %g: the plan of tol %g", clamp[i].tol, clamp[i].runs_at);
+        CHECK(warpfft_tol_effective(clamp[i].tol, (warpfft_precision)clamp[i].prec, &eff) == 0 &&
+                  eff == clamp[i].runs_at,
+              "warpfft_tol_effective(%g) = %g", clamp[i].tol, eff);
+    }
+    double lo = 0, hi = 0, eff = 7;
+    CHECK(warpfft_tol_bounds(WARPFFT_F32, &lo, &hi) == 0 && lo == 1e-6 && hi == 0.1, "f32 range");
+    CHECK(warpfft_tol_bounds(WARPFFT_F64, &lo, &hi) == 0 && lo == 1e-13 && hi == 0.1, "f64 range");
+    CHECK(warpfft_tol_bounds((warpfft_precision)3, &lo, &hi) == WARPFFT_ERR_INVALID_ARG &&
+              strstr(warpfft_last_error(), "precision = 3"),
+          "tol_bounds precision 3");
+    CHECK(warpfft_tol_effective(NAN, WARPFFT_F32, &eff) == WARPFFT_ERR_BAD_TOL && eff == 7 &&
+              strstr(warpfft_last_error(), "tol = nan"),
+          "tol_effective(nan): %s", warpfft_last_error());
+    CHECK(warpfft_tol_effective(1e-3, WARPFFT_F32, NULL) == WARPFFT_ERR_INVALID_ARG, "NULL out");
     warpfft_opts o = defaults();
     o.upsampfac = 1.25;
     EXPECT(WARPFFT_ERR_BAD_TOL,
@@ -107,7 +137,7 @@ void test_validation_opts(void) {
     CHECK(st == WARPFFT_ERR_INVALID_ARG && strstr(warpfft_last_error(), "is not zero"),
           "larger opts, non-zero tail: %d %s", st, warpfft_last_error());
     o = defaults();
-    o.struct_size = (uint32_t)sizeof o - 4;
+    o.struct_size = (uint32_t)sizeof o - 2; /* no header's size: fields are 4-byte aligned */
     EXPECT(WARPFFT_ERR_INVALID_ARG, "struct_size", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);
     o.struct_size = 1u << 20; /* garbage: never read that far */
     EXPECT(WARPFFT_ERR_INVALID_ARG, "struct_size = 1048576", 1, 2, n, 1, 1e-6, WARPFFT_F32, &o);

@@ -11,6 +11,7 @@
  * context left pushed, no violation (a stand-in check).
  */
 #include <dlfcn.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -255,7 +256,7 @@ static void test_misuse(void) {
     CHECK(warpfft_pool_acquire(1, 4, n, 1, 1, 1e-4, WARPFFT_F32, NULL, &p) == WARPFFT_ERR_BAD_DIM &&
           p == NULL);
     CHECK(warpfft_pool_acquire(1, 1, NULL, 1, 1, 1e-4, WARPFFT_F32, NULL, &p) != 0 && !p);
-    CHECK(acquire_tol(1, 32, 0, 1e-30, &p) == WARPFFT_ERR_BAD_TOL && !p);
+    CHECK(acquire_tol(1, 32, 0, NAN, &p) == WARPFFT_ERR_BAD_TOL && !p);
     CHECK(warpfft_pool_acquire(5, 1, n, 1, 1, 1e-4, WARPFFT_F32, NULL, &p) == WARPFFT_ERR_BAD_TYPE);
     CHECK(warpfft_pool_acquire(1, 1, n, 1, 1, 1e-4, WARPFFT_F32, NULL, NULL) ==
           WARPFFT_ERR_INVALID_ARG);

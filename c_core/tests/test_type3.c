@@ -201,8 +201,17 @@ static void test_validation(void) {
     EXPECT(WARPFFT_SUCCESS, "", 3, 1e-12, WARPFFT_F64, lo, hi, slo, shi);
     EXPECT(WARPFFT_ERR_BAD_DIM, "dim = 4", 4, 1e-6, WARPFFT_F32, lo, hi, slo, shi);
     EXPECT(WARPFFT_ERR_INVALID_ARG, "precision = 3", 1, 1e-6, 3, lo, hi, slo, shi);
-    EXPECT(WARPFFT_ERR_BAD_TOL, "tol", 1, 1e-7, WARPFFT_F32, lo, hi, slo, shi);
-    EXPECT(WARPFFT_ERR_BAD_TOL, "tol", 1, 1e-14, WARPFFT_F64, lo, hi, slo, shi);
+    EXPECT(WARPFFT_ERR_BAD_TOL, "tol = nan", 1, NAN, WARPFFT_F32, lo, hi, slo, shi);
+    /* a tol outside the range runs at its nearer end (warpfft_tol_effective), as types 1, 2 */
+    warpfft_plan_info clamped, at_end;
+    CHECK(warpfft_plan_params3(1, 1, 1e-7, WARPFFT_F32, NULL, lo, hi, slo, shi, &clamped) == 0 &&
+              warpfft_plan_params3(1, 1, 1e-6, WARPFFT_F32, NULL, lo, hi, slo, shi, &at_end) == 0 &&
+              clamped.tol == 1e-6 && clamped.width == at_end.width &&
+              clamped.n_fine[0] == at_end.n_fine[0],
+          "type 3, f32 tol 1e-7: runs at %g", clamped.tol);
+    CHECK(warpfft_plan_params3(1, 1, 1e-14, WARPFFT_F64, NULL, lo, hi, slo, shi, &clamped) == 0 &&
+              clamped.tol == 1e-13,
+          "type 3, f64 tol 1e-14: runs at %g", clamped.tol);
     EXPECT(WARPFFT_ERR_INVALID_ARG, "NULL", 1, 1e-6, WARPFFT_F32, NULL, hi, slo, shi);
     EXPECT(WARPFFT_ERR_BAD_POINTS, "finite", 1, 1e-6, WARPFFT_F32, nan3, hi, slo, shi);
     EXPECT(WARPFFT_ERR_BAD_POINTS, "finite", 1, 1e-6, WARPFFT_F32, lo, hi, slo, inf3);
@@ -240,11 +249,12 @@ static void test_validation(void) {
                   WARPFFT_ERR_INVALID_ARG &&
               strstr(warpfft_last_error(), "opts.spreadinterponly = 1 is for types 1 and 2"),
           "params3 with spreadinterponly: %s", warpfft_last_error());
-    CHECK(wf_t3_check(2, 1, 1e-6, WARPFFT_F64, &sio, &resolved) == WARPFFT_ERR_INVALID_ARG &&
+    CHECK(wf_t3_check(2, 1, &(double){1e-6}, WARPFFT_F64, &sio, &resolved) ==
+                  WARPFFT_ERR_INVALID_ARG &&
               strstr(warpfft_last_error(), "type-3 plan needs it 0"),
           "wf_t3_check with spreadinterponly: %s", warpfft_last_error());
     sio.spreadinterponly = 0;
-    CHECK(wf_t3_check(2, 1, 1e-6, WARPFFT_F64, &sio, &resolved) == WARPFFT_SUCCESS);
+    CHECK(wf_t3_check(2, 1, &(double){1e-6}, WARPFFT_F64, &sio, &resolved) == WARPFFT_SUCCESS);
     /* the inner step's options never carry it */
     resolved.spreadinterponly = 1;
     CHECK(wf_t3_inner_opts(&resolved).spreadinterponly == 0);
@@ -300,7 +310,8 @@ static void test_deterministic(void) {
               info.method == WARPFFT_METHOD_OD && info.deterministic == 0,
           "params3 with method OD: %s", warpfft_last_error());
     o.method = WARPFFT_METHOD_SM;
-    CHECK(wf_t3_check(2, 1, 1e-6, WARPFFT_F64, &o, &resolved) == WARPFFT_ERR_INVALID_ARG &&
+    CHECK(wf_t3_check(2, 1, &(double){1e-6}, WARPFFT_F64, &o, &resolved) ==
+                  WARPFFT_ERR_INVALID_ARG &&
               strstr(warpfft_last_error(), "type 3's spreading step would add with atomics"),
           "deterministic with SM: %s", warpfft_last_error());
     o.method = WARPFFT_METHOD_GM;

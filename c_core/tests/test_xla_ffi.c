@@ -179,34 +179,65 @@ static void test_empty(void) {
     }
 }
 
-/* Decoding edges the fuzzer (c_core/fuzz/fuzz_xla.c) found: an integer option that does not fit
- * a C int is refused (it was cut to 32 bits: 2^32 + 2 reached the plan as method 2); a call
- * with no groups whose mode counts multiply past 2^63 (a valid empty shape) asks for nothing
- * (the product overflowed, undefined behaviour, before the emptiness was seen). */
+/* Decoding edges: the options record (attribute opts, hex) refused when it is not a string, has
+ * an odd or non-hex digit, disagrees with its own struct_size, or sets a byte past this build's
+ * struct (a newer warpfft made it); an older, shorter record reaches the plan over the defaults.
+ * A call with no groups whose mode counts multiply past 2^63 (a valid empty shape; the fuzzer,
+ * c_core/fuzz/fuzz_xla.c, found it) asks for nothing (the product overflowed, undefined
+ * behaviour, before the emptiness was seen). */
 static void test_decoding_edges(void) {
     const config cf = {1, 2, WARPFFT_F32, 2, 2, 1, 3, 0, {4, 4, 1}};
-    static const char *const opt[] = {"method", "max_subprob", "bin1", "modeord", "deterministic"};
-    static const int slot[] = {6, 10, 7, 5, 13}; /* their attribute indices in frame() */
-    static const int64_t bad[] = {((int64_t)1 << 32) + 2, -((int64_t)1 << 31) - 1};
-    for (int i = 0; i < 5; i++)
-        for (int b = 0; b < 2; b++) {
-            static frame_store fs;
-            XLA_FFI_CallFrame *f = frame_at(&fs, &cf);
-            fs.ivals[slot[i]] = bad[b];
-            arm(0, WARPFFT_SUCCESS);
-            char want[128];
-            snprintf(want, sizeof want, "warpfft: attribute %s = %lld does not fit a 32-bit int",
-                     opt[i], (long long)bad[b]);
-            XLA_FFI_Error *err = warpfft_xla_nufft(f);
-            CHECK(err == (XLA_FFI_Error *)&xla_error_token && strcmp(xla_msg, want) == 0 &&
-                      xla_errc == WF_XLA_ERR_INVALID_ARGUMENT && trace[0] == '\0',
-                  "%s = %lld: %s, calls:\n%s", opt[i], (long long)bad[b],
-                  err ? xla_msg : "no error", trace);
+    static frame_store fs;
+    static char hex[2 * 4096 + 8];
+    static const struct {
+        const char *what, *want;
+    } bad[] = {
+        {"odd", "warpfft: attribute opts has 143 hex digits; a warpfft_opts record is 4..4096"},
+        {"nothex", "warpfft: attribute opts: \"zz\" at byte 8 is not hex"},
+        {"size", "warpfft: attribute opts holds 72 bytes but its struct_size says 88"},
+        {"newer", "warpfft: attribute opts sets byte 75, past the 72-byte warpfft_opts of this "
+                  "warpfft (a newer one made it): update warpfft"},
+        {"scalar", "warpfft: attribute opts must be a string (the warpfft_opts record in hex)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        XLA_FFI_CallFrame *f = frame_at(&fs, &cf);
+        memcpy(hex, fs.opts_hex, 2 * sizeof fs.opts + 1);
+        size_t len = 2 * sizeof fs.opts;
+        if (!strcmp(bad[i].what, "odd")) {
+            len--;
+        } else if (!strcmp(bad[i].what, "nothex")) {
+            hex[16] = hex[17] = 'z';
+        } else if (!strcmp(bad[i].what, "size")) {
+            hex[0] = '5';                           /* struct_size 0x58 = 88 */
+        } else if (!strcmp(bad[i].what, "newer")) { /* 80 bytes, byte 75 set */
+            memset(hex + len, '0', 16);
+            hex[0] = '5', hex[1] = '0', hex[2 * 75 + 1] = '1';
+            len += 16;
+        } else {
+            fs.attr_types[6] = WF_XLA_ATTR_SCALAR;
         }
+        fs.opts_span = (XLA_FFI_ByteSpan){hex, len};
+        arm(0, WARPFFT_SUCCESS);
+        XLA_FFI_Error *err = warpfft_xla_nufft(f);
+        CHECK(err == (XLA_FFI_Error *)&xla_error_token && strstr(xla_msg, bad[i].want) &&
+                  xla_errc == WF_XLA_ERR_INVALID_ARGUMENT && trace[0] == '\0',
+              "opts %s: %s, calls:\n%s", bad[i].what, err ? xla_msg : "no error", trace);
+    }
+    /* an older header's record (56 bytes: before points_hint): its fields, the rest default */
+    XLA_FFI_CallFrame *f = frame_at(&fs, &cf);
+    fs.opts.struct_size = 56;
+    frame_opts(&fs);
+    fs.opts_span.len = 2 * 56;
+    warpfft_xla_cache_clear();
+    arm(0, WARPFFT_SUCCESS);
+    XLA_FFI_Error *err = warpfft_xla_nufft(f);
+    CHECK(err == NULL && strstr(trace, "modeord 1 method 2 device 0 upsampfac 1.25") &&
+              strstr(trace, "max_subprob 7 bins 4 5 6 check 0 hint 4 det 0"),
+          "a 56-byte record: %s, calls:\n%s", err ? xla_msg : "no error", trace);
     const config empty = {
         2, 2, WARPFFT_F64, 0, 1, 1, 5, 0, {(int64_t)1 << 40, (int64_t)1 << 40, 1}};
     arm(0, WARPFFT_SUCCESS);
-    XLA_FFI_Error *err = warpfft_xla_nufft(frame(&empty));
+    err = warpfft_xla_nufft(frame(&empty));
     CHECK(err == NULL && trace[0] == '\0', "G = 0, modes 2^40 x 2^40: %s, calls:\n%s",
           err ? xla_msg : "no error", trace);
 }
@@ -218,9 +249,10 @@ static int created_with(double *ups, long long *hint) {
     return u && h && sscanf(u, "upsampfac %lf", ups) == 1 && sscanf(h, " hint %lld", hint) == 1;
 }
 
-/* A frame without the upsampfac attribute reaches the plan with upsampfac 0 (chosen per plan;
- * it was 2.0). points_hint is the power of two nearest to the call's M (types 1 and 2; type 3:
- * 0, whatever M): calls whose M round alike share one pooled plan, others make their own. */
+/* A frame without the opts attribute reaches the plan with the defaults: upsampfac 0 (chosen
+ * per plan; it was 2.0). points_hint is the power of two nearest to the call's M (types 1 and 2;
+ * type 3: 0, whatever M): calls whose M round alike share one pooled plan, others make their
+ * own. */
 static void test_upsampfac_default_and_points_hint(void) {
     static const struct {
         int64_t M, hint;
@@ -233,14 +265,14 @@ static void test_upsampfac_default_and_points_hint(void) {
                 cf.n[0] = 1;
             static frame_store fs;
             XLA_FFI_CallFrame *f = frame_at(&fs, &cf);
-            f->attrs.size = 12; /* upsampfac is the last attribute: gone */
+            f->attrs.size = 6; /* opts is the last attribute: gone */
             warpfft_xla_cache_clear();
             arm(0, WARPFFT_SUCCESS);
             XLA_FFI_Error *err = warpfft_xla_nufft(f);
             double ups = -1;
             long long hint = -1, want = type == 3 ? 0 : cases[i].hint;
             CHECK(err == NULL && created_with(&ups, &hint) && ups == 0.0 && hint == want,
-                  "type %d M %lld without upsampfac: %s; upsampfac %g hint %lld (want 0, %lld)\n%s",
+                  "type %d M %lld without opts: %s; upsampfac %g hint %lld (want 0, %lld)\n%s",
                   type, (long long)cases[i].M, err ? xla_msg : "no error", ups, hint, want, trace);
         }
     /* M 5 after M 4 (hint 4 both): the same plan; M 7 (hint 8): another */

@@ -62,7 +62,7 @@ typedef struct config {
     int64_t n[3];           /* types 1, 2: modes, C order (n[0] is the last axis) */
 } config;
 
-enum { N_ATTRS = 14 };
+enum { N_ATTRS = 8 };
 
 /* One call frame with everything it points to (one per thread that calls the handler). */
 typedef struct frame_store {
@@ -77,14 +77,19 @@ typedef struct frame_store {
     void *attr_ptrs[N_ATTRS];
     int attr_types[N_ATTRS];
     int64_t ivals[N_ATTRS];
-    float upsampfac;
     double eps;
+    warpfft_opts opts; /* the record attribute opts carries (last: size - 1 drops it) */
+    XLA_FFI_ByteSpan opts_span;
+    char opts_hex[2 * sizeof(warpfft_opts) + 1];
 } frame_store;
 
 /* The frame of `cf` in fs: buffer i at fake device address (i + 1) MiB (the trace names it),
- * attributes with values the plan's key must carry through (iflag -1, modeord 1, method 2,
- * bins 4 5 6, max_subprob 7, eps 1e-5, upsampfac 1.25); XLA's stream is 0x5150. */
+ * attributes with values the plan's key must carry through (iflag -1, eps 1e-5, and in the
+ * options record modeord 1, method 2, bins 4 5 6, max_subprob 7, upsampfac 1.25, deterministic
+ * frame_det); XLA's stream is 0x5150. */
 XLA_FFI_CallFrame *frame_at(frame_store *fs, const config *cf);
+/* fs->opts as the hex of attribute opts again (after a change to fs->opts). */
+void frame_opts(frame_store *fs);
 /* frame_at on one store of the main thread. */
 XLA_FFI_CallFrame *frame(const config *cf);
 const char *describe(const config *cf, char *s, size_t len);

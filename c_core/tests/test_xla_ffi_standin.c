@@ -433,20 +433,27 @@ XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     fr->rets[0] = &fr->buf[nargs];
     fr->ret_types[0] = WF_XLA_RET_BUFFER;
 
-    static const char *const ints[11] = {"nufft_type", "iflag",   "n1",         "n2",
-                                         "n3",         "modeord", "method",     "bin1",
-                                         "bin2",       "bin3",    "max_subprob"};
-    const int64_t vals[11] = {cf->type, -1, cf->n[0], cf->n[1], cf->n[2], 1, 2, 4, 5, 6, 7};
-    for (int i = 0; i < 11; i++) {
+    static const char *const ints[5] = {"nufft_type", "iflag", "n1", "n2", "n3"};
+    const int64_t vals[5] = {cf->type, -1, cf->n[0], cf->n[1], cf->n[2]};
+    for (int i = 0; i < 5; i++) {
         fr->ivals[i] = vals[i];
         set_attr(fr, i, ints[i], WF_XLA_S64, &fr->ivals[i]);
     }
     fr->eps = 1e-5;
-    fr->upsampfac = 1.25f;
-    set_attr(fr, 11, "eps", WF_XLA_F64, &fr->eps);
-    set_attr(fr, 12, "upsampfac", WF_XLA_F32, &fr->upsampfac);
-    fr->ivals[13] = frame_det; /* reaches the plan's opts.deterministic */
-    set_attr(fr, 13, "deterministic", WF_XLA_S64, &fr->ivals[13]);
+    set_attr(fr, 5, "eps", WF_XLA_F64, &fr->eps);
+    /* the options record: what the plan's key must carry through */
+    warpfft_opts_default(&fr->opts);
+    fr->opts.modeord = 1;
+    fr->opts.method = 2;
+    fr->opts.bin_size[0] = 4, fr->opts.bin_size[1] = 5, fr->opts.bin_size[2] = 6;
+    fr->opts.max_subprob = 7;
+    fr->opts.upsampfac = 1.25;
+    fr->opts.deterministic = frame_det;
+    fr->names[6] = (XLA_FFI_ByteSpan){"opts", 4};
+    fr->name_ptrs[6] = &fr->names[6];
+    fr->attr_ptrs[6] = &fr->opts_span;
+    fr->attr_types[6] = WF_XLA_ATTR_STRING;
+    frame_opts(fr);
 
     fr->api.struct_size = sizeof fr->api;
     fr->api.XLA_FFI_Error_Create = error_create;
@@ -456,9 +463,16 @@ XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     fr->f.stage = WF_XLA_STAGE_EXECUTE;
     fr->f.args = (XLA_FFI_Args){sizeof(XLA_FFI_Args), NULL, nargs, fr->arg_types, fr->args};
     fr->f.rets = (XLA_FFI_Rets){sizeof(XLA_FFI_Rets), NULL, 1, fr->ret_types, fr->rets};
-    fr->f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,          14,
+    fr->f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,          7,
                                   fr->attr_types,        fr->name_ptrs, fr->attr_ptrs};
     return &fr->f;
+}
+
+void frame_opts(frame_store *fr) {
+    const unsigned char *b = (const unsigned char *)&fr->opts;
+    for (size_t i = 0; i < sizeof fr->opts; i++)
+        snprintf(fr->opts_hex + 2 * i, 3, "%02x", b[i]);
+    fr->opts_span = (XLA_FFI_ByteSpan){fr->opts_hex, 2 * sizeof fr->opts};
 }
 
 XLA_FFI_CallFrame *frame(const config *cf) {

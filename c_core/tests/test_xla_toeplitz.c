@@ -205,6 +205,9 @@ static struct {
     int64_t ivals[N_ATTRS];
     double dvals[2];
     int n_attrs;
+    warpfft_opts rec; /* the options record of attribute opts */
+    XLA_FFI_ByteSpan rec_span;
+    char rec_hex[2 * sizeof(warpfft_opts) + 1];
 } fr;
 
 static void set_buffer(int i, const char *name, int dtype, int rank, const int64_t *dims) {
@@ -242,9 +245,17 @@ static XLA_FFI_CallFrame *finish(int nargs) {
     iattr("n3", 1);
     fr.dvals[0] = 1e-5;
     attr("eps", WF_XLA_F64, &fr.dvals[0]);
-    iattr("modeord", 1);
-    fr.dvals[1] = 1.25;
-    attr("upsampfac", WF_XLA_F64, &fr.dvals[1]);
+    fr.rec.modeord = 1;
+    fr.rec.upsampfac = 1.25;
+    const unsigned char *b = (const unsigned char *)&fr.rec;
+    for (size_t i = 0; i < sizeof fr.rec; i++)
+        snprintf(fr.rec_hex + 2 * i, 3, "%02x", b[i]);
+    fr.rec_span = (XLA_FFI_ByteSpan){fr.rec_hex, 2 * sizeof fr.rec};
+    int i = fr.n_attrs++;
+    fr.names[i] = (XLA_FFI_ByteSpan){"opts", 4};
+    fr.name_ptrs[i] = &fr.names[i];
+    fr.attr_ptrs[i] = &fr.rec_span;
+    fr.attr_types[i] = WF_XLA_ATTR_STRING;
     fr.api.struct_size = sizeof fr.api;
     fr.api.XLA_FFI_Error_Create = error_create;
     fr.api.XLA_FFI_Stream_Get = stream_get;
@@ -271,8 +282,9 @@ static XLA_FFI_CallFrame *spectrum_frame(int kind) {
     set_buffer(n_bufs++, "spec", kind == 2 ? WF_XLA_C64 : WF_XLA_F32, 2, grid);
     iattr("iflag", -1);
     iattr("weights", kind);
-    iattr("method", 3);
-    iattr("deterministic", 1);
+    warpfft_opts_default(&fr.rec);
+    fr.rec.method = 3;
+    fr.rec.deterministic = 1;
     return finish(nargs);
 }
 
@@ -285,6 +297,7 @@ static XLA_FFI_CallFrame *apply_frame(int real, int64_t T, int adjoint) {
     set_buffer(n_bufs++, "in", WF_XLA_C64, 3, modes);
     set_buffer(n_bufs++, "out", WF_XLA_C64, 3, modes);
     iattr("adjoint", adjoint);
+    warpfft_opts_default(&fr.rec);
     return finish(2);
 }
 

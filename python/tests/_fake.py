@@ -29,6 +29,7 @@ import threading
 import time
 
 import numpy as np
+from _fake_opts import FieldView, opts_fields
 from _fake_pool import LivePlanPool
 from _fake_toeplitz import FakeToeplitz
 from _fake_transforms import ExactTransforms
@@ -52,8 +53,19 @@ class FakeLib(ExactTransforms, LivePlanPool, FakeToeplitz):
         self.opts_seen = []  # every plan_create's and pool_acquire's options, as dicts
         self.message = b"fake failure"
 
-    def __getattr__(self, name):  # everything not faked: the real library (no GPU needed)
-        return getattr(self._real, name)
+    def __getattr__(self, name):
+        """Everything not faked: the real library (no GPU needed), whose failure's message is
+        the one warpfft_last_error gives (a status function: restype c_int)."""
+        real = getattr(self._real, name)
+        if _lib.SIGNATURES.get(name, (None,))[0] is not ctypes.c_int:  # not a status function
+            return real
+
+        def call(*args):
+            st = real(*args)
+            if st:
+                self.message = self._real.warpfft_last_error()
+            return st
+        return call
 
     def _log(self, name, *args):
         self.calls.append((name,) + args)
@@ -64,8 +76,8 @@ class FakeLib(ExactTransforms, LivePlanPool, FakeToeplitz):
 
     @staticmethod
     def _opts_dict(opts):
-        """The fields of a warpfft_opts as the declaration has them (bin sizes left out)."""
-        return {f: getattr(opts, f) for f, _ in type(opts)._fields_ if f != "bin_size"}
+        """The fields of a warpfft_opts by their option-table names (bin sizes left out)."""
+        return {k: v for k, v in opts_fields(opts).items() if not k.startswith("bin_size")}
 
     def _params(self, type_, dim, n, ntransf, tol, precision, popts):
         """(status, parameters) of a plan of type 1 or 2 from the real library's
@@ -122,11 +134,12 @@ class FakeLib(ExactTransforms, LivePlanPool, FakeToeplitz):
 
     # plans
     def warpfft_plan_create(self, type_, dim, n, iflag, ntransf, tol, precision, popts, phandle):
-        opts = popts._obj
+        opts = FieldView(popts._obj)
         n = (1, 1, 1) if n is None else tuple(n[:3])  # type 3 passes NULL
         st = self._log("warpfft_plan_create", type_, dim, n, iflag, ntransf, tol,
                        precision, opts.modeord, opts.device, opts.stream)
-        self.last_opts = self._opts_dict(opts)
+        self.last_opts = self._opts_dict(popts._obj)
+        self.last_record = opts_fields(popts._obj)  # every field, the bins too
         self.opts_seen.append(self.last_opts)
         if st == 0 and type_ != 3:
             st, params = self._params(type_, dim, _lib.n_modes_array(n), ntransf, tol,

@@ -10,6 +10,8 @@ import collections
 import ctypes
 import threading
 
+from _fake_opts import FieldView
+
 
 class LivePlanPool:
     """The ``warpfft_pool_*`` calls. Uses FakeLib's ``_log``, ``_opts_dict``, ``plans``,
@@ -26,11 +28,12 @@ class LivePlanPool:
 
     def warpfft_pool_acquire(self, type_, dim, n, iflag, ntransf, tol, precision, popts,
                              phandle):
-        opts = popts._obj
-        raw = ctypes.string_at(ctypes.addressof(opts), ctypes.sizeof(opts))
+        rec = popts._obj
+        opts = FieldView(rec)
+        raw = bytes(rec)[:rec.struct_size]
         key = (type_, dim, None if n is None or type_ == 3 else tuple(n[:3]), iflag >= 0,
                ntransf, tol, precision, raw)
-        self.opts_seen.append(self._opts_dict(opts))
+        self.opts_seen.append(self._opts_dict(rec))
         st = self._log("warpfft_pool_acquire", type_, dim, key[2], iflag, ntransf, tol,
                        precision, opts.stream)
         if st:

@@ -9,6 +9,7 @@ to rounding, whatever the spectrum's source. Split from _fake.py (the NUFFT plan
 import ctypes
 
 import numpy as np
+from _fake_opts import FieldView
 from _fake_transforms import _k
 from warpfft import _lib
 
@@ -68,7 +69,7 @@ class FakeToeplitz:
 
     def warpfft_toeplitz_create(self, dim, n, iflag, ntransf, tol, precision, popts, M, x, y, z,
                                 weights, w, phandle):
-        opts = popts._obj
+        opts = FieldView(popts._obj)
         n = tuple(n[:dim])
         st = self._log("warpfft_toeplitz_create", dim, n, iflag, ntransf, tol, precision, M,
                        weights, opts.modeord, opts.device, opts.stream)
@@ -117,7 +118,7 @@ class FakeToeplitz:
     def warpfft_toeplitz_spectrum(self, dim, n, iflag, tol, precision, popts, M, x, y, z, weights,
                                   w, pspec):
         st = self._log("warpfft_toeplitz_spectrum", dim, tuple(n[:dim]), iflag, tol, precision, M,
-                       weights, popts._obj.stream)
+                       weights, FieldView(popts._obj).stream)
         if st:
             return st
         st, L = self._toep_grid(dim, n, tol, precision, popts, weights)

@@ -115,7 +115,7 @@ def test_argument_errors_fake(fake_c):
         wt.finufft_type1(sets(2, 4, 6), cvals((2, 6)), (4, 4, 4, 4))
     # the op itself checks too (it is public: torch.ops.warpfft.nufft1)
     with pytest.raises(ValueError, match="must divide the batch"):
-        wt.nufft1_op(p, cvals((4, 6)), [4, 4], -1, 1e-6, 1, 0, 0.0, 0, [0, 0, 0])
+        wt.nufft1_op(p, cvals((4, 6)), [4, 4], -1, 1e-6, wt.op_options(2))
     assert not any(c[0].startswith("warpfft_setpts") for c in fake_c.calls)
 
 
@@ -126,10 +126,10 @@ def test_meta_tensor_shapes():
         return torch.empty(shape, dtype=dtype, device="meta")
 
     p, v = e(3, 2, 10), e(6, 10, dtype=torch.complex64)
-    assert wt.nufft1_op(p, v, [8, 6], -1, 1e-5, 1, 0, 0.0, 0, [0, 0, 0]).shape == (6, 8, 6)
+    assert wt.nufft1_op(p, v, [8, 6], -1, 1e-5, wt.op_options(2)).shape == (6, 8, 6)
     fk = e(6, 8, 6, dtype=torch.complex64)
-    assert wt.nufft2_op(p, fk, -1, 1e-5, 1, 0, 0.0, 0, [0, 0, 0]).shape == (6, 10)
-    assert wt.nufft3_op(p, v, e(3, 2, 7), -1, 1e-5, 0, 0.0, 0, [0, 0, 0]).shape == (6, 7)
+    assert wt.nufft2_op(p, fk, -1, 1e-5, wt.op_options(2)).shape == (6, 10)
+    assert wt.nufft3_op(p, v, e(3, 2, 7), -1, 1e-5, wt.op_options(2)).shape == (6, 7)
 
 
 # ---- on a GPU ----

@@ -142,7 +142,7 @@ def test_cpu_arrays_raise_clearly():
 
 
 @pytest.mark.parametrize("call,exc,match", [
-    (lambda x, c: wj.nufft1(4, c, x, eps=1e-9), ValueError, "eps=1e-09"),
+    (lambda x, c: wj.nufft1(4, c, x, eps=float("nan")), ValueError, "tol = nan.*eps=nan"),
     (lambda x, c: wj.nufft1(4, c, x.astype(jnp.float64)), TypeError, "points x"),
     (lambda x, c: wj.nufft1(4, c[:5], x), ValueError, "last axis"),
     (lambda x, c: wj.nufft1((4, 4), c, x), ValueError, "output_shape"),
@@ -158,14 +158,15 @@ def test_cpu_arrays_raise_clearly():
      ValueError, "upsampfac"),
     (lambda x, c: wj.nufft3(c, x, x, opts=options.Opts(gpu_upsampfac=1.2)), ValueError,
      "upsampfac"),
-    (lambda x, c: wj.nufft1(4, c, x, opts={"gpu_upsampfac": "x"}), ValueError, "real number"),
+    (lambda x, c: wj.nufft1(4, c, x, opts={"gpu_upsampfac": "x"}), ValueError,
+     "must be a number"),
     (lambda x, c: wj.nufft1(4, c[None].repeat(3, 0), x[None].repeat(2, 0)), ValueError,
      "broadcast"),
     (lambda x, c: wj.nufft2(c, x, x), ValueError, "source"),
     (lambda x, c: wj.nufft3(c, x, x, x), ValueError, "2, 4 or 6"),
     (lambda x, c: wj.nufft3(c, x, x.astype(jnp.float64)), TypeError, "targets x"),
     (lambda x, c: wj.nufft3(c[:5], x, x), ValueError, "last axis"),
-    (lambda x, c: wj.nufft3(c, x, x, eps=1e-9), ValueError, "eps=1e-09"),
+    (lambda x, c: wj.nufft3(c, x, x, eps=float("nan")), ValueError, "tol = nan.*eps=nan"),
 ])
 def test_bad_input_raises_before_running(call, exc, match):
     x = jax.ShapeDtypeStruct((10,), jnp.float32)
@@ -175,11 +176,16 @@ def test_bad_input_raises_before_running(call, exc, match):
 
 
 def test_f64_tolerance_range():
+    """One tol rule everywhere (the C library's: warpfft_tol_effective, as the reference raises a
+    tol below machine precision to it): below f64's range runs at 1e-13 with Plan's warning (it
+    was refused here, clamped by Plan); NaN is refused."""
     x = jax.ShapeDtypeStruct((10,), jnp.float64)
     c = jax.ShapeDtypeStruct((10,), jnp.complex128)
     jax.eval_shape(lambda x, c: wj.nufft1(4, c, x, eps=1e-12), x, c)
-    with pytest.raises(ValueError, match="eps"):
+    with pytest.warns(UserWarning, match=r"eps = 1e-15 is outside .*: using 1e-13"):
         jax.eval_shape(lambda x, c: wj.nufft1(4, c, x, eps=1e-15), x, c)
+    with pytest.raises(ValueError, match="tol = nan"):
+        jax.eval_shape(lambda x, c: wj.nufft1(4, c, x, eps=float("nan")), x, c)
 
 
 def test_options_accepted():
@@ -194,14 +200,20 @@ def test_options_accepted():
         assert f.shape == (4,)
 
 
-def _lowered_upsampfac(fn, *args):
-    """The upsampfac attributes of the handler's custom calls in fn's module lowered for CUDA
-    (jax.export lowers for a platform this machine need not have)."""
+def _lowered_opts(fn, *args):
+    """The options records the handler's custom calls in fn's module lowered for CUDA carry
+    (attribute opts, hex; jax.export lowers for a platform this machine need not have)."""
     import re
+    from warpfft import _options
     exp = jax.export.export(
         jax.jit(fn), platforms=["cuda"],
         disabled_checks=[jax.export.DisabledSafetyCheck.custom_call(wj._ops.TARGET)])(*args)
-    return [float(v) for v in re.findall(r"upsampfac = ([-+0-9.eE]+)", exp.mlir_module())]
+    return [_options.from_hex(h) for h in re.findall(r'opts = "([0-9a-f]+)"', exp.mlir_module())]
+
+
+def _lowered_upsampfac(fn, *args):
+    """The upsampfac of the handler's custom calls in fn's module lowered for CUDA."""
+    return [float(o.upsampfac) for o in _lowered_opts(fn, *args)]
 
 
 def test_gpu_upsampfac_reaches_the_handler():
@@ -223,13 +235,8 @@ def test_gpu_upsampfac_reaches_the_handler():
 
 
 def _lowered_int(fn, name, *args):
-    """The integer attribute `name` of the handler's custom calls in fn's module lowered for
-    CUDA."""
-    import re
-    exp = jax.export.export(
-        jax.jit(fn), platforms=["cuda"],
-        disabled_checks=[jax.export.DisabledSafetyCheck.custom_call(wj._ops.TARGET)])(*args)
-    return [int(v) for v in re.findall(name + r" = (-?[0-9]+) : i32", exp.mlir_module())]
+    """The option `name` of the handler's custom calls in fn's module lowered for CUDA."""
+    return [int(getattr(o, name)) for o in _lowered_opts(fn, *args)]
 
 
 def test_deterministic_reaches_the_handler():

@@ -23,7 +23,7 @@ SCRIPT = textwrap.dedent(r"""
     sys.path.insert(0, sys.argv[1])
     from _nufft_ref import direct1, direct2, direct3, relerr
     import warpfft.jax as wj
-    from warpfft.jax import _ops, options
+    from warpfft.jax import _common, _ops, options
 
     def k_of(n, modeord):
         return jnp.asarray(np.fft.fftfreq(n) * n if modeord else
@@ -32,7 +32,7 @@ SCRIPT = textwrap.dedent(r"""
     def reference(source, *points, nufft_type, n_modes, iflag, eps, opts):
         # the canonical contract: source (G, T, M | modes), points (G, M)
         dim = len(points)
-        modeord = dict(_ops._plan_kw(opts, nufft_type, dim)).get("modeord", 0)
+        modeord = _common.plan_record(opts, nufft_type, dim).modeord
         modes = tuple(n_modes) if nufft_type == 1 else tuple(source.shape[2:])
         grids = jnp.meshgrid(*[k_of(n, modeord) for n in modes], indexing="ij")
         ph = sum(g[None, ..., None] * p[:, *([None] * dim), :]

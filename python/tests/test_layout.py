@@ -1,5 +1,6 @@
 """The ctypes structures match warpfft.h exactly: sizeof and every offsetof, as the C compiler
-sees them."""
+sees them; warpfft_opts is read through the option table instead (each row's offset, checked
+against the compiler's here), so Python declares none of its fields."""
 
 import ctypes
 import os
@@ -7,10 +8,10 @@ import shutil
 
 import pytest
 from _support import REPO, run
-from warpfft import _lib
+from warpfft import _lib, _options
 
-STRUCTS = {"warpfft_opts": _lib.Opts, "warpfft_plan_info": _lib.PlanInfo,
-           "warpfft_toeplitz_info": _lib.ToeplitzInfo}
+STRUCTS = {"warpfft_plan_info": _lib.PlanInfo, "warpfft_toeplitz_info": _lib.ToeplitzInfo,
+           "warpfft_opt_desc": _lib.OptDesc}
 
 
 def _c_layout(tmp_path):
@@ -23,6 +24,10 @@ def _c_layout(tmp_path):
         lines.append(f'printf("{cname} sizeof %zu\\n", sizeof({cname}));')
         for field, _ in py._fields_:
             lines.append(f'printf("{cname} {field} %zu\\n", offsetof({cname}, {field}));')
+    lines.append('printf("warpfft_opts sizeof %zu\\n", sizeof(warpfft_opts));')
+    for name, row in _options.TABLE.items():
+        if row.offset >= 0:  # "bin_size[1]" is a C expression offsetof takes
+            lines.append(f'printf("warpfft_opts {name} %zu\\n", offsetof(warpfft_opts, {name}));')
     lines += ["return 0;", "}"]
     src, exe = tmp_path / "layout.c", tmp_path / "layout"
     src.write_text("\n".join(lines) + "\n")
@@ -39,34 +44,51 @@ def test_struct_layout_matches_c(tmp_path):
         assert ctypes.sizeof(py) == c[(cname, "sizeof")], cname
         for field, _ in py._fields_:
             assert getattr(py, field).offset == c[(cname, field)], f"{cname}.{field}"
+    # the option table's offsets are the compiler's, and its rows cover every field
+    rows = {n: r for n, r in _options.TABLE.items() if r.offset >= 0}
+    for name, row in rows.items():
+        assert row.offset == c[("warpfft_opts", name)], name
+    assert _lib.default_opts().struct_size == c[("warpfft_opts", "sizeof")]
 
 
-def test_struct_fields_cover_header():
-    """Every member declared in the header has a ctypes field (and no extra ones)."""
+def _members(cname):
+    """The members warpfft.h declares for struct `cname`, as (name, array length or None)."""
     import re
 
     with open(os.path.join(REPO, "c_core", "include", "warpfft.h")) as f:
         text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    body = re.search(r"typedef struct " + cname + r"\s*\{(.*?)\}\s*" + cname + ";", text, re.S)
+    assert body, cname
+    out = []
+    for decl in body.group(1).split(";"):
+        decl = decl.strip()
+        if not decl:
+            continue
+        # "int32_t type, dim, precision, method" / "int64_t n_modes[3]" / "const char *name"
+        first, *rest = decl.split(",")
+        for d in [first.split()[-1]] + [r.strip() for r in rest]:
+            n = re.search(r"\[(\d+)\]", d)
+            out.append((re.sub(r"\[.*\]", "", d).lstrip("*"), int(n.group(1)) if n else None))
+    return out
+
+
+def test_struct_fields_cover_header():
+    """Every member declared in the header has a ctypes field (and no extra ones); every field
+    of warpfft_opts but struct_size a row of the option table (an array one per element)."""
     for cname, py in STRUCTS.items():
-        body = re.search(r"typedef struct " + cname + r"\s*\{(.*?)\}\s*" + cname + ";", text, re.S)
-        assert body, cname
-        names = []
-        for decl in body.group(1).split(";"):
-            decl = decl.strip()
-            if not decl:
-                continue
-            # "int32_t type, dim, precision, method" / "int64_t n_modes[3]"
-            first, *rest = decl.split(",")
-            names.append(re.sub(r"\[.*\]", "", first.split()[-1]))
-            names += [re.sub(r"\[.*\]", "", r.strip()) for r in rest]
-        assert names == [f for f, _ in py._fields_], cname
+        assert [n for n, _ in _members(cname)] == [f for f, _ in py._fields_], cname
+    fields = [name for n, k in _members("warpfft_opts") if n != "struct_size"
+              for name in ([n] if k is None else [f"{n}[{i}]" for i in range(k)])]
+    assert fields == [n for n, r in _options.TABLE.items() if r.offset >= 0]
 
 
 def test_opts_default_sets_struct_size():
+    """The record has room for any version of the struct; warpfft_opts_default writes its own
+    size and every row's default."""
     opts = _lib.default_opts()
-    assert opts.struct_size == ctypes.sizeof(_lib.Opts)
-    assert opts.upsampfac == 0.0 and opts.modeord == 0 and opts.method == 0 and opts.stream == 0
-    assert opts.points_hint == 0 and opts.check_points == 0
+    assert opts.struct_size < ctypes.sizeof(_lib.Opts)
+    for name, row in _options.TABLE.items():
+        assert _options.get(opts, name) == row.default, name
 
 
 def _guarded_info():

@@ -1,61 +1,55 @@
-"""The one module into C (warpfft._lib): its make_opts (check_points 0 by default, as the C
-library, which the framework ops need; Plan passes its own), check_points written only where the
-library's warpfft_opts has the field, and the bounded memo of validated plan arguments. No GPU,
-no framework needed."""
+"""The one module into C (warpfft._lib) and the option records (warpfft._options): a record
+made through the C library's option table (defaults the table's, values set by name and checked
+there), check_points 0 by default as the C library (which the framework ops need; Plan passes
+its own), its hex form, and the bounded memo of validated plan arguments. No GPU, no framework
+needed."""
 
 import ctypes
 
 from _support import warpfft  # skips the module without a library
 
 _lib = warpfft._lib
+_options = warpfft._options
 
 
-def _buffer_opts(struct_size, check_points):
-    buf = (ctypes.c_char * 4096)()
-    o = _lib.Opts.from_buffer(buf)
-    o.struct_size = struct_size
-    o.check_points = check_points
-    o._keep = buf
-    return o
-
-
-def test_check_points_set_where_the_library_has_the_field():
-    o = _buffer_opts(ctypes.sizeof(_lib.Opts), 1)
-    assert _lib.set_check_points(o, 0).check_points == 0
-
-
-def test_check_points_left_alone_when_the_library_struct_is_older():
-    field = _lib.Opts.check_points
-    o = _buffer_opts(field.offset, 7)  # a library without the field
-    assert _lib.set_check_points(o, 0).check_points == 7  # not written past its struct
-
-
-def test_make_opts_defaults_and_the_plan_option():
-    o = _lib.make_opts(modeord=1)
+def test_record_defaults_and_the_plan_option():
+    o = _options.record((("modeord", 1),))
     assert o.modeord == 1 and o.check_points == 0
-    assert o.struct_size >= _lib.Opts.check_points.offset + 4
-    assert _lib.make_opts(check_points=1).check_points == 1
-    # Plan's default (the reference raises for a bad point at setpts)
-    from warpfft._args import normalize_options
-    o, _ = normalize_options(1, {})
-    assert _lib.make_opts(**o).check_points == 1
+    assert o.struct_size >= _options.TABLE["check_points"].offset + 4
+    assert _options.record((("check_points", 1),)).check_points == 1
+    # Plan's default (the reference raises for a bad point at setpts): its own, declared
+    from warpfft._args import PLAN_DEFAULTS, normalize_options
+    assert normalize_options(1, {})[0].check_points == PLAN_DEFAULTS["check_points"] == 1
 
 
-def test_make_opts_range_checks():
+def test_record_range_checks_are_the_tables():
     import pytest
-    with pytest.raises(warpfft.InvalidArgumentError, match="gpu_device_id"):
-        _lib.make_opts(device=-1)
-    with pytest.raises(warpfft.InvalidArgumentError, match="bin size"):
-        _lib.make_opts(bin_size=(2**31, 0, 0))
+    with pytest.raises(warpfft.InvalidArgumentError, match=r"opts.device = -1; must be >= 0"):
+        _options.record((("device", -1),))
+    with pytest.raises(warpfft.InvalidArgumentError, match=r"opts.bin_size\[0\] = 2147483648"):
+        _options.record((("gpu_binsizex", 2**31),))  # a reference spelling, as the table has it
+    with pytest.raises(warpfft.InvalidArgumentError, match="points_hint must be a number"):
+        _options.record((("points_hint", "many"),))
+
+
+def test_record_hex_round_trip_and_copies():
+    o = _options.record((("upsampfac", 1.5), ("points_hint", 1 << 40), ("deterministic", 1)))
+    h = _options.to_hex(o)
+    assert len(h) == 2 * o.struct_size
+    back = _options.from_hex(h)
+    assert (back.upsampfac, back.points_hint, back.deterministic) == (1.5, 1 << 40, 1)
+    c = _options.copy(back)
+    _options.set_option(c, "modeord", 1)
+    assert c.modeord == 1 and back.modeord == 0  # the shared record is untouched
 
 
 def test_plans_still_validate_and_the_memo_is_bounded():
-    _lib.validate(1, [16, 12], 1, 1e-5, _lib.F32, (("modeord", 1),))
+    _lib.validate(1, [16, 12], 1, 1e-5, _lib.F32, _options.record((("modeord", 1),)))
     n = _lib._PARAMS_OK_MAX + 300
     for k in range(n):  # a sweep over many tolerances: the memo stays bounded
-        _lib.validate(1, [16], 1, 1e-3 * (1 + k / n), _lib.F32, ())
+        _lib.validate(1, [16], 1, 1e-3 * (1 + k / n), _lib.F32, _options.record())
     assert len(_lib._params_ok) <= _lib._PARAMS_OK_MAX
-    _lib.validate3(2, 3, 1e-6, _lib.F64, ())
+    _lib.validate3(2, 3, 1e-6, _lib.F64, _options.record())
     assert len(_lib._params_ok) <= _lib._PARAMS_OK_MAX
 
 
@@ -68,31 +62,17 @@ def test_every_declared_function_is_in_the_library():
         assert getattr(_lib.lib, name).argtypes is not None or name.startswith("warpfft_xla")
 
 
-def test_points_hint_set_where_the_library_has_the_field():
-    o = _buffer_opts(ctypes.sizeof(_lib.Opts), 0)
-    assert _lib.set_points_hint(o, 1 << 20).points_hint == 1 << 20
-
-
-def test_points_hint_left_alone_when_the_library_struct_is_older():
-    """A library whose warpfft_opts ends before points_hint (56 bytes) reads no byte past its
-    struct_size: nothing is written there (a hint only; such a library makes no choice)."""
-    o = _buffer_opts(_lib.Opts.points_hint.offset, 0)
-    o.points_hint = 0
-    assert _lib.set_points_hint(o, 4096).points_hint == 0
-    assert _lib.make_opts().struct_size >= _lib.Opts.points_hint.offset + 8
-
-
-def test_make_opts_upsampfac_and_points_hint():
+def test_record_upsampfac_and_points_hint():
     """upsampfac 0 by default (chosen per plan, as the C library's default: no more 2.0) and
-    any value passed on (the C library checks the range); points_hint 0 by default."""
-    o = _lib.make_opts()
+    any value in the table's range; points_hint 0 by default."""
+    o = _options.record()
     assert o.upsampfac == 0.0 and o.points_hint == 0
-    o = _lib.make_opts(upsampfac=1.5, points_hint=1 << 40)
+    o = _options.record((("upsampfac", 1.5), ("points_hint", 1 << 40)))
     assert o.upsampfac == 1.5 and o.points_hint == 1 << 40
     import pytest
     for bad in (-1, 2**63, 1.0):
         with pytest.raises(warpfft.InvalidArgumentError, match="points_hint"):
-            _lib.make_opts(points_hint=bad)
+            _options.record((("points_hint", bad),))
 
 
 def test_points_hint_for_rounds_to_the_nearest_power_of_two():
@@ -128,32 +108,24 @@ def test_info_dict_of_a_library_without_the_new_fields():
     assert d["kernel"] == "sinh" and d["predicted_ms"] == 0.25
 
 
-def test_deterministic_set_where_the_library_has_the_field():
-    """opts.deterministic (issue 29): written where the library's warpfft_opts has it; a
-    library whose struct ends before it (64 bytes) cannot keep the promise: 1 raises there, 0
-    writes nothing (every plan of such a library is the default kind)."""
+def test_record_deterministic():
+    """opts.deterministic (issue 29): 0 by default, 1 set, anything else refused by the table."""
     import pytest
-    o = _buffer_opts(ctypes.sizeof(_lib.Opts), 0)
-    assert _lib.set_deterministic(o, 1).deterministic == 1
-    old = _buffer_opts(_lib.Opts.deterministic.offset, 0)
-    old.deterministic = 5  # past the old struct: must stay untouched
-    assert _lib.set_deterministic(old, 0).deterministic == 5
-    with pytest.raises(warpfft.InvalidArgumentError, match="no deterministic option"):
-        _lib.set_deterministic(old, 1)
-    assert _lib.make_opts().deterministic == 0
-    assert _lib.make_opts(deterministic=1).deterministic == 1
-    for bad in (2, -1, 0.5, True):  # ints only here: Plan's keywords take bools (_args)
+    assert _options.record().deterministic == 0
+    assert _options.record((("deterministic", 1),)).deterministic == 1
+    assert _options.record((("deterministic", True),)).deterministic == 1  # bools are 0/1
+    for bad in (2, -1, 0.5):
         with pytest.raises(warpfft.InvalidArgumentError, match="deterministic"):
-            _lib.make_opts(deterministic=bad)
+            _options.record((("deterministic", bad),))
 
 
 def test_normalize_options_deterministic_and_method_od():
     """Plan's keywords: deterministic (False by default) and the reference's gpu_method=3 (OD:
     output-driven spreading for types 1 and 3; no effect on type 2's interpolation)."""
     from warpfft._args import normalize_options
-    assert normalize_options(1, {})[0]["deterministic"] == 0
-    assert normalize_options(1, {"deterministic": True})[0]["deterministic"] == 1
-    assert normalize_options(1, {"gpu_method": 3})[0]["method"] == 3
-    assert normalize_options(3, {"gpu_method": 3})[0]["method"] == 3
-    assert normalize_options(2, {"gpu_method": 3})[0]["method"] == 0
-    assert normalize_options(1, {"gpu_method": 4})[0]["method"] == 2
+    assert normalize_options(1, {})[0].deterministic == 0
+    assert normalize_options(1, {"deterministic": True})[0].deterministic == 1
+    assert normalize_options(1, {"gpu_method": 3})[0].method == 3
+    assert normalize_options(3, {"gpu_method": 3})[0].method == 3
+    assert normalize_options(2, {"gpu_method": 3})[0].method == 0
+    assert normalize_options(1, {"gpu_method": 4})[0].method == 2

@@ -44,8 +44,8 @@ def test_upsampfac_zero_is_chosen_per_plan_with_the_points_hint():
     plan chooses sigma with the width, by predicted time for points_hint points (default: one
     per mode); an explicit sigma is not overridden."""
     from warpfft._args import normalize_options
-    assert normalize_options(1, {})[0]["upsampfac"] == 0.0
-    assert normalize_options(1, {"upsampfac": 1.5})[0]["upsampfac"] == 1.5
+    assert normalize_options(1, {})[0].upsampfac == 0.0
+    assert normalize_options(1, {"upsampfac": 1.5})[0].upsampfac == 1.5
     args = dict(nufft_type=1, n_modes=(256, 256), eps=1e-4, dtype=np.complex64)
     auto = warpfft.plan_params(**args)
     assert auto == warpfft.plan_params(**args, upsampfac=0)
@@ -113,18 +113,23 @@ def test_bad_size():
 
 
 def test_eps_outside_the_range_is_clamped_with_a_warning():
-    """The reference accepts any eps (clamping below machine epsilon with a warning): the
-    Python layer clamps into the C library's range, with a warning; the C ABI itself refuses."""
+    """The reference accepts any eps (raising one below machine epsilon to it, with a warning):
+    so does every interface, to the nearer end of the C library's range (warpfft_tol_effective:
+    the rule is C's, and the C ABI applies it too, plan_info's tol saying what it ran at; it
+    refused such a tol before, where Python clamped), with a warning in Python."""
     for eps, dtype, used in ((1e-9, np.complex64, 1e-6), (0.5, np.complex64, 0.1),
                              (1e-20, np.complex128, 1e-13)):
         with pytest.warns(UserWarning, match=f"using {used:g}"):
             p = warpfft.plan_params(1, (32, 32), eps=eps, dtype=dtype)
         assert p == warpfft.plan_params(1, (32, 32), eps=used, dtype=dtype)
-    with pytest.raises(warpfft.InvalidArgumentError, match="NaN"):
+        assert p["tol"] == used
+    with pytest.raises(warpfft.InvalidArgumentError, match="tol = nan"):
         warpfft.plan_params(1, 8, eps=float("nan"))
-    info, n = _lib.PlanInfo(), _lib.n_modes_array((32, 32))
-    assert _lib.lib.warpfft_plan_params(1, 2, n, 1, 1e-9, 1, None, ctypes.byref(info)) == \
-        _errors.ERR_BAD_TOL
+    info, n = _lib.new_plan_info(), _lib.n_modes_array((32, 32))
+    assert _lib.lib.warpfft_plan_params(1, 2, n, 1, 1e-9, 1, None, ctypes.byref(info)) == 0
+    assert info.tol == 1e-6
+    assert _lib.lib.warpfft_plan_params(1, 2, n, 1, float("nan"), 1, None,
+                                        ctypes.byref(info)) == _errors.ERR_BAD_TOL
 
 
 def test_bad_options():

@@ -253,7 +253,8 @@ def test_torch_points_reuse_only_while_the_plan_keeps_them(torch_fake, fake_c):
     # a one-call function with the same key sets its points on that plan and drops them
     plan = next(iter(fake_c.pool_idle))
     hint = 16  # the ops' points_hint: M = 15 rounded to the nearest power of two
-    a = _ops._plan_args(1, (7,), 2, 1e-10, 1, 2, (), 0, 0, hint)
+    opts = _ops.op_record(wt.op_options(1, modeord=0), 1)  # the record those calls' plans have
+    a = _ops._plan_args(1, (7,), 2, 1e-10, 1, 2, opts, 0, 0, hint)
     import ctypes
     h = ctypes.c_void_p()
     assert fake_c.warpfft_pool_acquire(*a[:8], ctypes.byref(h)) == 0 and h.value == plan

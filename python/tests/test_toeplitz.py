@@ -262,8 +262,10 @@ def test_jax_shapes_and_errors():
         wj.Toeplitz((12, 7), x, x, weights=jnp.zeros(30, jnp.float64))
     with pytest.raises(ValueError, match="entries for 2 point arrays"):
         wj.Toeplitz((12,), x, x)
-    with pytest.raises(warpfft.WarpfftError, match="tol"):
-        wj.Toeplitz((12, 7), x, x, eps=1e-9)  # f32 cannot reach it
+    with pytest.warns(UserWarning, match="eps = 1e-09 is outside"):  # runs at f32's 1e-6
+        jax.eval_shape(lambda x, y: wj.Toeplitz((12, 7), x, y, eps=1e-9), x, x)
+    with pytest.raises(warpfft.WarpfftError, match="tol = nan"):
+        wj.Toeplitz((12, 7), x, x, eps=float("nan"))
     assert wj.Toeplitz.__name__ == "Toeplitz" and callable(wj.toeplitz)
     assert jt.operators_created() >= 0
     jt.clear_cache()

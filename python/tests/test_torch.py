@@ -19,6 +19,8 @@ from _torch_support import data, data3, require_cuda, torch
 import warpfft
 import warpfft.torch as wt
 
+OPTS = wt.op_options(1, upsampfac=2.0)  # the ops' options record (hex), FFT mode order
+
 
 # ---- without a GPU -------------------------------------------------------------------------
 
@@ -35,9 +37,9 @@ def test_fake_tensors_give_shapes():
     with FakeTensorMode():  # fake CUDA tensors need no GPU
         p = torch.empty((2, 100), dtype=torch.float32, device="cuda")
         v = torch.empty((3, 100), dtype=torch.complex64, device="cuda")
-        f = torch.ops.warpfft.nufft1(p, v, [16, 12], -1, 1e-6, 1, 0, 2.0, 0, [0, 0, 0])
+        f = torch.ops.warpfft.nufft1(p, v, [16, 12], -1, 1e-6, OPTS)
         assert f.shape == (3, 16, 12) and f.dtype == torch.complex64
-        c = torch.ops.warpfft.nufft2(p, f, -1, 1e-6, 1, 0, 2.0, 0, [0, 0, 0])
+        c = torch.ops.warpfft.nufft2(p, f, -1, 1e-6, OPTS)
         assert c.shape == (3, 100)
 
 
@@ -45,7 +47,7 @@ def test_make_fx_traces_the_op_and_its_backward_shapes():
     from torch.fx.experimental.proxy_tensor import make_fx
 
     def f(p, v):
-        return torch.ops.warpfft.nufft1(p, v, [8, 6], -1, 1e-6, 1, 0, 2.0, 0, [0, 0, 0])
+        return torch.ops.warpfft.nufft1(p, v, [8, 6], -1, 1e-6, OPTS)
 
     g = make_fx(f, tracing_mode="fake")(torch.zeros(2, 50, device="meta"),
                                         torch.zeros(4, 50, dtype=torch.complex64, device="meta"))
@@ -54,7 +56,7 @@ def test_make_fx_traces_the_op_and_its_backward_shapes():
 
 
 @pytest.mark.parametrize("call,exc,match", [
-    (lambda p, v: wt.finufft_type1(p, v, (8, 8), eps=1e-9), ValueError, "eps"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), eps=float("nan")), ValueError, "tol = nan"),
     (lambda p, v: wt.finufft_type1(p.double(), v, (8, 8)), TypeError, "points"),
     (lambda p, v: wt.finufft_type1(p, v.real, (8, 8)), TypeError, "complex"),
     (lambda p, v: wt.finufft_type1(p, v, 8), ValueError, "output_shape"),
@@ -67,7 +69,7 @@ def test_make_fx_traces_the_op_and_its_backward_shapes():
      r"upsampfac = 3.5; must be 0 \(chosen per plan\) or in \[1.25, 3\]"),
     (lambda p, v: wt.finufft_type2(p, v, gpu_upsampfac=float("nan")), ValueError, "upsampfac"),
     (lambda p, v: wt.finufft_type3(p, v, p, upsampfac=1.2), ValueError, "upsampfac"),
-    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac="x"), ValueError, "real number"),
+    (lambda p, v: wt.finufft_type1(p, v, (8, 8), upsampfac="x"), ValueError, "must be a number"),
     (lambda p, v: wt.finufft_type1(p, v, (8, 8), gpu_stream=1), ValueError, "stream"),
     (lambda p, v: wt.finufft_type1(p, v, (8, 8)), ValueError, "CUDA tensors"),
     (lambda p, v: wt.finufft_type2(p, v), ValueError, "CUDA tensors"),
@@ -82,11 +84,24 @@ def test_bad_input_raises(call, exc, match):
         call(p, v)
 
 
-def test_tolerance_error_names_eps_and_is_a_warpfft_error():
+def test_tolerance_outside_the_range_runs_at_its_end_with_a_warning():
+    """One tol rule everywhere (the C library's, warpfft_tol_effective; the reference raises a
+    tol below machine precision to it): eps below f64's range runs at 1e-13, with the warning
+    Plan gives; NaN raises (it refused 1e-15 before, where Plan clamped)."""
     p = torch.zeros((1, 20), dtype=torch.float64)
     v = torch.zeros((20,), dtype=torch.complex128)
-    with pytest.raises(warpfft.InvalidArgumentError, match="eps"):
-        wt.finufft_type1(p, v, 8, eps=1e-15)
+    validated = []
+    real = wt._native.validate
+    try:
+        wt._native.validate = lambda *a, **k: (validated.append(a[3]), real(*a, **k))
+        with pytest.warns(UserWarning, match=r"eps = 1e-15 is outside .*: using 1e-13"):
+            with pytest.raises(ValueError, match="CUDA tensors"):  # checked, then the device
+                wt.finufft_type1(p, v, 8, eps=1e-15)
+    finally:
+        wt._native.validate = real
+    assert validated == [1e-13]
+    with pytest.raises(warpfft.InvalidArgumentError, match="tol = nan"):
+        wt.finufft_type1(p, v, 8, eps=float("nan"))
 
 
 # ---- on a GPU ------------------------------------------------------------------------------
@@ -252,7 +267,7 @@ def test_type3_fake_tensors_give_shapes():
         p = torch.empty((2, 10), dtype=torch.float32, device="cuda")
         v = torch.empty((3, 10), dtype=torch.complex64, device="cuda")
         t = torch.empty((2, 7), dtype=torch.float32, device="cuda")
-        out = torch.ops.warpfft.nufft3(p, v, t, -1, 1e-6, 0, 2.0, 0, [0, 0, 0])
+        out = torch.ops.warpfft.nufft3(p, v, t, -1, 1e-6, OPTS)
         assert out.shape == (3, 7) and out.dtype == torch.complex64
 
 

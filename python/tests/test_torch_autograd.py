@@ -20,8 +20,9 @@ import warpfft.torch as wt
 # ---- the autograd formulas on the CPU, with the C transform replaced by an exact sum --------
 
 
-def _exact_run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True):
-    modeord = dict(kw).get("modeord", 0)
+def _exact_run(nufft_type, points, src, out, modes, isign, eps, opts, reuse_points=True):
+    from warpfft import _options
+    modeord = _options.get(_options.from_hex(opts), "modeord")  # the op's options record
     ks = [torch.fft.fftfreq(n, d=1.0 / n, dtype=torch.float64) if modeord
           else torch.arange(-(n // 2), n - n // 2, dtype=torch.float64) for n in modes]
     grids = torch.meshgrid(*ks, indexing="ij")
@@ -36,7 +37,7 @@ def _exact_run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points
     return out
 
 
-def _exact_run3(points, values, targets, out, isign, eps, kw):
+def _exact_run3(points, values, targets, out, isign, eps, opts):
     ph = targets.to(torch.float64).T @ points.to(torch.float64)  # (K, M)
     e = torch.exp(1j * (1 if isign >= 0 else -1) * ph)
     out.copy_((values.to(torch.complex128) @ e.T).to(out.dtype))
@@ -153,8 +154,10 @@ def test_type3_shapes_and_bad_input_on_cpu(exact_cpu_transform):
         wt.finufft_type3(p, v, torch.zeros((2, 4), dtype=torch.float64))
     with pytest.raises(TypeError, match="targets have dtype"):
         wt.finufft_type3(p, v, t.float())
-    with pytest.raises(warpfft.InvalidArgumentError, match="eps"):
+    with pytest.warns(UserWarning, match="eps = 1e-20 is outside"):  # runs at the smallest
         wt.finufft_type3(p, v, t, eps=1e-20)
+    with pytest.raises(warpfft.InvalidArgumentError, match="tol = nan"):
+        wt.finufft_type3(p, v, t, eps=float("nan"))
 
 
 # ---- torch.library.opcheck of the three ops -------------------------------------------------
@@ -171,9 +174,9 @@ def test_opcheck_schema_fake_autograd_registration_aot(exact_cpu_transform):
     v = torch.tensor(rng.standard_normal((3, 10)) + 1j, requires_grad=True)
     f = torch.tensor(rng.standard_normal((3, 4, 5)) + 1j, requires_grad=True)
     t = torch.tensor(rng.uniform(-3, 3, (2, 7)), requires_grad=True)
-    opts = (0, 2.0, 0, [0, 0, 0])
-    for op, args in ((torch.ops.warpfft.nufft1.default, (p, v, [4, 5], -1, 1e-12, 1) + opts),
-                     (torch.ops.warpfft.nufft2.default, (p, f, -1, 1e-12, 1) + opts),
-                     (torch.ops.warpfft.nufft3.default, (p, v, t, -1, 1e-12) + opts)):
+    opts = wt.op_options(2, upsampfac=2.0)
+    for op, args in ((torch.ops.warpfft.nufft1.default, (p, v, [4, 5], -1, 1e-12, opts)),
+                     (torch.ops.warpfft.nufft2.default, (p, f, -1, 1e-12, opts)),
+                     (torch.ops.warpfft.nufft3.default, (p, v, t, -1, 1e-12, opts))):
         res = torch.library.opcheck(op, args)
         assert all(r == "SUCCESS" for r in res.values()), (op, res)

@@ -22,7 +22,7 @@ import warpfft.torch as wt  # noqa: E402
 from warpfft import _lib as native  # noqa: E402
 from warpfft.torch import _checks, _ops  # noqa: E402
 
-OPTS = (0, 2.0, 0, [0, 0, 0])  # method, upsampfac, max_subprob, bins
+OPTS = (wt.op_options(1, upsampfac=2.0),)  # the options record (hex), FFT mode order
 
 
 def require_cuda(n=1):
@@ -100,15 +100,15 @@ def _calls(op1, op2, op3):
 def _dispatched():
     """The ops through torch.ops.warpfft (the dispatcher)."""
     ops = torch.ops.warpfft
-    return (lambda p, v, n: ops.nufft1(p, v, n, -1, 1e-6, 1, *OPTS),
-            lambda p, t: ops.nufft2(p, t, -1, 1e-6, 1, *OPTS),
+    return (lambda p, v, n: ops.nufft1(p, v, n, -1, 1e-6, *OPTS),
+            lambda p, t: ops.nufft2(p, t, -1, 1e-6, *OPTS),
             lambda p, v, t: ops.nufft3(p, v, t, -1, 1e-6, *OPTS))
 
 
 def _kernels():
     """The kernels called as the wrappers' direct eager path calls them."""
-    return (lambda p, v, n: _ops._nufft1_impl(p, v, n, -1, 1e-6, 1, *OPTS),
-            lambda p, t: _ops._nufft2_impl(p, t, -1, 1e-6, 1, *OPTS),
+    return (lambda p, v, n: _ops._nufft1_impl(p, v, n, -1, 1e-6, *OPTS),
+            lambda p, t: _ops._nufft2_impl(p, t, -1, 1e-6, *OPTS),
             lambda p, v, t: _ops._nufft3_impl(p, v, t, -1, 1e-6, *OPTS))
 
 
@@ -273,7 +273,7 @@ def test_inference_mode_points_are_set_on_every_call(fake_c):
         p.mul_(0.5)  # an inference tensor changed in place: nothing records it
         f = wt.finufft_type1(p, v, (6, 5), eps=1e-10)
         assert relerr(f.numpy(), direct1(vn, list(pn * 0.5), (6, 5), -1, 1)) < 1e-12
-        c = torch.ops.warpfft.nufft2(p, f, -1, 1e-10, 1, *OPTS)  # through the dispatcher
+        c = torch.ops.warpfft.nufft2(p, f, -1, 1e-10, *OPTS)  # through the dispatcher
         assert relerr(c.numpy(), direct2(f.numpy(), list(pn * 0.5), -1, 1)) < 1e-12
     f = wt.finufft_type1(p, v, (6, 5), eps=1e-10)  # inference tensors outside the mode
     assert relerr(f.numpy(), direct1(vn, list(pn * 0.5), (6, 5), -1, 1)) < 1e-12
@@ -314,9 +314,10 @@ def test_option_memo_is_bounded(fake_c):
     p = torch.zeros((1, 4), dtype=torch.float64)
     v = torch.zeros((1, 4), dtype=torch.complex128)
     for i in range(300):
-        torch.ops.warpfft.nufft1(p, v, [8], -1, 1e-6, 1, 0, 2.0, i + 1, [0, 0, 0])
+        torch.ops.warpfft.nufft1(p, v, [8], -1, 1e-6,
+                                 wt.op_options(1, upsampfac=2.0, gpu_maxsubprobsize=i + 1))
     for i in range(3000):
-        _ops._kw(0, 0, 2.0, i, (0, 0, 0))
+        _ops.op_record(wt.op_options(1, gpu_maxsubprobsize=i + 1), 1)
     for module in (_ops, wt):
         sizes = _memo_sizes(module)
         assert max(sizes.values()) <= 256, (module.__name__, sizes)
@@ -348,7 +349,7 @@ def test_cuda_bad_input_raises_and_the_context_survives():
     with pytest.raises(ValueError, match="but targets on cpu"):
         nufft3(p, v, torch.zeros((2, 4), dtype=torch.float64))
     with pytest.raises(ValueError, match="runs on CUDA tensors"):
-        _ops._nufft1_impl(p.cpu(), v.cpu(), [6, 5], -1, 1e-6, 1, *OPTS)
+        _ops._nufft1_impl(p.cpu(), v.cpu(), [6, 5], -1, 1e-6, *OPTS)
     f = nufft1(p, v, [6, 5])
     torch.cuda.synchronize()
     assert relerr(f.cpu().numpy(), direct1(vn, list(pn), (6, 5), -1, 1)) < 1e-5

@@ -49,6 +49,7 @@ from ._info import (  # noqa: E402
     version,
 )
 from ._lib import last_error, status_name  # noqa: E402
+from ._options import describe as option_table  # noqa: E402
 from ._toeplitz import Toeplitz, toeplitz_params  # noqa: E402
 from ._simple import (  # noqa: E402
     nufft1d1,
@@ -94,6 +95,6 @@ __all__ = [
     "version", "library_path", "build_manifest", "embedded_modules", "init", "runtime_info",
     "release_cached",
     "cufft_probe", "plan_params", "plan_params3", "direct_sample", "status_name", "last_error",
-    "WarpfftError", "LibraryNotFoundError", "NoGpuError", "NoCufftError", "NoNvrtcError",
+    "option_table", "WarpfftError", "LibraryNotFoundError", "NoGpuError", "NoCufftError", "NoNvrtcError",
     "InvalidArgumentError", "OutOfMemoryError", "UnsupportedError",
 ]

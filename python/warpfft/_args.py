@@ -1,49 +1,69 @@
 """The reference's (cufinufft's) arguments, checked and converted for the C ABI: the option
 keywords of Plan and the one-call functions (the table of what each does is in _compat.py's
-docstring), eps clamped into the supported range, n_modes, isign, type 3's (lo, hi) bounds, and
-the shape of an array-like. No GPU and no plan: Plan (_compat.py), the one-call functions
-(_simple.py) and plan_params/direct_sample (_info.py) share them."""
+docstring) onto the C library's option table, eps run at the nearest supported value, n_modes,
+isign, type 3's (lo, hi) bounds, and the shape of an array-like. No GPU and no plan: Plan
+(_compat.py), the one-call functions (_simple.py) and plan_params/direct_sample (_info.py)
+share them."""
 
+import ctypes
 import math
+import operator
 import warnings
 
 import numpy as np
 
-from . import _lib
-from ._errors import ERR_BAD_DIM, invalid
+from . import _lib, _options
+from ._errors import ERR_BAD_DIM, error_class, invalid
 
-_I32 = (-_lib.INT32_MAX - 1, _lib.INT32_MAX)
-# Accepted and ignored (they change no result), range-checked: the reference's C int fields
-# (any value for gpu_sort, where nonzero means "sort"; 0/1 for gpu_kerevalmeth).
-_IGNORED = {"gpu_sort": _I32, "gpu_kerevalmeth": (0, 1), "gpu_maxbatchsize": (0, None),
-            "gpu_obinsizex": _I32, "gpu_obinsizey": _I32, "gpu_obinsizez": _I32,
-            "gpu_np": _I32, "debug": _I32}
-_HONOURED = ("modeord", "upsampfac", "gpu_method", "gpu_binsizex", "gpu_binsizey",
-             "gpu_binsizez", "gpu_maxsubprobsize", "gpu_device_id", "gpu_stream",
-             "gpu_spreadinterponly", "check_points", "points_hint", "deterministic")
-OPTION_NAMES = frozenset(_HONOURED) | frozenset(_IGNORED)
+# Plan's keywords are the option table's spellings (the reference's opts field names, and
+# warpfft's own options by name: _options.SPELLINGS), each set through the table, which checks
+# it. What Plan adds is the reference's meaning of a few values:
+#   gpu_method   4 (block gather, an output-driven shared-memory method) is SM; for type 2
+#                (where the reference says they have no effect) 2..4 are auto, and 3 (OD, a
+#                spreading method) is kept for types 1 and 3;
+#   gpu_binsizex/y/z, gpu_maxsubprobsize: <= 0 is automatic, as there;
+#   gpu_stream   a stream object is its handle (stream_value);
+# and one default of its own: check_points is 1 (setpts raises for a bad point, as the
+# reference; the C library's default is 0, no host wait).
+OPTION_NAMES = frozenset(_options.SPELLINGS)
+PLAN_DEFAULTS = {"check_points": 1}
+_AUTO_WHEN_NEGATIVE = frozenset(("gpu_binsizex", "gpu_binsizey", "gpu_binsizez",
+                                 "gpu_maxsubprobsize"))
 
 
-def option_int(name, value, lo, hi):
-    """An integer option as the reference's option table (C int fields set through ctypes)
-    takes it: an int, a bool (True/False are 1/0: ``gpu_sort=False``), a numpy integer or bool
-    -- range-checked, where ctypes would wrap silently; floats and strings raise."""
+# The reference's gpu_method numbers (cuFINUFFT: 1 GM, 2 SM, 3 OD, 4 block gather).
+_REF_SM, _REF_OD, _REF_BLOCK_GATHER = 2, 3, 4
+
+
+def _plan_method(type_, value):
+    """The reference's gpu_method for a plan of `type_`, as the option table's method (other
+    values go on: the table checks them)."""
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
-    return _lib.as_int(name, value, lo, hi)
-
-
-def option_float(name, value):
-    """A float option (upsampfac) as a C double field takes it: a real number (int, float,
-    bool, numpy scalar); strings, None and complex numbers raise. Its range is the C
-    library's to check (upsampfac: 0 or [1.25, 3]; NaN is refused there too)."""
-    if isinstance(value, (str, bytes, complex, np.complexfloating)) or value is None:
-        raise invalid(f"{name} must be a real number, not {type(value).__name__} {value!r}")
     try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise invalid(f"{name} must be a real number, not {type(value).__name__} "
-                      f"{value!r}") from None
+        m = operator.index(value)
+    except TypeError:  # not an integer: the table says so
+        return value
+    auto = _options.value("method", "AUTO")
+    if m == _REF_OD:  # output-driven spreading; no effect on interpolation
+        return _options.value("method", "OD") if type_ in (1, 3) else auto
+    if m in (_REF_SM, _REF_BLOCK_GATHER):  # block gather: an output-driven shared-memory method
+        return _options.value("method", "SM") if type_ == 1 else auto
+    return value
+
+
+def _reference_value(type_, keyword, value):
+    """A keyword's value with the reference's meaning (the comment above)."""
+    if keyword == "gpu_method":
+        return _plan_method(type_, value)
+    if keyword == "gpu_stream":
+        return stream_value(value)
+    if keyword in _AUTO_WHEN_NEGATIVE:
+        try:
+            return max(0, value) if not isinstance(value, (float, np.floating)) else value
+        except TypeError:
+            return value
+    return value
 
 
 def shape_of(a):
@@ -55,86 +75,55 @@ def shape_of(a):
 
 
 def stream_value(s):
-    """A CUDA stream given as an int, None, ctypes pointer or a stream object -> int."""
+    """A CUDA stream given as an int, None, ctypes pointer or a stream object -> its handle
+    (the option table checks it: an integer that fits a CUstream)."""
     if s is None:
         return 0
     if hasattr(s, "value") and not isinstance(s, (int, np.integer)):  # ctypes.c_void_p
-        return 0 if s.value is None else _lib.as_int("gpu_stream", s.value, 0, _lib.UINT64_MAX)
+        return 0 if s.value is None else s.value
     for attr in ("cuda_stream", "ptr", "handle"):  # torch, cupy, pycuda/numba
         v = getattr(s, attr, None)
         if v is not None and not callable(v):
-            return _lib.as_int("gpu_stream", v, 0, _lib.UINT64_MAX)
-    return _lib.as_int("gpu_stream", s, 0, _lib.UINT64_MAX)
-
-
-def _check_points(v):
-    """check_points: a bool (or 0/1) -> 0/1."""
-    return option_int("check_points", v, 0, 1)
+            return v
+    return s
 
 
 def normalize_options(type_, kwargs):
-    """The reference's option keywords -> (our option values, a hashable key). Unknown names
-    raise; ignored ones are range-checked."""
+    """The reference's option keywords -> (the options record, the (table name, value) items
+    it was made of). Unknown names raise; every value is set through the option table (its
+    message for a bad one), the reference's options without effect included."""
     for k in kwargs:
         if k not in OPTION_NAMES:
             raise invalid(f"Invalid option '{k}' (known: {', '.join(sorted(OPTION_NAMES))})")
-    for k, (lo, hi) in _IGNORED.items():
-        if k in kwargs:
-            option_int(k, kwargs[k], lo, _lib.INT32_MAX if hi is None else hi)
-    g = kwargs.get
-    sio = option_int("gpu_spreadinterponly", g("gpu_spreadinterponly", 0), 0, 1)
-    method = option_int("gpu_method", g("gpu_method", 0), 0, 4)
-    if method == 3:  # the reference's OD: output-driven spreading; no effect on interpolation
-        method = 3 if type_ in (1, 3) else 0
-    elif method >= 2:  # SM, and 4 (block gather: an output-driven shared-memory method)
-        method = 2 if type_ == 1 else 0
-    # 0 (the default, the reference's "auto") goes to the C library as 0: the plan chooses
-    # sigma with the kernel width; any other value goes as it is, the C refusing one outside
-    # [1.25, 3] (InvalidArgumentError, a RuntimeError as the reference's plan failure).
-    upsampfac = option_float("upsampfac", g("upsampfac", 0.0))
-    bins = tuple(max(0, option_int(k, g(k, 0), *_I32))
-                 for k in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez"))
-    opts = {
-        "modeord": option_int("modeord", g("modeord", 0), *_I32),
-        "method": method,
-        "upsampfac": upsampfac,
-        "device": option_int("gpu_device_id", g("gpu_device_id", 0), 0, _lib.INT32_MAX),
-        "stream": stream_value(g("gpu_stream")),
-        "bin_size": bins,
-        "max_subprob": max(0, option_int("gpu_maxsubprobsize", g("gpu_maxsubprobsize", 0),
-                                         *_I32)),
-        "spreadinterponly": sio,
-        "check_points": _check_points(g("check_points", True)),
-        # warpfft's own: the expected M per setpts, for the choice of upsampfac and width
-        "points_hint": option_int("points_hint", g("points_hint", 0), 0, _lib.INT64_MAX),
-        # warpfft's own: bitwise-reproducible results (docs/spreaders.md)
-        "deterministic": option_int("deterministic", g("deterministic", False), 0, 1),
-    }
-    return opts, tuple(sorted(opts.items()))
-
-
-# The C library's supported tolerance range per precision (warpfft.h: f32 1e-6..0.1, f64
-# 1e-13..0.1). The reference accepts any eps (it clamps below machine epsilon with a warning):
-# so does this layer, to the nearest supported value, with a warning.
-_EPS_RANGE = {_lib.PRECISION_F32: (1e-6, 0.1), _lib.PRECISION_F64: (1e-13, 0.1)}
+    items = dict(PLAN_DEFAULTS)
+    for k, v in kwargs.items():
+        v = _reference_value(type_, k, v)
+        _options.text(k, v)  # not a number: raised naming the keyword as given
+        items[_options.spelled(k)] = v
+    items = tuple(items.items())
+    return _options.record(items), items
 
 
 def effective_eps(eps, precision):
-    """eps clamped into the supported range of `precision` (a warning says so); NaN or a
-    non-number raises."""
+    """The tolerance a plan of `precision` runs at (the C library's rule, warpfft_tol_effective:
+    eps itself inside the supported range, else its nearer end, as the reference raises an eps
+    below machine precision to it), with a warning when that is not eps; NaN or a non-number
+    raises."""
     try:
         e = float(eps)
     except (TypeError, ValueError):
         raise invalid(f"eps must be a number, not {eps!r}") from None
-    if e != e:
-        raise invalid("eps is NaN")
-    lo, hi = _EPS_RANGE[precision]
-    if lo <= e <= hi:
-        return e
-    c = min(max(e, lo), hi)
-    warnings.warn(f"eps = {e:g} is outside what warpfft supports at this precision "
-                  f"[{lo:g}, {hi:g}]: using {c:g}", stacklevel=3)
-    return c
+    out = ctypes.c_double()
+    st = _lib.lib.warpfft_tol_effective(e, precision, ctypes.byref(out))
+    if st:
+        raise error_class(st)(f"{_lib.last_error()} (argument eps={eps!r})", st,
+                              _lib.status_name(st))
+    if out.value != e:
+        lo, hi = ctypes.c_double(), ctypes.c_double()
+        _lib.check(_lib.lib.warpfft_tol_bounds(precision, ctypes.byref(lo), ctypes.byref(hi)))
+        warnings.warn(f"eps = {e:g} is outside what warpfft supports at this precision "
+                      f"[{lo.value:g}, {hi.value:g}]: using {out.value:g}", stacklevel=3)
+    return out.value
 
 
 def normalize_modes(nufft_type, n_modes):

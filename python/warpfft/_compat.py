@@ -69,7 +69,10 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
 
 Any other name raises InvalidArgumentError (also a TypeError, as in the reference). Values are
 taken as the reference's option table (a ctypes struct) takes them: integers, bools (False is
-0), numpy scalars; a float upsampfac; out-of-range integers raise instead of wrapping.
+0), numpy scalars; a float upsampfac. Each is set through the C library's option table
+(warpfft._options; ``warpfft.option_table()``), whose defaults and bounds these are: a value
+out of range (or past its field's type: nothing wraps) raises its message, the same message C,
+Rust, JAX and PyTorch give.
 
 The reference's private names that packages built on it use are here too: ``Plan._plan``,
 ``_setpts``, ``_exec_plan``, ``_destroy_plan`` (raw pointers: _pointer_api.py), ``_opts`` (a
@@ -115,7 +118,7 @@ from ._arrays import empty_like, finish, wrap, wrap_made
 from ._device import ClosesWhenCollected, DeviceArray, driver, record_queued, same_stream
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
 from ._info import plan_params, plan_params3  # noqa: F401  (importable from here, as before)
-from ._plan import CPlan, make_opts, precision_of  # noqa: F401  (make_opts: importable)
+from ._plan import CPlan, precision_of
 from ._points import check_sets, coords
 from ._pointer_api import PointerCalls
 
@@ -188,12 +191,12 @@ class Plan(ClosesWhenCollected, PointerCalls):
         self._dim, self._n_modes = normalize_modes(nufft_type, n_modes)
         self._precision, self._dtype, self._real_dtype = precision_of(dtype)
         self._type = nufft_type
-        self._eps = effective_eps(eps, self._precision)
         self._n_trans = _lib.as_int("n_trans", n_trans, -_lib.INT64_MAX, _lib.INT64_MAX)
-        o, self._key = normalize_options(nufft_type, kwargs)
-        self._device, self._stream, self._modeord = o["device"], o["stream"], o["modeord"]
+        opts, self._key = normalize_options(nufft_type, kwargs)
+        self._eps = effective_eps(eps, self._precision)
+        self._device, self._stream, self._modeord = opts.device, opts.stream, opts.modeord
         self._c = CPlan(nufft_type, self._n_modes[::-1], self._isign, self._n_trans, self._eps,
-                        self._precision, _lib.shared_opts(**o), pooled=self._pooled)
+                        self._precision, opts, pooled=self._pooled)
         self._register()  # for the reference's module-level calls on a handle
 
     # ---- the reference's properties ----

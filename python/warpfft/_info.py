@@ -12,7 +12,7 @@ from ._args import bounds, effective_eps, normalize_isign, normalize_modes, norm
 from ._arrays import wrap
 from ._device import DeviceArray, driver
 from ._errors import ERR_BAD_DIM, ERR_BAD_NPOINTS, ERR_BAD_SIZE, invalid
-from ._plan import info_dict, make_opts, plan_params3_c, plan_params_c, precision_of
+from ._plan import info_dict, plan_params3_c, plan_params_c, precision_of
 
 
 def version():
@@ -107,9 +107,9 @@ def plan_params(nufft_type, n_modes, n_trans=1, eps=1e-6, dtype="complex64", **k
                       "warpfft.plan_params3(x_bounds, s_bounds, ...)")
     dim, n = normalize_modes(nufft_type, n_modes)
     prec, _, _ = precision_of(dtype)
-    o, _ = normalize_options(nufft_type, kwargs)
+    opts, _ = normalize_options(nufft_type, kwargs)
     eps = effective_eps(eps, prec)
-    return info_dict(plan_params_c(nufft_type, n[::-1], n_trans, eps, prec, make_opts(**o)))
+    return info_dict(plan_params_c(nufft_type, n[::-1], n_trans, eps, prec, opts))
 
 
 def plan_params3(x_bounds, s_bounds, n_trans=1, eps=1e-6, dtype="complex64", **kwargs):
@@ -122,10 +122,10 @@ def plan_params3(x_bounds, s_bounds, n_trans=1, eps=1e-6, dtype="complex64", **k
     if len(xb) != len(sb):
         raise invalid(f"x_bounds has {len(xb)} dimensions but s_bounds {len(sb)}", ERR_BAD_DIM)
     prec, _, _ = precision_of(dtype)
-    o, _ = normalize_options(3, kwargs)
+    opts, _ = normalize_options(3, kwargs)
     eps = effective_eps(eps, prec)
     xb, sb = xb[::-1], sb[::-1]  # the C ABI's dimension 1 is the last Python axis
-    info = plan_params3_c(len(xb), n_trans, eps, prec, make_opts(**o),
+    info = plan_params3_c(len(xb), n_trans, eps, prec, opts,
                           [b[0] for b in xb], [b[1] for b in xb],
                           [b[0] for b in sb], [b[1] for b in sb])
     return info_dict(info)

@@ -1,8 +1,8 @@
 """The one road from Python into the C library: finding libwarpfft.so, declaring every function
-of warpfft.h (and the XLA handler's exports) for ctypes, the option structs, the status checks,
-and the plan-argument validation the framework ops (warpfft.jax, warpfft.torch) share. Every
-other module (the Plan class, the one-call functions, JAX, PyTorch) calls C through ``lib``
-here.
+of warpfft.h (and the XLA handler's exports) for ctypes, the structs, the status checks, and
+the plan-argument validation the framework ops (warpfft.jax, warpfft.torch) share. Every other
+module (the Plan class, the one-call functions, JAX, PyTorch) calls C through ``lib`` here; the
+options are set through the C library's option table (_options.py).
 
 Search order (the first that applies wins):
   1. $WARPFFT_LIBRARY — a path; if set, it is the only candidate (a failure to load it is an error,
@@ -13,7 +13,6 @@ Search order (the first that applies wins):
 
 import collections
 import ctypes
-import functools
 import operator
 import os
 import threading
@@ -26,6 +25,7 @@ from ctypes import (
     c_int32,
     c_int64,
     c_size_t,
+    c_ubyte,
     c_uint32,
     c_uint64,
     c_void_p,
@@ -39,22 +39,48 @@ PRECISION_F64 = F64 = 2
 POOL_KEEP_POINTS = 1  # warpfft_pool_release's flag
 
 
+# The option struct only grows at its end, and warpfft_opts_default writes the library's full
+# size: so it is a buffer larger than any version of it, and a Python declaration that lags
+# behind the library cannot be overrun (this happened with a grown warpfft_plan_info).
+_STRUCT_ROOM = 4096
+
+
 class Opts(Structure):
-    """warpfft_opts, field for field."""
+    """A warpfft_opts record: its struct_size, then the bytes the C library's option table
+    describes (each option's offset and type: _options.py), with room for any version of the
+    struct. Fields read by name (``opts.device``) come from the table; they are set through it
+    (_options.set_option), never written here."""
+
+    _fields_ = [("struct_size", c_uint32), ("_bytes", c_ubyte * (_STRUCT_ROOM - 4))]
+
+    def __getattr__(self, name):
+        from . import _options
+
+        if name in _options.TABLE:
+            return _options.get(self, name)
+        raise AttributeError(name)
+
+
+class OptDesc(Structure):
+    """warpfft_opt_desc, field for field (one row of the option table)."""
 
     _fields_ = [
         ("struct_size", c_uint32),
-        ("modeord", c_int32),
-        ("method", c_int32),
-        ("device", c_int32),
-        ("upsampfac", c_double),
-        ("stream", c_uint64),
-        ("bin_size", c_int32 * 3),
-        ("max_subprob", c_int32),
-        ("spreadinterponly", c_int32),
-        ("check_points", c_int32),
-        ("points_hint", c_int64),  # appended after check_points (offset 56)
-        ("deterministic", c_int32),  # appended after points_hint (offset 64)
+        ("type", c_int32),
+        ("flags", c_uint32),
+        ("offset", c_int32),
+        ("name", c_char_p),
+        ("aliases", c_char_p),
+        ("values", c_char_p),
+        ("doc", c_char_p),
+        ("int_default", c_int64),
+        ("int_min", c_int64),
+        ("int_max", c_int64),
+        ("float_default", c_double),
+        ("float_min", c_double),
+        ("float_max", c_double),
+        ("int_ref_default", c_int64),
+        ("float_ref_default", c_double),
     ]
 
 
@@ -96,6 +122,9 @@ class PlanInfo(Structure):
         # point sets of the last setpts: 1, or n_sets of warpfft_setpts_sets (batched points;
         # appended, issue 32); -1 before one
         ("n_sets", c_int64),
+        # the tolerance the plan was made for (tol, or the nearer end of the precision's
+        # range; appended with the option table, issue 41)
+        ("tol", c_double),
     ]
 
 
@@ -147,6 +176,13 @@ SIGNATURES = {
     "warpfft_memset": (_status, [c_int, _p, c_int, c_size_t]),
     "warpfft_stream_sync": (_status, [c_int, c_uint64]),
     "warpfft_opts_default": (_status, [POINTER(Opts)]),
+    # the option table (_options.py) and the tolerance's range
+    "warpfft_opt_count": (c_size_t, []),
+    "warpfft_opt_describe": (_status, [c_size_t, POINTER(OptDesc)]),
+    "warpfft_opt_find": (_status, [c_char_p, POINTER(c_size_t)]),
+    "warpfft_opts_set": (_status, [POINTER(Opts), c_char_p, c_char_p]),
+    "warpfft_tol_bounds": (_status, [c_int, POINTER(c_double), POINTER(c_double)]),
+    "warpfft_tol_effective": (_status, [c_double, c_int, POINTER(c_double)]),
     "warpfft_plan_create": (
         _status,
         [c_int, c_int, _i64x3, c_int, c_int64, c_double, c_int, POINTER(Opts), POINTER(c_void_p)],
@@ -342,18 +378,12 @@ def n_modes_array(n):
     return arr
 
 
-# The option struct only grows at its end, and warpfft_opts_default writes the library's full
-# size: so it is backed by a buffer larger than any version of it, and a Python declaration that
-# lags behind the library cannot be overrun (this happened with a grown warpfft_plan_info).
-_STRUCT_ROOM = 4096
-
-
 def default_opts():
-    """warpfft_opts_default into a buffer with room for any version of the struct; the Opts
-    view shares (and keeps alive) that buffer, so byref(opts) passes all of it."""
-    buf = (ctypes.c_char * _STRUCT_ROOM)()
-    check(lib.warpfft_opts_default(ctypes.cast(buf, POINTER(Opts))), "warpfft_opts_default")
-    return Opts.from_buffer(buf)
+    """warpfft_opts_default: a record (room for any version of the struct) with the option
+    table's defaults."""
+    opts = Opts()
+    check(lib.warpfft_opts_default(ctypes.byref(opts)), "warpfft_opts_default")
+    return opts
 
 
 def new_plan_info():
@@ -387,45 +417,7 @@ def as_int(name, value, lo, hi):
     return v
 
 
-# ---- plan options and arguments ------------------------------------------------------------
-
-
-def _has_field(o, name):
-    """Whether the loaded library's warpfft_opts has field `name`: the declaration has it and
-    the struct_size warpfft_opts_default wrote covers it (the C reads no byte past
-    struct_size, and refuses a larger struct_size with a nonzero byte it does not know)."""
-    field = getattr(type(o), name, None)
-    return field is not None and o.struct_size >= field.offset + field.size
-
-
-def set_check_points(o, value):
-    """Sets ``check_points`` where the loaded library's warpfft_opts has that field. Against a
-    library without the field nothing is written: its setpts always checks (what 1 asks
-    for)."""
-    if _has_field(o, "check_points"):
-        o.check_points = value
-    return o
-
-
-def set_points_hint(o, value):
-    """Sets ``points_hint`` where the loaded library's warpfft_opts has that field. Against a
-    library without it nothing is written: it is a hint for the choice of upsampfac and width,
-    which such a library does not make."""
-    if _has_field(o, "points_hint"):
-        o.points_hint = value
-    return o
-
-
-def set_deterministic(o, value):
-    """Sets ``deterministic`` where the loaded library's warpfft_opts has that field. Unlike a
-    hint, 1 is a promise the plan must keep: against a library without the field it raises
-    (0 writes nothing: every plan of such a library is the default kind)."""
-    if _has_field(o, "deterministic"):
-        o.deterministic = value
-    elif value:
-        raise invalid("deterministic=True: the loaded libwarpfft has no deterministic option "
-                      f"(its warpfft_opts is {o.struct_size} bytes); update it")
-    return o
+# ---- plan arguments ------------------------------------------------------------------------
 
 
 def points_hint_for(m):
@@ -441,42 +433,6 @@ def points_hint_for(m):
     if lo > INT64_MAX // 2:  # 2 lo does not fit the C field
         return lo
     return lo if m - lo < 2 * lo - m else 2 * lo
-
-
-def make_opts(modeord=0, method=0, upsampfac=0.0, device=0, stream=0, bin_size=(0, 0, 0),
-              max_subprob=0, spreadinterponly=0, check_points=0, points_hint=0,
-              deterministic=0):
-    """A warpfft_opts (bin sizes in the C order), every integer range-checked (ctypes would wrap
-    one silently). ``upsampfac`` 0 (the default, as in the C library) lets the plan choose it
-    with the kernel width; any value is passed on, and the C library refuses one outside
-    [1.25, 3] with its message. ``points_hint``: the expected M per setpts (0: one point per
-    mode). ``check_points`` defaults to 0 as in the C library: setpts does not wait on
-    the host, and a NaN/inf coordinate makes the outputs NaN. That is what the framework ops
-    need (they set points on every call, inside jit/compiled graphs where a host wait per call
-    would cost); Plan passes its ``check_points`` option (True by default: the reference raises
-    for a bad point at setpts). ``deterministic`` 1: bitwise-reproducible results (types 1
-    and 3 spread output-driven after a stable sort; docs/spreaders.md)."""
-    opts = default_opts()
-    opts.modeord = as_int("modeord", modeord, -INT32_MAX - 1, INT32_MAX)
-    opts.method = as_int("gpu_method", method, -INT32_MAX - 1, INT32_MAX)
-    opts.upsampfac = float(upsampfac)
-    opts.device = as_int("gpu_device_id", device, 0, INT32_MAX)
-    opts.stream = as_int("gpu_stream", stream, 0, UINT64_MAX)
-    for i in range(3):
-        v = bin_size[i] if i < len(bin_size) else 0
-        opts.bin_size[i] = as_int("bin size", v, 0, INT32_MAX)
-    opts.max_subprob = as_int("gpu_maxsubprobsize", max_subprob, 0, INT32_MAX)
-    opts.spreadinterponly = as_int("gpu_spreadinterponly", spreadinterponly, 0, 1)
-    set_points_hint(opts, as_int("points_hint", points_hint, 0, INT64_MAX))
-    set_deterministic(opts, as_int("deterministic", deterministic, 0, 1))
-    return set_check_points(opts, as_int("check_points", check_points, 0, 1))
-
-
-@functools.lru_cache(maxsize=256)
-def shared_opts(**kw):
-    """make_opts(**kw), made once per distinct keywords and shared by every caller (the
-    one-call functions build a Plan per call): read-only -- never change its fields."""
-    return make_opts(**kw)
 
 
 def modes3(n):
@@ -512,14 +468,15 @@ def _remember_valid(key, status, what, eps):
             _params_ok.popitem(last=False)
 
 
-def validate(nufft_type, n_modes_c, ntransf, eps, precision, opts_kw, what="eps"):
-    """Runs warpfft_plan_params (no GPU) on the arguments a plan would get, so a tolerance the
-    precision cannot reach, a bad option or a too-large size raise here, at trace/call time,
-    with the library's message. Results are memoised (bounded)."""
-    key = (nufft_type, tuple(n_modes_c), ntransf, float(eps), precision, opts_kw)
+def validate(nufft_type, n_modes_c, ntransf, eps, precision, opts, what="eps"):
+    """Runs warpfft_plan_params (no GPU) on the arguments a plan would get (`opts`: an options
+    record, _options.record), so a tolerance the options cannot reach, a bad option or a
+    too-large size raise here, at trace/call time, with the library's message. Results are
+    memoised (bounded)."""
+    key = (nufft_type, tuple(n_modes_c), ntransf, float(eps), precision, bytes(opts))
     if _known_valid(key):
         return
-    o = make_opts(**dict(opts_kw))
+    o = opts
     info = (ctypes.c_char * _STRUCT_ROOM)()  # not read: only the status matters here
     st = lib.warpfft_plan_params(int(nufft_type), len(n_modes_c), modes3(n_modes_c),
                                  max(int(ntransf), 1), float(eps), int(precision),
@@ -527,14 +484,14 @@ def validate(nufft_type, n_modes_c, ntransf, eps, precision, opts_kw, what="eps"
     _remember_valid(key, st, what, eps)
 
 
-def validate3(dim, ntransf, eps, precision, opts_kw):
+def validate3(dim, ntransf, eps, precision, opts):
     """validate() for a type-3 plan: warpfft_plan_params3 with the points at the origin (the
     grids depend on the coordinates, which are only known when the transform runs; this checks
     dim, ntransf, the tolerance and the options, without a GPU). Memoised (bounded)."""
-    key = (3, int(dim), ntransf, float(eps), precision, opts_kw)
+    key = (3, int(dim), ntransf, float(eps), precision, bytes(opts))
     if _known_valid(key):
         return
-    o = make_opts(**dict(opts_kw))
+    o = opts
     info = (ctypes.c_char * _STRUCT_ROOM)()
     zero = (c_double * 3)(0.0, 0.0, 0.0)
     st = lib.warpfft_plan_params3(int(dim), max(int(ntransf), 1), float(eps), int(precision),

@@ -6,43 +6,54 @@ the option keywords Plan takes.
 ``Plan._opts`` is one of these, filled from the plan's keywords (introspection only: changing
 it after the plan exists changes nothing, as in the reference). ``cufinufft._cufinufft``
 (``warpfft.cufinufft._cufinufft``) exports it with ``_default_opts``, and its ``_make_plan``
-reads one back into keywords.
+reads one back into keywords. The fields' layout is the reference's C struct (written here: it
+is that ABI); each field's default is the reference's, from the C library's option table
+(``ref_default`` of the row its name spells, _options.py).
 """
 
 import ctypes
 from ctypes import c_double, c_int, c_void_p
 
+from . import _options
 from ._errors import invalid
 
-# (field, C type, the reference's default: cufinufft_default_opts of v2.5.1)
+# (field, C type): cufinufft_opts of v2.5.1, in order
 _FIELDS = (
-    ("upsampfac", c_double, 0.0),  # 0: automatic
-    ("gpu_method", c_int, 0),  # 0: automatic
-    ("gpu_sort", c_int, 1),
-    ("gpu_binsizex", c_int, 0),
-    ("gpu_binsizey", c_int, 0),
-    ("gpu_binsizez", c_int, 0),
-    ("gpu_obinsizex", c_int, 0),
-    ("gpu_obinsizey", c_int, 0),
-    ("gpu_obinsizez", c_int, 0),
-    ("gpu_maxsubprobsize", c_int, 1024),
-    ("gpu_kerevalmeth", c_int, 1),
-    ("gpu_spreadinterponly", c_int, 0),
-    ("gpu_maxbatchsize", c_int, 0),
-    ("gpu_device_id", c_int, 0),
-    ("gpu_stream", c_void_p, None),
-    ("modeord", c_int, 0),
-    ("gpu_np", c_int, 0),
-    ("debug", c_int, 0),
+    ("upsampfac", c_double),
+    ("gpu_method", c_int),
+    ("gpu_sort", c_int),
+    ("gpu_binsizex", c_int),
+    ("gpu_binsizey", c_int),
+    ("gpu_binsizez", c_int),
+    ("gpu_obinsizex", c_int),
+    ("gpu_obinsizey", c_int),
+    ("gpu_obinsizez", c_int),
+    ("gpu_maxsubprobsize", c_int),
+    ("gpu_kerevalmeth", c_int),
+    ("gpu_spreadinterponly", c_int),
+    ("gpu_maxbatchsize", c_int),
+    ("gpu_device_id", c_int),
+    ("gpu_stream", c_void_p),
+    ("modeord", c_int),
+    ("gpu_np", c_int),
+    ("debug", c_int),
 )
-DEFAULTS = {name: value for name, _, value in _FIELDS}
+
+
+def _ref_default(name, ctype):
+    value = _options.ref_default(_options.spelled(name))
+    return (value or None) if ctype is c_void_p else value  # a stream of 0 is NULL
+
+
+# the reference's defaults (cufinufft_default_opts), from the option table
+DEFAULTS = {name: _ref_default(name, ctype) for name, ctype in _FIELDS}
 
 
 class NufftOpts(ctypes.Structure):
     """The reference's options (its C ``cufinufft_opts``), field for field. Plan takes the
     same names as keywords; see ``warpfft._compat`` for what each does here."""
 
-    _fields_ = [(name, ctype) for name, ctype, _ in _FIELDS]
+    _fields_ = list(_FIELDS)
 
 
 def _struct(opts):

@@ -14,7 +14,6 @@ import numpy as np
 
 from . import _lib
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
-from ._lib import make_opts  # noqa: F401  (the one warpfft_opts builder; importable from here)
 
 METHODS = {"auto": 0, "gm": 1, "sm": 2, "od": 3}
 _METHOD_NAMES = {v: k for k, v in METHODS.items()}
@@ -93,6 +92,8 @@ def info_dict(info, reverse=True):
         "s_half": t(info.s_half),
         "gamma": t(info.gamma),
         "tol_floor": info.tol_floor,
+        # the tolerance the plan was made for (eps, or the nearer end of the supported range)
+        "tol": info.tol,
     }
 
 

@@ -25,7 +25,7 @@ from ._args import effective_eps, normalize_isign, normalize_modes, normalize_op
 from ._arrays import empty_like, finish, wrap, wrap_made
 from ._device import ClosesWhenCollected, DeviceArray, driver, record_queued, same_stream
 from ._errors import invalid
-from ._plan import make_opts, precision_of
+from ._plan import precision_of
 
 WEIGHTS_NONE, WEIGHTS_REAL, WEIGHTS_COMPLEX = 0, 1, 2
 _WEIGHT_KINDS = {None: WEIGHTS_NONE, "none": WEIGHTS_NONE, "real": WEIGHTS_REAL,
@@ -86,8 +86,7 @@ def toeplitz_params(n_modes, n_trans=1, eps=1e-6, dtype="complex64", weights=Non
     ``weights``: None, "real" or "complex" (the kind, not the array)."""
     dim, modes = normalize_modes(1, n_modes)
     prec, _, _ = precision_of(dtype)
-    o, _ = normalize_options(1, kwargs)
-    opts = make_opts(**o)
+    opts, _ = normalize_options(1, kwargs)
     buf, info = _new_info()
     _lib.check(_lib.lib.warpfft_toeplitz_params(
         dim, _lib.n_modes_array(modes[::-1]),
@@ -129,8 +128,8 @@ class Toeplitz(ClosesWhenCollected):
         self._eps = effective_eps(eps, self._precision)
         self._isign = normalize_isign(2, isign)
         self._n_trans = _lib.as_int("n_trans", n_trans, -_lib.INT64_MAX, _lib.INT64_MAX)
-        o, _ = normalize_options(1, kwargs)
-        self._device, self._stream = o["device"], o["stream"]
+        opts, _ = normalize_options(1, kwargs)
+        self._device, self._stream = opts.device, opts.stream
         self._L = _lib.lib
         coords = self._coords((x, y, z))
         M = coords[0].size
@@ -151,7 +150,6 @@ class Toeplitz(ClosesWhenCollected):
         pts = ptrs[:self._dim][::-1] + [None] * (3 - self._dim)  # C order: x is the last axis
         wp = ptrs[self._dim] if w is not None else None
         handle = ctypes.c_void_p()
-        opts = make_opts(**o)
         try:
             _lib.check(self._L.warpfft_toeplitz_create(
                 self._dim, _lib.n_modes_array(self._n_modes[::-1]), self._isign, self._n_trans,

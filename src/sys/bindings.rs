@@ -3,6 +3,8 @@
 pub const WARPFFT_VERSION_MAJOR: u32 = 0;
 pub const WARPFFT_VERSION_MINOR: u32 = 1;
 pub const WARPFFT_VERSION_PATCH: u32 = 0;
+pub const WARPFFT_OPT_FLAG_ZERO_AUTO: u32 = 1;
+pub const WARPFFT_OPT_FLAG_NO_EFFECT: u32 = 2;
 pub const WARPFFT_POOL_KEEP_POINTS: u32 = 1;
 pub const WARPFFT_POOL_DISCARD: u32 = 2;
 pub type __int32_t = ::std::os::raw::c_int;
@@ -311,12 +313,13 @@ pub struct warpfft_plan_info {
     pub kernel: i32,
     pub deterministic: i32,
     pub n_sets: i64,
+    pub tol: f64,
 }
 #[test]
 fn bindgen_test_layout_warpfft_plan_info() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_plan_info>(),
-        328usize,
+        336usize,
         concat!("Size of: ", stringify!(warpfft_plan_info))
     );
     assert_eq!(
@@ -800,6 +803,23 @@ fn bindgen_test_layout_warpfft_plan_info() {
         );
     }
     test_field_n_sets();
+    fn test_field_tol() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).tol) as usize - ptr as usize
+            },
+            328usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(tol)
+            )
+        );
+    }
+    test_field_tol();
 }
 extern "C" {
     pub fn warpfft_version() -> *const ::std::os::raw::c_char;
@@ -891,8 +911,351 @@ extern "C" {
 extern "C" {
     pub fn warpfft_stream_sync(device: ::std::os::raw::c_int, stream: u64) -> warpfft_status;
 }
+pub const WARPFFT_OPT_INT32: warpfft_opt_type = 1;
+pub const WARPFFT_OPT_INT64: warpfft_opt_type = 2;
+pub const WARPFFT_OPT_UINT64: warpfft_opt_type = 3;
+pub const WARPFFT_OPT_FLOAT64: warpfft_opt_type = 4;
+pub type warpfft_opt_type = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct warpfft_opt_desc {
+    pub struct_size: u32,
+    pub type_: i32,
+    pub flags: u32,
+    pub offset: i32,
+    pub name: *const ::std::os::raw::c_char,
+    pub aliases: *const ::std::os::raw::c_char,
+    pub values: *const ::std::os::raw::c_char,
+    pub doc: *const ::std::os::raw::c_char,
+    pub int_default: i64,
+    pub int_min: i64,
+    pub int_max: i64,
+    pub float_default: f64,
+    pub float_min: f64,
+    pub float_max: f64,
+    pub int_ref_default: i64,
+    pub float_ref_default: f64,
+}
+#[test]
+fn bindgen_test_layout_warpfft_opt_desc() {
+    assert_eq!(
+        ::std::mem::size_of::<warpfft_opt_desc>(),
+        112usize,
+        concat!("Size of: ", stringify!(warpfft_opt_desc))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<warpfft_opt_desc>(),
+        8usize,
+        concat!("Alignment of ", stringify!(warpfft_opt_desc))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).type_) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(type_)
+            )
+        );
+    }
+    test_field_type();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+    fn test_field_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).offset) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(offset)
+            )
+        );
+    }
+    test_field_offset();
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+    fn test_field_aliases() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).aliases) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(aliases)
+            )
+        );
+    }
+    test_field_aliases();
+    fn test_field_values() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).values) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(values)
+            )
+        );
+    }
+    test_field_values();
+    fn test_field_doc() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).doc) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(doc)
+            )
+        );
+    }
+    test_field_doc();
+    fn test_field_int_default() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).int_default) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(int_default)
+            )
+        );
+    }
+    test_field_int_default();
+    fn test_field_int_min() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).int_min) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(int_min)
+            )
+        );
+    }
+    test_field_int_min();
+    fn test_field_int_max() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).int_max) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(int_max)
+            )
+        );
+    }
+    test_field_int_max();
+    fn test_field_float_default() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).float_default) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(float_default)
+            )
+        );
+    }
+    test_field_float_default();
+    fn test_field_float_min() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).float_min) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(float_min)
+            )
+        );
+    }
+    test_field_float_min();
+    fn test_field_float_max() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).float_max) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(float_max)
+            )
+        );
+    }
+    test_field_float_max();
+    fn test_field_int_ref_default() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).int_ref_default) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(int_ref_default)
+            )
+        );
+    }
+    test_field_int_ref_default();
+    fn test_field_float_ref_default() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).float_ref_default) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(float_ref_default)
+            )
+        );
+    }
+    test_field_float_ref_default();
+}
 extern "C" {
     pub fn warpfft_opts_default(opts: *mut warpfft_opts) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_opt_count() -> usize;
+}
+extern "C" {
+    pub fn warpfft_opt_describe(i: usize, desc: *mut warpfft_opt_desc) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_opt_find(
+        name: *const ::std::os::raw::c_char,
+        index: *mut usize,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_opts_set(
+        opts: *mut warpfft_opts,
+        name: *const ::std::os::raw::c_char,
+        value: *const ::std::os::raw::c_char,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_tol_bounds(
+        precision: warpfft_precision,
+        lo: *mut f64,
+        hi: *mut f64,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_tol_effective(
+        tol: f64,
+        precision: warpfft_precision,
+        effective: *mut f64,
+    ) -> warpfft_status;
 }
 extern "C" {
     pub fn warpfft_plan_create(

@@ -34,6 +34,69 @@ const XLA_FFI_Scalar *wf_xla_find_attr(const XLA_FFI_Attrs *at, const char *name
     return NULL;
 }
 
+/* The value of hex digit c, or -1. */
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+#define WF_XLA_OPTS_MAX 4096 /* bytes: the largest warpfft_opts the C library takes */
+
+XLA_FFI_Error *wf_xla_opts(const XLA_FFI_CallFrame *f, warpfft_opts *out) {
+    warpfft_opts_default(out);
+    const XLA_FFI_ByteSpan *s = NULL;
+    const XLA_FFI_Attrs *at = &f->attrs;
+    for (int64_t i = 0; i < at->size; i++) {
+        const XLA_FFI_ByteSpan *nm = at->names[i];
+        if (nm->len == 4 && memcmp(nm->ptr, "opts", 4) == 0) {
+            if (at->types[i] != WF_XLA_ATTR_STRING)
+                return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                                    "warpfft: attribute opts must be a string (the warpfft_opts "
+                                    "record in hex)");
+            s = (const XLA_FFI_ByteSpan *)at->attrs[i];
+            break; /* the first of that name, as wf_xla_find_attr */
+        }
+    }
+    if (!s)
+        return NULL;
+    size_t n = s->len / 2;
+    if (s->len % 2 || n < sizeof(uint32_t) || n > WF_XLA_OPTS_MAX)
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: attribute opts has %zu hex digits; a warpfft_opts record is "
+                            "4..%d bytes, two digits each",
+                            s->len, WF_XLA_OPTS_MAX);
+    unsigned char rec[WF_XLA_OPTS_MAX];
+    for (size_t i = 0; i < n; i++) {
+        int hi = hex_digit(s->ptr[2 * i]), lo = hex_digit(s->ptr[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                                "warpfft: attribute opts: \"%.2s\" at byte %zu is not hex",
+                                s->ptr + 2 * i, i);
+        rec[i] = (unsigned char)(hi << 4 | lo);
+    }
+    uint32_t size;
+    memcpy(&size, rec, sizeof size);
+    if (size != n)
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: attribute opts holds %zu bytes but its struct_size says %u",
+                            n, (unsigned)size);
+    for (size_t i = sizeof *out; i < n; i++)
+        if (rec[i])
+            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                                "warpfft: attribute opts sets byte %zu, past the %zu-byte "
+                                "warpfft_opts of this warpfft (a newer one made it): update "
+                                "warpfft",
+                                i, sizeof *out);
+    memcpy((unsigned char *)out + sizeof size, rec + sizeof size,
+           (n < sizeof *out ? n : sizeof *out) - sizeof size);
+    return NULL;
+}
+
 const XLA_FFI_Buffer *wf_xla_arg_buffer(const XLA_FFI_CallFrame *f, int64_t i) {
     if (i >= f->args.size || f->args.types[i] != WF_XLA_ARG_BUFFER)
         return NULL;

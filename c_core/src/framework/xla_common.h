@@ -1,7 +1,8 @@
 /*
  * xla_common.h — what both XLA FFI handlers (xla_ffi.c, xla_toeplitz.c) need from XLA's call
- * frame alike: an error value with a message, a scalar attribute by name, an argument buffer,
- * the call's stream, and the device a buffer lives on. Internal to framework/.
+ * frame alike: an error value with a message, a scalar attribute by name, the plan options (one
+ * attribute), an argument buffer, the call's stream, and the device a buffer lives on. Internal
+ * to framework/.
  */
 #ifndef WARPFFT_FRAMEWORK_XLA_COMMON_H
 #define WARPFFT_FRAMEWORK_XLA_COMMON_H
@@ -15,6 +16,12 @@ XLA_FFI_Error *wf_xla_error(const XLA_FFI_CallFrame *f, int errc, const char *fm
     __attribute__((format(printf, 3, 4)));
 /* The scalar attribute `name`, else NULL. */
 const XLA_FFI_Scalar *wf_xla_find_attr(const XLA_FFI_Attrs *at, const char *name);
+/* The call's plan options into *out: the string attribute "opts", a warpfft_opts record in hex
+ * (lowercase or not; its struct_size bytes, as python/warpfft/_options.py writes it) read over
+ * warpfft_opts_default's: an older (shorter) record leaves the fields it lacks at their
+ * defaults, a newer (longer) one must be zero where this build knows no field. Absent: the
+ * defaults. The values are checked where they are used (plan creation: the option table). */
+XLA_FFI_Error *wf_xla_opts(const XLA_FFI_CallFrame *f, warpfft_opts *out);
 /* Argument i when it is a buffer, else NULL. */
 const XLA_FFI_Buffer *wf_xla_arg_buffer(const XLA_FFI_CallFrame *f, int64_t i);
 /* The call's CUDA stream into *stream; an error when XLA's API has no Stream_Get or it fails. */

@@ -16,15 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The plan's key: what warpfft_pool_acquire is called with (run_call adds stream and device). */
+/* The plan's key: what warpfft_pool_acquire is called with. opts: the call's options record
+ * (the attribute opts), whose device, stream and points_hint run_call sets per call. */
 typedef struct wf_xla_key {
-    int type, dim, precision, iflag, modeord, method, device, max_subprob, deterministic;
-    int bin[3];
+    int type, dim, precision, iflag;
     int64_t n[3];
     int64_t ntransf;
-    int64_t points_hint; /* types 1 and 2: the call's M rounded to a power of two; type 3: 0 */
-    double eps, upsampfac;
-    uint64_t stream;
+    double eps;
+    warpfft_opts opts;
 } wf_xla_key;
 
 static atomic_llong wf_xla_created;
@@ -57,7 +56,7 @@ static XLA_FFI_Error *status_error(const XLA_FFI_CallFrame *f, warpfft_status st
                         warpfft_status_name(st), warpfft_last_error());
 }
 
-/* ---- attributes ---- */
+/* ---- attributes (the options: one record, wf_xla_opts in xla_common.c) ---- */
 
 /* Integer attribute of any integer width; 0 when found and valid, -1 otherwise. */
 static int attr_int(const XLA_FFI_Attrs *at, const char *name, int64_t *out) {
@@ -99,23 +98,9 @@ static int attr_f64(const XLA_FFI_Attrs *at, const char *name, double *out) {
 
 /* A plan for `key` from the pool (made there if none is idle): the caller's until released. */
 static warpfft_status acquire_plan(const wf_xla_key *key, warpfft_plan *plan) {
-    /* Points are set on every call: unchecked set-points (no host wait in setpts; non-finite
-     * points give all-NaN outputs, docs/jax.md, "NaN points"). */
-    warpfft_opts o;
-    warpfft_opts_default(&o);
-    o.check_points = 0;
-    o.modeord = key->modeord;
-    o.method = key->method;
-    o.device = key->device;
-    o.upsampfac = key->upsampfac;
-    o.points_hint = key->points_hint;
-    o.stream = key->stream;
-    o.max_subprob = key->max_subprob;
-    o.deterministic = key->deterministic;
-    for (int d = 0; d < 3; d++)
-        o.bin_size[d] = key->bin[d];
-    warpfft_status st = warpfft_pool_acquire(key->type, key->dim, key->n, key->iflag, key->ntransf,
-                                             key->eps, (warpfft_precision)key->precision, &o, plan);
+    warpfft_status st =
+        warpfft_pool_acquire(key->type, key->dim, key->n, key->iflag, key->ntransf, key->eps,
+                             (warpfft_precision)key->precision, &key->opts, plan);
     /* A plan the pool made for this acquire is the only kind with points id 0: every plan given
      * back to the pool has taken a nonzero one (warpfft.h). */
     uint64_t points_id = 1;
@@ -166,7 +151,8 @@ static void *at(void *base, size_t off) {
 /* Whether the G groups run as one plan with batched points: not with OD spreading (one set a
  * plan), nor past warpfft_setpts_sets' 65535 sets. */
 static int batched_points(const wf_xla_call *c) {
-    int od = c->key.method == WARPFFT_METHOD_OD || (c->key.deterministic && c->key.type != 2);
+    const warpfft_opts *o = &c->key.opts;
+    int od = o->method == WARPFFT_METHOD_OD || (o->deterministic && c->key.type != 2);
     return c->Gp > 1 && c->G > 1 && c->G <= 65535 && !od;
 }
 
@@ -239,10 +225,10 @@ static warpfft_status run_groups(const wf_xla_call *c, warpfft_plan plan, int se
  * that failed is destroyed, not given back idle: kept, its G * T grids would make the fallback
  * run out of memory too, and every later call of the shape would take it again. */
 static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
-    XLA_FFI_Error *e = wf_xla_stream_of(f, &c->key.stream);
+    XLA_FFI_Error *e = wf_xla_stream_of(f, &c->key.opts.stream);
     if (e)
         return e;
-    c->key.device = wf_xla_device_of(c->data);
+    c->key.opts.device = wf_xla_device_of(c->data);
     int sets = batched_points(c);
     int64_t T = c->key.ntransf;
     c->key.ntransf = sets ? T * c->G : T; /* G <= 65535 groups of T: their arrays exist: fits */
@@ -450,59 +436,40 @@ static int64_t points_hint_for(int64_t m) {
 }
 
 /* Decodes the attributes into the plan's key and the buffers by type, then runs the call unless
- * it has nothing to compute. upsampfac: 0 when absent (the plan chooses it with the width, for
- * the points_hint set here from the call's M). */
+ * it has nothing to compute. The options are the record of attribute opts (its values are
+ * checked by plan creation, against the option table); the handler sets its per-call fields:
+ * unchecked set-points (points change every call: no host wait in setpts; non-finite points
+ * give all-NaN outputs, docs/jax.md, "NaN points"), the points_hint of the call's M (the plan
+ * chooses upsampfac 0 with the width for it), and run_call the stream and device. */
 static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     const XLA_FFI_Attrs *at = &f->attrs;
-    int64_t type, iflag, modeord = 0, method = 0, max_subprob = 0, deterministic = 0, n[3],
-                         bin[3] = {0, 0, 0};
-    double eps, upsampfac = 0.0;
+    int64_t type, iflag, n[3];
+    double eps;
     if (attr_int(at, "nufft_type", &type) || attr_int(at, "iflag", &iflag) ||
         attr_f64(at, "eps", &eps) || attr_int(at, "n1", &n[0]) || attr_int(at, "n2", &n[1]) ||
         attr_int(at, "n3", &n[2]))
         return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                             "warpfft: custom call needs integer attributes nufft_type, iflag, n1, "
                             "n2, n3 and a float eps");
-    attr_int(at, "modeord", &modeord);
-    attr_int(at, "method", &method);
-    attr_int(at, "max_subprob", &max_subprob);
-    attr_int(at, "deterministic", &deterministic);
-    attr_int(at, "bin1", &bin[0]);
-    attr_int(at, "bin2", &bin[1]);
-    attr_int(at, "bin3", &bin[2]);
-    attr_f64(at, "upsampfac", &upsampfac);
     if (type != 1 && type != 2 && type != 3)
         return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                             "warpfft: nufft_type %lld is not 1, 2 or 3", (long long)type);
-    /* The options are C ints: a value that does not fit is refused, not cut to 32 bits (a
-     * 64-bit modeord of 2^32 + 1 would otherwise reach the plan as 1). */
-    const char *const opt_names[7] = {"modeord", "method", "max_subprob",  "bin1",
-                                      "bin2",    "bin3",   "deterministic"};
-    const int64_t opt_vals[7] = {modeord, method, max_subprob,  bin[0],
-                                 bin[1],  bin[2], deterministic};
-    for (int i = 0; i < 7; i++)
-        if (opt_vals[i] < INT32_MIN || opt_vals[i] > INT32_MAX)
-            return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
-                                "warpfft: attribute %s = %lld does not fit a 32-bit int",
-                                opt_names[i], (long long)opt_vals[i]);
-
     wf_xla_call c;
     memset(&c, 0, sizeof c);
+    XLA_FFI_Error *e = wf_xla_opts(f, &c.key.opts);
+    if (e)
+        return e;
     c.key.type = (int)type;
     c.key.iflag = iflag >= 0 ? 1 : -1;
-    c.key.modeord = type == 3 ? 0 : (int)modeord; /* type 3 has no mode order */
-    c.key.method = (int)method;
-    c.key.max_subprob = (int)max_subprob;
-    c.key.deterministic = (int)deterministic; /* 0 or 1: plan creation refuses others */
-    for (int d = 0; d < 3; d++)
-        c.key.bin[d] = (int)bin[d];
     c.key.eps = eps;
-    c.key.upsampfac = upsampfac;
-    XLA_FFI_Error *e = type == 3 ? decode3(f, &c) : decode12(f, &c, n);
+    c.key.opts.check_points = 0;
+    if (type == 3)
+        c.key.opts.modeord = 0; /* type 3 has no mode order: one pooled plan whatever it says */
+    e = type == 3 ? decode3(f, &c) : decode12(f, &c, n);
     if (e || c.empty)
         return e;
     /* types 1 and 2 only: the type-3 choice does not use it, and its plans serve any M */
-    c.key.points_hint = type == 3 ? 0 : points_hint_for(c.M);
+    c.key.opts.points_hint = type == 3 ? 0 : points_hint_for(c.M);
     return run_call(f, &c);
 }
 

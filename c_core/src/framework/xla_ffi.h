@@ -82,7 +82,12 @@ typedef struct XLA_FFI_Buffer {
     int64_t *dims;
 } XLA_FFI_Buffer;
 
-enum { WF_XLA_ARG_BUFFER = 1, WF_XLA_RET_BUFFER = 1, WF_XLA_ATTR_SCALAR = 3 };
+enum {
+    WF_XLA_ARG_BUFFER = 1,
+    WF_XLA_RET_BUFFER = 1,
+    WF_XLA_ATTR_SCALAR = 3,
+    WF_XLA_ATTR_STRING = 4
+};
 
 typedef struct XLA_FFI_ByteSpan {
     const char *ptr;
@@ -161,9 +166,11 @@ typedef struct XLA_FFI_Metadata_Extension {
  * Arguments: source, then `dim` point arrays in the C plan's dimension order (dimension 1
  * first). Shapes: points (G or 1, M) of f32/f64; type 1 source (G, T, M) complex, result
  * (G, T, N3?, N2?, N1); type 2 source (G, T, N...) complex, result (G, T, M).
- * Attributes (integers of any width, floats f64): nufft_type, iflag, eps, modeord, method,
- * upsampfac (0 when absent: chosen per plan), max_subprob, bin1, bin2, bin3, deterministic, n1,
- * n2, n3 (the C plan's mode counts). For each of the G groups it sets the group's points (once
+ * Attributes (integers of any width, floats f64): nufft_type, iflag, eps, n1, n2, n3 (the C
+ * plan's mode counts); and the plan options as one string, opts: the warpfft_opts record the
+ * Python side resolved through the option table (warpfft.h), its struct_size bytes in hex
+ * (wf_xla_opts; absent: the defaults). The handler sets the record's device, stream, points_hint
+ * and check_points (0) per call. For each of the G groups it sets the group's points (once
  * when the points are shared) and runs T transforms on XLA's stream, with a plan from the
  * live-plan pool (warpfft.h) keyed by (type, dim, modes, T, eps, iflag, precision, options,
  * device, stream); types 1 and 2 set opts.points_hint to M rounded to the nearest power of two

@@ -71,34 +71,31 @@ static int attr_f64(const XLA_FFI_Attrs *at, const char *name, double *out) {
 /* ---- what both calls share: the operator's arguments ---- */
 
 typedef struct toep_args {
-    int dim, precision, iflag, modeord, weights, adjoint;
-    int method, max_subprob, bin[3], deterministic;
+    int dim, precision, iflag, weights, adjoint;
     int64_t n[3]; /* C order */
-    double eps, upsampfac;
+    double eps;
+    warpfft_opts opts; /* the attribute opts (wf_xla_opts): the kernel's type 1, the mode order */
 } toep_args;
 
 static XLA_FFI_Error *decode_attrs(XLA_FFI_CallFrame *f, toep_args *a) {
     const XLA_FFI_Attrs *at = &f->attrs;
     memset(a, 0, sizeof *a);
-    a->upsampfac = 2.0;
+    XLA_FFI_Error *e = wf_xla_opts(f, &a->opts);
+    if (e)
+        return e;
     if (attr_int(at, "dim", &a->dim) || attr_i64(at, "n1", &a->n[0]) ||
         attr_i64(at, "n2", &a->n[1]) || attr_i64(at, "n3", &a->n[2]) ||
         attr_f64(at, "eps", &a->eps))
         return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                             "warpfft: the Toeplitz custom call needs integer attributes dim, n1, "
                             "n2, n3 and a float eps");
-    static const char *const names[] = {"iflag",  "modeord",      "weights", "adjoint",
-                                        "method", "max_subprob",  "bin1",    "bin2",
-                                        "bin3",   "deterministic"};
-    int *const vals[] = {&a->iflag,       &a->modeord, &a->weights, &a->adjoint, &a->method,
-                         &a->max_subprob, &a->bin[0],  &a->bin[1],  &a->bin[2],  &a->deterministic};
+    static const char *const names[] = {"iflag", "weights", "adjoint"};
+    int *const vals[] = {&a->iflag, &a->weights, &a->adjoint};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (wf_xla_find_attr(at, names[i]) && attr_int(at, names[i], vals[i]))
             return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                                 "warpfft: attribute %s must be an integer that fits a C int",
                                 names[i]);
-    if (wf_xla_find_attr(at, "upsampfac") && attr_f64(at, "upsampfac", &a->upsampfac))
-        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: attribute upsampfac");
     if (a->dim < 1 || a->dim > 3)
         return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: dim = %d", a->dim);
     for (int d = a->dim; d < 3; d++)
@@ -106,18 +103,11 @@ static XLA_FFI_Error *decode_attrs(XLA_FFI_CallFrame *f, toep_args *a) {
     return NULL;
 }
 
+/* The call's options on `device` and `stream`. */
 static warpfft_opts make_opts(const toep_args *a, int device, uint64_t stream) {
-    warpfft_opts o;
-    warpfft_opts_default(&o);
-    o.modeord = a->modeord;
-    o.method = a->method;
+    warpfft_opts o = a->opts;
     o.device = device;
-    o.upsampfac = a->upsampfac;
     o.stream = stream;
-    o.max_subprob = a->max_subprob;
-    o.deterministic = a->deterministic;
-    for (int d = 0; d < 3; d++)
-        o.bin_size[d] = a->bin[d];
     return o;
 }
 
@@ -355,7 +345,7 @@ static XLA_FFI_Error *run_apply(XLA_FFI_CallFrame *f) {
     memset(&key, 0, sizeof key);
     key.dim = a.dim;
     key.precision = a.precision;
-    key.modeord = a.modeord;
+    key.modeord = a.opts.modeord;
     key.ntransf = T;
     key.eps = a.eps;
     for (int d = 0; d < 3; d++)

@@ -3,8 +3,9 @@
  * registered for platform CUDA with api_version 1 by python/warpfft/jax/_toeplitz.py. Not
  * installed. Shapes in the Python order (the last axis is the C ABI's dimension 1); the mode
  * counts n1, n2, n3 in the C order. Attributes (integers s32/s64, floats f64): dim, n1, n2, n3,
- * eps, iflag, modeord, weights (warpfft_weights), adjoint, method, upsampfac, max_subprob,
- * bin1..bin3, deterministic.
+ * eps, iflag, weights (warpfft_weights), adjoint; and the options as one string, opts: the
+ * warpfft_opts record in hex (xla_ffi.h's, wf_xla_opts; absent: the defaults), whose modeord is
+ * the mode arrays' and whose other fields drive the kernel's type-1 transform.
  */
 #ifndef WARPFFT_XLA_TOEPLITZ_H
 #define WARPFFT_XLA_TOEPLITZ_H

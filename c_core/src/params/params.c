@@ -1,7 +1,7 @@
 /*
- * params.c — plan parameters from the request: the options (defaults and checks), the argument
- * checks plans and direct sums share, and the wf_params_* assembly that runs the stages in order:
- * kernel width and shape (width.c), fine grid (grid.c), bins and method (bins.c). No GPU.
+ * params.c — plan parameters from the request: the argument checks plans and direct sums share,
+ * and the wf_params_* assembly that runs the stages in order: the options (options.c, their
+ * table), kernel width and shape (width.c), fine grid (grid.c), bins and method (bins.c). No GPU.
  */
 #include "params/params.h"
 
@@ -15,112 +15,6 @@
 #include "runtime/error.h"
 
 _Static_assert(sizeof(size_t) == 8, "warpfft needs a 64-bit size_t");
-
-/* Largest opts struct accepted from a newer header (a guard against an uninitialised size). */
-#define WF_MAX_OPTS_SIZE 4096
-
-/* ---------------------------------------------------------------- options */
-
-static void opts_defaults(warpfft_opts *o) {
-    memset(o, 0, sizeof *o);
-    o->struct_size = (uint32_t)sizeof *o;
-    o->modeord = 0;
-    o->method = WARPFFT_METHOD_AUTO;
-    o->device = 0;
-    o->upsampfac = 0.0; /* auto: sigma and width chosen per plan (cost.c) */
-    o->stream = 0;
-    o->max_subprob = 0;
-    o->spreadinterponly = 0;
-    o->check_points = 0;
-    o->points_hint = 0;
-    o->deterministic = 0;
-}
-
-WARPFFT_API warpfft_status warpfft_opts_default(warpfft_opts *opts) {
-    wf_clear_error();
-    if (!opts)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts is NULL");
-    opts_defaults(opts);
-    return WARPFFT_SUCCESS;
-}
-
-static warpfft_status check_opts_enums(const warpfft_opts *o) {
-    if (o->modeord != 0 && o->modeord != 1)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.modeord = %d; must be 0 (CMCL) or 1 (FFT)",
-                        (int)o->modeord);
-    if (o->method < WARPFFT_METHOD_AUTO || o->method > WARPFFT_METHOD_OD)
-        return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "opts.method = %d; must be 0 (AUTO), 1 (GM), 2 (SM) or 3 (OD)",
-                        (int)o->method);
-    if (o->upsampfac != 0.0 && !(o->upsampfac >= WF_SIGMA_MIN && o->upsampfac <= WF_SIGMA_MAX))
-        return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "opts.upsampfac = %g; must be 0 (chosen per plan) or in [%g, %g]",
-                        o->upsampfac, WF_SIGMA_MIN, WF_SIGMA_MAX);
-    if (o->points_hint < 0)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.points_hint = %lld; must be >= 0",
-                        (long long)o->points_hint);
-    if (o->spreadinterponly != 0 && o->spreadinterponly != 1)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.spreadinterponly = %d; must be 0 or 1",
-                        (int)o->spreadinterponly);
-    if (o->check_points != 0 && o->check_points != 1)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.check_points = %d; must be 0 or 1",
-                        (int)o->check_points);
-    if (o->deterministic != 0 && o->deterministic != 1)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.deterministic = %d; must be 0 or 1",
-                        (int)o->deterministic);
-    return WARPFFT_SUCCESS;
-}
-
-warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
-    if (!opts) {
-        opts_defaults(out);
-        return WARPFFT_SUCCESS;
-    }
-    /* Sizes accepted: an opts from an older header — before spreadinterponly, before
-     * points_hint, before deterministic existed (its fields, the rest default); this header's;
-     * or a larger one from a newer header, when every byte this build does not know is zero
-     * (its default), as warpfft.h promises. check_points took the tail padding of the struct
-     * before it (the size did not change: 56 bytes), which warpfft_opts_default has always
-     * zeroed, so an opts from that header reads as 0 there. */
-    size_t v0 = offsetof(warpfft_opts, spreadinterponly), v1 = offsetof(warpfft_opts, points_hint);
-    size_t v2 = offsetof(warpfft_opts, deterministic);
-    if (opts->struct_size != v0 && opts->struct_size != v1 && opts->struct_size != v2 &&
-        (opts->struct_size < sizeof(warpfft_opts) || opts->struct_size > WF_MAX_OPTS_SIZE))
-        return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "opts.struct_size = %u; expected %zu, %zu, %zu, or %zu..%d (initialise "
-                        "opts with warpfft_opts_default)",
-                        (unsigned)opts->struct_size, v0, v1, v2, sizeof(warpfft_opts),
-                        WF_MAX_OPTS_SIZE);
-    const unsigned char *extra = (const unsigned char *)opts + sizeof(warpfft_opts);
-    for (size_t i = 0;
-         opts->struct_size > sizeof(warpfft_opts) && i < opts->struct_size - sizeof(warpfft_opts);
-         i++)
-        if (extra[i] != 0)
-            return wf_error(WARPFFT_ERR_INVALID_ARG,
-                            "opts.struct_size = %u: byte %zu is not zero, but this warpfft "
-                            "(%zu-byte opts) knows no option there; update warpfft or leave the "
-                            "newer options at their defaults",
-                            (unsigned)opts->struct_size, sizeof(warpfft_opts) + i,
-                            sizeof(warpfft_opts));
-    warpfft_opts full;
-    opts_defaults(&full);
-    memcpy(&full, opts, opts->struct_size < sizeof full ? opts->struct_size : sizeof full);
-    full.struct_size = (uint32_t)sizeof full;
-    opts = &full;
-    warpfft_status st = check_opts_enums(opts);
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    for (int d = 0; d < 3; d++)
-        if (opts->bin_size[d] < 0)
-            return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.bin_size[%d] = %d; must be >= 0", d,
-                            (int)opts->bin_size[d]);
-    if (opts->max_subprob < 0)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "opts.max_subprob = %d; must be >= 0",
-                        (int)opts->max_subprob);
-    *out = *opts;
-    out->struct_size = (uint32_t)sizeof *out; /* out holds only the fields this build knows */
-    return WARPFFT_SUCCESS;
-}
 
 /* ---------------------------------------------------------------- argument checks */
 
@@ -161,16 +55,6 @@ warpfft_status wf_check_modes(int dim, const int64_t n_modes[3]) {
     return WARPFFT_SUCCESS;
 }
 
-warpfft_status wf_check_tol(double tol, int precision) {
-    double lo = precision == WARPFFT_F64 ? 1e-13 : 1e-6, hi = 1e-1;
-    if (!(tol >= lo && tol <= hi)) /* also rejects NaN; inf is above hi */
-        return wf_error(WARPFFT_ERR_BAD_TOL,
-                        "tol = %g is outside the supported range [%g, %g] "
-                        "for %s",
-                        tol, lo, hi, wf_prec_name(precision));
-    return WARPFFT_SUCCESS;
-}
-
 const char *wf_missing_coord(int dim, const void *x, const void *y, const void *z) {
     if (!x)
         return "x";
@@ -192,8 +76,9 @@ warpfft_status wf_check_problem(int type, int dim, int precision, const int64_t 
     return st;
 }
 
+/* The problem and ntransf checked; *tol made the tolerance the plan runs at (wf_check_tol). */
 static warpfft_status check_plan_args(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
-                                      double tol, int precision) {
+                                      double *tol, int precision) {
     warpfft_status st = wf_check_problem(type, dim, precision, n_modes);
     if (st == WARPFFT_SUCCESS && ntransf < 1)
         st = wf_error(WARPFFT_ERR_BAD_SIZE, "ntransf = %lld; must be >= 1", (long long)ntransf);
@@ -227,7 +112,7 @@ warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64
                               double tol, int precision, const warpfft_opts *opts,
                               size_t shared_limit, wf_params *p) {
     warpfft_opts o;
-    warpfft_status st = check_plan_args(type, dim, n_modes, ntransf, tol, precision);
+    warpfft_status st = check_plan_args(type, dim, n_modes, ntransf, &tol, precision);
     if (st == WARPFFT_SUCCESS)
         st = wf_opts_resolve(opts, &o);
     if (st != WARPFFT_SUCCESS)
@@ -276,6 +161,7 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     info->predicted_ms = p->predicted_ms;
     info->kernel = WARPFFT_KERNEL_SINH;
     info->deterministic = p->deterministic;
+    info->tol = p->tol;
 }
 
 /* Must match what plans/nufft12.c (build) and plans/spreader.c (wf_spreader_alloc) allocate. */

@@ -1,6 +1,7 @@
 /*
- * params.h — what a plan chooses, computed on the host without a GPU (params.c): options,
- * argument checks, and wf_params_make, which runs the stages in order —
+ * params.h — what a plan chooses, computed on the host without a GPU (params.c): argument
+ * checks, and wf_params_make, which runs the stages in order —
+ *   options.h the option table: defaults, bounds and checks of warpfft_opts, the tol range;
  *   kernel.h  the sinh kernel (beta, embedded widths), quadrature, phihat, deconvolution factors;
  *   width.h   the width rule: predicted aliasing error and the smallest width that meets tol;
  *   grid.h    fine-grid sizes (and their limits), mode order, point folding;
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "params/base.h"
+#include "params/options.h" /* wf_opts_resolve, wf_check_tol: the option table */
 #include "warpfft.h"
 
 /* ---- validation (each returns a status with a message naming the argument and its value) ---- */
@@ -25,13 +27,10 @@ warpfft_status wf_check_dim(int dim);
 warpfft_status wf_check_precision(int precision);
 /* n_modes non-NULL, n_modes[d] in [1, WF_MAX_MODES_PER_DIM] for d < dim. */
 warpfft_status wf_check_modes(int dim, const int64_t n_modes[3]);
-warpfft_status wf_check_tol(double tol, int precision);
 /* type, dim, precision and n_modes, in that order (what plans and direct sums share). */
 warpfft_status wf_check_problem(int type, int dim, int precision, const int64_t n_modes[3]);
 /* Name of the first coordinate array dim needs that is NULL ("x", "y", "z"), or NULL. */
 const char *wf_missing_coord(int dim, const void *x, const void *y, const void *z);
-/* opts NULL -> defaults into *out; else validated copy. */
-warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out);
 
 /* Validates all plan arguments and fills *p: the basics, then the stages below in order
  * (wf_params_set_kernel, wf_params_set_grid, wf_params_set_method). shared_limit: the device's

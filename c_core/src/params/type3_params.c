@@ -40,7 +40,7 @@
 #define WF_T3_SHARE2       0.6
 #define WF_T3_SHARE3       0.5
 
-warpfft_status wf_t3_check(int dim, int64_t ntransf, double tol, int precision,
+warpfft_status wf_t3_check(int dim, int64_t ntransf, double *tol, int precision,
                            const warpfft_opts *opts, warpfft_opts *resolved) {
     warpfft_status st = wf_check_dim(dim);
     if (st == WARPFFT_SUCCESS)
@@ -193,8 +193,8 @@ static warpfft_status set_grid(wf_t3_params *q, int w) {
  * status (already recorded). */
 static int choose(wf_t3_params *q, int ip) {
     int maxw = wf_max_width(ip);
-    double share = ip == WARPFFT_F64 ? WF_T3_SHARE2 : WF_T3_SHARE3,
-           floor_tol = ip == WARPFFT_F64 ? 1e-13 : 1e-6;
+    double share = ip == WARPFFT_F64 ? WF_T3_SHARE2 : WF_T3_SHARE3, floor_tol, tol_hi;
+    wf_tol_bounds(ip, &floor_tol, &tol_hi);
     q->inner_precision = ip;
     int w = 2;
     for (; w <= maxw; w++) {
@@ -234,7 +234,7 @@ warpfft_status wf_t3_params_make(int dim, int64_t ntransf, double tol, int preci
                                  const warpfft_opts *opts, const double xlo[3], const double xhi[3],
                                  const double slo[3], const double shi[3], wf_t3_params *q) {
     warpfft_opts o;
-    warpfft_status st = wf_t3_check(dim, ntransf, tol, precision, opts, &o);
+    warpfft_status st = wf_t3_check(dim, ntransf, &tol, precision, opts, &o);
     if (st != WARPFFT_SUCCESS)
         return st;
     if (!xlo || !xhi || !slo || !shi)
@@ -410,6 +410,7 @@ WARPFFT_API warpfft_status warpfft_plan_params3(int dim, int64_t ntransf, double
     info->precision = (int32_t)precision;
     info->deterministic = o.deterministic;
     info->upsampfac = q.upsampfac;
+    info->tol = q.tol;
     info->ntransf = ntransf;
     info->n_points = -1;
     info->n_targets = -1;

@@ -58,8 +58,9 @@ typedef struct wf_t3_params {
 } wf_t3_params;
 
 /* Argument checks of a type-3 plan (dim, precision, ntransf, tol, opts; opts.spreadinterponly
- * must be 0), shared by warpfft_plan_create(3, ...) and warpfft_plan_params3. */
-warpfft_status wf_t3_check(int dim, int64_t ntransf, double tol, int precision,
+ * must be 0), shared by warpfft_plan_create(3, ...) and warpfft_plan_params3; *tol becomes the
+ * tolerance the plan runs at (wf_check_tol). */
+warpfft_status wf_t3_check(int dim, int64_t ntransf, double *tol, int precision,
                            const warpfft_opts *opts, warpfft_opts *resolved);
 
 /* Centre c and half-width w of [lo, hi] (finite, lo <= hi), with WF_T3_CENTRE_FRAC. */

@@ -25,7 +25,8 @@
  * the error of T f is about the kernel's relative error, which the type-1 transform keeps
  * below its tol, often well below). */
 static double kernel_tol(double tol, int precision) {
-    double lo = precision == WARPFFT_F64 ? 1e-13 : 1e-6;
+    double lo, hi;
+    wf_tol_bounds(precision, &lo, &hi);
     return tol / 2 > lo ? tol / 2 : lo;
 }
 
@@ -59,7 +60,7 @@ warpfft_status wf_toep_choose(int dim, const int64_t n_modes[3], int64_t ntransf
     if (st == WARPFFT_SUCCESS && ntransf < 1)
         st = wf_error(WARPFFT_ERR_BAD_SIZE, "ntransf = %lld; must be >= 1", (long long)ntransf);
     if (st == WARPFFT_SUCCESS)
-        st = wf_check_tol(tol, precision);
+        st = wf_check_tol(&tol, precision);
     if (st == WARPFFT_SUCCESS && weights != WARPFFT_WEIGHTS_NONE &&
         weights != WARPFFT_WEIGHTS_REAL && weights != WARPFFT_WEIGHTS_COMPLEX)
         st = wf_error(WARPFFT_ERR_INVALID_ARG,

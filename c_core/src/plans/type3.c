@@ -258,7 +258,7 @@ warpfft_status wf_nufft3_create(int dim, int iflag, int64_t ntransf, double tol,
                                 const warpfft_opts *opts, wf_nufft3 **out) {
     *out = NULL;
     warpfft_opts o;
-    warpfft_status st = wf_t3_check(dim, ntransf, tol, precision, opts, &o);
+    warpfft_status st = wf_t3_check(dim, ntransf, &tol, precision, opts, &o);
     if (st != WARPFFT_SUCCESS)
         return st;
     wf_nufft3 *n = calloc(1, sizeof *n);

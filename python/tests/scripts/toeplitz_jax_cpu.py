@@ -58,7 +58,7 @@ def apply_impl(spectrum, f, *, n_modes, eps, kw, adjoint):
 def nufft_impl(source, *points, nufft_type, n_modes, iflag, eps, opts):
     assert nufft_type == 2, "the operator's derivatives use type 2 only"
     dim = len(points)
-    modeord = dict(_common._plan_kw(opts, 2, dim)).get("modeord", 0)
+    modeord = _common.plan_record(opts, 2, dim).modeord
     modes = source.shape[2:]
     grids = np.meshgrid(*[_k(n, modeord) for n in modes], indexing="ij")
     s = 1 if iflag >= 0 else -1

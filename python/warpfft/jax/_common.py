@@ -12,6 +12,7 @@ import numpy as np
 from jax.interpreters import mlir
 
 from .. import _lib as native
+from .. import _options as _table
 from . import options as _options
 
 TARGET = "warpfft_nufft"
@@ -23,6 +24,14 @@ jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(native.lib.warpfft_xla_nuf
 # ---- options and validation -------------------------------------------------------------
 
 
+class _Options(tuple):
+    """Options given as a dict with a name of the option table that the Opts dataclass does not
+    list (a warpfft option added later, by its name): hashable, read by name (options._fields)."""
+
+    def __init__(self, items):
+        self.__dict__.update(items)
+
+
 def freeze(opts):
     """A hashable options object (dicts become Opts / NestedOpts); ValueError for unknown names."""
     if opts is None:
@@ -31,10 +40,12 @@ def freeze(opts):
         if opts and set(opts) <= set(_options._NESTED):
             return _options.NestedOpts(**{k: freeze(v) for k, v in opts.items()})
         known = {f.name for f in _options.dataclasses.fields(_options.Opts)}
-        unknown = sorted(set(opts) - known)
+        unknown = sorted(set(opts) - known - set(_table.SPELLINGS))
         if unknown:
             raise ValueError(f"opts: unknown option(s) {', '.join(unknown)}")
-        return _options.Opts(**opts)
+        if set(opts) <= known:
+            return _options.Opts(**opts)
+        return _Options(sorted(opts.items()))  # an option of the table that Opts does not list
     try:
         hash(opts)
     except TypeError:
@@ -42,18 +53,21 @@ def freeze(opts):
     return opts
 
 
-def _plan_kw(opts, nufft_type, dim):
-    """The plan keywords of a transform of `nufft_type`. gpu_method 3 (OD, a spreading method)
-    has no effect on type 2, as in the reference; a deterministic type 1 or 3 spreads
-    output-driven, so GM and SM (1, 2: atomics) give way to AUTO there, as in warpfft.torch
-    (they stay for type 2, where they are deterministic)."""
-    kw = _options.resolve(_options.unpack(opts, nufft_type, True), dim)
-    d = dict(kw)
-    method = d.get("method", 0)
-    if (nufft_type == 2 and method == 3) or (nufft_type != 2 and d.get("deterministic") and
-                                             method in (1, 2)):
-        kw = tuple((k, v) for k, v in kw if k != "method")
-    return kw
+def plan_record(opts, nufft_type, dim):
+    """The options record (_options.record: checked by the option table, shared, read-only) of
+    a transform of `nufft_type`. gpu_method 3 (OD, a spreading method) has no effect on type 2,
+    as in the reference; a deterministic type 1 or 3 spreads output-driven, so GM and SM (1, 2:
+    atomics) give way to AUTO there, as in warpfft.torch (they stay for type 2, where they are
+    deterministic); type 3 has no mode order."""
+    kw = dict(_options.resolve(_options.unpack(opts, nufft_type, True), dim))
+    method = kw.get("method")
+    atomics = (_table.value("method", "GM"), _table.value("method", "SM"))
+    if (nufft_type == 2 and method == _table.value("method", "OD")) or (
+            nufft_type != 2 and kw.get("deterministic") and method in atomics):
+        del kw["method"]
+    if nufft_type == 3:
+        kw.pop("modeord", None)
+    return _table.record(tuple(sorted(kw.items())))
 
 
 def _backward(opts, nufft_type):
@@ -111,22 +125,17 @@ def register_lowerings(prim, lowering):
     mlir.register_lowering(prim, lowering, platform="cuda")
 
 
-def call_handler(ctx, source, coords, order, *, nufft_type, iflag, eps, kw, nc):
+def call_handler(ctx, source, coords, order, *, nufft_type, iflag, eps, opts, nc):
     """The custom call of the handler: `source`, then coords[i] for i in `order` (the C plan's
-    order: its dimension 1 is the last axis); `kw` the resolved plan keywords, `nc` the C plan's
+    order: its dimension 1 is the last axis); `opts` the options record (plan_record), passed
+    as one attribute (its bytes in hex: the handler reads them, xla_ffi.h), `nc` the C plan's
     three mode counts. The handler sets the plan's points_hint itself, from the points
     buffers' M (types 1 and 2; rounded to a power of two, as _lib.points_hint_for)."""
-    bins = list(kw.get("bin_size", (0, 0, 0)))
     rule = jax.ffi.ffi_lowering(TARGET)
     cctx = ctx.replace(avals_in=[ctx.avals_in[0]] + [ctx.avals_in[1 + i] for i in order])
     return rule(cctx, source, *[coords[i] for i in order],
                 nufft_type=np.int32(nufft_type), iflag=np.int32(1 if iflag >= 0 else -1),
-                eps=np.float64(eps), modeord=np.int32(kw.get("modeord", 0)),
-                method=np.int32(kw.get("method", 0)),
-                upsampfac=np.float64(kw.get("upsampfac", 0.0)),
-                max_subprob=np.int32(kw.get("max_subprob", 0)),
-                deterministic=np.int32(kw.get("deterministic", 0)),
-                bin1=np.int32(bins[0]), bin2=np.int32(bins[1]), bin3=np.int32(bins[2]),
+                eps=np.float64(eps), opts=_table.to_hex(opts),
                 n1=np.int64(nc[0]), n2=np.int64(nc[1]), n3=np.int64(nc[2]))
 
 

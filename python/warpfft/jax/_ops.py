@@ -16,9 +16,11 @@ from jax.extend.core import Primitive
 from jax.interpreters import ad, batching
 
 from .. import _lib as native
+from .. import _options as _table
+from .._args import effective_eps
 from . import _common, _type3
-from ._common import (_backward, _concrete, _plan_kw, _precision, as_arrays, call_handler,
-                      canonical, def_jitted_impl, register_lowerings, unbatched)
+from ._common import (_backward, _concrete, _precision, as_arrays, call_handler, canonical,
+                      def_jitted_impl, plan_record, register_lowerings, unbatched)
 
 nufft_p = Primitive("warpfft_nufft")
 # Reached through warpfft.jax._ops by the tests (test_jax.py, test_jax_reference.py).
@@ -49,7 +51,7 @@ def _abstract_eval(source, *points, nufft_type, n_modes, iflag, eps, opts):
         out_shape = sshape[:2] + (M,)
         modes = sshape[2:]
     native.validate(nufft_type, modes[::-1], sshape[1], eps, prec,
-                    _plan_kw(opts, nufft_type, dim))
+                    plan_record(opts, nufft_type, dim))
     return source.update(shape=out_shape, dtype=source.dtype)
 
 
@@ -69,7 +71,7 @@ def _lowering(ctx, source, *points, nufft_type, n_modes, iflag, eps, opts):
     nc = list(modes[::-1]) + [1] * (3 - dim)  # the C plan's order: the last axis is fastest
     # The C plan's dimension 1 is the last mode axis: pass the points in reverse order.
     return call_handler(ctx, source, points, list(range(dim))[::-1], nufft_type=nufft_type,
-                        iflag=iflag, eps=eps, kw=dict(_plan_kw(opts, nufft_type, dim)), nc=nc)
+                        iflag=iflag, eps=eps, opts=plan_record(opts, nufft_type, dim), nc=nc)
 
 
 register_lowerings(nufft_p, _lowering)
@@ -103,9 +105,10 @@ def apply(nufft_type, source, points, n_modes, iflag, eps, opts):
         raise ValueError(f"source has {sshape[-1]} values on its last axis but the points have "
                          f"{M}")
     source, pts, restore = canonical(source, core, points, pshape)
+    eps = effective_eps(eps, _precision(np.dtype(source.dtype), ()))  # the C rule, warned
     out = nufft_p.bind(source, *pts, nufft_type=nufft_type,
                        n_modes=tuple(n_modes) if nufft_type == 1 else (),
-                       iflag=int(iflag), eps=float(eps), opts=opts)
+                       iflag=int(iflag), eps=eps, opts=opts)
     return restore(out)
 
 
@@ -132,7 +135,7 @@ def _jvp(primals, tangents, *, nufft_type, n_modes, iflag, eps, opts):
     dsource, *dpoints = tangents
     dim = len(points)
     params = dict(nufft_type=nufft_type, n_modes=n_modes, iflag=iflag, eps=eps, opts=opts)
-    modeord = dict(_plan_kw(opts, nufft_type, dim)).get("modeord", 0)
+    modeord = _table.get(plan_record(opts, nufft_type, dim), "modeord")
     dp = [(d, dx) for d, dx in enumerate(dpoints) if type(dx) is not ad.Zero]
     has_ds = type(dsource) is not ad.Zero
     G, T = source.shape[0], source.shape[1]

@@ -32,6 +32,8 @@ from jax.extend.core import Primitive
 from jax.interpreters import batching
 
 from .. import _lib
+from .. import _options as _table
+from .._args import effective_eps
 from . import _common, _ops
 from . import options as _options
 from ._common import _concrete, register_lowerings
@@ -73,16 +75,9 @@ _WEIGHTS = {"none": 0, "real": 1, "complex": 2}
 
 
 def _c_opts(kw):
-    o = _lib.default_opts()
-    kw = dict(kw)
-    o.modeord = int(kw.get("modeord", 0))
-    o.method = int(kw.get("method", 0))
-    o.upsampfac = float(kw.get("upsampfac", 2.0))
-    o.max_subprob = int(kw.get("max_subprob", 0))
-    _lib.set_deterministic(o, int(kw.get("deterministic", 0)))
-    for i, b in enumerate(kw.get("bin_size", (0, 0, 0))):
-        o.bin_size[i] = int(b)
-    return o
+    """The options record of resolved options `kw` (options.resolve: (table name, value)
+    pairs, checked by the option table): the table's defaults for the rest."""
+    return _table.record(kw)
 
 
 @functools.lru_cache(maxsize=256)
@@ -108,16 +103,11 @@ def _precision(cdtype):
 
 
 def _attrs(n_modes, eps, kw, **extra):
-    kw = dict(kw)
+    """The handlers' attributes: the shape, eps, and the options record as one (its bytes in
+    hex, xla_toeplitz.h)."""
     nc = list(n_modes)[::-1] + [1] * (3 - len(n_modes))
-    bins = list(kw.get("bin_size", (0, 0, 0)))
     out = dict(dim=np.int32(len(n_modes)), n1=np.int64(nc[0]), n2=np.int64(nc[1]),
-               n3=np.int64(nc[2]), eps=np.float64(eps), modeord=np.int32(kw.get("modeord", 0)),
-               method=np.int32(kw.get("method", 0)),
-               upsampfac=np.float64(kw.get("upsampfac", 2.0)),
-               max_subprob=np.int32(kw.get("max_subprob", 0)), bin1=np.int32(bins[0]),
-               bin2=np.int32(bins[1]), bin3=np.int32(bins[2]),
-               deterministic=np.int32(kw.get("deterministic", 0)))
+               n3=np.int64(nc[2]), eps=np.float64(eps), opts=_table.to_hex(_c_opts(kw)))
     out.update({k: np.int32(v) for k, v in extra.items()})
     return out
 
@@ -321,8 +311,9 @@ def _setup(n_modes, points, weights, iflag, eps, opts):
     kind, w = _weights_kind(weights, real)
     frozen = _common.freeze(opts)
     kw = _options.resolve(_options.unpack(frozen, 2, True), dim)
-    eps, iflag = float(eps), (1 if int(iflag) >= 0 else -1)
+    iflag = 1 if int(iflag) >= 0 else -1
     cdt = np.complex64 if real == np.float32 else np.complex128
+    eps = effective_eps(eps, _precision(np.dtype(cdt)))  # the C rule, warned
     grid(n_modes, eps, _precision(np.dtype(cdt)), kw, kind)  # checks, before anything runs
     static = (n_modes, iflag, eps, kw, frozen, kind)
     return static, points, w, cdt

@@ -14,14 +14,11 @@ from jax.extend.core import Primitive
 from jax.interpreters import ad, batching
 
 from .. import _lib as native
-from ._common import (_backward, _concrete, _plan_kw, _precision, as_arrays, call_handler,
-                      canonical, def_jitted_impl, register_lowerings, unbatched)
+from .._args import effective_eps
+from ._common import (_backward, _concrete, _precision, as_arrays, call_handler, canonical,
+                      def_jitted_impl, plan_record, register_lowerings, unbatched)
 
 nufft3_p = Primitive("warpfft_nufft3")
-
-
-def _plan_kw3(opts, dim):
-    return tuple((k, v) for k, v in _plan_kw(opts, 3, dim) if k != "modeord")
 
 
 def _abstract_eval3(source, *coords, iflag, eps, opts):
@@ -41,7 +38,7 @@ def _abstract_eval3(source, *coords, iflag, eps, opts):
         if cs != want:
             what = "points" if i < dim else "targets"
             raise ValueError(f"{what} {'xyz'[i % dim]} have shape {cs}, expected {want}")
-    native.validate3(dim, T, eps, prec, _plan_kw3(opts, dim))
+    native.validate3(dim, T, eps, prec, plan_record(opts, 3, dim))
     return source.update(shape=(G, T, K), dtype=source.dtype)
 
 
@@ -54,7 +51,7 @@ def _lowering3(ctx, source, *coords, iflag, eps, opts):
     # The C plan's dimension 1 is the last axis: sources and targets each in reverse order.
     order = list(range(dim))[::-1] + [dim + d for d in range(dim)][::-1]
     return call_handler(ctx, source, coords, order, nufft_type=3, iflag=iflag, eps=eps,
-                        kw=dict(_plan_kw3(opts, dim)), nc=(1, 1, 1))
+                        opts=plan_record(opts, 3, dim), nc=(1, 1, 1))
 
 
 register_lowerings(nufft3_p, _lowering3)
@@ -94,7 +91,8 @@ def apply3(source, points, targets, iflag, eps, opts):
         raise ValueError(f"source has {sshape[-1]} values on its last axis but the points have "
                          f"{M}")
     source, coords, restore = canonical(source, 1, points + targets, lead)
-    return restore(nufft3_p.bind(source, *coords, iflag=int(iflag), eps=float(eps), opts=opts))
+    eps = effective_eps(eps, _precision(np.dtype(source.dtype), ()))  # the C rule, warned
+    return restore(nufft3_p.bind(source, *coords, iflag=int(iflag), eps=eps, opts=opts))
 
 
 def _jvp3(primals, tangents, *, iflag, eps, opts):

@@ -4,7 +4,10 @@
 :class:`NestedOpts` of this module, jax-finufft's own ``options.Opts`` / ``NestedOpts`` objects
 (read by field name), or a plain ``dict`` of field names.
 
-What each name does here:
+Every GPU name is a spelling of an option of the C library's option table (warpfft.h,
+``warpfft_opt_describe``; ``warpfft.option_table()``), set through it: its defaults and bounds
+are the table's, and a bad value raises ValueError (an InvalidArgumentError) with the table's
+message when the call is traced, as in every other interface. What each name does here:
 
 * ``modeord`` -> mode order (False/0: CMCL, -N/2..N/2-1; True/1: FFT order).
 * ``gpu_method`` -> 0 auto, 1 points-driven (GM), 2 shared-memory subproblems (SM), 3
@@ -19,10 +22,13 @@ What each name does here:
   value in [1.25, 3]. Others (NaN too) raise ValueError (an InvalidArgumentError, also a
   RuntimeError) with the C library's message when the call is traced. jax-finufft's own
   ``Opts`` default to 2.0, which fixes sigma at 2.
-* ``gpu_maxsubprobsize`` -> points per subproblem (SM).
+* ``gpu_maxsubprobsize`` -> points per subproblem (SM); the reference's default (1024) means
+  chosen per plan here.
 * ``gpu_binsizex/y/z`` -> bin edge per dimension in fine-grid points (0 = automatic).
-* ``gpu_kerevalmeth``, ``gpu_maxbatchsize``: accepted, no effect (warpfft evaluates its kernel
-  one way and runs a whole batch in one pass).
+* ``gpu_kerevalmeth``, ``gpu_maxbatchsize``: accepted (checked as the reference takes them), no
+  effect (warpfft evaluates its kernel one way and runs a whole batch in one pass).
+* ``gpu_device_id``, ``gpu_stream``: accepted (checked), no effect: the call runs on its arrays'
+  device and XLA's stream.
 * CPU-library names (``nthreads``, ``fftw``, ``spread_*``, ``upsampfac``, ``debug``,
   ``showwarn``, ``chkbnds``, ``maxbatchsize``): accepted, no effect -- they configure
   jax-finufft's CPU library, which warpfft does not run (its GPU transforms read
@@ -35,10 +41,19 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from .. import _options as _table
+
+
+def _ref(spelling, kind):
+    """The reference's default of a GPU option (the C library's option table), as `kind`."""
+    return kind(_table.ref_default(_table.spelled(spelling)))
+
 
 @dataclass(frozen=True)
 class Opts:
-    """jax-finufft's option names and defaults (see the module docstring for their effect)."""
+    """jax-finufft's option names and defaults (see the module docstring for their effect): its
+    CPU library's own, and the GPU ones with the reference's defaults from the option table
+    (gpu_upsampfac: cuFINUFFT's 0, chosen per plan, where jax-finufft writes 2.0)."""
 
     modeord: bool = False
     debug: int = 0
@@ -56,22 +71,24 @@ class Opts:
     spread_max_sp_size: int = 0
     chkbnds: bool = True
 
-    gpu_upsampfac: float = 0.0  # jax-finufft's is 2.0; 0: chosen per plan (warpfft's default)
-    gpu_method: int = 0
-    gpu_sort: bool = True
-    gpu_binsizex: int = 0
-    gpu_binsizey: int = 0
-    gpu_binsizez: int = 0
-    gpu_obinsizex: int = 0
-    gpu_obinsizey: int = 0
-    gpu_obinsizez: int = 0
-    gpu_maxsubprobsize: int = 1024
-    gpu_kerevalmeth: bool = True
-    gpu_spreadinterponly: bool = False
-    gpu_maxbatchsize: int = 0
-    gpu_debug: int = 0
+    gpu_upsampfac: float = _ref("gpu_upsampfac", float)
+    gpu_method: int = _ref("gpu_method", int)
+    gpu_sort: bool = _ref("gpu_sort", bool)
+    gpu_binsizex: int = _ref("gpu_binsizex", int)
+    gpu_binsizey: int = _ref("gpu_binsizey", int)
+    gpu_binsizez: int = _ref("gpu_binsizez", int)
+    gpu_obinsizex: int = _ref("gpu_obinsizex", int)
+    gpu_obinsizey: int = _ref("gpu_obinsizey", int)
+    gpu_obinsizez: int = _ref("gpu_obinsizez", int)
+    gpu_maxsubprobsize: int = _ref("gpu_maxsubprobsize", int)
+    gpu_kerevalmeth: bool = _ref("gpu_kerevalmeth", bool)
+    gpu_spreadinterponly: bool = _ref("gpu_spreadinterponly", bool)
+    gpu_maxbatchsize: int = _ref("gpu_maxbatchsize", int)
+    gpu_debug: int = _ref("gpu_debug", int)
+    gpu_device_id: int = _ref("gpu_device_id", int)
+    gpu_stream: int = _ref("gpu_stream", int)
 
-    deterministic: bool = False  # warpfft's own: bitwise-reproducible results
+    deterministic: bool = _ref("deterministic", bool)  # warpfft's own: bitwise-reproducible
 
 
 @dataclass(frozen=True)
@@ -85,18 +102,21 @@ class NestedOpts:
     backward: Optional[Union[Opts, "NestedOpts"]] = None
 
 
-_IGNORED = {"debug", "spread_debug", "showwarn", "nthreads", "fftw", "spread_sort",
-            "spread_kerevalmeth", "spread_kerpad", "upsampfac", "spread_thread", "maxbatchsize",
-            "spread_nthr_atomic", "spread_max_sp_size", "chkbnds", "gpu_kerevalmeth",
-            "gpu_maxbatchsize", "gpu_device_id", "gpu_stream"}
-_USED = {"modeord", "gpu_method", "gpu_upsampfac", "gpu_maxsubprobsize", "gpu_binsizex",
-         "gpu_binsizey", "gpu_binsizez", "deterministic"}
-_MUST_BE = {"gpu_sort": (True, "warpfft always sorts points into bins"),
-            "gpu_spreadinterponly": (False, "warpfft has no spread/interpolate-only mode"),
-            "gpu_obinsizex": (0, "warpfft sizes type-3 output bins itself"),
-            "gpu_obinsizey": (0, "warpfft sizes type-3 output bins itself"),
-            "gpu_obinsizez": (0, "warpfft sizes type-3 output bins itself"),
-            "gpu_debug": (0, "warpfft prints nothing; use warpfft.runtime_info()")}
+# jax-finufft's CPU-library options: accepted, no effect (warpfft does not run that library).
+_CPU = {"debug", "spread_debug", "showwarn", "nthreads", "fftw", "spread_sort",
+        "spread_kerevalmeth", "spread_kerpad", "upsampfac", "spread_thread", "maxbatchsize",
+        "spread_nthr_atomic", "spread_max_sp_size", "chkbnds"}
+# GPU options warpfft.jax cannot honour but at their default (the option table's).
+_MUST_BE_DEFAULT = {"gpu_sort": "warpfft always sorts points into bins",
+                    "gpu_spreadinterponly": "warpfft.jax has no spread/interpolate-only mode",
+                    "gpu_obinsizex": "warpfft sizes type-3 output bins itself",
+                    "gpu_obinsizey": "warpfft sizes type-3 output bins itself",
+                    "gpu_obinsizez": "warpfft sizes type-3 output bins itself",
+                    "gpu_debug": "warpfft prints nothing; use warpfft.runtime_info()"}
+# Options the handler sets per call (unchecked points; the call's M): not taken here.
+_PER_CALL = {"check_points", "points_hint"}
+# Every other spelling of the option table (jax-finufft's gpu_* names; warpfft's own, such as
+# deterministic) is set through it.
 _NESTED = ("type1", "type2", "type3", "forward", "backward")
 
 
@@ -115,55 +135,43 @@ def _is_nested(opts):
     return bool(f) and set(f) <= set(_NESTED)
 
 
+def _table_name(name, dim):
+    """The option table's name for jax-finufft's `name` in a `dim`-D transform, or None: the
+    bins go in the C plan's dimension order (x is its last dimension), those past `dim` unused."""
+    if name.startswith("gpu_binsize"):
+        axis = "xyz".index(name[-1])
+        return None if axis >= dim else f"bin_size[{dim - 1 - axis}]"
+    return _table.spelled(name)
+
+
 def resolve(opts, dim):
-    """One (non-nested) options object -> a hashable tuple of warpfft plan keywords (bins in the
-    C plan's dimension order). Raises ValueError naming an unsupported option."""
+    """One (non-nested) options object -> a hashable tuple of (option table name, value), the
+    options a record is made of (_options.record, which checks each value against the table).
+    None means the default; gpu_maxsubprobsize at the reference's default means chosen per plan.
+    Raises ValueError naming an option warpfft.jax does not know or cannot honour."""
     if opts is None:
         return ()
     fields = _fields(opts)
     out = {}
     for name, value in sorted(fields.items()):
-        if name in _IGNORED:
+        if name in _CPU or value is None:
             continue
-        if name in _MUST_BE:
-            want, why = _MUST_BE[name]
-            if value is not None and value != want:
-                raise ValueError(f"opts.{name}={value!r} is not supported: {why}")
+        if name in _MUST_BE_DEFAULT:
+            row = _table.TABLE[_table.spelled(name)]
+            if value != row.default:
+                raise ValueError(f"opts.{name}={value!r} is not supported: "
+                                 f"{_MUST_BE_DEFAULT[name]}")
             continue
-        if name not in _USED:
-            raise ValueError(f"opts.{name} is not an option warpfft.jax knows "
-                             f"(known: {', '.join(sorted(_USED | set(_MUST_BE) | _IGNORED))})")
-    modeord = int(bool(fields.get("modeord", False)))
-    if modeord:
-        out["modeord"] = 1
-    method = int(fields.get("gpu_method", 0) or 0)
-    if method not in (0, 1, 2, 3):
-        raise ValueError(f"opts.gpu_method={method!r}: 0 (auto), 1 (GM), 2 (SM) or 3 (OD)")
-    if method:
-        out["method"] = method
-    det = fields.get("deterministic", False)
-    if det not in (False, True, 0, 1, None):
-        raise ValueError(f"opts.deterministic={det!r}: True or False")
-    if det:
-        out["deterministic"] = 1
-    ups = fields.get("gpu_upsampfac", 0.0)
-    try:
-        ups = 0.0 if ups is None else float(ups)
-    except (TypeError, ValueError):
-        raise ValueError(f"opts.gpu_upsampfac={ups!r} must be a real number") from None
-    if ups != 0.0:  # NaN too: the C library refuses it (and any value outside [1.25, 3])
-        out["upsampfac"] = ups
-    maxsub = int(fields.get("gpu_maxsubprobsize", 1024) or 0)
-    if maxsub < 0:
-        raise ValueError(f"opts.gpu_maxsubprobsize={maxsub!r} must be >= 0")
-    if maxsub and maxsub != 1024:
-        out["max_subprob"] = maxsub
-    bins = [int(fields.get(n, 0) or 0) for n in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez")]
-    if any(b < 0 for b in bins):
-        raise ValueError(f"opts.gpu_binsize* must be >= 0, got {bins}")
-    bins = bins[:dim][::-1] + [0] * (3 - dim)
-    if any(bins):
-        out["bin_size"] = tuple(bins)
+        target = _table_name(name, dim)
+        if (target is None and not name.startswith("gpu_binsize")) or target in _PER_CALL:
+            known = sorted((set(_table.SPELLINGS) - _PER_CALL) | _CPU)
+            raise ValueError(f"opts.{name} is not an option warpfft.jax knows (known: "
+                             f"{', '.join(known)}; check_points and points_hint are set per "
+                             "call)")
+        if name == "gpu_maxsubprobsize" and value == _table.ref_default("max_subprob"):
+            continue
+        if target is not None:
+            out[target] = value
     return tuple(sorted(out.items()))
 
 

@@ -72,39 +72,50 @@ reused for another tensor; at most 64 records). Changes made behind PyTorch's ba
 import torch as _torch
 
 from .. import _lib as _native
+from .. import _options as _table
+from .._args import effective_eps
 from . import _ops
 from ._ops import clear_cache as clear_plan_cache
 from ._ops import nufft1_op, nufft2_op, nufft3_op
 from ._toeplitz import Toeplitz, toeplitz
 
 __all__ = ["finufft_type1", "finufft_type2", "finufft_type3", "clear_plan_cache", "stats",
-           "nufft1_op", "nufft2_op", "nufft3_op", "toeplitz", "Toeplitz"]
+           "nufft1_op", "nufft2_op", "nufft3_op", "op_options", "toeplitz", "Toeplitz"]
 
-_IGNORED = {"nthreads", "fftw", "spread_sort", "spread_kerevalmeth", "spread_kerpad",
-            "spread_thread", "maxbatchsize", "spread_nthr_atomic", "spread_max_sp_size",
-            "chkbnds", "showwarn", "gpu_kerevalmeth", "gpu_maxbatchsize", "gpu_spreadinterponly",
-            "debug", "spread_debug", "gpu_debug"}
-_MUST_BE = {"gpu_sort": 1, "gpu_spreadinterponly": 0, "debug": 0, "spread_debug": 0,
-            "gpu_debug": 0}
+# pytorch-finufft's option names onto the C library's option table: the table's spellings of
+# them (cufinufft's gpu_* names, upsampfac and gpu_upsampfac alike, warpfft's deterministic) are
+# set through it (its checks, its messages); the bins go in the C plan's dimension order. What
+# this front-end adds: its reference's defaults where they differ from the table's (FFT mode
+# order, as torch.fft), the options it cannot honour but at their default, and FINUFFT's CPU
+# options, accepted without effect.
+OWN_DEFAULTS = {"modeord": 1}
+_CPU = {"nthreads", "fftw", "spread_sort", "spread_kerevalmeth", "spread_kerpad",
+        "spread_thread", "maxbatchsize", "spread_nthr_atomic", "spread_max_sp_size", "chkbnds",
+        "showwarn", "spread_debug"}
+_MUST_BE_DEFAULT = {"gpu_sort", "gpu_spreadinterponly", "debug", "gpu_debug"}
+_PER_CALL = {"check_points", "points_hint"}  # set by the ops (unchecked points; the call's M)
 
 
 _PLAIN = frozenset((int, float, bool, str, type(None)))
 _options_memo = {}
 
 
-def _options(kwargs, dim, device, compiling):
-    """The keywords parsed and checked; memoised per (keywords, dim, device) when every value
-    is a plain Python scalar (an op call parses the same keywords every time). Errors are
-    raised every time (never memoised)."""
-    if compiling:  # traced: no global state in the graph's guards
-        return _parse_options(kwargs, dim, device)
+def _options(kwargs, dim, device, precision, compiling):
+    """(eps the plan runs at, isign, the options record in hex) of the keywords, parsed and
+    checked; memoised per (keywords, dim, device, precision) when every value is a plain Python
+    scalar (an op call parses the same keywords every time). Errors are raised every time
+    (never memoised). Under torch.compile the keywords are constants: parsed once at trace time
+    (the C calls behind them are not traced), the result a constant of the graph."""
+    if compiling:
+        dim = 1 if dim == 1 else 2 if dim == 2 else 3  # a constant (guarded), not a SymInt
+        return _parsed_constant(tuple(kwargs.items()), dim, device.index, precision)
     key = None
     if _PLAIN.issuperset(map(type, kwargs.values())):
-        key = (tuple(kwargs.items()), dim, device)
+        key = (tuple(kwargs.items()), dim, device, precision)
         hit = _options_memo.get(key)
         if hit is not None:
             return hit
-    parsed = _parse_options(kwargs, dim, device)
+    parsed = _parsed(tuple(kwargs.items()), dim, device.index, precision)
     if key is not None:
         if len(_options_memo) >= 256:
             _options_memo.clear()
@@ -112,49 +123,65 @@ def _options(kwargs, dim, device, compiling):
     return parsed
 
 
-def _parse_options(kwargs, dim, device):
+def _parsed(items, dim, device_index, precision):
+    eps, isign, opts = _parse_options(dict(items), dim, device_index)
+    return effective_eps(eps, precision), isign, opts  # the C rule, warned
+
+
+_parsed_constant = getattr(_torch.compiler, "assume_constant_result", lambda f: f)(_parsed)
+
+
+def _table_name(name, dim):
+    """The option table's name of keyword `name` for `dim`-D points, None for a bin past dim."""
+    if name.startswith("gpu_binsize") and name[-1:] in ("x", "y", "z"):
+        axis = "xyz".index(name[-1])
+        return None if axis >= dim else f"bin_size[{dim - 1 - axis}]"
+    return _table.spelled(name)
+
+
+def _parse_options(kwargs, dim, device_index):
+    """(eps, isign, the options record in hex): eps and isign are the transform's arguments
+    (pytorch-finufft's defaults), the rest options set through the table (op_options); a
+    gpu_device_id must be `device_index`, the tensors' device (None: not checked)."""
     kw = dict(kwargs)
-    eps = float(kw.pop("eps", 1e-6))
+    eps = kw.pop("eps", 1e-6)
     isign = int(kw.pop("isign", -1))
-    modeord = int(kw.pop("modeord", 1))
-    if modeord not in (0, 1):
-        raise ValueError(f"modeord={modeord!r}: 0 (CMCL, -N/2..N/2-1) or 1 (FFT order)")
-    method = int(kw.pop("gpu_method", 0) or 0)
-    if method not in (0, 1, 2, 3):
-        raise ValueError(f"gpu_method={method!r}: 0 (auto), 1 (GM), 2 (SM) or 3 (OD: "
-                         "output-driven spreading; types 1 and 3)")
-    det = kw.pop("deterministic", False)
-    if det not in (False, True, 0, 1):
-        raise ValueError(f"deterministic={det!r}: True or False")
-    # 0 (default; the reference's "auto"): the plan chooses sigma with the kernel width for
-    # the call's M; any other value goes to the C library, which refuses one outside
-    # [1.25, 3] (NaN too) with its message when the call is checked (_validate)
-    ups = kw.pop("upsampfac", None)
-    ups = kw.pop("gpu_upsampfac", ups)
-    try:
-        ups = 0.0 if ups is None else float(ups)
-    except (TypeError, ValueError):
-        raise ValueError(f"upsampfac={ups!r} must be a real number") from None
-    maxsub = int(kw.pop("gpu_maxsubprobsize", 0) or 0)
-    bins = [int(kw.pop(n, 0) or 0) for n in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez")]
-    bins = tuple(bins[:dim][::-1] + [0] * (3 - dim))
-    dev_id = kw.pop("gpu_device_id", None)
-    if dev_id is not None and int(dev_id) != device.index:
-        raise ValueError(f"gpu_device_id={dev_id} but the tensors are on {device}: warpfft.torch "
-                         "runs where the tensors are")
-    if kw.pop("gpu_stream", None) is not None:
-        raise ValueError("gpu_stream is not supported: warpfft.torch runs on torch's current "
-                         "stream (use `with torch.cuda.stream(s):`)")
-    for name in list(kw):
-        if name in _MUST_BE:
-            if int(kw[name]) != _MUST_BE[name]:
-                raise ValueError(f"{name}={kw[name]!r} is not supported by warpfft")
-            kw.pop(name)
-        elif name in _IGNORED:
-            kw.pop(name)
-    if kw:
-        raise ValueError(f"unknown or unsupported option(s): {', '.join(sorted(kw))}")
-    return eps, isign, modeord, method, ups, maxsub, bins, bool(det)
+    return eps, isign, _options_hex(kw, dim, device_index)
+
+
+def _options_hex(kw, dim, device_index=None):
+    items = dict(OWN_DEFAULTS)
+    for name, value in kw.items():
+        if name in _CPU:
+            if name == "spread_debug" and value:
+                raise ValueError(f"{name}={value!r} is not supported by warpfft")
+            continue
+        if name == "gpu_stream":
+            if value is not None:
+                raise ValueError("gpu_stream is not supported: warpfft.torch runs on torch's "
+                                 "current stream (use `with torch.cuda.stream(s):`)")
+            continue
+        target = _table_name(name, dim)
+        if target is None and not name.startswith("gpu_binsize"):
+            raise ValueError(f"unknown or unsupported option(s): {name}")
+        if name in _MUST_BE_DEFAULT or target in _PER_CALL:
+            if name in _MUST_BE_DEFAULT and value == _table.default(target):
+                continue
+            raise ValueError(f"{name}={value!r} is not supported by warpfft")
+        if target is not None and value is not None:
+            items[target] = value
+    rec = _table.record(tuple(items.items()))
+    if "device" in items and device_index is not None and rec.device != device_index:
+        raise ValueError(f"gpu_device_id={rec.device} but the tensors are on cuda:"
+                         f"{device_index}: warpfft.torch runs where the tensors are")
+    return _table.to_hex(rec)
+
+
+def op_options(dim, **kwargs):
+    """The ``opts`` argument of torch.ops.warpfft.nufft1/2/3 for `dim`-D points from the
+    option keywords finufft_type1 takes (eps and isign are the ops' own arguments): the
+    warpfft_opts record, set through the C library's option table, in hex."""
+    return _options_hex(kwargs, dim)
 
 
 def _check(points, data, what):
@@ -199,21 +226,18 @@ def _count(batch):
     return max(B, 1)
 
 
-def _validate(nufft_type, modes, batch, eps, dtype, modeord, method, ups, maxsub, bins,
-              compiling):
+def _validate(nufft_type, modes, batch, eps, dtype, opts, compiling):
     """Tolerance, sizes and options checked by the C library (no GPU needed) before the op
-    runs or is traced: a tol the precision cannot reach raises InvalidArgumentError naming eps.
-    (The deterministic option changes no check: the ops pick its method.)"""
+    runs or is traced, with the op's rules applied (its record: op_record): a tol the options
+    cannot reach raises InvalidArgumentError naming eps."""
     if compiling:  # traced: the op checks the same when it runs
         return
-    if nufft_type == 2 and method == 3:  # OD spreads: no effect on interpolation (the op's rule)
-        method = 0
-    key = (nufft_type, tuple(modes), tuple(batch), eps, dtype, modeord, method, ups, maxsub,
-           bins)
+    key = (nufft_type, tuple(modes), tuple(batch), eps, dtype, opts)
     if key in _validated:  # what passed once passes again (the C check is a pure function)
         return
+    rec = _table.from_hex(_ops.op_record(opts, nufft_type))
     _native.validate(nufft_type, list(modes)[::-1], _count(batch), eps, _ops._precision(dtype),
-                     _ops._kw(modeord, method, ups, maxsub, bins))
+                     rec)
     if len(_validated) >= 256:
         _validated.clear()
     _validated.add(key)
@@ -280,19 +304,17 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
         raise ValueError(f"output_shape {output_shape} must be {D} positive ints")
     _check_values(values, M)
     compiling = _torch.compiler.is_compiling()
-    eps, isign, modeord, method, ups, maxsub, bins, det = _options(finufftkwargs, D,
-                                                                   values.device, compiling)
+    eps, isign, opts = _options(finufftkwargs, D, values.device,
+                                _ops._precision(values.dtype), compiling)
     batch = values.shape[:-1]
     if points.ndim == 3:
         _check_sets(points, batch, "values")
-    _validate(1, output_shape, batch, eps, values.dtype, modeord, method, ups, maxsub, bins,
-              compiling)
+    _validate(1, output_shape, batch, eps, values.dtype, opts, compiling)
     _check_device(points, values, "values")
     if values.ndim != 2:  # (B, M) already: no view to make (nor to undo below)
         values = values.reshape(-1, M)
     op = _ops._nufft1_impl if not compiling and _direct(points, values) else nufft1_op
-    out = op(points, values, list(output_shape), isign, eps, modeord, method, ups, maxsub, bins,
-             not points.requires_grad, det)
+    out = op(points, values, list(output_shape), isign, eps, opts, not points.requires_grad)
     return out if len(batch) == 1 else out.reshape(batch + output_shape)
 
 
@@ -307,19 +329,17 @@ def finufft_type2(points, targets, **finufftkwargs):
     if targets.ndim < D:
         raise ValueError(f"targets have shape {tuple(targets.shape)}: need {D} mode axes")
     compiling = _torch.compiler.is_compiling()
-    eps, isign, modeord, method, ups, maxsub, bins, det = _options(finufftkwargs, D,
-                                                                   targets.device, compiling)
+    eps, isign, opts = _options(finufftkwargs, D, targets.device,
+                                _ops._precision(targets.dtype), compiling)
     batch, modes = targets.shape[:targets.ndim - D], targets.shape[targets.ndim - D:]
     if points.ndim == 3:
         _check_sets(points, batch, "targets")
-    _validate(2, modes, batch, eps, targets.dtype, modeord, method, ups, maxsub, bins,
-              compiling)
+    _validate(2, modes, batch, eps, targets.dtype, opts, compiling)
     _check_device(points, targets, "targets")
     if targets.ndim != D + 1:  # (B, N1, ..) already: no view to make (nor to undo below)
         targets = targets.reshape((-1,) + tuple(modes))
     op = _ops._nufft2_impl if not compiling and _direct(points, targets) else nufft2_op
-    out = op(points, targets, isign, eps, modeord, method, ups, maxsub, bins,
-             not points.requires_grad, det)
+    out = op(points, targets, isign, eps, opts, not points.requires_grad)
     return out if len(batch) == 1 else out.reshape(batch + (M,))
 
 
@@ -347,18 +367,17 @@ def finufft_type3(points, values, targets, **finufftkwargs):
     if points.ndim == 3:
         _check_sets(points, values.shape[:-1], "values")
     compiling = _torch.compiler.is_compiling()
-    eps, isign, _, method, ups, maxsub, bins, det = _options(finufftkwargs, D, values.device,
-                                                             compiling)
+    eps, isign, opts = _options(finufftkwargs, D, values.device,
+                                _ops._precision(values.dtype), compiling)
     batch = values.shape[:-1]
     if not compiling:
         _native.validate3(D, _count(batch), eps, _ops._precision(values.dtype),
-                          _ops._kw(0, method, ups, maxsub, bins))
+                          _table.from_hex(_ops.op_record(opts, 3)))
     _check_device(points, values, "values")
     if targets.device != values.device:
         raise ValueError(f"targets are on {targets.device} but values on {values.device}: all "
                          "must be on one device")
-    out = nufft3_op(points, values.reshape(-1, M), targets, isign, eps, method, ups, maxsub,
-                    bins, det)
+    out = nufft3_op(points, values.reshape(-1, M), targets, isign, eps, opts)
     return out.reshape(batch + (targets.shape[-1],))
 
 

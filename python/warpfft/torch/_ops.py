@@ -10,6 +10,12 @@ The C plan has dimension 1 fastest, so modes and coordinates are passed in rever
 (zero-copy: a mode array (B, N1, N2) is the C plan's (N2 fastest) layout). The kernels and
 the fake implementations check their arguments first (_checks.py).
 
+The plan options cross as one argument, ``opts``: the warpfft_opts record the caller resolved
+through the C library's option table, its bytes in hex (``_options.to_hex``; ``op_options``
+makes one from keywords), so a new option changes no schema here. The ops read from it what
+their rules need (mode order, method, deterministic) and set the per-call fields (device,
+stream, points_hint) through the table.
+
 Registration style (chosen for per-call cost; python/bench/dispatch.py measures it): the ops
 are defined with ``torch.library.Library`` -- schema, a kernel for the CPU and CUDA keys, a fake
 implementation (``register_fake``) and one Python kernel at the Autograd key that takes the
@@ -29,6 +35,7 @@ import torch
 
 from .. import _errors
 from .. import _lib as native
+from .. import _options
 from . import _checks, _sets
 
 # Plans come from the C library's live-plan pool (warpfft_pool_acquire / _release: shared with
@@ -126,26 +133,31 @@ def _acquire_captured(*args):
 
 
 @functools.lru_cache(maxsize=256)
-def _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream, hint):
+def _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, opts_hex, device, stream, hint):
     """The C arguments of warpfft_pool_acquire for a plan's key, checked by the library's
-    plan_params first (a tolerance the precision cannot reach raises naming eps): built once per
-    key, since an op call needs them every time. Type 3 passes no mode counts. `hint`: the
-    plan's points_hint (native.points_hint_for(M); 0 for type 3, whose choice ignores it)."""
+    plan_params first (a tolerance the options cannot reach raises naming eps): built once per
+    key, since an op call needs them every time. Type 3 passes no mode counts. `opts_hex`: the
+    op's record (op_record's); `hint`: the plan's points_hint (native.points_hint_for(M); 0 for
+    type 3, whose choice ignores it), set with the device and stream through the table."""
+    rec = _options.from_hex(opts_hex)
     if nufft_type == 3:
-        native.validate3(modes_c[0], ntransf, eps, prec, kw)
+        native.validate3(modes_c[0], ntransf, eps, prec, rec)
     else:
-        native.validate(nufft_type, list(modes_c), ntransf, eps, prec, kw)
+        native.validate(nufft_type, list(modes_c), ntransf, eps, prec, rec)
     n = None if nufft_type == 3 else native.modes3(modes_c)
     dim = modes_c[0] if nufft_type == 3 else len(modes_c)
-    opts = native.make_opts(device=device, stream=stream, points_hint=hint, **dict(kw))
+    opts = _options.copy(rec)
+    for name, value in (("device", device), ("stream", stream), ("points_hint", hint)):
+        _options.set_option(opts, name, value)
     return (int(nufft_type), int(dim), n, int(isign), int(ntransf), float(eps), int(prec),
             ctypes.byref(opts), opts, n)
 
 
-def _acquire(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream, hint=0):
+def _acquire(nufft_type, modes_c, ntransf, eps, isign, prec, opts_hex, device, stream, hint=0):
     """A plan (handle) of the pool for this key, the caller's until _release. Type 3: modes_c is
     (D,)."""
-    a = _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, kw, device, stream, hint)
+    a = _plan_args(nufft_type, modes_c, ntransf, eps, isign, prec, opts_hex, device, stream,
+                   hint)
     handle = ctypes.c_void_p()
     st = native.lib.warpfft_pool_acquire(*a[:8], ctypes.byref(handle))
     if st:
@@ -181,30 +193,44 @@ def _forget(plan):
         _points.pop(plan, None)
 
 
-def _kw_uncached(modeord, method, upsampfac, max_subprob, bins, deterministic=False):
-    """The plan options as a sorted tuple of the non-default ones; `bins` a tuple."""
-    kw = {}
-    if deterministic:
-        kw["deterministic"] = 1
-    if modeord:
-        kw["modeord"] = int(modeord)
-    if method:
-        kw["method"] = int(method)
-    if upsampfac != 0.0:  # 0: the C default (chosen per plan); NaN too: the C refuses it
-        kw["upsampfac"] = float(upsampfac)
-    if max_subprob:
-        kw["max_subprob"] = int(max_subprob)
-    if any(bins):
-        kw["bin_size"] = tuple(int(b) for b in bins)
-    return tuple(sorted(kw.items()))
+@functools.lru_cache(maxsize=256)
+def op_record(opts_hex, nufft_type, det_global=False):
+    """The record a plan of an op of `nufft_type` is made with, from the op's `opts` (hex) and
+    its rules, in hex (memoised: called per op call): a deterministic spreading op (the option,
+    or torch.use_deterministic_algorithms(True): `det_global`) spreads output-driven, so GM and SM
+    (1, 2: atomics) give way to AUTO; a type-2 op interpolates, so OD (3, a spreading method)
+    is AUTO there, and its plan is the plain kind (its interpolation sums in a fixed order
+    either way; the option reaches its backward's type 1); type 3 has no mode order."""
+    rec = _options.from_hex(opts_hex)
+    method = _options.get(rec, "method")
+    det = bool(_options.get(rec, "deterministic")) or det_global
+    auto = _options.value("method", "AUTO")
+    atomics = (_options.value("method", "GM"), _options.value("method", "SM"))
+    changes = []
+    if nufft_type == 2:
+        changes += [("method", auto)] if method == _options.value("method", "OD") else []
+        changes += [("deterministic", False)]
+    else:
+        changes += [("method", auto)] if det and method in atomics else []
+        changes += [("deterministic", det)]
+    if nufft_type == 3:
+        changes += [("modeord", _options.value("modeord", "CMCL"))]
+    out = _options.copy(rec)
+    for name, value in changes:
+        _options.set_option(out, name, value)
+    return _options.to_hex(out)
 
 
-# _kw_uncached memoised (called per op call): the options come from the callers, so the memo is
-# bounded (least recently used out), and a hit costs no Python call.
-_kw = functools.lru_cache(maxsize=256)(_kw_uncached)
+def _op_opts(opts_hex, nufft_type):
+    """op_record with torch's global determinism read now (as torch's own ops read it)."""
+    return op_record(opts_hex, nufft_type, torch.are_deterministic_algorithms_enabled())
 
 
-def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True):
+def _modeord(opts_hex):
+    return _options.get(_options.from_hex(opts_hex), "modeord")
+
+
+def _run(nufft_type, points, src, out, modes, isign, eps, opts, reuse_points=True):
     """setpts (skipped when the same, unmodified points tensor comes back to a pooled plan that
     still holds its points) + execute, on torch's current stream of the tensors' device."""
     device = _device_of(src)
@@ -228,7 +254,7 @@ def _run(nufft_type, points, src, out, modes, isign, eps, kw, reuse_points=True)
     # nearest power of two (pooled plans are keyed on every option: an exact M would make a
     # plan per distinct M, and the choice changes slowly with M)
     plan = (_acquire_captured if capturing else _acquire)(
-        nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, kw, device, stream,
+        nufft_type, modes_c, B, eps, 1 if isign >= 0 else -1, prec, opts, device, stream,
         native.points_hint_for(M))
     try:
         # (inline, not helpers: this runs on every call and its Python work is measured)
@@ -283,15 +309,13 @@ _TAGS = tuple(getattr(torch.Tag, t) for t in ("pt2_compliant_tag", "needs_fixed_
 # type 3 cannot run in a CUDA graph (CUDA graphs, above): torch.compile's graphs go around it
 _TAGS3 = _TAGS + tuple(getattr(torch.Tag, t) for t in ("cudagraph_unsafe",)
                        if hasattr(torch.Tag, t))
+# opts: the options record in hex (op_options; the module docstring)
 _LIB.define("nufft1(Tensor points, Tensor values, int[] n_modes, int isign, float eps, "
-            "int modeord, int method, float upsampfac, int max_subprob, int[] bins, "
-            "bool reuse_points=True, bool deterministic=False) -> Tensor", tags=_TAGS)
-_LIB.define("nufft2(Tensor points, Tensor targets, int isign, float eps, int modeord, "
-            "int method, float upsampfac, int max_subprob, int[] bins, "
-            "bool reuse_points=True, bool deterministic=False) -> Tensor", tags=_TAGS)
+            "str opts, bool reuse_points=True) -> Tensor", tags=_TAGS)
+_LIB.define("nufft2(Tensor points, Tensor targets, int isign, float eps, str opts, "
+            "bool reuse_points=True) -> Tensor", tags=_TAGS)
 _LIB.define("nufft3(Tensor points, Tensor values, Tensor targets, int isign, float eps, "
-            "int method, float upsampfac, int max_subprob, int[] bins, "
-            "bool deterministic=False) -> Tensor", tags=_TAGS3)
+            "str opts) -> Tensor", tags=_TAGS3)
 # The callables (OpOverloads): positional arguments as the schemas list them.
 nufft1_op = torch.ops.warpfft.nufft1.default
 nufft2_op = torch.ops.warpfft.nufft2.default
@@ -303,52 +327,37 @@ _BACKENDS = ("CUDA", "CPU")
 
 # Determinism. By default spreading (types 1 and 3, and so type 2's backward) adds into the
 # fine grid with float atomics in whatever order the GPU runs them: results may differ in the
-# last bits from run to run. The ops' `deterministic` argument, or
-# torch.use_deterministic_algorithms(True) (read when the op runs: its backward's ops too),
-# makes the spreading ops use the library's deterministic plans instead (output-driven
-# spreading after a stable sort: the same bits every run; docs/spreaders.md). Interpolation
-# (type 2) sums each point's footprint in a fixed order with every method.
-def _deterministic(deterministic):
-    return bool(deterministic) or torch.are_deterministic_algorithms_enabled()
+# last bits from run to run. The deterministic option, or torch.use_deterministic_algorithms(True)
+# (read when the op runs: its backward's ops too), makes the spreading ops use the library's
+# deterministic plans instead (output-driven spreading after a stable sort: the same bits every
+# run; docs/spreaders.md; op_record). Interpolation (type 2) sums each point's footprint in a
+# fixed order with every method.
 
 
-def _spread_method(method, deterministic):
-    """The method of a spreading op: a deterministic plan spreads output-driven (GM and SM, 1
-    and 2, add with atomics and have no deterministic variant: AUTO, which picks OD, instead)."""
-    return 0 if deterministic and method in (1, 2) else method
-
-
-def _nufft1_impl(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
-                 bins, reuse_points=True, deterministic=False):
+def _nufft1_impl(points, values, n_modes, isign, eps, opts, reuse_points=True):
     _checks.nufft1(points, values, n_modes)
     out = torch.empty((values.shape[0], *n_modes), dtype=values.dtype, device=values.device)
     if values.shape[-1] == 0:
         return out.zero_()
-    det = _deterministic(deterministic)
-    kw = _kw(modeord, _spread_method(method, det), upsampfac, max_subprob, tuple(bins), det)
-    return _run(1, points, values, out, n_modes, isign, eps, kw, reuse_points)
+    return _run(1, points, values, out, n_modes, isign, eps, _op_opts(opts, 1), reuse_points)
 
 
-def _nufft1_fake(points, values, n_modes, isign, eps, modeord, method, upsampfac, max_subprob,
-                 bins, reuse_points=True, deterministic=False):
+def _nufft1_fake(points, values, n_modes, isign, eps, opts, reuse_points=True):
     _checks.nufft1(points, values, n_modes, fake=True)
     return values.new_empty((values.shape[0],) + tuple(n_modes))
 
 
-def _nufft2_impl(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
-                 reuse_points=True, deterministic=False):
-    # deterministic: interpolation is already (the option only reaches the backward's type 1)
+def _nufft2_impl(points, targets, isign, eps, opts, reuse_points=True):
     _checks.nufft2(points, targets)
     M = points.shape[-1]
     out = torch.empty((targets.shape[0], M), dtype=targets.dtype, device=targets.device)
     if M == 0:
         return out
-    kw = _kw(modeord, 0 if method == 3 else method, upsampfac, max_subprob, tuple(bins))
-    return _run(2, points, targets, out, targets.shape[1:], isign, eps, kw, reuse_points)
+    return _run(2, points, targets, out, targets.shape[1:], isign, eps, _op_opts(opts, 2),
+                reuse_points)
 
 
-def _nufft2_fake(points, targets, isign, eps, modeord, method, upsampfac, max_subprob, bins,
-                 reuse_points=True, deterministic=False):
+def _nufft2_fake(points, targets, isign, eps, opts, reuse_points=True):
     _checks.nufft2(points, targets, fake=True)
     return targets.new_empty((targets.shape[0], points.shape[-1]))
 
@@ -373,15 +382,15 @@ def _setup1(ctx, inputs, output):
     points, values, n_modes, *rest = inputs
     ctx.save_for_backward(points, values)
     ctx.n_modes = list(n_modes)
-    ctx.rest = rest[:7]  # isign, eps, modeord, method, upsampfac, max_subprob, bins
-    ctx.det = bool(rest[8]) if len(rest) > 8 else False  # (rest[7]: reuse_points)
+    ctx.rest = rest[:3]  # isign, eps, opts (rest[3]: reuse_points)
 
 
 def _backward1(ctx, grad):
     # f_k = sum_j c_j e^{i s k.x_j}. grad_c = A^H g: a type 2 with sign -s. For the points,
     # dL/dx_dj = Re(conj(c_j) * sum_k (-i s k_d) g_k e^{-i s k.x_j}): type 2 of the ramped g.
     points, values = ctx.saved_tensors
-    isign, eps, modeord, method, upsampfac, max_subprob, bins = ctx.rest
+    isign, eps, opts = ctx.rest
+    modeord = _modeord(opts)
     need_p, need_v = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
     D = points.shape[-2]
     s = 1 if isign >= 0 else -1
@@ -391,8 +400,7 @@ def _backward1(ctx, grad):
         parts += [(-1j * s) * _ramp(d, ctx.n_modes, modeord, grad.device, real) * grad
                   for d in range(D)]
     stacked = _sets.stack(parts, points)  # batched points: each set's transforms together
-    r = nufft2_op(points, stacked.contiguous(), -s, eps, modeord, method, upsampfac,
-                  max_subprob, bins, not need_p, ctx.det)
+    r = nufft2_op(points, stacked.contiguous(), -s, eps, opts, not need_p)
     r = _sets.unstack(r, len(parts), points)
     gv = r[0] if need_v else None
     gp = None
@@ -404,33 +412,31 @@ def _backward1(ctx, grad):
 def _setup2(ctx, inputs, output):
     points, targets, *rest = inputs
     ctx.save_for_backward(points, targets)
-    ctx.rest = rest[:7]
-    ctx.det = bool(rest[8]) if len(rest) > 8 else False
+    ctx.rest = rest[:3]  # isign, eps, opts
 
 
 def _backward2(ctx, grad):
     # c_j = sum_k f_k e^{i s k.x_j}. grad_f = A^H g: a type 1 with sign -s. For the points,
     # dL/dx_dj = Re(conj(g_j) * sum_k (i s k_d) f_k e^{i s k.x_j}): type 2 of the ramped f.
     points, targets = ctx.saved_tensors
-    isign, eps, modeord, method, upsampfac, max_subprob, bins = ctx.rest
+    isign, eps, opts = ctx.rest
+    modeord = _modeord(opts)
     need_p, need_t = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
     D = points.shape[-2]
     s = 1 if isign >= 0 else -1
     modes = list(targets.shape[1:])
     gt = gp = None
     if need_t:
-        gt = nufft1_op(points, grad.contiguous(), modes, -s, eps, modeord, method, upsampfac,
-                       max_subprob, bins, not need_p, ctx.det)
+        gt = nufft1_op(points, grad.contiguous(), modes, -s, eps, opts, not need_p)
     if need_p:
         ramped = _sets.stack([(1j * s) * _ramp(d, modes, modeord, targets.device, points.dtype)
                               * targets for d in range(D)], points)
-        r = nufft2_op(points, ramped.contiguous(), s, eps, modeord, method, upsampfac,
-                      max_subprob, bins, False, ctx.det)
+        r = nufft2_op(points, ramped.contiguous(), s, eps, opts, False)
         gp = _sets.reduce((grad.conj().unsqueeze(0) * _sets.unstack(r, D, points)).real, points)
     return (gp, gt) + (None,) * (len(ctx.needs_input_grad) - 2)
 
 
-def _run3(points, values, targets, out, isign, eps, kw):
+def _run3(points, values, targets, out, isign, eps, opts):
     """setpts3 (every call: sources and targets) + execute, on torch's current stream."""
     device = _device_of(values)
     stream = _stream_of(device)
@@ -450,7 +456,7 @@ def _run3(points, values, targets, out, isign, eps, kw):
             "with torch.cuda.graph, call it outside the captured region")
     values = _plain(values).contiguous()
     pc, tc = _sets.c_layout(_plain(points.detach())), _sets.c_layout(_plain(targets.detach()))
-    plan = _acquire(3, (D,), B, eps, 1 if isign >= 0 else -1, prec, kw, device, stream)
+    plan = _acquire(3, (D,), B, eps, 1 if isign >= 0 else -1, prec, opts, device, stream)
     try:
         # rows of the contiguous (D, S * M) / (D, S * K) arrays, reversed: the C plan's x is
         # last
@@ -473,20 +479,16 @@ def _run3(points, values, targets, out, isign, eps, kw):
     return out
 
 
-def _nufft3_impl(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins,
-                 deterministic=False):
+def _nufft3_impl(points, values, targets, isign, eps, opts):
     """f[b, k] = sum_j values[b, j] exp(i isign (targets[:, k] . points[:, j])); points (D, M),
     values (B, M), targets (D, K) -> (B, K)."""
     _checks.nufft3(points, values, targets)
     out = torch.empty((values.shape[0], targets.shape[-1]), dtype=values.dtype,
                       device=values.device)
-    det = _deterministic(deterministic)
-    kw = _kw(0, _spread_method(method, det), upsampfac, max_subprob, tuple(bins), det)
-    return _run3(points, values, targets, out, isign, eps, kw)
+    return _run3(points, values, targets, out, isign, eps, _op_opts(opts, 3))
 
 
-def _nufft3_fake(points, values, targets, isign, eps, method, upsampfac, max_subprob, bins,
-                 deterministic=False):
+def _nufft3_fake(points, values, targets, isign, eps, opts):
     _checks.nufft3(points, values, targets, fake=True)
     return values.new_empty((values.shape[0], targets.shape[-1]))
 
@@ -494,8 +496,7 @@ def _nufft3_fake(points, values, targets, isign, eps, method, upsampfac, max_sub
 def _setup3(ctx, inputs, output):
     points, values, targets, *rest = inputs
     ctx.save_for_backward(points, values, targets)
-    ctx.rest = rest[:6]  # isign, eps, method, upsampfac, max_subprob, bins
-    ctx.det = bool(rest[6]) if len(rest) > 6 else False
+    ctx.rest = rest[:3]  # isign, eps, opts
 
 
 def _backward3(ctx, grad):
@@ -504,7 +505,7 @@ def _backward3(ctx, grad):
     # same adjoint of the ramped g); dL/ds_dk = Re(conj(g_k) sum_j (i s x_dj c_j) e^{i s s_k.x_j})
     # (a forward type 3 of the ramped c).
     points, values, targets = ctx.saved_tensors
-    isign, eps, method, upsampfac, max_subprob, bins = ctx.rest
+    isign, eps, opts = ctx.rest
     need_p, need_v, need_t = ctx.needs_input_grad[:3]
     D = points.shape[-2]
     B = grad.shape[0]
@@ -514,8 +515,7 @@ def _backward3(ctx, grad):
         parts = [grad] + ([(-1j * s) * _sets.coord(targets, d, B) * grad for d in range(D)]
                           if need_p else [])
         stacked = _sets.stack(parts, points)  # batched points: each set's transforms together
-        r = nufft3_op(targets, stacked.contiguous(), points, -s, eps, method, upsampfac,
-                      max_subprob, bins, ctx.det)
+        r = nufft3_op(targets, stacked.contiguous(), points, -s, eps, opts)
         r = _sets.unstack(r, len(parts), points)
         gv = r[0] if need_v else None
         if need_p:
@@ -523,8 +523,7 @@ def _backward3(ctx, grad):
     if need_t:
         ramped = _sets.stack([(1j * s) * _sets.coord(points, d, B) * values for d in range(D)],
                              points)
-        r = nufft3_op(points, ramped.contiguous(), targets, s, eps, method, upsampfac,
-                      max_subprob, bins, ctx.det)
+        r = nufft3_op(points, ramped.contiguous(), targets, s, eps, opts)
         gt = _sets.reduce((grad.conj().unsqueeze(0) * _sets.unstack(r, D, points)).real, targets)
     return (gp, gv, gt) + (None,) * (len(ctx.needs_input_grad) - 3)
 

@@ -28,6 +28,8 @@ from collections import OrderedDict
 import torch
 
 from .. import _lib
+from .. import _options as _table
+from .._args import effective_eps
 
 CACHE_MAX = 8
 _lock = threading.Lock()
@@ -61,30 +63,25 @@ def _error(status, what):
     return e
 
 
-def _opts(device, stream, modeord, kw):
-    """The operator's warpfft_opts. Deterministic (the option, or
+def _opts(device, stream, opts_hex):
+    """The operator's warpfft_opts: the record of `opts_hex` (the options set through the option
+    table, the mode order included) on `device` and `stream`. Deterministic (the option, or
     torch.use_deterministic_algorithms(True) now): the kernel's type-1 transform spreads
-    output-driven (GM and SM have no deterministic variant), so the spectrum has the same bits
-    every run; the application is FFTs and pointwise products, deterministic either way."""
-    det = bool(kw.get("deterministic")) or torch.are_deterministic_algorithms_enabled()
-    o = _lib.default_opts()
-    o.device = int(device)
-    o.stream = int(stream)
-    o.modeord = int(modeord)
-    method = int(kw.get("method", 0))
-    o.method = 0 if det and method in (1, 2) else method
-    _lib.set_deterministic(o, int(det))
-    o.upsampfac = float(kw.get("upsampfac", 2.0))
-    o.max_subprob = int(kw.get("max_subprob", 0))
-    for i, b in enumerate(kw.get("bin_size", (0, 0, 0))):
-        o.bin_size[i] = int(b)
+    output-driven (GM and SM have no deterministic variant; the ops' rule), so the spectrum has
+    the same bits every run; the application is FFTs and pointwise products, deterministic
+    either way."""
+    from ._ops import _op_opts
+
+    o = _table.copy(_table.from_hex(_op_opts(opts_hex, 1)))
+    _table.set_option(o, "device", int(device))
+    _table.set_option(o, "stream", int(stream))
     return o
 
 
-def _info(n_modes, eps, prec, modeord, kw, kind):
+def _info(n_modes, eps, prec, opts_hex, kind):
     buf = (ctypes.c_char * 4096)()
     info = ctypes.cast(buf, ctypes.POINTER(_lib.ToeplitzInfo))
-    o = _opts(0, 0, modeord, kw)
+    o = _opts(0, 0, opts_hex)
     _check(_L().warpfft_toeplitz_params(len(n_modes), _lib.n_modes_array(list(n_modes)[::-1]), 1,
                                         float(eps), int(prec), ctypes.byref(o), _WEIGHTS[kind],
                                         info), "warpfft_toeplitz_params")
@@ -92,31 +89,13 @@ def _info(n_modes, eps, prec, modeord, kw, kind):
 
 
 def _parse(kwargs, dim):
-    """eps, isign, modeord and the plan keywords of the kernel's type-1 transform, from
-    warpfft.torch's option names (the ones finufft_type1/2 take)."""
-    kw = dict(kwargs)
-    eps = float(kw.pop("eps", 1e-6))
-    isign = 1 if int(kw.pop("isign", -1)) >= 0 else -1
-    modeord = int(kw.pop("modeord", 1))
-    if modeord not in (0, 1):
-        raise ValueError(f"modeord={modeord!r}: 0 (CMCL, -N/2..N/2-1) or 1 (FFT order)")
-    out = {}
-    method = int(kw.pop("gpu_method", 0) or 0)
-    if method not in (0, 1, 2, 3):
-        raise ValueError(f"gpu_method={method!r}: 0 (auto), 1 (GM), 2 (SM) or 3 (OD)")
-    out["method"] = method
-    det = kw.pop("deterministic", False)
-    if det not in (False, True, 0, 1):
-        raise ValueError(f"deterministic={det!r}: True or False")
-    out["deterministic"] = bool(det)
-    ups = kw.pop("gpu_upsampfac", kw.pop("upsampfac", None))
-    out["upsampfac"] = 2.0 if ups in (None, 0, 0.0) else float(ups)
-    out["max_subprob"] = int(kw.pop("gpu_maxsubprobsize", 0) or 0)
-    bins = [int(kw.pop(n, 0) or 0) for n in ("gpu_binsizex", "gpu_binsizey", "gpu_binsizez")]
-    out["bin_size"] = tuple(bins[:dim][::-1] + [0] * (3 - dim))
-    if kw:
-        raise ValueError(f"unknown or unsupported option(s): {', '.join(sorted(kw))}")
-    return eps, isign, modeord, out
+    """eps, isign and the options record in hex (the mode order and the kernel's type-1
+    transform's options), from warpfft.torch's option names (the ones finufft_type1/2 take, with
+    their defaults: op_options)."""
+    from . import _parse_options
+
+    eps, isign, opts = _parse_options(kwargs, dim, None)
+    return eps, 1 if isign >= 0 else -1, opts
 
 
 def _points(points, cdtype):
@@ -166,9 +145,10 @@ def spectrum(points, n_modes, weights=None, dtype=torch.complex64, **kwargs):
         raise ValueError(f"n_modes {n_modes} has {len(n_modes)} entries for {D}D points")
     _on_cuda(points, "points")
     kind, w = _weights(weights, M, dtype, points.device)
-    eps, isign, modeord, kw = _parse(kwargs, D)
+    eps, isign, opts = _parse(kwargs, D)
     prec = _PRECISION[dtype]
-    info = _info(n_modes, eps, prec, modeord, kw, kind)
+    eps = effective_eps(eps, prec)  # the C rule, warned
+    info = _info(n_modes, eps, prec, opts, kind)
     grid = tuple(int(v) for v in info.n_grid[:D])[::-1]
     out = torch.empty(grid, dtype=dtype if kind == "complex" else _REAL[dtype],
                       device=points.device)
@@ -181,7 +161,7 @@ def spectrum(points, n_modes, weights=None, dtype=torch.complex64, **kwargs):
     if w is not None:
         w = w.detach().resolve_conj().resolve_neg().contiguous()
         wp = w.data_ptr()
-    o = _opts(device, stream, modeord, kw)
+    o = _opts(device, stream, opts)
     _check(_L().warpfft_toeplitz_spectrum(D, _lib.n_modes_array(list(n_modes)[::-1]), isign, eps,
                                           prec, ctypes.byref(o), M, ptrs[0] or None,
                                           ptrs[1] or None, ptrs[2] or None, _WEIGHTS[kind], wp,
@@ -196,7 +176,7 @@ def _operator(n_modes, T, eps, prec, modeord, device, stream):
         if h is not None:
             _ops.move_to_end(key)
             return h
-    o = _opts(device, stream, modeord, {})
+    o = _opts(device, stream, _table.to_hex(_table.record((("modeord", modeord),))))
     handle = ctypes.c_void_p()
     _check(_L().warpfft_toeplitz_create(len(n_modes), _lib.n_modes_array(list(n_modes)[::-1]), 1,
                                         T, eps, prec, ctypes.byref(o), 0, None, None, None, 0,
@@ -229,7 +209,7 @@ def clear_cache():
 
 
 def _apply(static, spec, f, adjoint):
-    n_modes, isign, eps, modeord, kw, kind, points = static
+    n_modes, isign, eps, modeord, opts, kind, points = static
     prec = _PRECISION[f.dtype]
     lead = f.shape[:f.ndim - len(n_modes)]
     T = 1
@@ -261,7 +241,7 @@ class _Normal(torch.autograd.Function):
     def backward(ctx, g):
         f, weights, spec = ctx.saved_tensors
         static, adjoint = ctx.static, ctx.adjoint
-        n_modes, isign, eps, modeord, kw, kind, points = static
+        n_modes, isign, eps, modeord, opts, kind, points = static
         grad_f = grad_w = None
         if ctx.needs_input_grad[0]:
             grad_f = _apply(static, spec, g, not adjoint)
@@ -286,17 +266,6 @@ def _on_cuda(t, what):
 
 
 _CPU_OK = [False]  # the tests run the operator on CPU tensors over a fake C library
-
-
-def _plan_names(kw, dim):
-    """Plan keywords back to the option names _parse reads (for spectrum())."""
-    bins = list(kw["bin_size"][:dim])[::-1]
-    out = {"gpu_method": kw["method"], "upsampfac": kw["upsampfac"],
-           "gpu_maxsubprobsize": kw["max_subprob"],
-           "deterministic": kw.get("deterministic", False)}
-    for name, b in zip(("gpu_binsizex", "gpu_binsizey", "gpu_binsizez"), bins):
-        out[name] = b
-    return out
 
 
 class Toeplitz:
@@ -326,12 +295,14 @@ class Toeplitz:
             raise ValueError(f"n_modes {n_modes} has {len(n_modes)} entries for {D}D points")
         _on_cuda(points, "points")
         kind, w = _weights(weights, M, dtype, points.device)
-        eps, isign, modeord, kw = _parse(kwargs, D)
+        eps, isign, opts = _parse(kwargs, D)
+        eps = effective_eps(eps, _PRECISION[dtype])  # the C rule, warned
         self.dtype, self.n_modes, self.weights = dtype, n_modes, w
         self.points = points.detach().contiguous()
-        self.spectrum = spectrum(self.points, n_modes, w, dtype, eps=eps, isign=isign,
-                                 modeord=modeord, **_plan_names(kw, D))
-        self._static = (n_modes, isign, eps, modeord, kw, kind, self.points)
+        rest = {k: v for k, v in kwargs.items() if k not in ("eps", "isign")}
+        self.spectrum = spectrum(self.points, n_modes, w, dtype, eps=eps, isign=isign, **rest)
+        modeord = _table.get(_table.from_hex(opts), "modeord")
+        self._static = (n_modes, isign, eps, modeord, opts, kind, self.points)
 
     def __call__(self, f, adjoint=False):
         if not isinstance(f, torch.Tensor):

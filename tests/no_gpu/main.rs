@@ -7,8 +7,9 @@ use warpfft::{
     Complex, DeviceBuffer, Error, Method, ModeOrder, Plan, PlanInfo, Precision, TransformType,
 };
 
-#[path = "common/kernel_shape.rs"]
+#[path = "../common/kernel_shape.rs"]
 mod kernel_shape;
+mod options; // the option table through the builders
 
 /// `None` when a GPU is usable, otherwise the no-GPU error (any other error fails the test).
 fn no_gpu() -> Option<Error> {
@@ -279,15 +280,31 @@ fn params_err<T: warpfft::Real>(b: warpfft::PlanBuilder<T>) -> Error {
 
 #[test]
 fn bad_tol_dim_size_via_params() {
-    // tol
-    for tol in [1e-9, 0.5, 0.0, -1e-3, f64::NAN] {
-        let e = params_err(Plan::<f32>::type1(&[32]).tol(tol));
-        assert!(matches!(e, Error::BadTol(_)), "f32 tol {tol}: {e:?}");
-        assert_eq!(e.status(), warpfft::sys::WARPFFT_ERR_BAD_TOL);
-        assert_eq!(e.status_name(), "WARPFFT_ERR_BAD_TOL");
+    // tol: NaN is refused; one outside the range runs at the nearer end (as the reference
+    // raises a tol below machine precision to it), and PlanInfo::tol says so
+    let e = params_err(Plan::<f32>::type1(&[32]).tol(f64::NAN));
+    assert!(matches!(e, Error::BadTol(_)), "f32 tol NaN: {e:?}");
+    assert_eq!(e.status(), warpfft::sys::WARPFFT_ERR_BAD_TOL);
+    assert_eq!(e.status_name(), "WARPFFT_ERR_BAD_TOL");
+    for (tol, runs_at) in [
+        (1e-9, 1e-6),
+        (0.5, 0.1),
+        (0.0, 1e-6),
+        (-1e-3, 1e-6),
+        (1e-4, 1e-4),
+    ] {
+        let info = Plan::<f32>::type1(&[32]).tol(tol).params().unwrap();
+        let at_end = Plan::<f32>::type1(&[32]).tol(runs_at).params().unwrap();
+        assert_eq!(info.tol, runs_at, "f32 tol {tol}");
+        assert_eq!(
+            (info.width, info.upsampfac),
+            (at_end.width, at_end.upsampfac)
+        );
     }
-    let e = params_err(Plan::<f64>::type2(&[32]).tol(1e-15));
-    assert!(matches!(e, Error::BadTol(_)), "f64 tol 1e-15: {e:?}");
+    assert_eq!(
+        Plan::<f64>::type2(&[32]).tol(1e-15).params().unwrap().tol,
+        1e-13
+    );
     // dim: from the length of n_modes
     for n in [&[][..], &[4, 4, 4, 4][..]] {
         let e = params_err(Plan::<f32>::type1(n));
@@ -307,7 +324,7 @@ fn bad_tol_dim_size_via_params() {
 
 #[test]
 fn build_runs_the_same_argument_checks_before_the_gpu() {
-    let e = Plan::<f32>::type1(&[32]).tol(1e-9).build().unwrap_err();
+    let e = Plan::<f32>::type1(&[32]).tol(f64::NAN).build().unwrap_err();
     assert!(matches!(e, Error::BadTol(_)), "{e:?}");
     let e = Plan::<f32>::type2(&[4, 4, 4, 4]).build().unwrap_err();
     assert!(matches!(e, Error::BadDim(_)), "{e:?}");
