@@ -17,7 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "offsets_bound.h" /* the statistics, the tables and the bound: kernels/, both sides */
+/* the statistics, the tables and the bound: kernels/offsets_bound.h, for both sides */
+#include "offsets_bound.h"
 #include "params/base.h"
 #include "warpfft.h"
 
