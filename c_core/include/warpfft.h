@@ -463,27 +463,9 @@ WARPFFT_API warpfft_status warpfft_plan_points_id(warpfft_plan plan, uint64_t *i
  * narrower kernel than the width every point set meets tol with when the points allow it
  * (docs/accuracy.md, "The width the points need"); its setpts chooses on the device, without a
  * host sync. info then reports the width the current points took once a wait has read it back
- * (a setpts with opts.check_points, warpfft_setpts_check, warpfft_plan_points_width), and the
- * plan's every-point-set width (the widest it runs) otherwise, and before any setpts. */
+ * (a setpts with opts.check_points, warpfft_setpts_check), and the plan's every-point-set width
+ * (the widest it runs) otherwise, and before any setpts. */
 WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info);
-
-/* u64 words of one point set's statistics in warpfft_plan_points_width. */
-#define WARPFFT_OFFSET_STATS_WORDS 13057
-/* The widths a plan may run with and the one its current points took (docs/accuracy.md, "The
- * width the points need"): widths[0 .. *n_widths) gets them, narrowest first, the last the
- * every-point-set width (1 width: a plan whose points cannot narrow it, and type 3); *in_use
- * the current points' (0 before a setpts or for M = 0), waiting for the plan's stream when the
- * choice was not read back yet. stats (may be NULL) gets at most n_stats words of the
- * statistics the last setpts gathered, WARPFFT_OFFSET_STATS_WORDS u64 per point set: the
- * count, then cell[d][c] for d < 3, c < 256 (the points whose fine-grid offset u - floor(u) lies
- * in [c/256, (c+1)/256) in dim d), then joint[P][b*64 + b'] for the pairs of dims P = (0,1),
- * (0,2), (1,2) (the points in cells 4b..4b+3 of the first and 4b'..4b'+3 of the second);
- * zeros where none were gathered (one width; several point sets of fewer than 4096 points
- * each, which take the every-point-set width). A diagnostic: the tests compare the statistics
- * with a host count. */
-WARPFFT_API warpfft_status warpfft_plan_points_width(warpfft_plan plan, int32_t widths[4],
-                                                     int32_t *n_widths, int32_t *in_use,
-                                                     uint64_t *stats, int64_t n_stats);
 
 /* Device bytes the plan holds now (fine grid, cuFFT work area, sort and bin arrays). */
 WARPFFT_API warpfft_status warpfft_plan_workspace_bytes(warpfft_plan plan, size_t *bytes);

@@ -23,7 +23,8 @@
  */
 #include "test_fault.h"
 
-#include "plans/spreader.h" /* wf_si_names: the kernels the launches name */
+#include "api/diagnostics.h" /* warpfft_plan_points_width */
+#include "plans/spreader.h"  /* wf_si_names: the kernels the launches name */
 
 standin_log_fn call_log;
 

@@ -15,6 +15,7 @@
  *  - plans that keep one width (no candidate, spread/interp only, type 3) report one width.
  * Also prints what the offsets plan costs a first plan of its shape and a second.
  */
+#include "api/diagnostics.h"
 #include "params/offsets.h"
 #include "plans/spreader.h" /* WF_PW_MIN_SET_POINTS */
 #include "test_fault.h"

@@ -4,7 +4,6 @@ pub const WARPFFT_VERSION_MAJOR: u32 = 0;
 pub const WARPFFT_VERSION_MINOR: u32 = 1;
 pub const WARPFFT_VERSION_PATCH: u32 = 0;
 pub const WARPFFT_POOL_KEEP_POINTS: u32 = 1;
-pub const WARPFFT_OFFSET_STATS_WORDS: u32 = 13057;
 pub type __int32_t = ::std::os::raw::c_int;
 pub type __uint32_t = ::std::os::raw::c_uint;
 pub type __int64_t = ::std::os::raw::c_long;
@@ -1174,16 +1173,6 @@ extern "C" {
     pub fn warpfft_plan_get_info(
         plan: warpfft_plan,
         info: *mut warpfft_plan_info,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_plan_points_width(
-        plan: warpfft_plan,
-        widths: *mut i32,
-        n_widths: *mut i32,
-        in_use: *mut i32,
-        stats: *mut u64,
-        n_stats: i64,
     ) -> warpfft_status;
 }
 extern "C" {

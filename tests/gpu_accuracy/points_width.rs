@@ -20,6 +20,21 @@ use crate::common::*;
 use crate::run;
 use warpfft::sys;
 
+// The tests' diagnostic of the width the points take: exported by the library, not part of
+// warpfft.h's ABI (c_core/src/api/diagnostics.h says what it does).
+extern "C" {
+    fn warpfft_plan_points_width(
+        plan: sys::warpfft_plan,
+        widths: *mut i32,
+        n_widths: *mut i32,
+        in_use: *mut i32,
+        stats: *mut u64,
+        n_stats: i64,
+    ) -> sys::warpfft_status;
+}
+/// u64 words of one point set's statistics (diagnostics.h's WARPFFT_OFFSET_STATS_WORDS).
+const STATS_WORDS: usize = 1 + 3 * 256 + 3 * 64 * 64;
+
 /// Shapes where a candidate exists and random points of this many take it (checked on the host
 /// with the same rule): (dim, f64, tol, upsampfac) at `sizes(dim, false)`.
 const SHAPES: [(i32, bool, f64, f64); 6] = [
@@ -39,7 +54,7 @@ fn points_width(plan: sys::warpfft_plan, words: usize) -> (Vec<i32>, i32, Vec<u6
     let mut stats = vec![0u64; words];
     check(
         unsafe {
-            sys::warpfft_plan_points_width(
+            warpfft_plan_points_width(
                 plan,
                 w.as_mut_ptr(),
                 &mut n,
@@ -206,7 +221,7 @@ fn fold(x: f64, nf: i64) -> f64 {
 /// joint[3][64·64] of the pairs (0,1), (0,2), (1,2); a non-finite point at coordinate 0.
 fn host_stats(pts: &[Vec<f64>], nf: [i64; 3], lo: usize, hi: usize) -> Vec<u64> {
     let dim = pts.len();
-    let mut s = vec![0u64; sys::WARPFFT_OFFSET_STATS_WORDS as usize];
+    let mut s = vec![0u64; STATS_WORDS];
     let pairs: &[(usize, usize)] = match dim {
         1 => &[],
         2 => &[(0, 1)],
@@ -259,7 +274,7 @@ fn statistics_equal_the_hosts() {
                 unsafe { sys::warpfft_setpts(plan, precision(c.f64), M, ptr(0), ptr(1), ptr(2)) },
                 "setpts",
             );
-            let words = sys::WARPFFT_OFFSET_STATS_WORDS as usize;
+            let words = STATS_WORDS;
             let (widths, in_use, got) = points_width(plan, words);
             let want = host_stats(&seen, nf, 0, M as usize);
             println!(
@@ -304,7 +319,7 @@ fn sets_take_the_widest() {
                 },
                 "setpts_sets",
             );
-            let words = sys::WARPFFT_OFFSET_STATS_WORDS as usize;
+            let words = STATS_WORDS;
             let (widths, in_use, got) = points_width(plan, 2 * words);
             let w_hi = *widths.last().unwrap();
             let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };

@@ -6,10 +6,13 @@
  * current, and hands the work to plans/nufft12_exec.c (types 1 and 2) or plans/type3.c (type 3). A
  * call that fails before its work starts (arguments, the context) leaves the plan's points as they
  * were. Every setpts and setpts3 past its argument checks gives the plan a new points id (the
- * live-plan pool's callers compare it: warpfft_plan_points_id), failed ones included.
+ * live-plan pool's callers compare it: warpfft_plan_points_id), failed ones included. Also
+ * the tests' diagnostic of the width the points take, warpfft_plan_points_width
+ * (api/diagnostics.h: exported, not part of warpfft.h's ABI).
  */
 #include <string.h>
 
+#include "api/diagnostics.h"
 #include "api/handle.h"
 #include "params/params.h"
 #include "plans/launch.h"
