@@ -296,12 +296,20 @@ fn sets_take_the_widest() {
         return;
     }
     for (i, s) in SHAPES.iter().enumerate() {
-        for (second, wide) in [(Dist::Uniform, false), (Dist::Nodes, true)] {
+        for wide in [false, true] {
             let mut c = shape_case(*s, 2 - (i as i32 % 2), Dist::Uniform);
             c.ntransf = 2;
             let plan = plan_of(&c, c.ty, 1);
             let _g = PlanGuard(plan);
             let nf = n_fine(plan);
+            // the second set: uniform too, or on the candidate's footprint edge (nodes for an
+            // even width, half-way for an odd one), which takes w_hi
+            let w_lo = points_width(plan, 0).0[0];
+            let second = match (wide, w_lo % 2) {
+                (false, _) => Dist::Uniform,
+                (true, 0) => Dist::Nodes,
+                _ => Dist::HalfNodes,
+            };
             let mut rng = Rng::new(5000 + i as u64);
             let mut pts = crate::cases::points(&mut rng, &c, nf);
             let c2 = Case {
