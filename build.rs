@@ -141,6 +141,14 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
                         .define("WF_PREP_PART", def),
                 );
             }
+            // The width the points take (types 1 and 2): the offsets' statistics and the
+            // choice, loaded only by plans whose width has narrower candidates.
+            b = b.module(
+                fatbuild::Module::new(format!("offsets_{dim}d_{p}"))
+                    .source("kernels/offsets.cu")
+                    .define("WF_DIM", dim.to_string().as_str())
+                    .define("WF_PREC", prec),
+            );
             // Spreading (type 1) or interpolation (type 2), by the method the plan chose; the
             // output-driven method (od) spreads only.
             for w in widths.clone() {
@@ -215,7 +223,7 @@ fn compile_c_core(out: &Path, kernels_c: &Path) -> Res<PathBuf> {
         .file(kernels_c)
         .include("c_core/include")
         .include(src)
-        .include("kernels") // kernel_shape.h, module_names.h: shared with the kernels
+        .include("kernels") // kernel_shape.h, module_names.h, offsets_bound.h: shared
         .include(out)
         .define("WARPFFT_BUILDING", None)
         .define("_GNU_SOURCE", None)

@@ -46,6 +46,9 @@ if [[ "${1:-}" == "--one" ]]; then
         files="prep"
         job=$(echo "$job" | tr '[:lower:]' '[:upper:]')
         defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_PREP_PART=WF_PREP_$job" ;;
+    offsets_*)
+        IFS=_ read -r _ d p <<<"$mod"
+        files="offsets"; defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f}" ;;
     direct_f32 | direct_f64) files="direct"; defs="-DWF_PREC=${mod#direct_f}" ;;
     type3_f32 | type3_f64) files="type3"; defs="-DWF_PREC=${mod#type3_f}" ;;
     toeplitz_f32 | toeplitz_f64) files="toeplitz"; defs="-DWF_PREC=${mod#toeplitz_f}" ;;
@@ -161,7 +164,9 @@ mkdir -p "$out"
 
 modules=(sort scan_big sort_stable direct_f32 direct_f64 type3_f32 type3_f64 toeplitz_f32 toeplitz_f64)
 for d in 1 2 3; do
-    for p in f32 f64; do modules+=("bin_${d}d_$p" "deconvolve_${d}d_$p" "amplify_${d}d_$p"); done
+    for p in f32 f64; do
+        modules+=("bin_${d}d_$p" "deconvolve_${d}d_$p" "amplify_${d}d_$p" "offsets_${d}d_$p")
+    done
     for w in $(seq 2 16); do
         for p in f32 f64; do
             [[ $p == f32 && $w -gt 12 ]] && continue

@@ -377,6 +377,20 @@ __device__ __forceinline__ wf_real wf_fac_at(const wf_real *__restrict__ f, i64 
     return __ldg(f + (k < 0 ? -k : k));
 }
 
+/* A plan that may spread with several widths (kernels/ABI.md, "Widths from the points"): the
+ * factors of the width *w_sel names, fac_tab[3 * *w_sel + d] for dim d; w_sel NULL: fac1..3. */
+__device__ __forceinline__ void wf_select_factors(const i32 *w_sel, const u64 *fac_tab,
+                                                  const wf_real *__restrict__ &fac1,
+                                                  const wf_real *__restrict__ &fac2,
+                                                  const wf_real *__restrict__ &fac3) {
+    if (!w_sel)
+        return;
+    const i64 i = 3 * (i64)__ldg(w_sel);
+    fac1 = reinterpret_cast<const wf_real *>(__ldg(fac_tab + i));
+    fac2 = reinterpret_cast<const wf_real *>(__ldg(fac_tab + i + 1));
+    fac3 = reinterpret_cast<const wf_real *>(__ldg(fac_tab + i + 2));
+}
+
 #if WF_PREP_PART == WF_PREP_DECONVOLVE
 /* Type 1 after the FFT: fk[t][i(k)] = fw[t][l(k)] * fac1[|k1|]*fac2[|k2|]*fac3[|k3|], one
  * thread per mode (the mode array is small: per-element 32-bit index splitting measured faster
@@ -386,8 +400,10 @@ extern "C" __global__ void __launch_bounds__(256)
     WF_PNAME(deconvolve)(i32 dim_arg, i64 N1, i64 N2, i64 N3, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
                          const wf_real *__restrict__ fac1, const wf_real *__restrict__ fac2,
                          const wf_real *__restrict__ fac3, i32 modeord,
-                         const wf_cplx *__restrict__ fw, wf_cplx *__restrict__ fk) {
+                         const wf_cplx *__restrict__ fw, wf_cplx *__restrict__ fk,
+                         const i32 *w_sel, const u64 *fac_tab) {
     const i32 dim = WF_DIM_OF(dim_arg);
+    wf_select_factors(w_sel, fac_tab, fac1, fac2, fac3);
     const i64 Nprod = N1 * N2 * N3;
     const i64 nfprod = nf1 * nf2 * nf3;
     WF_GRID_STRIDE(idx, Nprod) {
@@ -430,8 +446,9 @@ extern "C" __global__ void __launch_bounds__(256)
     WF_PNAME(amplify)(i32 dim_arg, i64 N1, i64 N2, i64 N3, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
                       const wf_real *__restrict__ fac1, const wf_real *__restrict__ fac2,
                       const wf_real *__restrict__ fac3, i32 modeord, const wf_cplx *__restrict__ fk,
-                      wf_cplx *__restrict__ fw) {
+                      wf_cplx *__restrict__ fw, const i32 *w_sel, const u64 *fac_tab) {
     const i32 dim = WF_DIM_OF(dim_arg);
+    wf_select_factors(w_sel, fac_tab, fac1, fac2, fac3);
     const i64 Nprod = N1 * N2 * N3;
     const i64 nfprod = nf1 * nf2 * nf3;
     const i64 nchunk = (nf1 + blockDim.x - 1) / blockDim.x;

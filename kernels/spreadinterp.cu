@@ -274,6 +274,11 @@ typedef wf_cplx C;
 /* ------------------------------------------------------------------------------------------ */
 /* entry points                                                                                */
 
+/* The width the points took (kernels/ABI.md, "Widths from the points"): a plan that may
+ * spread with several widths launches each width's kernel, and every block of those but the one
+ * *w_sel names (by its index w_idx among the plan's widths) returns at once. NULL: one width. */
+#define WF_WIDTH_SELECTED(w_sel, w_idx) (!(w_sel) || __ldg(w_sel) == (w_idx))
+
 #define WF_PTS_INIT                                                                                \
     wf_pts P;                                                                                      \
     P.x = x;                                                                                       \
@@ -342,7 +347,9 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     WF_SINAME(spread_gm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
                          const T *__restrict__ z, const C *__restrict__ c, i64 nf1, i64 nf2,
                          i64 nf3, i64 ntransf, const i64 *__restrict__ sort_idx, T beta,
-                         C *__restrict__ fw, i64 set_M, i64 tps) {
+                         C *__restrict__ fw, i64 set_M, i64 tps, const i32 *w_sel, i32 w_idx) {
+    if (!WF_WIDTH_SELECTED(w_sel, w_idx))
+        return;
     WF_PTS_INIT;
     const wf_sets S = wf_sets_of(M, set_M, tps);
 #if WF_SPREAD_GM_TEAM
@@ -358,7 +365,10 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     WF_SINAME(interp_gm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
                          const T *__restrict__ z, C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3,
                          i64 ntransf, const i64 *__restrict__ sort_idx, T beta,
-                         const C *__restrict__ fw, i64 set_M, i64 tps) {
+                         const C *__restrict__ fw, i64 set_M, i64 tps, const i32 *w_sel,
+                         i32 w_idx) {
+    if (!WF_WIDTH_SELECTED(w_sel, w_idx))
+        return;
     WF_PTS_INIT;
     const wf_sets S = wf_sets_of(M, set_M, tps);
 #if WF_INTERP_GM_TEAM
@@ -382,7 +392,10 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     const i64 *__restrict__ sort_idx, T beta, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
     const u64 *__restrict__ bin_start, const u64 *__restrict__ bin_count,
     const u64 *__restrict__ nsub_start, const i32 *__restrict__ subprob_bin,
-    const u64 *__restrict__ n_subprob_p, i64 maxsub, C *__restrict__ fw, i64 set_M, i64 tps) {
+    const u64 *__restrict__ n_subprob_p, i64 maxsub, C *__restrict__ fw, i64 set_M, i64 tps,
+    const i32 *w_sel, i32 w_idx) {
+    if (!WF_WIDTH_SELECTED(w_sel, w_idx))
+        return;
     WF_DYNAMIC_SMEM(wf_smem);
     WF_PTS_INIT;
     WF_BINS_INIT;
@@ -513,7 +526,9 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
     T beta, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3, const u64 *__restrict__ bin_start,
     const u64 *__restrict__ bin_count, const u64 *__restrict__ nsub_start,
     const i32 *__restrict__ subprob_bin, const u64 *__restrict__ n_subprob_p, i64 maxsub,
-    const C *__restrict__ fw, i64 set_M, i64 tps) {
+    const C *__restrict__ fw, i64 set_M, i64 tps, const i32 *w_sel, i32 w_idx) {
+    if (!WF_WIDTH_SELECTED(w_sel, w_idx))
+        return;
     WF_DYNAMIC_SMEM(wf_smem);
     C *tile = reinterpret_cast<C *>(wf_smem);
     WF_PTS_INIT;
@@ -552,7 +567,10 @@ extern "C" __global__ void __launch_bounds__(WF_OD_MAX_BLOCK)
                          i64 nf3, i64 ntransf, const i64 *__restrict__ sort_idx, T beta, i32 bs1,
                          i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
                          const u64 *__restrict__ bin_start, const u64 *__restrict__ bin_count,
-                         i32 tl1, i32 tl2, i32 tl3, i32 pitch1, C *__restrict__ fw) {
+                         i32 tl1, i32 tl2, i32 tl3, i32 pitch1, C *__restrict__ fw,
+                         const i32 *w_sel, i32 w_idx) {
+    if (!WF_WIDTH_SELECTED(w_sel, w_idx))
+        return;
     WF_PTS_INIT;
     wf_bins B;
     B.bs1 = bs1;

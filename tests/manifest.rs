@@ -101,7 +101,8 @@ fn embedded_images_match_the_build_mode() {
     let mods = modules();
     // Every module a plan can need is there: sort, scan_big (the multi-block bin scan of plans
     // with many bins), sort_stable (deterministic plans), direct/type3/toeplitz per precision,
-    // binning and deconvolve/amplify per dimension and precision, and the width-specialised
+    // binning, deconvolve/amplify and the width the points take (offsets) per dimension and
+    // precision, and the width-specialised
     // spreading/interpolation modules (f32 2..12, f64 2..16, dims 1..3), one per direction and
     // method, plus the output-driven spreading ones (a plan loads only what it launches).
     let names: Vec<&str> = mods.iter().map(|(n, _)| n.as_str()).collect();
@@ -113,6 +114,8 @@ fn embedded_images_match_the_build_mode() {
         "bin_3d_f64",
         "deconvolve_2d_f32",
         "amplify_3d_f64",
+        "offsets_1d_f32",
+        "offsets_3d_f64",
         "direct_f32",
         "direct_f64",
         "type3_f32",
@@ -135,11 +138,11 @@ fn embedded_images_match_the_build_mode() {
             );
         }
     }
-    // sort, scan_big, sort_stable; per precision direct, type3, toeplitz and 3 jobs x 3 dims; per dim and
+    // sort, scan_big, sort_stable; per precision direct, type3, toeplitz and 4 jobs x 3 dims; per dim and
     // width spread/interp x gm/sm, and spread od
     assert_eq!(
         mods.len(),
-        3 + 2 * (3 + 3 * 3) + (2 * 2 + 1) * 3 * (11 + 15),
+        3 + 2 * (3 + 4 * 3) + (2 * 2 + 1) * 3 * (11 + 15),
         "module count"
     );
     // No combined module is left (a plan would JIT kernels it never launches).
@@ -279,6 +282,19 @@ fn embedded_images_match_the_build_mode() {
                 "kernels of {job}_{dim}d_{p}"
             );
         }
+    }
+    // The width the points take: the gather and the choice, per dimension and precision.
+    for (dim, p) in [(1, "f32"), (2, "f64"), (3, "f32")] {
+        let mut got = manifest_kernels(&man, &format!("offsets_{dim}d_{p}"));
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                format!("wf_offsets_choose_{p}"),
+                format!("wf_offsets_gather_{p}")
+            ],
+            "kernels of offsets_{dim}d_{p}"
+        );
     }
     // The multi-block scan is a module of its own (only plans with many bins load it); `sort`
     // keeps the one-block scan and the NaN pass.

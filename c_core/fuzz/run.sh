@@ -66,7 +66,8 @@ python3 "$TESTS/fault_kernels.py" "$WORK/gen/fault_kernels.c"
 # The stand-in libcuda.so.1 and libcufft.so.12 (sanitized; the target's runtime serves them).
 "$CC" "${CFLAGS[@]}" -fPIC "${SAN[@]}" -shared "$TESTS/standin_cuda.c" \
     "$TESTS/standin_cuda_memory.c" "$TESTS/standin_cuda_modules.c" \
-    "$TESTS/standin_cuda_kernels.c" "$TESTS/standin_cuda_graphs.c" -o "$WORK/standin/libcuda.so.1"
+    "$TESTS/standin_cuda_kernels.c" "$TESTS/standin_cuda_graphs.c" "$TESTS/standin_cuda_width.c" \
+    -o "$WORK/standin/libcuda.so.1" -lm
 "$CC" "${CFLAGS[@]}" -fPIC "${SAN[@]}" -shared "$TESTS/standin_cufft.c" \
     -o "$WORK/standin/libcufft.so.12" -L"$WORK/standin" -l:libcuda.so.1
 build() { # build NAME SOURCES...: the target with the C core sources it needs

@@ -561,6 +561,12 @@ WARPFFT_API warpfft_status warpfft_pool_get_info(warpfft_pool_info *info);
  * points. */
 WARPFFT_API warpfft_status warpfft_plan_points_id(warpfft_plan plan, uint64_t *id);
 
+/* plan_info.width and beta: the kernel the plan runs with. A type 1 or 2 plan may run a
+ * narrower kernel than the width every point set meets tol with when the points allow it
+ * (docs/accuracy.md, "The width the points need"); its setpts chooses on the device, without a
+ * host sync. info then reports the width the current points took once a wait has read it back
+ * (a setpts with opts.check_points, warpfft_setpts_check), and the plan's every-point-set width
+ * (the widest it runs) otherwise, and before any setpts. */
 WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info);
 
 /* Device bytes the plan holds now (fine grid, cuFFT work area, sort and bin arrays). */

@@ -16,7 +16,8 @@ SI_MODULE = re.search(r'#define WF_SI_MODULE_FMT\s+"([^"]+)"', open(HEADER).read
 
 mods = [("sort", ["ptx", "ptx"]), ("scan_big", ["ptx"]), ("sort_stable", ["ptx"])]
 mods += [("%s_%dd_%s" % (job, d, p), ["fatbin"] if job == "bin" else ["ptx"])
-         for job in ("bin", "deconvolve", "amplify") for d in (1, 2, 3) for p in ("f32", "f64")]
+         for job in ("bin", "deconvolve", "amplify", "offsets") for d in (1, 2, 3)
+         for p in ("f32", "f64")]
 mods += [(SI_MODULE % (d, p, w, op, m), ["ptx"]) for d in (1, 2, 3)
          for p in ("f32", "f64") for w in range(2, 17) for op in ("spread", "interp")
          for m in ("gm", "sm", "od") if op == "spread" or m != "od"]

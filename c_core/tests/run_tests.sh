@@ -167,10 +167,10 @@ python3 "$HERE/fault_kernels.py" "$FAULT/gen/fault_kernels.c"
 # shellcheck disable=SC2054 # commas inside one flag
 SAN=(-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 SCFLAGS=(-std=c11 -D_GNU_SOURCE -fPIC -pthread -Wall -Wextra -Werror -I"$ROOT/c_core/include"
-    -I"$SRC" -I"$HERE")
+    -I"$SRC" -I"$ROOT/kernels" -I"$HERE")
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cuda.c" "$HERE/standin_cuda_memory.c" \
     "$HERE/standin_cuda_modules.c" "$HERE/standin_cuda_kernels.c" "$HERE/standin_cuda_graphs.c" \
-    -o "$FAULT/standin/libcuda.so.1"
+    "$HERE/standin_cuda_width.c" -o "$FAULT/standin/libcuda.so.1" -lm
 gcc "${SCFLAGS[@]}" "${SAN[@]}" -shared "$HERE/standin_cufft.c" -o "$FAULT/standin/libcufft.so.12" \
     -L"$FAULT/standin" -l:libcuda.so.1
 # fault_build TEST.c... -o OUT: the whole C core and the stand-in kernels table with the tests
@@ -186,7 +186,8 @@ on_standin() {
 }
 fault_build "$HERE/test_fault.c" "$HERE/test_fault_walk.c" "$HERE/test_fault_cache.c" \
     "$HERE/test_fault_modules.c" "$HERE/test_fault_calls.c" "$HERE/test_fault_type3.c" \
-    "$HERE/test_fault_toeplitz.c" "$HERE/test_fault_sets.c" -o "$FAULT/test_fault"
+    "$HERE/test_fault_toeplitz.c" "$HERE/test_fault_sets.c" "$HERE/test_fault_width.c" \
+    -o "$FAULT/test_fault"
 echo "== fault injection (ASan+UBSan): stand-in libcuda.so.1 and libcufft.so.12"
 on_standin "$FAULT/test_fault" || status=1
 # warpfft_bench_fft (bench.c) walked the same way, events included.

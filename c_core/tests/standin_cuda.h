@@ -9,6 +9,8 @@
  *                           stable sort's passes and the OD spreader's launch, checked;
  *   standin_cuda_graphs.c   stream capture into CUDA graphs, user objects, and the checks of
  *                           work during a capture.
+ *   standin_cuda_width.c    the width the points take: the offsets' gather and the choice on
+ *                           the host, the launches that read the choice checked.
  * Everything here is hidden: the library exports only the driver's entry points and standin.h.
  */
 #ifndef WARPFFT_STANDIN_CUDA_H
@@ -63,6 +65,9 @@ typedef struct sc_geom {
  * sort_stable computed on the host, the OD spreader's launch checked against its traps, other
  * kernels nothing (standin_cuda_kernels.c). */
 INTERNAL void sc_emulate(const char *name, void **args, const sc_geom *g);
+/* The kernels of the width the points take (module offsets_{d}d_p computed, the launches that
+ * read the choice checked: standin_cuda_width.c); 1 when name is one of them. */
+INTERNAL int sc_emulate_width(const char *name, void **args, const sc_geom *g);
 
 static inline void *dptr(CUdeviceptr p) {
     return (void *)(uintptr_t)p;

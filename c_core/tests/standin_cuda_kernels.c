@@ -275,6 +275,8 @@ static void check_od(const char *name, void **args, const sc_geom *g) {
 }
 
 void sc_emulate(const char *name, void **args, const sc_geom *g) {
+    if (sc_emulate_width(name, args, g))
+        return;
     if (strcmp(name, "wf_stable_hist") == 0) {
         check_block(name, g, 256);
         emulate_stable_hist(args);

@@ -164,6 +164,7 @@ int main(void) {
     test_steady_calls();
     test_sets_switching();
     test_sets_arguments();
+    test_points_width();
     test_stable_passes();
     test_type3_steady_calls();
     test_cache_reuse();

@@ -9,7 +9,9 @@
  *                         second plan of a shape (the stand-in's call log);
  *   test_fault_type3.c    type-3 lifecycles failing each call in turn;
  *   test_fault_toeplitz.c the Toeplitz operator's lifecycles failing each call in turn, the
- *                         calls of an application, its argument checks.
+ *                         calls of an application, its argument checks;
+ *   test_fault_sets.c     batched points: switching between one set and several, arguments;
+ *   test_fault_width.c    the width the points take, against the host rule.
  */
 #ifndef WARPFFT_TEST_FAULT_H
 #define WARPFFT_TEST_FAULT_H
@@ -130,6 +132,11 @@ void test_stable_passes(void);
 long walk_type3(void);
 /* The calls of a repeated setpts3 and execute: one context push each, no allocation. */
 void test_type3_steady_calls(void);
+
+/* ---- test_fault_width.c ---- */
+/* The width the points take: the choice read back against the host rule, the statistics
+ * against wf_offsets_gather, point sets, plans of one width, the offsets plan's cost. */
+void test_points_width(void);
 
 /* ---- test_fault_sets.c ---- */
 /* Batched points (the walks above run configurations with point sets too): a plan alternating

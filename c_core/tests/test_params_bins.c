@@ -106,13 +106,13 @@ void test_scan_tiles(void) {
     const int64_t at[3] = {WF_SCAN_BIG_BINS, 1, 1}, above[3] = {WF_SCAN_BIG_BINS + 1, 1, 1};
     CHECK(wf_params_make(1, 1, at, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.nbins == WF_SCAN_BIG_BINS && wf_params_scan_tiles(&p) == 0 &&
-              wf_params_fixed_bytes(&p) == (size_t)p.nbins * 16 + 24,
+              wf_params_fixed_bytes(&p) == (size_t)p.nbins * 16 + 32,
           "%lld bins: %lld tiles, %zu fixed bytes", (long long)p.nbins,
           (long long)wf_params_scan_tiles(&p), wf_params_fixed_bytes(&p));
     int64_t tiles = (WF_SCAN_BIG_BINS + WF_SCAN_BIG_TILE) / WF_SCAN_BIG_TILE; /* one partial */
     CHECK(wf_params_make(1, 1, above, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.nbins == WF_SCAN_BIG_BINS + 1 && wf_params_scan_tiles(&p) == tiles &&
-              wf_params_fixed_bytes(&p) == (size_t)p.nbins * 16 + (size_t)tiles * 16 + 24,
+              wf_params_fixed_bytes(&p) == (size_t)p.nbins * 16 + (size_t)tiles * 16 + 32,
           "%lld bins: %lld tiles (%lld expected), %zu fixed bytes", (long long)p.nbins,
           (long long)wf_params_scan_tiles(&p), (long long)tiles, wf_params_fixed_bytes(&p));
     /* suite B's shapes: 2D 1024^2 (4096 bins of 32^2) keeps wf_bin_scan; 3D 128^3 t1 f32

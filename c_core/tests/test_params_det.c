@@ -227,7 +227,7 @@ void test_od_bins(void) {
     for (int d = 0; d < 3; d++)
         fac += (size_t)(p.n_modes[d] / 2 + 1) * 4;
     CHECK(wf_params_fixed_bytes(&p) ==
-              grid + fac + (size_t)p.nbins * 2 * 8 + (size_t)wf_params_scan_tiles(&p) * 16 + 24,
+              grid + fac + (size_t)p.nbins * 2 * 8 + (size_t)wf_params_scan_tiles(&p) * 16 + 32,
           "fixed bytes %zu", wf_params_fixed_bytes(&p));
 }
 

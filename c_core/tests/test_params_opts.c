@@ -188,7 +188,7 @@ void test_spreadinterponly(void) {
     CHECK(p.width == q.width && p.beta == q.beta, "kernel of the NUFFT: width %d vs %d", p.width,
           q.width);
     CHECK(wf_params_fixed_bytes(&p) < wf_params_fixed_bytes(&q) &&
-              wf_params_fixed_bytes(&p) == (size_t)p.nbins * 2 * sizeof(uint64_t) + 24,
+              wf_params_fixed_bytes(&p) == (size_t)p.nbins * 2 * sizeof(uint64_t) + 32,
           "no fine grid or factors in the workspace: %zu", wf_params_fixed_bytes(&p));
     EXPECT(WARPFFT_ERR_BAD_SIZE, "below twice the kernel width", 2, 2, small, 1, 1e-5, WARPFFT_F32,
            &o);

@@ -20,6 +20,14 @@ pub enum Dist {
     Tight,
     /// uniform in [-1e4, 1e4)
     Far,
+    /// N(0, 1) in every coordinate (NonuniformFFTs.jl's set-up; the library folds the rare
+    /// |x| > π)
+    Normal,
+    /// on 64 spokes through 0 in random directions, the radius uniform in [-π, π) (MRI's
+    /// radial trajectories)
+    Radial,
+    /// every point within 1e-3 of a cell of a fine-grid node
+    Lattice,
 }
 
 #[derive(Clone, Debug)]
@@ -57,6 +65,27 @@ fn next_to(v: f64, up: bool, f64: bool) -> f64 {
 /// Points of a case; `nf` is the plan's fine grid (grid-aligned sets).
 pub fn points(rng: &mut Rng, c: &Case, nf: [i64; 3]) -> Vec<Vec<f64>> {
     let pi = std::f64::consts::PI;
+    // radial: the spokes' unit directions (normal deviates, normalised) and each point's radius
+    let gauss = |rng: &mut Rng| {
+        let (a, b) = (rng.uniform().max(1e-300), rng.uniform());
+        (-2.0 * a.ln()).sqrt() * (2.0 * pi * b).cos()
+    };
+    let (spokes, radii): (Vec<[f64; 3]>, Vec<f64>) = if c.dist == Dist::Radial {
+        let spokes = (0..64)
+            .map(|_| {
+                let v = [gauss(rng), gauss(rng), gauss(rng)];
+                let n = v[..c.dim as usize]
+                    .iter()
+                    .map(|x| x * x)
+                    .sum::<f64>()
+                    .sqrt();
+                [v[0] / n, v[1] / n, v[2] / n]
+            })
+            .collect();
+        (spokes, (0..c.m).map(|_| rng.range(-pi, pi)).collect())
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let node = |rng: &mut Rng, d: usize, half: f64| {
         let l = rng.below(nf[d] as u64) as f64 + half;
         -pi + 2.0 * pi * (l / nf[d] as f64)
@@ -93,6 +122,12 @@ pub fn points(rng: &mut Rng, c: &Case, nf: [i64; 3]) -> Vec<Vec<f64>> {
                         0.7 - 0.4 * d as f64 + 1e-3 * g
                     }
                     Dist::Far => rng.range(-1e4, 1e4),
+                    Dist::Normal => gauss(rng),
+                    Dist::Radial => radii[j] * spokes[j % 64][d],
+                    Dist::Lattice => {
+                        let jitter = 1e-3 * rng.range(-1.0, 1.0);
+                        node(rng, d, jitter)
+                    }
                 })
                 .collect()
         })

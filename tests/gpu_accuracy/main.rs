@@ -23,16 +23,20 @@ mod adjoint;
 mod blocks;
 mod cases;
 mod point_sets;
+mod points_width;
 mod scan;
 mod sweep;
 
 use cases::{points, Case, Dist};
 
-struct Outcome {
-    err: f64,
+pub struct Outcome {
+    pub err: f64,
     /// the plan's reported rounding floor (`warpfft_plan_info::tol_floor`)
-    floor: f64,
-    width: i32,
+    pub floor: f64,
+    /// the width the points took (plan_info after setpts_check read the choice back)
+    pub width: i32,
+    /// the plan's every-point-set width (plan_info before a setpts)
+    pub w_hi: i32,
 }
 
 /// Documented floor of f32 type 1 with the GM method for points that pile into the same
@@ -62,7 +66,7 @@ fn case_opts(c: &Case) -> (sys::warpfft_opts, sys::warpfft_precision) {
     (opts, precision(c.f64))
 }
 
-fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
+pub fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
     let mut rng = Rng::new(seed);
     let (opts, prec) = case_opts(c);
     let mut plan: sys::warpfft_plan = std::ptr::null_mut();
@@ -102,8 +106,14 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
             unsafe { sys::warpfft_setpts(plan, prec, c.m, ptr(0), ptr(1), ptr(2)) },
             "setpts",
         );
-        // the binning's device totals: every point sorted, the subproblems within the capacity
+        // the binning's device totals: every point sorted, the subproblems within the capacity;
+        // it reads the width the points took back too (plan_info reports it from here on)
         check(unsafe { sys::warpfft_setpts_check(plan) }, "setpts_check");
+        let mut after: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
+        check(
+            unsafe { sys::warpfft_plan_get_info(plan, &mut after) },
+            "plan_get_info",
+        );
         let n_in = if c.ty == 1 { c.m } else { nmodes } * c.ntransf;
         let n_out = if c.ty == 1 { nmodes } else { c.m } * c.ntransf;
         let mut input: Vec<f64> = (0..2 * n_in).map(|_| rng.range(-1.0, 1.0)).collect();
@@ -161,7 +171,8 @@ fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
         Ok(Outcome {
             err: rel_l2(&approx, &exact),
             floor: info.tol_floor,
-            width: info.width,
+            width: after.width,
+            w_hi: info.width,
         })
     }
 }

@@ -6,14 +6,19 @@
  * current, and hands the work to plans/nufft12_exec.c (types 1 and 2) or plans/type3.c (type 3). A
  * call that fails before its work starts (arguments, the context) leaves the plan's points as they
  * were. Every setpts and setpts3 past its argument checks gives the plan a new points id (the
- * live-plan pool's callers compare it: warpfft_plan_points_id), failed ones included.
+ * live-plan pool's callers compare it: warpfft_plan_points_id), failed ones included. Also
+ * the tests' diagnostic of the width the points take, warpfft_plan_points_width
+ * (api/diagnostics.h: exported, not part of warpfft.h's ABI).
  * While the plan's stream is being captured into a CUDA graph (capture.c): setpts and execute
  * join the graph, which then owns the plan; setpts runs only without a host wait (not checked
  * mode) and in the arrays the plan holds; setpts3 and setpts_check, which wait for the stream,
  * refuse. A plan held by a graph takes no setpts that would grow its arrays, and no setpts3
  * (which may reallocate its grids). Such a refusal changes nothing, points id included.
  */
+#include <string.h>
+
 #include "api/capture.h"
+#include "api/diagnostics.h"
 #include "api/handle.h"
 #include "params/params.h"
 #include "plans/launch.h"
@@ -238,6 +243,36 @@ WARPFFT_API warpfft_status warpfft_setpts_check(warpfft_plan plan) {
         st = wf_nufft12_check_points(plan->n12, "warpfft_setpts_check",
                                      " in the last warpfft_setpts; the plan's executes write NaN "
                                      "outputs");
+    wf_ctx_leave(dev);
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_plan_points_width(warpfft_plan plan, int32_t widths[4],
+                                                     int32_t *n_widths, int32_t *in_use,
+                                                     uint64_t *stats, int64_t n_stats) {
+    wf_clear_error();
+    if (!plan || !widths || !n_widths || !in_use || (!stats && n_stats > 0) || n_stats < 0)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_plan_points_width: %s",
+                        !plan                             ? "plan is NULL"
+                        : !widths || !n_widths || !in_use ? "widths, n_widths or in_use is NULL"
+                        : n_stats < 0                     ? "n_stats < 0"
+                                                          : "stats is NULL with n_stats > 0");
+    if (stats)
+        memset(stats, 0, (size_t)n_stats * sizeof *stats);
+    if (plan->n3) { /* type 3 keeps one width, chosen at setpts3 */
+        warpfft_plan_info info;
+        wf_nufft3_info(plan->n3, &info);
+        memset(widths, 0, 4 * sizeof *widths);
+        widths[0] = info.width;
+        *n_widths = 1;
+        *in_use = plan->n3->has_points ? info.width : 0;
+        return WARPFFT_SUCCESS;
+    }
+    const wf_device *dev = wf_handle_device(plan);
+    warpfft_status st = wf_ctx_enter(dev);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    st = wf_nufft12_points_width(plan->n12, widths, n_widths, in_use, stats, n_stats);
     wf_ctx_leave(dev);
     return st;
 }

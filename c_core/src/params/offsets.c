@@ -48,9 +48,8 @@
 #include "params/width.h"
 #include "runtime/error.h"
 
-#define WF_OFF_SPC   2                            /* samples per cell (3 with both ends) */
-#define WF_OFF_NS    (WF_OFF_CELLS * WF_OFF_SPC)  /* offsets sampled, s / NS, s = 0..NS */
-#define WF_OFF_CPB   (WF_OFF_CELLS / WF_OFF_BINS) /* cells per bin */
+#define WF_OFF_SPC   2                           /* samples per cell (3 with both ends) */
+#define WF_OFF_NS    (WF_OFF_CELLS * WF_OFF_SPC) /* offsets sampled, s / NS, s = 0..NS */
 #define WF_OFF_EXACT 128 /* up to this many modes, every mode; beyond, a sample */
 #define WF_OFF_NEVEN 96  /* ... of this many evenly spaced modes */
 #define WF_OFF_EDGE  8   /* ... and the outermost modes at each band edge */
@@ -60,8 +59,13 @@
 
 _Static_assert(WF_OFF_EXACT <= WF_OFF_NK && WF_OFF_NEVEN + 1 + 2 * WF_OFF_EDGE <= WF_OFF_NK,
                "mode sample");
-_Static_assert(WF_OFF_CELLS % WF_OFF_BINS == 0 && WF_OFF_BINS % 2 == 0, "bins of cells");
-_Static_assert(offsetof(wf_offset_plan, tabs) == 80 && sizeof(wf_offset_dim_table) % 8 == 0,
+_Static_assert(WF_OFF_CELLS == WF_OFF_BINS * WF_OFF_CPB && WF_OFF_BINS % 2 == 0, "bins of cells");
+_Static_assert(sizeof(wf_offset_stats) == WF_OFF_STATS_WORDS * 8 &&
+                   offsetof(wf_offset_stats, joint) == WF_OFF_JOINT_AT * 8,
+               "the statistics' layout (offsets_bound.h)");
+_Static_assert(offsetof(wf_offset_plan, tabs) == WF_OFF_HEAD_BYTES &&
+                   sizeof(wf_offset_plan) == WF_OFF_HEAD_BYTES &&
+                   sizeof(wf_offset_dim_table) % 8 == 0,
                "the layout offsets.h promises the device");
 
 /* The modes whose maxima the tables take: every mode up to WF_OFF_EXACT, else WF_OFF_NEVEN + 1
@@ -203,78 +207,13 @@ static void cand_make(wf_offset_plan *op, const int64_t n_modes[3], const int64_
     op->n_cand++;
 }
 
-static const int pair_dims[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-
-static int n_pairs(int dim) {
-    return dim == 3 ? 3 : dim - 1;
-}
-
-/* The pair's dependence chi2 = sum_{b b'} (H - h h')^2 / (h h') = sum H^2 / (h h') - 1 (the
- * bins' fractions H, h, h'), 0 for independent offsets. */
-static double pair_chi2(const wf_offset_stats *st, int P, const double *h, const double *h2) {
-    double s = 0.0, inv = 1.0 / (double)st->count;
-    for (int b = 0; b < WF_OFF_BINS; b++)
-        for (int b2 = 0; b2 < WF_OFF_BINS; b2++) {
-            uint64_t c = st->joint[P][b * WF_OFF_BINS + b2];
-            if (c) {
-                double H = (double)c * inv;
-                s += H * H / (h[b] * h2[b2]);
-            }
-        }
-    return fmax(s - 1.0, 0.0);
-}
-
 double wf_offsets_bound(const wf_offset_plan *op, int c, const wf_offset_stats *st) {
-    if (st->count == 0)
-        return 0.0;
-    double inv = 1.0 / (double)st->count, hb[3][WF_OFF_BINS], e[3] = {0}, n[3] = {0}, a[3] = {0},
-           p[3] = {0}, bound = 0.0;
-    for (int d = 0; d < op->dim; d++) {
-        const wf_offset_dim_table *t = &op->tabs[op->tab[c][d]];
-        double sn = 0.0;
-        for (int b = 0; b < WF_OFF_BINS; b++) {
-            uint64_t s = 0;
-            for (int q = 0; q < WF_OFF_CPB; q++) {
-                uint64_t cnt = st->cell[d][b * WF_OFF_CPB + q];
-                s += cnt;
-                sn += (double)cnt * t->eta2[b * WF_OFF_CPB + q];
-            }
-            hb[d][b] = (double)s * inv;
-        }
-        double e2 = 0.0, pd = t->pbar;
-        for (int r = 0; r <= WF_OFF_TOP; r++) {
-            double s = 0.0;
-            for (int q = 0; q < WF_OFF_CELLS; q++)
-                s += (double)st->cell[d][q] * t->e2[r][q];
-            e2 = fmax(e2, s * inv);
-        }
-        double sa = 0.0;
-        for (int b = 0; b < WF_OFF_BINS; b++) {
-            pd += fabs(hb[d][b] - 1.0 / WF_OFF_BINS) * t->amax[b];
-            sa += hb[d][b] * t->amax[b] * t->amax[b];
-        }
-        e[d] = sqrt(e2);
-        n[d] = sqrt(sn * inv);
-        a[d] = fmin(sqrt(sa), e[d] + n[d]);
-        p[d] = pd;
-        bound += e2;
-    }
-    for (int P = 0; P < n_pairs(op->dim); P++) {
-        int d = pair_dims[P][0], d2 = pair_dims[P][1];
-        double chi = sqrt(pair_chi2(st, P, hb[d], hb[d2]));
-        double x = p[d] * p[d2] + chi * a[d] * a[d2] + n[d] * e[d2] + a[d] * n[d2];
-        bound += 2.0 * fmin(e[d] * e[d2], x);
-    }
-    return bound;
+    return wf_offb_bound_serial(op, c, st);
 }
 
 int wf_offsets_choose(const wf_offset_plan *op, const wf_offset_stats *st) {
-    if (st->count == 0)
-        return op->w_hi;
-    for (int c = 0; c < op->n_cand; c++)
-        if (wf_offsets_bound(op, c, st) <= op->limit2)
-            return op->width[c];
-    return op->w_hi;
+    int c = wf_offb_choose_serial(op, st);
+    return c < op->n_cand ? op->width[c] : op->w_hi;
 }
 
 void wf_offsets_stats_init(wf_offset_stats *st) {
@@ -287,7 +226,7 @@ void wf_offsets_stats_uniform(int dim, uint64_t count, wf_offset_stats *st) {
     for (int d = 0; d < dim; d++)
         for (int c = 0; c < WF_OFF_CELLS; c++)
             st->cell[d][c] = count / WF_OFF_CELLS;
-    for (int P = 0; P < n_pairs(dim); P++)
+    for (int P = 0; P < wf_off_n_pairs(dim); P++)
         for (int i = 0; i < WF_OFF_BINS * WF_OFF_BINS; i++)
             st->joint[P][i] = count / (WF_OFF_BINS * WF_OFF_BINS);
 }
@@ -300,7 +239,7 @@ void wf_offsets_stats_expected(int dim, int64_t M, wf_offset_stats *st) {
      * chi^2 */
     double chi = M > 0 ? (B - 1) / sqrt((double)M) : 1.0;
     uint64_t dev = (uint64_t)fmin(chi * (double)per, (double)per);
-    for (int P = 0; P < n_pairs(dim); P++)
+    for (int P = 0; P < wf_off_n_pairs(dim); P++)
         for (int i = 0; i < B * B; i++)
             st->joint[P][i] = (i / B + i % B) % 2 ? per - dev : per + dev;
 }
@@ -309,14 +248,17 @@ void wf_offsets_gather(int dim, const int64_t nf[3], int64_t M, const double *co
                        wf_offset_stats *st) {
     for (int64_t j = 0; j < M; j++) {
         int bin[3];
+        int finite = 1;
+        for (int d = 0; d < dim; d++)
+            finite &= isfinite(x[d][j]);
         for (int d = 0; d < dim; d++) {
-            double u = wf_fold(x[d][j], nf[d]);
+            double u = wf_fold(finite ? x[d][j] : 0.0, nf[d]);
             int c = wf_offsets_cell(u - floor(u));
             st->cell[d][c]++;
             bin[d] = c / WF_OFF_CPB;
         }
-        for (int P = 0; P < n_pairs(dim); P++)
-            st->joint[P][bin[pair_dims[P][0]] * WF_OFF_BINS + bin[pair_dims[P][1]]]++;
+        for (int P = 0; P < wf_off_n_pairs(dim); P++)
+            st->joint[P][bin[wf_off_pair_first(P)] * WF_OFF_BINS + bin[wf_off_pair_second(P)]]++;
     }
     st->count += (uint64_t)M;
 }
@@ -352,9 +294,10 @@ warpfft_status wf_offsets_plan_make(int dim, const int64_t n_modes[3], const int
             continue;
         if (op->n_cand == 0) {
             double edge = 0.0;
-            for (int d = 0; d < dim; d++) {
-                wf_alias_dim s;
-                wf_alias_dim_stats(n_modes[d], nf[d], w, beta, &s);
+            wf_alias_dim s = {0, 0, 0, 0, 0};
+            for (int d = 0; d < dim; d++) { /* a dim like the one before has its statistics */
+                if (d == 0 || n_modes[d] != n_modes[d - 1] || nf[d] != nf[d - 1])
+                    wf_alias_dim_stats(n_modes[d], nf[d], w, beta, &s);
                 edge += s.edge2;
             }
             if (edge > op->limit2)

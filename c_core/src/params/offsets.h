@@ -17,53 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* the statistics, the tables and the bound: kernels/offsets_bound.h, for both sides */
+#include "offsets_bound.h"
 #include "params/base.h"
 #include "warpfft.h"
-
-#define WF_OFF_CELLS    256 /* offset cells per dim: floor(delta * 256), exact in binary */
-#define WF_OFF_BINS     64  /* bins per dim (4 cells each) for the joint histograms and tables */
-#define WF_OFF_TOP      24  /* modes with their own row in a table; the rest share one row */
-#define WF_OFF_MAX_CAND 3   /* candidate widths below w_hi, at most */
-
-/* A point set's offsets: delta_d = u_d - floor(u_d), u_d = wf_fold(x_d, nf_d) the fine-grid
- * coordinate (as every kernel computes it), cell c_d = floor(delta_d * WF_OFF_CELLS) and bin
- * c_d / 4. Counts, so that blocks can add theirs:
- *   count            points;
- *   cell[d][c]       points whose offset in dim d lies in cell c;
- *   joint[P][b b']   points in bin b of dim d and bin b' of dim d' (index b * WF_OFF_BINS + b')
- *                    for the pair P of dims (d, d') = (0, 1), (0, 2), (1, 2).
- * Unused dims and pairs stay 0. */
-typedef struct wf_offset_stats {
-    uint64_t count;
-    uint64_t cell[3][WF_OFF_CELLS];
-    uint64_t joint[3][WF_OFF_BINS * WF_OFF_BINS];
-} wf_offset_stats;
-
-/* One dim's tables for one width (E(k, delta) the error factor of mode k at offset delta,
- * width.c; abar(k, b) its mean over bin b, eta = E - abar(k, bin)):
- *   e2[i][c]   max over the offsets of cell c of |E|^2, row i < WF_OFF_TOP for one of the modes
- *              where it is largest, row WF_OFF_TOP the maximum over all the other modes;
- *   eta2[c]    max over the modes and the offsets of cell c of |eta|^2;
- *   amax[b]    max over the modes of |abar(k, b)|;
- *   pbar       max over the modes of |mean_b abar(k, b)| (~0: E has no mean over offsets). */
-typedef struct wf_offset_dim_table {
-    double e2[WF_OFF_TOP + 1][WF_OFF_CELLS];
-    double eta2[WF_OFF_CELLS];
-    double amax[WF_OFF_BINS];
-    double pbar;
-} wf_offset_dim_table;
-
-/* What a plan uploads, one allocation (wf_offsets_plan_bytes): the candidates, narrowest
- * first, and their dims' tables (a cube's dims share one). A candidate passes when its bound
- * (wf_offsets_bound) is <= limit2; the choice is the first that passes, else w_hi. */
-typedef struct wf_offset_plan {
-    int32_t dim, n_cand, w_hi, n_tab;
-    double limit2;                   /* (tol / safety)^2, the width rule's factor */
-    int32_t width[WF_OFF_MAX_CAND];  /* candidate c's width */
-    int32_t tab[WF_OFF_MAX_CAND][3]; /* index in tabs[] of candidate c's table of dim d */
-    int32_t reserved[2];             /* 0: the tables start at byte 80 */
-    wf_offset_dim_table tabs[];      /* n_tab tables */
-} wf_offset_plan;
 
 /* The plan's tables for a problem of dim and n_modes on the fine grid nf (the plan's, made
  * with w_hi: the grid does not change with the width chosen), sigma (beta = wf_kernel_beta(w,
@@ -81,12 +38,8 @@ size_t wf_offsets_plan_bytes(const wf_offset_plan *op);
 
 /* Zeroes *st. */
 void wf_offsets_stats_init(wf_offset_stats *st);
-/* The cell of an offset delta in [0, 1) (the device's gather must compute the same). */
-static inline int wf_offsets_cell(double delta) {
-    int c = (int)(delta * WF_OFF_CELLS);
-    return c < WF_OFF_CELLS ? c : WF_OFF_CELLS - 1;
-}
-/* Adds M points (coordinates x[d][j], radians, any range, as setpts takes them) to *st. */
+/* Adds M points (coordinates x[d][j], radians, any range, as setpts takes them) to *st; a
+ * non-finite coordinate counts as 0, where setpts bins and spreads such a point. */
 void wf_offsets_gather(int dim, const int64_t nf[3], int64_t M, const double *const x[3],
                        wf_offset_stats *st);
 /* The statistics ideally uniform, independent offsets of count points give (count a multiple

@@ -100,6 +100,7 @@ static void set_basics(wf_params *p, int type, int dim, const int64_t n_modes[3]
     p->upsampfac = o->upsampfac;
     p->spreadinterponly = o->spreadinterponly;
     p->check_points = o->check_points;
+    p->points_width = !o->spreadinterponly; /* the callers of inner transforms turn it off */
     p->points_hint = o->points_hint;
     p->ntransf = ntransf;
     for (int d = 0; d < 3; d++)
@@ -175,7 +176,10 @@ size_t wf_params_fixed_bytes(const wf_params *p) {
     size_t per_bin = p->method == WARPFFT_METHOD_SM ? 3 : 2; /* u64 arrays per bin */
     b += (size_t)p->nbins * per_bin * sizeof(uint64_t);
     b += (size_t)wf_params_scan_tiles(p) * 2 * sizeof(uint64_t); /* the scan's tile sums */
-    return b + 24; /* setpts result block: u64 x2 + i32 bad flag + padding */
+    /* the setpts result block (u64 x2, i32 x4); a plan whose width follows the points adds its
+     * tables, statistics and narrower widths' factors (plans/spreader_width.c: <= ~0.6 MB),
+     * which are not known without building them */
+    return b + 32;
 }
 
 int64_t wf_scan_tiles(int64_t bins) {

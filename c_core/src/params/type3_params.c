@@ -330,6 +330,7 @@ warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, 
     warpfft_opts io = wf_t3_inner_opts(o);
     warpfft_status st = wf_params_make(2, q->dim, q->nf, q->ntransf, q->inner_tol,
                                        q->inner_precision, &io, shared_limit, p);
+    p->points_width = 0; /* one width: the inner step's points are type 3's targets */
     if (st != WARPFFT_SUCCESS) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", wf_last_error());

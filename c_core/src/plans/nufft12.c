@@ -37,16 +37,31 @@ static wf_cache_item fft_item(const wf_nufft12 *n) {
     return it;
 }
 
-/* The deconvolution factors of dimension d. */
-static wf_cache_item factors_item(const wf_nufft12 *n, int d) {
+/* The spreader's widths (1: p.width alone), and width i's factor buffers and its kernel. */
+static int n_widths(const wf_nufft12 *n) {
+    return n->sp.pw.n_w > 1 ? n->sp.pw.n_w : 1;
+}
+static wf_dbuf *fac_of(wf_nufft12 *n, int i) {
+    return i < n_widths(n) - 1 ? n->fac_w[i] : n->fac;
+}
+static void kernel_of(const wf_nufft12 *n, int i, int *width, double *beta) {
+    *width = n_widths(n) > 1 ? n->sp.pw.width[i] : n->p.width;
+    *beta = n_widths(n) > 1 ? n->sp.pw.beta[i] : n->p.beta;
+}
+
+/* The deconvolution factors of dimension d for the spreader's width i. */
+static wf_cache_item factors_item(const wf_nufft12 *n, int i, int d) {
     const wf_params *p = &n->p;
     wf_cache_item it;
     memset(&it, 0, sizeof it);
     it.kind = WF_CACHE_FACTORS;
     it.dev = n->ex.dev;
+    int width = 0;
+    double beta = 0.0;
+    kernel_of(n, i, &width, &beta);
     int64_t beta_bits = 0;
-    memcpy(&beta_bits, &p->beta, sizeof beta_bits);
-    int64_t key[6] = {p->precision, p->n_modes[d], p->n_fine[d], p->width, beta_bits, 0};
+    memcpy(&beta_bits, &beta, sizeof beta_bits);
+    int64_t key[6] = {p->precision, p->n_modes[d], p->n_fine[d], width, beta_bits, 0};
     memcpy(it.key, key, sizeof key);
     return it;
 }
@@ -97,13 +112,15 @@ static void give_to_cache(wf_nufft12 *n, int work) {
     disown(n, &n->fw, &it.buf[1], &it.bytes[1]);
     n->fft_created = n->fft_made = 0;
     wf_cache_put(&it);
-    for (int d = 0; d < n->p.dim; d++) {
-        if (!n->fac[d].ptr || !wf_cache_accepts(n->fac[d].bytes))
-            continue;
-        it = factors_item(n, d);
-        disown(n, &n->fac[d], &it.buf[0], &it.bytes[0]);
-        wf_cache_put(&it);
-    }
+    for (int i = 0; i < n_widths(n); i++)
+        for (int d = 0; d < n->p.dim; d++) {
+            wf_dbuf *f = &fac_of(n, i)[d];
+            if (!f->ptr || !wf_cache_accepts(f->bytes))
+                continue;
+            it = factors_item(n, i, d);
+            disown(n, f, &it.buf[0], &it.bytes[0]);
+            wf_cache_put(&it);
+        }
 }
 
 /* ---------------------------------------------------------------- buffers */
@@ -134,32 +151,48 @@ static warpfft_status upload_fac(wf_nufft12 *n, wf_dbuf *b, const double *fac, i
     return st;
 }
 
-/* fac_d[k] = 1/phihat_d(k), k = 0..N_d/2, for each used dim: from the cache, else computed
- * (once per distinct (N_d, nf_d): ~20 ms for N_d = 1e6) and uploaded. */
+/* fac_d[k] = 1/phihat_d(k), k = 0..N_d/2, for each used dim and each of the spreader's widths:
+ * from the cache, else computed (once per distinct (N_d, nf_d) and width: ~20 ms for N_d = 1e6)
+ * and uploaded. A spreader of several widths gets their pointers in its width tables, which the
+ * deconvolution/amplification reads by the width the points took. */
 static warpfft_status make_factors(wf_nufft12 *n) {
     const wf_params *p = &n->p;
     int64_t kmax = 0;
     for (int d = 0; d < p->dim; d++)
         kmax = p->n_modes[d] / 2 > kmax ? p->n_modes[d] / 2 : kmax;
     double *fac = NULL;
-    int have = -1; /* the dimension whose factors fac holds */
     warpfft_status st = WARPFFT_SUCCESS;
-    for (int d = 0; d < p->dim && st == WARPFFT_SUCCESS; d++) {
-        wf_cache_item it = factors_item(n, d);
-        if (wf_cache_take(&it)) {
-            adopt(n, &n->fac[d], it.buf[0], it.bytes[0]);
-            continue;
+    for (int i = 0; i < n_widths(n) && st == WARPFFT_SUCCESS; i++) {
+        int have = -1, width = 0; /* the dimension whose factors fac holds */
+        double beta = 0.0;
+        kernel_of(n, i, &width, &beta);
+        for (int d = 0; d < p->dim && st == WARPFFT_SUCCESS; d++) {
+            wf_cache_item it = factors_item(n, i, d);
+            if (wf_cache_take(&it)) {
+                adopt(n, &fac_of(n, i)[d], it.buf[0], it.bytes[0]);
+                continue;
+            }
+            if (!fac && !(fac = malloc((size_t)(kmax + 1) * sizeof *fac)))
+                return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation of %zu bytes",
+                                (size_t)(kmax + 1) * sizeof *fac);
+            if (have < 0 || p->n_modes[d] != p->n_modes[have] || p->n_fine[d] != p->n_fine[have])
+                wf_deconv_factors(p->n_modes[d], p->n_fine[d], width, beta, fac);
+            have = d;
+            st = upload_fac(n, &fac_of(n, i)[d], fac, p->n_modes[d] / 2 + 1);
         }
-        if (!fac && !(fac = malloc((size_t)(kmax + 1) * sizeof *fac)))
-            return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "host allocation of %zu bytes",
-                            (size_t)(kmax + 1) * sizeof *fac);
-        if (have < 0 || p->n_modes[d] != p->n_modes[have] || p->n_fine[d] != p->n_fine[have])
-            wf_deconv_factors(p->n_modes[d], p->n_fine[d], p->width, p->beta, fac);
-        have = d;
-        st = upload_fac(n, &n->fac[d], fac, p->n_modes[d] / 2 + 1);
     }
     free(fac);
-    return st;
+    if (st != WARPFFT_SUCCESS || n_widths(n) == 1)
+        return st;
+    uint64_t tab[WF_MAX_WIDTHS * 3] = {0}; /* width i, dim d at 3 i + d (kernels/ABI.md) */
+    for (int i = 0; i < n_widths(n); i++)
+        for (int d = 0; d < p->dim; d++)
+            tab[3 * i + d] = (uint64_t)fac_of(n, i)[d].ptr;
+    /* pageable: staged before the call returns */
+    CUresult r = n->ex.drv->cuMemcpyHtoDAsync(n->sp.pw.tables.ptr + n->sp.pw.plan_bytes, tab,
+                                              sizeof tab, n->ex.stream);
+    return r == WF_CUDA_SUCCESS ? WARPFFT_SUCCESS
+                                : wf_cuda_error(r, "cuMemcpyHtoDAsync of the factor table");
 }
 
 /* ---------------------------------------------------------------- cuFFT */
@@ -252,17 +285,21 @@ static warpfft_status build(wf_nufft12 *n, wf_create_times *t) {
     const wf_params *p = &n->p;
     double t0 = now_ms();
     /* the modules a jit or nvrtc build must compile load on their own threads meanwhile */
-    wf_module_set mods = {.n = 0};
+    wf_module_set mods = {.n = 0}, wmods = {.n = 0};
     modules_of(n, &mods);
-    wf_preload *loading = NULL;
+    wf_preload *loading = NULL, *loading_w = NULL;
     warpfft_status st0 = wf_modules_start(&n->ex, &mods, &loading);
     if (st0 != WARPFFT_SUCCESS) {
         t->modules_ms = now_ms() - t0;
         return st0;
     }
+    /* the widths the points may take (host work, while those modules load), and their modules */
+    warpfft_status st = wf_spreader_width_plan(&n->sp);
+    wf_spreader_width_modules(&n->sp, &wmods);
+    if (st == WARPFFT_SUCCESS && wmods.n > 0)
+        st = wf_modules_start(&n->ex, &wmods, &loading_w);
     double t_pre = now_ms(); /* loads done here unless they run beside what follows */
-    warpfft_status st = WARPFFT_SUCCESS;
-    if (!p->spreadinterponly) {
+    if (st == WARPFFT_SUCCESS && !p->spreadinterponly) {
         take_fft(n);
         st = make_fft(n);
     }
@@ -283,6 +320,9 @@ static warpfft_status build(wf_nufft12 *n, wf_create_times *t) {
     /* always joined, also after a failure above; a module failure is reported first, as it was
      * when the modules loaded before everything else */
     warpfft_status st_mod = wf_modules_preload_finish(loading);
+    warpfft_status st_mw = wf_modules_preload_finish(loading_w);
+    if (st_mod == WARPFFT_SUCCESS)
+        st_mod = st_mw;
     if (st_mod == WARPFFT_SUCCESS)
         st_mod = load_kernels(n);
     t->modules_ms = (t_pre - t0) + (now_ms() - t3);
@@ -299,6 +339,9 @@ static cufftResult free_all(wf_nufft12 *n) {
     wf_dbuf *bufs[] = {&n->fw, &n->fac[0], &n->fac[1], &n->fac[2], &n->fft_work};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         wf_dbuf_free(bufs[i], &n->workspace);
+    for (int i = 0; i < WF_MAX_WIDTHS - 1; i++)
+        for (int d = 0; d < 3; d++)
+            wf_dbuf_free(&n->fac_w[i][d], &n->workspace);
     wf_spreader_release(&n->sp);
     n->has_points = 0;
     return r;

@@ -30,7 +30,9 @@ typedef struct wf_nufft12 {
     const wf_cufft *cufft; /* NULL for spread/interp only */
     wf_kernel k_modes;     /* wf_deconvolve_p (type 1) or wf_amplify_p (type 2) */
     wf_dbuf fw;            /* ntransf * nfprod complex (none for spread/interp only) */
-    wf_dbuf fac[3];        /* N_d/2 + 1 reals per used dim */
+    wf_dbuf fac[3];        /* N_d/2 + 1 reals per used dim, of width p.width */
+    wf_dbuf fac_w[WF_MAX_WIDTHS - 1][3]; /* the same for the spreader's narrower widths (their
+                                            pointers in its width tables: spreader_width.c) */
     wf_dbuf fft_work;
     cufftHandle fft;
     int fft_created;  /* fft exists (cufftCreate succeeded or it came from the cache) */
@@ -89,7 +91,13 @@ int wf_nufft12_unchecked(const wf_nufft12 *n);
 /* The check of the point set (wf_spreader_check: one copy back, one wait), messages naming
  * `who`, then `after`. */
 warpfft_status wf_nufft12_check_points(wf_nufft12 *n, const char *who, const char *after);
-/* plan_get_info of a type 1 or 2 plan. */
+/* plan_get_info of a type 1 or 2 plan: width and beta are those the current points took once
+ * known on the host (checked setpts, setpts_check, wf_nufft12_points_width), else p's. */
 void wf_nufft12_info(const wf_nufft12 *n, warpfft_plan_info *info);
+/* warpfft_plan_points_width of a type 1 or 2 plan: the widths it may run with, the current
+ * points' (reading the choice back: one copy, one wait, when not known yet; 0 without points)
+ * and their offsets' statistics (stats may be NULL). */
+warpfft_status wf_nufft12_points_width(wf_nufft12 *n, int32_t widths[4], int32_t *n_widths,
+                                       int32_t *in_use, uint64_t *stats, int64_t n_stats);
 
 #endif /* WARPFFT_PLANS_NUFFT12_H */

@@ -41,6 +41,33 @@ void wf_nufft12_info(const wf_nufft12 *n, warpfft_plan_info *info) {
     info->n_points = n->has_points ? n->sp.M : -1;
     info->n_sets = n->has_points ? n->sp.n_sets : -1;
     info->workspace_bytes = wf_nufft12_workspace(n);
+    /* the width the points took, once read back (a checked setpts or setpts_check); else the
+     * plan's, the widest it runs with (spreader_width.c) */
+    const wf_pwidth *pw = &n->sp.pw;
+    for (int i = 0; n->has_points && i < pw->n_w && pw->in_use > 0; i++)
+        if (pw->width[i] == pw->in_use) {
+            info->width = pw->width[i];
+            info->beta = pw->beta[i];
+        }
+}
+
+warpfft_status wf_nufft12_points_width(wf_nufft12 *n, int32_t widths[4], int32_t *n_widths,
+                                       int32_t *in_use, uint64_t *stats, int64_t n_stats) {
+    wf_pwidth *pw = &n->sp.pw;
+    int nw = pw->n_w > 1 ? pw->n_w : 1;
+    for (int i = 0; i < 4; i++)
+        widths[i] = i < nw ? (nw > 1 ? pw->width[i] : n->p.width) : 0;
+    *n_widths = nw;
+    *in_use = 0;
+    if (!n->has_points || n->sp.M <= 0)
+        return WARPFFT_SUCCESS;
+    warpfft_status st = WARPFFT_SUCCESS;
+    if (nw > 1 && pw->in_use == 0) /* one copy of the result block, one wait */
+        st = wf_spreader_check(&n->sp, "warpfft_plan_points_width", "");
+    if (st == WARPFFT_SUCCESS && stats && n_stats > 0 && nw > 1)
+        st = wf_spreader_width_stats_read(&n->sp, stats, n_stats);
+    *in_use = nw > 1 ? pw->in_use : n->p.width;
+    return st;
 }
 
 /* wf_deconvolve_p (in = fw, out = fk) or wf_amplify_p (in = fk, out = fw) over n items. */
@@ -51,8 +78,12 @@ static warpfft_status launch_modes(wf_nufft12 *n, CUdeviceptr in, CUdeviceptr ou
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
     long long ntransf = p->ntransf;
     CUdeviceptr fac1 = n->fac[0].ptr, fac2 = n->fac[1].ptr, fac3 = n->fac[2].ptr;
-    void *args[] = {&dim,     &N1,   &N2,   &N3,   &nf1,     &nf2, &nf3,
-                    &ntransf, &fac1, &fac2, &fac3, &modeord, &in,  &out};
+    /* several widths: the factors of the one the points took (kernels/ABI.md) */
+    const wf_pwidth *pw = &n->sp.pw;
+    CUdeviceptr w_sel = pw->n_w > 1 ? n->sp.result.ptr + offsetof(wf_setpts_result, w_sel) : 0;
+    CUdeviceptr fac_tab = pw->n_w > 1 ? pw->tables.ptr + pw->plan_bytes : 0;
+    void *args[] = {&dim,  &N1,   &N2,   &N3,      &nf1, &nf2, &nf3,   &ntransf,
+                    &fac1, &fac2, &fac3, &modeord, &in,  &out, &w_sel, &fac_tab};
     return wf_exec_launch(&n->ex, &n->k_modes, count, args);
 }
 

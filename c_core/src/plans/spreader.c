@@ -15,42 +15,56 @@
 #include "params/params.h"
 #include "runtime/error.h"
 
-_Static_assert(sizeof(wf_setpts_result) == 24, "params.c counts 24 bytes for the result block");
+_Static_assert(sizeof(wf_setpts_result) == 32, "params.c counts 32 bytes for the result block");
 
 /* ---------------------------------------------------------------- methods */
 
+/* One launch of a spreading or interpolation kernel: which, its width and T beta, and the
+ * device word naming the width the points took with this kernel's index among the spreader's
+ * widths (kernels/ABI.md, "Widths from the points"; w_sel 0 for a spreader of one width). */
+typedef struct si_call {
+    const wf_kernel *k;
+    int dir; /* 0: spread, 1: interp */
+    int width;
+    void *beta;
+    CUdeviceptr w_sel;
+    int w_idx;
+} si_call;
+
 /* How one spreading method runs: the suffix of its modules and kernels, whether it splits bins
  * into subproblems (the per-bin subproblem starts and the subproblem list of setpts), whether
- * its kernels take a shared-memory tile (p.tile_bytes), whether spreading needs the grid zeroed
- * first (OD writes every cell), and its launch. Spread and interp of a method take one
- * parameter list (kernels/ABI.md). */
+ * its kernels take a shared-memory tile (p.tile_bytes, sized for p.width, which holds every
+ * narrower width's), whether spreading needs the grid zeroed first (OD writes every cell), and
+ * its launch. Spread and interp of a method take one parameter list (kernels/ABI.md). */
 typedef struct si_method {
     int method; /* WARPFFT_METHOD_* */
     const char *suffix;
     int subproblems, shared_tile, zero_grid;
-    warpfft_status (*launch)(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
-                             CUdeviceptr grid, void *beta);
+    warpfft_status (*launch)(const wf_spreader *sp, const si_call *k, CUdeviceptr c,
+                             CUdeviceptr grid);
 } si_method;
 
 /* GM: one thread per point, grid-stride, in sorted order (every set's: kernels/ABI.md, "Point
  * sets"; set_M points and tps transforms per set). */
-static warpfft_status launch_gm(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
-                                CUdeviceptr grid, void *beta) {
+static warpfft_status launch_gm(const wf_spreader *sp, const si_call *k, CUdeviceptr c,
+                                CUdeviceptr grid) {
     const wf_params *p = &sp->p;
     long long M = wf_spreader_points(sp), ntransf = p->ntransf;
     long long set_M = sp->M, tps = p->ntransf / sp->n_sets;
     CUdeviceptr x = sp->xs[0].ptr, y = sp->xs[1].ptr, z = sp->xs[2].ptr;
     CUdeviceptr sort_idx = sp->sort_idx.ptr;
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
-    void *args[] = {&M,   &x,       &y,        &z,   &c,    &nf1,   &nf2,
-                    &nf3, &ntransf, &sort_idx, beta, &grid, &set_M, &tps};
-    return wf_exec_launch(&sp->ex, k, M, args);
+    CUdeviceptr w_sel = k->w_sel;
+    int w_idx = k->w_idx;
+    void *args[] = {&M,       &x,        &y,      &z,    &c,     &nf1, &nf2,   &nf3,
+                    &ntransf, &sort_idx, k->beta, &grid, &set_M, &tps, &w_sel, &w_idx};
+    return wf_exec_launch(&sp->ex, k->k, M, args);
 }
 
 /* SM: one block per subproblem (grid-stride), grid.y over a set's transforms, grid.z over the
  * point sets. */
-static warpfft_status launch_sm(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
-                                CUdeviceptr grid, void *beta) {
+static warpfft_status launch_sm(const wf_spreader *sp, const si_call *k, CUdeviceptr c,
+                                CUdeviceptr grid) {
     const wf_params *p = &sp->p;
     long long M = wf_spreader_points(sp), ntransf = p->ntransf;
     long long set_M = sp->M, tps = p->ntransf / sp->n_sets;
@@ -67,28 +81,30 @@ static warpfft_status launch_sm(const wf_spreader *sp, const wf_kernel *k, CUdev
      * count return at once), so no host read is needed */
     CUdeviceptr n_subprob = sp->result.ptr + offsetof(wf_setpts_result, n_subprob);
     long long maxsub = p->maxsub;
+    CUdeviceptr w_sel = k->w_sel;
+    int w_idx = k->w_idx;
     /* the subproblems of one set: at most its bins plus its points over maxsub */
     int64_t cap = wf_subprob_cap(p->nbins, sp->M, p->maxsub);
-    void *args[] = {
-        &M,         &x,          &y,           &z,         &c,      &nf1,  &nf2,   &nf3, &ntransf,
-        &sort_idx,  beta,        &bs1,         &bs2,       &bs3,    &nb1,  &nb2,   &nb3, &bin_start,
-        &bin_count, &nsub_start, &subprob_bin, &n_subprob, &maxsub, &grid, &set_M, &tps};
+    void *args[] = {&M,         &x,          &y,           &z,         &c,      &nf1,
+                    &nf2,       &nf3,        &ntransf,     &sort_idx,  k->beta, &bs1,
+                    &bs2,       &bs3,        &nb1,         &nb2,       &nb3,    &bin_start,
+                    &bin_count, &nsub_start, &subprob_bin, &n_subprob, &maxsub, &grid,
+                    &set_M,     &tps,        &w_sel,       &w_idx};
     unsigned gx = cap < (int64_t)WF_GRID_MAX ? (unsigned)cap : WF_GRID_MAX;
     unsigned gy = tps < 65535 ? (unsigned)tps : 65535u;
     unsigned gz = (unsigned)sp->n_sets; /* <= WF_MAX_SETS (wf_spreader_sets_ok) */
-    /* spreading (k_si[0]) and interpolation take their per-width blocks (bins.h) */
-    unsigned block =
-        (unsigned)(k == &sp->k_si[0] ? wf_sm_spread_block(p->dim, p->precision, p->width)
-                                     : wf_sm_interp_block(p->dim, p->precision, p->width));
-    return wf_launch3(k->fn, k->name, gx, gy, gz, block, (unsigned)p->tile_bytes, sp->ex.stream,
-                      args);
+    /* spreading and interpolation take their per-width blocks (bins.h) */
+    unsigned block = (unsigned)(k->dir == 0 ? wf_sm_spread_block(p->dim, p->precision, k->width)
+                                            : wf_sm_interp_block(p->dim, p->precision, k->width));
+    return wf_launch3(k->k->fn, k->k->name, gx, gy, gz, block, (unsigned)p->tile_bytes,
+                      sp->ex.stream, args);
 }
 
 /* OD (spreading only): each warp owns a tile of od_tile cells of the grid (row pitch od_pitch),
  * blocks of od_nwarps warps over the tiles (grid-stride), grid.y over transforms; the bins of
  * setpts tell it which points reach its tile (no subproblems). */
-static warpfft_status launch_od(const wf_spreader *sp, const wf_kernel *k, CUdeviceptr c,
-                                CUdeviceptr grid, void *beta) {
+static warpfft_status launch_od(const wf_spreader *sp, const si_call *k, CUdeviceptr c,
+                                CUdeviceptr grid) {
     const wf_params *p = &sp->p;
     long long M = sp->M, ntransf = p->ntransf;
     CUdeviceptr x = sp->xs[0].ptr, y = sp->xs[1].ptr, z = sp->xs[2].ptr;
@@ -99,17 +115,19 @@ static warpfft_status launch_od(const wf_spreader *sp, const wf_kernel *k, CUdev
     const wf_bin_arrays *b = wf_spreader_bin_arrays(sp); /* one set's (wf_spreader_sets_ok) */
     CUdeviceptr bin_start = b->start.ptr, bin_count = b->count.ptr;
     int tl1 = p->od_tile[0], tl2 = p->od_tile[1], tl3 = p->od_tile[2], pitch = p->od_pitch;
-    void *args[] = {&M,       &x,         &y,         &z,   &c,   &nf1, &nf2,   &nf3,
-                    &ntransf, &sort_idx,  beta,       &bs1, &bs2, &bs3, &nb1,   &nb2,
-                    &nb3,     &bin_start, &bin_count, &tl1, &tl2, &tl3, &pitch, &grid};
+    CUdeviceptr w_sel = k->w_sel;
+    int w_idx = k->w_idx;
+    void *args[] = {&M,         &x,      &y,   &z,   &c,     &nf1,  &nf2,   &nf3,  &ntransf,
+                    &sort_idx,  k->beta, &bs1, &bs2, &bs3,   &nb1,  &nb2,   &nb3,  &bin_start,
+                    &bin_count, &tl1,    &tl2, &tl3, &pitch, &grid, &w_sel, &w_idx};
     int64_t tiles = 1;
     for (int d = 0; d < 3; d++)
         tiles *= (p->n_fine[d] + p->od_tile[d] - 1) / p->od_tile[d];
     int64_t blocks = (tiles + p->od_nwarps - 1) / p->od_nwarps;
     unsigned gx = blocks < (int64_t)WF_GRID_MAX ? (unsigned)blocks : WF_GRID_MAX;
     unsigned gy = ntransf < 65535 ? (unsigned)ntransf : 65535u;
-    return wf_launch(k->fn, k->name, gx, gy, 32u * (unsigned)p->od_nwarps, (unsigned)p->tile_bytes,
-                     sp->ex.stream, args);
+    return wf_launch(k->k->fn, k->k->name, gx, gy, 32u * (unsigned)p->od_nwarps,
+                     (unsigned)p->tile_bytes, sp->ex.stream, args);
 }
 
 static const si_method si_methods[] = {
@@ -125,6 +143,10 @@ static const si_method *method_of(const wf_params *p) {
         if (si_methods[i].method == p->method)
             return &si_methods[i];
     return &si_methods[0];
+}
+
+const char *wf_spreader_suffix(const wf_params *p) {
+    return method_of(p)->suffix;
 }
 
 int wf_spreader_subproblems(const wf_spreader *sp) {
@@ -241,6 +263,8 @@ warpfft_status wf_spreader_kernels(wf_spreader *sp) {
         if (st == WARPFFT_SUCCESS && m->shared_tile)
             st = set_shared_limit(sp, &sp->k_si[i]);
     }
+    if (st == WARPFFT_SUCCESS && sp->pw.n_w > 1) /* the narrower widths' (spreader_width.c) */
+        st = wf_spreader_width_kernels(sp, m->shared_tile ? set_shared_limit : NULL);
     return st;
 }
 
@@ -278,6 +302,8 @@ warpfft_status wf_spreader_alloc(wf_spreader *sp, int own_grid) {
         st = wf_bin_arrays_alloc(sp, &sp->bins, p->nbins); /* one point set's */
     if (st == WARPFFT_SUCCESS)
         st = wf_dbuf_alloc(&sp->result, sizeof(wf_setpts_result), "setpts results", &sp->workspace);
+    if (st == WARPFFT_SUCCESS && sp->pw.n_w > 1)
+        st = wf_spreader_width_alloc(sp);
     return st;
 }
 
@@ -288,6 +314,7 @@ void wf_spreader_release(wf_spreader *sp) {
         wf_dbuf_free(bufs[i], &sp->workspace);
     wf_bin_arrays_free(sp, &sp->bins);
     wf_bin_arrays_free(sp, &sp->set_bins);
+    wf_spreader_width_release(sp);
     sp->point_cap = sp->sub_cap = 0;
     sp->M = -1;
     sp->n_sets = 1;
@@ -295,16 +322,30 @@ void wf_spreader_release(wf_spreader *sp) {
 
 /* ---------------------------------------------------------------- grid work */
 
-/* Spread c -> grid (dir 0) or interp grid -> c (dir 1) by the method's kernel. */
+/* Spread c -> grid (dir 0) or interp grid -> c (dir 1) by the method's kernel; a spreader of
+ * several widths launches each width's, of which all but the one the points took return at
+ * once (spreader_width.c). */
 static warpfft_status run_si(wf_spreader *sp, int dir, CUdeviceptr c, CUdeviceptr grid) {
     const wf_params *p = &sp->p;
     if (!(sp->ops & (1 << dir)))
         return wf_error(WARPFFT_ERR_INTERNAL, "the spreader was made without its %s kernel",
                         op_names[dir]);
-    float beta_f = (float)p->beta; /* the kernel's T beta: pass exactly sizeof(T) */
-    double beta_d = p->beta;
-    void *beta = p->precision == WARPFFT_F64 ? (void *)&beta_d : (void *)&beta_f;
-    return method_of(p)->launch(sp, &sp->k_si[dir], c, grid, beta);
+    int n_w = sp->pw.n_w > 1 ? sp->pw.n_w : 1;
+    CUdeviceptr w_sel = n_w > 1 ? sp->result.ptr + offsetof(wf_setpts_result, w_sel) : 0;
+    warpfft_status st = WARPFFT_SUCCESS;
+    for (int i = 0; i < n_w && st == WARPFFT_SUCCESS; i++) {
+        double b = n_w > 1 ? sp->pw.beta[i] : p->beta;
+        float beta_f = (float)b; /* the kernel's T beta: pass exactly sizeof(T) */
+        double beta_d = b;
+        si_call k = {wf_spreader_width_kernel(sp, i, dir),
+                     dir,
+                     n_w > 1 ? sp->pw.width[i] : p->width,
+                     p->precision == WARPFFT_F64 ? (void *)&beta_d : (void *)&beta_f,
+                     w_sel,
+                     i};
+        st = method_of(p)->launch(sp, &k, c, grid);
+    }
+    return st;
 }
 
 warpfft_status wf_spreader_spread(wf_spreader *sp, CUdeviceptr c, CUdeviceptr grid,

@@ -8,6 +8,12 @@
  *                      deterministic spreaders, scatter into sorted order, unpack; the SM
  *                      method's subproblems), asynchronously, and the check of the totals it
  *                      leaves on the device.
+ *   spreader_width.c   the width the given points take (docs/accuracy.md, "The width the
+ *                      points need"): a spreader whose every-point-set width p.width has
+ *                      narrower candidates uploads their tables, gathers the statistics of
+ *                      each point set's offsets at setpts and chooses the width on the device
+ *                      (module offsets_{d}d_p), and runs every width's kernel, of which all but
+ *                      the chosen return at once (kernels/ABI.md, "Widths from the points").
  * Nothing here knows transforms, cuFFT or the public API. Every function but the module list
  * runs in the device's context, made current by the caller; all work goes on ex's stream.
  *
@@ -36,6 +42,7 @@
 #include <stdint.h>
 
 #include "params/base.h"
+#include "params/offsets.h"
 #include "plans/launch.h"
 #include "runtime/memory.h"
 
@@ -55,7 +62,36 @@ typedef struct wf_setpts_result {
     uint64_t n_subprob;   /* number of subproblems (SM), clamped to wf_params_subprob_cap */
     int32_t bad;          /* a NaN/inf coordinate */
     int32_t sub_overflow; /* the unclamped number exceeded the cap (a bug) */
+    int32_t w_sel;        /* the width the points took: its index in wf_pwidth.width (written by
+                             wf_offsets_choose_p; never written for a spreader of one width) */
+    int32_t reserved;
 } wf_setpts_result;
+
+/* Widths a spreader may run with: the candidates below p.width, then p.width. */
+#define WF_MAX_WIDTHS (WF_OFF_MAX_CAND + 1)
+/* Point sets of a setpts with several sets get statistics (one each) when they hold at least
+ * this many points: below, a set's statistics (104 KB) would outweigh its points' arrays, and
+ * (2D, 3D) their dependence term makes the bound about that of points on nodes anyway; such a
+ * setpts runs p.width. */
+#define WF_PW_MIN_SET_POINTS 4096
+
+/* The width the given points take (spreader_width.c). n_w = 1 (no candidates, or points_width
+ * off): p.width, and nothing below is made, loaded or launched. */
+typedef struct wf_pwidth {
+    int n_w;                    /* widths: the candidates, narrowest first, then p.width */
+    int width[WF_MAX_WIDTHS];   /* width[n_w - 1] = p.width */
+    double beta[WF_MAX_WIDTHS]; /* wf_kernel_beta(width, p.upsampfac) */
+    wf_offset_plan *host;       /* the tables until wf_spreader_width_alloc uploads them */
+    size_t plan_bytes;          /* wf_offsets_plan_bytes of the tables */
+    wf_kernel k_si[WF_MAX_WIDTHS - 1][2]; /* the candidates' spread [0] / interp [1] kernels */
+    wf_kernel k_gather, k_choose;         /* module offsets_{d}d_p */
+    wf_dbuf tables;     /* the tables, then WF_MAX_WIDTHS * 3 u64: the deconvolution factors of
+                           width i, dim d at [3 i + d] (types 1 and 2 write them: nufft12.c) */
+    wf_dbuf stats;      /* wf_offset_stats per point set */
+    int64_t stats_sets; /* point sets `stats` holds */
+    int gathered;       /* the last setpts gathered statistics (else it chose p.width) */
+    int in_use;         /* the current points' width, once read back; 0 while unknown */
+} wf_pwidth;
 
 /* Per-bin arrays of setpts: counts and starts (u64 per bin), the subproblem starts (methods with
  * subproblems), and the multi-block scan's tile sums (u64 x 2 per tile; none at most
@@ -81,7 +117,8 @@ typedef struct wf_spreader {
     wf_kernel k_poison;    /* wf_poison_u32: NaN outputs for a non-finite point set */
     wf_kernel k_stable[3]; /* wf_stable_hist, _rowscan, _scatter (module sort_stable; stable
                               spreaders only) */
-    wf_kernel k_si[2];     /* [0]: spread, [1]: interp (those in ops) */
+    wf_kernel k_si[2];     /* [0]: spread, [1]: interp (those in ops), of width p.width */
+    wf_pwidth pw;          /* the width the points take (its candidates' kernels, tables) */
 
     /* allocated at creation */
     wf_dbuf grid;       /* its own grid (wf_spreader_alloc with own_grid), else empty */
@@ -141,6 +178,8 @@ warpfft_status wf_spreader_alloc(wf_spreader *sp, int own_grid);
 warpfft_status wf_spreader_kernels(wf_spreader *sp);
 /* Frees every buffer (any stage of a partial build); sp may be set up again. */
 void wf_spreader_release(wf_spreader *sp);
+/* The module and kernel suffix of p's method: "gm", "sm" or "od". */
+const char *wf_spreader_suffix(const wf_params *p);
 /* Whether sp's method splits bins into subproblems (SM: the subproblem arrays and scan). */
 int wf_spreader_subproblems(const wf_spreader *sp);
 /* Per-bin arrays for `bins` bins into b (empty before; on failure what was made stays for
@@ -159,6 +198,42 @@ warpfft_status wf_spreader_interp(wf_spreader *sp, CUdeviceptr grid, CUdeviceptr
 /* The NaN pass of an unchecked point set: n complex values at out become NaN on the device
  * when setpts flagged a non-finite coordinate. Nothing for checked or trusted points. */
 warpfft_status wf_spreader_poison(const wf_spreader *sp, CUdeviceptr out, int64_t n);
+
+/* ---- spreader_width.c ---- */
+
+/* Whether sp (p.points_width on) may run narrower widths than p.width: the offsets plan of its
+ * shape (memoised per process, so a second plan of a shape does not compute it again), the
+ * candidates into sp->pw (n_w = 1 when there are none, or when the device cannot give the
+ * gather its shared memory). Host only: plan creation calls it after starting the module
+ * loads. WARPFFT_ERR_OUT_OF_MEMORY when host memory runs out. */
+warpfft_status wf_spreader_width_plan(wf_spreader *sp);
+/* Adds the modules of the candidates (their spread/interp modules for sp's directions, and
+ * offsets_{d}d_p) to s; nothing for n_w = 1. */
+void wf_spreader_width_modules(const wf_spreader *sp, wf_module_set *s);
+/* The device tables (uploaded on sp's stream) and one point set's statistics; nothing for
+ * n_w = 1. On failure what it made stays for wf_spreader_release. */
+warpfft_status wf_spreader_width_alloc(wf_spreader *sp);
+/* The candidates' kernels (their shared-memory limits set by set_shared), the gather's and the
+ * choice's. */
+warpfft_status wf_spreader_width_kernels(wf_spreader *sp,
+                                         warpfft_status (*set_shared)(const wf_spreader *,
+                                                                      const wf_kernel *));
+/* Statistics for n_sets point sets (grown when fewer; *grew says so); none needed when the sets
+ * are too small to be gathered. */
+warpfft_status wf_spreader_width_stats(wf_spreader *sp, int64_t n_sets, int64_t set_M, int *grew);
+/* The choice for the current point sets on the stream (after binning): zero the statistics,
+ * gather, choose; or only the choice of p.width for sets too small. Nothing for n_w = 1. */
+warpfft_status wf_spreader_width_setpts(wf_spreader *sp);
+/* After the result block was read back (wf_spreader_check): pw.in_use from its w_sel.
+ * WARPFFT_ERR_INTERNAL for an index out of range (a bug). */
+warpfft_status wf_spreader_width_read(wf_spreader *sp, const char *who);
+/* Copies the statistics of the current point sets (n_sets * WF_OFF_STATS_WORDS u64, at most
+ * `words`) to host memory `out` (one copy, one wait); zeros where they were not gathered. */
+warpfft_status wf_spreader_width_stats_read(wf_spreader *sp, uint64_t *out, int64_t words);
+/* Frees the tables, the statistics and a host copy not yet uploaded. */
+void wf_spreader_width_release(wf_spreader *sp);
+/* The width index and kernel of direction dir to launch i-th (i < pw.n_w). */
+const wf_kernel *wf_spreader_width_kernel(const wf_spreader *sp, int i, int dir);
 
 /* ---- spreader_points.c ---- */
 

@@ -249,7 +249,8 @@ static warpfft_status launch_unpack(wf_spreader *sp) {
 
 /* The whole binning pipeline on the stream: one memset and four launches (six with module
  * scan_big's scan; three more per radix pass of the stable ranks), sized on the host from M,
- * n_sets and nbins alone (nothing is read back). */
+ * n_sets and nbins alone (nothing is read back); then, for a spreader of several widths, the
+ * choice of the width (a memset and two launches: spreader_width.c). */
 static warpfft_status enqueue_binning(wf_spreader *sp) {
     warpfft_status st =
         wf_exec_memset(&sp->ex, wf_spreader_bin_arrays(sp)->count.ptr,
@@ -264,6 +265,8 @@ static warpfft_status enqueue_binning(wf_spreader *sp) {
         st = launch_scatter(sp);
     if (st == WARPFFT_SUCCESS)
         st = launch_unpack(sp);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_spreader_width_setpts(sp);
     return st;
 }
 
@@ -313,6 +316,7 @@ warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t n_sets, int64_t M, CU
     int dim = sp->p.dim;
     sp->M = M;
     sp->n_sets = n_sets;
+    sp->pw.in_use = 0;
     sp->x = x;
     sp->y = dim >= 2 ? y : 0;
     sp->z = dim >= 3 ? z : 0;
@@ -321,10 +325,12 @@ warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t n_sets, int64_t M, CU
     int64_t points = wf_spreader_points(sp), bins = wf_spreader_bins(sp);
     int64_t sub = wf_subprob_cap(bins, points, sp->p.maxsub);
     int grows = points > sp->point_cap || (wf_spreader_subproblems(sp) && sub > sp->sub_cap);
-    int bins_grew = 0;
+    int bins_grew = 0, stats_grew = 0;
     warpfft_status st = ensure_capacity(sp, points, sub);
     if (st == WARPFFT_SUCCESS)
         st = ensure_set_bins(sp, bins, &bins_grew);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_spreader_width_stats(sp, n_sets, M, &stats_grew);
     if (st == WARPFFT_SUCCESS)
         st = ensure_scan_kernels(sp, bins);
     if (st == WARPFFT_SUCCESS)
@@ -335,6 +341,10 @@ warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t n_sets, int64_t M, CU
         release_points(sp);
     if (st != WARPFFT_SUCCESS && bins_grew)
         wf_bin_arrays_free(sp, &sp->set_bins);
+    if (st != WARPFFT_SUCCESS && stats_grew) { /* made again by the next setpts that needs it */
+        wf_dbuf_free(&sp->pw.stats, &sp->workspace);
+        sp->pw.stats_sets = 0;
+    }
     return st;
 }
 
@@ -368,5 +378,5 @@ warpfft_status wf_spreader_check(wf_spreader *sp, const char *who, const char *a
                         who, (unsigned long long)r->n_sorted, (long long)points,
                         r->sub_overflow ? "more than " : "", (unsigned long long)r->n_subprob,
                         (long long)cap);
-    return WARPFFT_SUCCESS;
+    return wf_spreader_width_read(sp, who); /* the width the points took, now known here */
 }

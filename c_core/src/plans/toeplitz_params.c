@@ -94,6 +94,7 @@ warpfft_status wf_toep_choose(int dim, const int64_t n_modes[3], int64_t ntransf
     ko.check_points = 1;
     st = wf_params_make(1, dim, q->n_grid, 1, q->kernel_tol, precision, &ko, shared_limit,
                         &q->kernel);
+    q->kernel.points_width = 0; /* the kernel's transform keeps one width */
     if (st != WARPFFT_SUCCESS)
         return wf_error(st,
                         "%s: n_modes {%lld, %lld, %lld} need a grid of {%lld, %lld, %lld} and a "
@@ -120,8 +121,10 @@ warpfft_status wf_toep_for_device(wf_toep_params *q, const wf_exec *ex) {
     warpfft_opts ko = q->opts;
     ko.modeord = 1;
     ko.check_points = 1;
-    return wf_params_make(1, q->dim, q->n_grid, 1, q->kernel_tol, q->precision, &ko,
-                          wf_exec_shared_limit(ex), &q->kernel);
+    warpfft_status st = wf_params_make(1, q->dim, q->n_grid, 1, q->kernel_tol, q->precision, &ko,
+                                       wf_exec_shared_limit(ex), &q->kernel);
+    q->kernel.points_width = 0; /* the kernel's transform keeps one width */
+    return st;
 }
 
 void wf_toep_params_to_info(const wf_toep_params *q, warpfft_toeplitz_info *info) {

@@ -176,6 +176,11 @@ template <class V> inline V atomicAdd(V *p, V v) {
     *p = o + v;
     return o;
 }
+template <class V> inline V atomicMax(V *p, V v) {
+    const V o = *p;
+    *p = o > v ? o : v;
+    return o;
+}
 inline float __fdividef(float a, float b) {
     return a / b;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # kernels/test/emu/run.sh — builds the CPU emulation of the output-driven spreading kernels and
 # of module sort_stable (cuda_emu.h) and runs test_emu.cpp, then that of setpts' binning and
-# the GM/SM kernels with batched point sets and runs test_emu_sets.cpp: no GPU, no CUDA
-# toolkit, g++ only.
+# the GM/SM kernels with batched point sets and runs test_emu_sets.cpp, then that of module
+# offsets_{d}d_p (the width the points take) against the host's rule and runs
+# test_emu_offsets.cpp: no GPU, no CUDA toolkit, g++ and gcc only.
 #   bash kernels/test/emu/run.sh [quick]        # objects in kernels/test/emu/build (ignored)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -73,12 +74,31 @@ for m in 3:32:5:smr:-DWF_SMR_PX=8 3:64:8:smr:-DWF_SMR_PX=0 2:64:7:smr:-DWF_SMR_N
         -D"$entry=${entry}_$v" -Dwf_smr_info="wf_smr_info_$ns" "${defs[@]}" -Wno-unused-parameter
 done
 build test_emu_sets.o test_emu_sets.cpp
+sets_objs=("${objs[@]}")
+# module offsets_{d}d_p (test_emu_offsets.cpp; a small WF_OFF_ROUND, so that blocks flush their
+# counters inside the loop too), against the host's params/offsets.c and what it needs (C)
+objs=("$out/cuda_emu.o")
+for b in 1:32 1:64 2:32 2:64 3:32 3:64; do
+    IFS=: read -r d p <<<"$b"
+    build "offsets_${d}d_f${p}.o" offsets_module.cpp -DWF_DIM="$d" -DWF_PREC="$p" \
+        -DWF_EMU_NS="offsets_${d}d_f${p}" -DWF_OFF_ROUND=2
+done
+root="$here/../../.."
+build test_emu_offsets.o test_emu_offsets.cpp -I"$root/c_core/src" -I"$root/c_core/include"
 for p in "${pids[@]}"; do
     wait "$p" || { echo "run.sh: a compile failed" >&2; exit 1; }
 done
+for f in params/offsets params/grid params/width params/kernel runtime/error; do
+    o="$out/host_${f//\//_}.o"
+    gcc -std=c11 -O2 -D_GNU_SOURCE -DWARPFFT_BUILDING -Wall -Wextra -Werror -I"$root/c_core/src" \
+        -I"$root/c_core/include" -I"$here/../.." -c "$root/c_core/src/$f.c" -o "$o"
+    objs+=("$o")
+done
 "$CXX" "${od_objs[@]}" -o "$out/test_emu"
-"$CXX" "${objs[@]}" -o "$out/test_emu_sets"
+"$CXX" "${sets_objs[@]}" -o "$out/test_emu_sets"
+"$CXX" "${objs[@]}" -o "$out/test_emu_offsets" -lpthread
 status=0
 "$out/test_emu" "$@" || status=1
 "$out/test_emu_sets" "$@" || status=1
+"$out/test_emu_offsets" "$@" || status=1
 exit $status

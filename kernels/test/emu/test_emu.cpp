@@ -145,7 +145,7 @@ static void test_sort_stable() {
 template <class T, class Cx>
 using od_fn = void (*)(i64, const T *, const T *, const T *, const Cx *, i64, i64, i64, i64,
                        const i64 *, T, int, int, int, i64, i64, i64, const u64 *, const u64 *, int,
-                       int, int, int, Cx *);
+                       int, int, int, Cx *, const int *, int);
 
 enum Dist { UNIFORM, CLUSTER, BOUNDARY, EDGE };
 
@@ -259,7 +259,7 @@ template <class T, class Cx> static void run_od(const OdCase &k) {
                dim >= 3 ? xs[2].data() : nullptr, c.data(), nf[0], nf[1], nf[2], k.ntransf,
                sort_idx.data(), beta, bs[0], bs[1], bs[2], nb[0], nb[1], nb[2], start.data(),
                count.data(), k.tl[0], dim >= 2 ? k.tl[1] : 7, dim >= 3 ? k.tl[2] : 5, pitch,
-               fw.data());
+               fw.data(), nullptr, 0);
         });
     };
     run();

@@ -1,0 +1,345 @@
+/*
+ * spreader_width.c — the width the given points take (spreader.h; docs/accuracy.md, "The
+ * width the points need"). The width rule (params/width.c) takes p.width for every point set;
+ * for the points actually given the error is a mean over their fine-grid offsets, which
+ * params/offsets.c bounds from statistics of those offsets, so a narrower width may meet tol.
+ *
+ * At creation (types 1 and 2 with p.points_width): the offsets plan of the plan's shape (the
+ * candidates below p.width and their tables; memoised per process, since making it costs 1-17
+ * ms of CPU) is uploaded, and the candidates' spread/interp kernels and module offsets_{d}d_p
+ * are loaded. A shape without candidates costs nothing more: no module, buffer or launch.
+ * At setpts, after binning, on the stream: the statistics are zeroed and gathered
+ * (wf_offsets_gather_p) and one block per point set evaluates the bound of each candidate and
+ * writes the width's index to the result block (wf_offsets_choose_p): no host sync. Execute
+ * launches every width's kernel; each returns at once unless the index names it, and the
+ * deconvolution/amplification reads the factors of that width through a pointer table
+ * (kernels/ABI.md, "Widths from the points"). A checked setpts, which waits anyway, reads the
+ * index back with the result block.
+ *
+ * Several point sets: one choice, the widest of the sets' own (each set's statistics are
+ * gathered and bounded on their own), so every set meets tol; sets of fewer than
+ * WF_PW_MIN_SET_POINTS points take p.width without a gather.
+ */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "params/kernel.h"
+#include "params/offsets.h"
+#include "plans/spreader.h"
+#include "runtime/error.h"
+
+/* ---------------------------------------------------------------- the offsets plans */
+
+/* The offsets plans of the shapes seen: (dim, N, nf, precision, p.width, sigma, tol) -> the
+ * plan (the header alone for a shape without candidates), the least recently used replaced. */
+#define WF_PW_MEMO    16
+#define WF_PW_KEY_LEN 11
+typedef struct pw_memo_entry {
+    int64_t key[WF_PW_KEY_LEN];
+    wf_offset_plan *op;
+    uint64_t stamp;
+} pw_memo_entry;
+
+static pthread_mutex_t pw_lock = PTHREAD_MUTEX_INITIALIZER;
+static pw_memo_entry pw_memo[WF_PW_MEMO]; /* guarded by pw_lock, as the two below */
+static size_t pw_n;
+static uint64_t pw_stamp;
+
+/* A fork() while another thread holds the lock leaves it held in the child; the entries are
+ * host memory, valid there. */
+static void pw_atfork_child(void) {
+    pthread_mutex_init(&pw_lock, NULL);
+}
+
+__attribute__((constructor)) static void pw_register_atfork(void) {
+    pthread_atfork(NULL, NULL, pw_atfork_child);
+}
+
+static void memo_key(const wf_params *p, int64_t key[WF_PW_KEY_LEN]) {
+    memset(key, 0, WF_PW_KEY_LEN * sizeof key[0]);
+    key[0] = p->dim;
+    key[1] = p->precision;
+    key[2] = p->width;
+    for (int d = 0; d < 3; d++) {
+        key[3 + d] = p->n_modes[d];
+        key[6 + d] = p->n_fine[d];
+    }
+    memcpy(&key[9], &p->upsampfac, sizeof(double));
+    memcpy(&key[10], &p->tol, sizeof(double));
+}
+
+static wf_offset_plan *copy_plan(const wf_offset_plan *op) {
+    size_t bytes = wf_offsets_plan_bytes(op);
+    wf_offset_plan *c = malloc(bytes);
+    if (c)
+        memcpy(c, op, bytes);
+    return c;
+}
+
+/* Puts a copy of op into the memo (nothing lost but time when there is no memory for it). */
+static void memoise(const int64_t key[WF_PW_KEY_LEN], const wf_offset_plan *op) {
+    wf_offset_plan *keep = copy_plan(op), *old = NULL;
+    if (!keep)
+        return;
+    pthread_mutex_lock(&pw_lock);
+    size_t at = pw_n;
+    for (size_t i = 0; i < pw_n; i++)
+        if (memcmp(pw_memo[i].key, key, sizeof pw_memo[i].key) == 0)
+            at = i; /* another thread made it meanwhile: keep one */
+    if (at == pw_n && pw_n == WF_PW_MEMO) {
+        at = 0;
+        for (size_t i = 1; i < pw_n; i++)
+            if (pw_memo[i].stamp < pw_memo[at].stamp)
+                at = i;
+    }
+    if (at == pw_n)
+        pw_n++;
+    old = pw_memo[at].op;
+    memcpy(pw_memo[at].key, key, sizeof pw_memo[at].key);
+    pw_memo[at].op = keep;
+    pw_memo[at].stamp = ++pw_stamp;
+    pthread_mutex_unlock(&pw_lock);
+    free(old);
+}
+
+/* The offsets plan of p's shape into *out (the caller frees it): the memo's, else made. */
+static warpfft_status offsets_plan_of(const wf_params *p, wf_offset_plan **out) {
+    int64_t key[WF_PW_KEY_LEN];
+    memo_key(p, key);
+    *out = NULL;
+    int found = 0;
+    pthread_mutex_lock(&pw_lock);
+    for (size_t i = 0; i < pw_n && !found; i++)
+        if (memcmp(pw_memo[i].key, key, sizeof key) == 0) {
+            found = 1;
+            pw_memo[i].stamp = ++pw_stamp;
+            *out = copy_plan(pw_memo[i].op);
+        }
+    pthread_mutex_unlock(&pw_lock);
+    if (found)
+        return *out ? WARPFFT_SUCCESS
+                    : wf_error(WARPFFT_ERR_OUT_OF_MEMORY,
+                               "host allocation of the width-from-points tables");
+    warpfft_status st = wf_offsets_plan_make(p->dim, p->n_modes, p->n_fine, p->upsampfac,
+                                             p->precision, p->tol, p->width, out);
+    if (st == WARPFFT_SUCCESS)
+        memoise(key, *out);
+    return st;
+}
+
+/* The gather's shared memory: a u32 counter per cell of each dim and per joint bin of each pair
+ * (kernels/offsets.cu). */
+static size_t gather_smem(int dim) {
+    return (size_t)(dim * WF_OFF_CELLS + wf_off_n_pairs(dim) * WF_OFF_BINS * WF_OFF_BINS) *
+           sizeof(uint32_t);
+}
+
+/* ---------------------------------------------------------------- creation */
+
+warpfft_status wf_spreader_width_plan(wf_spreader *sp) {
+    wf_pwidth *pw = &sp->pw;
+    const wf_params *p = &sp->p;
+    pw->n_w = 1;
+    if (!p->points_width || p->spreadinterponly)
+        return WARPFFT_SUCCESS;
+    wf_offset_plan *op = NULL;
+    warpfft_status st = offsets_plan_of(p, &op);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    /* a device whose blocks cannot have the gather's counters (3D: 52 KB) keeps one width */
+    if (op->n_cand == 0 || gather_smem(p->dim) > (size_t)sp->ex.dev->max_shared_optin) {
+        free(op);
+        return WARPFFT_SUCCESS;
+    }
+    for (int c = 0; c < op->n_cand; c++) {
+        pw->width[c] = op->width[c];
+        pw->beta[c] = wf_kernel_beta(op->width[c], p->upsampfac);
+    }
+    pw->width[op->n_cand] = p->width;
+    pw->beta[op->n_cand] = p->beta;
+    pw->n_w = op->n_cand + 1;
+    pw->host = op;
+    pw->plan_bytes = wf_offsets_plan_bytes(op);
+    return WARPFFT_SUCCESS;
+}
+
+static const char *const dir_names[2] = {"spread", "interp"};
+
+void wf_spreader_width_modules(const wf_spreader *sp, wf_module_set *s) {
+    const wf_params *p = &sp->p;
+    if (sp->pw.n_w <= 1)
+        return;
+    char module[WF_SI_NAME_MAX], entry[WF_SI_NAME_MAX];
+    wf_module_set_add(s, "offsets_%dd_%s", p->dim, wf_prec_name(p->precision));
+    for (int i = 0; i < sp->pw.n_w - 1; i++)
+        for (int dir = 0; dir < 2; dir++)
+            if (sp->ops & (1 << dir)) {
+                wf_si_names(p->dim, p->precision, sp->pw.width[i], dir_names[dir],
+                            wf_spreader_suffix(p), module, entry);
+                wf_module_set_add(s, "%s", module);
+            }
+}
+
+warpfft_status wf_spreader_width_alloc(wf_spreader *sp) {
+    wf_pwidth *pw = &sp->pw;
+    if (pw->n_w <= 1)
+        return WARPFFT_SUCCESS;
+    size_t bytes = pw->plan_bytes + (size_t)WF_MAX_WIDTHS * 3 * sizeof(uint64_t);
+    warpfft_status st = wf_dbuf_alloc(&pw->tables, bytes, "the width tables", &sp->workspace);
+    if (st == WARPFFT_SUCCESS && pw->host) {
+        /* on the stream the choice reads them on; pageable: staged before the call returns */
+        CUresult r =
+            sp->ex.drv->cuMemcpyHtoDAsync(pw->tables.ptr, pw->host, pw->plan_bytes, sp->ex.stream);
+        if (r != WF_CUDA_SUCCESS)
+            st = wf_cuda_error(r, "cuMemcpyHtoDAsync of the width tables");
+    }
+    if (st == WARPFFT_SUCCESS) {
+        free(pw->host);
+        pw->host = NULL;
+        st = wf_dbuf_alloc(&pw->stats, sizeof(wf_offset_stats), "the offsets' statistics",
+                           &sp->workspace);
+    }
+    if (st == WARPFFT_SUCCESS)
+        pw->stats_sets = 1;
+    return st;
+}
+
+warpfft_status wf_spreader_width_kernels(wf_spreader *sp,
+                                         warpfft_status (*set_shared)(const wf_spreader *,
+                                                                      const wf_kernel *)) {
+    wf_pwidth *pw = &sp->pw;
+    const wf_params *p = &sp->p;
+    const char *ps = wf_prec_name(p->precision);
+    char module[WF_SI_NAME_MAX], name[WF_SI_NAME_MAX];
+    snprintf(module, sizeof module, "offsets_%dd_%s", p->dim, ps);
+    snprintf(name, sizeof name, "wf_offsets_gather_%s", ps);
+    warpfft_status st = wf_kernel_load(&sp->ex, module, name, &pw->k_gather);
+    snprintf(name, sizeof name, "wf_offsets_choose_%s", ps);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_kernel_load(&sp->ex, module, name, &pw->k_choose);
+    size_t smem = gather_smem(p->dim);
+    if (st == WARPFFT_SUCCESS && smem > WF_SHARED_STATIC_MAX) {
+        CUresult r = sp->ex.drv->cuFuncSetAttribute(pw->k_gather.fn,
+                                                    WF_FUNC_ATTR_MAX_DYNAMIC_SHARED, (int)smem);
+        if (r != WF_CUDA_SUCCESS)
+            st = wf_cuda_error(r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) on "
+                                  "wf_offsets_gather");
+    }
+    for (int i = 0; i < pw->n_w - 1 && st == WARPFFT_SUCCESS; i++)
+        for (int dir = 0; dir < 2 && st == WARPFFT_SUCCESS; dir++) {
+            if (!(sp->ops & (1 << dir)))
+                continue;
+            wf_si_names(p->dim, p->precision, pw->width[i], dir_names[dir], wf_spreader_suffix(p),
+                        module, name);
+            st = wf_kernel_load(&sp->ex, module, name, &pw->k_si[i][dir]);
+            if (st == WARPFFT_SUCCESS && set_shared)
+                st = set_shared(sp, &pw->k_si[i][dir]);
+        }
+    return st;
+}
+
+const wf_kernel *wf_spreader_width_kernel(const wf_spreader *sp, int i, int dir) {
+    return i < sp->pw.n_w - 1 ? &sp->pw.k_si[i][dir] : &sp->k_si[dir];
+}
+
+void wf_spreader_width_release(wf_spreader *sp) {
+    wf_pwidth *pw = &sp->pw;
+    wf_dbuf_free(&pw->tables, &sp->workspace);
+    wf_dbuf_free(&pw->stats, &sp->workspace);
+    free(pw->host);
+    pw->host = NULL;
+    pw->stats_sets = 0;
+    pw->gathered = 0;
+    pw->in_use = 0;
+}
+
+/* ---------------------------------------------------------------- setpts */
+
+/* Whether point sets of set_M points each (n_sets of them) get statistics. */
+static int gathers(int64_t n_sets, int64_t set_M) {
+    return n_sets == 1 || set_M >= WF_PW_MIN_SET_POINTS;
+}
+
+warpfft_status wf_spreader_width_stats(wf_spreader *sp, int64_t n_sets, int64_t set_M, int *grew) {
+    wf_pwidth *pw = &sp->pw;
+    *grew = 0;
+    if (pw->n_w <= 1 || !gathers(n_sets, set_M) || n_sets <= pw->stats_sets)
+        return WARPFFT_SUCCESS;
+    wf_dbuf_free(&pw->stats, &sp->workspace);
+    pw->stats_sets = 0;
+    *grew = 1;
+    warpfft_status st = wf_dbuf_alloc(&pw->stats, (size_t)n_sets * sizeof(wf_offset_stats),
+                                      "the offsets' statistics", &sp->workspace);
+    if (st == WARPFFT_SUCCESS)
+        pw->stats_sets = n_sets;
+    return st;
+}
+
+warpfft_status wf_spreader_width_setpts(wf_spreader *sp) {
+    wf_pwidth *pw = &sp->pw;
+    const wf_params *p = &sp->p;
+    if (pw->n_w <= 1)
+        return WARPFFT_SUCCESS;
+    long long n_sets = sp->n_sets, set_M = sp->M, M = wf_spreader_points(sp);
+    CUdeviceptr w_sel = sp->result.ptr + offsetof(wf_setpts_result, w_sel);
+    CUdeviceptr plan = pw->tables.ptr, stats = pw->stats.ptr, bounds = 0;
+    warpfft_status st = WARPFFT_SUCCESS;
+    pw->gathered = gathers(n_sets, set_M);
+    if (pw->gathered) {
+        if (pw->stats_sets < n_sets)
+            return wf_error(WARPFFT_ERR_INTERNAL, "statistics for %lld of %lld point sets",
+                            (long long)pw->stats_sets, n_sets);
+        st = wf_exec_memset(&sp->ex, stats, (size_t)n_sets * sizeof(wf_offset_stats),
+                            "the offsets' statistics");
+        /* about 2 blocks per multiprocessor in all, each flushing its counters once */
+        int64_t per_set =
+            (2 * (int64_t)(sp->ex.dev->n_sm > 0 ? sp->ex.dev->n_sm : 1) + n_sets - 1) / n_sets;
+        int64_t most = (set_M + WF_BLOCK - 1) / WF_BLOCK;
+        unsigned gx = (unsigned)(per_set < most ? per_set : most);
+        int dim = p->dim;
+        CUdeviceptr x = sp->x, y = sp->y, z = sp->z;
+        long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
+        void *args[] = {&M, &dim, &x, &y, &z, &nf1, &nf2, &nf3, &set_M, &stats, &w_sel};
+        if (st == WARPFFT_SUCCESS)
+            st = wf_launch(pw->k_gather.fn, pw->k_gather.name, gx > 0 ? gx : 1, (unsigned)n_sets,
+                           WF_BLOCK, (unsigned)gather_smem(dim), sp->ex.stream, args);
+    }
+    long long sets = pw->gathered ? n_sets : 0; /* 0: the choice is p.width */
+    void *cargs[] = {&sets, &stats, &plan, &w_sel, &bounds};
+    unsigned grid = sets > 0 ? (sets < (long long)WF_GRID_MAX ? (unsigned)sets : WF_GRID_MAX) : 1;
+    if (st == WARPFFT_SUCCESS)
+        st = wf_launch(pw->k_choose.fn, pw->k_choose.name, grid, 1, WF_BLOCK, 0, sp->ex.stream,
+                       cargs);
+    return st;
+}
+
+warpfft_status wf_spreader_width_read(wf_spreader *sp, const char *who) {
+    wf_pwidth *pw = &sp->pw;
+    if (pw->n_w <= 1 || sp->M <= 0)
+        return WARPFFT_SUCCESS;
+    int i = sp->result_host.w_sel;
+    if (i < 0 || i >= pw->n_w)
+        return wf_error(WARPFFT_ERR_INTERNAL, "%s: the points chose width index %d of %d", who, i,
+                        pw->n_w);
+    pw->in_use = pw->width[i];
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status wf_spreader_width_stats_read(wf_spreader *sp, uint64_t *out, int64_t words) {
+    wf_pwidth *pw = &sp->pw;
+    int64_t have =
+        pw->n_w > 1 && pw->gathered && sp->M > 0 ? sp->n_sets * (int64_t)WF_OFF_STATS_WORDS : 0;
+    int64_t n = have < words ? have : words;
+    if (words > n)
+        memset(out + n, 0, (size_t)(words - n) * sizeof *out);
+    if (n <= 0)
+        return WARPFFT_SUCCESS;
+    WF_CU(sp->ex.drv->cuMemcpyDtoHAsync(out, pw->stats.ptr, (size_t)n * sizeof *out, sp->ex.stream),
+          "cuMemcpyDtoHAsync of the offsets' statistics");
+    WF_CU(sp->ex.drv->cuStreamSynchronize(sp->ex.stream),
+          "cuStreamSynchronize (the offsets' statistics)");
+    return WARPFFT_SUCCESS;
+}
