@@ -78,8 +78,9 @@ static warpfft_status launch_sm(const wf_spreader *sp, const wf_kernel *k, CUdev
     unsigned gz = (unsigned)sp->n_sets; /* <= WF_MAX_SETS (wf_spreader_sets_ok) */
     /* spreading (k_si[0]) and interpolation take their per-width blocks (bins.h) */
     unsigned block =
-        (unsigned)(k == &sp->k_si[0] ? wf_sm_spread_block(p->dim, p->precision, p->width)
-                                     : wf_sm_interp_block(p->dim, p->precision, p->width));
+        (unsigned)(k == &sp->k_si[0]
+                       ? wf_sm_spread_block(p->dim, p->precision, p->width, p->bin_size)
+                       : wf_sm_interp_block(p->dim, p->precision, p->width));
     return wf_launch3(k->fn, k->name, gx, gy, gz, block, (unsigned)p->tile_bytes, sp->ex.stream,
                       args);
 }
