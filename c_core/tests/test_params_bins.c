@@ -81,8 +81,22 @@ void test_bins(void) {
           "3D t1 f32: SM 16x8x4: %d %d %d", in.bin_size[0], in.bin_size[1], in.bin_size[2]);
     warpfft_plan_params(2, 3, n3, 1, 1e-9, WARPFFT_F64, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
-              in.bin_size[2] == 4,
-          "3D t2 f64: SM 8x8x4: %d %d %d", in.bin_size[0], in.bin_size[1], in.bin_size[2]);
+              in.bin_size[2] == 4 && in.width == 12,
+          "3D t2 f64 w%d: SM 8x8x4: %d %d %d", in.width, in.bin_size[0], in.bin_size[1],
+          in.bin_size[2]);
+    /* up to w10 8x8x8 (bins.c, wf_sm_bins: D2t2) */
+    warpfft_plan_params(2, 3, n3, 1, 1e-6, WARPFFT_F64, &S2, &in);
+    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
+              in.bin_size[2] == 8 && in.width <= 10,
+          "3D t2 f64 w%d: SM 8x8x8: %d %d %d", in.width, in.bin_size[0], in.bin_size[1],
+          in.bin_size[2]);
+    int32_t t2[3];
+    wf_sm_bins(2, 3, WARPFFT_F64, 10, t2);
+    CHECK(t2[2] == 8, "3D t2 f64 w10: depth %d", (int)t2[2]);
+    wf_sm_bins(2, 3, WARPFFT_F64, 11, t2);
+    CHECK(t2[2] == 4, "3D t2 f64 w11: depth %d", (int)t2[2]);
+    wf_sm_bins(2, 3, WARPFFT_F32, 7, t2);
+    CHECK(t2[0] == 16 && t2[1] == 16 && t2[2] == 4, "3D t2 f32 keeps 16x16x4");
 }
 
 /* SM launch blocks: the kernels' WF_OD_MIN_BLOCK table (kernels/spreadinterp.cu) for 3D

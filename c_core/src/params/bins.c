@@ -242,11 +242,27 @@ size_t wf_od_warp_bytes(int dim, int precision, int width, const int32_t tile[3]
     return (cells * cb + 15) / 16 * 16 + stage;
 }
 
-/* Defaults for `method` (SM spreading with the tile in registers: wf_smr_default_bins), then
- * opts.bin_size overrides, clamped to [1, nf_d]; unused dims 1. */
+/* 3D f64 type 2 (interpolation) at w <= 10: 8x8x8 rather than 8x8x4, measured on the H100
+ * (benches/kernels-sweep-h100-2026-12-06.log, kernels alone, D2t2: 256^3, M 1.7e7, w10, sigma
+ * 1.477, 0.31 points per cell): 8x8x8 23.5 ms, 16x8x4 24.1, 8x8x4 27.4 -- a thicker tile loads
+ * less halo per point (18^3 / 512 = 11 cells against 18 x 18 x 14 / 256 = 18) and its 93 KB
+ * still leave two blocks per SM. From w11 an 8x8x8 tile (20^3 x 16 = 128 KB) leaves one, as
+ * 16x8x4 does, which measured 25.9 ms against 8x8x4's 17.1 at w11 (B8, above): 8x8x4 there. */
+void wf_sm_bins(int type, int dim, int precision, int width, int32_t bs[3]) {
+    if (type == 1 && wf_smr_nr(dim, precision, width) > 0) {
+        wf_smr_default_bins(dim, precision, width, bs);
+        return;
+    }
+    wf_default_bins(type, WARPFFT_METHOD_SM, dim, precision, bs);
+    if (type == 2 && dim == 3 && precision == WARPFFT_F64 && width <= 10)
+        bs[2] = 8;
+}
+
+/* Defaults for `method` (SM: wf_sm_bins, by the width too), then opts.bin_size overrides,
+ * clamped to [1, nf_d]; unused dims 1. */
 static void initial_bins(const wf_params *p, int method, const warpfft_opts *o, int32_t bs[3]) {
-    if (method == WARPFFT_METHOD_SM && wf_params_smr_nr(p) > 0)
-        wf_smr_default_bins(p->dim, p->precision, p->width, bs);
+    if (method == WARPFFT_METHOD_SM)
+        wf_sm_bins(p->type, p->dim, p->precision, p->width, bs);
     else
         wf_default_bins(p->type, method, p->dim, p->precision, bs);
     for (int d = 0; d < 3; d++) {

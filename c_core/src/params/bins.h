@@ -12,9 +12,12 @@
 #include "warpfft.h"
 
 /* Default bin edges per transform type (1, 2), method (GM, SM or OD), dim and precision, for
- * SM those of the tile in shared memory (cost.c's fit was measured with them); unused dims 1.
- * A plan's SM spreading with the tile in registers takes wf_smr_default_bins instead. */
+ * SM those cost.c's fit was measured with; unused dims 1. A plan's SM bins depend on the width
+ * too: wf_sm_bins. */
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]);
+/* The default SM bins of a plan: for spreading with the tile in registers (wf_smr_nr > 0)
+ * wf_smr_default_bins; 3D f64 type 2 at widths up to 10 8x8x8; else wf_default_bins. */
+void wf_sm_bins(int type, int dim, int precision, int width, int32_t bs[3]);
 /* Threads per block of SM spreading over bins bs: for the tile in registers (wf_smr_nr > 0) 32
  * x its warps (wf_smr_warps); else 256, or the fewer that a 3D width measured faster with (192
  * for f32 w7), the kernels' WF_OD_MIN_BLOCK (kernels/spreadinterp.cu) being the same table. A
