@@ -63,7 +63,7 @@ WF_PTX_ARCH=compute_90 build smr90 "-DWF_SPREAD_SM_REG=1" si_3d_f32_w6_spread_sm
 build fix3 "-DWF_SPREAD_SM_OD=0 -DWF_SPREAD_SM_TEAM=1 -DWF_SPREAD_SM_FIX=1" \
     si_3d_f32_w6_spread_sm si_3d_f32_w7_spread_sm
 # 2D f64 output-driven steps in 128-thread blocks (one point per step, as the reference)
-build od2b128 "-DWF_OD_MIN_BLOCK=128" si_2d_f64_w10_spread_sm
+build od2b128 "-DWF_SPREAD_SM_REG=0 -DWF_OD_MIN_BLOCK=128" si_2d_f64_w10_spread_sm
 # GM interpolation, team per point
 build gmteam "-DWF_INTERP_GM_TEAM=1" si_3d_f64_w10_interp_gm
 
