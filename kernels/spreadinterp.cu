@@ -22,6 +22,10 @@
  *    Used for 3D SM spreading (W^3 cells keep a 256-thread block busy): 3D f32 w6 went from
  *    22 ms (thread per point) and 15 ms (team) to 4.8 ms, 3D f64 w10 from 320 ms to 34 ms;
  *    and for 2D f64 SM spreading, several points per step (wf_spread_sm_od2): w11 9.0 -> 5.7 ms.
+ *  - column per thread (the SM tile in registers, smr_spread.cuh): a thread owns all cells of
+ *    one tile column along the last dimension and adds a point's W of them with FMAs into its
+ *    registers; no shared cell traffic, no atomics. Used for 3D f64 SM spreading at w7-14 and
+ *    2D f64 at w10-16 (kernels/smr_shape.h): B7 w10 47.2 -> 26.1 ms, B6 w10 5.24 -> 4.55.
  * Shared-memory float atomicAdd is a compare-and-swap loop on sm_90 (ATOMS.CAST.SPIN), which
  * is why avoiding shared atomics pays off so much.
  *
@@ -46,7 +50,8 @@
  *   gm_interp.cuh  GM interpolation: thread / team per point
  *   sm_spread.cuh  SM spreading: thread / team per point, output-driven (3D; 2D several points)
  *   sm_interp.cuh  SM interpolation: thread / team per point
- *   smr_spread.cuh SM spreading with the tile in registers (WF_SPREAD_SM_REG, a variant)
+ *   smr_spread.cuh SM spreading with the tile in registers (WF_SPREAD_SM_REG: 3D f64 w7-14,
+ *                  2D f64 w10-16, kernels/smr_shape.h)
  */
 #include "common.cuh"
 
@@ -160,23 +165,32 @@ typedef wf_cplx C;
 #if WF_SPREAD_SM_OD2 && WF_DIM != 2
 #error "WF_SPREAD_SM_OD2 is for WF_DIM == 2"
 #endif
-/* SM spreading with the tile in registers (wf_spread_smr, spreadinterp/smr_spread.cuh): a
- * variant for 2D and 3D, OFF by default until measured (kernels/test/sweep_wave4.sh times it
- * against the defaults on the H100). Replaces the shared-tile paths above when on:
+/* SM spreading with the tile in registers (spreadinterp/smr_spread.cuh): the default of the
+ * spreading SM modules that kernels/smr_shape.h lists (3D f64 w7-14, 2D f64 w10-16; the H100
+ * measurements and the reasons for each width are there), and a variant of the others for
+ * re-measuring (-DWF_SPREAD_SM_REG=1; kernels/test/sweep_wave4.sh). Replaces the shared-tile
+ * paths above when on (-DWF_SPREAD_SM_REG=0 builds the shared tile of a listed module):
  *  - WF_SMR_NR: registers (complex cells) per thread along the last dimension; the tile's last
- *    extent bs_last + 2*PAD must fit (the host's bins follow: bs_last = NR - 2*PAD);
- *  - WF_SMR_PX: 3D column mapping, 0 = flat rows, 8 or 16 = warp patches PX x 32/PX;
- *  - WF_SMR_NBW: points per batch / 32. */
+ *    extent bs_last + 2*PAD must fit (the host's bins follow: bs_last = NR - 2*PAD). The
+ *    table's, else (variant builds) a last bin extent of 4 in 3D, 6 in 2D;
+ *  - WF_SMR_PX: 3D column mapping, 0 = flat rows, 8 or 16 = warp patches PX x 32/PX (the host
+ *    launches flat rows: the listed modules are f64);
+ *  - WF_SMR_NBW: points per batch / 32, the table's (else 1). */
+#include "smr_shape.h"
+#define WF_SMR_NR_TABLE WF_SMR_NR_OF(WF_DIM, WF_PREC, WF_W)
 #ifndef WF_SPREAD_SM_REG
-#define WF_SPREAD_SM_REG 0
+#define WF_SPREAD_SM_REG                                                                           \
+    (WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_SM && WF_SMR_NR_TABLE > 0)
 #endif
 #if WF_SPREAD_SM_REG
 #if WF_DIM < 2
 #error "WF_SPREAD_SM_REG is for 2D and 3D"
 #endif
 #ifndef WF_SMR_NR
-#if WF_DIM == 3
-/* bs3 = 4, the depth of today's 3D bins (f32 type 1 16x8x4, f64 8x8x4) */
+#if WF_SMR_NR_TABLE > 0
+#define WF_SMR_NR WF_SMR_NR_TABLE
+#elif WF_DIM == 3
+/* bs3 = 4, the depth of the shared tile's 3D bins (f32 type 1 16x8x4, f64 8x8x4) */
 #define WF_SMR_NR (4 + 2 * PAD)
 #else
 #define WF_SMR_NR (6 + 2 * PAD) /* bs2 = 6 */
@@ -186,7 +200,7 @@ typedef wf_cplx C;
 #define WF_SMR_PX (WF_DIM == 3 && WF_PREC == 32 ? 8 : 0)
 #endif
 #ifndef WF_SMR_NBW
-#define WF_SMR_NBW 1
+#define WF_SMR_NBW (WF_SMR_NR_TABLE > 0 ? WF_SMR_NBW_OF(WF_DIM, WF_PREC, WF_W) : 1)
 #endif
 #undef WF_SPREAD_SM_OD
 #define WF_SPREAD_SM_OD 0
@@ -203,10 +217,9 @@ typedef wf_cplx C;
  * (kernels/check.sh); 0 = no cap (then __launch_bounds__(256)). */
 #ifndef WF_SPREAD_SM_MAXREG
 #if WF_SPREAD_SM_REG
-/* the NR complex registers and ~30 more; blocks of up to 1024 threads need a cap (not
- * __launch_bounds__(256)) */
-#define WF_SPREAD_SM_MAXREG                                                                        \
-    (WF_PREC == 32 ? (WF_SMR_NR <= 12 ? 80 : 96) : (WF_SMR_NR <= 14 ? 112 : 128))
+/* the NR complex registers and ~30 more (smr_shape.h: the host sizes blocks by it); blocks
+ * of more than 256 threads need a cap (not __launch_bounds__(256)) */
+#define WF_SPREAD_SM_MAXREG WF_SMR_MAXREG_OF(WF_PREC, WF_SMR_NR)
 #elif WF_SPREAD_SM_OD && WF_DIM == 3 && WF_PREC == 32
 /* w7 spills 8 bytes at 48 since the sinh kernel (one more register: eb) */
 #define WF_SPREAD_SM_MAXREG                                                                        \

@@ -391,6 +391,7 @@ fn embedded_sources_match_the_kernels_dir() {
     for want in [
         "common.cuh",
         "kernel_shape.h", // the kernel's one definition, a plain C header the host includes too
+        "smr_shape.h",    // the register tile's table, which the host reads too
         "direct.cu",
         "prep.cu",
         "scan.cuh",
@@ -402,6 +403,7 @@ fn embedded_sources_match_the_kernels_dir() {
         "spreadinterp/point.cuh",
         "spreadinterp/tile.cuh",
         "spreadinterp/sm_interp.cuh",
+        "spreadinterp/smr_spread.cuh",
         "type3.cu",
     ] {
         assert!(names.contains(&want), "{want} not embedded: {names:?}");

@@ -36,11 +36,16 @@ static double now_ms(void) {
 }
 
 /* The sample: every module that is not a spreadinterp one, and every method and direction of
- * these (small, middle and largest widths; 3D at the largest is the heaviest compile). The
- * stems are prefixes: si modules are per direction and method (si_2d_f32_w7_spread_od, ...). */
+ * these (small, middle and largest widths; 3D at the largest is the heaviest compile), and the
+ * SM spreading with the tile in registers at its narrowest and widest (kernels/smr_shape.h).
+ * The stems are prefixes: si modules are per direction and method (si_2d_f32_w7_spread_od,
+ * ...). */
 static int sampled(const char *name) {
-    static const char *const si[] = {"si_1d_f32_w2_", "si_1d_f64_w2_",  "si_2d_f32_w7_",
-                                     "si_2d_f64_w7_", "si_3d_f32_w12_", "si_3d_f64_w16_"};
+    static const char *const si[] = {"si_1d_f32_w2_",           "si_1d_f64_w2_",
+                                     "si_2d_f32_w7_",           "si_2d_f64_w7_",
+                                     "si_3d_f32_w12_",          "si_3d_f64_w16_",
+                                     "si_3d_f64_w7_spread_sm",  "si_3d_f64_w14_spread_sm",
+                                     "si_2d_f64_w10_spread_sm", "si_2d_f64_w16_spread_sm"};
     if (strncmp(name, "si_", 3) != 0)
         return 1;
     for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)

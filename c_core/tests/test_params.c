@@ -65,6 +65,8 @@ int main(void) {
     test_table_sizes();
     test_bins();
     test_sm_blocks();
+    test_smr_table();
+    test_smr_plans();
     test_scan_tiles();
     test_method_fallback();
     test_method_density();

@@ -142,6 +142,8 @@ void test_deterministic_info(void);
 /* ---- test_params_bins.c ---- */
 void test_bins(void);
 void test_sm_blocks(void);
+void test_smr_table(void);
+void test_smr_plans(void);
 void test_scan_tiles(void);
 void test_method_fallback(void);
 void test_method_density(void);

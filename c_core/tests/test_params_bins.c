@@ -41,9 +41,16 @@ void test_bins(void) {
     CHECK(wf_params_make(2, 2, n2, 1, 1e-5, WARPFFT_F32, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.tile_bytes == 40 * 40 * 8,
           "2D t2 f32 tile %zu bytes", p.tile_bytes);
+    /* 2D f64 w12 spreads with the tile in registers: bins (128 - 12) x (14 - 12), the point
+     * batches in shared memory (test_smr_plans) */
     CHECK(wf_params_make(1, 2, n2, 1, 1e-9, WARPFFT_F64, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.width == 12 && p.bin_size[0] == 116 && p.bin_size[1] == 2 &&
+              p.tile_bytes == wf_smr_batch_bytes(2, WARPFFT_F64, 12),
+          "2D t1 f64: w %d bins %d x %d, %zu bytes", p.width, (int)p.bin_size[0],
+          (int)p.bin_size[1], p.tile_bytes);
+    CHECK(wf_params_make(2, 2, n2, 1, 1e-9, WARPFFT_F64, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.tile_bytes == 44 * 44 * 16,
-          "2D t1 f64 tile %zu bytes", p.tile_bytes);
+          "2D t2 f64 tile %zu bytes", p.tile_bytes);
     warpfft_plan_params(1, 1, n1, 1, 1e-5, WARPFFT_F32, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 1024 && in.n_fine[0] == 2000000,
           "1D t1: SM, nf %lld", (long long)in.n_fine[0]);
@@ -74,19 +81,46 @@ void test_bins(void) {
           "3D t1 f32: SM 16x8x4: %d %d %d", in.bin_size[0], in.bin_size[1], in.bin_size[2]);
     warpfft_plan_params(2, 3, n3, 1, 1e-9, WARPFFT_F64, &S2, &in);
     CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
-              in.bin_size[2] == 4,
-          "3D t2 f64: SM 8x8x4: %d %d %d", in.bin_size[0], in.bin_size[1], in.bin_size[2]);
+              in.bin_size[2] == 4 && in.width == 12,
+          "3D t2 f64 w%d: SM 8x8x4: %d %d %d", in.width, in.bin_size[0], in.bin_size[1],
+          in.bin_size[2]);
+    /* up to w10 8x8x8 (bins.c, wf_sm_bins: D2t2) */
+    warpfft_plan_params(2, 3, n3, 1, 1e-6, WARPFFT_F64, &S2, &in);
+    CHECK(in.method == WARPFFT_METHOD_SM && in.bin_size[0] == 8 && in.bin_size[1] == 8 &&
+              in.bin_size[2] == 8 && in.width <= 10,
+          "3D t2 f64 w%d: SM 8x8x8: %d %d %d", in.width, in.bin_size[0], in.bin_size[1],
+          in.bin_size[2]);
+    int32_t t2[3];
+    wf_sm_bins(2, 3, WARPFFT_F64, 10, t2);
+    CHECK(t2[2] == 8, "3D t2 f64 w10: depth %d", (int)t2[2]);
+    wf_sm_bins(2, 3, WARPFFT_F64, 11, t2);
+    CHECK(t2[2] == 4, "3D t2 f64 w11: depth %d", (int)t2[2]);
+    wf_sm_bins(2, 3, WARPFFT_F32, 7, t2);
+    CHECK(t2[0] == 16 && t2[1] == 16 && t2[2] == 4, "3D t2 f32 keeps 16x16x4");
 }
 
 /* SM launch blocks: the kernels' WF_OD_MIN_BLOCK table (kernels/spreadinterp.cu) for 3D
- * spreading, 128 for 2D f32 interpolation at widths 7 and 8, else 256. */
+ * spreading with the tile in shared memory, 32 x the warps of the tile in registers (3D f64
+ * w7-14, 2D f64 w10-16), 128 for 2D f32 interpolation at widths 7 and 8, else 256. */
 void test_sm_blocks(void) {
-    CHECK(wf_sm_spread_block(3, WARPFFT_F32, 7) == 192, "3D f32 w7 spread block");
-    CHECK(wf_sm_spread_block(3, WARPFFT_F32, 8) == 256 &&
-              wf_sm_spread_block(3, WARPFFT_F64, 7) == 256 &&
-              wf_sm_spread_block(3, WARPFFT_F64, 10) == 256 &&
-              wf_sm_spread_block(2, WARPFFT_F32, 7) == 256,
-          "other spread blocks 256");
+    const int32_t b3[3] = {16, 8, 4}, f3[3] = {8, 8, 4}, b2[3] = {32, 32, 1};
+    CHECK(wf_sm_spread_block(3, WARPFFT_F32, 7, b3) == 192, "3D f32 w7 spread block");
+    CHECK(wf_sm_spread_block(3, WARPFFT_F32, 8, b3) == 256 &&
+              wf_sm_spread_block(3, WARPFFT_F64, 6, f3) == 256 &&
+              wf_sm_spread_block(3, WARPFFT_F64, 15, f3) == 256 &&
+              wf_sm_spread_block(2, WARPFFT_F32, 7, b2) == 256 &&
+              wf_sm_spread_block(2, WARPFFT_F64, 9, b2) == 256,
+          "other shared-tile spread blocks 256");
+    /* the tile in registers: tile columns (8 + 2 pad)^2 in 3D, 128 in 2D, over 32 */
+    const int32_t r2[3] = {118, 2, 1};
+    CHECK(wf_sm_spread_block(3, WARPFFT_F64, 8, f3) == 256 &&
+              wf_sm_spread_block(3, WARPFFT_F64, 10, f3) == 352 &&
+              wf_sm_spread_block(3, WARPFFT_F64, 12, f3) == 416 &&
+              wf_sm_spread_block(3, WARPFFT_F64, 14, f3) == 512 &&
+              wf_sm_spread_block(2, WARPFFT_F64, 10, r2) == 128,
+          "register-tile spread blocks: %d %d %d %d %d", wf_sm_spread_block(3, WARPFFT_F64, 8, f3),
+          wf_sm_spread_block(3, WARPFFT_F64, 10, f3), wf_sm_spread_block(3, WARPFFT_F64, 12, f3),
+          wf_sm_spread_block(3, WARPFFT_F64, 14, f3), wf_sm_spread_block(2, WARPFFT_F64, 10, r2));
     CHECK(wf_sm_interp_block(2, WARPFFT_F32, 7) == 128 &&
               wf_sm_interp_block(2, WARPFFT_F32, 8) == 128,
           "2D f32 w7/w8 interp block");
@@ -94,6 +128,141 @@ void test_sm_blocks(void) {
               wf_sm_interp_block(2, WARPFFT_F64, 7) == 256 &&
               wf_sm_interp_block(3, WARPFFT_F32, 7) == 256,
           "other interp blocks 256");
+}
+
+/* The register tile's table (kernels/smr_shape.h) as the host reads it, and for every width the
+ * launch of its default bins: the tile's last extent fits NR, the block fits the register file
+ * at the kernel's cap and 1024 threads. */
+void test_smr_table(void) {
+    int bad = 0;
+    for (int dim = 1; dim <= 3; dim++)
+        for (int prec = 0; prec < 2; prec++)
+            for (int w = 2; w <= 16; w++) {
+                int f64 = prec == 1, pad2 = 2 * ((w + 1) / 2);
+                int want = f64 && dim == 3 && w >= 7 && w <= 14    ? 4 + pad2
+                           : f64 && dim == 2 && w >= 10 && w <= 16 ? 2 + pad2
+                                                                   : 0;
+                int precision = f64 ? WARPFFT_F64 : WARPFFT_F32, nr = wf_smr_nr(dim, precision, w);
+                if (nr != want) {
+                    printf("  %dD %s w%d: NR %d, want %d\n", dim, f64 ? "f64" : "f32", w, nr, want);
+                    bad++;
+                }
+                if (nr == 0)
+                    continue;
+                int32_t bs[3];
+                wf_smr_default_bins(dim, precision, w, bs);
+                int block = wf_sm_spread_block(dim, precision, w, bs);
+                int max = 32 * wf_smr_max_warps(precision, nr);
+                if (bs[dim - 1] + pad2 != nr || block > max || block > 1024 || block % 32 ||
+                    (dim == 2 && (bs[0] + pad2 != 128 || block != 128)) ||
+                    (dim == 3 && (bs[0] != 8 || bs[1] != 8 || bs[2] != 4))) {
+                    printf("  %dD f64 w%d: bins %d %d %d, block %d (at most %d)\n", dim, w,
+                           (int)bs[0], (int)bs[1], (int)bs[2], block, max);
+                    bad++;
+                }
+            }
+    CHECK(bad == 0, "register-tile table: %d wrong", bad);
+    /* caps 112 (NR <= 14) and 128: 18 and 16 warps */
+    CHECK(wf_smr_max_warps(WARPFFT_F64, 14) == 18 && wf_smr_max_warps(WARPFFT_F64, 18) == 16,
+          "max warps %d %d", wf_smr_max_warps(WARPFFT_F64, 14), wf_smr_max_warps(WARPFFT_F64, 18));
+    /* the batch bytes of the launches the H100 sweep measured (kernels/test/gpu_pipeline.py's
+     * smr_launch, benches/kernels-sweep-h100-2026-12-06.log: smem=) */
+    CHECK(wf_smr_batch_bytes(3, WARPFFT_F64, 10) == 14848 &&
+              wf_smr_batch_bytes(3, WARPFFT_F64, 8) == 12800 &&
+              wf_smr_batch_bytes(2, WARPFFT_F64, 10) == 22528,
+          "batch bytes %zu %zu %zu", wf_smr_batch_bytes(3, WARPFFT_F64, 10),
+          wf_smr_batch_bytes(3, WARPFFT_F64, 8), wf_smr_batch_bytes(2, WARPFFT_F64, 10));
+    /* fitting: the last extent to NR - 2 pad, the others halved until the warps fit */
+    int32_t b3[3] = {32, 32, 16};
+    CHECK(wf_fit_smr_bins(3, b3, 12, 16, 16) && b3[0] == 8 && b3[1] == 8 && b3[2] == 4,
+          "3D w12 {32, 32, 16} -> {%d, %d, %d}", (int)b3[0], (int)b3[1], (int)b3[2]);
+    int32_t b2[3] = {1000, 50, 1};
+    CHECK(wf_fit_smr_bins(2, b2, 16, 18, 16) && b2[0] == 250 && b2[1] == 2,
+          "2D w16 {1000, 50} -> {%d, %d}", (int)b2[0], (int)b2[1]);
+    int32_t b4[3] = {3, 5, 1};
+    CHECK(wf_fit_smr_bins(3, b4, 12, 16, 16) && b4[0] == 3 && b4[1] == 5 && b4[2] == 1,
+          "small bins stay {%d, %d, %d}", (int)b4[0], (int)b4[1], (int)b4[2]);
+    int32_t b5[3] = {8, 8, 4};
+    CHECK(wf_fit_smr_bins(3, b5, 12, 16, 8) && b5[0] == 4 && b5[1] == 4, "8 warps: {%d, %d, %d}",
+          (int)b5[0], (int)b5[1], (int)b5[2]);
+    int32_t b6[3] = {8, 8, 4}; /* the smallest w12 tile has 13 x 13 columns: 6 warps */
+    CHECK(!wf_fit_smr_bins(3, b6, 12, 16, 5) && b6[0] == 1 && b6[1] == 1, "5 warps: {%d, %d, %d}",
+          (int)b6[0], (int)b6[1], (int)b6[2]);
+}
+
+/* Plans that spread with the tile in registers: bins, dynamic shared memory and block; user
+ * bins fitted; type 2, deterministic plans and the shared-tile widths keep theirs; a device
+ * too small for the point batches. */
+void test_smr_plans(void) {
+    const int64_t n3[3] = {128, 128, 128}, n2[3] = {1024, 1024, 1};
+    warpfft_opts o = S2;
+    wf_params p;
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_SM && p.width == 12 && wf_params_smr_nr(&p) == 16 &&
+              p.bin_size[0] == 8 && p.bin_size[1] == 8 && p.bin_size[2] == 4 &&
+              p.tile_bytes == 16896 && wf_sm_spread_block(3, WARPFFT_F64, 12, p.bin_size) == 416,
+          "3D t1 f64 w%d: NR %d bins %d %d %d, %zu bytes", p.width, wf_params_smr_nr(&p),
+          (int)p.bin_size[0], (int)p.bin_size[1], (int)p.bin_size[2], p.tile_bytes);
+    /* a narrower width the points choose (plans/spreader_width.c) launches with its own kind of
+     * tile on the plan's bins: w11 the register tile's batches, w6 the tile in shared memory */
+    CHECK(wf_sm_launch_bytes(&p, 1, 12) == p.tile_bytes &&
+              wf_sm_launch_bytes(&p, 1, 11) == wf_smr_batch_bytes(3, WARPFFT_F64, 11) &&
+              wf_sm_launch_bytes(&p, 1, 6) == wf_tile_bytes(3, p.bin_size, 6, 16) &&
+              wf_sm_launch_bytes(&p, 1, 6) + WF_SM_STATIC_RESERVE <= WF_SHARED_OPTIN_SM90,
+          "launch bytes at w12/11/6: %zu %zu %zu", wf_sm_launch_bytes(&p, 1, 12),
+          wf_sm_launch_bytes(&p, 1, 11), wf_sm_launch_bytes(&p, 1, 6));
+    /* at the plan's own width, the launch takes p.tile_bytes: every dim, precision and type */
+    for (int dim = 1; dim <= 3; dim++)
+        for (int prec = WARPFFT_F32; prec <= WARPFFT_F64; prec++)
+            for (int type = 1; type <= 2; type++) {
+                const int64_t nd[3] = {dim == 1 ? 4096 : 96, dim >= 2 ? 96 : 1, dim == 3 ? 96 : 1};
+                wf_params q;
+                double tol = prec == WARPFFT_F32 ? 1e-5 : 1e-9;
+                if (CHECK(wf_params_make(type, dim, nd, 1, tol, prec, &S2, WF_SHARED_OPTIN_SM90,
+                                         &q) == 0) &&
+                    q.method == WARPFFT_METHOD_SM)
+                    CHECK(wf_sm_launch_bytes(&q, type == 1, q.width) == q.tile_bytes,
+                          "%dD type %d prec %d w%d: %zu against %zu", dim, type, prec, q.width,
+                          wf_sm_launch_bytes(&q, type == 1, q.width), q.tile_bytes);
+            }
+    o.bin_size[0] = o.bin_size[1] = 32;
+    o.bin_size[2] = 16;
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.bin_size[0] == 8 && p.bin_size[1] == 8 && p.bin_size[2] == 4,
+          "user bins {32, 32, 16} fitted to {%d, %d, %d}", (int)p.bin_size[0], (int)p.bin_size[1],
+          (int)p.bin_size[2]);
+    /* 2D w12: NR 14, 18 warps at the cap of 112: a tile row of 1012 columns halves once */
+    o.bin_size[0] = 1000;
+    o.bin_size[1] = 50;
+    o.bin_size[2] = 0;
+    CHECK(wf_params_make(1, 2, n2, 1, 1e-9, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.width == 12 && p.bin_size[0] == 500 && p.bin_size[1] == 2 &&
+              wf_sm_spread_block(2, WARPFFT_F64, 12, p.bin_size) == 512,
+          "2D user bins {1000, 50} fitted to {%d, %d}", (int)p.bin_size[0], (int)p.bin_size[1]);
+    o = S2;
+    /* type 2 and the shared-tile widths: the tile in shared memory */
+    CHECK(wf_params_make(2, 3, n3, 1, 1e-9, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              wf_params_smr_nr(&p) == 0 && p.tile_bytes == wf_tile_bytes(3, p.bin_size, 12, 16),
+          "3D t2 f64: shared tile (%zu bytes)", p.tile_bytes);
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-13, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.width == 16 && wf_params_smr_nr(&p) == 0 &&
+              p.tile_bytes == wf_tile_bytes(3, p.bin_size, 16, 16),
+          "3D t1 f64 w%d: shared tile", p.width);
+    o.deterministic = 1;
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
+              p.method == WARPFFT_METHOD_OD,
+          "deterministic: OD (method %d)", p.method);
+    o = S2;
+    /* a device whose shared memory cannot hold the point batches: AUTO takes GM, SM refuses */
+    size_t small = wf_smr_batch_bytes(3, WARPFFT_F64, 12) - 1;
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, &o, small, &p) == 0 &&
+              p.method == WARPFFT_METHOD_GM,
+          "AUTO, %zu bytes: method %d", small, p.method);
+    o.method = WARPFFT_METHOD_SM;
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-9, WARPFFT_F64, &o, small, &p) ==
+                  WARPFFT_ERR_UNSUPPORTED &&
+              strstr(warpfft_last_error(), "tile in registers"),
+          "SM, %zu bytes: %s", small, warpfft_last_error());
 }
 
 /* The bin scan (setpts): tile sums only for plans with more than WF_SCAN_BIG_BINS bins, one

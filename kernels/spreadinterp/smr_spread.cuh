@@ -1,7 +1,8 @@
 /*
  * spreadinterp/smr_spread.cuh — SM spreading with the subproblem's tile in REGISTERS
- * (WF_SPREAD_SM_REG, a variant: off by default until the H100 sweep measures it;
- * kernels/test/sweep_wave4.sh). 2D and 3D, f32 and f64.
+ * (WF_SPREAD_SM_REG): the default of the modules kernels/smr_shape.h lists (3D f64 w7-14, 2D
+ * f64 w10-16, at the shape it gives; the host launches them by the same table), a variant of
+ * the other 2D and 3D modules (kernels/test/sweep_wave4.sh). 2D and 3D, f32 and f64.
  *
  * Why: the shared-tile SM kernels (wf_spread_sm_od / _od2) read and write a shared cell per
  * footprint cell and point (16-22 shared-memory wavefronts per 32 cells with the kernel values,
@@ -23,7 +24,8 @@
  *  - WF_SMR_PX = 8 or 16 (3D only): warps own PX x (32/PX) patches of columns, patches
  *    row-major; a footprint meets fewer warps than with flat rows when td1 is wide.
  * The block needs ceil(columns / 32) warps (flat) or ceil(td1/PX) * ceil(td2/(32/PX)) (patches);
- * fewer traps, more idle. Lanes past the tile hold zeros and flush nothing.
+ * fewer traps, more idle (the host launches exactly the flat count, c_core/src/params/bins.c
+ * wf_sm_spread_block). Lanes past the tile hold zeros and flush nothing.
  *
  * Per subproblem and transform, the points go in batches of NB = 32 * WF_SMR_NBW:
  *  A (folds): thread (d, b) folds coordinate d of point b once (u, first index, tile-relative
@@ -41,7 +43,8 @@
  *
  * Dynamic shared memory (bytes; the kernel traps when it was given less, %dynamic_smem_size):
  *   NB * (NRP*sizeof(T) + 32 + 2*sizeof(C) + W*sizeof(C) + 16*DIM + (DIM == 3 ? W*sizeof(T) : 0))
- * with NRP = NR rounded up to 16 bytes of T (kernels/test/gpu_pipeline.py, smr_smem, mirrors it).
+ * with NRP = NR rounded up to 16 bytes of T (the host's wf_smr_batch_bytes and
+ * kernels/test/gpu_pipeline.py's smr_launch compute the same).
  * The module exports wf_smr_info = {NR, PX, NBW, DIM} so that a harness can size the launch.
  *
  * Part of the spreadinterp.cu translation unit: included there, in order, after its

@@ -40,9 +40,15 @@ build base "" sort scan_big bin_2d_f64 bin_3d_f32 bin_3d_f64 deconvolve_2d_f64 \
     si_3d_f32_w6_spread_sm si_3d_f32_w7_spread_sm si_2d_f64_w10_spread_sm \
     si_3d_f64_w8_spread_sm si_3d_f64_w10_spread_sm si_3d_f64_w11_spread_sm \
     si_3d_f64_w10_interp_sm si_3d_f64_w10_interp_gm
-# the tile in registers (smr_spread.cuh) with its defaults: 3D f32 patches 8x4, f64 flat, NB 32
+# the tile in shared memory for the modules that now keep it in registers by default
+# (kernels/smr_shape.h): the baseline the register tile was measured against
+build shared "-DWF_SPREAD_SM_REG=0" si_2d_f64_w10_spread_sm si_3d_f64_w8_spread_sm \
+    si_3d_f64_w10_spread_sm si_3d_f64_w11_spread_sm
+# the tile in registers (smr_spread.cuh) as first measured: 3D f32 patches 8x4, f64 flat, NB 32,
+# 2D f64 with 16 register rows (the default since is smr_b's 12 rows and NB 64)
 build smr "-DWF_SPREAD_SM_REG=1" si_3d_f32_w6_spread_sm si_3d_f32_w7_spread_sm \
-    si_2d_f64_w10_spread_sm si_3d_f64_w8_spread_sm si_3d_f64_w10_spread_sm
+    si_3d_f64_w8_spread_sm si_3d_f64_w10_spread_sm
+build smr "-DWF_SPREAD_SM_REG=1 -DWF_SMR_NR=16 -DWF_SMR_NBW=1" si_2d_f64_w10_spread_sm
 # its alternatives: 64-point batches; 3D f32 in flat rows; 2D f64 with 12 register rows
 build smr_b "-DWF_SPREAD_SM_REG=1 -DWF_SMR_PX=0 -DWF_SMR_NBW=2" si_3d_f32_w6_spread_sm \
     si_3d_f32_w7_spread_sm
@@ -57,7 +63,7 @@ WF_PTX_ARCH=compute_90 build smr90 "-DWF_SPREAD_SM_REG=1" si_3d_f32_w6_spread_sm
 build fix3 "-DWF_SPREAD_SM_OD=0 -DWF_SPREAD_SM_TEAM=1 -DWF_SPREAD_SM_FIX=1" \
     si_3d_f32_w6_spread_sm si_3d_f32_w7_spread_sm
 # 2D f64 output-driven steps in 128-thread blocks (one point per step, as the reference)
-build od2b128 "-DWF_OD_MIN_BLOCK=128" si_2d_f64_w10_spread_sm
+build od2b128 "-DWF_SPREAD_SM_REG=0 -DWF_OD_MIN_BLOCK=128" si_2d_f64_w10_spread_sm
 # GM interpolation, team per point
 build gmteam "-DWF_INTERP_GM_TEAM=1" si_3d_f64_w10_interp_gm
 

@@ -341,15 +341,35 @@ def smr_launch(dim, prec, w, bs, info):
 
 
 def smr_default_bins(dim, prec, w, nr):
-    """Bins for the register tile: the last dimension's from NR (bs = NR - 2 PAD), the others
-    so that a block has 256-384 threads (f64: <= 288, two blocks of 112 registers per SM)."""
+    """Bins for the register tile: the C core's wf_smr_default_bins (c_core/src/params/bins.c):
+    the last dimension's from NR (bs = NR - 2 PAD), the others 8 x 8 in 3D (the sweep's best:
+    B7 w10 8x8x4 26.1 ms against 6x8x4 26.4, D2t1 w8 30.6 against 40.3) and 128 - 2 PAD in 2D (a
+    tile row of four warps: B6 w10 118x2). 3D f32 (variant builds only) keeps the 16 x 8 of its
+    shared tile."""
     pad = (w + 1) // 2
     last = nr - 2 * pad
     if dim == 2:
         return [128 - 2 * pad, last]
     if prec == 32:
         return [16, 8, last]
-    return [6, 8, last] if w >= 10 else [8, 8, last]
+    return [8, 8, last]
+
+
+def smr_fit_bins(dim, prec, w, bs, nr):
+    """The C core's wf_fit_smr_bins: the last extent to at most NR - 2 PAD, then the largest
+    other one halved until the block's warps fit the register file at the kernel's cap
+    (kernels/smr_shape.h, WF_SMR_MAXREG_OF); flat rows."""
+    pad = (w + 1) // 2
+    bs = list(bs)
+    bs[dim - 1] = min(bs[dim - 1], nr - 2 * pad)
+    cap = ((80 if nr <= 12 else 96) if prec == 32 else (112 if nr <= 14 else 128))
+    max_warps = min(65536 // (32 * cap), 32)
+    while smr_launch(dim, prec, w, bs, (nr, 0, 1))[0] > 32 * max_warps:
+        d = int(np.argmax(bs[:dim - 1]))
+        if bs[d] <= 1:
+            raise ValueError(f"no bins of the register tile fit {max_warps} warps")
+        bs[d] //= 2
+    return bs
 
 
 def sm_fix3(dim, prec, w):
@@ -357,11 +377,16 @@ def sm_fix3(dim, prec, w):
     return module_i32(si_name("spread", "sm", dim, prec, w)[0], "wf_sm_fix3", 1) is not None
 
 
-def sm_block(op, dim, prec, w):
+def sm_block(op, dim, prec, w, bs=None):
     """Threads per block of SM spreading / interpolation: the C core's wf_sm_spread_block /
     wf_sm_interp_block (c_core/src/params/bins.c; for spreading also the modules'
-    WF_OD_MIN_BLOCK, kernels/spreadinterp.cu)."""
+    WF_OD_MIN_BLOCK, kernels/spreadinterp.cu). A spreading module with the tile in registers
+    (its wf_smr_info; kernels/smr_shape.h lists them) takes 32 x the warps of its columns over
+    bins bs (smr_launch)."""
     if op == "spread":
+        info = smr_info(dim, prec, w) if dim >= 2 else None
+        if info is not None and bs is not None:
+            return smr_launch(dim, prec, w, bs, info)[0]
         return 192 if (dim, prec, w) == (3, 32, 7) else 256
     return 128 if dim == 2 and prec == 32 and w in (7, 8) else 256
 
@@ -402,7 +427,7 @@ def spread_or_interp(op, method, P, w, beta, cvec, fw, ntransf, gridy=1, od=None
             cell = 16  # the fixed-point team's tile (int32 hi/lo words per component)
         shmem = td[0] * td[1] * td[2] * cell
         block = (SM_SPREAD_BLOCK if op == "spread" else SM_INTERP_BLOCK) or sm_block(op, dim,
-                                                                                  prec, w)
+                                                                                  prec, w, P.bs)
         info = smr_info(dim, prec, w) if op == "spread" else None
         if info is not None:  # the register tile: its warps, its batch arrays
             block, shmem = smr_launch(dim, prec, w, P.bs, info)
@@ -475,10 +500,13 @@ class Plan:
             self.smr = smr_info(dim, prec, self.w)
         if bs is None and self.smr is not None:
             bs = smr_default_bins(dim, prec, self.w, self.smr[0])
+        elif self.smr is not None and self.smr[1] == 0:  # the C core fits given bins
+            bs = smr_fit_bins(dim, prec, self.w, bs, self.smr[0])
         if bs is None:
-            # the host's defaults (c_core/src/params/bins.c, wf_default_bins)
+            # the host's defaults (c_core/src/params/bins.c, wf_sm_bins; 3D f64 type 2 8x8x8
+            # up to w10)
             sm3 = {(1, 32): [16, 8, 4], (2, 32): [16, 16, 4], (1, 64): [8, 8, 4],
-                   (2, 64): [8, 8, 4]}[(typ, prec)]
+                   (2, 64): [8, 8, 8] if self.w <= 10 else [8, 8, 4]}[(typ, prec)]
             bs = {1: [1024, 1, 1], 2: [32, 32, 1], 3: sm3 if method == "sm" else [16, 16, 16]}[dim]
         self.bs = list(bs) + [1] * (3 - len(bs))
         if method == "sm" and self.smr is None:  # shrink bins until the tile fits in 200 KiB

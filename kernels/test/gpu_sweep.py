@@ -10,7 +10,9 @@ kernels/test/sweep_wave4.sh, which builds nothing: the cubins come from kernels/
     python3 kernels/test/gpu_sweep.py table RESULTS.jsonl
 
 Variants (folders of SWEEP_DIR; each holds only the modules it changes, the rest come from
-base/): base (today's defaults), smr (SM spreading with the tile in registers,
+base/): base (today's defaults: since the sweep of 2026-12-06 the tile in registers for 3D f64
+w7-14 and 2D f64 w10-16, kernels/smr_shape.h), shared (the tile in shared memory for those
+modules: the f64 rows' baseline), smr (SM spreading with the tile in registers,
 spreadinterp/smr_spread.cuh: 3D f32 in warp patches of 8x4 columns, 3D/2D f64 flat), smr_b
 (the same with 64-point batches, 3D f32 in flat rows, 2D f64 with 12 register rows, 3D f64
 w 8 with 16 register planes and 8x8x8 bins), smr90 (smr from compute_90 PTX: one vector
@@ -36,16 +38,16 @@ GROUPS = {
     "B4": [("B4", 1, 3, [128] * 3, 10_000_000, 1e-5, 32, 0, None, 10, B4_RUNS),
            ("B4", 1, 3, [128] * 3, 10_000_000, 1e-5, 32, 1, None, 10, B4_RUNS)],
     "B6": [("B6", 1, 2, [1024] * 2, 10_000_000, 1e-9, 64, 0, None, 10,
-            [("base", "sm", None, None), ("smr", "sm", None, None),
+            [("shared", "sm", None, None), ("base", "sm", None, None), ("smr", "sm", None, None),
              ("smr", "sm", [54, None], None), ("smr_b", "sm", None, None),
              ("od2b128", "sm", None, 128), ("od2b128", "sm", [16, 16], 128)])],
     "B7": [("B7", 1, 3, [128] * 3, 10_000_000, 1e-9, 64, 0, None, 10,
-            [("base", "sm", None, None), ("smr", "sm", None, None),
-             ("smr", "sm", [8, 8, None], None), ("smr_b", "sm", None, None)]),
+            [("shared", "sm", None, None), ("base", "sm", None, None), ("smr", "sm", None, None),
+             ("smr", "sm", [6, 8, None], None), ("smr_b", "sm", None, None)]),
            ("B7", 1, 3, [128] * 3, 10_000_000, 1e-9, 64, 1, None, 5,
-            [("base", "sm", None, None)])],
+            [("shared", "sm", None, None), ("base", "sm", None, None)])],
     "D2t1": [("D2t1", 1, 3, [256] * 3, 17_000_000, 1e-6, 64, 1, None, 5,
-              [("base", "sm", None, None), ("smr", "sm", None, None),
+              [("shared", "sm", None, None), ("base", "sm", None, None), ("smr", "sm", None, None),
                ("smr", "sm", [6, 8, None], None), ("smr_b", "sm", None, None)])],
     "D2t2": [("D2t2", 2, 3, [256] * 3, 17_000_000, 1e-6, 64, 3, 1.477, 5,
               [("base", "sm", None, None), ("base", "gm", None, None),
@@ -59,7 +61,7 @@ GROUPS = {
                [("base", "sm", None, None), ("smr", "sm", None, None)])],
     # M = 1.7e8: ~20 GB of device memory and ~15 s of host time
     "D3t1": [("D3t1", 1, 3, [256] * 3, 170_000_000, 1e-6, 64, 1, None, 3,
-              [("base", "sm", None, None), ("smr", "sm", None, None)])],
+              [("shared", "sm", None, None), ("base", "sm", None, None)])],
 }
 
 
@@ -131,7 +133,7 @@ def run_group(group, results, sweep_dir):
                 del plan
             except Exception as e:  # noqa: BLE001 - one run's failure is a row of the table
                 rec.update(ok=False, error=f"{type(e).__name__}: {e}")
-                if variant == "base" and base_ms is None:
+                if base_ms is None:
                     rec["error"] += " (baseline failed: the row's ratios are missing)"
             if rec["ok"]:
                 print(f"{name} w{rec['w']} {variant} {method}: {rec['si_ms']:.3f} / "

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runtime/error.h"
+#include "smr_shape.h"
 
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]) {
     if (method == WARPFFT_METHOD_OD) {
@@ -43,7 +44,10 @@ void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]
         bs[d] = src[d];
 }
 
-int wf_sm_spread_block(int dim, int precision, int width) {
+int wf_sm_spread_block(int dim, int precision, int width, const int32_t bs[3]) {
+    /* the tile in registers: a warp per 32 tile columns */
+    if (wf_smr_nr(dim, precision, width) > 0)
+        return 32 * wf_smr_warps(dim, bs, width);
     /* kernels/spreadinterp.cu, WF_OD_MIN_BLOCK: the same table, and the measurements */
     if (dim == 3 && precision == WARPFFT_F32 && width == 7)
         return 192;
@@ -78,6 +82,71 @@ int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size
         if (bs[big] <= 2)
             return 0;
         bs[big] = bs[big] / 2 < 2 ? 2 : bs[big] / 2;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- the tile in registers */
+
+int wf_smr_nr(int dim, int precision, int width) {
+    return WF_SMR_NR_OF(dim, precision == WARPFFT_F64 ? 64 : 32, width);
+}
+
+/* The first extents of the register tile's bins (the last is NR - 2 pad), measured on the H100
+ * (benches/kernels-sweep-h100-2026-12-06.log, kernels alone):
+ *  - 3D f64 8 x 8, the shared tile's: w10 B7 26.1 ms against 6 x 8 26.4; w8 D2t1 30.6 against
+ *    6 x 8 40.3 (tile rows of 14 columns: warps straddle rows);
+ *  - 2D 128 - 2 pad, a tile row of four warps: w10 B6 (bins 118 x 2) 4.55 ms; a row of 64
+ *    (54 x 6, NR 16) 5.04 against 5.58 with 118 x 6. */
+void wf_smr_default_bins(int dim, int precision, int width, int32_t bs[3]) {
+    int32_t pad2 = 2 * ((width + 1) / 2), nr = wf_smr_nr(dim, precision, width);
+    int32_t last = nr > pad2 ? nr - pad2 : 1;
+    bs[0] = bs[1] = bs[2] = 1;
+    if (dim == 3) {
+        bs[0] = bs[1] = 8;
+        bs[2] = last;
+    } else if (dim == 2) {
+        bs[0] = 128 - pad2;
+        bs[1] = last;
+    }
+}
+
+int wf_smr_warps(int dim, const int32_t bs[3], int width) {
+    int64_t pad2 = 2 * ((width + 1) / 2), td1 = (int64_t)bs[0] + pad2;
+    int64_t cols = dim == 3 ? td1 * ((int64_t)bs[1] + pad2) : td1;
+    int64_t warps = (cols + 31) / 32;
+    return warps < INT32_MAX ? (int)warps : INT32_MAX;
+}
+
+int wf_smr_max_warps(int precision, int nr) {
+    int cap = WF_SMR_MAXREG_OF(precision == WARPFFT_F64 ? 64 : 32, nr);
+    int warps = 65536 / (32 * cap);
+    return warps < 32 ? warps : 32;
+}
+
+size_t wf_smr_batch_bytes(int dim, int precision, int width) {
+    int nr = wf_smr_nr(dim, precision, width);
+    size_t t = precision == WARPFFT_F64 ? 8 : 4, c = 2 * t, vec = 16 / t;
+    size_t nrp = ((size_t)nr + vec - 1) / vec * vec;
+    size_t nb = 32 * (size_t)WF_SMR_NBW_OF(dim, precision == WARPFFT_F64 ? 64 : 32, width);
+    size_t w = (size_t)width;
+    return nb * (nrp * t + 32 + 2 * c + w * c + 16 * (size_t)dim + (dim == 3 ? w * t : 0));
+}
+
+int wf_fit_smr_bins(int dim, int32_t bs[3], int width, int nr, int max_warps) {
+    int32_t pad2 = 2 * ((width + 1) / 2), last = dim - 1;
+    if (nr - pad2 < 1)
+        return 0;
+    if (bs[last] > nr - pad2)
+        bs[last] = nr - pad2;
+    while (wf_smr_warps(dim, bs, width) > max_warps) {
+        int big = 0;
+        for (int d = 1; d < last; d++)
+            if (bs[d] > bs[big])
+                big = d;
+        if (bs[big] <= 1)
+            return 0;
+        bs[big] /= 2;
     }
     return 1;
 }
@@ -173,9 +242,29 @@ size_t wf_od_warp_bytes(int dim, int precision, int width, const int32_t tile[3]
     return (cells * cb + 15) / 16 * 16 + stage;
 }
 
-/* Defaults for `method`, then opts.bin_size overrides, clamped to [1, nf_d]; unused dims 1. */
+/* 3D f64 type 2 (interpolation) at w <= 10: 8x8x8 rather than 8x8x4, measured on the H100
+ * (benches/kernels-sweep-h100-2026-12-06.log, kernels alone, D2t2: 256^3, M 1.7e7, w10, sigma
+ * 1.477, 0.31 points per cell): 8x8x8 23.5 ms, 16x8x4 24.1, 8x8x4 27.4 -- a thicker tile loads
+ * less halo per point (18^3 / 512 = 11 cells against 18 x 18 x 14 / 256 = 18) and its 93 KB
+ * still leave two blocks per SM. From w11 an 8x8x8 tile (20^3 x 16 = 128 KB) leaves one, as
+ * 16x8x4 does, which measured 25.9 ms against 8x8x4's 17.1 at w11 (B8, above): 8x8x4 there. */
+void wf_sm_bins(int type, int dim, int precision, int width, int32_t bs[3]) {
+    if (type == 1 && wf_smr_nr(dim, precision, width) > 0) {
+        wf_smr_default_bins(dim, precision, width, bs);
+        return;
+    }
+    wf_default_bins(type, WARPFFT_METHOD_SM, dim, precision, bs);
+    if (type == 2 && dim == 3 && precision == WARPFFT_F64 && width <= 10)
+        bs[2] = 8;
+}
+
+/* Defaults for `method` (SM: wf_sm_bins, by the width too), then opts.bin_size overrides,
+ * clamped to [1, nf_d]; unused dims 1. */
 static void initial_bins(const wf_params *p, int method, const warpfft_opts *o, int32_t bs[3]) {
-    wf_default_bins(p->type, method, p->dim, p->precision, bs);
+    if (method == WARPFFT_METHOD_SM)
+        wf_sm_bins(p->type, p->dim, p->precision, p->width, bs);
+    else
+        wf_default_bins(p->type, method, p->dim, p->precision, bs);
     for (int d = 0; d < 3; d++) {
         if (d >= p->dim) {
             bs[d] = 1;
@@ -212,12 +301,46 @@ size_t wf_sm_cell_bytes(const wf_params *p) {
     return p->complex_bytes;
 }
 
-static warpfft_status sm_unfit(const wf_params *p, const int32_t bs[3], size_t limit) {
+int wf_params_smr_nr(const wf_params *p) {
+    return p->type == 1 ? wf_smr_nr(p->dim, p->precision, p->width) : 0;
+}
+
+size_t wf_sm_launch_bytes(const wf_params *p, int spread, int width) {
+    if (p->method != WARPFFT_METHOD_SM)
+        return p->tile_bytes;
+    if (spread && p->type == 1 && wf_smr_nr(p->dim, p->precision, width) > 0)
+        return wf_smr_batch_bytes(p->dim, p->precision, width);
+    return wf_tile_bytes(p->dim, p->bin_size, width, wf_sm_cell_bytes(p));
+}
+
+/* SM bins for p from the initial ones in bs, fitted (the tile in shared memory within limit, or
+ * the register tile's last extent and block); *bytes the dynamic shared memory of a launch. 1
+ * if SM fits. */
+static int fit_sm(const wf_params *p, int32_t bs[3], size_t limit, size_t *bytes) {
+    int nr = wf_params_smr_nr(p);
+    if (nr > 0) {
+        *bytes = wf_smr_batch_bytes(p->dim, p->precision, p->width);
+        return *bytes <= limit &&
+               wf_fit_smr_bins(p->dim, bs, p->width, nr, wf_smr_max_warps(p->precision, nr));
+    }
+    int fits = wf_fit_sm_bins(p->dim, bs, p->width, wf_sm_cell_bytes(p), limit);
+    *bytes = wf_tile_bytes(p->dim, bs, p->width, wf_sm_cell_bytes(p));
+    return fits;
+}
+
+static warpfft_status sm_unfit(const wf_params *p, const int32_t bs[3], size_t bytes,
+                               size_t limit) {
+    if (wf_params_smr_nr(p) > 0)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "opts.method = SM: spreading with the tile in registers (width %d, %s) "
+                        "needs %zu bytes of shared memory for its point batches; the device "
+                        "allows %zu; use method GM or AUTO",
+                        p->width, wf_prec_name(p->precision), bytes, limit);
     return wf_error(WARPFFT_ERR_UNSUPPORTED,
                     "opts.method = SM: the smallest shared-memory tile (bins {%d, %d, %d}, width "
                     "%d, %s) needs %zu bytes; the device allows %zu; use method GM or AUTO",
-                    (int)bs[0], (int)bs[1], (int)bs[2], p->width, wf_prec_name(p->precision),
-                    wf_tile_bytes(p->dim, bs, p->width, wf_sm_cell_bytes(p)), limit);
+                    (int)bs[0], (int)bs[1], (int)bs[2], p->width, wf_prec_name(p->precision), bytes,
+                    limit);
 }
 
 /* Whether bins of size bs on the fine grid number at most INT32_MAX (the kernels' bin index). */
@@ -302,8 +425,9 @@ warpfft_status wf_params_set_method(wf_params *p, const warpfft_opts *o, size_t 
     if (st != WARPFFT_SUCCESS)
         return st;
     int32_t sm[3];
+    size_t sm_bytes = 0;
     initial_bins(p, WARPFFT_METHOD_SM, o, sm);
-    int fits = wf_fit_sm_bins(p->dim, sm, p->width, wf_sm_cell_bytes(p), limit);
+    int fits = fit_sm(p, sm, limit, &sm_bytes);
     /* AUTO: small SM bins on a huge grid can outnumber int32; GM's larger bins may not */
     if (o->method == WARPFFT_METHOD_AUTO && fits && !bins_addressable(p, sm))
         fits = 0;
@@ -314,11 +438,11 @@ warpfft_status wf_params_set_method(wf_params *p, const warpfft_opts *o, size_t 
     if (m == WARPFFT_METHOD_OD)
         return set_od(p, o, limit);
     if (m == WARPFFT_METHOD_SM && !fits)
-        return sm_unfit(p, sm, limit);
+        return sm_unfit(p, sm, sm_bytes, limit);
     p->method = m;
     if (m == WARPFFT_METHOD_SM) {
         memcpy(p->bin_size, sm, sizeof sm);
-        p->tile_bytes = wf_tile_bytes(p->dim, sm, p->width, wf_sm_cell_bytes(p));
+        p->tile_bytes = sm_bytes;
     } else {
         initial_bins(p, WARPFFT_METHOD_GM, o, p->bin_size);
         p->tile_bytes = 0;

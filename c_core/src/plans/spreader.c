@@ -93,11 +93,13 @@ static warpfft_status launch_sm(const wf_spreader *sp, const si_call *k, CUdevic
     unsigned gx = cap < (int64_t)WF_GRID_MAX ? (unsigned)cap : WF_GRID_MAX;
     unsigned gy = tps < 65535 ? (unsigned)tps : 65535u;
     unsigned gz = (unsigned)sp->n_sets; /* <= WF_MAX_SETS (wf_spreader_sets_ok) */
-    /* spreading and interpolation take their per-width blocks (bins.h) */
-    unsigned block = (unsigned)(k->dir == 0 ? wf_sm_spread_block(p->dim, p->precision, k->width)
-                                            : wf_sm_interp_block(p->dim, p->precision, k->width));
-    return wf_launch3(k->k->fn, k->k->name, gx, gy, gz, block, (unsigned)p->tile_bytes,
-                      sp->ex.stream, args);
+    /* spreading and interpolation take their per-width blocks and shared memory (bins.h: the
+     * kernel's width, which may be a candidate below p.width, spreader_width.c) */
+    unsigned block =
+        (unsigned)(k->dir == 0 ? wf_sm_spread_block(p->dim, p->precision, k->width, p->bin_size)
+                               : wf_sm_interp_block(p->dim, p->precision, k->width));
+    return wf_launch3(k->k->fn, k->k->name, gx, gy, gz, block,
+                      (unsigned)wf_sm_launch_bytes(p, k->dir == 0, k->width), sp->ex.stream, args);
 }
 
 /* OD (spreading only): each warp owns a tile of od_tile cells of the grid (row pitch od_pitch),
@@ -214,26 +216,28 @@ static warpfft_status load_sort_kernels(wf_spreader *sp) {
 }
 
 /* Tiles whose dynamic plus static shared memory exceeds the 48 KiB default need the function's
- * dynamic shared memory limit raised; the sum must fit the device's opt-in limit. */
-static warpfft_status set_shared_limit(const wf_spreader *sp, const wf_kernel *k) {
-    const wf_params *p = &sp->p;
+ * dynamic shared memory limit raised; the sum must fit the device's opt-in limit. The bytes are
+ * those of the kernel's own width and direction (wf_sm_launch_bytes). */
+static warpfft_status set_shared_limit(const wf_spreader *sp, const wf_kernel *k, int dir,
+                                       int width) {
     const wf_driver *drv = sp->ex.drv;
+    size_t bytes = wf_sm_launch_bytes(&sp->p, dir == 0, width);
     int static_bytes = 0;
     CUresult r = drv->cuFuncGetAttribute(&static_bytes, WF_FUNC_ATTR_SHARED_SIZE_BYTES, k->fn);
     if (r != WF_CUDA_SUCCESS)
         return wf_cuda_error(r, "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
-    if (p->tile_bytes + (size_t)static_bytes > (size_t)sp->ex.dev->max_shared_optin)
+    if (bytes + (size_t)static_bytes > (size_t)sp->ex.dev->max_shared_optin)
         return wf_error(WARPFFT_ERR_INTERNAL,
                         "%s: tile of %zu bytes + %d bytes of static shared memory exceed the "
                         "device's %d bytes per block (WF_SM_STATIC_RESERVE too small)",
-                        k->name, p->tile_bytes, static_bytes, sp->ex.dev->max_shared_optin);
-    if (p->tile_bytes + (size_t)static_bytes <= WF_SHARED_STATIC_MAX)
+                        k->name, bytes, static_bytes, sp->ex.dev->max_shared_optin);
+    if (bytes + (size_t)static_bytes <= WF_SHARED_STATIC_MAX)
         return WARPFFT_SUCCESS;
-    r = drv->cuFuncSetAttribute(k->fn, WF_FUNC_ATTR_MAX_DYNAMIC_SHARED, (int)p->tile_bytes);
+    r = drv->cuFuncSetAttribute(k->fn, WF_FUNC_ATTR_MAX_DYNAMIC_SHARED, (int)bytes);
     if (r != WF_CUDA_SUCCESS) {
         char what[160];
         snprintf(what, sizeof what, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES = %zu) on %s",
-                 p->tile_bytes, k->name);
+                 bytes, k->name);
         return wf_cuda_error(r, what);
     }
     return WARPFFT_SUCCESS;
@@ -261,7 +265,7 @@ warpfft_status wf_spreader_kernels(wf_spreader *sp) {
         wf_si_names(p->dim, p->precision, p->width, op_names[i], m->suffix, module, name);
         st = wf_kernel_load(&sp->ex, module, name, &sp->k_si[i]);
         if (st == WARPFFT_SUCCESS && m->shared_tile)
-            st = set_shared_limit(sp, &sp->k_si[i]);
+            st = set_shared_limit(sp, &sp->k_si[i], i, p->width);
     }
     if (st == WARPFFT_SUCCESS && sp->pw.n_w > 1) /* the narrower widths' (spreader_width.c) */
         st = wf_spreader_width_kernels(sp, m->shared_tile ? set_shared_limit : NULL);

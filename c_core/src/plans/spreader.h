@@ -217,7 +217,7 @@ warpfft_status wf_spreader_width_alloc(wf_spreader *sp);
  * choice's. */
 warpfft_status wf_spreader_width_kernels(wf_spreader *sp,
                                          warpfft_status (*set_shared)(const wf_spreader *,
-                                                                      const wf_kernel *));
+                                                                      const wf_kernel *, int, int));
 /* Statistics for n_sets point sets (grown when fewer; *grew says so); none needed when the sets
  * are too small to be gathered. */
 warpfft_status wf_spreader_width_stats(wf_spreader *sp, int64_t n_sets, int64_t set_M, int *grew);

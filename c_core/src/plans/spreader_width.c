@@ -209,7 +209,8 @@ warpfft_status wf_spreader_width_alloc(wf_spreader *sp) {
 
 warpfft_status wf_spreader_width_kernels(wf_spreader *sp,
                                          warpfft_status (*set_shared)(const wf_spreader *,
-                                                                      const wf_kernel *)) {
+                                                                      const wf_kernel *, int,
+                                                                      int)) {
     wf_pwidth *pw = &sp->pw;
     const wf_params *p = &sp->p;
     const char *ps = wf_prec_name(p->precision);
@@ -236,7 +237,7 @@ warpfft_status wf_spreader_width_kernels(wf_spreader *sp,
                         module, name);
             st = wf_kernel_load(&sp->ex, module, name, &pw->k_si[i][dir]);
             if (st == WARPFFT_SUCCESS && set_shared)
-                st = set_shared(sp, &pw->k_si[i][dir]);
+                st = set_shared(sp, &pw->k_si[i][dir], dir, pw->width[i]);
         }
     return st;
 }

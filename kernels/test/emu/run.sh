@@ -49,19 +49,23 @@ for b in 1:32 1:64 2:32 2:64 3:32 3:64; do
     build "bin_${d}d_f${p}.o" bin_module.cpp -DWF_DIM="$d" -DWF_PREC="$p" \
         -DWF_EMU_NS="bin_${d}d_f${p}"
 done
+# (3D f64 w10 and w13, 2D f64 w12: SM spreading with the tile in registers by default,
+# kernels/smr_shape.h; 2D f64 w7 keeps the shared tile)
 for m in 1:64:5:SPREAD:GM 1:32:4:SPREAD:SM 1:64:5:INTERP:SM 2:32:6:SPREAD:SM 2:32:6:INTERP:GM \
          2:64:7:SPREAD:SM 2:64:7:INTERP:SM 3:32:5:SPREAD:SM 3:32:5:SPREAD:GM 3:32:5:INTERP:SM \
-         3:64:8:INTERP:SM 3:64:8:INTERP:GM; do
+         3:64:8:INTERP:SM 3:64:8:INTERP:GM 3:64:10:SPREAD:SM 3:64:13:SPREAD:SM 2:64:12:SPREAD:SM; do
     IFS=: read -r d p w part meth <<<"$m"
     ns="si_${d}d_f${p}_w${w}_${part,,}_${meth,,}"
-    # (1D code paths leave some tile parameters unused; nvcc does not warn, g++ does)
+    # (1D code paths leave some tile parameters unused; nvcc does not warn, g++ does; the
+    # register tile's extern "C" mark renamed so that several such modules link together)
     build "$ns.o" si_module.cpp -DWF_DIM="$d" -DWF_PREC="$p" -DWF_W="$w" \
         -DWF_SI_PART="WF_SI_$part" -DWF_SI_METHOD="WF_SI_$meth" -DWF_EMU_NS="$ns" \
-        -Wno-unused-parameter
+        -Dwf_smr_info="wf_smr_info_$ns" -Wno-unused-parameter
 done
 # variants of the SM spreading, their extern "C" names renamed (entry + "_variant", which the
 # registry and test_emu_sets.cpp use) so they link beside the default modules: the register
-# tile (WF_SPREAD_SM_REG; 3D f32 in patches, 3D f64 flat, 2D f64) and the 3D f32 fixed-point team
+# tile (WF_SPREAD_SM_REG; 3D f32 in patches, 3D f64 flat (w8: the default's shape, built as a
+# variant), 2D f64 w7 with 6-row bins) and the 3D f32 fixed-point team
 for m in 3:32:5:smr:-DWF_SMR_PX=8 3:64:8:smr:-DWF_SMR_PX=0 2:64:7:smr:-DWF_SMR_NBW=2 \
          3:32:7:smr:-DWF_SMR_PX=16 3:32:7:fix3:-DWF_SPREAD_SM_OD=0; do
     IFS=: read -r d p w v extra <<<"$m"

@@ -17,6 +17,7 @@
 #include "cuda_emu.h"
 #include "emu_registry.h"
 #include "../../module_names.h"
+#include "../../smr_shape.h"
 
 #include <algorithm>
 #include <cstring>
@@ -223,15 +224,23 @@ template <class T, class Cx> static void run(const Case &k) {
             k.dir == SPREAD && k.prec == 32 && (dim <= 2 || var == "fix3") ? 16 : sizeof(Cx);
         size_t smem = cells * cell;
         unsigned block = 256;
-        if (var == "smr") { /* smr_spread.cuh: its batch arrays and its warps */
+        /* the tile in registers: a variant's shape (k.nr, k.px, k.nbw), or a default module's
+         * from kernels/smr_shape.h, as the host launches it (c_core/src/params/bins.c) */
+        int nr = k.nr, px = k.px, nbw = k.nbw;
+        if (var.empty() && k.dir == SPREAD && k.method == SM && WF_SMR_NR_OF(dim, k.prec, W) > 0) {
+            nr = WF_SMR_NR_OF(dim, k.prec, W);
+            px = 0;
+            nbw = WF_SMR_NBW_OF(dim, k.prec, W);
+        }
+        if (var == "smr" || (var.empty() && nr > 0)) { /* smr_spread.cuh: batches and warps */
             const int td1 = bs[0] + 2 * pad, td2 = bs[1] + 2 * pad, st = (int)sizeof(T);
-            const int vec = 16 / st, nrp = (k.nr + vec - 1) / vec * vec, nb = 32 * k.nbw;
+            const int vec = 16 / st, nrp = (nr + vec - 1) / vec * vec, nb = 32 * nbw;
             smem = (size_t)nb * (nrp * st + 32 + 2 * sizeof(Cx) + W * sizeof(Cx) + 16 * dim +
                                  (dim == 3 ? W * st : 0));
-            const int py = k.px > 0 ? 32 / k.px : 1;
-            const int warps = dim == 2   ? (td1 + 31) / 32
-                              : k.px > 0 ? ((td1 + k.px - 1) / k.px) * ((td2 + py - 1) / py)
-                                         : (td1 * td2 + 31) / 32;
+            const int py = px > 0 ? 32 / px : 1;
+            const int warps = dim == 2 ? (td1 + 31) / 32
+                              : px > 0 ? ((td1 + px - 1) / px) * ((td2 + py - 1) / py)
+                                       : (td1 * td2 + 31) / 32;
             block = 32u * (unsigned)warps;
         }
         if (!var.empty())
@@ -325,6 +334,18 @@ int main(int argc, char **argv) {
         {3, 64, 8, GM, INTERP, {20, 18, 16}, {8, 8, 8}, 45, 2, 2, 0, 1, 1, UNIFORM},
         {3, 32, 5, SM, SPREAD, {16, 14, 12}, {8, 8, 4}, 150, 1, 3, 32, 9, 2, UNIFORM},
         {2, 32, 6, GM, INTERP, {32, 24}, {8, 8}, 200, 1, 4, 0, 2, 1, UNIFORM},
+        /* the default modules with the tile in registers (kernels/smr_shape.h), at the host's
+         * bins (bins.c, wf_smr_default_bins, clamped to the grid): 3D f64 w10 (18 x 18
+         * columns, 11 warps) and w13 (22 x 22, 16 warps: tiles wider than the grid in x and y),
+         * 2D f64 w12 (bins 40 x 2 on a grid of 40: a tile row wider than the grid; 116 x 2 on
+         * 240: three bins in x, a row of four warps); clustered sets, a grid.y below the
+         * transforms per set */
+        {3, 64, 10, SM, SPREAD, {24, 22, 20}, {8, 8, 4}, 80, 2, 2, 30, 6, 1, UNIFORM},
+        {3, 64, 10, SM, SPREAD, {24, 22, 20}, {8, 8, 4}, 150, 3, 2, 60, 5, 1, CLUSTER},
+        {3, 64, 13, SM, SPREAD, {20, 18, 26}, {8, 8, 4}, 70, 2, 3, 40, 4, 2, UNIFORM},
+        {3, 64, 13, SM, SPREAD, {20, 18, 26}, {8, 8, 4}, 90, 1, 1, 90, 3, 1, CLUSTER},
+        {2, 64, 12, SM, SPREAD, {40, 30}, {40, 2}, 200, 2, 3, 100, 6, 2, CLUSTER},
+        {2, 64, 12, SM, SPREAD, {240, 30}, {116, 2}, 300, 2, 2, 64, 7, 1, UNIFORM},
         /* SM spreading variants (kernels/test/sweep_wave4.sh): the register tile in 3D f32
          * (patches 8x4: tiles 14x14x10; batches over several subproblems; clustered), 3D f64
          * flat (16x16x12), 2D f64 (tile rows of 38 > 32 columns: two warps; a tile wider than
