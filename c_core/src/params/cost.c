@@ -128,45 +128,17 @@ static double least_sigma(const wf_params *p, int w) {
     return s;
 }
 
-/* Memo of the last choices per thread (the search evaluates the bound ~10-30 times; a plan
- * of a shape made before costs a lookup). Thread-local: no lock, nothing to reset after fork. */
-#define WF_CHOICE_MEMO 16
-typedef struct choice_memo {
-    int type, dim, precision, width;
-    int64_t n[3], ntransf, M;
-    double tol, sigma;
-} choice_memo;
-static _Thread_local choice_memo memo[WF_CHOICE_MEMO];
-static _Thread_local int n_memo, next_memo;
-
-static const choice_memo *memo_lookup(const wf_params *p, int64_t M) {
-    for (int i = 0; i < n_memo; i++) {
-        const choice_memo *m = &memo[i];
-        if (m->type == p->type && m->dim == p->dim && m->precision == p->precision &&
-            m->tol == p->tol && m->ntransf == p->ntransf && m->M == M && m->n[0] == p->n_modes[0] &&
-            m->n[1] == p->n_modes[1] && m->n[2] == p->n_modes[2])
-            return m;
-    }
-    return NULL;
-}
-
-static const choice_memo *memo_store(const choice_memo *c) {
-    choice_memo *m = &memo[next_memo];
-    *m = *c;
-    next_memo = (next_memo + 1) % WF_CHOICE_MEMO;
-    if (n_memo < WF_CHOICE_MEMO)
-        n_memo++;
-    return m;
-}
+typedef struct choice {
+    int width;
+    double sigma;
+} choice;
 
 /* The search: every width from the one sigma 3 needs (nothing narrower passes) upwards, each
  * with its least sigma, while a wider kernel can still be faster: at sigma 1.25 its FFT is the
  * smallest it can be, so once its spreading alone costs more than the best so far, it and all
  * wider ones lose. Width 0: nothing passes. */
-static choice_memo search(const wf_params *p, int64_t M) {
-    choice_memo c = {
-        p->type,    p->dim, p->precision, 0,  {p->n_modes[0], p->n_modes[1], p->n_modes[2]},
-        p->ntransf, M,      p->tol,       0.0};
+static choice search(const wf_params *p, int64_t M) {
+    choice c = {0, 0.0};
     int wmax = wf_max_width(p->precision);
     double best = INFINITY;
     int w0 = wf_kernel_width(p->dim, p->n_modes, p->tol, WF_SIGMA_MAX, wmax);
@@ -216,21 +188,15 @@ int64_t wf_params_points(const wf_params *p) {
 }
 
 warpfft_status wf_params_choose_sigma(wf_params *p) {
-    int64_t M = wf_params_points(p);
-    const choice_memo *c = memo_lookup(p, M);
-    choice_memo found;
-    if (!c) {
-        found = search(p, M);
-        c = found.width > 0 ? memo_store(&found) : &found;
-    }
-    if (c->width == 0)
+    choice c = search(p, wf_params_points(p));
+    if (c.width == 0)
         return wf_error(WARPFFT_ERR_BAD_TOL,
                         "tol %g cannot be met by any upsampling factor in [%g, %g] with the "
                         "kernel widths embedded for %s (at most %d)",
                         p->tol, WF_SIGMA_MIN, WF_SIGMA_MAX, wf_prec_name(p->precision),
                         wf_max_width(p->precision));
-    p->upsampfac = c->sigma;
-    p->width = c->width;
-    p->beta = wf_kernel_beta(c->width, c->sigma);
+    p->upsampfac = c.sigma;
+    p->width = p->width_random = c.width;
+    p->beta = wf_kernel_beta(c.width, c.sigma);
     return WARPFFT_SUCCESS;
 }
