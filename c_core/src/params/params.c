@@ -99,9 +99,10 @@ static void set_basics(wf_params *p, int type, int dim, const int64_t n_modes[3]
     p->tol = tol;
     p->upsampfac = o->upsampfac;
     p->spreadinterponly = o->spreadinterponly;
-    /* spread/interp only has no deconvolution whose width could change with the points */
-    p->points_width = o->points_width && !o->spreadinterponly;
     p->check_points = o->check_points;
+    /* the width from the points: opts.points_width, never for spread/interp only (no
+     * deconvolution); the inner transforms' callers set it 0 in their options */
+    p->points_width = o->points_width && !o->spreadinterponly;
     p->points_hint = o->points_hint;
     p->ntransf = ntransf;
     for (int d = 0; d < 3; d++)
