@@ -188,6 +188,15 @@ typedef struct warpfft_opts {
      * points_hint: an opts with the older struct_size (offsetof this field, 64 bytes) is still
      * accepted, with this field 0. */
     int32_t deterministic;
+    /* The kernel width from the points given (types 1 and 2; docs/accuracy.md, "The width the
+     * points need"): 1 (default): setpts may take a narrower width than the one every point
+     * set needs where the points' fine-grid offsets allow it (random points do, points on or
+     * near grid nodes keep that width), with the same promise (error <= tol), and upsampfac 0
+     * chooses sigma for points_hint random points. 0: the width every point set needs, and
+     * sigma for it (the rule before this option). Added in what was the struct's tail padding
+     * (its size stays 72 bytes), which warpfft_opts_default always zeroed: an opts from an
+     * older header reads as 0, the rule that header's warpfft had. */
+    int32_t points_width;
 } warpfft_opts;
 
 /* A plan handle: valid from a successful warpfft_plan_create until a successful

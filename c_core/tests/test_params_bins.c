@@ -358,10 +358,20 @@ void test_method_density(void) {
               p.method == WARPFFT_METHOD_SM,
           "explicit SM is kept (method %d)", p.method);
     o.method = WARPFFT_METHOD_AUTO;
-    o.points_hint = 17000000; /* D2t2: density 0.31 */
-    CHECK(wf_params_make(2, 3, n, 1, 1e-6, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
-              p.method == WARPFFT_METHOD_SM,
-          "D2t2: SM (method %d, sigma %g)", p.method, p.upsampfac);
+    /* the density on the plan's own grid decides: D2t2 (1.7e7 points) takes type 1's sigma
+     * since the choice is per problem (cost.c), 0.11 points per cell there; 1e8 points 0.49 */
+    static const int64_t hints[2] = {17000000, 100000000};
+    static const int want[2] = {WARPFFT_METHOD_GM, WARPFFT_METHOD_SM};
+    for (int i = 0; i < 2; i++) {
+        o.points_hint = hints[i];
+        CHECK(wf_params_make(2, 3, n, 1, 1e-6, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0,
+              "%s", warpfft_last_error());
+        double density = (double)hints[i] / (double)p.fine_prod;
+        CHECK(p.method == (density < 0.2 ? WARPFFT_METHOD_GM : WARPFFT_METHOD_SM) &&
+                  p.method == want[i],
+              "%lld points: method %d at density %.3f (sigma %g)", (long long)hints[i], p.method,
+              density, p.upsampfac);
+    }
     o.points_hint = 0;
     CHECK(wf_params_make(2, 3, n, 1, 1e-6, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.method == WARPFFT_METHOD_SM,

@@ -263,11 +263,12 @@ void test_offsets_choice(void) {
         free(st);
         free(op);
     }
-    /* the plan's own (sigma, width) on suite B's shapes leave no room: the every-point-set bound
-     * is tight at the sigma chosen for it, and random points' is 2.3-4x lower, less than a
-     * width's step (docs/accuracy.md): no candidate, the choice is the plan's width */
+    /* the sigma the every-point-set rule chooses leaves no room on suite B's shapes: that
+     * bound is tight there, and random points' is 2.3-4x lower, less than a width's step
+     * (docs/accuracy.md): no candidate, the choice is the plan's width */
     warpfft_opts o = defaults();
     o.points_hint = 10000000;
+    o.points_width = 0;
     static const int64_t n3[3] = {128, 128, 128};
     wf_params p1, p2;
     CHECK(wf_params_make(1, 3, n3, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p1) == 0);
@@ -275,7 +276,19 @@ void test_offsets_choice(void) {
     CHECK(wf_offsets_plan_make(3, p1.n_modes, p1.n_fine, p1.upsampfac, p1.precision, p1.tol,
                                p1.width, &a) == 0 &&
               a->n_cand == 0,
-          "B4's plan: %d candidates", a ? a->n_cand : -1);
+          "B4's plan (points_width 0): %d candidates", a ? a->n_cand : -1);
+    free(a);
+    /* points_width (the default): sigma chosen for random points, whose width (6) is a
+     * candidate below the plan's every-point-set width (7) there, and what the tables choose
+     * for the statistics 1e7 random points are expected to give (test_params_cost.c: every
+     * row) */
+    o.points_width = 1;
+    CHECK(wf_params_make(1, 3, n3, 1, 1e-5, WARPFFT_F32, &o, WF_SHARED_OPTIN_SM90, &p1) == 0 &&
+          p1.width == 7 && p1.width_random == 6);
+    CHECK(wf_offsets_plan_make(3, p1.n_modes, p1.n_fine, p1.upsampfac, p1.precision, p1.tol,
+                               p1.width, &a) == 0 &&
+              a->n_cand >= 1 && a->width[0] == 6,
+          "B4's plan: %d candidates (sigma %g)", a ? a->n_cand : -1, p1.upsampfac);
     free(a);
     /* type 1 and type 2 of one shape, sigma and tol: the same tables */
     o.upsampfac = 2.45;

@@ -2,13 +2,13 @@
  * test_pool.c — the live-plan pool (api/pool.c, api/plan_pool.c) on the stand-in driver and
  * cuFFT of standin.h, under ASan + UBSan (run_tests.sh builds it with the whole C core, and
  * test_pool_stress.c): main, the helpers both files share (test_pool.h), and the pool's contract
- * as one caller sees it: reuse by key and stream, points kept or forgotten at release
- * (warpfft_plan_points_id, 0 only for a plan the acquire just made), misuse refused, limits (and
- * their environment variables, read once), plans in use surviving a clear. test_pool_stress.c
- * holds the pool amid trouble: plans whose streams their users destroyed, no caller waiting
- * behind another's plan creation or GPU wait, threads racing clears and limit changes, and a
- * walk failing each driver/cuFFT call of a pooled lifecycle. After each part: nothing leaked, no
- * context left pushed, no violation (a stand-in check).
+ * as one caller sees it: reuse by key and stream (and by what a request resolves to), points
+ * kept or forgotten at release (warpfft_plan_points_id, 0 only for a plan the acquire just
+ * made), misuse refused, limits (and their environment variables, read once), plans in use
+ * surviving a clear. test_pool_stress.c holds the pool amid trouble: plans whose streams their
+ * users destroyed, no caller waiting behind another's plan creation or GPU wait, threads racing
+ * clears and limit changes, and a walk failing each driver/cuFFT call of a pooled lifecycle.
+ * After each part: nothing leaked, no context left pushed, no violation (a stand-in check).
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -333,6 +333,37 @@ static void test_discard(void) {
 }
 
 /* A clear while a plan is in use: the plan keeps working, and goes at its release. */
+/* Two requests that resolve to the same parameters share a plan (issue 41: the pool resolves a
+ * request it has not seen as made, once, and compares what it resolves to): a tol below f32's
+ * range runs at its end, upsampfac 0 at the sigma it chooses; a request that resolves to other
+ * parameters gets a plan of its own. */
+static void test_shared_by_resolution(void) {
+    standin_counts s0 = counts();
+    warpfft_pool_info i0 = info();
+    warpfft_plan a = NULL, b = NULL, c = NULL, d = NULL;
+    CHECK(acquire_tol(1, 32, 0x5150, 1e-7, &a) == 0 && warpfft_pool_release(a, 0) == 0);
+    CHECK(acquire_tol(1, 32, 0x5150, 1e-6, &b) == 0 && b == a,
+          "tol 1e-7 and 1e-6 (f32: both run at 1e-6): %p, %p", (void *)a, (void *)b);
+    warpfft_plan_info pi;
+    memset(&pi, 0, sizeof pi);
+    CHECK(warpfft_plan_get_info(b, &pi) == 0 && pi.tol == 1e-6 && warpfft_pool_release(b, 0) == 0);
+    warpfft_opts o;
+    warpfft_opts_default(&o);
+    o.stream = 0x5150;
+    o.upsampfac = pi.upsampfac; /* the sigma upsampfac 0 chose */
+    int64_t n[3] = {32, 1, 1};
+    CHECK(warpfft_pool_acquire(1, 1, n, 1, 1, 1e-6, WARPFFT_F32, &o, &c) == 0 && c == a,
+          "upsampfac %g, the sigma upsampfac 0 chose: another plan", pi.upsampfac);
+    CHECK(warpfft_pool_release(c, 0) == 0);
+    CHECK(acquire_tol(1, 32, 0x5150, 1e-3, &d) == 0 && d != a && warpfft_pool_release(d, 0) == 0);
+    /* the first request again: found as made (no resolve), the same plan */
+    CHECK(acquire_tol(1, 32, 0x5150, 1e-7, &b) == 0 && b == a && warpfft_pool_release(b, 0) == 0);
+    warpfft_pool_info i1 = info();
+    CHECK(i1.created - i0.created == 2 && i1.hits - i0.hits == 3, "%lld created, %lld hits",
+          (long long)(i1.created - i0.created), (long long)(i1.hits - i0.hits));
+    expect_clean("shared by resolution", &s0);
+}
+
 static void test_busy_survives_clear(void) {
     standin_counts s0 = counts();
     warpfft_plan a = NULL, b = NULL;
@@ -380,6 +411,7 @@ int main(void) {
     test_limits();
     test_discard();
     test_busy_survives_clear();
+    test_shared_by_resolution();
     test_dead_streams();
     test_dead_streams_type3();
     test_no_waiting_behind_others();

@@ -68,10 +68,7 @@ static void check_geometry(const wf_t3_params *q, const char *what) {
 /* The predicted total error meets tol (with the width rule's safety). */
 static void check_budget(const wf_t3_params *q, const char *what) {
     wf_params ip;
-    warpfft_opts o;
-    warpfft_opts_default(&o);
-    CHECK(wf_t3_inner_params(q, &o, WF_SHARED_OPTIN_SM90, &ip) == WARPFFT_SUCCESS, "%s: inner",
-          what);
+    CHECK(wf_t3_inner_params(q, WF_SHARED_OPTIN_SM90, &ip) == WARPFFT_SUCCESS, "%s: inner", what);
     double e_in = wf_alias_error(q->dim, q->nf, q->upsampfac, ip.width);
     double tot = sqrt(q->err_outer * q->err_outer + q->amp * q->amp * e_in * e_in +
                       16.0 * q->err_coord * q->err_coord);
@@ -301,10 +298,12 @@ static void test_deterministic(void) {
               sp.method == WARPFFT_METHOD_OD && sp.deterministic == 0,
           "method OD: spreading OD: %s", warpfft_last_error());
     CHECK(wf_t3_inner_opts(&od).method == WARPFFT_METHOD_AUTO, "the inner step: AUTO");
-    CHECK(wf_t3_inner_params(&q, &od, WF_SHARED_OPTIN_SM90, &ip) == 0 &&
-              wf_t3_inner_params(&q, &o, WF_SHARED_OPTIN_SM90, &ip_plain) == 0 &&
-              ip.method == ip_plain.method && ip.method != WARPFFT_METHOD_OD &&
-              ip_plain.deterministic == 1,
+    wf_t3_params q_od; /* the inner step is resolved with the plan's options, once */
+    CHECK(wf_t3_params_make(2, 1, 1e-9, WARPFFT_F64, &od, lo, hi, slo, shi, &q_od) == 0);
+    CHECK(wf_t3_inner_params(&q_od, WF_SHARED_OPTIN_SM90, &ip) == 0 &&
+              wf_t3_inner_params(&q, WF_SHARED_OPTIN_SM90, &ip_plain) == 0 && !ip.points_width &&
+              !ip_plain.points_width && ip.method == ip_plain.method &&
+              ip.method != WARPFFT_METHOD_OD && ip_plain.deterministic == 1,
           "inner type 2: method %d / %d: %s", ip.method, ip_plain.method, warpfft_last_error());
     CHECK(warpfft_plan_params3(1, 1, 1e-5, WARPFFT_F32, &od, lo, hi, slo, shi, &info) == 0 &&
               info.method == WARPFFT_METHOD_OD && info.deterministic == 0,

@@ -178,20 +178,24 @@ warpfft_status warpfft_opts_default(warpfft_opts *o) {
     return WARPFFT_SUCCESS;
 }
 
-warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int iflag,
-                                   int64_t ntransf, double eps, warpfft_precision precision,
-                                   const warpfft_opts *o, warpfft_plan *plan) {
+/* The pool's creation from a resolved request (api/plan_pool.h): traced as the
+ * warpfft_plan_create it stands for, from the request the stand-in's wf_plan_resolve made (the
+ * arguments as given). */
+warpfft_status wf_plan_create_request(const wf_plan_request *req, warpfft_plan *plan) {
+    const wf_params *q = &req->r.p;
+    const warpfft_opts *o = &req->r.opts;
     record("create %d %dd n %lld %lld %lld iflag %d T %lld eps %g prec %d modeord %d method %d "
            "device %d upsampfac %g stream %#llx max_subprob %d bins %d %d %d check %d hint %lld "
            "det %d\n",
-           type, dim, (long long)n[0], (long long)n[1], (long long)n[2], iflag, (long long)ntransf,
-           eps, (int)precision, o->modeord, o->method, o->device, o->upsampfac,
-           (unsigned long long)o->stream, o->max_subprob, o->bin_size[0], o->bin_size[1],
-           o->bin_size[2], o->check_points, (long long)o->points_hint, o->deterministic);
+           req->type, q->dim, (long long)q->n_modes[0], (long long)q->n_modes[1],
+           (long long)q->n_modes[2], req->iflag, (long long)q->ntransf, q->tol, q->precision,
+           o->modeord, o->method, o->device, o->upsampfac, (unsigned long long)o->stream,
+           o->max_subprob, o->bin_size[0], o->bin_size[1], o->bin_size[2], o->check_points,
+           (long long)o->points_hint, o->deterministic);
     maybe_block("create");
     if (tick("warpfft_plan_create"))
         return fail_status;
-    int64_t grids = PLAN_BYTES_PER_TRANSFORM * ntransf; /* its fine grids */
+    int64_t grids = PLAN_BYTES_PER_TRANSFORM * q->ntransf; /* its fine grids */
     if (!take_memory(NULL, grids))
         return WARPFFT_ERR_OUT_OF_MEMORY;
     struct warpfft_plan_s *p = calloc(1, sizeof *p);
@@ -336,6 +340,26 @@ warpfft_status wf_opts_resolve(const warpfft_opts *opts, warpfft_opts *out) {
         *out = *opts;
     else
         warpfft_opts_default(out);
+    return WARPFFT_SUCCESS;
+}
+
+/* The arguments as given, nothing checked or chosen (the handler's own checks are what the
+ * tests exercise): the request the pool keys and creates from. */
+warpfft_status wf_plan_resolve(int type, int dim, const int64_t n_modes[3], int iflag,
+                               int64_t ntransf, double tol, int precision, const warpfft_opts *opts,
+                               wf_plan_request *req) {
+    memset(req, 0, sizeof *req);
+    req->type = type;
+    req->iflag = iflag >= 0 ? 1 : -1;
+    wf_opts_resolve(opts, &req->r.opts);
+    wf_params *q = &req->r.p;
+    q->type = type;
+    q->dim = dim;
+    q->precision = precision;
+    q->ntransf = ntransf;
+    q->tol = tol;
+    for (int d = 0; d < 3; d++)
+        q->n_modes[d] = n_modes ? n_modes[d] : 0;
     return WARPFFT_SUCCESS;
 }
 

@@ -58,6 +58,7 @@ pub struct warpfft_opts {
     pub check_points: i32,
     pub points_hint: i64,
     pub deterministic: i32,
+    pub points_width: i32,
 }
 #[test]
 fn bindgen_test_layout_warpfft_opts() {
@@ -275,6 +276,23 @@ fn bindgen_test_layout_warpfft_opts() {
         );
     }
     test_field_deterministic();
+    fn test_field_points_width() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).points_width) as usize - ptr as usize
+            },
+            68usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opts),
+                "::",
+                stringify!(points_width)
+            )
+        );
+    }
+    test_field_points_width();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -7,8 +7,29 @@
 #ifndef WARPFFT_API_PLAN_POOL_H
 #define WARPFFT_API_PLAN_POOL_H
 
+#include "params/params.h" /* wf_resolved */
 #include "warpfft.h"
 
+/* A warpfft_plan_create request, resolved once (wf_plan_resolve): what a plan is made from.
+ * Types 1 and 2: the resolved options and every parameter chosen without the device
+ * (params.h's wf_resolved); type 3: the resolved options, and in r.p its type, dim, precision,
+ * ntransf and the tol it runs at (its parameters come with its points). iflag: its sign, +1 or
+ * -1 (all a plan reads of it). Built from zeroed memory: the pool compares requests byte by
+ * byte, so two that resolve to the same parameters (two tols that run at one value, upsampfac
+ * 0 and the sigma it chose) share a plan. */
+typedef struct wf_plan_request {
+    int32_t type, iflag;
+    wf_resolved r;
+} wf_plan_request;
+
+/* The argument checks of warpfft_plan_create (the plan's messages), the options and the
+ * parameters, without a GPU: into *req. */
+warpfft_status wf_plan_resolve(int type, int dim, const int64_t n_modes[3], int iflag,
+                               int64_t ntransf, double tol, int precision, const warpfft_opts *opts,
+                               wf_plan_request *req);
+/* warpfft_plan_create from a resolved request: nothing is chosen again (the device's stage,
+ * wf_params_fit, is all that is left). */
+warpfft_status wf_plan_create_request(const wf_plan_request *req, warpfft_plan *plan);
 /* Marks a plan as the pool's (warpfft_plan_destroy refuses it) or not. */
 void wf_plan_set_pooled(warpfft_plan plan, int pooled);
 /* The plan forgets its points (execute: WARPFFT_ERR_NO_POINTS) and takes a new points id. */

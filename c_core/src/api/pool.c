@@ -1,8 +1,9 @@
 /*
  * pool.c — the live-plan pool (warpfft.h, "the live-plan pool"): plans ready to run, handed out
- * by key (every plan_create argument, the resolved options with stream and device) to one user
- * at a time, and taken back. The one-call functions of the Python package, its PyTorch ops, the
- * XLA handler (framework/xla_ffi.c) and C callers all draw from this one pool.
+ * by key (every plan_create argument, the resolved options with stream and device; or else what
+ * the request resolves to) to one user at a time, and taken back. The one-call functions of the
+ * Python package, its PyTorch ops, the XLA handler (framework/xla_ffi.c) and C callers all draw
+ * from this one pool.
  *
  * Every plan the pool knows is an entry of one list, idle or busy. The lock guards the list and
  * the counts only: plans are created, fenced, waited for and destroyed outside it, by the
@@ -46,8 +47,11 @@
 #define WF_POOL_DEFAULT_PLANS 16
 #define WF_POOL_DEFAULT_BYTES ((int64_t)1 << 30)
 
-/* Everything a plan is made from: equal keys make interchangeable plans. Compared with memcmp
- * (built from a zeroed struct, field by field). */
+/* A request as its caller made it: equal keys make interchangeable plans. Compared with memcmp
+ * (built from a zeroed struct, field by field). A request that matches no entry is resolved
+ * (wf_plan_resolve, once) and looked up again by what it resolves to (entry.req), then created
+ * from that: two requests that resolve alike share a plan (two tols that run at one value),
+ * and a request seen before is not resolved again. */
 typedef struct wf_pool_key {
     int32_t type, dim, precision, iflag;
     int64_t n[3];
@@ -57,7 +61,8 @@ typedef struct wf_pool_key {
 } wf_pool_key;
 
 typedef struct wf_pool_entry {
-    wf_pool_key key;
+    wf_pool_key key;     /* the request that made the plan, as made */
+    wf_plan_request req; /* ... and resolved */
     warpfft_plan plan;
     int busy;       /* 1: acquired; 2: its release is under way (a second release is refused) */
     int doomed;     /* destroy it at release (busy) or at the next clear or eviction (idle) */
@@ -247,12 +252,28 @@ static void make_key(wf_pool_key *k, int type, int dim, const int64_t n_modes[3]
     memcpy(&k->opts, o, sizeof *o);
 }
 
-/* The most recently released idle entry of key k (a doomed one is never handed out). */
-static wf_pool_entry *find_idle_locked(const wf_pool_key *k) {
+/* The most recently released idle entry of key k, else (r not NULL) of the resolved request r
+ * (a doomed one is never handed out). */
+static wf_pool_entry *find_idle_locked(const wf_pool_key *k, const wf_plan_request *r) {
     for (wf_pool_entry *e = wf_pool_head; e; e = e->next)
         if (idle_locked(e) && !e->doomed && memcmp(&e->key, k, sizeof *k) == 0)
             return e;
+    for (wf_pool_entry *e = wf_pool_head; r && e; e = e->next)
+        if (idle_locked(e) && !e->doomed && memcmp(&e->req, r, sizeof *r) == 0)
+            return e;
     return NULL;
+}
+
+/* Hands out the idle entry e (lock held). */
+static warpfft_plan hand_out_locked(wf_pool_entry *e) {
+    e->busy = 1;
+    unlink_locked(e);
+    push_front_locked(e);
+    wf_pool_idle--;
+    wf_pool_idle_bytes -= e->bytes;
+    wf_pool_busy++;
+    wf_pool_hits++;
+    return e->plan;
 }
 
 WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t n_modes[3],
@@ -274,23 +295,31 @@ WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t
     pthread_mutex_lock(&wf_pool_lock);
     limits_locked();
     sweep_graphs_locked(NULL);
-    wf_pool_entry *e = find_idle_locked(&key);
+    wf_pool_entry *e = find_idle_locked(&key, NULL);
     if (e) {
-        e->busy = 1;
-        unlink_locked(e);
-        push_front_locked(e);
-        wf_pool_idle--;
-        wf_pool_idle_bytes -= e->bytes;
-        wf_pool_busy++;
-        wf_pool_hits++;
-        *plan = e->plan;
+        *plan = hand_out_locked(e);
         pthread_mutex_unlock(&wf_pool_lock);
         return WARPFFT_SUCCESS;
     }
     pthread_mutex_unlock(&wf_pool_lock);
 
-    warpfft_plan made = NULL; /* outside the lock: this takes milliseconds or more */
-    st = warpfft_plan_create(type, dim, n_modes, iflag, ntransf, tol, precision, &o, &made);
+    /* outside the lock: resolving takes milliseconds, creating more */
+    wf_plan_request req;
+    st = wf_plan_resolve(type, dim, n_modes, iflag, ntransf, tol, (int)precision, &o, &req);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    pthread_mutex_lock(&wf_pool_lock);
+    sweep_graphs_locked(NULL);
+    e = find_idle_locked(&key, &req);
+    if (e) {
+        *plan = hand_out_locked(e);
+        pthread_mutex_unlock(&wf_pool_lock);
+        return WARPFFT_SUCCESS;
+    }
+    pthread_mutex_unlock(&wf_pool_lock);
+
+    warpfft_plan made = NULL;
+    st = wf_plan_create_request(&req, &made);
     if (st != WARPFFT_SUCCESS)
         return st;
     e = calloc(1, sizeof *e);
@@ -302,6 +331,7 @@ WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t
                         sizeof *e);
     }
     e->key = key;
+    e->req = req;
     e->plan = made;
     e->busy = 1;
     wf_plan_set_pooled(made, 1);

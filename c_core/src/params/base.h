@@ -45,7 +45,10 @@ typedef struct wf_params {
     double predicted_ms;   /* the cost model's execute time (cost.c) */
     double tol, upsampfac; /* upsampfac: the sigma used (the choice, when opts said 0) */
     double tol_floor;      /* rounding floor of the error (grid.c, wf_tol_floor) */
-    int width;             /* kernel width w in fine-grid points */
+    int width;             /* kernel width w in fine-grid points: the one every point set meets */
+    int width_random;      /* the width points_hint random points are expected to take when the
+                            * width follows the points: below `width` where cost.c chose sigma
+                            * for them, else `width`; predicted_ms is its time */
     double beta;           /* kernel shape parameter (sinh type, kernel.c) */
     int64_t n_modes[3], n_fine[3];
     int64_t mode_prod, fine_prod; /* N1*N2*N3, nf1*nf2*nf3 */

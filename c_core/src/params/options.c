@@ -99,6 +99,15 @@ static const wf_opt wf_opts_table[] = {
      .imax = INT64_MAX},
     SWITCH_ROW("deterministic", "", deterministic, 1,
                "1: bitwise-reproducible results (OD spreading after a stable sort)"),
+    /* in the struct's tail padding (no new size): not `appended` (options.h) */
+    {.name = "points_width",
+     .doc = "1: the kernel width from the points given, and sigma for random points; 0: the "
+            "width every point set needs (the rule before)",
+     .type = WARPFFT_OPT_INT32,
+     .offset = FIELD(points_width),
+     .idef = 1,
+     .imax = 1,
+     .iref = 1},
     /* the reference's options that change no result here: checked as it takes them */
     REF_ROW("gpu_sort", INT32_MIN, INT32_MAX, 1,
             "the reference's GM sort switch: points are always sorted into bins here"),

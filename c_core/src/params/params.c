@@ -100,7 +100,9 @@ static void set_basics(wf_params *p, int type, int dim, const int64_t n_modes[3]
     p->upsampfac = o->upsampfac;
     p->spreadinterponly = o->spreadinterponly;
     p->check_points = o->check_points;
-    p->points_width = !o->spreadinterponly; /* the callers of inner transforms turn it off */
+    /* the width from the points: opts.points_width, never for spread/interp only (no
+     * deconvolution); the inner transforms' callers set it 0 in their options */
+    p->points_width = o->points_width && !o->spreadinterponly;
     p->points_hint = o->points_hint;
     p->ntransf = ntransf;
     for (int d = 0; d < 3; d++)
@@ -109,33 +111,48 @@ static void set_basics(wf_params *p, int type, int dim, const int64_t n_modes[3]
     p->complex_bytes = 2 * p->real_bytes;
 }
 
-warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
-                              double tol, int precision, const warpfft_opts *opts,
-                              size_t shared_limit, wf_params *p) {
-    warpfft_opts o;
+warpfft_status wf_params_resolve(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
+                                 double tol, int precision, const warpfft_opts *opts,
+                                 wf_resolved *r) {
+    memset(r, 0, sizeof *r); /* the pool compares resolved requests byte by byte */
     warpfft_status st = check_plan_args(type, dim, n_modes, ntransf, &tol, precision);
     if (st == WARPFFT_SUCCESS)
-        st = wf_opts_resolve(opts, &o);
+        st = wf_opts_resolve(opts, &r->opts);
     if (st != WARPFFT_SUCCESS)
         return st;
-    set_basics(p, type, dim, n_modes, ntransf, tol, precision, &o);
-    /* any grid size N >= 2w: the GM kernels only need that, and OD (for deterministic or
-     * explicitly OD spreading) nf >= w */
-    if (o.spreadinterponly)
-        o.method = type == 1 && (o.deterministic || o.method == WARPFFT_METHOD_OD)
-                       ? WARPFFT_METHOD_OD
-                       : WARPFFT_METHOD_GM;
+    wf_params *p = &r->p;
+    set_basics(p, type, dim, n_modes, ntransf, tol, precision, &r->opts);
     /* upsampfac 0: sigma and width by predicted time (cost.c); else the width rule for it */
     st = p->upsampfac == 0.0 && !p->spreadinterponly ? wf_params_choose_sigma(p)
                                                      : wf_params_set_kernel(p);
     if (st == WARPFFT_SUCCESS)
         st = wf_params_set_grid(p);
     if (st == WARPFFT_SUCCESS)
-        st = wf_params_set_method(
-            p, &o, shared_limit > WF_SM_STATIC_RESERVE ? shared_limit - WF_SM_STATIC_RESERVE : 0);
+        p->predicted_ms = wf_cost_predict_ms(p->type, p->dim, p->precision, p->width_random,
+                                             p->n_fine, p->ntransf, wf_params_points(p));
+    return st;
+}
+
+warpfft_status wf_params_fit(const wf_resolved *r, size_t shared_limit, wf_params *p) {
+    *p = r->p;
+    warpfft_opts o = r->opts;
+    /* any grid size N >= 2w: the GM kernels only need that, and OD (for deterministic or
+     * explicitly OD spreading) nf >= w */
+    if (o.spreadinterponly)
+        o.method = p->type == 1 && (o.deterministic || o.method == WARPFFT_METHOD_OD)
+                       ? WARPFFT_METHOD_OD
+                       : WARPFFT_METHOD_GM;
+    return wf_params_set_method(
+        p, &o, shared_limit > WF_SM_STATIC_RESERVE ? shared_limit - WF_SM_STATIC_RESERVE : 0);
+}
+
+warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
+                              double tol, int precision, const warpfft_opts *opts,
+                              size_t shared_limit, wf_params *p) {
+    wf_resolved r;
+    warpfft_status st = wf_params_resolve(type, dim, n_modes, ntransf, tol, precision, opts, &r);
     if (st == WARPFFT_SUCCESS)
-        p->predicted_ms = wf_cost_predict_ms(p->type, p->dim, p->precision, p->width, p->n_fine,
-                                             p->ntransf, wf_params_points(p));
+        st = wf_params_fit(&r, shared_limit, p);
     return st;
 }
 

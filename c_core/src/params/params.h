@@ -32,10 +32,29 @@ warpfft_status wf_check_problem(int type, int dim, int precision, const int64_t 
 /* Name of the first coordinate array dim needs that is NULL ("x", "y", "z"), or NULL. */
 const char *wf_missing_coord(int dim, const void *x, const void *y, const void *z);
 
-/* Validates all plan arguments and fills *p: the basics, then the stages below in order
- * (wf_params_set_kernel, wf_params_set_grid, wf_params_set_method). shared_limit: the device's
- * opt-in shared memory per block (bytes), deciding whether SM tiles fit (WF_SHARED_OPTIN_SM90
- * without a GPU). */
+/* A plan's request, resolved (wf_params_resolve): the options checked against their table with
+ * the defaults filled in, and every parameter that does not depend on the device: sigma and
+ * the kernel width (cost.c's choice for upsampfac 0, else the width rule), the fine grid, the
+ * rounding floor, the predicted time. What depends on the device (method, bins, tiles: its
+ * shared memory) is wf_params_fit's. Plan creation, warpfft_plan_params, the pool's key and
+ * the Toeplitz build each resolve a request once and hand the result on: nothing is chosen
+ * twice, so nothing needs remembering. */
+typedef struct wf_resolved {
+    warpfft_opts opts; /* every field this build knows, checked (wf_opts_resolve) */
+    wf_params p;       /* all but wf_params_set_method's fields (method, bins, tiles: 0) */
+} wf_resolved;
+
+/* Validates the plan arguments (type 1 or 2), resolves opts and runs the device-independent
+ * stages in order: the basics, the kernel (wf_params_choose_sigma for upsampfac 0, else
+ * wf_params_set_kernel), the grid (wf_params_set_grid) and the predicted time. */
+warpfft_status wf_params_resolve(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
+                                 double tol, int precision, const warpfft_opts *opts,
+                                 wf_resolved *r);
+/* *p: r's parameters finished for a device with shared_limit bytes of opt-in shared memory
+ * per block (WF_SHARED_OPTIN_SM90 without a GPU): wf_params_set_method, which decides whether
+ * SM tiles fit. */
+warpfft_status wf_params_fit(const wf_resolved *r, size_t shared_limit, wf_params *p);
+/* wf_params_resolve, then wf_params_fit: the whole choice in one call. */
 warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
                               double tol, int precision, const warpfft_opts *opts,
                               size_t shared_limit, wf_params *p);

@@ -189,9 +189,17 @@ static warpfft_status set_grid(wf_t3_params *q, int w) {
     return WARPFFT_SUCCESS;
 }
 
-/* The choice for internal precision ip: 0 = fits, -1 = does not fit (try f64), else an error
- * status (already recorded). */
-static int choose(wf_t3_params *q, int ip) {
+/* An inner step's failure st, its message prefixed with the grid. */
+static warpfft_status inner_error(const wf_t3_params *q, warpfft_status st) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", wf_last_error());
+    return wf_error(st, "type 3: the inner type-2 step on the grid {%lld, %lld, %lld}: %s",
+                    (long long)q->nf[0], (long long)q->nf[1], (long long)q->nf[2], msg);
+}
+
+/* The choice for internal precision ip, the inner step resolved once (q->inner): 0 = fits, -1 =
+ * does not fit (try f64), else an error status (already recorded). */
+static int choose(wf_t3_params *q, int ip, const warpfft_opts *o) {
     int maxw = wf_max_width(ip);
     double share = ip == WARPFFT_F64 ? WF_T3_SHARE2 : WF_T3_SHARE3, floor_tol, tol_hi;
     wf_tol_bounds(ip, &floor_tol, &tol_hi);
@@ -222,8 +230,15 @@ static int choose(wf_t3_params *q, int ip) {
             return -1;
         q->inner_tol = floor_tol; /* the f64 floor: as types 1 and 2 */
     }
-    if (wf_kernel_width(q->dim, q->nf, q->inner_tol, q->upsampfac, maxw) > maxw)
+    warpfft_opts io = wf_t3_inner_opts(o);
+    warpfft_status st =
+        wf_params_resolve(2, q->dim, q->nf, q->ntransf, q->inner_tol, ip, &io, &q->inner);
+    if (st == WARPFFT_ERR_BAD_TOL) { /* no embedded width meets inner_tol (or its floor) */
+        wf_clear_error();
         return -1;
+    }
+    if (st != WARPFFT_SUCCESS)
+        return (int)inner_error(q, st);
     q->err_coord = ip == WARPFFT_F32 ? coord_error(q->dim, q->nf, q->upsampfac) : 0.0;
     if (WF_T3_COORD_SAFETY * q->err_coord > share * q->tol)
         return -1;
@@ -259,9 +274,9 @@ warpfft_status wf_t3_params_make(int dim, int64_t ntransf, double tol, int preci
         q->pre_phase |= q->D[d] != 0.0;
         q->post_phase |= q->C[d] != 0.0;
     }
-    int r = precision == WARPFFT_F32 ? choose(q, WARPFFT_F32) : -1;
+    int r = precision == WARPFFT_F32 ? choose(q, WARPFFT_F32, &o) : -1;
     if (r == -1)
-        r = choose(q, WARPFFT_F64);
+        r = choose(q, WARPFFT_F64, &o);
     if (r == -1)
         return wf_error(WARPFFT_ERR_BAD_TOL,
                         "type 3: tol = %g cannot be met with the embedded kernel widths (at most "
@@ -274,7 +289,7 @@ warpfft_status wf_t3_params_make(int dim, int64_t ntransf, double tol, int preci
     wf_params p;
     st = wf_t3_spread_params(q, &o, WF_SHARED_OPTIN_SM90, &p);
     if (st == WARPFFT_SUCCESS)
-        st = wf_t3_inner_params(q, &o, WF_SHARED_OPTIN_SM90, &p);
+        st = wf_t3_inner_params(q, WF_SHARED_OPTIN_SM90, &p);
     return st;
 }
 
@@ -287,6 +302,7 @@ warpfft_opts wf_t3_inner_opts(const warpfft_opts *o) {
     r.modeord = 1;
     r.upsampfac = wf_t3_sigma(o);
     r.spreadinterponly = 0; /* refused by wf_t3_check; never the inner step's */
+    r.points_width = 0;     /* one width: the inner step's points are type 3's targets */
     /* OD spreads only (the spreading step's method): the inner step interpolates by AUTO's
      * choice, deterministic with any method */
     if (r.method == WARPFFT_METHOD_OD)
@@ -325,19 +341,9 @@ warpfft_status wf_t3_spread_params(const wf_t3_params *q, const warpfft_opts *o,
     return WARPFFT_SUCCESS;
 }
 
-warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, size_t shared_limit,
-                                  wf_params *p) {
-    warpfft_opts io = wf_t3_inner_opts(o);
-    warpfft_status st = wf_params_make(2, q->dim, q->nf, q->ntransf, q->inner_tol,
-                                       q->inner_precision, &io, shared_limit, p);
-    p->points_width = 0; /* one width: the inner step's points are type 3's targets */
-    if (st != WARPFFT_SUCCESS) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", wf_last_error());
-        return wf_error(st, "type 3: the inner type-2 step on the grid {%lld, %lld, %lld}: %s",
-                        (long long)q->nf[0], (long long)q->nf[1], (long long)q->nf[2], msg);
-    }
-    return WARPFFT_SUCCESS;
+warpfft_status wf_t3_inner_params(const wf_t3_params *q, size_t shared_limit, wf_params *p) {
+    warpfft_status st = wf_params_fit(&q->inner, shared_limit, p);
+    return st == WARPFFT_SUCCESS ? st : inner_error(q, st);
 }
 
 void wf_t3_to_info(const wf_t3_params *q, const wf_params *spread, const wf_params *inner,
@@ -402,7 +408,7 @@ WARPFFT_API warpfft_status warpfft_plan_params3(int dim, int64_t ntransf, double
     if (st == WARPFFT_SUCCESS)
         st = wf_t3_spread_params(&q, &o, WF_SHARED_OPTIN_SM90, &sp);
     if (st == WARPFFT_SUCCESS)
-        st = wf_t3_inner_params(&q, &o, WF_SHARED_OPTIN_SM90, &ip);
+        st = wf_t3_inner_params(&q, WF_SHARED_OPTIN_SM90, &ip);
     if (st != WARPFFT_SUCCESS)
         return st;
     memset(info, 0, sizeof *info);

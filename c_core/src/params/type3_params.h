@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "params/base.h"
+#include "params/params.h" /* wf_resolved */
 #include "warpfft.h"
 
 /* Geometry block the type3 kernels read (doubles; kernels/type3.cu mirrors the offsets). */
@@ -55,6 +56,8 @@ typedef struct wf_t3_params {
     double err_outer;          /* predicted error of the spreading step */
     double err_coord;          /* predicted error from rounding rescaled coordinates to f32 */
     int pre_phase, post_phase; /* some D_d != 0, some C_d != 0 */
+    wf_resolved inner;         /* the inner type-2 step, resolved once (n_modes = nf, modeord 1,
+                                * one width: wf_t3_inner_opts) */
 } wf_t3_params;
 
 /* Argument checks of a type-3 plan (dim, precision, ntransf, tol, opts; opts.spreadinterponly
@@ -82,17 +85,17 @@ warpfft_status wf_t3_params_make(int dim, int64_t ntransf, double tol, int preci
                                  const warpfft_opts *o, const double xlo[3], const double xhi[3],
                                  const double slo[3], const double shi[3], wf_t3_params *q);
 
-/* The spread-only (type 1) parameters on q's grid, and the inner type-2 parameters
- * (n_modes = nf, modeord 1), for a device with `shared_limit` bytes of opt-in shared memory. */
+/* The spread-only (type 1) parameters on q's grid, and the inner type-2 parameters (q->inner
+ * fitted: nothing chosen again), for a device with `shared_limit` bytes of opt-in shared
+ * memory. */
 warpfft_status wf_t3_spread_params(const wf_t3_params *q, const warpfft_opts *o,
                                    size_t shared_limit, wf_params *p);
-warpfft_status wf_t3_inner_params(const wf_t3_params *q, const warpfft_opts *o, size_t shared_limit,
-                                  wf_params *p);
+warpfft_status wf_t3_inner_params(const wf_t3_params *q, size_t shared_limit, wf_params *p);
 /* Type 3's upsampling factor: opts.upsampfac, or 2 for 0 (type 3 does not choose it yet:
  * its grid comes from the point sets' extents, not from a cost over modes). */
 double wf_t3_sigma(const warpfft_opts *o);
-/* The options of the inner type-2 plan: the user's, with modeord 1 (and AUTO for method OD,
- * which only spreads). */
+/* The options of the inner type-2 plan: the user's, with modeord 1, one width (points_width 0)
+ * and AUTO for method OD (which only spreads). */
 warpfft_opts wf_t3_inner_opts(const warpfft_opts *o);
 
 /* Fills info's type-3 fields (and type, dim, precision, width, beta, n_fine, n_modes) from q

@@ -153,6 +153,7 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
     double edge2[WF_ALIAS_NK] = {0}, dx[WF_ALIAS_NDELTA / 2], dw[WF_ALIAS_NDELTA / 2];
     wf_gauss_legendre(WF_ALIAS_NDELTA / 2, dx, dw);
     *st = (wf_alias_dim){0};
+    double worst2 = 0.0;
     for (int id = 0; id < WF_ALIAS_NDELTA + 2; id++) {
         int mid = id < WF_ALIAS_NDELTA; /* interior nodes enter the means over offsets */
         int ig = id % (WF_ALIAS_NDELTA / 2), half = id / (WF_ALIAS_NDELTA / 2);
@@ -180,7 +181,7 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
             er += kw[i] * re;
             ei += kw[i] * im;
             edge2[i] += dwt * a2;
-            st->worst = fmax(st->worst, sqrt(a2));
+            worst2 = a2 > worst2 ? a2 : worst2; /* sqrt once, below: the same maximum */
         }
         st->offset2 = fmax(st->offset2, q2 * inv_n);
         /* sqrt, not hypot: hypot@GLIBC_2.35 would raise the wheel's manylinux baseline (2_34) */
@@ -189,6 +190,7 @@ void wf_alias_dim_stats(int64_t n_modes, int64_t nf, int width, double beta, wf_
     }
     for (int i = 0; i < nk; i++)
         st->edge2 = fmax(st->edge2, edge2[i]);
+    st->worst = sqrt(worst2);
 }
 
 /* The same footprint sums at the offsets s / ns, s = 0..ns-1, for the bounds from the points
@@ -270,22 +272,38 @@ double wf_alias_combine(int dim, const wf_alias_dim s[3]) {
     return sqrt(fmax(off, edge));
 }
 
-/* Both bounds from one evaluation of each dim's statistics: the model (wf_alias_combine) and the
- * band edge on grid nodes, sum_d worst_d. */
-static void alias_bounds(int dim, const int64_t n_modes[3], double sigma, int width, double *model,
-                         double *worst) {
+/* Each dim's statistics on its own fine grid at (sigma, width); a cube's dims share one. */
+static void alias_stats(int dim, const int64_t n_modes[3], double sigma, int width,
+                        wf_alias_dim s[3]) {
     double beta = wf_kernel_beta(width, sigma);
-    wf_alias_dim s[3];
-    *worst = 0.0;
     for (int d = 0; d < dim; d++) {
         if (d > 0 && n_modes[d] == n_modes[d - 1]) /* cubes: one evaluation */
             s[d] = s[d - 1];
         else
             wf_alias_dim_stats(n_modes[d], wf_fine_size(n_modes[d], sigma, width), width, beta,
                                &s[d]);
-        *worst += s[d].worst;
     }
+}
+
+/* Both bounds from one evaluation of each dim's statistics: the model (wf_alias_combine) and the
+ * band edge on grid nodes, sum_d worst_d. */
+static void alias_bounds(int dim, const int64_t n_modes[3], double sigma, int width, double *model,
+                         double *worst) {
+    wf_alias_dim s[3];
+    alias_stats(dim, n_modes, sigma, width, s);
+    *worst = 0.0;
+    for (int d = 0; d < dim; d++)
+        *worst += s[d].worst;
     *model = wf_alias_combine(dim, s);
+}
+
+double wf_alias_random(int dim, const int64_t n_modes[3], double sigma, int width) {
+    wf_alias_dim s[3];
+    alias_stats(dim, n_modes, sigma, width, s);
+    double edge = 0.0;
+    for (int d = 0; d < dim; d++)
+        edge += s[d].edge2;
+    return sqrt(edge);
 }
 
 double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width) {
@@ -326,10 +344,18 @@ double wf_alias_safety(int dim, double tol) {
  * sigma 3 w 12 1.34e-12 (1.37e-12 / 8.0e-13), 3D f32 sigma 1.62 w 6 2.40e-4 (2.95e-4 /
  * 8.8e-5). It is the error itself at the sampled modes and offsets (0 and 1/2 exactly), not a
  * model: no safety factor. */
-int wf_alias_passes(int dim, const int64_t n_modes[3], double tol, double sigma, int w) {
+int wf_alias_check(int dim, const int64_t n_modes[3], double tol, double sigma, int w,
+                   double *excess) {
     double model, worst;
     alias_bounds(dim, n_modes, sigma, w, &model, &worst);
-    return wf_alias_safety(dim, tol) * model <= tol && worst <= tol;
+    double safe = wf_alias_safety(dim, tol) * model;
+    *excess = (safe > worst ? safe : worst) / tol;
+    return safe <= tol && worst <= tol;
+}
+
+int wf_alias_passes(int dim, const int64_t n_modes[3], double tol, double sigma, int w) {
+    double excess;
+    return wf_alias_check(dim, n_modes, tol, sigma, w, &excess);
 }
 
 int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width,
@@ -342,44 +368,16 @@ int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double s
 
 /* The predicted error falls strictly with the width: walk from FINUFFT's estimate
  * ceil(-ln(tol) / (pi sqrt(1 - 1/sigma))), usually right or one off, to the smallest width that
- * passes (2-3 evaluations; test_params compares with the search from 2). */
-static int kernel_width_search(int dim, const int64_t n_modes[3], double tol, double sigma,
-                               int max_width) {
+ * passes (2-3 evaluations of ~0.2 ms; test_params compares with the search from 2). A plan
+ * runs it once (params.c, wf_params_resolve), or cost.c's search a few times. */
+int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width) {
+    int64_t n[3] = {n_modes[0], dim >= 2 ? n_modes[1] : 1, dim >= 3 ? n_modes[2] : 1};
     double x = ceil(-log(tol) / (WF_PI * sqrt(1.0 - 1.0 / sigma)));
     int w = x < 2.0 ? 2 : x > (double)max_width ? max_width : (int)x;
-    if (!wf_alias_passes(dim, n_modes, tol, sigma, w))
-        return wf_kernel_width_from(dim, n_modes, tol, sigma, max_width, w + 1);
-    while (w > 2 && wf_alias_passes(dim, n_modes, tol, sigma, w - 1))
+    if (!wf_alias_passes(dim, n, tol, sigma, w))
+        return wf_kernel_width_from(dim, n, tol, sigma, max_width, w + 1);
+    while (w > 2 && wf_alias_passes(dim, n, tol, sigma, w - 1))
         w--;
-    return w;
-}
-
-/* The search costs ~0.3-0.7 ms (2-3 bound evaluations), twice per plan_create (the argument
- * check and the plan) and once per type-3 setpts3: most of a cached plan's creation time. Its
- * result depends only on the arguments, so each thread keeps the last few (thread-local: no
- * lock, nothing to reset after fork). */
-#define WF_WIDTH_MEMO 16
-typedef struct width_memo {
-    int dim, max_width, width;
-    int64_t n[3];
-    double tol, sigma;
-} width_memo;
-
-int wf_kernel_width(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width) {
-    static _Thread_local width_memo memo[WF_WIDTH_MEMO];
-    static _Thread_local int n_memo, next;
-    int64_t n[3] = {n_modes[0], dim >= 2 ? n_modes[1] : 1, dim >= 3 ? n_modes[2] : 1};
-    for (int i = 0; i < n_memo; i++) {
-        const width_memo *m = &memo[i];
-        if (m->dim == dim && m->max_width == max_width && m->tol == tol && m->sigma == sigma &&
-            m->n[0] == n[0] && m->n[1] == n[1] && m->n[2] == n[2])
-            return m->width;
-    }
-    int w = kernel_width_search(dim, n, tol, sigma, max_width);
-    memo[next] = (width_memo){dim, max_width, w, {n[0], n[1], n[2]}, tol, sigma};
-    next = (next + 1) % WF_WIDTH_MEMO;
-    if (n_memo < WF_WIDTH_MEMO)
-        n_memo++;
     return w;
 }
 
@@ -394,7 +392,7 @@ warpfft_status wf_params_set_kernel(wf_params *p) {
                         "tol %g needs a kernel wider than %d points (the maximum for %s) at "
                         "upsampfac %g; use a larger upsampfac (up to %g) or 0 (chosen per plan)",
                         p->tol, wmax, wf_prec_name(p->precision), p->upsampfac, WF_SIGMA_MAX);
-    p->width = w;
+    p->width = p->width_random = w;
     p->beta = wf_kernel_beta(w, p->upsampfac);
     if (p->spreadinterponly)
         return WARPFFT_SUCCESS;

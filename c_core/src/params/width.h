@@ -40,8 +40,15 @@ double wf_alias_combine(int dim, const wf_alias_dim s[3]);
 double wf_alias_error(int dim, const int64_t n_modes[3], double sigma, int width);
 /* sum_d worst_d: the band edge on grid nodes, every point set's largest error (width.c). */
 double wf_alias_worst(int dim, const int64_t n_modes[3], double sigma, int width);
+/* sqrt(sum_d edge2_d): the band edge on independent uniform offsets, what random points see
+ * (with all energy in one mode; never below spread data), each dim on its own fine grid. */
+double wf_alias_random(int dim, const int64_t n_modes[3], double sigma, int width);
 /* Whether width w meets tol at sigma: safety * wf_alias_error <= tol and wf_alias_worst <= tol. */
 int wf_alias_passes(int dim, const int64_t n_modes[3], double tol, double sigma, int w);
+/* The same, and by how much: *excess = max(safety * wf_alias_error, wf_alias_worst) / tol (about
+ * 1 at the limit, falling with sigma and w), for a search's root finding (cost.c). */
+int wf_alias_check(int dim, const int64_t n_modes[3], double tol, double sigma, int w,
+                   double *excess);
 /* Smallest width w in [start, max_width] that wf_alias_passes; max_width + 1
  * if none. wf_kernel_width finds the same from an estimate. */
 int wf_kernel_width_from(int dim, const int64_t n_modes[3], double tol, double sigma, int max_width,

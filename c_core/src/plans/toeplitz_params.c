@@ -88,13 +88,16 @@ warpfft_status wf_toep_choose(int dim, const int64_t n_modes[3], int64_t ntransf
         q->n_grid[d] = d < dim ? wf_next_smooth_even(2 * n_modes[d] - 1) : 1;
     }
     /* The kernel's type-1 transform: L modes in FFT order (its output is the circulant's first
-     * column), checked points; its parameters check the grid's sizes and overflow too. */
+     * column), checked points, one width (the spectrum is computed once, from points that may
+     * sit anywhere); its parameters check the grid's sizes and overflow too. Resolved once:
+     * wf_toep_for_device only fits them to the device. */
     warpfft_opts ko = q->opts;
     ko.modeord = 1;
     ko.check_points = 1;
-    st = wf_params_make(1, dim, q->n_grid, 1, q->kernel_tol, precision, &ko, shared_limit,
-                        &q->kernel);
-    q->kernel.points_width = 0; /* the kernel's transform keeps one width */
+    ko.points_width = 0;
+    st = wf_params_resolve(1, dim, q->n_grid, 1, q->kernel_tol, precision, &ko, &q->kernel_req);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_params_fit(&q->kernel_req, shared_limit, &q->kernel);
     if (st != WARPFFT_SUCCESS)
         return wf_error(st,
                         "%s: n_modes {%lld, %lld, %lld} need a grid of {%lld, %lld, %lld} and a "
@@ -118,13 +121,7 @@ warpfft_status wf_toep_choose(int dim, const int64_t n_modes[3], int64_t ntransf
 }
 
 warpfft_status wf_toep_for_device(wf_toep_params *q, const wf_exec *ex) {
-    warpfft_opts ko = q->opts;
-    ko.modeord = 1;
-    ko.check_points = 1;
-    warpfft_status st = wf_params_make(1, q->dim, q->n_grid, 1, q->kernel_tol, q->precision, &ko,
-                                       wf_exec_shared_limit(ex), &q->kernel);
-    q->kernel.points_width = 0; /* the kernel's transform keeps one width */
-    return st;
+    return wf_params_fit(&q->kernel_req, wf_exec_shared_limit(ex), &q->kernel);
 }
 
 void wf_toep_params_to_info(const wf_toep_params *q, warpfft_toeplitz_info *info) {

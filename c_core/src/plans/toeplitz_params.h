@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "params/base.h"
+#include "params/params.h"
 #include "plans/launch.h"
 #include "warpfft.h"
 
@@ -22,11 +23,13 @@ typedef struct wf_toep_params {
     int64_t mode_prod, grid_prod, ntransf;
     double tol, kernel_tol; /* the operator's, and its kernel's type-1 transform's */
     size_t real_bytes, complex_bytes;
-    size_t spectrum_bytes; /* grid_prod reals (spectrum_real) or complexes */
-    size_t grid_bytes;     /* the work grid: ntransf * grid_prod complexes */
-    int fft_steps;         /* the application's FFT: 1 plan of the whole grid, or 2 pruned steps */
-    warpfft_opts opts;     /* resolved (device, stream, modeord) */
-    wf_params kernel;      /* the kernel's type-1 transform: L modes, modeord 1, checked points */
+    size_t spectrum_bytes;  /* grid_prod reals (spectrum_real) or complexes */
+    size_t grid_bytes;      /* the work grid: ntransf * grid_prod complexes */
+    int fft_steps;          /* the application's FFT: 1 plan of the whole grid, or 2 pruned steps */
+    warpfft_opts opts;      /* resolved (device, stream, modeord) */
+    wf_resolved kernel_req; /* the kernel's type-1 transform, resolved once (params.h) ... */
+    wf_params kernel;       /* ... and fitted to a device: L modes, modeord 1, checked points,
+                             * one width (the width rule's: points_width 0) */
 } wf_toep_params;
 
 /* The choice for the arguments of warpfft_toeplitz_create / _params: checks them (no GPU), the
@@ -35,8 +38,9 @@ typedef struct wf_toep_params {
 warpfft_status wf_toep_choose(int dim, const int64_t n_modes[3], int64_t ntransf, double tol,
                               int precision, const warpfft_opts *opts, int weights,
                               size_t shared_limit, const char *who, wf_toep_params *q);
-/* The kernel's type-1 parameters again for ex's device (its shared memory decides the method),
- * after wf_toep_choose's checks passed with the default limit. */
+/* The kernel's type-1 parameters fitted to ex's device (its shared memory decides the method;
+ * wf_params_fit: nothing is chosen again), after wf_toep_choose's checks passed with the
+ * default limit. */
 warpfft_status wf_toep_for_device(wf_toep_params *q, const wf_exec *ex);
 /* Fills the public info from a choice (n_points -1, build_ms 0, workspace without cuFFT's). */
 void wf_toep_params_to_info(const wf_toep_params *q, warpfft_toeplitz_info *info);

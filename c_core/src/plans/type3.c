@@ -71,7 +71,7 @@ static warpfft_status build_spread(wf_nufft3 *n, const wf_t3_params *q) {
  * seen finite. Its creation counts as a plan creation (cache.h's statistics). */
 static warpfft_status build_inner(wf_nufft3 *n, const wf_t3_params *q) {
     wf_params ip;
-    warpfft_status st = wf_t3_inner_params(q, &n->opts, wf_exec_shared_limit(&n->ex), &ip);
+    warpfft_status st = wf_t3_inner_params(q, wf_exec_shared_limit(&n->ex), &ip);
     if (st != WARPFFT_SUCCESS)
         return st;
     double t0 = now_ms();
@@ -117,7 +117,7 @@ static warpfft_status ensure_grids(wf_nufft3 *n, const wf_t3_params *q) {
 /* Refuses grids larger than the device's memory (never tries terabyte allocations). */
 static warpfft_status check_memory(const wf_nufft3 *n, const wf_t3_params *q) {
     wf_params ip;
-    warpfft_status st = wf_t3_inner_params(q, &n->opts, WF_SHARED_OPTIN_SM90, &ip);
+    warpfft_status st = wf_t3_inner_params(q, WF_SHARED_OPTIN_SM90, &ip);
     if (st != WARPFFT_SUCCESS)
         return st;
     size_t total = 0;
