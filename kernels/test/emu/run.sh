@@ -50,10 +50,11 @@ for b in 1:32 1:64 2:32 2:64 3:32 3:64; do
         -DWF_EMU_NS="bin_${d}d_f${p}"
 done
 # (3D f64 w10 and w13, 2D f64 w12: SM spreading with the tile in registers by default,
-# kernels/smr_shape.h; 2D f64 w7 keeps the shared tile)
+# kernels/smr_shape.h; 2D f64 w7 and w9 and 3D f64 w6 keep the shared tile)
 for m in 1:64:5:SPREAD:GM 1:32:4:SPREAD:SM 1:64:5:INTERP:SM 2:32:6:SPREAD:SM 2:32:6:INTERP:GM \
          2:64:7:SPREAD:SM 2:64:7:INTERP:SM 3:32:5:SPREAD:SM 3:32:5:SPREAD:GM 3:32:5:INTERP:SM \
-         3:64:8:INTERP:SM 3:64:8:INTERP:GM 3:64:10:SPREAD:SM 3:64:13:SPREAD:SM 2:64:12:SPREAD:SM; do
+         3:64:8:INTERP:SM 3:64:8:INTERP:GM 3:64:10:SPREAD:SM 3:64:13:SPREAD:SM 2:64:12:SPREAD:SM \
+         3:64:6:SPREAD:SM 2:64:9:SPREAD:SM; do
     IFS=: read -r d p w part meth <<<"$m"
     ns="si_${d}d_f${p}_w${w}_${part,,}_${meth,,}"
     # (1D code paths leave some tile parameters unused; nvcc does not warn, g++ does; the

@@ -198,9 +198,16 @@ template <class T, class Cx> static void run(const Case &k) {
         v.x = v.y = (T)0;
     const double beta_d = 2.30 * W;
     const T beta = (T)beta_d;
-    char name[64]; /* the entry point's name by the rule the host looks it up with */
+    char name[64]; /* the entry point's name by the rule the host looks it up with, a variant's
+                    * with its suffix; looked up here, on the calling thread's stack: a lookup
+                    * that fails exits, and exit from a fiber frees the stack it runs on */
     std::snprintf(name, sizeof name, WF_SI_ENTRY_FMT, k.dir == SPREAD ? "spread" : "interp",
                   k.method == GM ? "gm" : "sm", dim, p, W);
+    const std::string var = k.var;
+    if (!var.empty())
+        std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), "_%s",
+                      var.c_str());
+    void *const fn = kernel(name);
     /* the widths' selection (ABI.md, "Widths from the points"): the kernel runs as width index
      * w_idx of a plan whose points took index w_sel = 0; launched first as index 1 (it must
      * return at once, writing nothing), then as 0 */
@@ -208,10 +215,10 @@ template <class T, class Cx> static void run(const Case &k) {
     auto launch = [&](int w_idx) {
         if (k.method == GM) {
             wf_emu::launch(d3((unsigned)k.gridx), d3(256), 0, [&] {
-                ((typename SI<T, Cx>::gm)kernel(name))(
-                    M, xs[0].data(), dim >= 2 ? xs[1].data() : nullptr,
-                    dim >= 3 ? xs[2].data() : nullptr, c.data(), nf[0], nf[1], nf[2], ntransf,
-                    sort_idx.data(), beta, fw.data(), set_M, (i64)k.tps, &w_sel, w_idx);
+                ((typename SI<T, Cx>::gm)fn)(M, xs[0].data(), dim >= 2 ? xs[1].data() : nullptr,
+                                             dim >= 3 ? xs[2].data() : nullptr, c.data(), nf[0],
+                                             nf[1], nf[2], ntransf, sort_idx.data(), beta,
+                                             fw.data(), set_M, (i64)k.tps, &w_sel, w_idx);
             });
             return;
         }
@@ -219,13 +226,14 @@ template <class T, class Cx> static void run(const Case &k) {
         size_t cells = 1;
         for (int d = 0; d < dim; ++d)
             cells *= (size_t)(bs[d] + 2 * pad);
-        const std::string var = k.var;
         const size_t cell =
             k.dir == SPREAD && k.prec == 32 && (dim <= 2 || var == "fix3") ? 16 : sizeof(Cx);
         size_t smem = cells * cell;
         unsigned block = 256;
         /* the tile in registers: a variant's shape (k.nr, k.px, k.nbw), or a default module's
-         * from kernels/smr_shape.h, as the host launches it (c_core/src/params/bins.c) */
+         * from kernels/smr_shape.h, as the host launches it (c_core/src/params/bins.c): the
+         * kind of tile, its bytes and block those of the kernel's own width W, whatever width
+         * the plan's bins were chosen for (wf_sm_launch_bytes, wf_sm_spread_block) */
         int nr = k.nr, px = k.px, nbw = k.nbw;
         if (var.empty() && k.dir == SPREAD && k.method == SM && WF_SMR_NR_OF(dim, k.prec, W) > 0) {
             nr = WF_SMR_NR_OF(dim, k.prec, W);
@@ -243,18 +251,15 @@ template <class T, class Cx> static void run(const Case &k) {
                                        : (td1 * td2 + 31) / 32;
             block = 32u * (unsigned)warps;
         }
-        if (!var.empty())
-            std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), "_%s",
-                          var.c_str());
         dim3 g = d3((unsigned)k.gridx, (unsigned)k.gridy);
         g.z = (unsigned)n_sets; /* block z runs set z */
         wf_emu::launch(g, d3(block), smem, [&] {
-            ((typename SI<T, Cx>::sm)kernel(name))(
-                M, xs[0].data(), dim >= 2 ? xs[1].data() : nullptr,
-                dim >= 3 ? xs[2].data() : nullptr, c.data(), nf[0], nf[1], nf[2], ntransf,
-                sort_idx.data(), beta, bs[0], bs[1], bs[2], nb[0], nb[1], nb[2], start.data(),
-                count.data(), nsub.data(), subprob_bin.data(), &result[1], maxsub, fw.data(),
-                set_M, (i64)k.tps, &w_sel, w_idx);
+            ((typename SI<T, Cx>::sm)fn)(M, xs[0].data(), dim >= 2 ? xs[1].data() : nullptr,
+                                         dim >= 3 ? xs[2].data() : nullptr, c.data(), nf[0], nf[1],
+                                         nf[2], ntransf, sort_idx.data(), beta, bs[0], bs[1], bs[2],
+                                         nb[0], nb[1], nb[2], start.data(), count.data(),
+                                         nsub.data(), subprob_bin.data(), &result[1], maxsub,
+                                         fw.data(), set_M, (i64)k.tps, &w_sel, w_idx);
         });
     };
     const std::vector<Cx> fw_before = fw, c_before = c;
@@ -346,6 +351,12 @@ int main(int argc, char **argv) {
         {3, 64, 13, SM, SPREAD, {20, 18, 26}, {8, 8, 4}, 90, 1, 1, 90, 3, 1, CLUSTER},
         {2, 64, 12, SM, SPREAD, {40, 30}, {40, 2}, 200, 2, 3, 100, 6, 2, CLUSTER},
         {2, 64, 12, SM, SPREAD, {240, 30}, {116, 2}, 300, 2, 2, 64, 7, 1, UNIFORM},
+        /* a narrower width the points take may keep the shared tile under a plan whose width
+         * keeps it in registers: launched at the plan's bins with its own width's tile bytes
+         * and block (bins.c, wf_sm_launch_bytes): 3D f64 w6 at w7's bins 8x8x4, 2D f64 w9 at
+         * w10's 118x2 */
+        {3, 64, 6, SM, SPREAD, {20, 18, 16}, {8, 8, 4}, 120, 2, 2, 40, 5, 1, CLUSTER},
+        {2, 64, 9, SM, SPREAD, {240, 30}, {118, 2}, 300, 2, 2, 64, 7, 1, UNIFORM},
         /* SM spreading variants (kernels/test/sweep_wave4.sh): the register tile in 3D f32
          * (patches 8x4: tiles 14x14x10; batches over several subproblems; clustered), 3D f64
          * flat (16x16x12), 2D f64 (tile rows of 38 > 32 columns: two warps; a tile wider than
