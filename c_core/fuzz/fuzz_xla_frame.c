@@ -49,8 +49,8 @@ static const int dtypes[] = {WF_XLA_C64, WF_XLA_C128, WF_XLA_F32, WF_XLA_F64,   
                              WF_XLA_S64, WF_XLA_U32,  WF_XLA_U64, 1 /* PRED */, 16 /* BF16 */};
 /* The handlers' attribute names (xla_ffi.h, xla_toeplitz.h); new ones go at the end (the seeds
  * index this table). */
-static const char *const names[] = {"nufft_type", "iflag", "eps",     "n1",     "n2",
-                                    "n3",         "opts",  "dim",     "weights", "adjoint"};
+static const char *const names[] = {"nufft_type", "iflag", "eps", "n1",      "n2",
+                                    "n3",         "opts",  "dim", "weights", "adjoint"};
 enum { N_NAMES = sizeof names / sizeof names[0] };
 
 frame_t fr; /* the current input's (fuzz_xla_frame.h) */

@@ -294,6 +294,7 @@ int main(void) {
     test_pool_release_refused();
     test_pool_release_during_capture_destroys_nothing();
     test_pool_graphs_threads();
+    test_toeplitz_capture();
     warpfft_free(0, xs);
     warpfft_free(0, ys);
     warpfft_free(0, cs);

@@ -32,8 +32,8 @@ int64_t mem_budget, mem_live;
 static long fail_at;               /* the numbered call that fails (0: none) */
 static warpfft_status fail_status; /* what a failing ABI call returns */
 static char last_error[1024];
-static const char *buf_name[8];
-static int n_bufs;
+const char *buf_name[8];
+int n_bufs;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct warpfft_plan_s {
@@ -49,8 +49,6 @@ static void new_points_id(warpfft_plan plan) {
     plan->points_id = ++points_ids;
     pthread_mutex_unlock(&lock);
 }
-
-static void record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* `bytes` more of the stand-in GPU's memory for the plan (NULL: not yet made), or 0 when they do
  * not fit under mem_budget (then "  OUT OF MEMORY" is traced). */
@@ -68,7 +66,7 @@ static int take_memory(warpfft_plan plan, int64_t bytes) {
     return fits;
 }
 
-static void record(const char *fmt, ...) {
+void record(const char *fmt, ...) {
     pthread_mutex_lock(&lock);
     size_t len = strlen(trace);
     va_list ap;
@@ -88,8 +86,7 @@ void arm(long k, warpfft_status st) {
     pthread_mutex_unlock(&lock);
 }
 
-/* Numbers a call; 1 when it is the one to fail (then recorded as failing). */
-static int tick(const char *fn) {
+int tick(const char *fn) {
     pthread_mutex_lock(&lock);
     int fail = ++calls == fail_at;
     if (fail) {
@@ -117,7 +114,7 @@ void block_arm(const char *fn) {
 }
 
 /* Waits here when fn is armed (once: the first caller). */
-static void maybe_block(const char *fn) {
+void maybe_block(const char *fn) {
     pthread_mutex_lock(&lock);
     if (!block_open && !block_entered && strcmp(block_fn, fn) == 0) {
         block_entered = 1;
@@ -156,11 +153,11 @@ void block_release(void) {
 /* ---- the C ABI ---- */
 
 /* Buffer i of a frame lives at fake device address (i + 1) MiB: "name+offset". */
-static uintptr_t buf_base(int i) {
+uintptr_t buf_base(int i) {
     return (uintptr_t)(i + 1) << 20;
 }
 
-static const char *where(const void *p, char *s, size_t len) {
+const char *where(const void *p, char *s, size_t len) {
     uintptr_t a = (uintptr_t)p;
     snprintf(s, len, "%s", a ? "?" : "-"); /* NULL, or not in any buffer */
     for (int i = 0; i < n_bufs; i++)
@@ -286,7 +283,7 @@ warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
 
 warpfft_status warpfft_stream_sync(int device, uint64_t stream) {
     record("sync %d %#llx\n", device, (unsigned long long)stream);
-    maybe_block("destroy"); /* the old handler's eviction began with one */
+    maybe_block("destroy"); /* the old handlers' evictions began with one */
     return WARPFFT_SUCCESS;
 }
 
@@ -401,6 +398,13 @@ static void set_attr(frame_store *fr, int i, const char *name, int dtype, void *
     fr->attr_types[i] = WF_XLA_ATTR_SCALAR;
 }
 
+void xla_api(XLA_FFI_Api *api) {
+    memset(api, 0, sizeof *api);
+    api->struct_size = sizeof *api;
+    api->XLA_FFI_Error_Create = error_create;
+    api->XLA_FFI_Stream_Get = stream_get;
+}
+
 XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     memset(fr, 0, sizeof *fr);
     int f64 = cf->precision == WARPFFT_F64, cplx = f64 ? WF_XLA_C128 : WF_XLA_C64;
@@ -455,9 +459,7 @@ XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     fr->attr_types[6] = WF_XLA_ATTR_STRING;
     frame_opts(fr);
 
-    fr->api.struct_size = sizeof fr->api;
-    fr->api.XLA_FFI_Error_Create = error_create;
-    fr->api.XLA_FFI_Stream_Get = stream_get;
+    xla_api(&fr->api);
     fr->f.struct_size = sizeof fr->f;
     fr->f.api = &fr->api;
     fr->f.stage = WF_XLA_STAGE_EXECUTE;
@@ -485,4 +487,11 @@ const char *describe(const config *cf, char *s, size_t len) {
              cf->precision == WARPFFT_F64 ? "f64" : "f32", (long long)cf->G, (long long)cf->Gp,
              (long long)cf->T, (long long)cf->M, (long long)cf->K);
     return s;
+}
+
+int64_t pool_size(void) {
+    warpfft_pool_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    return warpfft_pool_get_info(&info) == WARPFFT_SUCCESS ? info.idle + info.busy : -1;
 }

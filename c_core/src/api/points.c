@@ -194,7 +194,7 @@ static warpfft_status setpts(warpfft_plan plan, int precision, int64_t n_sets, i
     if (st == WARPFFT_SUCCESS) {
         plan->points_id = wf_handle_next_points_id();
         st = wf_nufft12_setpts(plan->n12, n_sets, M, wf_dptr(x), wf_dptr(y), wf_dptr(z), who);
-        plan->eager_work |= !cap.active;
+        plan->live.eager_work |= !cap.active;
     }
     wf_ctx_leave(dev);
     return st;
@@ -279,7 +279,7 @@ static warpfft_status setpts3(warpfft_plan plan, int precision, int64_t n_sets, 
     CUdeviceptr xyz[3] = {wf_dptr(x), dim >= 2 ? wf_dptr(y) : 0, dim >= 3 ? wf_dptr(z) : 0};
     CUdeviceptr stu[3] = {wf_dptr(s), dim >= 2 ? wf_dptr(t) : 0, dim >= 3 ? wf_dptr(u) : 0};
     st = wf_nufft3_setpts(plan->n3, n_sets, M, xyz, K, stu, who);
-    plan->eager_work = 1;
+    plan->live.eager_work = 1;
     wf_ctx_leave(dev);
     return st;
 }
@@ -317,7 +317,7 @@ WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision 
             st = wf_nufft3_execute(plan->n3, wf_dptr(c), wf_dptr(fk));
         else
             st = wf_nufft12_execute(plan->n12, wf_dptr(c), wf_dptr(fk));
-        plan->eager_work |= !cap.active;
+        plan->live.eager_work |= !cap.active;
     }
     wf_ctx_leave(dev);
     return st;
