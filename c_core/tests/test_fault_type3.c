@@ -116,23 +116,12 @@ static int execute(warpfft_plan plan, const t3_config *cf, const t3_arrays *a) {
 /* Step `name` of a lifecycle: checked; after a failure the same call again without one must
  * succeed. A failure the step rightly absorbed (a release, check_status) is forgotten, so the
  * next steps are not judged by it. */
-#define STEP(name, call)                                                                           \
-    do {                                                                                           \
-        int st_ = (call);                                                                          \
-        check_status(name, st_, k);                                                                \
-        set_injected(&injected);                                                                   \
-        if (st_ == WARPFFT_SUCCESS && injected)                                                    \
-            arm(0);                                                                                \
-        if (st_ != WARPFFT_SUCCESS) {                                                              \
-            arm(0);                                                                                \
-            st_ = (call);                                                                          \
-            CHECK(st_ == WARPFFT_SUCCESS, "type 3 %dD, k %ld: %s after a failed one: %s", cf->dim, \
-                  k, name, warpfft_last_error());                                                  \
-        }                                                                                          \
-    } while (0)
+#define STEP(name, call) WALK_STEP(walk_name, name, call, k, injected)
 
 /* One lifecycle with call k failing; returns 1 when the failure was injected somewhere. */
 static int walk3(const t3_config *cf, const t3_arrays *a, long k, long base_allocs, int cache) {
+    char walk_name[32];
+    snprintf(walk_name, sizeof walk_name, "type 3 %dD", cf->dim);
     warpfft_opts o;
     warpfft_opts_default(&o);
     o.method = cf->method;
@@ -164,15 +153,7 @@ static int walk3(const t3_config *cf, const t3_arrays *a, long k, long base_allo
         STEP("execute", execute(plan, cf, a));
         STEP("setpts3 (new grids)", setpts3(plan, cf, a, a->u));
         STEP("execute", execute(plan, cf, a));
-        st = warpfft_plan_destroy(plan);
-        check_status("destroy", st, k);
-        set_injected(&injected);
-        if (st != WARPFFT_SUCCESS) { /* the handle stays valid: destroy again */
-            arm(0);
-            st = warpfft_plan_destroy(plan);
-            CHECK(st == WARPFFT_SUCCESS, "type 3, k %ld: second destroy: %s", k,
-                  warpfft_last_error());
-        }
+        STEP("destroy", warpfft_plan_destroy(plan)); /* a failed one leaves it valid */
     } else {
         CHECK(plan == NULL, "type 3, k %ld: failed create returned a plan", k);
     }

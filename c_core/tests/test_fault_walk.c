@@ -98,33 +98,12 @@ static int walk(const config *cf, const arrays *a, long k, long base_allocs, int
             CHECK(st == WARPFFT_SUCCESS, "k %ld: setpts after a failed one: %s", k,
                   warpfft_last_error());
         }
-        st = warpfft_execute(plan, (warpfft_precision)cf->precision, a->c, a->fk);
-        check_status("execute", st, k);
-        set_injected(&injected);
-        if (st != WARPFFT_SUCCESS) {
-            arm(0);
-            st = warpfft_execute(plan, (warpfft_precision)cf->precision, a->c, a->fk);
-            CHECK(st == WARPFFT_SUCCESS, "k %ld: execute after a failed one: %s", k,
-                  warpfft_last_error());
-        }
+        WALK_STEP("plan", "execute",
+                  warpfft_execute(plan, (warpfft_precision)cf->precision, a->c, a->fk), k,
+                  injected);
         /* unchecked: reads the flag and the totals back (copy + sync); checked: nothing */
-        st = warpfft_setpts_check(plan);
-        check_status("setpts_check", st, k);
-        set_injected(&injected);
-        if (st != WARPFFT_SUCCESS) {
-            arm(0);
-            st = warpfft_setpts_check(plan);
-            CHECK(st == WARPFFT_SUCCESS, "k %ld: setpts_check after a failed one: %s", k,
-                  warpfft_last_error());
-        }
-        st = warpfft_plan_destroy(plan);
-        check_status("destroy", st, k);
-        set_injected(&injected);
-        if (st != WARPFFT_SUCCESS) { /* the handle stays valid: destroy again */
-            arm(0);
-            st = warpfft_plan_destroy(plan);
-            CHECK(st == WARPFFT_SUCCESS, "k %ld: second destroy: %s", k, warpfft_last_error());
-        }
+        WALK_STEP("plan", "setpts_check", warpfft_setpts_check(plan), k, injected);
+        WALK_STEP("plan", "destroy", warpfft_plan_destroy(plan), k, injected);
     } else {
         CHECK(plan == NULL, "k %ld: failed create returned a plan", k);
     }

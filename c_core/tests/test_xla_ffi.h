@@ -110,6 +110,12 @@ typedef struct frame_store {
  * options record modeord 1, method 2, bins 4 5 6, max_subprob 7, upsampfac 1.25, deterministic
  * frame_det); XLA's stream is 0x5150. */
 XLA_FFI_CallFrame *frame_at(frame_store *fs, const config *cf);
+/* Buffer i of fs: `name` (the trace's), at fake device address (i + 1) MiB; scalar attribute i;
+ * the frame completed: buffers 0..nargs-1 the arguments, buffer nargs the result, attributes
+ * 0..n_attrs-1 and then opts (fs->opts in hex), XLA's API table. */
+void set_buffer(frame_store *fs, int i, const char *name, int dtype, int rank, const int64_t *dims);
+void set_attr(frame_store *fs, int i, const char *name, int dtype, void *value);
+void frame_finish(frame_store *fs, int nargs, int n_attrs);
 /* fs->opts as the hex of attribute opts again (after a change to fs->opts). */
 void frame_opts(frame_store *fs);
 /* frame_at on one store of the main thread. */

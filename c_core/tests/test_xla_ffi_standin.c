@@ -382,15 +382,15 @@ static XLA_FFI_Error *stream_get(XLA_FFI_Stream_Get_Args *a) {
     return NULL;
 }
 
-static void set_buffer(frame_store *fr, int i, const char *name, int dtype, int rank,
-                       const int64_t *dims) {
+void set_buffer(frame_store *fr, int i, const char *name, int dtype, int rank,
+                const int64_t *dims) {
     buf_name[i] = name;
     memcpy(fr->dims[i], dims, (size_t)rank * sizeof *dims);
     fr->buf[i] = (XLA_FFI_Buffer){sizeof(XLA_FFI_Buffer), NULL, dtype,
                                   (void *)buf_base(i),    rank, fr->dims[i]};
 }
 
-static void set_attr(frame_store *fr, int i, const char *name, int dtype, void *value) {
+void set_attr(frame_store *fr, int i, const char *name, int dtype, void *value) {
     fr->names[i] = (XLA_FFI_ByteSpan){name, strlen(name)};
     fr->name_ptrs[i] = &fr->names[i];
     fr->scalars[i] = (XLA_FFI_Scalar){dtype, value};
@@ -430,12 +430,6 @@ XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     int nargs = nb;
     set_buffer(fr, nb++, "out", cplx, cf->type == 1 ? 2 + dim : 3, out);
     n_bufs = nb;
-    for (int i = 0; i < nargs; i++) {
-        fr->args[i] = &fr->buf[i];
-        fr->arg_types[i] = WF_XLA_ARG_BUFFER;
-    }
-    fr->rets[0] = &fr->buf[nargs];
-    fr->ret_types[0] = WF_XLA_RET_BUFFER;
 
     static const char *const ints[5] = {"nufft_type", "iflag", "n1", "n2", "n3"};
     const int64_t vals[5] = {cf->type, -1, cf->n[0], cf->n[1], cf->n[2]};
@@ -453,21 +447,30 @@ XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     fr->opts.max_subprob = 7;
     fr->opts.upsampfac = 1.25;
     fr->opts.deterministic = frame_det;
-    fr->names[6] = (XLA_FFI_ByteSpan){"opts", 4};
-    fr->name_ptrs[6] = &fr->names[6];
-    fr->attr_ptrs[6] = &fr->opts_span;
-    fr->attr_types[6] = WF_XLA_ATTR_STRING;
-    frame_opts(fr);
+    frame_finish(fr, nargs, 6);
+    return &fr->f;
+}
 
+void frame_finish(frame_store *fr, int nargs, int n_attrs) {
+    fr->names[n_attrs] = (XLA_FFI_ByteSpan){"opts", 4};
+    fr->name_ptrs[n_attrs] = &fr->names[n_attrs];
+    fr->attr_ptrs[n_attrs] = &fr->opts_span;
+    fr->attr_types[n_attrs] = WF_XLA_ATTR_STRING;
+    frame_opts(fr);
+    for (int i = 0; i < nargs; i++) {
+        fr->args[i] = &fr->buf[i];
+        fr->arg_types[i] = WF_XLA_ARG_BUFFER;
+    }
+    fr->rets[0] = &fr->buf[nargs];
+    fr->ret_types[0] = WF_XLA_RET_BUFFER;
     xla_api(&fr->api);
     fr->f.struct_size = sizeof fr->f;
     fr->f.api = &fr->api;
     fr->f.stage = WF_XLA_STAGE_EXECUTE;
     fr->f.args = (XLA_FFI_Args){sizeof(XLA_FFI_Args), NULL, nargs, fr->arg_types, fr->args};
     fr->f.rets = (XLA_FFI_Rets){sizeof(XLA_FFI_Rets), NULL, 1, fr->ret_types, fr->rets};
-    fr->f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,          7,
+    fr->f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,          n_attrs + 1,
                                   fr->attr_types,        fr->name_ptrs, fr->attr_ptrs};
-    return &fr->f;
 }
 
 void frame_opts(frame_store *fr) {

@@ -22,112 +22,59 @@
 
 #include "test_xla_ffi.h"
 
-enum { N_TATTRS = 12 };
-static struct {
-    XLA_FFI_CallFrame f;
-    XLA_FFI_Api api;
-    XLA_FFI_Buffer buf[6];
-    int64_t dims[6][4];
-    void *args[5], *rets[1];
-    int arg_types[5], ret_types[1];
-    XLA_FFI_ByteSpan names[N_TATTRS], *name_ptrs[N_TATTRS];
-    XLA_FFI_Scalar scalars[N_TATTRS];
-    void *attr_ptrs[N_TATTRS];
-    int attr_types[N_TATTRS];
-    int64_t ivals[N_TATTRS];
-    double dvals[2];
-    int n_attrs;
-    warpfft_opts rec; /* the options record of attribute opts */
-    XLA_FFI_ByteSpan rec_span;
-    char rec_hex[2 * sizeof(warpfft_opts) + 1];
-} tf; /* the Toeplitz frame */
-
-static void tbuffer(int i, const char *name, int dtype, int rank, const int64_t *dims) {
-    buf_name[i] = name;
-    memcpy(tf.dims[i], dims, (size_t)rank * sizeof *dims);
-    tf.buf[i] = (XLA_FFI_Buffer){sizeof(XLA_FFI_Buffer), NULL, dtype,
-                                 (void *)buf_base(i),    rank, tf.dims[i]};
-}
-
-static void attr(const char *name, int dtype, void *value) {
-    int i = tf.n_attrs++;
-    tf.names[i] = (XLA_FFI_ByteSpan){name, strlen(name)};
-    tf.name_ptrs[i] = &tf.names[i];
-    tf.scalars[i] = (XLA_FFI_Scalar){dtype, value};
-    tf.attr_ptrs[i] = &tf.scalars[i];
-    tf.attr_types[i] = WF_XLA_ATTR_SCALAR;
-}
+static frame_store tf; /* the Toeplitz frames */
+static int n_attrs;
 
 static void iattr(const char *name, int64_t v) {
-    tf.ivals[tf.n_attrs] = v;
-    attr(name, WF_XLA_S64, &tf.ivals[tf.n_attrs]);
+    tf.ivals[n_attrs] = v;
+    set_attr(&tf, n_attrs, name, WF_XLA_S64, &tf.ivals[n_attrs]);
+    n_attrs++;
 }
 
-/* A 2D frame: modes 12 x 7 (C order: n1 = 7, the last axis), grid 24 x 14. */
+/* A 2D frame: modes 12 x 7 (C order: n1 = 7, the last axis), grid 24 x 14; the options record
+ * with modeord 1 and upsampfac 1.25 over what the caller set. */
 static XLA_FFI_CallFrame *finish(int nargs) {
-    for (int i = 0; i < nargs; i++) {
-        tf.args[i] = &tf.buf[i];
-        tf.arg_types[i] = WF_XLA_ARG_BUFFER;
-    }
-    tf.rets[0] = &tf.buf[nargs];
-    tf.ret_types[0] = WF_XLA_RET_BUFFER;
     iattr("dim", 2);
     iattr("n1", 7);
     iattr("n2", 12);
     iattr("n3", 1);
-    tf.dvals[0] = 1e-5;
-    attr("eps", WF_XLA_F64, &tf.dvals[0]);
-    tf.rec.modeord = 1;
-    tf.rec.upsampfac = 1.25;
-    const unsigned char *b = (const unsigned char *)&tf.rec;
-    for (size_t i = 0; i < sizeof tf.rec; i++)
-        snprintf(tf.rec_hex + 2 * i, 3, "%02x", b[i]);
-    tf.rec_span = (XLA_FFI_ByteSpan){tf.rec_hex, 2 * sizeof tf.rec};
-    int i = tf.n_attrs++;
-    tf.names[i] = (XLA_FFI_ByteSpan){"opts", 4};
-    tf.name_ptrs[i] = &tf.names[i];
-    tf.attr_ptrs[i] = &tf.rec_span;
-    tf.attr_types[i] = WF_XLA_ATTR_STRING;
-    xla_api(&tf.api);
-    tf.f.struct_size = sizeof tf.f;
-    tf.f.api = &tf.api;
-    tf.f.stage = WF_XLA_STAGE_EXECUTE;
-    tf.f.args = (XLA_FFI_Args){sizeof(XLA_FFI_Args), NULL, nargs, tf.arg_types, tf.args};
-    tf.f.rets = (XLA_FFI_Rets){sizeof(XLA_FFI_Rets), NULL, 1, tf.ret_types, tf.rets};
-    tf.f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,         tf.n_attrs,
-                                 tf.attr_types,         tf.name_ptrs, tf.attr_ptrs};
+    tf.eps = 1e-5;
+    set_attr(&tf, n_attrs++, "eps", WF_XLA_F64, &tf.eps);
+    tf.opts.modeord = 1;
+    tf.opts.upsampfac = 1.25;
+    frame_finish(&tf, nargs, n_attrs);
     return &tf.f;
 }
 
 /* The spectrum call: x, y (C order) of M = 100 f32, weights of `kind`, result 14 x 24. */
 static XLA_FFI_CallFrame *spectrum_frame(int kind) {
     memset(&tf, 0, sizeof tf);
-    n_bufs = 0;
+    n_bufs = n_attrs = 0;
     const int64_t M[1] = {100}, grid[2] = {24, 14};
-    tbuffer(n_bufs++, "x", WF_XLA_F32, 1, M);
-    tbuffer(n_bufs++, "y", WF_XLA_F32, 1, M);
+    set_buffer(&tf, n_bufs++, "x", WF_XLA_F32, 1, M);
+    set_buffer(&tf, n_bufs++, "y", WF_XLA_F32, 1, M);
     if (kind)
-        tbuffer(n_bufs++, "w", kind == 1 ? WF_XLA_F32 : WF_XLA_C64, 1, M);
+        set_buffer(&tf, n_bufs++, "w", kind == 1 ? WF_XLA_F32 : WF_XLA_C64, 1, M);
     int nargs = n_bufs;
-    tbuffer(n_bufs++, "spec", kind == 2 ? WF_XLA_C64 : WF_XLA_F32, 2, grid);
+    set_buffer(&tf, n_bufs++, "spec", kind == 2 ? WF_XLA_C64 : WF_XLA_F32, 2, grid);
     iattr("iflag", -1);
     iattr("weights", kind);
-    warpfft_opts_default(&tf.rec);
-    tf.rec.method = 3;
-    tf.rec.deterministic = 1;
+    warpfft_opts_default(&tf.opts);
+    tf.opts.method = 3;
+    tf.opts.deterministic = 1;
     return finish(nargs);
 }
 
 /* The apply call: spectrum 24 x 14 (real or complex), modes (T, 12, 7) complex64. */
 static XLA_FFI_CallFrame *apply_frame(int real, int64_t T, int adjoint) {
     memset(&tf, 0, sizeof tf);
-    n_bufs = 0;
+    n_bufs = n_attrs = 0;
     const int64_t grid[2] = {24, 14}, modes[3] = {T, 12, 7};
-    tbuffer(n_bufs++, "spec", real ? WF_XLA_F32 : WF_XLA_C64, 2, grid);
-    tbuffer(n_bufs++, "in", WF_XLA_C64, 3, modes);
-    tbuffer(n_bufs++, "out", WF_XLA_C64, 3, modes);
+    set_buffer(&tf, n_bufs++, "spec", real ? WF_XLA_F32 : WF_XLA_C64, 2, grid);
+    set_buffer(&tf, n_bufs++, "in", WF_XLA_C64, 3, modes);
+    set_buffer(&tf, n_bufs++, "out", WF_XLA_C64, 3, modes);
     iattr("adjoint", adjoint);
-    warpfft_opts_default(&tf.rec);
+    warpfft_opts_default(&tf.opts);
     return finish(2);
 }
 
