@@ -322,6 +322,7 @@ fn generate_bindings(out: &Path) {
         .opaque_type("XLA_FFI_.*")
         .allowlist_function("warpfft_.*")
         .allowlist_type("warpfft_.*")
+        .allowlist_type("XLA_FFI_(Error|CallFrame)")
         .allowlist_var("WARPFFT_.*")
         .default_enum_style(bindgen::EnumVariation::Consts)
         .prepend_enum_name(false)

@@ -138,14 +138,16 @@ def test_fake_sees_a_shared_operator(torch_fake):
 
     import torch
     from warpfft import _lib
+    from warpfft import _options as table
     from warpfft.torch import _toeplitz as tt
 
     lib = _lib.lib
-    o = tt._opts(0, 0, None)
+    o = tt._opts(0, 0, table.to_hex(table.record(())))
     h = ctypes.c_void_p()
     assert lib.warpfft_toeplitz_create(2, _lib.n_modes_array([7, 12]), 1, 1, 1e-6, 2,
                                        ctypes.byref(o), 0, None, None, None, 0, None,
                                        ctypes.byref(h)) == 0
+    h = h.value
     f = torch.zeros((12, 7), dtype=torch.complex128)
     spec = torch.zeros((24, 14), dtype=torch.float64)
     outs = [torch.empty_like(f) for _ in range(2)]

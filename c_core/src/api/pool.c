@@ -164,24 +164,18 @@ static void unlink_locked(wf_pool_entry *e) {
     e->prev = e->next = NULL;
 }
 
-static void push_front_locked(wf_pool_entry *e) {
-    e->prev = NULL;
-    e->next = wf_pool_head;
-    if (wf_pool_head)
-        wf_pool_head->prev = e;
+/* Puts e at the head of the list (most recently released) or, `back`, at its tail (the next
+ * eviction's first victim). */
+static void push_locked(wf_pool_entry *e, int back) {
+    wf_pool_entry **end = back ? &wf_pool_tail : &wf_pool_head;
+    wf_pool_entry *old = *end;
+    e->prev = back ? old : NULL;
+    e->next = back ? NULL : old;
+    if (old)
+        *(back ? &old->next : &old->prev) = e;
     else
-        wf_pool_tail = e;
-    wf_pool_head = e;
-}
-
-static void push_back_locked(wf_pool_entry *e) {
-    e->next = NULL;
-    e->prev = wf_pool_tail;
-    if (wf_pool_tail)
-        wf_pool_tail->next = e;
-    else
-        wf_pool_head = e;
-    wf_pool_tail = e;
+        *(back ? &wf_pool_head : &wf_pool_tail) = e;
+    *end = e;
 }
 
 /* Takes an idle entry out of the list onto *victims. */
@@ -256,7 +250,7 @@ static warpfft_status destroy_victims(wf_pool_entry *victims, const wf_pool_entr
         } else { /* still a valid handle: keep it for another try */
             e->busy = 0;
             e->doomed = 1;
-            push_back_locked(e);
+            push_locked(e, 1);
             wf_pool_idle++;
             wf_pool_idle_bytes += e->bytes;
         }
@@ -305,7 +299,7 @@ static warpfft_status acquire(const pool_kind *kind, const wf_pool_key *key, con
     if (e) {
         e->busy = 1;
         unlink_locked(e);
-        push_front_locked(e);
+        push_locked(e, 0);
         wf_pool_idle--;
         wf_pool_idle_bytes -= e->bytes;
         wf_pool_busy++;
@@ -332,7 +326,7 @@ static warpfft_status acquire(const pool_kind *kind, const wf_pool_key *key, con
     e->busy = 1;
     kind->set_pooled(made, 1);
     pthread_mutex_lock(&wf_pool_lock);
-    push_front_locked(e);
+    push_locked(e, 0);
     wf_pool_busy++;
     wf_pool_created++;
     wf_pool_created_kind[kind->id]++;
@@ -389,7 +383,7 @@ static warpfft_status release(const pool_kind *kind, void *h, uint32_t flags) {
     e->busy = 0;
     e->bytes = (int64_t)bytes;
     unlink_locked(e);
-    push_front_locked(e);
+    push_locked(e, 0);
     int mine = e->doomed || (flags & WARPFFT_POOL_DISCARD) || fenced != WARPFFT_SUCCESS ||
                wf_pool_max_plans == 0 || e->bytes > wf_pool_max_bytes;
     if (held) { /* the graphs' until they let go: destroyed then if it would be now */

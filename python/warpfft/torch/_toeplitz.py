@@ -206,7 +206,7 @@ def _apply(static, spec, f, adjoint):
                                              _lib.n_modes_array(list(n_modes)[::-1]), T, eps,
                                              prec, ctypes.byref(o), ctypes.byref(op)),
            "warpfft_pool_acquire_toeplitz")
-    err = None
+    op, err = op.value, None  # this call's alone until released below
     try:
         st = lib.warpfft_toeplitz_apply_spectrum(op, prec, int(real), spec.data_ptr(),
                                                  int(bool(adjoint)), src.data_ptr(),
