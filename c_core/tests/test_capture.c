@@ -41,6 +41,14 @@ standin_counts counts(void) {
     return s;
 }
 
+warpfft_pool_info info(void) {
+    warpfft_pool_info i;
+    memset(&i, 0, sizeof i);
+    i.struct_size = sizeof i;
+    CHECK(warpfft_pool_get_info(&i) == 0);
+    return i;
+}
+
 int make_plan(int pool, int type, uint64_t stream, int check, warpfft_plan *plan) {
     warpfft_opts o;
     warpfft_opts_default(&o);

@@ -31,6 +31,8 @@ enum { M = 300, NMAX = 64 };
 extern void *xs, *ys, *cs, *fks; /* device arrays: 2 * M coordinates, 2 * M strengths, modes */
 
 standin_counts counts(void);
+/* warpfft_pool_get_info, checked. */
+warpfft_pool_info info(void);
 /* A 1D f32 plan of NMAX modes (type 1 or 2) on `stream`, the caller's (pool: 0) or the pool's
  * (pool: 1), with opts.check_points = check. */
 int make_plan(int pool, int type, uint64_t stream, int check, warpfft_plan *plan);

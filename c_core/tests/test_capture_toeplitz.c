@@ -37,14 +37,6 @@ static int apply(warpfft_toeplitz op) {
     return warpfft_toeplitz_apply_spectrum(op, WARPFFT_F32, 1, spec, 0, modes, modes);
 }
 
-static warpfft_pool_info info(void) {
-    warpfft_pool_info i;
-    memset(&i, 0, sizeof i);
-    i.struct_size = sizeof i;
-    CHECK(warpfft_pool_get_info(&i) == 0);
-    return i;
-}
-
 static void test_own_operator(void) {
     standin_counts s0 = counts();
     const uint64_t S = 0x6300;

@@ -95,6 +95,8 @@ void note_oom_baseline(void);
  * the cache was emptied since note_oom_baseline); else a status other than INTERNAL whose
  * message names the failed call. */
 void check_status(const char *step, int st, long k);
+/* How many lines of a call log start with prefix. */
+int count_lines(const char *log, const char *prefix);
 /* Sets *flag when the stand-in has injected its failure. */
 void set_injected(int *flag);
 /* One step of a walk with call k failing (`injected`: the walk's flag, an int): its status

@@ -181,14 +181,6 @@ long walk_toeplitz(void) {
 
 /* ---------------------------------------------------------------- the application's calls */
 
-static int count_lines(const char *log, const char *prefix) {
-    int n = 0;
-    size_t len = strlen(prefix);
-    for (const char *l = log; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
-        n += strncmp(l, prefix, len) == 0;
-    return n;
-}
-
 void test_toeplitz_steady_calls(void) {
     static char log[8192], want[1024];
     for (size_t i = 0; i < sizeof toep_configs / sizeof toep_configs[0]; i++) {

@@ -53,6 +53,14 @@ void check_status(const char *step, int st, long k) {
           step, s.failed_fn, s.failed_at, warpfft_status_name(st), msg);
 }
 
+int count_lines(const char *log, const char *prefix) {
+    int n = 0;
+    size_t len = strlen(prefix);
+    for (const char *l = log; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+        n += strncmp(l, prefix, len) == 0;
+    return n;
+}
+
 void set_injected(int *flag) {
     standin_counts s;
     get(&s);

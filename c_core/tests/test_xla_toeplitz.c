@@ -78,6 +78,15 @@ static XLA_FFI_CallFrame *apply_frame(int real, int64_t T, int adjoint) {
     return finish(2);
 }
 
+/* A malformed frame f of the apply (or spectrum) handler: refused with XLA's error, a message
+ * that has `want`, and no ABI call. */
+static void refused(XLA_FFI_CallFrame *f, int apply, const char *want, const char *what) {
+    arm(0, WARPFFT_ERR_CUDA);
+    XLA_FFI_Error *e = apply ? warpfft_xla_toeplitz_apply(f) : warpfft_xla_toeplitz_spectrum(f);
+    CHECK(e != NULL && trace[0] == '\0' && strstr(xla_msg, want), "%s: %s / %s", what, xla_msg,
+          trace);
+}
+
 static int ok_call(XLA_FFI_Error *e, const char *want) {
     return CHECK(e == NULL, "handler failed: %s", xla_msg) &&
            CHECK(strcmp(trace, want) == 0, "trace\n%sexpected\n%s", trace, want);
@@ -98,34 +107,19 @@ void test_toeplitz_spectrum(void) {
     /* malformed frames: refused, nothing called */
     XLA_FFI_CallFrame *f = spectrum_frame(1);
     tf.dims[3][0] = 23; /* the spectrum's shape */
-    arm(0, WARPFFT_ERR_CUDA);
-    CHECK(warpfft_xla_toeplitz_spectrum(f) != NULL && trace[0] == '\0' &&
-              strstr(xla_msg, "not the spectrum"),
-          "wrong spectrum shape: %s / %s", xla_msg, trace);
+    refused(f, 0, "not the spectrum", "wrong spectrum shape");
     f = spectrum_frame(1);
     tf.buf[2].dtype = WF_XLA_C64; /* real weights declared, complex given */
-    arm(0, WARPFFT_ERR_CUDA);
-    CHECK(warpfft_xla_toeplitz_spectrum(f) != NULL && trace[0] == '\0' &&
-              strstr(xla_msg, "weights must be a vector"),
-          "wrong weights dtype: %s", xla_msg);
+    refused(f, 0, "weights must be a vector", "wrong weights dtype");
     f = spectrum_frame(0);
     tf.dims[1][0] = 99; /* points of two lengths */
-    arm(0, WARPFFT_ERR_CUDA);
-    CHECK(warpfft_xla_toeplitz_spectrum(f) != NULL && trace[0] == '\0' &&
-              strstr(xla_msg, "one length"),
-          "points of two lengths: %s", xla_msg);
+    refused(f, 0, "one length", "points of two lengths");
     f = spectrum_frame(2);
     f->args.size = 2; /* the weights missing */
-    arm(0, WARPFFT_ERR_CUDA);
-    CHECK(warpfft_xla_toeplitz_spectrum(f) != NULL && trace[0] == '\0' &&
-              strstr(xla_msg, "takes 3 arrays"),
-          "a missing argument: %s", xla_msg);
+    refused(f, 0, "takes 3 arrays", "a missing argument");
     f = spectrum_frame(0);
     tf.ivals[0] = (int64_t)1 << 40; /* iflag, attribute 0 */
-    arm(0, WARPFFT_ERR_CUDA);
-    CHECK(warpfft_xla_toeplitz_spectrum(f) != NULL && trace[0] == '\0' &&
-              strstr(xla_msg, "fits a C int"),
-          "an attribute past 32 bits: %s", xla_msg);
+    refused(f, 0, "fits a C int", "an attribute past 32 bits");
     /* each call failing in turn */
     for (long k = 1; k <= 2; k++) {
         arm(k, WARPFFT_ERR_CUDA);
@@ -162,20 +156,13 @@ void test_toeplitz_apply(void) {
     /* malformed: a spectrum of the wrong shape or precision, modes of the wrong shape */
     XLA_FFI_CallFrame *f = apply_frame(1, 3, 0);
     tf.dims[0][1] = 13;
-    arm(0, WARPFFT_ERR_CUDA);
-    CHECK(warpfft_xla_toeplitz_apply(f) != NULL && trace[0] == '\0' &&
-              strstr(xla_msg, "the spectrum must be"),
-          "wrong spectrum shape: %s", xla_msg);
+    refused(f, 1, "the spectrum must be", "wrong spectrum shape");
     f = apply_frame(1, 3, 0);
     tf.buf[0].dtype = WF_XLA_F64;
-    arm(0, WARPFFT_ERR_CUDA);
-    CHECK(warpfft_xla_toeplitz_apply(f) != NULL && trace[0] == '\0', "an f64 spectrum for c64");
+    refused(f, 1, "", "an f64 spectrum for c64");
     f = apply_frame(1, 3, 0);
     tf.dims[2][1] = 11;
-    arm(0, WARPFFT_ERR_CUDA);
-    CHECK(warpfft_xla_toeplitz_apply(f) != NULL && trace[0] == '\0' &&
-              strstr(xla_msg, "shape (T, modes)"),
-          "result of another shape: %s", xla_msg);
+    refused(f, 1, "shape (T, modes)", "result of another shape");
     /* each call failing in turn, with a new key (T = 5) each time */
     for (long k = 1; k <= 3; k++) {
         arm(k, WARPFFT_ERR_CUDA);

@@ -75,12 +75,10 @@ warpfft_status wf_plan_destroy_fenced(warpfft_plan plan) {
 }
 
 WARPFFT_API warpfft_status warpfft_plan_points_id(warpfft_plan plan, uint64_t *id) {
-    wf_clear_error();
-    if (!plan || !id)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_plan_points_id: %s is NULL",
-                        !plan ? "plan" : "id");
-    *id = plan->points_id;
-    return WARPFFT_SUCCESS;
+    warpfft_status st = wf_need_two("warpfft_plan_points_id", plan, "plan", id, "id");
+    if (st == WARPFFT_SUCCESS)
+        *id = plan->points_id;
+    return st;
 }
 
 /* ---- Toeplitz operators ---- */

@@ -162,21 +162,17 @@ WARPFFT_API warpfft_status warpfft_toeplitz_params(int dim, const int64_t n_mode
 
 WARPFFT_API warpfft_status warpfft_toeplitz_get_info(warpfft_toeplitz op,
                                                      warpfft_toeplitz_info *info) {
-    wf_clear_error();
-    if (!op || !info)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_toeplitz_get_info: %s is NULL",
-                        !op ? "op" : "info");
-    wf_toeplitz_info(op->t, info);
-    return WARPFFT_SUCCESS;
+    warpfft_status st = wf_need_two("warpfft_toeplitz_get_info", op, "op", info, "info");
+    if (st == WARPFFT_SUCCESS)
+        wf_toeplitz_info(op->t, info);
+    return st;
 }
 
 WARPFFT_API warpfft_status warpfft_toeplitz_workspace_bytes(warpfft_toeplitz op, size_t *bytes) {
-    wf_clear_error();
-    if (!op || !bytes)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_toeplitz_workspace_bytes: %s is NULL",
-                        !op ? "op" : "bytes");
-    *bytes = op->t->workspace;
-    return WARPFFT_SUCCESS;
+    warpfft_status st = wf_need_two("warpfft_toeplitz_workspace_bytes", op, "op", bytes, "bytes");
+    if (st == WARPFFT_SUCCESS)
+        *bytes = op->t->workspace;
+    return st;
 }
 
 WARPFFT_API warpfft_status warpfft_toeplitz_destroy(warpfft_toeplitz op) {
