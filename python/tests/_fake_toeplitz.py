@@ -89,43 +89,41 @@ class FakeToeplitz:
         phandle._obj.value = h
         return 0
 
-    def warpfft_toeplitz_apply(self, h, precision, adjoint, pin, pout):
-        st = self._log("warpfft_toeplitz_apply", h, precision, adjoint, pin, pout)
-        t = self._toep_enter(h, "warpfft_toeplitz_apply")
+    def _toep_call(self, name, h, precision, args, apply):
+        """An application through the fake's checks (_toep_enter): the logged status, then the
+        precision's, then apply(t) on the operator."""
+        st = self._log(name, h, precision, *args)
+        t = self._toep_enter(h, name)
         if t is None:
             return 19  # WARPFFT_ERR_INTERNAL: the test sees the violation
         try:
             if st == 0 and precision != t["precision"]:
                 st = 8
-            if st:
-                return st
-            if t["spectrum"] is None:  # the zero operator
-                cplx = np.complex64 if precision == 1 else np.complex128
-                self.view(pout, cplx, t["ntransf"] * int(np.prod(t["n"])))[:] = 0
-                return 0
-            self._toep_apply(t, t["spectrum"], adjoint, pin, pout)
-            return 0
+            if st == 0:
+                apply(t)
+            return st
         finally:
             self._toep_leave(h)
 
+    def warpfft_toeplitz_apply(self, h, precision, adjoint, pin, pout):
+        def apply(t):
+            if t["spectrum"] is None:  # the zero operator
+                cplx = np.complex64 if precision == 1 else np.complex128
+                self.view(pout, cplx, t["ntransf"] * int(np.prod(t["n"])))[:] = 0
+            else:
+                self._toep_apply(t, t["spectrum"], adjoint, pin, pout)
+
+        return self._toep_call("warpfft_toeplitz_apply", h, precision, (adjoint, pin, pout), apply)
+
     def warpfft_toeplitz_apply_spectrum(self, h, precision, real, pspec, adjoint, pin, pout):
-        st = self._log("warpfft_toeplitz_apply_spectrum", h, precision, real, pspec, adjoint,
-                       pin, pout)
-        t = self._toep_enter(h, "warpfft_toeplitz_apply_spectrum")
-        if t is None:
-            return 19  # WARPFFT_ERR_INTERNAL: the test sees the violation
-        try:
-            if st == 0 and precision != t["precision"]:
-                st = 8
-            if st:
-                return st
+        def apply(t):
             rdt = (np.float32 if precision == 1 else np.float64) if real else \
                 (np.complex64 if precision == 1 else np.complex128)
             S = self.view(pspec, rdt, int(np.prod(t["L"]))).reshape(t["L"][::-1])
             self._toep_apply(t, S.astype(np.complex128), adjoint, pin, pout)
-            return 0
-        finally:
-            self._toep_leave(h)
+
+        return self._toep_call("warpfft_toeplitz_apply_spectrum", h, precision,
+                               (real, pspec, adjoint, pin, pout), apply)
 
     def warpfft_toeplitz_spectrum(self, dim, n, iflag, tol, precision, popts, M, x, y, z, weights,
                                   w, pspec):

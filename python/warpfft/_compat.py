@@ -93,23 +93,14 @@ import math
 import numpy as np
 
 from . import _cache, _lib
-from ._array_helpers import (  # noqa: F401  (the reference's _compat helpers, importable here)
-    array_can_contiguous,
-    array_contiguous,
-    array_empty_like,
-    get_array_dtype,
-    get_array_module,
-    get_array_ptr,
-    get_array_size,
-    is_array_contiguous,
-)
+from ._array_helpers import *  # noqa: F401,F403  (the reference's _compat helpers: their __all__)
 from ._args import (  # noqa: F401  (OPTION_NAMES, stream_value: importable from here, as before)
     OPTION_NAMES,
     normalize_options,
     shape_of,
     stream_value,
 )
-from ._arrays import empty_like, finish, wrap, wrap_made
+from ._arrays import empty_like, finish, wrap
 from ._device import DeviceArray
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
 from ._handle import DeviceHandle
@@ -374,22 +365,10 @@ class Plan(DeviceHandle, PointerCalls):
             return self._execute_host(c, d, o, out, out_shape)
 
     def _execute_device(self, c, d, o, out, out_shape):
-        made = o is None
-        if made:
-            out = empty_like(d, out_shape, self._dtype, self._device)
-            o = wrap_made(d, out, self._stream)
-        elif not o.is_device:
-            raise invalid("data is a device array: out must be a device array too")
-        self._check_device(d)
-        self._check_device(o)
-        self._wait_for_producers((d, o))
-        pin, pout = d.ptr, o.ptr
-        cp, fp = (pin, pout) if self._type != 2 else (pout, pin)
-        c.execute(cp, fp)
-        self._queued([d.obj, d.keep, o.obj, o.keep], (d, o))
-        if isinstance(o.obj, DeviceArray):
-            o.obj.stream = self._stream
-        return finish(d, out) if made else out
+        def run(pin, pout):
+            c.execute(*((pin, pout) if self._type != 2 else (pout, pin)))
+
+        return self._device_call(d, o, out, out_shape, run)
 
     def _execute_host(self, c, d, o, out, out_shape):
         made = o is None

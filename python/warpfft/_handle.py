@@ -11,6 +11,7 @@ import weakref
 
 from . import _lib
 from ._args import effective_eps, normalize_isign, normalize_modes
+from ._arrays import empty_like, finish, wrap_made
 from ._device import ClosesWhenCollected, DeviceArray, driver, record_queued, same_stream
 from ._errors import invalid
 from ._plan import precision_of
@@ -90,6 +91,26 @@ class DeviceHandle(ClosesWhenCollected):
         for a in arrs:
             if a.stream is not None and not same_stream(a.stream, self._stream):
                 driver.order(self._device, a.stream, self._stream)
+
+    def _device_call(self, a, o, out, shape, run):
+        """A call on device arrays: input `a`, output `o` (wrapped `out`; made like `a` with
+        `shape` when None), both checked to be on the handle's device, the stream ordered after
+        their producers; run(a's pointer, o's pointer) enqueues the work, and the arrays stay
+        referenced until it completes. Returns the output (of a's kind when made here)."""
+        made = o is None
+        if made:
+            out = empty_like(a, shape, self._dtype, self._device)
+            o = wrap_made(a, out, self._stream)
+        elif not o.is_device:
+            raise invalid(f"{a.name} is a device array: out must be a device array too")
+        self._check_device(a)
+        self._check_device(o)
+        self._wait_for_producers((a, o))
+        run(a.ptr, o.ptr)
+        self._queued([a.obj, a.keep, o.obj, o.keep], (a, o))
+        if isinstance(o.obj, DeviceArray):
+            o.obj.stream = self._stream
+        return finish(a, out) if made else out
 
     def _uploaded(self):
         """Host-to-device copies (warpfft_memcpy_htod) run on the legacy stream: order them

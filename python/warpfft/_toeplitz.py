@@ -21,7 +21,7 @@ import numpy as np
 
 from . import _lib
 from ._args import effective_eps, normalize_modes, normalize_options
-from ._arrays import empty_like, finish, wrap, wrap_made
+from ._arrays import empty_like, finish, wrap
 from ._device import DeviceArray
 from ._handle import DeviceHandle
 from ._errors import invalid
@@ -257,22 +257,11 @@ class Toeplitz(DeviceHandle):
     __call__ = apply
 
     def _apply_device(self, h, a, o, out, shape, adjoint):
-        made = o is None
-        if made:
-            out = empty_like(a, shape, self._dtype, self._device)
-            o = wrap_made(a, out, self._stream)
-        elif not o.is_device:
-            raise invalid("f is a device array: out must be a device array too")
-        self._check_device(a)
-        self._check_device(o)
-        self._wait_for_producers((a, o))
-        st = self._L.warpfft_toeplitz_apply(h, self._precision, int(bool(adjoint)), a.ptr, o.ptr)
-        if st:
-            raise _lib.make_error(st)
-        self._queued([a.obj, a.keep, o.obj, o.keep], (a, o))
-        if isinstance(o.obj, DeviceArray):
-            o.obj.stream = self._stream
-        return finish(a, out) if made else out
+        def run(pin, pout):
+            _lib.check(self._L.warpfft_toeplitz_apply(h, self._precision, int(bool(adjoint)), pin,
+                                                      pout))
+
+        return self._device_call(a, o, out, shape, run)
 
     def _apply_host(self, h, a, o, out, shape, adjoint):
         if o is None:
