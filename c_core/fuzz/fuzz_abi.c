@@ -606,9 +606,10 @@ static int drop_toep(int slot, uint32_t flags) {
     if (toep_pooled[slot]) {
         if (checked("toeplitz_destroy", warpfft_toeplitz_destroy(toeps[slot])) == 0)
             bug("toeplitz_destroy of an operator of the pool succeeded");
-        if (checked("pool_release_toeplitz", warpfft_pool_release_toeplitz(toeps[slot], flags)) ==
-            WARPFFT_ERR_UNSUPPORTED) /* during a capture: still ours */
-            return 0;
+        warpfft_status st =
+            checked("pool_release_toeplitz", warpfft_pool_release_toeplitz(toeps[slot], flags));
+        if (st == WARPFFT_ERR_UNSUPPORTED || st == WARPFFT_ERR_INVALID_ARG)
+            return 0; /* refused (during a capture; bad flags): still ours */
     } else if (checked("toeplitz_destroy", warpfft_toeplitz_destroy(toeps[slot])) != 0) {
         return 0;
     }
@@ -770,7 +771,8 @@ static void call_toeplitz(reader *r) {
         break;
     }
     default:
-        drop_toep(slot, (uint32_t)(take(r, 1) % 5)); /* 4: an unknown flag, refused */
+        /* a pooled one's release flags (4: an unknown flag, refused) */
+        drop_toep(slot, toep_pooled[slot] ? (uint32_t)(take(r, 1) % 5) : 0);
     }
 }
 
