@@ -101,7 +101,6 @@ from ._args import (  # noqa: F401  (OPTION_NAMES, stream_value: importable from
     stream_value,
 )
 from ._arrays import empty_like, finish, wrap
-from ._device import DeviceArray
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
 from ._handle import DeviceHandle
 from ._info import plan_params, plan_params3  # noqa: F401  (importable from here, as before)
@@ -278,20 +277,7 @@ class Plan(DeviceHandle, PointerCalls):
                                   f"targets {'one shared set' if t_sets is None else t_sets}; "
                                   "type 3 takes (n_sets, M) sources with (n_sets, K) targets")
             n_sets = n_sets or 1
-            keep, ptrs, uploaded = [], [], False
-            for a in arrs + targets:
-                if a.is_device:
-                    self._check_device(a)
-                    keep.append(a.keep if a.keep is not None else a.obj)
-                    ptrs.append(a.ptr)
-                else:
-                    d = DeviceArray.from_host(a.host, device=self._device)
-                    keep.append(d)
-                    ptrs.append(d.ptr)
-                    uploaded = True
-            if uploaded:
-                self._uploaded()
-            self._wait_for_producers(arrs + targets)
+            ptrs, keep, _ = self._device_inputs(arrs + targets)
             old, self._points = self._points, []
             self._retire(old)
             if self._type == 3:

@@ -112,6 +112,27 @@ class DeviceHandle(ClosesWhenCollected):
             o.obj.stream = self._stream
         return finish(a, out) if made else out
 
+    def _device_inputs(self, arrs):
+        """Device pointers of input arrays for a C call: a device array's own (checked to be on
+        the handle's device), a host array's copy uploaded now; the handle's stream ordered
+        after the uploads and the producers. Returns (pointers, what keeps each alive, the
+        uploaded copies)."""
+        ptrs, keep, uploads = [], [], []
+        for a in arrs:
+            if a.is_device:
+                self._check_device(a)
+                keep.append(a.keep if a.keep is not None else a.obj)
+                ptrs.append(a.ptr)
+            else:
+                d = DeviceArray.from_host(a.host, device=self._device)
+                uploads.append(d)
+                keep.append(d)
+                ptrs.append(d.ptr)
+        if uploads:
+            self._uploaded()
+        self._wait_for_producers(arrs)
+        return ptrs, keep, uploads
+
     def _uploaded(self):
         """Host-to-device copies (warpfft_memcpy_htod) run on the legacy stream: order them
         before the handle's stream."""

@@ -22,7 +22,6 @@ import numpy as np
 from . import _lib
 from ._args import effective_eps, normalize_modes, normalize_options
 from ._arrays import empty_like, finish, wrap
-from ._device import DeviceArray
 from ._handle import DeviceHandle
 from ._errors import invalid
 from ._plan import precision_of
@@ -129,19 +128,7 @@ class Toeplitz(DeviceHandle):
         coords = self._coords((x, y, z))
         M = coords[0].size
         kind, w = self._weights(weights, M)
-        keep, ptrs, uploaded = [], [], False
-        for a in coords + ([w] if w is not None else []):
-            if a.is_device:
-                self._check_device(a)
-                ptrs.append(a.ptr)
-            else:
-                d = DeviceArray.from_host(a.host, device=self._device)
-                keep.append(d)
-                ptrs.append(d.ptr)
-                uploaded = True
-        if uploaded:
-            self._uploaded()
-        self._wait_for_producers(coords + ([w] if w is not None else []))
+        ptrs, _, keep = self._device_inputs(coords + ([w] if w is not None else []))
         pts = ptrs[:self._dim][::-1] + [None] * (3 - self._dim)  # C order: x is the last axis
         wp = ptrs[self._dim] if w is not None else None
         handle = ctypes.c_void_p()
