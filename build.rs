@@ -322,10 +322,15 @@ fn profile_dir(out: &Path) -> Option<PathBuf> {
 
 #[cfg(feature = "bindgen")]
 fn generate_bindings(out: &Path) {
+    // The whole ABI: warpfft.h (which includes its parts) and the XLA handlers' exports, whose
+    // XLA types stay opaque (the handlers are called by XLA, not from Rust).
     let bindings = bindgen::Builder::default()
         .header("c_core/include/warpfft.h")
+        .header("c_core/include/warpfft_xla.h")
+        .opaque_type("XLA_FFI_.*")
         .allowlist_function("warpfft_.*")
         .allowlist_type("warpfft_.*")
+        .allowlist_type("XLA_FFI_(Error|CallFrame)")
         .allowlist_var("WARPFFT_.*")
         .default_enum_style(bindgen::EnumVariation::Consts)
         .prepend_enum_name(false)
@@ -333,7 +338,7 @@ fn generate_bindings(out: &Path) {
         .layout_tests(true)
         .generate_comments(true)
         .generate()
-        .expect("bindgen failed on c_core/include/warpfft.h");
+        .expect("bindgen failed on c_core/include/warpfft.h or warpfft_xla.h");
     bindings
         .write_to_file(out.join("bindings.rs"))
         .expect("writing bindings.rs");

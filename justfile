@@ -139,23 +139,25 @@ bench *cases:
 
 fmt:
     cargo fmt --all
-    clang-format -i c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.[ch] examples/c/*.c
+    clang-format -i c_core/include/*.h c_core/include/warpfft/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.[ch] examples/c/*.c
 
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
-    clang-format --dry-run --Werror c_core/include/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.[ch] examples/c/*.c
+    clang-format --dry-run --Werror c_core/include/*.h c_core/include/warpfft/*.h c_core/src/*/*.[ch] c_core/tests/*.[ch] c_core/fuzz/*.[ch] examples/c/*.c
 
-# Install libwarpfft.so, warpfft.h and warpfft.pc under PREFIX
+# Install libwarpfft.so, the public headers (warpfft.h, its parts in warpfft/, warpfft_xla.h)
+# and warpfft.pc under PREFIX
 install PREFIX="/usr/local":
     lib=$(bash scripts/libwarpfft_path.sh --release); \
     v=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1); \
     p=$(realpath -m "{{PREFIX}}"); \
-    install -d "$p/lib/pkgconfig" "$p/include"; \
+    install -d "$p/lib/pkgconfig" "$p/include/warpfft"; \
     install -m 755 "$lib" "$p/lib/libwarpfft.so.$v"; \
     ln -sf "libwarpfft.so.$v" "$p/lib/libwarpfft.so.0"; \
     ln -sf "libwarpfft.so.0" "$p/lib/libwarpfft.so"; \
-    install -m 644 c_core/include/warpfft.h "$p/include/"; \
+    install -m 644 c_core/include/*.h "$p/include/"; \
+    install -m 644 c_core/include/warpfft/*.h "$p/include/warpfft/"; \
     sed -e "s|@PREFIX@|$p|" -e "s|@VERSION@|$v|" c_core/warpfft.pc.in > "$p/lib/pkgconfig/warpfft.pc"; \
     echo "installed warpfft $v under $p"
 

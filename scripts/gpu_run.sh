@@ -143,14 +143,14 @@ toeplitz)
     # example, the benchmark of the targets, and memcheck of its C and Python paths
     P="WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib XLA_PYTHON_CLIENT_PREALLOCATE=false"
     say "toeplitz: tests"
-    run env $P python3 -m pytest python/tests/test_toeplitz.py python/tests/test_toeplitz_pipeline.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    run env $P python3 -m pytest python/tests/test_toeplitz.py python/tests/test_toeplitz_pipeline.py python/tests/test_toeplitz_threads.py -q -rs -p no:cacheprovider || fails=$((fails+1))
     say "toeplitz: CG-SENSE example"
     run env $P python3 examples/python/cg_sense.py || fails=$((fails+1))
     say "toeplitz: benchmark"
     run env $P python3 python/bench/toeplitz.py --json $L/toeplitz.json || fails=$((fails+1))
     say "toeplitz: compute-sanitizer memcheck (aot gpu_toeplitz, the Python tests)"
     run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_toeplitz --test-threads=1 > "$L/sanitize_toeplitz.log" 2>&1 || fails=$((fails+1))
-    run env $P compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest python/tests/test_toeplitz.py -q -rs -p no:cacheprovider -k gpu >> "$L/sanitize_toeplitz.log" 2>&1 || fails=$((fails+1))
+    run env $P compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 python3 -m pytest python/tests/test_toeplitz.py python/tests/test_toeplitz_threads.py -q -rs -p no:cacheprovider -k gpu >> "$L/sanitize_toeplitz.log" 2>&1 || fails=$((fails+1))
     tail -8 "$L/sanitize_toeplitz.log" | tee -a "$log" ;;
 batched)
     # batched points (docs/batched-points.md): the Rust, Python, PyTorch and JAX tests, the

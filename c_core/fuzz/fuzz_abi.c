@@ -11,7 +11,8 @@
  * live-plan pool (warpfft_pool_acquire into pooled slots, whose plans the other calls use too,
  * _release with any flags, _clear, _set_limits, _get_info with any struct_size,
  * warpfft_plan_points_id); the Toeplitz operator (warpfft_toeplitz_create, _apply,
- * _apply_spectrum, _spectrum, _params, _get_info, _workspace_bytes, _destroy); and stream capture
+ * _apply_spectrum, _spectrum, _params, _get_info, _workspace_bytes, _destroy; zero operators
+ * from the pool: warpfft_pool_acquire_toeplitz / _release_toeplitz); and stream capture
  * into CUDA graphs (the stand-in's stream 0x5150 captured in relaxed mode, graphs destroyed at
  * any point, their user objects' destructors run late or at once). Options NULL, defaults with
  * fields changed, or an opts struct of any struct_size (allocated with exactly that many bytes,
@@ -19,7 +20,8 @@
  * status of warpfft.h with a message exactly when it fails, leave *plan (*op) NULL when creation
  * fails, never touch device memory outside the arrays it was given nor wait for a capturing
  * stream or copy host memory on it (the stand-in counts violations), never destroy a plan a
- * CUDA graph holds or a pooled one, and never accept opts.spreadinterponly for type 3; after
+ * CUDA graph holds or a pooled one (plan or operator), and never accept opts.spreadinterponly
+ * for type 3; after
  * each input the capture ends, the graphs are destroyed, every plan and operator is released or
  * destroyed, the pool and the plan cache emptied, and no device allocation, cuFFT plan, event,
  * user object or context push may be left. Any other outcome aborts, as do the sanitizers. At
@@ -594,6 +596,27 @@ static void call_pool(reader *r) {
 
 enum { MAX_TOEP = 2 };
 static warpfft_toeplitz toeps[MAX_TOEP];
+static int toep_pooled[MAX_TOEP]; /* the slot's operator is the pool's (acquire_toeplitz) */
+
+/* Empties a slot: its operator destroyed, or given back to the pool (with `flags`); 0 when that
+ * was refused (the operator stays in the slot). A pooled operator's public destroy must refuse. */
+static int drop_toep(int slot, uint32_t flags) {
+    if (!toeps[slot])
+        return 1;
+    if (toep_pooled[slot]) {
+        if (checked("toeplitz_destroy", warpfft_toeplitz_destroy(toeps[slot])) == 0)
+            bug("toeplitz_destroy of an operator of the pool succeeded");
+        warpfft_status st =
+            checked("pool_release_toeplitz", warpfft_pool_release_toeplitz(toeps[slot], flags));
+        if (st == WARPFFT_ERR_UNSUPPORTED || st == WARPFFT_ERR_INVALID_ARG)
+            return 0; /* refused (during a capture; bad flags): still ours */
+    } else if (checked("toeplitz_destroy", warpfft_toeplitz_destroy(toeps[slot])) != 0) {
+        return 0;
+    }
+    toeps[slot] = NULL;
+    toep_pooled[slot] = 0;
+    return 1;
+}
 
 static warpfft_toeplitz pick_toep(reader *r) {
     uint8_t b = (uint8_t)take(r, 1);
@@ -649,19 +672,22 @@ static void call_toeplitz(reader *r) {
         toep_args_pick(r, &a);
         int64_t ntransf = take(r, 1) % 4 ? pick_small(r, 1, 3) : pick_int(r);
         uint8_t nulls = (uint8_t)take(r, 1);
-        if (toeps[slot]) {
-            if (checked("toeplitz_destroy", warpfft_toeplitz_destroy(toeps[slot])) != 0) {
-                free(a.o);
-                return;
-            }
-            toeps[slot] = NULL;
+        if (!drop_toep(slot, 0)) {
+            free(a.o);
+            return;
         }
         warpfft_toeplitz op = (warpfft_toeplitz)&toeps;
+        int pool = b % 8 == 1; /* a zero operator of the live-plan pool */
         warpfft_status st =
-            checked("toeplitz_create",
-                    warpfft_toeplitz_create(a.dim, nulls & 1 ? NULL : a.n, a.iflag, ntransf, a.tol,
-                                            (warpfft_precision)a.prec, a.o, a.M, a.x[0], a.x[1],
-                                            a.x[2], a.weights, a.w, nulls & 2 ? NULL : &op));
+            pool ? checked("pool_acquire_toeplitz",
+                           warpfft_pool_acquire_toeplitz(a.dim, nulls & 1 ? NULL : a.n, ntransf,
+                                                         a.tol, (warpfft_precision)a.prec, a.o,
+                                                         nulls & 2 ? NULL : &op))
+                 : checked("toeplitz_create",
+                           warpfft_toeplitz_create(a.dim, nulls & 1 ? NULL : a.n, a.iflag, ntransf,
+                                                   a.tol, (warpfft_precision)a.prec, a.o, a.M,
+                                                   a.x[0], a.x[1], a.x[2], a.weights, a.w,
+                                                   nulls & 2 ? NULL : &op));
         free(a.o);
         if (nulls & 2)
             break;
@@ -670,6 +696,7 @@ static void call_toeplitz(reader *r) {
         if (st == WARPFFT_SUCCESS && a.sio)
             bug("toeplitz_create accepted opts.spreadinterponly = 1");
         toeps[slot] = st == WARPFFT_SUCCESS ? op : NULL;
+        toep_pooled[slot] = pool && st == WARPFFT_SUCCESS;
         break;
     }
     case 2:
@@ -744,8 +771,8 @@ static void call_toeplitz(reader *r) {
         break;
     }
     default:
-        if (checked("toeplitz_destroy", warpfft_toeplitz_destroy(toeps[slot])) == 0)
-            toeps[slot] = NULL;
+        /* a pooled one's release flags (4: an unknown flag, refused) */
+        drop_toep(slot, toep_pooled[slot] ? (uint32_t)(take(r, 1) % 5) : 0);
     }
 }
 
@@ -815,9 +842,11 @@ static void clean_up(void) {
             bug("plan_destroy refused a plan no graph holds: %s", warpfft_last_error());
     }
     for (int i = 0; i < MAX_TOEP; i++) {
-        if (toeps[i])
-            checked("toeplitz_destroy", warpfft_toeplitz_destroy(toeps[i]));
+        if (!drop_toep(i, 0) && !drop_toep(i, 0))
+            bug("an operator no graph holds neither destroyed nor released: %s",
+                warpfft_last_error());
         toeps[i] = NULL;
+        toep_pooled[i] = 0;
     }
     warpfft_pool_info info = {.struct_size = sizeof info};
     warpfft_pool_get_info(&info);

@@ -29,51 +29,9 @@
 #include "framework/xla_ffi.h"
 #include "fuzz_xla_frame.h"
 
-static void bug(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void bug(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "fuzz_xla: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    abort();
-}
-
-/* ---- XLA's side ---- */
-
-static int errors_made, stream_fails;
-static char error_token;
-
-static XLA_FFI_Error *error_create(XLA_FFI_Error_Create_Args *a) {
-    if (!a || a->struct_size < sizeof *a || !a->message || !a->message[0])
-        bug("XLA_FFI_Error_Create without a message");
-    errors_made++;
-    return (XLA_FFI_Error *)&error_token;
-}
-
-static XLA_FFI_Error *stream_get(XLA_FFI_Stream_Get_Args *a) {
-    if (stream_fails)
-        return (XLA_FFI_Error *)&error_token; /* XLA's own error, passed on */
-    a->stream = (void *)(uintptr_t)0x5150;
-    return NULL;
-}
+const char *fuzz_target = "fuzz_xla";
 
 /* ---- the checking stand-in of the C ABI ---- */
-
-/* WF_FUZZ_TRACE set: every call to stderr (to see what a seed does). */
-static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void trace(const char *fmt, ...) {
-    static int on = -1;
-    if (on < 0)
-        on = getenv("WF_FUZZ_TRACE") != NULL;
-    if (!on)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-}
 
 struct warpfft_plan_s {
     int type, dim, precision;
@@ -92,28 +50,6 @@ static int n_call_plans;
 
 static size_t real_size(int precision) {
     return precision == WARPFFT_F64 ? 8 : 4;
-}
-
-/* [p, p + bytes) must lie in one frame buffer of element type `dtype`; `out`: a result. */
-static void check_extent(const char *what, const void *p, uint64_t bytes, int dtype, int out) {
-    uintptr_t a = (uintptr_t)p;
-    int lo = out ? fr.n_args : 0, hi = out ? fr.n_args + fr.n_rets : fr.n_args;
-    for (int i = lo; i < hi; i++) {
-        const XLA_FFI_Buffer *b = &fr.buf[i];
-        if (b->dtype != dtype || !b->data)
-            continue;
-        uintptr_t s = (uintptr_t)b->data;
-        if (a >= s && a - s <= fr.bytes[i] && bytes <= fr.bytes[i] - (a - s))
-            return;
-    }
-    if (bytes == 0 && p == NULL)
-        return; /* nothing to read or write: any pointer */
-    bug("%s: %p + %llu bytes of type %d is outside every %s buffer of that type", what, p,
-        (unsigned long long)bytes, dtype, out ? "result" : "argument");
-}
-
-static uint64_t mul(uint64_t a, uint64_t b) { /* saturating: a span that cannot fit */
-    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
 warpfft_status warpfft_opts_default(warpfft_opts *o) {
@@ -444,16 +380,6 @@ warpfft_status warpfft_pool_get_info(warpfft_pool_info *info) {
     return WARPFFT_SUCCESS;
 }
 
-const char *warpfft_status_name(int status) {
-    static char name[32];
-    snprintf(name, sizeof name, "STATUS_%d", status);
-    return name;
-}
-
-const char *warpfft_last_error(void) {
-    return "stand-in: injected failure";
-}
-
 /* ---- one input ---- */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -464,18 +390,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     stream_fails = flags / 128;
     if (!make_frame(&r))
         return -1; /* not a frame XLA would make: not added to the corpus */
-    errors_made = 0;
     n_call_plans = 0;
-    fr.api.XLA_FFI_Error_Create = error_create;
-    fr.api.XLA_FFI_Stream_Get = stream_get;
+    xla_side();
     XLA_FFI_Error *e = warpfft_xla_nufft(&fr.f);
     trace("handler: %s\n", e ? "an error" : "success");
-    if (e && e != (XLA_FFI_Error *)&error_token)
-        bug("an error that is not XLA's");
-    if (e && !errors_made && !stream_fails)
-        bug("an error not made through XLA_FFI_Error_Create");
-    if (!e && errors_made)
-        bug("an error was made but not returned");
+    check_error(e);
     if (pool_busy)
         bug("the call kept %d plan(s) of the pool", pool_busy);
     for (int i = 0; i < n_call_plans; i++)

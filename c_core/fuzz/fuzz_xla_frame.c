@@ -1,13 +1,16 @@
 /*
- * fuzz_xla_frame.c — the input side of the fuzz_xla target: reads the fuzzer's bytes as a stream
- * of choices and builds from them a call frame as XLA could hand it over (make_frame), and reads
- * the options record back as the handler must (opts_attr). Kept apart from fuzz_xla.c, which
- * holds the checking stand-in of the C ABI and the entry point, so that the decoding (which the
- * seeds of make_seeds.py encode) and the oracles read on their own. The encoding is the corpus's:
- * change it only with make_seeds.py.
+ * fuzz_xla_frame.c — the input side of the XLA targets (fuzz_xla, fuzz_xla_toeplitz): reads the
+ * fuzzer's bytes as a stream of choices and builds from them a call frame as XLA could hand it
+ * over (make_frame), and reads the options record back as the handler must (opts_attr); and
+ * what both targets' oracles share (XLA's side of a call, bug, trace, check_extent). Kept apart
+ * from fuzz_xla.c and fuzz_xla_toeplitz.c, which hold the checking stand-ins of the C ABI and
+ * the entry points, so that the decoding (which the seeds of make_seeds.py encode) and the
+ * oracles read on their own. The encoding is the corpus's: change it only with make_seeds.py.
  */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fuzz_xla_frame.h"
@@ -49,8 +52,8 @@ static const int dtypes[] = {WF_XLA_C64, WF_XLA_C128, WF_XLA_F32, WF_XLA_F64,   
                              WF_XLA_S64, WF_XLA_U32,  WF_XLA_U64, 1 /* PRED */, 16 /* BF16 */};
 /* The handlers' attribute names (xla_ffi.h, xla_toeplitz.h); new ones go at the end (the seeds
  * index this table). */
-static const char *const names[] = {"nufft_type", "iflag", "eps",     "n1",     "n2",
-                                    "n3",         "opts",  "dim",     "weights", "adjoint"};
+static const char *const names[] = {"nufft_type", "iflag", "eps", "n1",      "n2",
+                                    "n3",         "opts",  "dim", "weights", "adjoint"};
 enum { N_NAMES = sizeof names / sizeof names[0] };
 
 frame_t fr; /* the current input's (fuzz_xla_frame.h) */
@@ -253,4 +256,93 @@ int opts_attr(const warpfft_opts *defaults, warpfft_opts *o) {
         return 1;
     }
     return -1;
+}
+
+/* ---- what both targets' oracles share ---- */
+
+void bug(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", fuzz_target);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    abort();
+}
+
+void trace(const char *fmt, ...) {
+    static int on = -1;
+    if (on < 0)
+        on = getenv("WF_FUZZ_TRACE") != NULL;
+    if (!on)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+void check_extent(const char *what, const void *p, uint64_t bytes, int dtype, int out) {
+    uintptr_t a = (uintptr_t)p;
+    int lo = out ? fr.n_args : 0, hi = out ? fr.n_args + fr.n_rets : fr.n_args;
+    for (int i = lo; i < hi; i++) {
+        const XLA_FFI_Buffer *b = &fr.buf[i];
+        if (b->dtype != dtype || !b->data)
+            continue;
+        uintptr_t s = (uintptr_t)b->data;
+        if (a >= s && a - s <= fr.bytes[i] && bytes <= fr.bytes[i] - (a - s))
+            return;
+    }
+    if (bytes == 0 && p == NULL)
+        return; /* nothing to read or write: any pointer */
+    bug("%s: %p + %llu bytes of type %d is outside every %s buffer of that type", what, p,
+        (unsigned long long)bytes, dtype, out ? "result" : "argument");
+}
+
+uint64_t mul(uint64_t a, uint64_t b) {
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+int stream_fails;
+static int errors_made;
+static char error_token;
+
+static XLA_FFI_Error *error_create(XLA_FFI_Error_Create_Args *a) {
+    if (!a || a->struct_size < sizeof *a || !a->message || !a->message[0])
+        bug("XLA_FFI_Error_Create without a message");
+    errors_made++;
+    return (XLA_FFI_Error *)&error_token;
+}
+
+static XLA_FFI_Error *stream_get(XLA_FFI_Stream_Get_Args *a) {
+    if (stream_fails)
+        return (XLA_FFI_Error *)&error_token; /* XLA's own error, passed on */
+    a->stream = (void *)(uintptr_t)0x5150;
+    return NULL;
+}
+
+void xla_side(void) {
+    errors_made = 0;
+    fr.api.XLA_FFI_Error_Create = error_create;
+    fr.api.XLA_FFI_Stream_Get = stream_get;
+}
+
+void check_error(XLA_FFI_Error *e) {
+    if (e && e != (XLA_FFI_Error *)&error_token)
+        bug("an error that is not XLA's");
+    if (e && !errors_made && !stream_fails)
+        bug("an error not made through XLA_FFI_Error_Create");
+    if (!e && errors_made)
+        bug("an error was made but not returned");
+}
+
+/* The stand-ins' messages. */
+const char *warpfft_status_name(int status) {
+    static char name[32];
+    snprintf(name, sizeof name, "STATUS_%d", status);
+    return name;
+}
+
+const char *warpfft_last_error(void) {
+    return "stand-in: injected failure";
 }

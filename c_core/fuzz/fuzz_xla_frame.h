@@ -1,7 +1,8 @@
 /*
- * fuzz_xla_frame.h — what fuzz_xla.c (the entry point and the checking stand-in of the C ABI)
- * uses of fuzz_xla_frame.c (the input read as a stream of choices, and the XLA call frame built
- * from it).
+ * fuzz_xla_frame.h — what the XLA targets, fuzz_xla.c and fuzz_xla_toeplitz.c (each an entry
+ * point and a checking stand-in of the C ABI), use of fuzz_xla_frame.c: the input read as a
+ * stream of choices, the XLA call frame built from it, XLA's side of a call and the checks every
+ * stand-in makes.
  */
 #ifndef WARPFFT_FUZZ_XLA_FRAME_H
 #define WARPFFT_FUZZ_XLA_FRAME_H
@@ -46,5 +47,25 @@ int make_frame(reader *r);
  * `defaults`: -1 when there is none (*o = defaults), 0 when it is malformed (the handler must
  * refuse the call), 1 with *o the record. */
 int opts_attr(const warpfft_opts *defaults, warpfft_opts *o);
+
+/* ---- what both targets' oracles share ---- */
+
+/* The target's name (each target defines it), in bug()'s messages. */
+extern const char *fuzz_target;
+/* An oracle's failure: the message to stderr, then abort(). */
+void bug(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* With WF_FUZZ_TRACE set, the message to stderr (to see what a seed does). */
+void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* [p, p + bytes) must lie in one frame buffer of element type `dtype` (a result when `out`);
+ * nothing to read or write (bytes 0) is fine for NULL only. */
+void check_extent(const char *what, const void *p, uint64_t bytes, int dtype, int out);
+/* a * b, saturating: a span that cannot fit. */
+uint64_t mul(uint64_t a, uint64_t b);
+/* XLA's side of the call about to be made on fr: its error maker (counting what it makes; a
+ * message is required) and its stream (0x5150; XLA's own error when stream_fails). */
+extern int stream_fails;
+void xla_side(void);
+/* The handler's result: XLA's error exactly when one was made (or the stream failed). */
+void check_error(XLA_FFI_Error *e);
 
 #endif

@@ -6,15 +6,17 @@
  * buffers of any element type, rank and shape, attributes of any name and type, the metadata
  * extension, the stage, an API table with or without Stream_Get). The handlers are linked with
  * a checking stand-in of the public C ABI they call: warpfft_toeplitz_params (the grid of
- * docs/toeplitz.md, and create's argument checks), _spectrum, _create, _apply_spectrum,
- * _destroy, warpfft_stream_sync. Every pointer a handler passes must lie, with the bytes the
- * call reads or writes, inside one buffer of the frame of the right element type (what a call
- * writes inside the result, never an input); the spectrum call's arrays and the apply call's
- * spectrum and modes must match the grid params gave; an operator the apply handler makes must
- * be a zero operator (M = 0, no points or weights) on XLA's stream, applied with the modes'
- * precision, and never used after its destroy; a handler's error must come back through
- * XLA_FFI_Error_Create with a message; the handler keeps at most its cache's 8 operators
- * between calls. Any other outcome aborts, as do the sanitizers. c_core/fuzz/run.sh builds and
+ * docs/toeplitz.md, and create's argument checks), _spectrum, _apply_spectrum, and the pool's
+ * warpfft_pool_acquire_toeplitz / _release_toeplitz / warpfft_pool_clear (a small pool of zero
+ * operators). Every pointer a handler passes must lie, with the bytes the call reads or writes,
+ * inside one buffer of the frame of the right element type (what a call writes inside the
+ * result, never an input); the spectrum call's arrays and the apply call's spectrum and modes
+ * must match the grid params gave; the apply handler's operator must come from the pool, on
+ * XLA's stream, be applied with the modes' precision only while the handler holds it, and be
+ * given back before the call returns (no operator held between calls); no handler may wait on
+ * the host for a stream (warpfft_stream_sync: the operators' old cache did at every eviction);
+ * a handler's error must come back through XLA_FFI_Error_Create with a message. Any other
+ * outcome aborts, as do the sanitizers. c_core/fuzz/run.sh builds and
  * runs it (with fuzz_xla_frame.c); corpus/fuzz_xla_toeplitz holds the seeds (make_seeds.py);
  * WF_FUZZ_TRACE=1 prints the stand-in's calls.
  */
@@ -23,79 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/xla_toeplitz.h"
+#include "framework/xla_ffi.h"
 #include "fuzz_xla_frame.h"
 
-static void bug(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void bug(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "fuzz_xla_toeplitz: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    abort();
-}
-
-static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void trace(const char *fmt, ...) {
-    static int on = -1;
-    if (on < 0)
-        on = getenv("WF_FUZZ_TRACE") != NULL;
-    if (!on)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-}
-
-/* ---- XLA's side ---- */
-
-static int errors_made, stream_fails;
-static char error_token;
-
-static XLA_FFI_Error *error_create(XLA_FFI_Error_Create_Args *a) {
-    if (!a || a->struct_size < sizeof *a || !a->message || !a->message[0])
-        bug("XLA_FFI_Error_Create without a message");
-    errors_made++;
-    return (XLA_FFI_Error *)&error_token;
-}
-
-static XLA_FFI_Error *stream_get(XLA_FFI_Stream_Get_Args *a) {
-    if (stream_fails)
-        return (XLA_FFI_Error *)&error_token;
-    a->stream = (void *)(uintptr_t)0x5150;
-    return NULL;
-}
+const char *fuzz_target = "fuzz_xla_toeplitz";
 
 /* ---- the checking stand-in of the C ABI ---- */
 
 enum { FAIL_NONE, FAIL_PARAMS, FAIL_SPECTRUM, FAIL_CREATE, FAIL_APPLY, FAIL_DESTROY };
 static int fail_fn;
 static warpfft_status fail_status;
-
-static uint64_t mul(uint64_t a, uint64_t b) { /* saturating */
-    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
-/* [p, p + bytes) in one buffer of the frame of dtype `dtype` (a result when out). */
-static void check_extent(const char *what, const void *p, uint64_t bytes, int dtype, int out) {
-    uintptr_t a = (uintptr_t)p;
-    int lo = out ? fr.n_args : 0, hi = out ? fr.n_args + fr.n_rets : fr.n_args;
-    for (int i = lo; i < hi; i++) {
-        const XLA_FFI_Buffer *b = &fr.buf[i];
-        if (b->dtype != dtype || !b->data)
-            continue;
-        uintptr_t s = (uintptr_t)b->data;
-        if (a >= s && a - s <= fr.bytes[i] && bytes <= fr.bytes[i] - (a - s))
-            return;
-    }
-    if (bytes == 0)
-        return;
-    bug("%s: %p + %llu bytes of type %d is outside every %s buffer of that type", what, p,
-        (unsigned long long)bytes, dtype, out ? "result" : "argument");
-}
 
 warpfft_status warpfft_opts_default(warpfft_opts *o) {
     memset(o, 0, sizeof *o);
@@ -211,39 +150,90 @@ warpfft_status warpfft_toeplitz_spectrum(int dim, const int64_t n[3], int iflag,
 
 struct warpfft_toeplitz_s {
     warpfft_toeplitz_info info;
-    int live;
-    struct warpfft_toeplitz_s *next; /* every operator a failed destroy left: still reachable */
+    uint64_t key_stream;
+    int live, busy;
 };
-static long live_ops;
-/* Operators whose destroy failed: valid (warpfft.h), and the handler's cache drops them (a
- * defect of the cache, which moves into the plan pool with issue 41): counted, not fatal. */
-static struct warpfft_toeplitz_s *dropped;
-static long n_dropped;
 
-warpfft_status warpfft_toeplitz_create(int dim, const int64_t n[3], int iflag, int64_t ntransf,
-                                       double tol, warpfft_precision precision,
-                                       const warpfft_opts *opts, int64_t M, const void *x,
-                                       const void *y, const void *z, int weights, const void *w,
-                                       warpfft_toeplitz *op) {
-    (void)iflag;
-    trace("toeplitz_create dim %d T %lld prec %d\n", dim, (long long)ntransf, (int)precision);
-    if (!op || M != 0 || x || y || z || w || weights != WARPFFT_WEIGHTS_NONE)
-        bug("toeplitz_create: the apply handler's operator is not a zero operator");
+/* ---- the live-plan pool's operators (warpfft/pool.h), as a small stand-in: the target checks
+ * the handler's use of it, not the pool (api/pool.c: test_pool_toeplitz.c, test_xla_ffi.c).
+ * Idle operators are kept by key up to POOL_MAX; an acquire past that many busy at once is a
+ * bug (the handler holds one per call). */
+
+enum { POOL_MAX = 4 };
+static struct warpfft_toeplitz_s *pool[POOL_MAX];
+static long live_ops, busy_ops, acquired, reused;
+
+static int same_key(const warpfft_toeplitz_info *a, const warpfft_toeplitz_info *b) {
+    return a->dim == b->dim && a->precision == b->precision && a->ntransf == b->ntransf &&
+           a->tol == b->tol && memcmp(a->n_modes, b->n_modes, sizeof a->n_modes) == 0;
+}
+
+static void drop(int i) {
+    pool[i]->live = 0;
+    free(pool[i]);
+    pool[i] = NULL;
+    live_ops--;
+}
+
+warpfft_status warpfft_pool_acquire_toeplitz(int dim, const int64_t n[3], int64_t ntransf,
+                                             double tol, warpfft_precision precision,
+                                             const warpfft_opts *opts, warpfft_toeplitz *op) {
+    trace("pool_acquire_toeplitz dim %d T %lld prec %d\n", dim, (long long)ntransf, (int)precision);
+    if (!op || !n)
+        bug("warpfft_pool_acquire_toeplitz: a NULL pointer");
     if (opts->stream != 0x5150)
-        bug("toeplitz_create not on XLA's stream");
+        bug("an operator not on XLA's stream");
+    warpfft_toeplitz_info info;
+    warpfft_status st = grid(dim, n, ntransf, tol, (int)precision, opts, 0, &info);
+    if (st != WARPFFT_SUCCESS)
+        bug("warpfft_pool_acquire_toeplitz with arguments params refused (%d)", (int)st);
+    acquired++;
+    int slot = -1;
+    for (int i = 0; i < POOL_MAX; i++) {
+        if (pool[i] && !pool[i]->busy && same_key(&pool[i]->info, &info)) {
+            pool[i]->busy = 1;
+            busy_ops++;
+            reused++;
+            *op = pool[i];
+            return WARPFFT_SUCCESS;
+        }
+        if (slot < 0 && (!pool[i] || !pool[i]->busy))
+            slot = i;
+    }
+    if (slot < 0)
+        bug("warpfft_pool_acquire_toeplitz: %d operators in use at once", POOL_MAX);
+    if (fail_fn == FAIL_CREATE)
+        return fail_status;
+    if (pool[slot])
+        drop(slot); /* evicted: idle, its fence waited for, no stream */
     struct warpfft_toeplitz_s *h = calloc(1, sizeof *h);
     if (!h)
         return WARPFFT_ERR_OUT_OF_MEMORY;
-    warpfft_status st = grid(dim, n, ntransf, tol, (int)precision, opts, weights, &h->info);
-    if (st != WARPFFT_SUCCESS)
-        bug("toeplitz_create with arguments params refused (%d)", (int)st);
-    if (fail_fn == FAIL_CREATE) {
-        free(h);
-        return fail_status;
-    }
-    h->live = 1;
+    h->info = info;
+    h->live = h->busy = 1;
+    pool[slot] = h;
     live_ops++;
+    busy_ops++;
     *op = h;
+    return WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_pool_release_toeplitz(warpfft_toeplitz op, uint32_t flags) {
+    trace("pool_release_toeplitz %u\n", flags);
+    if (!op || !op->live || !op->busy)
+        bug("warpfft_pool_release_toeplitz of an operator the handler does not hold");
+    if (flags & ~(uint32_t)(WARPFFT_POOL_KEEP_POINTS | WARPFFT_POOL_DISCARD))
+        bug("warpfft_pool_release_toeplitz: flags %#x", flags);
+    op->busy = 0;
+    busy_ops--;
+    /* a failed destroy (of one a clear doomed, say) comes back here: the operator stays */
+    return fail_fn == FAIL_DESTROY ? fail_status : WARPFFT_SUCCESS;
+}
+
+warpfft_status warpfft_pool_clear(void) {
+    for (int i = 0; i < POOL_MAX; i++)
+        if (pool[i] && !pool[i]->busy)
+            drop(i);
     return WARPFFT_SUCCESS;
 }
 
@@ -252,8 +242,8 @@ warpfft_status warpfft_toeplitz_apply_spectrum(warpfft_toeplitz op, warpfft_prec
                                                const void *in, void *out) {
     (void)adjoint;
     trace("toeplitz_apply_spectrum real %d\n", spectrum_real);
-    if (!op || !op->live)
-        bug("toeplitz_apply_spectrum on a destroyed operator");
+    if (!op || !op->live || !op->busy)
+        bug("toeplitz_apply_spectrum on an operator the handler does not hold");
     const warpfft_toeplitz_info *i = &op->info;
     if ((int)precision != i->precision)
         bug("toeplitz_apply_spectrum: precision %d on an operator of %d", (int)precision,
@@ -274,39 +264,10 @@ warpfft_status warpfft_toeplitz_apply_spectrum(warpfft_toeplitz op, warpfft_prec
     return fail_fn == FAIL_APPLY ? fail_status : WARPFFT_SUCCESS;
 }
 
-warpfft_status warpfft_toeplitz_destroy(warpfft_toeplitz op) {
-    trace("toeplitz_destroy\n");
-    if (!op || !op->live)
-        bug("toeplitz_destroy of a destroyed operator");
-    if (fail_fn == FAIL_DESTROY) { /* the operator stays valid (warpfft.h) */
-        if (!op->next && op != dropped) {
-            op->next = dropped;
-            dropped = op;
-            n_dropped++;
-        }
-        return fail_status;
-    }
-    op->live = 0;
-    live_ops--;
-    free(op);
-    return WARPFFT_SUCCESS;
-}
-
 warpfft_status warpfft_stream_sync(int device, uint64_t stream) {
-    (void)device;
-    if (stream != 0x5150)
-        bug("warpfft_stream_sync of stream %#llx, not XLA's", (unsigned long long)stream);
-    return WARPFFT_SUCCESS;
-}
-
-const char *warpfft_status_name(int status) {
-    static char name[32];
-    snprintf(name, sizeof name, "STATUS_%d", status);
-    return name;
-}
-
-const char *warpfft_last_error(void) {
-    return "stand-in: injected failure";
+    bug("warpfft_stream_sync(%d, %#llx): a handler waiting on the host for a stream (the "
+        "operators' old cache did at every eviction)",
+        device, (unsigned long long)stream);
 }
 
 /* ---- one input ---- */
@@ -317,9 +278,9 @@ static long calls[2], errors[2];
 static void print_calls(void) {
     fprintf(stderr,
             "fuzz_xla_toeplitz calls: warpfft_xla_toeplitz_spectrum %ld (%ld errors) "
-            "warpfft_xla_toeplitz_apply %ld (%ld errors); operators a failed destroy left to the "
-            "cache, which dropped them: %ld\n",
-            calls[0], errors[0], calls[1], errors[1], n_dropped);
+            "warpfft_xla_toeplitz_apply %ld (%ld errors); operators acquired from the pool %ld "
+            "(%ld idle ones reused)\n",
+            calls[0], errors[0], calls[1], errors[1], acquired, reused);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
@@ -338,27 +299,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     stream_fails = (flags & 0xc0) == 0xc0;
     if (!make_frame(&r))
         return -1; /* not a frame XLA would make: not added to the corpus */
-    errors_made = 0;
-    fr.api.XLA_FFI_Error_Create = error_create;
-    fr.api.XLA_FFI_Stream_Get = stream_get;
+    xla_side();
     XLA_FFI_Error *e =
         apply ? warpfft_xla_toeplitz_apply(&fr.f) : warpfft_xla_toeplitz_spectrum(&fr.f);
     trace("handler (%s): %s\n", apply ? "apply" : "spectrum", e ? "an error" : "success");
     calls[apply]++;
     errors[apply] += e != NULL;
-    if (e && e != (XLA_FFI_Error *)&error_token)
-        bug("an error that is not XLA's");
-    if (e && !errors_made && !stream_fails)
-        bug("an error not made through XLA_FFI_Error_Create");
-    if (!e && errors_made)
-        bug("an error was made but not returned");
-    if (live_ops - n_dropped > 8) /* its cache's */
-        bug("%ld operators live after the call", live_ops - n_dropped);
-    if (flags == 0xff) { /* now and then: the handler's clear (every cached operator goes) */
-        fail_fn = FAIL_NONE;
-        warpfft_xla_toeplitz_cache_clear();
-        if (live_ops != n_dropped)
-            bug("%ld operators live after a clear", live_ops - n_dropped);
+    check_error(e);
+    if (busy_ops != 0) /* every operator the call acquired, given back */
+        bug("%ld operators still held after the call", busy_ops);
+    if (flags == 0xff) { /* now and then: the pool's clear (every idle operator goes) */
+        warpfft_pool_clear();
+        if (live_ops != 0)
+            bug("%ld operators live after a clear", live_ops);
     }
     return 0;
 }

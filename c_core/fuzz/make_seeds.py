@@ -372,6 +372,14 @@ def toep_create(slot, dim, n, M, weights, ntransf=1, **kw):
     return [196, slot * 8] + toep_args(dim, n, M, weights, **kw) + [1] + small(ntransf, 1) + [0]
 
 
+def toep_pooled(slot, dim, n, ntransf=1, **kw):  # a zero operator of the pool
+    return [196, slot * 8 + 1] + toep_args(dim, n, 0, 0, **kw) + [1] + small(ntransf, 1) + [0]
+
+
+def toep_release(slot, flags):  # a pooled slot's drop reads its release flags
+    return [196, slot * 8 + 7, flags]
+
+
 def toep_apply(slot, adjoint=0, in_place=False):
     return [196, slot * 8 + 2, slot, 1, 4 if in_place else 0, adjoint]
 
@@ -433,6 +441,15 @@ def abi_seeds_new_calls():
           + tol(1e-5) + opts() + small(2, 0) + [0]
           + toep_create(1, 1, (19, 1, 1), 15, 2, ntransf=2, prec=2, t=1e-9, fill=(12, 0))
           + toep_apply(1) + toep_destroy(0) + toep_destroy(1))
+    write("fuzz_abi", "toeplitz-pool",
+          toep_pooled(0, 2, (12, 7), ntransf=2, o=stream) + toep_apply_spectrum(0, 1)
+          + toep_apply_spectrum(0, 0, 1) + toep_info(0) + toep_release(0, 0)
+          + toep_pooled(0, 2, (12, 7), ntransf=2, o=stream) + toep_apply(0) + toep_release(0, 4)
+          + toep_release(0, 0) + capture("begin")
+          + toep_pooled(1, 2, (12, 7), ntransf=2, o=stream) + toep_apply_spectrum(1, 1)
+          + toep_release(1, 0) + toep_pooled(0, 1, (9, 1, 1), o=stream)  # none idle: refused
+          + capture("end") + pool_info() + pool_clear() + capture("drop") + capture("late")
+          + pool_info() + toep_pooled(0, 1, (9, 1, 1)) + toep_release(0, 2) + pool_clear())
     write("fuzz_abi", "toeplitz-zero",
           toep_create(0, 3, (6, 5, 4), 0, 0, ntransf=2) + toep_apply(0)
           + toep_apply_spectrum(0, 1) + toep_info(0) + toep_destroy(0))

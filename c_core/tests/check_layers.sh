@@ -2,11 +2,14 @@
 # check_layers.sh — the C core's layering (docs/layout.md), checked on the sources and objects:
 #   1. a folder of c_core/src includes headers of its own folder and of the folders below it
 #      only: runtime/ < params/ < plans/ < api/; framework/ is a client of the public ABI and
-#      includes only its own headers (and warpfft.h); the plain C headers of kernels/ (the
-#      kernel's definition, the module names) sit below every layer;
+#      includes only its own headers (and warpfft.h, warpfft_xla.h); the plain C headers of
+#      kernels/ (the kernel's definition, the module names) sit below every layer;
 #   2. nothing below api/ calls a public warpfft_* function: the objects of runtime/, params/
 #      and plans/ leave no warpfft_* symbol undefined (they may define the leaf public calls
 #      they own, e.g. warpfft_malloc, but never go through the public ABI themselves).
+#   3. the public headers (c_core/include: warpfft.h, its parts under warpfft/, warpfft_xla.h)
+#      include standard C headers and one another only (no CUDA, no internal header), and each
+#      compiles alone, as C and as C++.
 # Run by run_tests.sh; on its own: c_core/tests/check_layers.sh [BUILD_DIR]. Needs gcc and nm.
 set -euo pipefail
 
@@ -41,6 +44,8 @@ for dir in "$SRC"/*/; do
         if [ -z "$to" ]; then
             case "$inc" in
             '#include "warpfft.h"' | '#include "warpfft_kernels.h"') continue ;;
+            '#include "warpfft_xla.h"') # the public header of the framework handlers' exports
+                [ "$from" = framework ] && continue ;;
             esac
             # the plain C headers the kernels share with the host (kernels/kernel_shape.h,
             # module_names.h): below every layer, as the kernels know nothing of the host
@@ -56,9 +61,9 @@ for dir in "$SRC"/*/; do
 done
 
 # ---- 2. no public call below api/ ----
-# The public functions: those warpfft.h and the framework handlers' headers declare.
-mapfile -t public < <(grep -ho 'warpfft_[a-z0-9_]*(' "$ROOT/c_core/include/warpfft.h" \
-    "$SRC"/framework/*.h | tr -d '(' | sort -u)
+# The public functions: those the public headers declare (warpfft.h's parts, warpfft_xla.h).
+mapfile -t public < <(grep -ho 'warpfft_[a-z0-9_]*(' "$ROOT"/c_core/include/*.h \
+    "$ROOT"/c_core/include/warpfft/*.h | tr -d '(' | sort -u)
 [ ${#public[@]} -gt 20 ] || { echo "FAIL: found only ${#public[@]} public functions"; exit 1; }
 for dir in runtime params plans; do
     for f in "$SRC/$dir"/*.c; do
@@ -73,5 +78,26 @@ for dir in runtime params plans; do
         fi
     done
 done
-[ $status = 0 ] && echo "layers: includes go down only; nothing below api/ calls a warpfft_* function"
+# ---- 3. the public headers: standard headers and one another only; each one stands alone ----
+INC=$ROOT/c_core/include
+for h in "$INC"/*.h "$INC"/warpfft/*.h; do
+    rel=${h#"$INC"/}
+    while IFS= read -r inc; do
+        case "$inc" in
+        '#include <std'*'.h>') ;;
+        '#include "warpfft.h"' | '#include "warpfft/'*'.h"') ;;
+        '#include "'*'.h"') # a sibling part, by its bare name
+            [ -f "$(dirname "$h")/$(sed 's/#include "\(.*\)"/\1/' <<<"$inc")" ] ||
+                { echo "FAIL: $rel: $inc is no public header"; status=1; } ;;
+        *) echo "FAIL: $rel: $inc (public headers include standard C headers and each other)"
+            status=1 ;;
+        esac
+    done < <(grep '^#include' "$h" | sed 's/ *\/\*.*//')
+    for lang in c c++; do
+        echo "#include \"$rel\"" | gcc -x "$lang" -fsyntax-only -Wall -Wextra -Werror -I"$INC" - ||
+            { echo "FAIL: $rel does not compile alone as $lang"; status=1; }
+    done
+done
+[ $status = 0 ] && echo "layers: includes go down only; nothing below api/ calls a warpfft_* function;" \
+    "the public headers stand alone"
 exit $status

@@ -5,7 +5,7 @@
 # fault-injection suite (test_fault.c and test_fault_*.c: the whole C core against the stand-in
 # libcuda.so.1 and libcufft.so.12 of standin.h, failing each driver/cuFFT call of plan
 # lifecycles in turn), the live-plan pool on the same stand-ins (test_pool*.c), and
-# the XLA FFI handler with the pool against a recording stand-in of the C ABI (test_xla_ffi.c).
+# the XLA FFI handlers with the pool against a recording stand-in of the C ABI (test_xla_ffi.c).
 #
 #   c_core/tests/run_tests.sh            # ASan+UBSan run, stub-driver run, fault injection,
 #                                        # valgrind run
@@ -114,7 +114,7 @@ if echo "$EXPORTS" | grep -qv '^warpfft_'; then
 fi
 echo "exports: $(echo "$EXPORTS" | wc -l) warpfft_* functions, nothing else"
 # warpfft.h states the handle contract (issue 19: a destroyed handle is not detected).
-grep -q "a second destroy included" "$ROOT/c_core/include/warpfft.h" ||
+grep -q "a second destroy included" "$ROOT/c_core/include/warpfft/plan.h" ||
     { echo "FAIL: warpfft.h must say a destroyed plan handle must not be used again"; exit 1; }
 # The environment picks what gets dlopen'ed: read through secure_getenv (ignored when AT_SECURE).
 if nm -D --undefined-only "$BUILD/libwarpfft_rt.so" | grep -qw 'getenv'; then
@@ -195,14 +195,16 @@ fault_build "$HERE/test_bench.c" -o "$FAULT/test_bench"
 echo "== warpfft_bench_fft under fault injection (ASan+UBSan)"
 on_standin "$FAULT/test_bench" || status=1
 # The live-plan pool (api/pool.c, api/plan_pool.c) with the whole core: reuse, limits, dead
-# user streams, threads racing clears, a fault walk.
-fault_build "$HERE/test_pool.c" "$HERE/test_pool_stress.c" -o "$FAULT/test_pool"
+# user streams, threads racing clears, a fault walk; Toeplitz operators in it.
+fault_build "$HERE/test_pool.c" "$HERE/test_pool_stress.c" "$HERE/test_pool_toeplitz.c" \
+    -o "$FAULT/test_pool"
 echo "== the live-plan pool on the stand-in driver (ASan+UBSan)"
 on_standin "$FAULT/test_pool" || status=1
 # Stream capture into CUDA graphs (api/capture.c) with the whole core: plans the caller owns and
 # the pool's, each call during a capture, the graphs' hold on plans, graphs let go on another
 # thread.
-fault_build "$HERE/test_capture.c" "$HERE/test_capture_pool.c" -o "$FAULT/test_capture"
+fault_build "$HERE/test_capture.c" "$HERE/test_capture_pool.c" "$HERE/test_capture_toeplitz.c" \
+    -o "$FAULT/test_capture"
 echo "== stream capture into CUDA graphs on the stand-in driver (ASan+UBSan)"
 on_standin "$FAULT/test_capture" || status=1
 # The GPU test of graph capture (tests/c/graph_capture.c, scripts/gpu_run.sh's graphs stage) run
@@ -218,20 +220,15 @@ else
     cat "$FAULT/graph_capture.log"
     status=1
 fi
-# The XLA FFI handler (framework/xla_ffi.c) and the pool it takes plans from (api/pool.c), linked
-# with a recording stand-in of the C ABI and of the plan hooks the pool calls (api/plan_pool.h).
-gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_ffi.c" "$SRC/framework/xla_common.c" \
-    "$SRC/api/pool.c" "$HERE/test_xla_ffi.c" \
-    "$HERE/test_xla_ffi_standin.c" "$HERE/test_xla_ffi_pool.c" \
-    -o "$BUILD/bin/test_xla_ffi" "${LIBS[@]}"
-echo "== the XLA FFI handler on a recording stand-in of the C ABI (ASan+UBSan)"
+# The XLA FFI handlers (framework/xla_ffi.c, xla_toeplitz.c) and the pool they take plans and
+# operators from (api/pool.c), linked with a recording stand-in of the C ABI and of the hooks the
+# pool calls (api/plan_pool.h).
+gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_ffi.c" "$SRC/framework/xla_toeplitz.c" \
+    "$SRC/framework/xla_common.c" "$SRC/api/pool.c" "$HERE/test_xla_ffi.c" \
+    "$HERE/test_xla_ffi_standin.c" "$HERE/test_xla_ffi_pool.c" "$HERE/test_xla_toeplitz.c" \
+    "$HERE/test_xla_standin_toeplitz.c" -o "$BUILD/bin/test_xla_ffi" "${LIBS[@]}"
+echo "== the XLA FFI handlers on a recording stand-in of the C ABI (ASan+UBSan)"
 "$BUILD/bin/test_xla_ffi" || status=1
-# The Toeplitz operator's XLA handlers (xla_toeplitz.c) the same way.
-gcc "${CFLAGS[@]}" "${SAN[@]}" "$SRC/framework/xla_toeplitz.c" "$SRC/framework/xla_common.c" \
-    "$HERE/test_xla_toeplitz.c" \
-    -o "$BUILD/bin/test_xla_toeplitz" "${LIBS[@]}"
-echo "== the Toeplitz XLA handlers on a recording stand-in of the C ABI (ASan+UBSan)"
-"$BUILD/bin/test_xla_toeplitz" || status=1
 
 # ---- 5. the kernel disk cache and NVRTC (kcache.c, nvrtc.c), host only ----
 # test_kcache: the cache's failure cases, SHA-256 (test_kcache.c, test_kcache_safety.c), the NVRTC

@@ -41,6 +41,14 @@ standin_counts counts(void) {
     return s;
 }
 
+warpfft_pool_info info(void) {
+    warpfft_pool_info i;
+    memset(&i, 0, sizeof i);
+    i.struct_size = sizeof i;
+    CHECK(warpfft_pool_get_info(&i) == 0);
+    return i;
+}
+
 int make_plan(int pool, int type, uint64_t stream, int check, warpfft_plan *plan) {
     warpfft_opts o;
     warpfft_opts_default(&o);
@@ -294,6 +302,7 @@ int main(void) {
     test_pool_release_refused();
     test_pool_release_during_capture_destroys_nothing();
     test_pool_graphs_threads();
+    test_toeplitz_capture();
     warpfft_free(0, xs);
     warpfft_free(0, ys);
     warpfft_free(0, cs);

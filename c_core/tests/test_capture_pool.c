@@ -21,14 +21,6 @@
 
 #define STREAM(s) ((struct CUstream_st *)(uintptr_t)(s))
 
-static warpfft_pool_info info(void) {
-    warpfft_pool_info i;
-    memset(&i, 0, sizeof i);
-    i.struct_size = sizeof i;
-    CHECK(warpfft_pool_get_info(&i) == 0);
-    return i;
-}
-
 /* Warm-up outside the capture, the capture of an acquire, a run and a release (a PyTorch op
  * under torch.cuda.graph), then the graph's hold on the plan until it is destroyed. */
 void test_pool_capture(void) {

@@ -97,8 +97,29 @@ void note_oom_baseline(void);
  * the cache was emptied since note_oom_baseline); else a status other than INTERNAL whose
  * message names the failed call. */
 void check_status(const char *step, int st, long k);
+/* How many lines of a call log start with prefix. */
+int count_lines(const char *log, const char *prefix);
 /* Sets *flag when the stand-in has injected its failure. */
 void set_injected(int *flag);
+/* One step of a walk with call k failing (`injected`: the walk's flag, an int): its status
+ * checked (check_status); after a failure the same call, with nothing failing, must succeed (a
+ * failed call leaves its handle usable: a destroy that failed can be repeated); after a success
+ * that absorbed the injected failure, injection is disarmed. `walk` names the walk (a string)
+ * in the message. */
+#define WALK_STEP(walk, name, call, k, injected)                                                   \
+    do {                                                                                           \
+        int st_ = (call);                                                                          \
+        check_status(name, st_, k);                                                                \
+        set_injected(&(injected));                                                                 \
+        if (st_ == WARPFFT_SUCCESS && (injected))                                                  \
+            arm(0);                                                                                \
+        if (st_ != WARPFFT_SUCCESS) {                                                              \
+            arm(0);                                                                                \
+            st_ = (call);                                                                          \
+            CHECK(st_ == WARPFFT_SUCCESS, "%s, k %ld: %s after a failed one: %s", walk, k, name,   \
+                  warpfft_last_error());                                                           \
+        }                                                                                          \
+    } while (0)
 /* The end of one walk (injection disarmed): releases the cache, then checks that nothing of the
  * walk is left on the stand-in (allocations beyond base_allocs, cuFFT plans, link states,
  * pushed contexts, violations, modules the module table does not record); `label` names the

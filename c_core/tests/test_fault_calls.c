@@ -36,15 +36,6 @@ static const char *logged(void) {
     return got;
 }
 
-/* How many lines of log start with prefix. */
-static int count_lines_of(const char *log, const char *prefix) {
-    int n = 0;
-    size_t len = strlen(prefix);
-    for (const char *l = log; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
-        n += strncmp(l, prefix, len) == 0;
-    return n;
-}
-
 /* Appends line `s` to buf (cap bytes). */
 static void add(char *buf, size_t cap, const char *s) {
     size_t n = strlen(buf);
@@ -266,7 +257,7 @@ void test_stable_passes(void) {
     for (int64_t m = M; m >= M / 3; m -= M / 3) {
         arm(0);
         st = warpfft_setpts(plan, WARPFFT_F32, m, a.x, NULL, NULL);
-        CHECK(st == 0 && count_lines_of(logged(), "launch wf_stable_scatter") == 3,
+        CHECK(st == 0 && count_lines(logged(), "launch wf_stable_scatter") == 3,
               "setpts of %lld points (status %d) called\n%s", (long long)m, st, got);
         st = warpfft_execute(plan, WARPFFT_F32, a.c, a.fk);
         CHECK(st == 0, "execute: %s", warpfft_last_error());

@@ -116,28 +116,23 @@ static int execute(warpfft_plan plan, const t3_config *cf, const t3_arrays *a) {
 /* Step `name` of a lifecycle: checked; after a failure the same call again without one must
  * succeed. A failure the step rightly absorbed (a release, check_status) is forgotten, so the
  * next steps are not judged by it. */
-#define STEP(name, call)                                                                           \
-    do {                                                                                           \
-        int st_ = (call);                                                                          \
-        check_status(name, st_, k);                                                                \
-        set_injected(&injected);                                                                   \
-        if (st_ == WARPFFT_SUCCESS && injected)                                                    \
-            arm(0);                                                                                \
-        if (st_ != WARPFFT_SUCCESS) {                                                              \
-            arm(0);                                                                                \
-            st_ = (call);                                                                          \
-            CHECK(st_ == WARPFFT_SUCCESS, "type 3 %dD, k %ld: %s after a failed one: %s", cf->dim, \
-                  k, name, warpfft_last_error());                                                  \
-        }                                                                                          \
-    } while (0)
+#define STEP(name, call) WALK_STEP(walk_name, name, call, k, injected)
 
-/* One lifecycle with call k failing; returns 1 when the failure was injected somewhere. */
-static int walk3(const t3_config *cf, const t3_arrays *a, long k, long base_allocs, int cache) {
+/* The options of a configuration. */
+static warpfft_opts t3_opts(const t3_config *cf) {
     warpfft_opts o;
     warpfft_opts_default(&o);
     o.method = cf->method;
     o.stream = cf->stream;
     o.deterministic = cf->deterministic;
+    return o;
+}
+
+/* One lifecycle with call k failing; returns 1 when the failure was injected somewhere. */
+static int walk3(const t3_config *cf, const t3_arrays *a, long k, long base_allocs, int cache) {
+    char walk_name[32];
+    snprintf(walk_name, sizeof walk_name, "type 3 %dD", cf->dim);
+    warpfft_opts o = t3_opts(cf);
     warpfft_plan plan = NULL;
     int injected = 0;
     wf_cache_set_limits(cache == CACHE_OFF ? 0 : WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
@@ -164,15 +159,7 @@ static int walk3(const t3_config *cf, const t3_arrays *a, long k, long base_allo
         STEP("execute", execute(plan, cf, a));
         STEP("setpts3 (new grids)", setpts3(plan, cf, a, a->u));
         STEP("execute", execute(plan, cf, a));
-        st = warpfft_plan_destroy(plan);
-        check_status("destroy", st, k);
-        set_injected(&injected);
-        if (st != WARPFFT_SUCCESS) { /* the handle stays valid: destroy again */
-            arm(0);
-            st = warpfft_plan_destroy(plan);
-            CHECK(st == WARPFFT_SUCCESS, "type 3, k %ld: second destroy: %s", k,
-                  warpfft_last_error());
-        }
+        STEP("destroy", warpfft_plan_destroy(plan)); /* a failed one leaves it valid */
     } else {
         CHECK(plan == NULL, "type 3, k %ld: failed create returned a plan", k);
     }
@@ -209,15 +196,6 @@ long walk_type3(void) {
     return lifecycles;
 }
 
-/* How many lines of log start with prefix. */
-static int count_lines(const char *log, const char *prefix) {
-    int n = 0;
-    size_t len = strlen(prefix);
-    for (const char *l = log; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
-        n += strncmp(l, prefix, len) == 0;
-    return n;
-}
-
 /* The lines of log that start with one of prefixes[0..n-1], in order, one per line. */
 static int in_order(const char *log, const char *const *prefixes, size_t n) {
     const char *at = log;
@@ -237,11 +215,7 @@ void test_type3_steady_calls(void) {
     for (size_t i = 0; i < sizeof t3_configs / sizeof t3_configs[0]; i++) {
         const t3_config *cf = &t3_configs[i];
         t3_arrays a = t3_arrays_make(cf);
-        warpfft_opts o;
-        warpfft_opts_default(&o);
-        o.method = cf->method;
-        o.stream = cf->stream;
-        o.deterministic = cf->deterministic;
+        warpfft_opts o = t3_opts(cf);
         warpfft_plan plan = NULL;
         int st = warpfft_plan_create(3, cf->dim, NULL, 1, cf->ntransf, cf->tol,
                                      (warpfft_precision)cf->precision, &o, &plan);

@@ -53,6 +53,14 @@ void check_status(const char *step, int st, long k) {
           step, s.failed_fn, s.failed_at, warpfft_status_name(st), msg);
 }
 
+int count_lines(const char *log, const char *prefix) {
+    int n = 0;
+    size_t len = strlen(prefix);
+    for (const char *l = log; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+        n += strncmp(l, prefix, len) == 0;
+    return n;
+}
+
 void set_injected(int *flag) {
     standin_counts s;
     get(&s);
@@ -98,33 +106,12 @@ static int walk(const config *cf, const arrays *a, long k, long base_allocs, int
             CHECK(st == WARPFFT_SUCCESS, "k %ld: setpts after a failed one: %s", k,
                   warpfft_last_error());
         }
-        st = warpfft_execute(plan, (warpfft_precision)cf->precision, a->c, a->fk);
-        check_status("execute", st, k);
-        set_injected(&injected);
-        if (st != WARPFFT_SUCCESS) {
-            arm(0);
-            st = warpfft_execute(plan, (warpfft_precision)cf->precision, a->c, a->fk);
-            CHECK(st == WARPFFT_SUCCESS, "k %ld: execute after a failed one: %s", k,
-                  warpfft_last_error());
-        }
+        WALK_STEP("plan", "execute",
+                  warpfft_execute(plan, (warpfft_precision)cf->precision, a->c, a->fk), k,
+                  injected);
         /* unchecked: reads the flag and the totals back (copy + sync); checked: nothing */
-        st = warpfft_setpts_check(plan);
-        check_status("setpts_check", st, k);
-        set_injected(&injected);
-        if (st != WARPFFT_SUCCESS) {
-            arm(0);
-            st = warpfft_setpts_check(plan);
-            CHECK(st == WARPFFT_SUCCESS, "k %ld: setpts_check after a failed one: %s", k,
-                  warpfft_last_error());
-        }
-        st = warpfft_plan_destroy(plan);
-        check_status("destroy", st, k);
-        set_injected(&injected);
-        if (st != WARPFFT_SUCCESS) { /* the handle stays valid: destroy again */
-            arm(0);
-            st = warpfft_plan_destroy(plan);
-            CHECK(st == WARPFFT_SUCCESS, "k %ld: second destroy: %s", k, warpfft_last_error());
-        }
+        WALK_STEP("plan", "setpts_check", warpfft_setpts_check(plan), k, injected);
+        WALK_STEP("plan", "destroy", warpfft_plan_destroy(plan), k, injected);
     } else {
         CHECK(plan == NULL, "k %ld: failed create returned a plan", k);
     }

@@ -105,18 +105,29 @@ void expect_clean(const char *part, const standin_counts *s0) {
 /* ---- the environment, read at the first pool call (each scenario in a fresh child) ---- */
 
 static void env_limits(void) {
-    setenv("WARPFFT_PLAN_CACHE_SIZE", "3", 1);
-    setenv("WARPFFT_PLAN_CACHE_BYTES", "5000", 1);
+    setenv("WARPFFT_POOL_SIZE", "3", 1);
+    setenv("WARPFFT_POOL_BYTES", "5000", 1);
     warpfft_pool_info i = info();
     CHECK(i.max_plans == 3 && i.max_bytes == 5000, "limits %lld, %lld", (long long)i.max_plans,
           (long long)i.max_bytes);
-    setenv("WARPFFT_PLAN_CACHE_SIZE", "7", 1); /* read once: no change now */
+    setenv("WARPFFT_POOL_SIZE", "7", 1); /* read once: no change now */
     CHECK(info().max_plans == 3);
 }
 
+/* The deprecated names (WARPFFT_PLAN_CACHE_*: the pool is no cache) still work where the new
+ * ones are unset; the new ones win. */
+static void env_old_names(void) {
+    setenv("WARPFFT_PLAN_CACHE_SIZE", "5", 1);
+    setenv("WARPFFT_PLAN_CACHE_BYTES", "6000", 1);
+    setenv("WARPFFT_POOL_BYTES", "7000", 1);
+    warpfft_pool_info i = info();
+    CHECK(i.max_plans == 5 && i.max_bytes == 7000, "limits %lld, %lld", (long long)i.max_plans,
+          (long long)i.max_bytes);
+}
+
 static void env_junk(void) {
-    setenv("WARPFFT_PLAN_CACHE_SIZE", "lots", 1);
-    setenv("WARPFFT_PLAN_CACHE_BYTES", "-4", 1); /* not a count: the default, not 0 */
+    setenv("WARPFFT_POOL_SIZE", "lots", 1);
+    setenv("WARPFFT_POOL_BYTES", "-4", 1); /* not a count: the default, not 0 */
     warpfft_pool_info i = info();
     CHECK(i.max_plans == 16 && i.max_bytes == (int64_t)1 << 30, "limits %lld, %lld",
           (long long)i.max_plans, (long long)i.max_bytes);
@@ -136,30 +147,30 @@ static void env_not_digits(void) {
     for (size_t k = 0; k < sizeof junk / sizeof junk[0]; k++) {
         pid_t pid = fork();
         if (pid == 0) { /* a fresh process: the limits are read at its first pool call */
-            setenv("WARPFFT_PLAN_CACHE_SIZE", junk[k], 1);
-            setenv("WARPFFT_PLAN_CACHE_BYTES", junk[k], 1);
+            setenv("WARPFFT_POOL_SIZE", junk[k], 1);
+            setenv("WARPFFT_POOL_BYTES", junk[k], 1);
             warpfft_pool_info i = info();
             _exit(i.max_plans == 16 && i.max_bytes == (int64_t)1 << 30 ? 0 : 1);
         }
         int status = 0;
         waitpid(pid, &status, 0);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-              "WARPFFT_PLAN_CACHE_SIZE and _BYTES = \"%s\": not the defaults", junk[k]);
+              "WARPFFT_POOL_SIZE and _BYTES = \"%s\": not the defaults", junk[k]);
     }
 }
 
 /* The largest value that fits is taken as it is; 0 turns pooling off. */
 static void env_edges(void) {
-    setenv("WARPFFT_PLAN_CACHE_SIZE", "0", 1);
-    setenv("WARPFFT_PLAN_CACHE_BYTES", "9223372036854775807", 1);
+    setenv("WARPFFT_POOL_SIZE", "0", 1);
+    setenv("WARPFFT_POOL_BYTES", "9223372036854775807", 1);
     warpfft_pool_info i = info();
     CHECK(i.max_plans == 0 && i.max_bytes == INT64_MAX, "limits %lld, %lld", (long long)i.max_plans,
           (long long)i.max_bytes);
 }
 
 static void env_unset(void) {
-    unsetenv("WARPFFT_PLAN_CACHE_SIZE");
-    unsetenv("WARPFFT_PLAN_CACHE_BYTES");
+    unsetenv("WARPFFT_POOL_SIZE");
+    unsetenv("WARPFFT_POOL_BYTES");
     warpfft_pool_info i = info();
     CHECK(i.max_plans == 16 && i.max_bytes == (int64_t)1 << 30, "limits %lld, %lld",
           (long long)i.max_plans, (long long)i.max_bytes);
@@ -382,6 +393,7 @@ static void test_busy_survives_clear(void) {
 int main(void) {
     /* Before any pool call in this process: each child reads the environment afresh. */
     run_isolated("env limits", env_limits);
+    run_isolated("env old names", env_old_names);
     run_isolated("env junk", env_junk);
     run_isolated("env not digits", env_not_digits);
     run_isolated("env edges", env_edges);
@@ -418,6 +430,7 @@ int main(void) {
     test_threads();
     test_legacy_stream_threads();
     test_fault_walk();
+    test_pool_toeplitz();
     warpfft_free(0, xs);
     warpfft_free(0, cs);
     warpfft_free(0, fks);

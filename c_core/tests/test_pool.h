@@ -2,7 +2,8 @@
  * test_pool.h — what the live-plan pool's test files share: test_pool.c (main, the pool's
  * contract as one caller sees it) defines the stand-in's controls, the device arrays and the
  * helpers below; test_pool_stress.c (dead user streams, no waiting behind others, threads, a
- * fault walk) uses them and defines the parts main runs after its own.
+ * fault walk) and test_pool_toeplitz.c (Toeplitz operators in the pool) use them and define the
+ * parts main runs after its own.
  */
 #ifndef WARPFFT_TEST_POOL_H
 #define WARPFFT_TEST_POOL_H
@@ -42,5 +43,7 @@ void test_no_waiting_behind_others(void);
 void test_threads(void);
 void test_legacy_stream_threads(void);
 void test_fault_walk(void);
+/* test_pool_toeplitz.c: Toeplitz operators in the pool. */
+void test_pool_toeplitz(void);
 
 #endif

@@ -140,17 +140,16 @@ static void test_calls(void) {
         const config *cf = &configs[i];
         char name[128];
         describe(cf, name, sizeof name);
-        warpfft_xla_cache_clear();
+        warpfft_pool_clear();
         int64_t created = warpfft_xla_plans_created();
         arm(0, WARPFFT_SUCCESS);
         XLA_FFI_Error *err = warpfft_xla_nufft(frame(cf));
         expected(cf, plan_ids, 1, want, sizeof want);
         CHECK(err == NULL && strcmp(trace, want) == 0, "%s: %s\n-- made --\n%s-- expected --\n%s",
               name, err ? xla_msg : "no error", trace, want);
-        CHECK(warpfft_xla_plans_created() == created + 1 && warpfft_xla_cache_size() == 1,
+        CHECK(warpfft_xla_plans_created() == created + 1 && pool_size() == 1,
               "%s: %lld plans created, %lld cached", name,
-              (long long)(warpfft_xla_plans_created() - created),
-              (long long)warpfft_xla_cache_size());
+              (long long)(warpfft_xla_plans_created() - created), (long long)pool_size());
         /* again: the pooled plan, no new one */
         arm(0, WARPFFT_SUCCESS);
         err = warpfft_xla_nufft(frame(cf));
@@ -228,7 +227,7 @@ static void test_decoding_edges(void) {
     fs.opts.struct_size = 56;
     frame_opts(&fs);
     fs.opts_span.len = 2 * 56;
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     arm(0, WARPFFT_SUCCESS);
     XLA_FFI_Error *err = warpfft_xla_nufft(f);
     CHECK(err == NULL && strstr(trace, "modeord 1 method 2 device 0 upsampfac 1.25") &&
@@ -266,7 +265,7 @@ static void test_upsampfac_default_and_points_hint(void) {
             static frame_store fs;
             XLA_FFI_CallFrame *f = frame_at(&fs, &cf);
             f->attrs.size = 6; /* opts is the last attribute: gone */
-            warpfft_xla_cache_clear();
+            warpfft_pool_clear();
             arm(0, WARPFFT_SUCCESS);
             XLA_FFI_Error *err = warpfft_xla_nufft(f);
             double ups = -1;
@@ -278,7 +277,7 @@ static void test_upsampfac_default_and_points_hint(void) {
     /* M 5 after M 4 (hint 4 both): the same plan; M 7 (hint 8): another */
     static const int64_t Ms[] = {4, 5, 7};
     static const int creates[] = {1, 0, 1};
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     for (int i = 0; i < 3; i++) {
         config cf = {1, 2, WARPFFT_F64, 1, 1, 2, Ms[i], 0, {8, 6, 1}};
         arm(0, WARPFFT_SUCCESS);
@@ -301,7 +300,7 @@ static void test_failures(void) {
         long k = 1;
         for (;; k++) {
             warpfft_status st = statuses[k % 5];
-            warpfft_xla_cache_clear();
+            warpfft_pool_clear();
             arm(k, st);
             XLA_FFI_Error *err = warpfft_xla_nufft(frame(cf));
             if (calls < k) {
@@ -331,8 +330,8 @@ static void test_failures(void) {
                       "%s, %s failed with %d: error %d '%s', expected %d '%s'", name, failed_fn,
                       (int)st, xla_errc, xla_msg, errc_of(st), want);
             }
-            CHECK(warpfft_xla_cache_size() == had_plan, "%s, %s failed: %lld plans cached", name,
-                  failed_fn, (long long)warpfft_xla_cache_size());
+            CHECK(pool_size() == had_plan, "%s, %s failed: %lld plans cached", name, failed_fn,
+                  (long long)pool_size());
             /* the plan is idle again: the next call takes it */
             arm(0, WARPFFT_SUCCESS);
             err = warpfft_xla_nufft(frame(cf));
@@ -354,7 +353,7 @@ static void test_failures(void) {
 static void test_sets_fallback(void) {
     const config cf = {1, 2, WARPFFT_F32, 3, 3, 2, 5, 0, {8, 6, 1}};
     int steps[2] = {0, 0}; /* setpts, execute */
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     frame_det = 0;
     sets_refuse = 1;
     arm(0, WARPFFT_SUCCESS);
@@ -366,7 +365,7 @@ static void test_sets_fallback(void) {
               steps[1] == 3,
           "refused sets: %s, calls:\n%s", err ? xla_msg : "no error", trace);
     /* the batched plan's creation runs out of memory (its G * T grids): a plan of T */
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     arm(2, WARPFFT_ERR_OUT_OF_MEMORY); /* call 1: the stream; 2: the plan of G * T */
     err = warpfft_xla_nufft(frame(&cf));
     const char *second = strstr(trace, "T 6 ") ? strstr(strstr(trace, "T 6 "), "create") : NULL;
@@ -377,7 +376,7 @@ static void test_sets_fallback(void) {
     err = warpfft_xla_nufft(frame(&cf));
     CHECK(err == NULL && !strstr(trace, "_sets"), "deterministic type 1: %s, calls:\n%s",
           err ? xla_msg : "no error", trace);
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
 }
 
 /* The batched plan is made (its G * T grids fit) but its sets run out of memory: it must be
@@ -387,7 +386,7 @@ static void test_sets_fallback(void) {
  * its sets' 1500 more do not, nor does the plan of T's 2000 beside the batched plan. */
 static void test_sets_out_of_memory(void) {
     const config cf = {1, 2, WARPFFT_F32, 3, 3, 2, 5, 0, {8, 6, 1}};
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     frame_det = 0;
     mem_budget = 6 * PLAN_BYTES_PER_TRANSFORM + SETS_BYTES_PER_SET;
     for (int call = 0; call < 3; call++) {
@@ -411,7 +410,7 @@ static void test_sets_out_of_memory(void) {
     }
     mem_budget = 0;
     frame_det = 1;
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     CHECK(mem_live == 0, "%lld bytes of the stand-in GPU left", (long long)mem_live);
 }
 
@@ -434,7 +433,11 @@ int main(void) {
     test_no_waiting_behind_destroy();
     test_eviction_syncs_no_stream();
     run_isolated("empty, huge", test_empty_huge); /* UBSan aborts on a signed overflow */
-    warpfft_xla_cache_clear();
-    CHECK(plans_live == 0 && warpfft_xla_cache_size() == 0, "%d plans left", plans_live);
-    return check_summary("XLA FFI handler on the recording stand-in: ");
+    test_toeplitz_spectrum();
+    test_toeplitz_apply();
+    test_toeplitz_pool();
+    warpfft_pool_clear();
+    CHECK(plans_live == 0 && ops_live == 0 && pool_size() == 0, "%d plans, %d operators left",
+          plans_live, ops_live);
+    return check_summary("XLA FFI handlers on the recording stand-in: ");
 }

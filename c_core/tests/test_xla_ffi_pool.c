@@ -36,13 +36,13 @@ static XLA_FFI_Error *meanwhile_err;
 static void clear_and_call(void) {
     on_setpts = NULL;
     running_plan = plan_ids; /* the plan the running call just made */
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     frame_store fs;
     meanwhile_err = warpfft_xla_nufft(frame_at(&fs, &meanwhile));
 }
 
 void test_clear_during_call(void) {
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     int live0 = plans_live;
     arm(0, WARPFFT_SUCCESS);
     const config idle = key_n(6); /* an idle plan the clear destroys */
@@ -65,13 +65,12 @@ void test_clear_during_call(void) {
           "the running call ran %d steps on its plan P%d and %d on another:\n%s", on_own,
           running_plan, on_other, trace);
     /* its plan went at its release; the other call's stays idle */
-    CHECK(warpfft_xla_cache_size() == 1 && plans_live == live0 + 1,
-          "after the call: %lld plans in the pool, %d live (want 1, %d)",
-          (long long)warpfft_xla_cache_size(), plans_live, live0 + 1);
-    warpfft_xla_cache_clear();
-    CHECK(plans_live == live0 && warpfft_xla_cache_size() == 0,
-          "after a clear: %d plans live, %lld in the pool", plans_live - live0,
-          (long long)warpfft_xla_cache_size());
+    CHECK(pool_size() == 1 && plans_live == live0 + 1,
+          "after the call: %lld plans in the pool, %d live (want 1, %d)", (long long)pool_size(),
+          plans_live, live0 + 1);
+    warpfft_pool_clear();
+    CHECK(plans_live == live0 && pool_size() == 0, "after a clear: %d plans live, %lld in the pool",
+          plans_live - live0, (long long)pool_size());
 }
 
 /* ---- two threads: neither waits behind the other's slow plan creation or destruction ---- */
@@ -114,7 +113,7 @@ static void expect_not_blocked(const char *what, const char *fn, caller *slow, c
 }
 
 void test_no_waiting_behind_create(void) {
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     static caller slow, quick;
     memset(&slow, 0, sizeof slow);
     memset(&quick, 0, sizeof quick);
@@ -123,11 +122,11 @@ void test_no_waiting_behind_create(void) {
     arm(0, WARPFFT_SUCCESS);
     CHECK(warpfft_xla_nufft(frame(&quick.cf)) == NULL); /* now idle in the pool */
     expect_not_blocked("behind a plan creation", "create", &slow, &quick);
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
 }
 
 void test_no_waiting_behind_destroy(void) {
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     warpfft_pool_set_limits(16, -1);
     arm(0, WARPFFT_SUCCESS);
     for (int k = 0; k < 16; k++) { /* a full pool (16 idle plans; the old cache held 16) */
@@ -140,12 +139,12 @@ void test_no_waiting_behind_destroy(void) {
     slow.cf = key_n(40); /* one more key: the least recently used plan is destroyed */
     quick.cf = key_n(25);
     expect_not_blocked("behind an evicted plan's destruction", "destroy", &slow, &quick);
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
 }
 
 /* Evicting a plan waits for its fence, never for its stream (its user may have destroyed it). */
 void test_eviction_syncs_no_stream(void) {
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
     warpfft_pool_set_limits(16, -1);
     int first = plan_ids + 1;
     for (int k = 0; k < 17; k++) {
@@ -157,7 +156,7 @@ void test_eviction_syncs_no_stream(void) {
     snprintf(destroyed, sizeof destroyed, "destroy P%d\n", first);
     CHECK(strstr(trace, destroyed) && !strstr(trace, "sync"),
           "the 17th call evicts P%d, synchronising no stream:\n%s", first, trace);
-    warpfft_xla_cache_clear();
+    warpfft_pool_clear();
 }
 
 /* ---- sizes ---- */

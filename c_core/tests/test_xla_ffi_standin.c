@@ -32,8 +32,8 @@ int64_t mem_budget, mem_live;
 static long fail_at;               /* the numbered call that fails (0: none) */
 static warpfft_status fail_status; /* what a failing ABI call returns */
 static char last_error[1024];
-static const char *buf_name[8];
-static int n_bufs;
+const char *buf_name[8];
+int n_bufs;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct warpfft_plan_s {
@@ -49,8 +49,6 @@ static void new_points_id(warpfft_plan plan) {
     plan->points_id = ++points_ids;
     pthread_mutex_unlock(&lock);
 }
-
-static void record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* `bytes` more of the stand-in GPU's memory for the plan (NULL: not yet made), or 0 when they do
  * not fit under mem_budget (then "  OUT OF MEMORY" is traced). */
@@ -68,7 +66,7 @@ static int take_memory(warpfft_plan plan, int64_t bytes) {
     return fits;
 }
 
-static void record(const char *fmt, ...) {
+void record(const char *fmt, ...) {
     pthread_mutex_lock(&lock);
     size_t len = strlen(trace);
     va_list ap;
@@ -88,8 +86,7 @@ void arm(long k, warpfft_status st) {
     pthread_mutex_unlock(&lock);
 }
 
-/* Numbers a call; 1 when it is the one to fail (then recorded as failing). */
-static int tick(const char *fn) {
+int tick(const char *fn) {
     pthread_mutex_lock(&lock);
     int fail = ++calls == fail_at;
     if (fail) {
@@ -117,7 +114,7 @@ void block_arm(const char *fn) {
 }
 
 /* Waits here when fn is armed (once: the first caller). */
-static void maybe_block(const char *fn) {
+void maybe_block(const char *fn) {
     pthread_mutex_lock(&lock);
     if (!block_open && !block_entered && strcmp(block_fn, fn) == 0) {
         block_entered = 1;
@@ -156,11 +153,11 @@ void block_release(void) {
 /* ---- the C ABI ---- */
 
 /* Buffer i of a frame lives at fake device address (i + 1) MiB: "name+offset". */
-static uintptr_t buf_base(int i) {
+uintptr_t buf_base(int i) {
     return (uintptr_t)(i + 1) << 20;
 }
 
-static const char *where(const void *p, char *s, size_t len) {
+const char *where(const void *p, char *s, size_t len) {
     uintptr_t a = (uintptr_t)p;
     snprintf(s, len, "%s", a ? "?" : "-"); /* NULL, or not in any buffer */
     for (int i = 0; i < n_bufs; i++)
@@ -290,7 +287,7 @@ warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
 
 warpfft_status warpfft_stream_sync(int device, uint64_t stream) {
     record("sync %d %#llx\n", device, (unsigned long long)stream);
-    maybe_block("destroy"); /* the old handler's eviction began with one */
+    maybe_block("destroy"); /* the old handlers' evictions began with one */
     return WARPFFT_SUCCESS;
 }
 
@@ -409,20 +406,27 @@ static XLA_FFI_Error *stream_get(XLA_FFI_Stream_Get_Args *a) {
     return NULL;
 }
 
-static void set_buffer(frame_store *fr, int i, const char *name, int dtype, int rank,
-                       const int64_t *dims) {
+void set_buffer(frame_store *fr, int i, const char *name, int dtype, int rank,
+                const int64_t *dims) {
     buf_name[i] = name;
     memcpy(fr->dims[i], dims, (size_t)rank * sizeof *dims);
     fr->buf[i] = (XLA_FFI_Buffer){sizeof(XLA_FFI_Buffer), NULL, dtype,
                                   (void *)buf_base(i),    rank, fr->dims[i]};
 }
 
-static void set_attr(frame_store *fr, int i, const char *name, int dtype, void *value) {
+void set_attr(frame_store *fr, int i, const char *name, int dtype, void *value) {
     fr->names[i] = (XLA_FFI_ByteSpan){name, strlen(name)};
     fr->name_ptrs[i] = &fr->names[i];
     fr->scalars[i] = (XLA_FFI_Scalar){dtype, value};
     fr->attr_ptrs[i] = &fr->scalars[i];
     fr->attr_types[i] = WF_XLA_ATTR_SCALAR;
+}
+
+void xla_api(XLA_FFI_Api *api) {
+    memset(api, 0, sizeof *api);
+    api->struct_size = sizeof *api;
+    api->XLA_FFI_Error_Create = error_create;
+    api->XLA_FFI_Stream_Get = stream_get;
 }
 
 XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
@@ -450,12 +454,6 @@ XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     int nargs = nb;
     set_buffer(fr, nb++, "out", cplx, cf->type == 1 ? 2 + dim : 3, out);
     n_bufs = nb;
-    for (int i = 0; i < nargs; i++) {
-        fr->args[i] = &fr->buf[i];
-        fr->arg_types[i] = WF_XLA_ARG_BUFFER;
-    }
-    fr->rets[0] = &fr->buf[nargs];
-    fr->ret_types[0] = WF_XLA_RET_BUFFER;
 
     static const char *const ints[5] = {"nufft_type", "iflag", "n1", "n2", "n3"};
     const int64_t vals[5] = {cf->type, -1, cf->n[0], cf->n[1], cf->n[2]};
@@ -473,23 +471,30 @@ XLA_FFI_CallFrame *frame_at(frame_store *fr, const config *cf) {
     fr->opts.max_subprob = 7;
     fr->opts.upsampfac = 1.25;
     fr->opts.deterministic = frame_det;
-    fr->names[6] = (XLA_FFI_ByteSpan){"opts", 4};
-    fr->name_ptrs[6] = &fr->names[6];
-    fr->attr_ptrs[6] = &fr->opts_span;
-    fr->attr_types[6] = WF_XLA_ATTR_STRING;
-    frame_opts(fr);
+    frame_finish(fr, nargs, 6);
+    return &fr->f;
+}
 
-    fr->api.struct_size = sizeof fr->api;
-    fr->api.XLA_FFI_Error_Create = error_create;
-    fr->api.XLA_FFI_Stream_Get = stream_get;
+void frame_finish(frame_store *fr, int nargs, int n_attrs) {
+    fr->names[n_attrs] = (XLA_FFI_ByteSpan){"opts", 4};
+    fr->name_ptrs[n_attrs] = &fr->names[n_attrs];
+    fr->attr_ptrs[n_attrs] = &fr->opts_span;
+    fr->attr_types[n_attrs] = WF_XLA_ATTR_STRING;
+    frame_opts(fr);
+    for (int i = 0; i < nargs; i++) {
+        fr->args[i] = &fr->buf[i];
+        fr->arg_types[i] = WF_XLA_ARG_BUFFER;
+    }
+    fr->rets[0] = &fr->buf[nargs];
+    fr->ret_types[0] = WF_XLA_RET_BUFFER;
+    xla_api(&fr->api);
     fr->f.struct_size = sizeof fr->f;
     fr->f.api = &fr->api;
     fr->f.stage = WF_XLA_STAGE_EXECUTE;
     fr->f.args = (XLA_FFI_Args){sizeof(XLA_FFI_Args), NULL, nargs, fr->arg_types, fr->args};
     fr->f.rets = (XLA_FFI_Rets){sizeof(XLA_FFI_Rets), NULL, 1, fr->ret_types, fr->rets};
-    fr->f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,          7,
+    fr->f.attrs = (XLA_FFI_Attrs){sizeof(XLA_FFI_Attrs), NULL,          n_attrs + 1,
                                   fr->attr_types,        fr->name_ptrs, fr->attr_ptrs};
-    return &fr->f;
 }
 
 void frame_opts(frame_store *fr) {
@@ -509,4 +514,11 @@ const char *describe(const config *cf, char *s, size_t len) {
              cf->precision == WARPFFT_F64 ? "f64" : "f32", (long long)cf->G, (long long)cf->Gp,
              (long long)cf->T, (long long)cf->M, (long long)cf->K);
     return s;
+}
+
+int64_t pool_size(void) {
+    warpfft_pool_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    return warpfft_pool_get_info(&info) == WARPFFT_SUCCESS ? info.idle + info.busy : -1;
 }

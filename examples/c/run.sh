@@ -13,6 +13,10 @@ for ex in info hello type1_2d toeplitz; do
     # shellcheck disable=SC2046  # word splitting of pkg-config's flags is intended
     ${CC:-cc} -Wall -Wextra "$here/$ex.c" $(pkg-config --cflags --libs warpfft) -o "$out/$ex"
 done
+# every public header is installed: the XLA handlers' exports too
+printf '#include <warpfft_xla.h>\nint main(void) { return warpfft_xla_nufft == 0; }\n' >"$out/xla.c"
+# shellcheck disable=SC2046
+${CC:-cc} -Wall -Wextra "$out/xla.c" $(pkg-config --cflags --libs warpfft) -o "$out/xla"
 "$out/info"
 for ex in hello type1_2d toeplitz; do
     rc=0

@@ -133,10 +133,10 @@ class CAI:
 
 def bench_plan(reps):
     import warpfft
-    from warpfft import _compat, _device, _lib
+    from warpfft import _device, _handle, _lib
     _lib.lib = NullLib(_lib.lib)
     drv = NullDriver()
-    _device.driver = _compat.driver = drv
+    _device.driver = _handle.driver = drv
     M = 1000
     plan = warpfft.Plan(1, (32, 32), eps=1e-5, dtype="complex64")
     plan.setpts(CAI(0x1000, (M,), np.float32), CAI(0x2000, (M,), np.float32))

@@ -52,6 +52,8 @@ class FakeLib(ExactTransforms, LivePlanPool, FakeToeplitz):
         self._points_ids = itertools.count(1)
         self.opts_seen = []  # every plan_create's and pool_acquire's options, as dicts
         self.message = b"fake failure"
+        self.toep_in_use = set()  # operators being applied now (_fake_toeplitz.py)
+        self.violations = []  # misuses of operators the fake saw: none in a correct caller
 
     def __getattr__(self, name):
         """Everything not faked: the real library (no GPU needed), whose failure's message is

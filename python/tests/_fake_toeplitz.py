@@ -7,6 +7,7 @@ to rounding, whatever the spectrum's source. Split from _fake.py (the NUFFT plan
 """
 
 import ctypes
+import time
 
 import numpy as np
 from _fake_opts import FieldView
@@ -15,8 +16,9 @@ from warpfft import _lib
 
 
 class FakeToeplitz:
-    """The ``warpfft_toeplitz_*`` calls. Uses FakeLib's ``_log``, ``view``, ``plans``, ``_ids``
-    and ``_real`` (the real library, for the grid it would choose)."""
+    """The ``warpfft_toeplitz_*`` calls. Uses FakeLib's ``_log``, ``view``, ``plans``, ``_ids``,
+    ``_lock``, ``delay``, ``toep_in_use``, ``violations`` and ``_real`` (the real library, for
+    the grid it would choose)."""
 
     def _toep_grid(self, dim, n, tol, precision, popts, weights):
         info = (ctypes.c_char * 4096)()
@@ -87,33 +89,41 @@ class FakeToeplitz:
         phandle._obj.value = h
         return 0
 
-    def warpfft_toeplitz_apply(self, h, precision, adjoint, pin, pout):
-        st = self._log("warpfft_toeplitz_apply", h, precision, adjoint, pin, pout)
-        t = self.plans[h]
-        if st == 0 and precision != t["precision"]:
-            st = 8
-        if st:
+    def _toep_call(self, name, h, precision, args, apply):
+        """An application through the fake's checks (_toep_enter): the logged status, then the
+        precision's, then apply(t) on the operator."""
+        st = self._log(name, h, precision, *args)
+        t = self._toep_enter(h, name)
+        if t is None:
+            return 19  # WARPFFT_ERR_INTERNAL: the test sees the violation
+        try:
+            if st == 0 and precision != t["precision"]:
+                st = 8
+            if st == 0:
+                apply(t)
             return st
-        if t["spectrum"] is None:  # the zero operator
-            cplx = np.complex64 if precision == 1 else np.complex128
-            self.view(pout, cplx, t["ntransf"] * int(np.prod(t["n"])))[:] = 0
-            return 0
-        self._toep_apply(t, t["spectrum"], adjoint, pin, pout)
-        return 0
+        finally:
+            self._toep_leave(h)
+
+    def warpfft_toeplitz_apply(self, h, precision, adjoint, pin, pout):
+        def apply(t):
+            if t["spectrum"] is None:  # the zero operator
+                cplx = np.complex64 if precision == 1 else np.complex128
+                self.view(pout, cplx, t["ntransf"] * int(np.prod(t["n"])))[:] = 0
+            else:
+                self._toep_apply(t, t["spectrum"], adjoint, pin, pout)
+
+        return self._toep_call("warpfft_toeplitz_apply", h, precision, (adjoint, pin, pout), apply)
 
     def warpfft_toeplitz_apply_spectrum(self, h, precision, real, pspec, adjoint, pin, pout):
-        st = self._log("warpfft_toeplitz_apply_spectrum", h, precision, real, pspec, adjoint,
-                       pin, pout)
-        t = self.plans[h]
-        if st == 0 and precision != t["precision"]:
-            st = 8
-        if st:
-            return st
-        rdt = (np.float32 if precision == 1 else np.float64) if real else \
-            (np.complex64 if precision == 1 else np.complex128)
-        S = self.view(pspec, rdt, int(np.prod(t["L"]))).reshape(t["L"][::-1])
-        self._toep_apply(t, S.astype(np.complex128), adjoint, pin, pout)
-        return 0
+        def apply(t):
+            rdt = (np.float32 if precision == 1 else np.float64) if real else \
+                (np.complex64 if precision == 1 else np.complex128)
+            S = self.view(pspec, rdt, int(np.prod(t["L"]))).reshape(t["L"][::-1])
+            self._toep_apply(t, S.astype(np.complex128), adjoint, pin, pout)
+
+        return self._toep_call("warpfft_toeplitz_apply_spectrum", h, precision,
+                               (real, pspec, adjoint, pin, pout), apply)
 
     def warpfft_toeplitz_spectrum(self, dim, n, iflag, tol, precision, popts, M, x, y, z, weights,
                                   w, pspec):
@@ -156,6 +166,34 @@ class FakeToeplitz:
 
     def warpfft_toeplitz_destroy(self, h):
         st = self._log("warpfft_toeplitz_destroy", h)
-        if st == 0:
+        if st == 0 and (h in self.pool_busy or h in self.pool_idle):
+            return 1  # the pool's: WARPFFT_ERR_INVALID_ARG, as the C library
+        return st or self._toep_destroy(h)
+
+    def _toep_destroy(self, h):
+        """Frees the operator; a thread applying it now is a violation (a use after free)."""
+        with self._lock:
+            if h in self.toep_in_use:
+                self.violations.append(f"operator {h} destroyed while applied")
             self.plans.pop(h, None)
-        return st
+        return 0
+
+    def _toep_enter(self, h, who):
+        """The operator a call applies, checked: one that does not exist (destroyed: a use after
+        free in the C library) or that another thread is applying (one work grid, one cuFFT
+        plan driven twice) is recorded in ``violations``; None then."""
+        with self._lock:
+            if h not in self.plans:
+                self.violations.append(f"{who} of operator {h}, destroyed or never made")
+                return None
+            if h in self.toep_in_use:
+                self.violations.append(f"{who}: operator {h} applied by two threads at once")
+                return None
+            self.toep_in_use.add(h)
+            return self.plans[h]
+
+    def _toep_leave(self, h):
+        if self.delay:
+            time.sleep(self.delay)  # the application "runs" while the operator is held
+        with self._lock:
+            self.toep_in_use.discard(h)

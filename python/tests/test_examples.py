@@ -28,8 +28,9 @@ def test_python_example(name):
 
 
 def _install_prefix(prefix):
-    """What `just install PREFIX` lays out: lib/libwarpfft.so{.V,.0,}, include/warpfft.h,
-    lib/pkgconfig/warpfft.pc (from c_core/warpfft.pc.in when present)."""
+    """What `just install PREFIX` lays out: lib/libwarpfft.so{.V,.0,}, the public headers
+    (include/warpfft.h, include/warpfft/*.h, include/warpfft_xla.h), lib/pkgconfig/warpfft.pc
+    (from c_core/warpfft.pc.in when present)."""
     v = warpfft.version()
     lib, inc, pc = prefix / "lib", prefix / "include", prefix / "lib" / "pkgconfig"
     for d in (lib, inc, pc):
@@ -37,7 +38,7 @@ def _install_prefix(prefix):
     shutil.copy(LIBRARY, lib / f"libwarpfft.so.{v}")
     os.symlink(f"libwarpfft.so.{v}", lib / "libwarpfft.so.0")
     os.symlink("libwarpfft.so.0", lib / "libwarpfft.so")
-    shutil.copy(os.path.join(REPO, "c_core", "include", "warpfft.h"), inc)
+    shutil.copytree(os.path.join(REPO, "c_core", "include"), inc, dirs_exist_ok=True)
     template = os.path.join(REPO, "c_core", "warpfft.pc.in")
     if os.path.exists(template):
         with open(template) as f:

@@ -1,4 +1,4 @@
-"""The ctypes structures match warpfft.h exactly: sizeof and every offsetof, as the C compiler
+"""The ctypes structures match warpfft.h (its parts under warpfft/) exactly: sizeof and every offsetof, as the C compiler
 sees them; warpfft_opts is read through the option table instead (each row's offset, checked
 against the compiler's here), so Python declares none of its fields."""
 
@@ -11,7 +11,7 @@ from _support import REPO, run
 from warpfft import _lib, _options
 
 STRUCTS = {"warpfft_plan_info": _lib.PlanInfo, "warpfft_toeplitz_info": _lib.ToeplitzInfo,
-           "warpfft_opt_desc": _lib.OptDesc}
+           "warpfft_opt_desc": _lib.OptDesc, "warpfft_pool_info": _lib.PoolInfo}
 
 
 def _c_layout(tmp_path):
@@ -52,11 +52,15 @@ def test_struct_layout_matches_c(tmp_path):
 
 
 def _members(cname):
-    """The members warpfft.h declares for struct `cname`, as (name, array length or None)."""
+    """The members warpfft.h (its parts, warpfft/*.h) declares for struct `cname`, as (name,
+    array length or None)."""
+    import glob
     import re
 
-    with open(os.path.join(REPO, "c_core", "include", "warpfft.h")) as f:
-        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    text = ""
+    for h in sorted(glob.glob(os.path.join(REPO, "c_core", "include", "warpfft", "*.h"))):
+        with open(h) as f:
+            text += re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
     body = re.search(r"typedef struct " + cname + r"\s*\{(.*?)\}\s*" + cname + ";", text, re.S)
     assert body, cname
     out = []
@@ -127,3 +131,37 @@ def test_plan_params3_writes_within_plan_info():
     assert tuple(info.s_center[:2]) == (0.0, 0.0) and tuple(info.s_half[:2]) == (10.0, 5.0)
     assert all(g > 0 for g in info.gamma[:2])
     assert info.kernel == 1 and info.upsampfac == 2.0  # type 3: sigma 2 for upsampfac 0
+
+
+# The folders whose every module docs/design.md names with its job (issue 41), and what is not
+# a module there (data, build glue, generated files).
+MODULE_FOLDERS = ("c_core/src", "kernels", "python/warpfft", "src", "crates")
+NOT_MODULES = (".md", ".toml", ".gitignore", ".txt", ".json", ".sh", ".in", ".py.typed")
+
+
+def _modules():
+    r = run(["git", "-C", REPO, "ls-files", *MODULE_FOLDERS])
+    if r.returncode != 0:
+        pytest.skip("not a git checkout")
+    out = []
+    for path in r.stdout.split():
+        if path.endswith(NOT_MODULES) or "/test/" in path or "/tests/" in path:
+            continue  # tests are named by their own folders' READMEs and docs/testing.md
+        out.append(path)
+    return out
+
+
+def test_design_names_every_module():
+    """docs/design.md names every source file of the library (by its path below its folder,
+    e.g. `api/pool.c`, `jax/_toeplitz.py`, `fatbuild/src/plan.rs`) with its job."""
+    with open(os.path.join(REPO, "docs", "design.md")) as f:
+        text = f.read()
+    missing = []
+    for path in _modules():
+        parts = path.split("/")
+        # the shortest tail of the path that the page may use: folder/file below the top folder
+        top = 2 if path.startswith(("c_core/src/", "python/warpfft/")) else 1
+        tail = "/".join(parts[top:])
+        if f"`{tail}`" not in text and f"`{path}`" not in text:
+            missing.append(path)
+    assert not missing, f"docs/design.md does not name: {missing}"

@@ -57,7 +57,8 @@ def test_every_declared_function_is_in_the_library():
     # the framework ops' functions are declared here too: one module loads the library
     for name in ("warpfft_pool_acquire", "warpfft_pool_release", "warpfft_pool_clear",
                  "warpfft_pool_set_limits", "warpfft_pool_get_info", "warpfft_plan_points_id",
-                 "warpfft_xla_plans_created", "warpfft_xla_cache_clear"):
+                 "warpfft_pool_acquire_toeplitz", "warpfft_pool_release_toeplitz",
+                 "warpfft_xla_plans_created", "warpfft_xla_toeplitz_apply"):
         assert name in _lib.SIGNATURES
         assert getattr(_lib.lib, name).argtypes is not None or name.startswith("warpfft_xla")
 

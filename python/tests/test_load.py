@@ -1,5 +1,6 @@
 """Loading, version, manifest, header coverage, error mapping, and the clean no-GPU path."""
 
+import glob
 import os
 import re
 
@@ -7,7 +8,18 @@ import pytest
 from _support import LIBRARY, REPO, clean_env, require_no_gpu, run_python, warpfft
 from warpfft import _errors, _lib
 
-HEADER = os.path.join(REPO, "c_core", "include", "warpfft.h")
+INCLUDE = os.path.join(REPO, "c_core", "include")
+# The public headers: warpfft.h, its parts by topic, and the XLA handlers' warpfft_xla.h.
+HEADERS = sorted(glob.glob(os.path.join(INCLUDE, "*.h")) +
+                 glob.glob(os.path.join(INCLUDE, "warpfft", "*.h")))
+
+
+def _headers_text():
+    text = ""
+    for path in HEADERS:
+        with open(path) as f:
+            text += f.read()
+    return text
 
 
 def test_loaded_from_warpfft_library():
@@ -17,8 +29,7 @@ def test_loaded_from_warpfft_library():
 def test_version():
     v = warpfft.version()
     assert re.fullmatch(r"\d+\.\d+\.\d+", v), v
-    with open(HEADER) as f:
-        h = f.read()
+    h = _headers_text()
     parts = [re.search(rf"#define WARPFFT_VERSION_{p} (\d+)", h).group(1)
              for p in ("MAJOR", "MINOR", "PATCH")]
     assert v == ".".join(parts)
@@ -57,13 +68,9 @@ def test_embedded_modules():
 
 
 def _header_functions():
-    """name -> number of parameters, for every WARPFFT_API function of warpfft.h and of the XLA
-    handler's header (c_core/src/framework/xla_ffi.h) but the handler itself (XLA calls it, not Python)."""
-    text = ""
-    for path in (HEADER, os.path.join(REPO, "c_core", "src", "framework", "xla_ffi.h")):
-        with open(path) as f:
-            text += re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
-    text = text.replace("WARPFFT_API XLA_FFI_Error *warpfft_xla_nufft", "")
+    """name -> number of parameters, for every WARPFFT_API function of the public headers
+    (warpfft.h's parts and warpfft_xla.h, whose handlers Python registers with JAX)."""
+    text = re.sub(r"/\*.*?\*/", "", _headers_text(), flags=re.S)
     out = {}
     for m in re.finditer(r"WARPFFT_API\s[^;{]*?\b(warpfft_\w+)\s*\(([^)]*)\)\s*;", text):
         params = m.group(2).strip()

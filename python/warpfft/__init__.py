@@ -51,17 +51,8 @@ from ._info import (  # noqa: E402
 from ._lib import last_error, status_name  # noqa: E402
 from ._options import describe as option_table  # noqa: E402
 from ._toeplitz import Toeplitz, toeplitz_params  # noqa: E402
-from ._simple import (  # noqa: E402
-    nufft1d1,
-    nufft1d2,
-    nufft1d3,
-    nufft2d1,
-    nufft2d2,
-    nufft2d3,
-    nufft3d1,
-    nufft3d2,
-    nufft3d3,
-)
+from ._simple import *  # noqa: E402,F401,F403  (the nine one-call functions: _simple.__all__)
+from . import _simple  # noqa: E402
 
 #: The reference package's version this module stands in for, in its format ("2.6.0").
 CUFINUFFT_VERSION = "2.6.0"
@@ -88,13 +79,11 @@ def install_as_cufinufft():
 
 
 __all__ = [
-    "Plan", "DeviceArray", "Toeplitz", "toeplitz_params",
-    "nufft1d1", "nufft2d1", "nufft3d1", "nufft1d2", "nufft2d2", "nufft3d2",
-    "nufft1d3", "nufft2d3", "nufft3d3", "install_as_cufinufft",
+    "Plan", "DeviceArray", "Toeplitz", "toeplitz_params", "install_as_cufinufft",
     "clear_plan_cache", "plan_cache_info", "set_plan_cache_limits",
     "version", "library_path", "build_manifest", "embedded_modules", "init", "runtime_info",
     "release_cached",
     "cufft_probe", "plan_params", "plan_params3", "direct_sample", "status_name", "last_error",
     "option_table", "WarpfftError", "LibraryNotFoundError", "NoGpuError", "NoCufftError", "NoNvrtcError",
     "InvalidArgumentError", "OutOfMemoryError", "UnsupportedError",
-]
+] + _simple.__all__

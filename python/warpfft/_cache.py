@@ -7,9 +7,10 @@ n_trans, options, device and stream takes an idle plan from the pool instead of 
 plan is the caller's alone while a call uses it (a second thread gets another) and goes back
 to the pool afterwards with its points forgotten.
 
-Limits (the pool's): at most ``WARPFFT_PLAN_CACHE_SIZE`` idle plans (default 16; 0 turns the
-pool off) holding at most ``WARPFFT_PLAN_CACHE_BYTES`` of device workspace (default 1 GiB),
-read by the C library at its first pool call; the least recently used idle plans are destroyed
+Limits (the pool's): at most ``WARPFFT_POOL_SIZE`` idle plans and Toeplitz operators (default
+16; 0 turns the pool off) holding at most ``WARPFFT_POOL_BYTES`` of device workspace (default
+1 GiB), read by the C library at its first pool call (the deprecated ``WARPFFT_PLAN_CACHE_SIZE``
+and ``_BYTES`` when those are unset); the least recently used idle plans are destroyed
 first. ``clear_plan_cache()`` destroys the idle plans (plans in use go when their call ends)
 and empties the C library's cache of destroyed plans' resources; ``set_plan_cache_limits``
 changes the limits; ``plan_cache_info`` reports them.
@@ -98,12 +99,15 @@ def set_limits(plans=None, nbytes=None):
 
 
 def info():
-    """{"plans": idle plans, "bytes": their workspace, "max_plans", "max_bytes", "busy": plans
-    in use now, "created", "hits", "destroyed": since the process started} -- of the pool the
-    one-call functions share with warpfft.torch and warpfft.jax."""
+    """{"plans": idle handles (plans and Toeplitz operators), "bytes": their workspace,
+    "max_plans", "max_bytes", "busy": handles in use now, "created", "hits", "destroyed": since
+    the process started; "operators", "operators_busy", "operators_created": the Toeplitz
+    operators among them} -- of the pool the one-call functions share with warpfft.torch and
+    warpfft.jax."""
     i = _lib.PoolInfo()
     i.struct_size = ctypes.sizeof(i)
     _lib.check(_lib.lib.warpfft_pool_get_info(ctypes.byref(i)), "warpfft_pool_get_info")
     return {"plans": i.idle, "bytes": i.idle_bytes, "max_plans": i.max_plans,
             "max_bytes": i.max_bytes, "busy": i.busy, "created": i.created, "hits": i.hits,
-            "destroyed": i.destroyed}
+            "destroyed": i.destroyed, "operators": i.operators_idle,
+            "operators_busy": i.operators_busy, "operators_created": i.operators_created}

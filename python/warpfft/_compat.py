@@ -89,41 +89,27 @@ are importable from here too.
 """
 
 import math
-import threading
-import weakref
 
 import numpy as np
 
 from . import _cache, _lib
-from ._array_helpers import (  # noqa: F401  (the reference's _compat helpers, importable here)
-    array_can_contiguous,
-    array_contiguous,
-    array_empty_like,
-    get_array_dtype,
-    get_array_module,
-    get_array_ptr,
-    get_array_size,
-    is_array_contiguous,
-)
+from ._array_helpers import *  # noqa: F401,F403  (the reference's _compat helpers: their __all__)
 from ._args import (  # noqa: F401  (OPTION_NAMES, stream_value: importable from here, as before)
     OPTION_NAMES,
-    effective_eps,
-    normalize_isign,
-    normalize_modes,
     normalize_options,
     shape_of,
     stream_value,
 )
-from ._arrays import empty_like, finish, wrap, wrap_made
-from ._device import ClosesWhenCollected, DeviceArray, driver, record_queued, same_stream
+from ._arrays import empty_like, finish, wrap
 from ._errors import ERR_NO_POINTS, WarpfftError, invalid
+from ._handle import DeviceHandle
 from ._info import plan_params, plan_params3  # noqa: F401  (importable from here, as before)
-from ._plan import CPlan, precision_of
+from ._plan import CPlan
 from ._points import check_sets, coords
 from ._pointer_api import PointerCalls
 
 
-class Plan(ClosesWhenCollected, PointerCalls):
+class Plan(DeviceHandle, PointerCalls):
     """A NUFFT plan, with the reference's (cufinufft's) interface:
 
     ``Plan(nufft_type, n_modes, n_trans=1, eps=1e-6, isign=None, dtype="complex64", **kwargs)``
@@ -162,6 +148,7 @@ class Plan(ClosesWhenCollected, PointerCalls):
     device pointers, as mri-nufft uses them) and ``_opts`` are here too (``warpfft._compat``).
     """
 
+    _noun = "plan"
     _pooled = False  # True for Plan._from_pool's: the C plan comes from (and goes back to) the pool
 
     @classmethod
@@ -178,22 +165,14 @@ class Plan(ClosesWhenCollected, PointerCalls):
                  **kwargs):
         self._c = None
         self._points = []  # arrays the C plan points at now
-        self._pending = []  # (event, refs): device work queued, not yet known complete
-        self._buffers = {}  # host path: plan-owned device buffers
-        self._ptr_device = {}  # id(array) -> (weakref, pointer): on the plan's device (driver)
-        self._lock = threading.RLock()
         # the reference's private attributes that packages built on it read or set
         self._references = []  # theirs to fill (this plan keeps its own references)
         self._nj = self._nk = None  # M and type 3's K of the last setpts
         self._kwargs = kwargs  # the options as given (for _opts)
         nufft_type = _lib.as_int("nufft_type", nufft_type, -_lib.INT32_MAX, _lib.INT32_MAX)
-        self._isign = normalize_isign(nufft_type, isign)
-        self._dim, self._n_modes = normalize_modes(nufft_type, n_modes)
-        self._precision, self._dtype, self._real_dtype = precision_of(dtype)
+        self._init_handle(nufft_type, n_modes, n_trans, eps, isign, dtype)
         self._type = nufft_type
-        self._n_trans = _lib.as_int("n_trans", n_trans, -_lib.INT64_MAX, _lib.INT64_MAX)
         opts, self._key = normalize_options(nufft_type, kwargs)
-        self._eps = effective_eps(eps, self._precision)
         self._device, self._stream, self._modeord = opts.device, opts.stream, opts.modeord
         self._c = CPlan(nufft_type, self._n_modes[::-1], self._isign, self._n_trans, self._eps,
                         self._precision, opts, pooled=self._pooled)
@@ -201,15 +180,7 @@ class Plan(ClosesWhenCollected, PointerCalls):
 
     # ---- the reference's properties ----
 
-    type = property(lambda self: self._type)
-    dtype = property(lambda self: self._dtype)
-    dim = property(lambda self: self._dim)
-    n_modes = property(lambda self: self._n_modes)
-    n_trans = property(lambda self: self._n_trans)
-    isign = property(lambda self: self._isign)
-    eps = property(lambda self: self._eps)
-    device = property(lambda self: self._device)
-    stream = property(lambda self: self._stream)
+    type = property(lambda self: self._type)  # the others: DeviceHandle's
 
     @property
     def _opts(self):
@@ -258,93 +229,8 @@ class Plan(ClosesWhenCollected, PointerCalls):
 
     # ---- device bookkeeping ----
 
-    def _check_device(self, arr):
-        """A device array must be on the plan's device (asked of the driver when the array does
-        not say)."""
-        if arr.ptr == 0:
-            if arr.size:
-                raise invalid(f"{arr.name}: null device pointer for {arr.size} elements")
-            return
-        dev = arr.device
-        if dev is None:
-            seen = self._ptr_device.get(id(arr.obj))
-            if seen is not None and seen[1] == arr.ptr and seen[0]() is arr.obj:
-                return  # this live array, this pointer: the driver said the plan's device
-            dev = driver.pointer_device(arr.ptr, self._device)
-            if dev is None:
-                raise invalid(f"{arr.name}: pointer {arr.ptr:#x} is not device memory the CUDA "
-                              "driver knows")
-            if dev == self._device:
-                self._remember_device(arr)
-        if dev != self._device:
-            raise invalid(f"{arr.name}: array is on device {dev}, the plan on device "
-                          f"{self._device}")
-
-    def _remember_device(self, arr):
-        """Memoises the driver's answer for an array that does not say its device, keyed on the
-        array object (alive: weakly referenced) and its pointer, so a repeated call with the
-        same array skips the driver query (its memory cannot move while it is alive)."""
-        try:
-            ref = weakref.ref(arr.obj)
-        except TypeError:
-            return
-        if len(self._ptr_device) >= 8:
-            self._ptr_device.clear()
-        self._ptr_device[id(arr.obj)] = (ref, arr.ptr)
-
-    def _wait_for_producers(self, arrs):
-        """The plan's stream waits for each producer's stream (events; no host wait)."""
-        for a in arrs:
-            if a.stream is not None and not same_stream(a.stream, self._stream):
-                driver.order(self._device, a.stream, self._stream)
-
-    def _queued(self, refs, arrs=()):
-        """Records that device work just queued on the plan's stream uses `refs`: they stay
-        referenced until an event after it completes; producers' streams wait for it
-        (record_queued: one driver round trip per call)."""
-        pending = self._pending
-        record_queued(self._device, self._stream, pending, refs, arrs)
-        if len(pending) > 16:  # the GPU is behind: drop what completed, oldest first
-            if len(pending) > 64:  # bound what is held: wait for the oldest
-                driver.synchronize(self._device, pending[0][0])
-            self._reap()
-
-    def _reap(self):
-        """Drops the references of device work known complete (and raises an asynchronous
-        error the driver reports for it)."""
-        with self._lock:
-            if self._c is None or self._c.closed or not self._pending:
-                return
-            if driver.done(self._device, self._pending[-1][0]):  # the newest: so all are
-                for ev, _ in self._pending:
-                    driver.release(self._device, ev)
-                self._pending.clear()
-                return
-            while self._pending:
-                ev, _ = self._pending[0]
-                if not driver.done(self._device, ev):
-                    break
-                self._pending.pop(0)
-                driver.release(self._device, ev)
-
-    def _uploaded(self):
-        """Host-to-device copies (warpfft_memcpy_htod) run on the legacy stream: order them
-        before the plan's stream."""
-        if self._stream != 0:
-            driver.order(self._device, 0, self._stream)
-
-    def _buffer(self, key, n, dtype):
-        buf = self._buffers.get(key)
-        if buf is None or buf.size != n or buf.dtype != dtype:
-            if buf is not None:
-                self._retire([buf])
-            buf = self._buffers[key] = DeviceArray((n,), dtype, self._device)
-        return buf
-
-    def _retire(self, refs):
-        """Arrays the plan no longer points at, but queued work may still use."""
-        if refs and self._c is not None and not self._c.closed and self._pending is not None:
-            self._queued(list(refs))
+    def _is_closed(self):
+        return self._c is None or self._c.closed
 
     def _live(self):
         if self._c is None or self._c.closed:
@@ -391,20 +277,7 @@ class Plan(ClosesWhenCollected, PointerCalls):
                                   f"targets {'one shared set' if t_sets is None else t_sets}; "
                                   "type 3 takes (n_sets, M) sources with (n_sets, K) targets")
             n_sets = n_sets or 1
-            keep, ptrs, uploaded = [], [], False
-            for a in arrs + targets:
-                if a.is_device:
-                    self._check_device(a)
-                    keep.append(a.keep if a.keep is not None else a.obj)
-                    ptrs.append(a.ptr)
-                else:
-                    d = DeviceArray.from_host(a.host, device=self._device)
-                    keep.append(d)
-                    ptrs.append(d.ptr)
-                    uploaded = True
-            if uploaded:
-                self._uploaded()
-            self._wait_for_producers(arrs + targets)
+            ptrs, keep, _ = self._device_inputs(arrs + targets)
             old, self._points = self._points, []
             self._retire(old)
             if self._type == 3:
@@ -478,22 +351,10 @@ class Plan(ClosesWhenCollected, PointerCalls):
             return self._execute_host(c, d, o, out, out_shape)
 
     def _execute_device(self, c, d, o, out, out_shape):
-        made = o is None
-        if made:
-            out = empty_like(d, out_shape, self._dtype, self._device)
-            o = wrap_made(d, out, self._stream)
-        elif not o.is_device:
-            raise invalid("data is a device array: out must be a device array too")
-        self._check_device(d)
-        self._check_device(o)
-        self._wait_for_producers((d, o))
-        pin, pout = d.ptr, o.ptr
-        cp, fp = (pin, pout) if self._type != 2 else (pout, pin)
-        c.execute(cp, fp)
-        self._queued([d.obj, d.keep, o.obj, o.keep], (d, o))
-        if isinstance(o.obj, DeviceArray):
-            o.obj.stream = self._stream
-        return finish(d, out) if made else out
+        def run(pin, pout):
+            c.execute(*((pin, pout) if self._type != 2 else (pout, pin)))
+
+        return self._device_call(d, o, out, out_shape, run)
 
     def _execute_host(self, c, d, o, out, out_shape):
         made = o is None
@@ -553,20 +414,9 @@ class Plan(ClosesWhenCollected, PointerCalls):
             finally:
                 if self._pooled:
                     _cache.retire(self._device, self._pending)
-                else:
-                    for ev, _ in self._pending:
-                        driver.release(self._device, ev)
-                self._pending = []
-                for buf in self._buffers.values():
-                    buf.close()
-                self._buffers = {}
+                    self._pending = []
+                self._drop_device_work()
                 self._points = []
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         state = "closed" if self._c is None or self._c.closed else f"M={self.M}"

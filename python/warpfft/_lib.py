@@ -1,5 +1,5 @@
 """The one road from Python into the C library: finding libwarpfft.so, declaring every function
-of warpfft.h (and the XLA handler's exports) for ctypes, the structs, the status checks, and
+of warpfft.h and warpfft_xla.h (the XLA handlers' exports) for ctypes in one table, the structs, the status checks, and
 the plan-argument validation the framework ops (warpfft.jax, warpfft.torch) share. Every other
 module (the Plan class, the one-call functions, JAX, PyTorch) calls C through ``lib`` here; the
 options are set through the C library's option table (_options.py).
@@ -145,11 +145,15 @@ class PoolInfo(Structure):
         ("created", c_int64),
         ("hits", c_int64),
         ("destroyed", c_int64),
+        # of idle, busy and created: the Toeplitz operators (appended with them, issue 41)
+        ("operators_idle", c_int64),
+        ("operators_busy", c_int64),
+        ("operators_created", c_int64),
     ]
 
 
-# Every function of warpfft.h, and the XLA handler's exports (xla_ffi.h): name -> (restype,
-# argtypes). `status` functions return c_int.
+# Every function of warpfft.h and warpfft_xla.h: name -> (restype, argtypes). `status`
+# functions return c_int.
 _status = c_int
 _p = c_void_p
 _i64x3 = POINTER(c_int64)
@@ -230,10 +234,11 @@ SIGNATURES = {
     "warpfft_pool_set_limits": (_status, [c_int64, c_int64]),
     "warpfft_pool_get_info": (_status, [POINTER(PoolInfo)]),
     "warpfft_plan_points_id": (_status, [_p, POINTER(c_uint64)]),
-    # the XLA FFI handler (registered by warpfft.jax)
+    # the XLA FFI handlers (warpfft_xla.h; warpfft.jax registers them)
+    "warpfft_xla_nufft": (c_void_p, [c_void_p]),
     "warpfft_xla_plans_created": (c_int64, []),
-    "warpfft_xla_cache_size": (c_int64, []),
-    "warpfft_xla_cache_clear": (None, []),
+    "warpfft_xla_toeplitz_spectrum": (c_void_p, [c_void_p]),
+    "warpfft_xla_toeplitz_apply": (c_void_p, [c_void_p]),
 }
 
 
@@ -287,6 +292,10 @@ SIGNATURES.update({
     "warpfft_toeplitz_get_info": (_status, [_p, POINTER(ToeplitzInfo)]),
     "warpfft_toeplitz_workspace_bytes": (_status, [_p, POINTER(c_size_t)]),
     "warpfft_toeplitz_destroy": (_status, [_p]),
+    # its zero operators from the live-plan pool (the JAX and PyTorch operators' per call)
+    "warpfft_pool_acquire_toeplitz": (
+        _status, [c_int, _i64x3, c_int64, c_double, c_int, POINTER(Opts), POINTER(c_void_p)]),
+    "warpfft_pool_release_toeplitz": (_status, [_p, c_uint32]),
 })
 
 

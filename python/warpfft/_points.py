@@ -8,6 +8,8 @@ per transform). A C-contiguous ``(n_sets, M)`` array is the C ABI's layout for
 warpfft_setpts_sets as it stands (point j of set s at ``s * M + j``), so no data moves.
 """
 
+import math
+
 from ._arrays import wrap
 from ._args import shape_of
 from ._errors import invalid
@@ -65,7 +67,4 @@ def check_sets(n_sets, n_trans, what="x"):
 
 
 def _prod(shape):
-    n = 1
-    for v in shape:
-        n *= int(v)
-    return n
+    return math.prod(int(v) for v in shape)

@@ -25,6 +25,9 @@ an asynchronous failure is raised by ``clear_plan_cache()`` (or, with the pool o
 call's destroy of its plan), and makes later CUDA calls fail as CUDA's errors do.
 """
 
+__all__ = ["nufft1d1", "nufft1d2", "nufft1d3", "nufft2d1", "nufft2d2", "nufft2d3", "nufft3d1",
+           "nufft3d2", "nufft3d3"]  # the nine, exported by warpfft and its cufinufft stand-in
+
 import math
 
 import numpy as np

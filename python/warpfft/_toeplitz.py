@@ -16,14 +16,13 @@ the operator's stream (``gpu_stream``) after the producers' streams, which wait 
 """
 
 import ctypes
-import threading
 
 import numpy as np
 
 from . import _lib
-from ._args import effective_eps, normalize_isign, normalize_modes, normalize_options
-from ._arrays import empty_like, finish, wrap, wrap_made
-from ._device import ClosesWhenCollected, DeviceArray, driver, record_queued, same_stream
+from ._args import effective_eps, normalize_modes, normalize_options
+from ._arrays import empty_like, finish, wrap
+from ._handle import DeviceHandle
 from ._errors import invalid
 from ._plan import precision_of
 
@@ -95,7 +94,7 @@ def toeplitz_params(n_modes, n_trans=1, eps=1e-6, dtype="complex64", weights=Non
     return _info_dict(info.contents)
 
 
-class Toeplitz(ClosesWhenCollected):
+class Toeplitz(DeviceHandle):
     """The normal operator ``T = A^H W A`` of the points, as a convolution (docs/toeplitz.md):
 
     ``Toeplitz(n_modes, x, y=None, z=None, weights=None, n_trans=1, eps=1e-6, isign=-1,
@@ -116,37 +115,20 @@ class Toeplitz(ClosesWhenCollected):
     real weights or none: T is Hermitian). ``info`` reports the grid, memory and build time.
     """
 
+    _noun = "operator"
+
     def __init__(self, n_modes, x, y=None, z=None, weights=None, n_trans=1, eps=1e-6, isign=-1,
                  dtype="complex64", **kwargs):
         self._handle = None
         self._undestroyed = None  # a handle whose destroy failed: close() tries it again
-        self._lock = threading.RLock()
-        self._pending = []  # (event, refs) of queued applications
-        self._buffers = {}
-        self._dim, self._n_modes = normalize_modes(1, n_modes)
-        self._precision, self._dtype, self._real_dtype = precision_of(dtype)
-        self._eps = effective_eps(eps, self._precision)
-        self._isign = normalize_isign(2, isign)
-        self._n_trans = _lib.as_int("n_trans", n_trans, -_lib.INT64_MAX, _lib.INT64_MAX)
+        self._init_handle(1, n_modes, n_trans, eps, isign, dtype, isign_type=2)
         opts, _ = normalize_options(1, kwargs)
         self._device, self._stream = opts.device, opts.stream
         self._L = _lib.lib
         coords = self._coords((x, y, z))
         M = coords[0].size
         kind, w = self._weights(weights, M)
-        keep, ptrs, uploaded = [], [], False
-        for a in coords + ([w] if w is not None else []):
-            if a.is_device:
-                self._check_device(a)
-                ptrs.append(a.ptr)
-            else:
-                d = DeviceArray.from_host(a.host, device=self._device)
-                keep.append(d)
-                ptrs.append(d.ptr)
-                uploaded = True
-        if uploaded and self._stream != 0:  # uploads ran on the legacy stream
-            driver.order(self._device, 0, self._stream)
-        self._order_after_producers(coords + ([w] if w is not None else []))
+        ptrs, _, keep = self._device_inputs(coords + ([w] if w is not None else []))
         pts = ptrs[:self._dim][::-1] + [None] * (3 - self._dim)  # C order: x is the last axis
         wp = ptrs[self._dim] if w is not None else None
         handle = ctypes.c_void_p()
@@ -163,13 +145,7 @@ class Toeplitz(ClosesWhenCollected):
 
     # ---- properties ----
 
-    dtype = property(lambda self: self._dtype)
-    dim = property(lambda self: self._dim)
-    n_modes = property(lambda self: self._n_modes)
-    n_trans = property(lambda self: self._n_trans)
-    isign = property(lambda self: self._isign)
-    eps = property(lambda self: self._eps)
-    M = property(lambda self: self._M)
+    M = property(lambda self: self._M)  # the others: DeviceHandle's
 
     @property
     def info(self):
@@ -189,6 +165,9 @@ class Toeplitz(ClosesWhenCollected):
         return n.value
 
     # ---- arguments ----
+
+    def _is_closed(self):
+        return self._handle is None
 
     def _live(self):
         if self._handle is None:
@@ -234,36 +213,6 @@ class Toeplitz(ClosesWhenCollected):
                           f"{w.shape})")
         return kind, w
 
-    def _check_device(self, arr):
-        if arr.ptr == 0:
-            if arr.size:
-                raise invalid(f"{arr.name}: null device pointer for {arr.size} elements")
-            return
-        dev = arr.device
-        if dev is None:
-            dev = driver.pointer_device(arr.ptr, self._device)
-            if dev is None:
-                raise invalid(f"{arr.name}: pointer {arr.ptr:#x} is not device memory the CUDA "
-                              "driver knows")
-        if dev != self._device:
-            raise invalid(f"{arr.name}: array is on device {dev}, the operator on device "
-                          f"{self._device}")
-
-    def _order_after_producers(self, arrs):
-        for a in arrs:
-            if a.is_device and a.stream is not None and not same_stream(a.stream, self._stream):
-                driver.order(self._device, a.stream, self._stream)
-
-    def _queued(self, refs, arrs):
-        """Queued work uses `refs` until an event after it completes (record_queued)."""
-        pending = self._pending
-        record_queued(self._device, self._stream, pending, refs, arrs)
-        if len(pending) > 64:  # bound what is held: wait for the oldest
-            driver.synchronize(self._device, pending[0][0])
-            for old, _ in pending[:-1]:
-                driver.release(self._device, old)
-            del pending[:-1]
-
     def _batch(self, shape):
         k = self._dim
         batch = tuple(shape[:-k]) if len(shape) >= k else None
@@ -295,39 +244,19 @@ class Toeplitz(ClosesWhenCollected):
     __call__ = apply
 
     def _apply_device(self, h, a, o, out, shape, adjoint):
-        made = o is None
-        if made:
-            out = empty_like(a, shape, self._dtype, self._device)
-            o = wrap_made(a, out, self._stream)
-        elif not o.is_device:
-            raise invalid("f is a device array: out must be a device array too")
-        self._check_device(a)
-        self._check_device(o)
-        self._order_after_producers((a, o))
-        st = self._L.warpfft_toeplitz_apply(h, self._precision, int(bool(adjoint)), a.ptr, o.ptr)
-        if st:
-            raise _lib.make_error(st)
-        self._queued([a.obj, a.keep, o.obj, o.keep], (a, o))
-        if isinstance(o.obj, DeviceArray):
-            o.obj.stream = self._stream
-        return finish(a, out) if made else out
+        def run(pin, pout):
+            _lib.check(self._L.warpfft_toeplitz_apply(h, self._precision, int(bool(adjoint)), pin,
+                                                      pout))
 
-    def _buffer(self, key, n):
-        buf = self._buffers.get(key)
-        if buf is None or buf.size != n:
-            if buf is not None:
-                buf.close()
-            buf = self._buffers[key] = DeviceArray((n,), self._dtype, self._device)
-        return buf
+        return self._device_call(a, o, out, shape, run)
 
     def _apply_host(self, h, a, o, out, shape, adjoint):
         if o is None:
             out = empty_like(a, shape, self._dtype, self._device)
             o = wrap(out, "out", self._dtype, output=True)
-        buf = self._buffer("io", a.size)
+        buf = self._buffer("io", a.size, self._dtype)
         buf.copy_from_host(a.host)
-        if self._stream != 0:
-            driver.order(self._device, 0, self._stream)
+        self._uploaded()
         _lib.check(self._L.warpfft_toeplitz_apply(h, self._precision, int(bool(adjoint)),
                                                   buf.ptr, buf.ptr))
         _lib.check(self._L.warpfft_stream_sync(self._device, self._stream))
@@ -358,20 +287,9 @@ class Toeplitz(ClosesWhenCollected):
                 err = failed if err is None else type(err)(
                     f"{err.message}; and warpfft_toeplitz_destroy failed too ({failed}): the "
                     "operator is still allocated, close() again to retry", err.status, err.name)
-            for ev, _ in self._pending:
-                driver.release(self._device, ev)
-            self._pending = []
-            for b in self._buffers.values():
-                b.close()
-            self._buffers = {}
+            self._drop_device_work()
         if err is not None:
             raise err
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __repr__(self):
         state = "closed" if self._handle is None else f"M={self._M}"

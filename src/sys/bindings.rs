@@ -36,6 +36,96 @@ pub type warpfft_status = ::std::os::raw::c_uint;
 pub const WARPFFT_F32: warpfft_precision = 1;
 pub const WARPFFT_F64: warpfft_precision = 2;
 pub type warpfft_precision = ::std::os::raw::c_uint;
+extern "C" {
+    pub fn warpfft_version() -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    pub fn warpfft_last_error() -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    pub fn warpfft_status_name(status: ::std::os::raw::c_int) -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    pub fn warpfft_build_manifest() -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    pub fn warpfft_embedded_module_count() -> usize;
+}
+extern "C" {
+    pub fn warpfft_embedded_module(
+        module: usize,
+        name: *mut *const ::std::os::raw::c_char,
+        n_blobs: *mut usize,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_embedded_blob(
+        module: usize,
+        blob: usize,
+        kind: *mut ::std::os::raw::c_int,
+        label: *mut *const ::std::os::raw::c_char,
+        data: *mut *const ::std::os::raw::c_void,
+        size: *mut usize,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_cufft_probe(
+        path: *mut ::std::os::raw::c_char,
+        path_len: usize,
+        version: *mut ::std::os::raw::c_int,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_init(device: ::std::os::raw::c_int) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_runtime_info(
+        device: ::std::os::raw::c_int,
+        buf: *mut ::std::os::raw::c_char,
+        len: usize,
+        needed: *mut usize,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_malloc(
+        device: ::std::os::raw::c_int,
+        bytes: usize,
+        dptr: *mut *mut ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_free(
+        device: ::std::os::raw::c_int,
+        dptr: *mut ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_memcpy_htod(
+        device: ::std::os::raw::c_int,
+        dst: *mut ::std::os::raw::c_void,
+        src: *const ::std::os::raw::c_void,
+        bytes: usize,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_memcpy_dtoh(
+        device: ::std::os::raw::c_int,
+        dst: *mut ::std::os::raw::c_void,
+        src: *const ::std::os::raw::c_void,
+        bytes: usize,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_memset(
+        device: ::std::os::raw::c_int,
+        dptr: *mut ::std::os::raw::c_void,
+        value: ::std::os::raw::c_int,
+        bytes: usize,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_stream_sync(device: ::std::os::raw::c_int, stream: u64) -> warpfft_status;
+}
 pub const WARPFFT_METHOD_AUTO: warpfft_method = 0;
 pub const WARPFFT_METHOD_GM: warpfft_method = 1;
 pub const WARPFFT_METHOD_SM: warpfft_method = 2;
@@ -293,6 +383,352 @@ fn bindgen_test_layout_warpfft_opts() {
         );
     }
     test_field_points_width();
+}
+pub const WARPFFT_OPT_INT32: warpfft_opt_type = 1;
+pub const WARPFFT_OPT_INT64: warpfft_opt_type = 2;
+pub const WARPFFT_OPT_UINT64: warpfft_opt_type = 3;
+pub const WARPFFT_OPT_FLOAT64: warpfft_opt_type = 4;
+pub type warpfft_opt_type = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct warpfft_opt_desc {
+    pub struct_size: u32,
+    pub type_: i32,
+    pub flags: u32,
+    pub offset: i32,
+    pub name: *const ::std::os::raw::c_char,
+    pub aliases: *const ::std::os::raw::c_char,
+    pub values: *const ::std::os::raw::c_char,
+    pub doc: *const ::std::os::raw::c_char,
+    pub int_default: i64,
+    pub int_min: i64,
+    pub int_max: i64,
+    pub float_default: f64,
+    pub float_min: f64,
+    pub float_max: f64,
+    pub int_ref_default: i64,
+    pub float_ref_default: f64,
+}
+#[test]
+fn bindgen_test_layout_warpfft_opt_desc() {
+    assert_eq!(
+        ::std::mem::size_of::<warpfft_opt_desc>(),
+        112usize,
+        concat!("Size of: ", stringify!(warpfft_opt_desc))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<warpfft_opt_desc>(),
+        8usize,
+        concat!("Alignment of ", stringify!(warpfft_opt_desc))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).type_) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(type_)
+            )
+        );
+    }
+    test_field_type();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+    fn test_field_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).offset) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(offset)
+            )
+        );
+    }
+    test_field_offset();
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+    fn test_field_aliases() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).aliases) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(aliases)
+            )
+        );
+    }
+    test_field_aliases();
+    fn test_field_values() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).values) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(values)
+            )
+        );
+    }
+    test_field_values();
+    fn test_field_doc() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).doc) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(doc)
+            )
+        );
+    }
+    test_field_doc();
+    fn test_field_int_default() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).int_default) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(int_default)
+            )
+        );
+    }
+    test_field_int_default();
+    fn test_field_int_min() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).int_min) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(int_min)
+            )
+        );
+    }
+    test_field_int_min();
+    fn test_field_int_max() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).int_max) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(int_max)
+            )
+        );
+    }
+    test_field_int_max();
+    fn test_field_float_default() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).float_default) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(float_default)
+            )
+        );
+    }
+    test_field_float_default();
+    fn test_field_float_min() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).float_min) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(float_min)
+            )
+        );
+    }
+    test_field_float_min();
+    fn test_field_float_max() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).float_max) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(float_max)
+            )
+        );
+    }
+    test_field_float_max();
+    fn test_field_int_ref_default() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).int_ref_default) as usize - ptr as usize
+            },
+            96usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(int_ref_default)
+            )
+        );
+    }
+    test_field_int_ref_default();
+    fn test_field_float_ref_default() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).float_ref_default) as usize - ptr as usize
+            },
+            104usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opt_desc),
+                "::",
+                stringify!(float_ref_default)
+            )
+        );
+    }
+    test_field_float_ref_default();
+}
+extern "C" {
+    pub fn warpfft_opts_default(opts: *mut warpfft_opts) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_opt_count() -> usize;
+}
+extern "C" {
+    pub fn warpfft_opt_describe(i: usize, desc: *mut warpfft_opt_desc) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_opt_find(
+        name: *const ::std::os::raw::c_char,
+        index: *mut usize,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_opts_set(
+        opts: *mut warpfft_opts,
+        name: *const ::std::os::raw::c_char,
+        value: *const ::std::os::raw::c_char,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_tol_bounds(
+        precision: warpfft_precision,
+        lo: *mut f64,
+        hi: *mut f64,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_tol_effective(
+        tol: f64,
+        precision: warpfft_precision,
+        effective: *mut f64,
+    ) -> warpfft_status;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -840,442 +1276,6 @@ fn bindgen_test_layout_warpfft_plan_info() {
     test_field_tol();
 }
 extern "C" {
-    pub fn warpfft_version() -> *const ::std::os::raw::c_char;
-}
-extern "C" {
-    pub fn warpfft_last_error() -> *const ::std::os::raw::c_char;
-}
-extern "C" {
-    pub fn warpfft_status_name(status: ::std::os::raw::c_int) -> *const ::std::os::raw::c_char;
-}
-extern "C" {
-    pub fn warpfft_build_manifest() -> *const ::std::os::raw::c_char;
-}
-extern "C" {
-    pub fn warpfft_embedded_module_count() -> usize;
-}
-extern "C" {
-    pub fn warpfft_embedded_module(
-        module: usize,
-        name: *mut *const ::std::os::raw::c_char,
-        n_blobs: *mut usize,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_embedded_blob(
-        module: usize,
-        blob: usize,
-        kind: *mut ::std::os::raw::c_int,
-        label: *mut *const ::std::os::raw::c_char,
-        data: *mut *const ::std::os::raw::c_void,
-        size: *mut usize,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_cufft_probe(
-        path: *mut ::std::os::raw::c_char,
-        path_len: usize,
-        version: *mut ::std::os::raw::c_int,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_init(device: ::std::os::raw::c_int) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_runtime_info(
-        device: ::std::os::raw::c_int,
-        buf: *mut ::std::os::raw::c_char,
-        len: usize,
-        needed: *mut usize,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_malloc(
-        device: ::std::os::raw::c_int,
-        bytes: usize,
-        dptr: *mut *mut ::std::os::raw::c_void,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_free(
-        device: ::std::os::raw::c_int,
-        dptr: *mut ::std::os::raw::c_void,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_memcpy_htod(
-        device: ::std::os::raw::c_int,
-        dst: *mut ::std::os::raw::c_void,
-        src: *const ::std::os::raw::c_void,
-        bytes: usize,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_memcpy_dtoh(
-        device: ::std::os::raw::c_int,
-        dst: *mut ::std::os::raw::c_void,
-        src: *const ::std::os::raw::c_void,
-        bytes: usize,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_memset(
-        device: ::std::os::raw::c_int,
-        dptr: *mut ::std::os::raw::c_void,
-        value: ::std::os::raw::c_int,
-        bytes: usize,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_stream_sync(device: ::std::os::raw::c_int, stream: u64) -> warpfft_status;
-}
-pub const WARPFFT_OPT_INT32: warpfft_opt_type = 1;
-pub const WARPFFT_OPT_INT64: warpfft_opt_type = 2;
-pub const WARPFFT_OPT_UINT64: warpfft_opt_type = 3;
-pub const WARPFFT_OPT_FLOAT64: warpfft_opt_type = 4;
-pub type warpfft_opt_type = ::std::os::raw::c_uint;
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct warpfft_opt_desc {
-    pub struct_size: u32,
-    pub type_: i32,
-    pub flags: u32,
-    pub offset: i32,
-    pub name: *const ::std::os::raw::c_char,
-    pub aliases: *const ::std::os::raw::c_char,
-    pub values: *const ::std::os::raw::c_char,
-    pub doc: *const ::std::os::raw::c_char,
-    pub int_default: i64,
-    pub int_min: i64,
-    pub int_max: i64,
-    pub float_default: f64,
-    pub float_min: f64,
-    pub float_max: f64,
-    pub int_ref_default: i64,
-    pub float_ref_default: f64,
-}
-#[test]
-fn bindgen_test_layout_warpfft_opt_desc() {
-    assert_eq!(
-        ::std::mem::size_of::<warpfft_opt_desc>(),
-        112usize,
-        concat!("Size of: ", stringify!(warpfft_opt_desc))
-    );
-    assert_eq!(
-        ::std::mem::align_of::<warpfft_opt_desc>(),
-        8usize,
-        concat!("Alignment of ", stringify!(warpfft_opt_desc))
-    );
-    fn test_field_struct_size() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
-            },
-            0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(struct_size)
-            )
-        );
-    }
-    test_field_struct_size();
-    fn test_field_type() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).type_) as usize - ptr as usize
-            },
-            4usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(type_)
-            )
-        );
-    }
-    test_field_type();
-    fn test_field_flags() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
-            },
-            8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(flags)
-            )
-        );
-    }
-    test_field_flags();
-    fn test_field_offset() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).offset) as usize - ptr as usize
-            },
-            12usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(offset)
-            )
-        );
-    }
-    test_field_offset();
-    fn test_field_name() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
-            },
-            16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(name)
-            )
-        );
-    }
-    test_field_name();
-    fn test_field_aliases() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).aliases) as usize - ptr as usize
-            },
-            24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(aliases)
-            )
-        );
-    }
-    test_field_aliases();
-    fn test_field_values() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).values) as usize - ptr as usize
-            },
-            32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(values)
-            )
-        );
-    }
-    test_field_values();
-    fn test_field_doc() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).doc) as usize - ptr as usize
-            },
-            40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(doc)
-            )
-        );
-    }
-    test_field_doc();
-    fn test_field_int_default() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).int_default) as usize - ptr as usize
-            },
-            48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(int_default)
-            )
-        );
-    }
-    test_field_int_default();
-    fn test_field_int_min() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).int_min) as usize - ptr as usize
-            },
-            56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(int_min)
-            )
-        );
-    }
-    test_field_int_min();
-    fn test_field_int_max() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).int_max) as usize - ptr as usize
-            },
-            64usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(int_max)
-            )
-        );
-    }
-    test_field_int_max();
-    fn test_field_float_default() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).float_default) as usize - ptr as usize
-            },
-            72usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(float_default)
-            )
-        );
-    }
-    test_field_float_default();
-    fn test_field_float_min() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).float_min) as usize - ptr as usize
-            },
-            80usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(float_min)
-            )
-        );
-    }
-    test_field_float_min();
-    fn test_field_float_max() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).float_max) as usize - ptr as usize
-            },
-            88usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(float_max)
-            )
-        );
-    }
-    test_field_float_max();
-    fn test_field_int_ref_default() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).int_ref_default) as usize - ptr as usize
-            },
-            96usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(int_ref_default)
-            )
-        );
-    }
-    test_field_int_ref_default();
-    fn test_field_float_ref_default() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_opt_desc>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).float_ref_default) as usize - ptr as usize
-            },
-            104usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_opt_desc),
-                "::",
-                stringify!(float_ref_default)
-            )
-        );
-    }
-    test_field_float_ref_default();
-}
-extern "C" {
-    pub fn warpfft_opts_default(opts: *mut warpfft_opts) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_opt_count() -> usize;
-}
-extern "C" {
-    pub fn warpfft_opt_describe(i: usize, desc: *mut warpfft_opt_desc) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_opt_find(
-        name: *const ::std::os::raw::c_char,
-        index: *mut usize,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_opts_set(
-        opts: *mut warpfft_opts,
-        name: *const ::std::os::raw::c_char,
-        value: *const ::std::os::raw::c_char,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_tol_bounds(
-        precision: warpfft_precision,
-        lo: *mut f64,
-        hi: *mut f64,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_tol_effective(
-        tol: f64,
-        precision: warpfft_precision,
-        effective: *mut f64,
-    ) -> warpfft_status;
-}
-extern "C" {
     pub fn warpfft_plan_create(
         type_: ::std::os::raw::c_int,
         dim: ::std::os::raw::c_int,
@@ -1325,231 +1325,6 @@ extern "C" {
 }
 extern "C" {
     pub fn warpfft_release_cached() -> warpfft_status;
-}
-#[repr(C)]
-#[derive(Debug, Copy, Clone)]
-pub struct warpfft_pool_info {
-    pub struct_size: u32,
-    pub reserved: u32,
-    pub idle: i64,
-    pub busy: i64,
-    pub idle_bytes: i64,
-    pub max_plans: i64,
-    pub max_bytes: i64,
-    pub created: i64,
-    pub hits: i64,
-    pub destroyed: i64,
-}
-#[test]
-fn bindgen_test_layout_warpfft_pool_info() {
-    assert_eq!(
-        ::std::mem::size_of::<warpfft_pool_info>(),
-        72usize,
-        concat!("Size of: ", stringify!(warpfft_pool_info))
-    );
-    assert_eq!(
-        ::std::mem::align_of::<warpfft_pool_info>(),
-        8usize,
-        concat!("Alignment of ", stringify!(warpfft_pool_info))
-    );
-    fn test_field_struct_size() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
-            },
-            0usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_pool_info),
-                "::",
-                stringify!(struct_size)
-            )
-        );
-    }
-    test_field_struct_size();
-    fn test_field_reserved() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
-            },
-            4usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_pool_info),
-                "::",
-                stringify!(reserved)
-            )
-        );
-    }
-    test_field_reserved();
-    fn test_field_idle() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).idle) as usize - ptr as usize
-            },
-            8usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_pool_info),
-                "::",
-                stringify!(idle)
-            )
-        );
-    }
-    test_field_idle();
-    fn test_field_busy() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).busy) as usize - ptr as usize
-            },
-            16usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_pool_info),
-                "::",
-                stringify!(busy)
-            )
-        );
-    }
-    test_field_busy();
-    fn test_field_idle_bytes() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).idle_bytes) as usize - ptr as usize
-            },
-            24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_pool_info),
-                "::",
-                stringify!(idle_bytes)
-            )
-        );
-    }
-    test_field_idle_bytes();
-    fn test_field_max_plans() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).max_plans) as usize - ptr as usize
-            },
-            32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_pool_info),
-                "::",
-                stringify!(max_plans)
-            )
-        );
-    }
-    test_field_max_plans();
-    fn test_field_max_bytes() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).max_bytes) as usize - ptr as usize
-            },
-            40usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_pool_info),
-                "::",
-                stringify!(max_bytes)
-            )
-        );
-    }
-    test_field_max_bytes();
-    fn test_field_created() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).created) as usize - ptr as usize
-            },
-            48usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_pool_info),
-                "::",
-                stringify!(created)
-            )
-        );
-    }
-    test_field_created();
-    fn test_field_hits() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).hits) as usize - ptr as usize
-            },
-            56usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_pool_info),
-                "::",
-                stringify!(hits)
-            )
-        );
-    }
-    test_field_hits();
-    fn test_field_destroyed() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).destroyed) as usize - ptr as usize
-            },
-            64usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(warpfft_pool_info),
-                "::",
-                stringify!(destroyed)
-            )
-        );
-    }
-    test_field_destroyed();
-}
-extern "C" {
-    pub fn warpfft_pool_acquire(
-        type_: ::std::os::raw::c_int,
-        dim: ::std::os::raw::c_int,
-        n_modes: *const i64,
-        iflag: ::std::os::raw::c_int,
-        ntransf: i64,
-        tol: f64,
-        precision: warpfft_precision,
-        opts: *const warpfft_opts,
-        plan: *mut warpfft_plan,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_pool_release(plan: warpfft_plan, flags: u32) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_pool_clear() -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_pool_set_limits(max_plans: i64, max_bytes: i64) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_pool_get_info(info: *mut warpfft_pool_info) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_plan_points_id(plan: warpfft_plan, id: *mut u64) -> warpfft_status;
 }
 extern "C" {
     pub fn warpfft_plan_get_info(
@@ -1613,57 +1388,6 @@ extern "C" {
         s_lo: *const f64,
         s_hi: *const f64,
         info: *mut warpfft_plan_info,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_direct_sample(
-        type_: ::std::os::raw::c_int,
-        dim: ::std::os::raw::c_int,
-        n_modes: *const i64,
-        iflag: ::std::os::raw::c_int,
-        modeord: ::std::os::raw::c_int,
-        precision: warpfft_precision,
-        device: ::std::os::raw::c_int,
-        M: i64,
-        x: *const ::std::os::raw::c_void,
-        y: *const ::std::os::raw::c_void,
-        z: *const ::std::os::raw::c_void,
-        c: *const ::std::os::raw::c_void,
-        fk: *const ::std::os::raw::c_void,
-        n_sample: i64,
-        sample: *const i64,
-        out: *mut f64,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_direct_sample3(
-        dim: ::std::os::raw::c_int,
-        iflag: ::std::os::raw::c_int,
-        precision: warpfft_precision,
-        device: ::std::os::raw::c_int,
-        M: i64,
-        x: *const ::std::os::raw::c_void,
-        y: *const ::std::os::raw::c_void,
-        z: *const ::std::os::raw::c_void,
-        c: *const ::std::os::raw::c_void,
-        K: i64,
-        s: *const ::std::os::raw::c_void,
-        t: *const ::std::os::raw::c_void,
-        u: *const ::std::os::raw::c_void,
-        n_sample: i64,
-        sample: *const i64,
-        out: *mut f64,
-    ) -> warpfft_status;
-}
-extern "C" {
-    pub fn warpfft_bench_fft(
-        dim: ::std::os::raw::c_int,
-        n_fine: *const i64,
-        precision: warpfft_precision,
-        batch: i64,
-        device: ::std::os::raw::c_int,
-        reps: ::std::os::raw::c_int,
-        ms: *mut f64,
     ) -> warpfft_status;
 }
 pub const WARPFFT_WEIGHTS_NONE: warpfft_weights = 0;
@@ -2134,4 +1858,370 @@ extern "C" {
 }
 extern "C" {
     pub fn warpfft_toeplitz_destroy(op: warpfft_toeplitz) -> warpfft_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct warpfft_pool_info {
+    pub struct_size: u32,
+    pub reserved: u32,
+    pub idle: i64,
+    pub busy: i64,
+    pub idle_bytes: i64,
+    pub max_plans: i64,
+    pub max_bytes: i64,
+    pub created: i64,
+    pub hits: i64,
+    pub destroyed: i64,
+    pub operators_idle: i64,
+    pub operators_busy: i64,
+    pub operators_created: i64,
+}
+#[test]
+fn bindgen_test_layout_warpfft_pool_info() {
+    assert_eq!(
+        ::std::mem::size_of::<warpfft_pool_info>(),
+        96usize,
+        concat!("Size of: ", stringify!(warpfft_pool_info))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<warpfft_pool_info>(),
+        8usize,
+        concat!("Alignment of ", stringify!(warpfft_pool_info))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_idle() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).idle) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(idle)
+            )
+        );
+    }
+    test_field_idle();
+    fn test_field_busy() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).busy) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(busy)
+            )
+        );
+    }
+    test_field_busy();
+    fn test_field_idle_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).idle_bytes) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(idle_bytes)
+            )
+        );
+    }
+    test_field_idle_bytes();
+    fn test_field_max_plans() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_plans) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(max_plans)
+            )
+        );
+    }
+    test_field_max_plans();
+    fn test_field_max_bytes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_bytes) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(max_bytes)
+            )
+        );
+    }
+    test_field_max_bytes();
+    fn test_field_created() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).created) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(created)
+            )
+        );
+    }
+    test_field_created();
+    fn test_field_hits() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).hits) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(hits)
+            )
+        );
+    }
+    test_field_hits();
+    fn test_field_destroyed() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).destroyed) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(destroyed)
+            )
+        );
+    }
+    test_field_destroyed();
+    fn test_field_operators_idle() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).operators_idle) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(operators_idle)
+            )
+        );
+    }
+    test_field_operators_idle();
+    fn test_field_operators_busy() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).operators_busy) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(operators_busy)
+            )
+        );
+    }
+    test_field_operators_busy();
+    fn test_field_operators_created() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_pool_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).operators_created) as usize - ptr as usize
+            },
+            88usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_pool_info),
+                "::",
+                stringify!(operators_created)
+            )
+        );
+    }
+    test_field_operators_created();
+}
+extern "C" {
+    pub fn warpfft_pool_acquire(
+        type_: ::std::os::raw::c_int,
+        dim: ::std::os::raw::c_int,
+        n_modes: *const i64,
+        iflag: ::std::os::raw::c_int,
+        ntransf: i64,
+        tol: f64,
+        precision: warpfft_precision,
+        opts: *const warpfft_opts,
+        plan: *mut warpfft_plan,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_pool_release(plan: warpfft_plan, flags: u32) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_pool_acquire_toeplitz(
+        dim: ::std::os::raw::c_int,
+        n_modes: *const i64,
+        ntransf: i64,
+        tol: f64,
+        precision: warpfft_precision,
+        opts: *const warpfft_opts,
+        op: *mut warpfft_toeplitz,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_pool_release_toeplitz(op: warpfft_toeplitz, flags: u32) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_pool_clear() -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_pool_set_limits(max_plans: i64, max_bytes: i64) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_pool_get_info(info: *mut warpfft_pool_info) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_plan_points_id(plan: warpfft_plan, id: *mut u64) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_direct_sample(
+        type_: ::std::os::raw::c_int,
+        dim: ::std::os::raw::c_int,
+        n_modes: *const i64,
+        iflag: ::std::os::raw::c_int,
+        modeord: ::std::os::raw::c_int,
+        precision: warpfft_precision,
+        device: ::std::os::raw::c_int,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        c: *const ::std::os::raw::c_void,
+        fk: *const ::std::os::raw::c_void,
+        n_sample: i64,
+        sample: *const i64,
+        out: *mut f64,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_direct_sample3(
+        dim: ::std::os::raw::c_int,
+        iflag: ::std::os::raw::c_int,
+        precision: warpfft_precision,
+        device: ::std::os::raw::c_int,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        c: *const ::std::os::raw::c_void,
+        K: i64,
+        s: *const ::std::os::raw::c_void,
+        t: *const ::std::os::raw::c_void,
+        u: *const ::std::os::raw::c_void,
+        n_sample: i64,
+        sample: *const i64,
+        out: *mut f64,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_bench_fft(
+        dim: ::std::os::raw::c_int,
+        n_fine: *const i64,
+        precision: warpfft_precision,
+        batch: i64,
+        device: ::std::os::raw::c_int,
+        reps: ::std::os::raw::c_int,
+        ms: *mut f64,
+    ) -> warpfft_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct XLA_FFI_Error {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct XLA_FFI_CallFrame {
+    _unused: [u8; 0],
+}
+extern "C" {
+    pub fn warpfft_xla_nufft(frame: *mut XLA_FFI_CallFrame) -> *mut XLA_FFI_Error;
+}
+extern "C" {
+    pub fn warpfft_xla_plans_created() -> i64;
+}
+extern "C" {
+    pub fn warpfft_xla_toeplitz_spectrum(frame: *mut XLA_FFI_CallFrame) -> *mut XLA_FFI_Error;
+}
+extern "C" {
+    pub fn warpfft_xla_toeplitz_apply(frame: *mut XLA_FFI_CallFrame) -> *mut XLA_FFI_Error;
 }

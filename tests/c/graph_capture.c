@@ -11,7 +11,10 @@
  *   2. a plan from the live-plan pool, warmed up before the capture, acquired, run and
  *      released during it: the graph's (busy, spared by a clear) until the graph is destroyed,
  *      replays equal to eager meanwhile, then destroyed (the clear asked for it);
- *   3. type 3: points set before the capture, its execute captured, replays with new strengths.
+ *   3. type 3: points set before the capture, its execute captured, replays with new strengths;
+ *   4. the Toeplitz operator: one of the caller's (its apply captured) and a zero operator of the
+ *      pool applied with a spectrum (acquired and released during the capture), replays with
+ *      new modes against eager applications, each held by the graph until it is freed.
  * Prints one line per part and "graph capture: N passed, M failed"; exit 0 all passed, 1 a
  * failure, 2 no GPU (skipped, said so). Built by scripts/gpu_bundle.sh into .gpu/c, run by
  * scripts/gpu_run.sh's `graphs` stage (also under compute-sanitizer memcheck).
@@ -386,6 +389,89 @@ static void type3(void) {
            worst, n_fail == fails0 ? "" : "  FAILED");
 }
 
+/* ---- 4. the Toeplitz operator ---- */
+
+/* An operator of the caller's (its apply captured) and a zero operator of the pool (acquired,
+ * applied with a spectrum and released during the capture): replays with new modes against
+ * eager applications; each held by the graph until it is freed. */
+static void toeplitz(void) {
+    int fails0 = n_fail;
+    arrays a;
+    arrays_make(&a, WARPFFT_F32);
+    round_data(&a, 2, 0); /* points, and modes in a.fk */
+    int64_t n[3] = {N1, N2, 1}, modes = (int64_t)T * N1 * N2;
+    warpfft_opts o = opts_on((uint64_t)(uintptr_t)S, 0), o_ref = opts_on(0, 0);
+    warpfft_toeplitz op = NULL, z = NULL, z2 = NULL;
+    CHECK(warpfft_toeplitz_create(2, n, -1, T, 1e-5, WARPFFT_F32, &o, M, a.x, a.y, NULL,
+                                  WARPFFT_WEIGHTS_NONE, NULL, &op) == 0,
+          "operator: %s", warpfft_last_error());
+    warpfft_toeplitz_info info;
+    CHECK(warpfft_toeplitz_get_info(op, &info) == 0, "info");
+    void *spec = NULL, *out = NULL, *out2 = NULL;
+    warpfft_malloc(0, info.spectrum_bytes, &spec);
+    warpfft_malloc(0, a.fk_bytes, &out);
+    warpfft_malloc(0, a.fk_bytes, &out2);
+    CHECK(warpfft_toeplitz_spectrum(2, n, -1, 1e-5, WARPFFT_F32, &o_ref, M, a.x, a.y, NULL,
+                                    WARPFFT_WEIGHTS_NONE, NULL, spec) == 0,
+          "spectrum: %s", warpfft_last_error());
+    /* warm-up: the pool's zero operator for the stream */
+    CHECK(warpfft_pool_acquire_toeplitz(2, n, T, 1e-5, WARPFFT_F32, &o, &z) == 0 &&
+              warpfft_toeplitz_apply_spectrum(z, WARPFFT_F32, 1, spec, 0, a.fk, out2) == 0 &&
+              warpfft_pool_release_toeplitz(z, 0) == 0,
+          "warm-up: %s", warpfft_last_error());
+    CHECK(warpfft_toeplitz_apply(op, WARPFFT_F32, 0, a.fk, out) == 0, "eager apply");
+    CU(cu.cuStreamSynchronize(S));
+    warpfft_pool_info i0 = pool_info();
+    CU(cu.cuStreamBeginCapture(S, 0));
+    CHECK(warpfft_toeplitz_apply(op, WARPFFT_F32, 0, a.fk, out) == 0, "captured apply");
+    CHECK(warpfft_pool_acquire_toeplitz(2, n, T, 1e-5, WARPFFT_F32, &o, &z2) == 0 && z2 == z &&
+              warpfft_toeplitz_apply_spectrum(z2, WARPFFT_F32, 1, spec, 0, a.fk, out2) == 0 &&
+              warpfft_pool_release_toeplitz(z2, 0) == 0,
+          "captured pooled apply: %s", warpfft_last_error());
+    CHECK(warpfft_toeplitz_destroy(op) != 0, "destroy refused during the capture");
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    CU(cu.cuStreamEndCapture(S, &graph));
+    CU(cu.cuGraphInstantiateWithFlags(&exec, graph, 0));
+    if (!exec)
+        return;
+    CHECK(warpfft_toeplitz_destroy(op) == WARPFFT_ERR_INVALID_ARG, "destroy refused (graph)");
+    CHECK(pool_info().operators_busy == i0.operators_busy + 1, "the graph's operator busy");
+    double worst = 0;
+    for (int k = 1; k <= ROUNDS; k++) {
+        unsigned seed = 555u + (unsigned)k;
+        upload_reals(a.fk, 2 * modes, WARPFFT_F32, -1, 1, &seed);
+        CU(cu.cuGraphLaunch(exec, S));
+        CU(cu.cuStreamSynchronize(S));
+        for (int which = 0; which < 2; which++) {
+            warpfft_memcpy_dtoh(0, a.host_a, which ? out2 : out, a.fk_bytes);
+            CHECK(warpfft_toeplitz_apply(op, WARPFFT_F32, 0, a.fk, out) == 0, "eager");
+            CU(cu.cuStreamSynchronize(S));
+            warpfft_memcpy_dtoh(0, a.host_b, out, a.fk_bytes);
+            double d = rel_diff(a.host_a, a.host_b, modes, WARPFFT_F32);
+            worst = d > worst ? d : worst;
+            CHECK(d < 2e-5, "Toeplitz replay %d (%s): relative difference %.3g", k,
+                  which ? "pooled, spectrum" : "own", d);
+        }
+    }
+    graph_free(exec, graph);
+    int st = -1;
+    for (int t = 0; t < 200 && st != 0; t++, sleep_ms(10))
+        st = warpfft_toeplitz_destroy(op);
+    CHECK(st == 0, "the operator destroyed after the graph");
+    int back = 0;
+    for (int t = 0; t < 200 && !back; t++, sleep_ms(10))
+        back = pool_info().operators_busy == i0.operators_busy;
+    CHECK(back, "the pool's operator back after the graph");
+    warpfft_free(0, spec);
+    warpfft_free(0, out);
+    warpfft_free(0, out2);
+    arrays_free(&a);
+    printf("  Toeplitz: %d replays (own operator, pooled zero operator) against eager, worst "
+           "relative difference %.3g%s\n",
+           ROUNDS, worst, n_fail == fails0 ? "" : "  FAILED");
+}
+
 int main(void) {
     if (!load_driver()) {
         printf("graph capture: SKIPPED, no GPU (no CUDA driver libcuda.so.1 with the graph API)\n");
@@ -409,6 +495,7 @@ int main(void) {
     own_plan(1, WARPFFT_F32, 1);
     pooled_plan();
     type3();
+    toeplitz();
     warpfft_pool_clear();
     cu.cuStreamDestroy(S);
     printf("graph capture: %d passed, %d failed\n", n_pass, n_fail);

@@ -1,9 +1,11 @@
 /*
- * handle.h — the public plan handle (warpfft.h's opaque warpfft_plan), shared by the public plan
- * functions: plan.c (create, destroy, info), points.c (setpts, setpts3, setpts_check, execute),
- * plan_pool.c (what the live-plan pool, pool.c, does to a plan: its mark, its fence, its
- * points id) and capture.c (what a plan does while its stream is captured into a CUDA graph). A
- * handle holds one transform: types 1 and 2 (plans/nufft12.h) or type 3 (plans/type3.h). Not
+ * handle.h — the public handles (warpfft.h's opaque warpfft_plan and warpfft_toeplitz), shared by
+ * the public functions: plan.c (create, destroy, info), points.c (setpts, setpts3, setpts_check,
+ * execute), toeplitz.c (the Toeplitz operator's calls), plan_pool.c (what the live-plan pool,
+ * pool.c, does to a handle: its mark, its fence, its points id) and capture.c (what a handle
+ * does while its stream is captured into a CUDA graph). A plan holds one transform: types 1 and
+ * 2 (plans/nufft12.h) or type 3 (plans/type3.h); an operator one wf_toeplitz
+ * (plans/toeplitz.h). Both keep what the pool and the graphs need in a wf_live (live.h). Not
  * installed.
  */
 #ifndef WARPFFT_API_HANDLE_H
@@ -11,8 +13,10 @@
 
 #include <stdatomic.h>
 
+#include "api/live.h"
 #include "params/base.h"
 #include "plans/nufft12.h"
+#include "plans/toeplitz.h"
 #include "plans/type3.h"
 #include "runtime/driver.h"
 #include "warpfft.h"
@@ -22,28 +26,14 @@ struct warpfft_plan_s {
     wf_nufft12 *n12; /* types 1 and 2 */
     wf_nufft3 *n3;   /* type 3 */
 
-    /* the live-plan pool (pool.c, through plan_pool.c) */
     uint64_t points_id; /* warpfft_plan_points_id: the current point set's; 0 before any */
-    int pooled;         /* the pool's: warpfft_plan_destroy refuses it */
-    CUevent fence;      /* recorded on the stream at each release to the pool (made at the first) */
-    int fence_state;    /* WF_FENCE_*: what is known of the work enqueued so far */
-    int eager_work;     /* work enqueued outside a stream capture since the last fence (the
-                         * creation's uploads included): a release during a capture, which
-                         * cannot record a fence, refuses it (plan_pool.c) */
-
-    /* CUDA graphs (capture.c): the graphs that hold work of this plan captured from its stream
-     * own it until they are destroyed (their user objects' destructors count them down, on a
-     * driver thread); the last capture sequence it joined */
-    atomic_int graph_refs;
-    uint64_t capture_id;
-    int captured; /* capture_id is set */
+    wf_live live;       /* the live-plan pool's mark and fence, the CUDA graphs holding it */
 };
 
-/* plan->fence_state. SET: `fence` follows all the plan's work (recorded at its last release);
- * NONE: no fence follows it (the record failed: the stream itself is waited for, at release,
- * while it is known alive); WAITED / LOST: the pool waited for it before a
- * destroy that failed, successfully / not (a retry does not wait again). */
-enum { WF_FENCE_NONE = 0, WF_FENCE_SET = 1, WF_FENCE_WAITED = 2, WF_FENCE_LOST = 3 };
+struct warpfft_toeplitz_s {
+    wf_toeplitz *t;
+    wf_live live;
+};
 
 /* The parameters the plan was created with (type 3: before its points). */
 static inline const wf_params *wf_handle_params(const struct warpfft_plan_s *plan) {
@@ -64,6 +54,10 @@ static inline const wf_device *wf_handle_device(const struct warpfft_plan_s *pla
  * transform (`work`: what is known of its enqueued work, WF_WORK_* of plans/nufft12.h) and the
  * fence, then frees the handle; on failure the handle stays valid, as warpfft.h says. */
 warpfft_status wf_handle_destroy(struct warpfft_plan_s *plan, int work);
+/* toeplitz.c: warpfft_toeplitz_destroy's work once the operator is known not pooled, its work
+ * finished or waited for by the caller (the pool waited for its fence: the stream is not
+ * touched): frees it; on failure it stays valid. */
+warpfft_status wf_toeplitz_handle_destroy(struct warpfft_toeplitz_s *op);
 
 /* plan_pool.c: a new points id (process-wide counter, never 0): setpts and setpts3 take one when
  * they start to replace the points. */

@@ -99,7 +99,7 @@ warpfft_status wf_plan_create_request(const wf_plan_request *req, warpfft_plan *
         free(pl);
         return st;
     }
-    pl->eager_work = 1; /* creation's uploads on the stream: no fence follows them yet */
+    pl->live.eager_work = 1; /* creation's uploads on the stream: no fence follows them yet */
     *plan = pl;
     return WARPFFT_SUCCESS;
 }
@@ -124,7 +124,7 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
     wf_clear_error();
     if (!plan)
         return WARPFFT_SUCCESS;
-    if (plan->pooled)
+    if (plan->live.pooled)
         return wf_error(WARPFFT_ERR_INVALID_ARG,
                         "warpfft_plan_destroy: the plan belongs to the plan pool; give it back "
                         "with warpfft_pool_release");
@@ -156,9 +156,7 @@ warpfft_status wf_handle_destroy(struct warpfft_plan_s *plan, int work) {
                         wf_last_error());
     cufftResult r =
         plan->n3 ? wf_nufft3_release(plan->n3, work) : wf_nufft12_release(plan->n12, work);
-    if (plan->fence) /* nothing waits on it: the pool waited already, or never fenced since */
-        ex->drv->cuEventDestroy(plan->fence);
-    plan->fence = NULL;
+    wf_live_drop_fence(&plan->live, ex); /* the pool waited for it already, or never fenced */
     wf_ctx_leave(dev);
     if (r != 0) {
         wf_cufft_error(r, "cufftDestroy");

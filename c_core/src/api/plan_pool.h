@@ -1,8 +1,9 @@
 /*
- * plan_pool.h — what the live-plan pool (api/pool.c) does to a plan beyond the public ABI, done
- * by api/plan_pool.c on the plan handle (api/handle.h). Declares no plan internals:
- * test_xla_ffi.c runs the XLA handler and the real pool over a recording stand-in of these and
- * of the public C ABI. Not installed.
+ * plan_pool.h — what the live-plan pool (api/pool.c) does to the handles it holds, plans and
+ * Toeplitz operators, beyond the public ABI, done by api/plan_pool.c on the handles
+ * (api/handle.h, their wf_live: api/live.h). Declares no handle internals: test_xla_ffi.c and
+ * test_xla_toeplitz.c run the XLA handlers and the real pool over recording stand-ins of these
+ * and of the public C ABI. Not installed.
  */
 #ifndef WARPFFT_API_PLAN_POOL_H
 #define WARPFFT_API_PLAN_POOL_H
@@ -30,20 +31,17 @@ warpfft_status wf_plan_resolve(int type, int dim, const int64_t n_modes[3], int 
 /* warpfft_plan_create from a resolved request: nothing is chosen again (the device's stage,
  * wf_params_fit, is all that is left). */
 warpfft_status wf_plan_create_request(const wf_plan_request *req, warpfft_plan *plan);
+/* ---- plans ---- */
+
 /* Marks a plan as the pool's (warpfft_plan_destroy refuses it) or not. */
 void wf_plan_set_pooled(warpfft_plan plan, int pooled);
 /* The plan forgets its points (execute: WARPFFT_ERR_NO_POINTS) and takes a new points id. */
 void wf_plan_forget_points(warpfft_plan plan);
-/* Records the plan's fence on its stream, after all the work enqueued so far, on any stream:
- * the legacy one (0) too, so that destroying the plan waits for its own work, never for the
- * stream. On failure the plan has no fence (its stream is waited for instead, while it is known
- * alive: the pool destroys the plan at once).
- * While the stream is being captured into a CUDA graph (*capturing = 1) nothing can be recorded
- * on it (the record would be a node of the graph): then the fence stays as it was, which covers
- * the plan's work when none was enqueued outside the capture since (its creation's included:
- * WARPFFT_SUCCESS), and the call returns WARPFFT_ERR_UNSUPPORTED (the pool refuses the release,
- * nothing changed) when some was, or when the capture state cannot be read (an invalidated
- * capture, the legacy stream beside a blocking capture). */
+/* Records the plan's fence on its stream (wf_live_fence): after all the work enqueued so far,
+ * on any stream, the legacy one (0) too, so that destroying the plan waits for its own work,
+ * never for the stream. During a capture of the stream (*capturing = 1) nothing is recorded:
+ * WARPFFT_SUCCESS when the last fence covers the plan's work, else WARPFFT_ERR_UNSUPPORTED (the
+ * pool refuses the release, nothing changed). */
 warpfft_status wf_plan_fence(warpfft_plan plan, int *capturing);
 /* Whether CUDA graphs that captured the plan's work still exist (api/capture.c): the pool then
  * neither hands the plan out nor destroys it. Never blocks (an atomic load). */
@@ -53,5 +51,12 @@ int wf_plan_graph_held(warpfft_plan plan);
  * destroying, or the destroy's; after a failed destroy the plan is valid and still pooled, and
  * a second call does not wait again. */
 warpfft_status wf_plan_destroy_fenced(warpfft_plan plan);
+
+/* ---- Toeplitz operators: the same, with no points ---- */
+
+void wf_toeplitz_set_pooled(warpfft_toeplitz op, int pooled);
+warpfft_status wf_toeplitz_fence(warpfft_toeplitz op, int *capturing);
+int wf_toeplitz_graph_held(warpfft_toeplitz op);
+warpfft_status wf_toeplitz_destroy_fenced(warpfft_toeplitz op);
 
 #endif /* WARPFFT_API_PLAN_POOL_H */

@@ -179,6 +179,21 @@ static warpfft_status capture_setpts(struct warpfft_plan_s *plan, const wf_captu
 
 /* ---------------------------------------------------------------- public */
 
+/* What a setpts does once its arguments are checked: the device's context made current (when
+ * that fails, *entered = 0 and nothing changed, but the points take a new id: the previous ones
+ * stay usable), then the capture state of the plan's stream into *cap (the context stays
+ * current: the caller leaves it). */
+static warpfft_status enter_points(warpfft_plan plan, const char *who, wf_capture *cap,
+                                   int *entered) {
+    warpfft_status st = wf_ctx_enter(wf_handle_device(plan));
+    *entered = st == WARPFFT_SUCCESS;
+    if (!*entered) {
+        plan->points_id = wf_handle_next_points_id();
+        return st;
+    }
+    return wf_plan_capture(plan, who, cap);
+}
+
 /* warpfft_setpts and warpfft_setpts_sets. */
 static warpfft_status setpts(warpfft_plan plan, int precision, int64_t n_sets, int64_t M,
                              const void *x, const void *y, const void *z, const char *who) {
@@ -187,19 +202,17 @@ static warpfft_status setpts(warpfft_plan plan, int precision, int64_t n_sets, i
     if (st != WARPFFT_SUCCESS)
         return st;
     const wf_device *dev = wf_handle_device(plan);
-    st = wf_ctx_enter(dev);
-    if (st != WARPFFT_SUCCESS) { /* nothing changed: the previous points stay usable */
-        plan->points_id = wf_handle_next_points_id();
-        return st;
-    }
     wf_capture cap;
-    st = wf_plan_capture(plan, who, &cap);
+    int entered;
+    st = enter_points(plan, who, &cap, &entered);
+    if (!entered)
+        return st;
     if (st == WARPFFT_SUCCESS)
         st = capture_setpts(plan, &cap, n_sets, M, who);
     if (st == WARPFFT_SUCCESS) {
         plan->points_id = wf_handle_next_points_id();
         st = wf_nufft12_setpts(plan->n12, n_sets, M, wf_dptr(x), wf_dptr(y), wf_dptr(z), who);
-        plan->eager_work |= !cap.active;
+        plan->live.eager_work |= !cap.active;
     }
     wf_ctx_leave(dev);
     return st;
@@ -286,13 +299,11 @@ static warpfft_status setpts3(warpfft_plan plan, int precision, int64_t n_sets, 
     if (st != WARPFFT_SUCCESS)
         return st;
     const wf_device *dev = wf_handle_device(plan);
-    st = wf_ctx_enter(dev);
-    if (st != WARPFFT_SUCCESS) { /* nothing changed: the previous points stay usable */
-        plan->points_id = wf_handle_next_points_id();
-        return st;
-    }
     wf_capture cap;
-    st = wf_plan_capture(plan, who, &cap);
+    int entered;
+    st = enter_points(plan, who, &cap, &entered);
+    if (!entered)
+        return st;
     if (st == WARPFFT_SUCCESS && cap.active)
         st = wf_error(WARPFFT_ERR_UNSUPPORTED,
                       "%s waits for the plan's stream (the points' bounds choose the grids), "
@@ -314,7 +325,7 @@ static warpfft_status setpts3(warpfft_plan plan, int precision, int64_t n_sets, 
     CUdeviceptr xyz[3] = {wf_dptr(x), dim >= 2 ? wf_dptr(y) : 0, dim >= 3 ? wf_dptr(z) : 0};
     CUdeviceptr stu[3] = {wf_dptr(s), dim >= 2 ? wf_dptr(t) : 0, dim >= 3 ? wf_dptr(u) : 0};
     st = wf_nufft3_setpts(plan->n3, n_sets, M, xyz, K, stu, who);
-    plan->eager_work = 1;
+    plan->live.eager_work = 1;
     wf_ctx_leave(dev);
     return st;
 }
@@ -352,7 +363,7 @@ WARPFFT_API warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision 
             st = wf_nufft3_execute(plan->n3, wf_dptr(c), wf_dptr(fk));
         else
             st = wf_nufft12_execute(plan->n12, wf_dptr(c), wf_dptr(fk));
-        plan->eager_work |= !cap.active;
+        plan->live.eager_work |= !cap.active;
     }
     wf_ctx_leave(dev);
     return st;

@@ -1,11 +1,15 @@
 /*
- * pool.c — the live-plan pool (warpfft.h, "the live-plan pool"): plans ready to run, handed out
- * by key (every plan_create argument, the resolved options with stream and device; or else what
- * the request resolves to) to one user at a time, and taken back. The one-call functions of the
- * Python package, its PyTorch ops, the XLA handler (framework/xla_ffi.c) and C callers all draw
- * from this one pool.
+ * pool.c — the live-plan pool (warpfft.h, "the live-plan pool"): every live GPU handle that is
+ * made for a call and reused by later ones — plans ready to run, and zero Toeplitz operators
+ * (grid and FFT plans, applied with a spectrum the caller holds) — handed out by key (every
+ * argument of their creation, the resolved options with stream and device; for plans, or else
+ * what the request resolves to) to one user at a time, and taken back. The one-call functions of
+ * the Python package, its PyTorch ops and Toeplitz operator, the XLA handlers (framework/xla_ffi.c,
+ * xla_toeplitz.c) and C callers all draw from this one pool. The two kinds of handle differ only in
+ * their hooks (plan_pool.h: one row of `kinds` each); the busy state, fences, graphs and limits are
+ * the same code.
  *
- * Every plan the pool knows is an entry of one list, idle or busy. The lock guards the list and
+ * Every handle the pool knows is an entry of one list, idle or busy. The lock guards the list and
  * the counts only: plans are created, fenced, waited for and destroyed outside it, by the
  * thread that owns them at that moment (a busy entry's user; a victim removed from the list by
  * the thread that removed it). So no caller waits behind another's plan creation or GPU wait.
@@ -47,11 +51,12 @@
 #define WF_POOL_DEFAULT_PLANS 16
 #define WF_POOL_DEFAULT_BYTES ((int64_t)1 << 30)
 
-/* A request as its caller made it: equal keys make interchangeable plans. Compared with memcmp
- * (built from a zeroed struct, field by field). A request that matches no entry is resolved
- * (wf_plan_resolve, once) and looked up again by what it resolves to (entry.req), then created
- * from that: two requests that resolve alike share a plan (two tols that run at one value),
- * and a request seen before is not resolved again. */
+/* A request as its caller made it: equal keys make interchangeable handles. Compared with memcmp
+ * (built from a zeroed struct, field by field). A Toeplitz operator's has type 0. A plan request
+ * that matches no entry is resolved (wf_plan_resolve, once) and looked up again by what it
+ * resolves to (entry.req), then created from that: two requests that resolve alike share a plan
+ * (two tols that run at one value, upsampfac 0 and the sigma it chose), and a request seen
+ * before is not resolved again. */
 typedef struct wf_pool_key {
     int32_t type, dim, precision, iflag;
     int64_t n[3];
@@ -60,10 +65,45 @@ typedef struct wf_pool_key {
     warpfft_opts opts; /* resolved: every field this build knows, defaults filled in */
 } wf_pool_key;
 
+/* The arguments of an acquire, for the creation of a new handle (the options resolved). */
+typedef struct pool_args {
+    int type, dim, iflag;
+    const int64_t *n_modes;
+    int64_t ntransf;
+    double tol;
+    warpfft_precision precision;
+    const warpfft_opts *opts;
+} pool_args;
+
+/* A kind of handle the pool holds: its hooks (plan_pool.h, the public ABI). */
+typedef struct pool_kind {
+    int id;              /* KIND_PLAN, KIND_TOEPLITZ */
+    const char *noun;    /* "plan", "operator" */
+    const char *acquire; /* the public calls, in messages */
+    const char *release;
+    warpfft_status (*create)(const pool_args *a, void **h); /* outside the lock */
+    /* plans: the request resolved (outside the lock), and the handle made from it; NULL: the
+     * kind is looked up by its key alone and made by create */
+    warpfft_status (*resolve)(const pool_args *a, wf_plan_request *req);
+    warpfft_status (*create_resolved)(const wf_plan_request *req, void **h);
+    void (*set_pooled)(void *h, int pooled);
+    warpfft_status (*fence)(void *h, int *capturing);
+    int (*graph_held)(void *h);
+    warpfft_status (*destroy_fenced)(void *h);
+    warpfft_status (*destroy)(void *h); /* one just made that the pool cannot keep */
+    size_t (*workspace)(void *h);
+    /* at release: whether it keeps what it holds for its next user (a plan's points) */
+    void (*forget)(void *h, uint32_t flags);
+} pool_kind;
+
+enum { KIND_PLAN, KIND_TOEPLITZ, N_KINDS };
+
 typedef struct wf_pool_entry {
-    wf_pool_key key;     /* the request that made the plan, as made */
-    wf_plan_request req; /* ... and resolved */
-    warpfft_plan plan;
+    wf_pool_key key;     /* the request that made the handle, as made */
+    wf_plan_request req; /* ... and resolved (has_req: kinds with a resolve hook) */
+    int has_req;
+    const pool_kind *kind;
+    void *h;        /* a warpfft_plan or a warpfft_toeplitz */
     int busy;       /* 1: acquired; 2: its release is under way (a second release is refused) */
     int doomed;     /* destroy it at release (busy) or at the next clear or eviction (idle) */
     int graph_held; /* released, but CUDA graphs still hold it: busy for the counts, not idle */
@@ -79,6 +119,7 @@ static int64_t wf_pool_idle, wf_pool_busy, wf_pool_idle_bytes;
 static int64_t wf_pool_max_plans, wf_pool_max_bytes;
 static int wf_pool_limits_set;
 static int64_t wf_pool_created, wf_pool_hits, wf_pool_destroyed;
+static int64_t wf_pool_created_kind[N_KINDS];
 
 static void pool_atfork_child(void) {
     pthread_mutex_init(&wf_pool_lock, NULL);
@@ -107,12 +148,17 @@ static int64_t env_limit(const char *name, int64_t fallback) {
     return x;
 }
 
+/* $WARPFFT_POOL_SIZE and $WARPFFT_POOL_BYTES; when one is unset (or empty), its earlier name,
+ * which said "plan cache" for the pool (deprecated: the plan cache is runtime/cache.c's,
+ * $WARPFFT_PLAN_CACHE_MB). */
 static void limits_locked(void) {
     if (wf_pool_limits_set)
         return;
     wf_pool_limits_set = 1;
-    wf_pool_max_plans = env_limit("WARPFFT_PLAN_CACHE_SIZE", WF_POOL_DEFAULT_PLANS);
-    wf_pool_max_bytes = env_limit("WARPFFT_PLAN_CACHE_BYTES", WF_POOL_DEFAULT_BYTES);
+    wf_pool_max_plans =
+        env_limit("WARPFFT_POOL_SIZE", env_limit("WARPFFT_PLAN_CACHE_SIZE", WF_POOL_DEFAULT_PLANS));
+    wf_pool_max_bytes = env_limit("WARPFFT_POOL_BYTES",
+                                  env_limit("WARPFFT_PLAN_CACHE_BYTES", WF_POOL_DEFAULT_BYTES));
 }
 
 /* ---- the list (lock held) ---- */
@@ -129,24 +175,18 @@ static void unlink_locked(wf_pool_entry *e) {
     e->prev = e->next = NULL;
 }
 
-static void push_front_locked(wf_pool_entry *e) {
-    e->prev = NULL;
-    e->next = wf_pool_head;
-    if (wf_pool_head)
-        wf_pool_head->prev = e;
+/* Puts e at the head of the list (most recently released) or, `back`, at its tail (the next
+ * eviction's first victim). */
+static void push_locked(wf_pool_entry *e, int back) {
+    wf_pool_entry **end = back ? &wf_pool_tail : &wf_pool_head;
+    wf_pool_entry *old = *end;
+    e->prev = back ? old : NULL;
+    e->next = back ? NULL : old;
+    if (old)
+        *(back ? &old->next : &old->prev) = e;
     else
-        wf_pool_tail = e;
-    wf_pool_head = e;
-}
-
-static void push_back_locked(wf_pool_entry *e) {
-    e->next = NULL;
-    e->prev = wf_pool_tail;
-    if (wf_pool_tail)
-        wf_pool_tail->next = e;
-    else
-        wf_pool_head = e;
-    wf_pool_tail = e;
+        *(back ? &wf_pool_head : &wf_pool_tail) = e;
+    *end = e;
 }
 
 /* Takes an idle entry out of the list onto *victims. */
@@ -185,7 +225,7 @@ static void evict_locked(wf_pool_entry **victims) {
 static void sweep_graphs_locked(wf_pool_entry **victims) {
     for (wf_pool_entry *e = wf_pool_head, *next; e; e = next) {
         next = e->next;
-        if (!e->graph_held || wf_plan_graph_held(e->plan) || (e->doomed && !victims))
+        if (!e->graph_held || e->kind->graph_held(e->h) || (e->doomed && !victims))
             continue;
         e->graph_held = 0;
         wf_pool_busy--;
@@ -210,7 +250,7 @@ static warpfft_status destroy_victims(wf_pool_entry *victims, const wf_pool_entr
         int is_mine = e == mine;
         if (is_mine)
             mine = NULL; /* freed below: never compared again */
-        warpfft_status st = wf_plan_destroy_fenced(e->plan);
+        warpfft_status st = e->kind->destroy_fenced(e->h);
         if (st != WARPFFT_SUCCESS && first == WARPFFT_SUCCESS && (!only_mine || is_mine)) {
             first = st;
             strncpy(msg, warpfft_last_error(), sizeof msg - 1);
@@ -218,10 +258,10 @@ static warpfft_status destroy_victims(wf_pool_entry *victims, const wf_pool_entr
         pthread_mutex_lock(&wf_pool_lock);
         if (st == WARPFFT_SUCCESS) {
             wf_pool_destroyed++;
-        } else { /* still a valid plan: keep it for another try */
+        } else { /* still a valid handle: keep it for another try */
             e->busy = 0;
             e->doomed = 1;
-            push_back_locked(e);
+            push_locked(e, 1);
             wf_pool_idle++;
             wf_pool_idle_bytes += e->bytes;
         }
@@ -254,50 +294,40 @@ static void make_key(wf_pool_key *k, int type, int dim, const int64_t n_modes[3]
 
 /* The most recently released idle entry of key k, else (r not NULL) of the resolved request r
  * (a doomed one is never handed out). */
-static wf_pool_entry *find_idle_locked(const wf_pool_key *k, const wf_plan_request *r) {
+static wf_pool_entry *find_idle_locked(const pool_kind *kind, const wf_pool_key *k,
+                                       const wf_plan_request *r) {
     for (wf_pool_entry *e = wf_pool_head; e; e = e->next)
-        if (idle_locked(e) && !e->doomed && memcmp(&e->key, k, sizeof *k) == 0)
+        if (e->kind == kind && idle_locked(e) && !e->doomed && memcmp(&e->key, k, sizeof *k) == 0)
             return e;
     for (wf_pool_entry *e = wf_pool_head; r && e; e = e->next)
-        if (idle_locked(e) && !e->doomed && memcmp(&e->req, r, sizeof *r) == 0)
+        if (e->kind == kind && e->has_req && idle_locked(e) && !e->doomed &&
+            memcmp(&e->req, r, sizeof *r) == 0)
             return e;
     return NULL;
 }
 
 /* Hands out the idle entry e (lock held). */
-static warpfft_plan hand_out_locked(wf_pool_entry *e) {
+static void *hand_out_locked(wf_pool_entry *e) {
     e->busy = 1;
     unlink_locked(e);
-    push_front_locked(e);
+    push_locked(e, 0);
     wf_pool_idle--;
     wf_pool_idle_bytes -= e->bytes;
     wf_pool_busy++;
     wf_pool_hits++;
-    return e->plan;
+    return e->h;
 }
 
-WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t n_modes[3],
-                                                int iflag, int64_t ntransf, double tol,
-                                                warpfft_precision precision,
-                                                const warpfft_opts *opts, warpfft_plan *plan) {
-    wf_clear_error();
-    if (!plan)
-        return wf_error(WARPFFT_ERR_INVALID_ARG,
-                        "warpfft_pool_acquire: plan (the output pointer) is NULL");
-    *plan = NULL;
-    warpfft_opts o;
-    warpfft_status st = wf_opts_resolve(opts, &o);
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    /* Only a plan_create that succeeded makes an entry: a key found is a valid request. */
-    wf_pool_key key;
-    make_key(&key, type, dim, n_modes, iflag, ntransf, tol, (int)precision, &o);
+/* An idle handle of key k (or, for a kind that resolves, of what the request resolves to), or a
+ * new one made from a (outside the lock). */
+static warpfft_status acquire(const pool_kind *kind, const wf_pool_key *key, const pool_args *a,
+                              void **out) {
     pthread_mutex_lock(&wf_pool_lock);
     limits_locked();
     sweep_graphs_locked(NULL);
-    wf_pool_entry *e = find_idle_locked(&key, NULL);
+    wf_pool_entry *e = find_idle_locked(kind, key, NULL);
     if (e) {
-        *plan = hand_out_locked(e);
+        *out = hand_out_locked(e);
         pthread_mutex_unlock(&wf_pool_lock);
         return WARPFFT_SUCCESS;
     }
@@ -305,92 +335,91 @@ WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t
 
     /* outside the lock: resolving takes milliseconds, creating more */
     wf_plan_request req;
-    st = wf_plan_resolve(type, dim, n_modes, iflag, ntransf, tol, (int)precision, &o, &req);
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    pthread_mutex_lock(&wf_pool_lock);
-    sweep_graphs_locked(NULL);
-    e = find_idle_locked(&key, &req);
-    if (e) {
-        *plan = hand_out_locked(e);
+    warpfft_status st = WARPFFT_SUCCESS;
+    if (kind->resolve) {
+        st = kind->resolve(a, &req);
+        if (st != WARPFFT_SUCCESS)
+            return st;
+        pthread_mutex_lock(&wf_pool_lock);
+        sweep_graphs_locked(NULL);
+        e = find_idle_locked(kind, key, &req);
+        if (e) {
+            *out = hand_out_locked(e);
+            pthread_mutex_unlock(&wf_pool_lock);
+            return WARPFFT_SUCCESS;
+        }
         pthread_mutex_unlock(&wf_pool_lock);
-        return WARPFFT_SUCCESS;
     }
-    pthread_mutex_unlock(&wf_pool_lock);
-
-    warpfft_plan made = NULL;
-    st = wf_plan_create_request(&req, &made);
+    void *made = NULL;
+    st = kind->resolve ? kind->create_resolved(&req, &made) : kind->create(a, &made);
     if (st != WARPFFT_SUCCESS)
         return st;
     e = calloc(1, sizeof *e);
     if (!e) {
-        warpfft_plan_destroy(made); /* its stream is the caller's, alive now */
-        return wf_error(WARPFFT_ERR_OUT_OF_MEMORY,
-                        "warpfft_pool_acquire: host allocation of "
-                        "%zu bytes",
-                        sizeof *e);
+        kind->destroy(made); /* its stream is the caller's, alive now */
+        return wf_error(WARPFFT_ERR_OUT_OF_MEMORY, "%s: host allocation of %zu bytes",
+                        kind->acquire, sizeof *e);
     }
-    e->key = key;
-    e->req = req;
-    e->plan = made;
+    e->key = *key;
+    if (kind->resolve) {
+        e->req = req;
+        e->has_req = 1;
+    }
+    e->kind = kind;
+    e->h = made;
     e->busy = 1;
-    wf_plan_set_pooled(made, 1);
+    kind->set_pooled(made, 1);
     pthread_mutex_lock(&wf_pool_lock);
-    push_front_locked(e);
+    push_locked(e, 0);
     wf_pool_busy++;
     wf_pool_created++;
+    wf_pool_created_kind[kind->id]++;
     pthread_mutex_unlock(&wf_pool_lock);
-    *plan = made;
+    *out = made;
     return WARPFFT_SUCCESS;
 }
 
-static wf_pool_entry *find_plan_locked(warpfft_plan plan) {
+static wf_pool_entry *find_handle_locked(const pool_kind *kind, const void *h) {
     for (wf_pool_entry *e = wf_pool_head; e; e = e->next)
-        if (e->plan == plan)
+        if (e->kind == kind && e->h == h)
             return e;
     return NULL;
 }
 
-WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flags) {
+static warpfft_status release(const pool_kind *kind, void *h, uint32_t flags) {
     wf_clear_error();
-    if (!plan)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_pool_release: plan is NULL");
+    if (!h)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: the %s is NULL", kind->release, kind->noun);
     const uint32_t known = WARPFFT_POOL_KEEP_POINTS | WARPFFT_POOL_DISCARD;
     if (flags & ~known)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_pool_release: flags = %#x; known: %#x",
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: flags = %#x; known: %#x", kind->release,
                         (unsigned)flags, known);
     pthread_mutex_lock(&wf_pool_lock);
-    wf_pool_entry *e = find_plan_locked(plan);
+    wf_pool_entry *e = find_handle_locked(kind, h);
     int was = e ? e->busy : 0;
     if (was == 1)
         e->busy = 2; /* ours to release; a concurrent second release is refused */
     pthread_mutex_unlock(&wf_pool_lock);
     if (was != 1)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_pool_release: %s",
-                        !e ? "the plan is not one the pool handed "
-                             "out (warpfft_pool_acquire)"
-                           : "the plan was released already");
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        !e ? "%s: the %s is not one the pool handed out (%s)"
+                           : "%s: the %s was released already%s",
+                        kind->release, kind->noun, !e ? kind->acquire : "");
 
-    /* The plan is still busy: nobody else touches it while these run. The fence first: during
+    /* The handle is still busy: nobody else touches it while these run. The fence first: during
      * a capture of its stream it may refuse the release, which then changes nothing. */
     int capturing = 0;
-    warpfft_status fenced = wf_plan_fence(plan, &capturing);
+    warpfft_status fenced = kind->fence(h, &capturing);
     if (fenced == WARPFFT_ERR_UNSUPPORTED) {
         pthread_mutex_lock(&wf_pool_lock);
         e->busy = 1; /* still the caller's */
         pthread_mutex_unlock(&wf_pool_lock);
         return fenced;
     }
-    /* A plan that never had points takes an id too, kept or not: points id 0 then means a plan
-     * that was never given back, i.e. one this acquire made (how the XLA handler counts the
-     * plans it creates). */
-    uint64_t points_id = 0;
-    warpfft_plan_points_id(plan, &points_id);
-    if (!(flags & WARPFFT_POOL_KEEP_POINTS) || points_id == 0)
-        wf_plan_forget_points(plan);
-    size_t bytes = 0;
-    warpfft_plan_workspace_bytes(plan, &bytes);
-    int held = wf_plan_graph_held(plan);
+    if (kind->forget)
+        kind->forget(h, flags);
+    size_t bytes = kind->workspace(h);
+    int held = kind->graph_held(h);
 
     wf_pool_entry *victims = NULL;
     pthread_mutex_lock(&wf_pool_lock);
@@ -398,7 +427,7 @@ WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flag
     e->busy = 0;
     e->bytes = (int64_t)bytes;
     unlink_locked(e);
-    push_front_locked(e);
+    push_locked(e, 0);
     int mine = e->doomed || (flags & WARPFFT_POOL_DISCARD) || fenced != WARPFFT_SUCCESS ||
                wf_pool_max_plans == 0 || e->bytes > wf_pool_max_bytes;
     if (held) { /* the graphs' until they let go: destroyed then if it would be now */
@@ -419,6 +448,143 @@ WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flag
     }
     pthread_mutex_unlock(&wf_pool_lock);
     return destroy_victims(victims, e);
+}
+
+/* ---- the kinds: plans and Toeplitz operators ---- */
+
+static void plan_set_pooled(void *h, int pooled) {
+    wf_plan_set_pooled(h, pooled);
+}
+static warpfft_status plan_fence(void *h, int *capturing) {
+    return wf_plan_fence(h, capturing);
+}
+static int plan_graph_held(void *h) {
+    return wf_plan_graph_held(h);
+}
+static warpfft_status plan_destroy_fenced(void *h) {
+    return wf_plan_destroy_fenced(h);
+}
+static warpfft_status plan_destroy(void *h) {
+    return warpfft_plan_destroy(h);
+}
+static size_t plan_workspace(void *h) {
+    size_t bytes = 0;
+    warpfft_plan_workspace_bytes(h, &bytes);
+    return bytes;
+}
+/* A plan that never had points takes an id too, kept or not: points id 0 then means a plan that
+ * was never given back, i.e. one this acquire made (how the XLA handler counts the plans it
+ * creates). */
+static void plan_forget(void *h, uint32_t flags) {
+    uint64_t points_id = 0;
+    warpfft_plan_points_id(h, &points_id);
+    if (!(flags & WARPFFT_POOL_KEEP_POINTS) || points_id == 0)
+        wf_plan_forget_points(h);
+}
+static warpfft_status plan_resolve(const pool_args *a, wf_plan_request *req) {
+    return wf_plan_resolve(a->type, a->dim, a->n_modes, a->iflag, a->ntransf, a->tol,
+                           (int)a->precision, a->opts, req);
+}
+static warpfft_status plan_create_resolved(const wf_plan_request *req, void **h) {
+    warpfft_plan plan = NULL;
+    warpfft_status st = wf_plan_create_request(req, &plan);
+    *h = plan;
+    return st;
+}
+
+static void toep_set_pooled(void *h, int pooled) {
+    wf_toeplitz_set_pooled(h, pooled);
+}
+static warpfft_status toep_fence(void *h, int *capturing) {
+    return wf_toeplitz_fence(h, capturing);
+}
+static int toep_graph_held(void *h) {
+    return wf_toeplitz_graph_held(h);
+}
+static warpfft_status toep_destroy_fenced(void *h) {
+    return wf_toeplitz_destroy_fenced(h);
+}
+static warpfft_status toep_destroy(void *h) {
+    return warpfft_toeplitz_destroy(h);
+}
+static size_t toep_workspace(void *h) {
+    size_t bytes = 0;
+    warpfft_toeplitz_workspace_bytes(h, &bytes);
+    return bytes;
+}
+static warpfft_status toep_create(const pool_args *a, void **h) {
+    warpfft_toeplitz op = NULL;
+    warpfft_status st =
+        warpfft_toeplitz_create(a->dim, a->n_modes, 1, a->ntransf, a->tol, a->precision, a->opts, 0,
+                                NULL, NULL, NULL, WARPFFT_WEIGHTS_NONE, NULL, &op);
+    *h = op;
+    return st;
+}
+
+static const pool_kind kinds[N_KINDS] = {
+    {KIND_PLAN, "plan", "warpfft_pool_acquire", "warpfft_pool_release", NULL, plan_resolve,
+     plan_create_resolved, plan_set_pooled, plan_fence, plan_graph_held, plan_destroy_fenced,
+     plan_destroy, plan_workspace, plan_forget},
+    {KIND_TOEPLITZ, "operator", "warpfft_pool_acquire_toeplitz", "warpfft_pool_release_toeplitz",
+     toep_create, NULL, NULL, toep_set_pooled, toep_fence, toep_graph_held, toep_destroy_fenced,
+     toep_destroy, toep_workspace, NULL},
+};
+
+/* ---- the public acquire and release ---- */
+
+WARPFFT_API warpfft_status warpfft_pool_acquire(int type, int dim, const int64_t n_modes[3],
+                                                int iflag, int64_t ntransf, double tol,
+                                                warpfft_precision precision,
+                                                const warpfft_opts *opts, warpfft_plan *plan) {
+    wf_clear_error();
+    if (!plan)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_pool_acquire: plan (the output pointer) is NULL");
+    *plan = NULL;
+    warpfft_opts o;
+    warpfft_status st = wf_opts_resolve(opts, &o);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    /* Only a plan_create that succeeded makes an entry: a key found is a valid request. */
+    wf_pool_key key;
+    make_key(&key, type, dim, n_modes, iflag, ntransf, tol, (int)precision, &o);
+    pool_args a = {type, dim, iflag, n_modes, ntransf, tol, precision, &o};
+    void *h = NULL;
+    st = acquire(&kinds[KIND_PLAN], &key, &a, &h);
+    *plan = h;
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_pool_release(warpfft_plan plan, uint32_t flags) {
+    return release(&kinds[KIND_PLAN], plan, flags);
+}
+
+WARPFFT_API warpfft_status warpfft_pool_acquire_toeplitz(int dim, const int64_t n_modes[3],
+                                                         int64_t ntransf, double tol,
+                                                         warpfft_precision precision,
+                                                         const warpfft_opts *opts,
+                                                         warpfft_toeplitz *op) {
+    wf_clear_error();
+    if (!op)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "warpfft_pool_acquire_toeplitz: op (the output pointer) is NULL");
+    *op = NULL;
+    warpfft_opts o;
+    warpfft_status st = wf_opts_resolve(opts, &o);
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    /* the plan's key with type 0: a zero operator (its iflag means nothing) */
+    wf_pool_key key;
+    make_key(&key, 0, dim, n_modes, 1, ntransf, tol, (int)precision, &o);
+    pool_args a = {0, dim, 1, n_modes, ntransf, tol, precision, &o};
+    void *h = NULL;
+    st = acquire(&kinds[KIND_TOEPLITZ], &key, &a, &h);
+    *op = h;
+    return st;
+}
+
+WARPFFT_API warpfft_status warpfft_pool_release_toeplitz(warpfft_toeplitz op, uint32_t flags) {
+    return release(&kinds[KIND_TOEPLITZ], op, flags);
 }
 
 /* ---- clear, limits, info ---- */
@@ -473,6 +639,10 @@ WARPFFT_API warpfft_status warpfft_pool_get_info(warpfft_pool_info *info) {
     all.created = wf_pool_created;
     all.hits = wf_pool_hits;
     all.destroyed = wf_pool_destroyed;
+    for (const wf_pool_entry *e = wf_pool_head; e; e = e->next)
+        if (e->kind->id == KIND_TOEPLITZ)
+            *(idle_locked(e) ? &all.operators_idle : &all.operators_busy) += 1;
+    all.operators_created = wf_pool_created_kind[KIND_TOEPLITZ];
     pthread_mutex_unlock(&wf_pool_lock);
     uint32_t size = info->struct_size;
     size_t n = size < sizeof all ? size : sizeof all;

@@ -3,20 +3,20 @@
  * operator"): warpfft_toeplitz_create, _apply, _apply_spectrum, _spectrum, _params, _get_info,
  * _workspace_bytes, _destroy. A thin layer, as plan.c: argument checks (messages name the
  * public call), the device's context, and the work in plans/toeplitz.c; a failed destroy
- * leaves the handle valid.
+ * leaves the handle valid. An operator is a live handle as a plan is (live.h): an application
+ * captured into a CUDA graph makes the graph hold it (capture.c), and one of the live-plan pool
+ * (pool.c: warpfft_pool_acquire_toeplitz) is the pool's to destroy (plan_pool.c); the public
+ * destroy refuses both, and refuses during a capture of its stream (freeing breaks a capture).
  */
 #include <stdlib.h>
 
+#include "api/handle.h"
 #include "params/params.h"
 #include "plans/launch.h"
 #include "plans/toeplitz.h"
 #include "plans/toeplitz_kernel.h"
 #include "runtime/cufft.h"
 #include "runtime/error.h"
-
-struct warpfft_toeplitz_s {
-    wf_toeplitz *t;
-};
 
 /* The points and weights: M in [0, 2^56]; for M > 0 the coordinates dim needs, and w unless
  * the weights are none. */
@@ -62,6 +62,7 @@ WARPFFT_API warpfft_status warpfft_toeplitz_create(
         free(h);
         return st;
     }
+    h->live.eager_work = 1; /* the build's work on the stream: no fence follows it yet */
     *op = h;
     return WARPFFT_SUCCESS;
 }
@@ -78,15 +79,23 @@ static warpfft_status check_apply(const char *who, const struct warpfft_toeplitz
     return WARPFFT_SUCCESS;
 }
 
-/* The application in the operator's context. */
+/* The application in the operator's context; during a capture of its stream the graph takes
+ * the operator (its nodes read and write the work grid). */
 static warpfft_status run_apply(struct warpfft_toeplitz_s *op, CUdeviceptr spectrum, int real,
-                                int adjoint, const void *in, void *out) {
-    const wf_device *dev = op->t->ex.dev;
-    warpfft_status st = wf_ctx_enter(dev);
+                                int adjoint, const void *in, void *out, const char *who) {
+    const wf_exec *ex = &op->t->ex;
+    warpfft_status st = wf_ctx_enter(ex->dev);
     if (st != WARPFFT_SUCCESS)
         return st;
-    st = wf_toeplitz_apply(op->t, spectrum, real, adjoint, wf_dptr(in), wf_dptr(out));
-    wf_ctx_leave(dev);
+    wf_capture cap;
+    st = wf_stream_capture(ex->drv, ex->stream, who, &cap);
+    if (st == WARPFFT_SUCCESS && cap.active)
+        st = wf_live_join_graph(&op->live, ex, &cap, who);
+    if (st == WARPFFT_SUCCESS) {
+        st = wf_toeplitz_apply(op->t, spectrum, real, adjoint, wf_dptr(in), wf_dptr(out));
+        op->live.eager_work |= !cap.active;
+    }
+    wf_ctx_leave(ex->dev);
     return st;
 }
 
@@ -96,7 +105,8 @@ WARPFFT_API warpfft_status warpfft_toeplitz_apply(warpfft_toeplitz op, warpfft_p
     warpfft_status st = check_apply("warpfft_toeplitz_apply", op, (int)precision, in, out);
     if (st != WARPFFT_SUCCESS)
         return st;
-    return run_apply(op, op->t->spectrum.ptr, op->t->q.spectrum_real, adjoint, in, out);
+    return run_apply(op, op->t->spectrum.ptr, op->t->q.spectrum_real, adjoint, in, out,
+                     "warpfft_toeplitz_apply");
 }
 
 WARPFFT_API warpfft_status warpfft_toeplitz_apply_spectrum(warpfft_toeplitz op,
@@ -110,7 +120,7 @@ WARPFFT_API warpfft_status warpfft_toeplitz_apply_spectrum(warpfft_toeplitz op,
         return st;
     if (!spectrum)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: spectrum is NULL", who);
-    return run_apply(op, wf_dptr(spectrum), spectrum_real != 0, adjoint, in, out);
+    return run_apply(op, wf_dptr(spectrum), spectrum_real != 0, adjoint, in, out, who);
 }
 
 WARPFFT_API warpfft_status warpfft_toeplitz_spectrum(int dim, const int64_t n_modes[3], int iflag,
@@ -152,36 +162,55 @@ WARPFFT_API warpfft_status warpfft_toeplitz_params(int dim, const int64_t n_mode
 
 WARPFFT_API warpfft_status warpfft_toeplitz_get_info(warpfft_toeplitz op,
                                                      warpfft_toeplitz_info *info) {
-    wf_clear_error();
-    if (!op || !info)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_toeplitz_get_info: %s is NULL",
-                        !op ? "op" : "info");
-    wf_toeplitz_info(op->t, info);
-    return WARPFFT_SUCCESS;
+    warpfft_status st = wf_need_two("warpfft_toeplitz_get_info", op, "op", info, "info");
+    if (st == WARPFFT_SUCCESS)
+        wf_toeplitz_info(op->t, info);
+    return st;
 }
 
 WARPFFT_API warpfft_status warpfft_toeplitz_workspace_bytes(warpfft_toeplitz op, size_t *bytes) {
-    wf_clear_error();
-    if (!op || !bytes)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_toeplitz_workspace_bytes: %s is NULL",
-                        !op ? "op" : "bytes");
-    *bytes = op->t->workspace;
-    return WARPFFT_SUCCESS;
+    warpfft_status st = wf_need_two("warpfft_toeplitz_workspace_bytes", op, "op", bytes, "bytes");
+    if (st == WARPFFT_SUCCESS)
+        *bytes = op->t->workspace;
+    return st;
 }
 
 WARPFFT_API warpfft_status warpfft_toeplitz_destroy(warpfft_toeplitz op) {
+    const char *who = "warpfft_toeplitz_destroy";
     wf_clear_error();
     if (!op)
         return WARPFFT_SUCCESS;
-    const wf_device *dev = op->t->ex.dev;
-    warpfft_status st = wf_ctx_enter(dev);
+    if (op->live.pooled)
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "%s: the operator belongs to the live-plan pool; give it back with "
+                        "warpfft_pool_release_toeplitz",
+                        who);
+    if (wf_live_in_graphs(&op->live))
+        return wf_error(WARPFFT_ERR_INVALID_ARG,
+                        "%s: a CUDA graph that still exists holds the operator (it captured an "
+                        "application, whose nodes use its work grid); destroy the graph and the "
+                        "executable graphs made from it first; the operator is still valid",
+                        who);
+    /* freeing the buffers would break a capture of its stream */
+    warpfft_status st = wf_stream_not_capturing(op->t->ex.dev, op->t->ex.stream, who,
+                                                "destroy the operator after the capture ends "
+                                                "(it is still valid)");
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    return wf_toeplitz_handle_destroy(op);
+}
+
+warpfft_status wf_toeplitz_handle_destroy(struct warpfft_toeplitz_s *op) {
+    const wf_exec *ex = &op->t->ex;
+    warpfft_status st = wf_ctx_enter(ex->dev);
     if (st != WARPFFT_SUCCESS)
         return wf_error(st,
                         "warpfft_toeplitz_destroy: %s; nothing was freed and the operator is "
                         "still valid (call warpfft_toeplitz_destroy again)",
                         wf_last_error());
     cufftResult r = wf_toeplitz_release(op->t);
-    wf_ctx_leave(dev);
+    wf_live_drop_fence(&op->live, ex);
+    wf_ctx_leave(ex->dev);
     if (r != 0) {
         wf_cufft_error(r, "cufftDestroy");
         return wf_error(WARPFFT_ERR_CUFFT,

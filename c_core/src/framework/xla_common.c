@@ -34,6 +34,77 @@ const XLA_FFI_Scalar *wf_xla_find_attr(const XLA_FFI_Attrs *at, const char *name
     return NULL;
 }
 
+static int status_errc(warpfft_status st) {
+    switch (st) {
+    case WARPFFT_ERR_OUT_OF_MEMORY:
+        return WF_XLA_ERR_RESOURCE_EXHAUSTED;
+    case WARPFFT_ERR_NO_DRIVER:
+    case WARPFFT_ERR_NO_DEVICE:
+    case WARPFFT_ERR_NO_CUFFT:
+    case WARPFFT_ERR_NO_NVRTC:
+    case WARPFFT_ERR_DRIVER_TOO_OLD:
+    case WARPFFT_ERR_NO_KERNEL:
+        return WF_XLA_ERR_UNAVAILABLE;
+    case WARPFFT_ERR_UNSUPPORTED:
+        return WF_XLA_ERR_UNIMPLEMENTED;
+    case WARPFFT_ERR_INTERNAL:
+    case WARPFFT_ERR_CUDA:
+    case WARPFFT_ERR_CUFFT:
+        return WF_XLA_ERR_INTERNAL;
+    default:
+        return WF_XLA_ERR_INVALID_ARGUMENT;
+    }
+}
+
+XLA_FFI_Error *wf_xla_status_error(const XLA_FFI_CallFrame *f, warpfft_status st,
+                                   const char *what) {
+    return wf_xla_error(f, status_errc(st), "warpfft: %s failed (%s): %s", what,
+                        warpfft_status_name(st), warpfft_last_error());
+}
+
+int wf_xla_attr_i64(const XLA_FFI_Attrs *at, const char *name, int64_t *out) {
+    const XLA_FFI_Scalar *s = wf_xla_find_attr(at, name);
+    if (!s)
+        return -1;
+    switch (s->dtype) {
+    case WF_XLA_S32:
+        *out = *(const int32_t *)s->value;
+        return 0;
+    case WF_XLA_S64:
+        *out = *(const int64_t *)s->value;
+        return 0;
+    case WF_XLA_U32:
+        *out = *(const uint32_t *)s->value;
+        return 0;
+    case WF_XLA_U64:
+        *out = (int64_t) * (const uint64_t *)s->value;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+int wf_xla_attr_f64(const XLA_FFI_Attrs *at, const char *name, double *out) {
+    const XLA_FFI_Scalar *s = wf_xla_find_attr(at, name);
+    if (!s)
+        return -1;
+    if (s->dtype == WF_XLA_F64)
+        *out = *(const double *)s->value;
+    else if (s->dtype == WF_XLA_F32)
+        *out = *(const float *)s->value;
+    else
+        return -1;
+    return 0;
+}
+
+int wf_xla_attr_int(const XLA_FFI_Attrs *at, const char *name, int *out) {
+    int64_t v;
+    if (wf_xla_attr_i64(at, name, &v) || v < INT32_MIN || v > INT32_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
 /* The value of hex digit c, or -1. */
 static int hex_digit(char c) {
     if (c >= '0' && c <= '9')
@@ -145,5 +216,22 @@ int wf_xla_device_of(void *ptr) {
     int dev = 0;
     if (wf_xla_ctx_dev && wf_xla_ctx_dev(&dev) == 0)
         return dev;
+    return 0;
+}
+
+int wf_xla_metadata(XLA_FFI_CallFrame *f) {
+    for (XLA_FFI_Extension_Base *x = f->extension_start; x; x = x->next) {
+        if (x->type == WF_XLA_EXTENSION_METADATA) {
+            XLA_FFI_Metadata *m = ((XLA_FFI_Metadata_Extension *)x)->metadata;
+            if (m) {
+                m->api_version.struct_size = sizeof m->api_version;
+                m->api_version.extension_start = NULL;
+                m->api_version.major_version = WF_XLA_API_MAJOR;
+                m->api_version.minor_version = WF_XLA_API_MINOR;
+                m->traits = 0;
+            }
+            return 1;
+        }
+    }
     return 0;
 }

@@ -28,72 +28,6 @@ typedef struct wf_xla_key {
 
 static atomic_llong wf_xla_created;
 
-static int status_errc(warpfft_status st) {
-    switch (st) {
-    case WARPFFT_ERR_OUT_OF_MEMORY:
-        return WF_XLA_ERR_RESOURCE_EXHAUSTED;
-    case WARPFFT_ERR_NO_DRIVER:
-    case WARPFFT_ERR_NO_DEVICE:
-    case WARPFFT_ERR_NO_CUFFT:
-    case WARPFFT_ERR_NO_NVRTC:
-    case WARPFFT_ERR_DRIVER_TOO_OLD:
-    case WARPFFT_ERR_NO_KERNEL:
-        return WF_XLA_ERR_UNAVAILABLE;
-    case WARPFFT_ERR_UNSUPPORTED:
-        return WF_XLA_ERR_UNIMPLEMENTED;
-    case WARPFFT_ERR_INTERNAL:
-    case WARPFFT_ERR_CUDA:
-    case WARPFFT_ERR_CUFFT:
-        return WF_XLA_ERR_INTERNAL;
-    default:
-        return WF_XLA_ERR_INVALID_ARGUMENT;
-    }
-}
-
-static XLA_FFI_Error *status_error(const XLA_FFI_CallFrame *f, warpfft_status st,
-                                   const char *what) {
-    return wf_xla_error(f, status_errc(st), "warpfft: %s failed (%s): %s", what,
-                        warpfft_status_name(st), warpfft_last_error());
-}
-
-/* ---- attributes (the options: one record, wf_xla_opts in xla_common.c) ---- */
-
-/* Integer attribute of any integer width; 0 when found and valid, -1 otherwise. */
-static int attr_int(const XLA_FFI_Attrs *at, const char *name, int64_t *out) {
-    const XLA_FFI_Scalar *s = wf_xla_find_attr(at, name);
-    if (!s)
-        return -1;
-    switch (s->dtype) {
-    case WF_XLA_S32:
-        *out = *(const int32_t *)s->value;
-        return 0;
-    case WF_XLA_S64:
-        *out = *(const int64_t *)s->value;
-        return 0;
-    case WF_XLA_U32:
-        *out = *(const uint32_t *)s->value;
-        return 0;
-    case WF_XLA_U64:
-        *out = (int64_t) * (const uint64_t *)s->value;
-        return 0;
-    default:
-        return -1;
-    }
-}
-
-static int attr_f64(const XLA_FFI_Attrs *at, const char *name, double *out) {
-    const XLA_FFI_Scalar *s = wf_xla_find_attr(at, name);
-    if (!s)
-        return -1;
-    if (s->dtype == WF_XLA_F64)
-        *out = *(const double *)s->value;
-    else if (s->dtype == WF_XLA_F32)
-        *out = *(const float *)s->value;
-    else
-        return -1;
-    return 0;
-}
-
 /* ---- plans, from the live-plan pool (api/pool.c) ---- */
 
 /* A plan for `key` from the pool (made there if none is idle): the caller's until released. */
@@ -112,19 +46,6 @@ static warpfft_status acquire_plan(const wf_xla_key *key, warpfft_plan *plan) {
 
 WARPFFT_API int64_t warpfft_xla_plans_created(void) {
     return (int64_t)atomic_load(&wf_xla_created);
-}
-
-WARPFFT_API int64_t warpfft_xla_cache_size(void) {
-    warpfft_pool_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    if (warpfft_pool_get_info(&info) != WARPFFT_SUCCESS)
-        return 0;
-    return info.idle + info.busy;
-}
-
-WARPFFT_API void warpfft_xla_cache_clear(void) {
-    warpfft_pool_clear();
 }
 
 /* ---- the handler ---- */
@@ -250,17 +171,15 @@ static XLA_FFI_Error *run_call(XLA_FFI_CallFrame *f, wf_xla_call *c) {
             st = run_groups(c, plan, 0, &what);
     }
     if (!plan)
-        return status_error(f, st, "warpfft_plan_create");
+        return wf_xla_status_error(f, st, "warpfft_plan_create");
     /* Back to the pool (which fences the work just enqueued). A failure there (destroying a plan
      * a clear asked for) matters less than the call's own. */
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", warpfft_last_error());
+    XLA_FFI_Error *err = st != WARPFFT_SUCCESS ? wf_xla_status_error(f, st, what) : NULL;
     warpfft_status rst = warpfft_pool_release(plan, 0);
-    if (st != WARPFFT_SUCCESS)
-        return wf_xla_error(f, status_errc(st), "warpfft: %s failed (%s): %s", what,
-                            warpfft_status_name(st), msg);
+    if (err)
+        return err;
     if (rst != WARPFFT_SUCCESS)
-        return status_error(f, rst, "warpfft_pool_release");
+        return wf_xla_status_error(f, rst, "warpfft_pool_release");
     return NULL;
 }
 
@@ -445,9 +364,9 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     const XLA_FFI_Attrs *at = &f->attrs;
     int64_t type, iflag, n[3];
     double eps;
-    if (attr_int(at, "nufft_type", &type) || attr_int(at, "iflag", &iflag) ||
-        attr_f64(at, "eps", &eps) || attr_int(at, "n1", &n[0]) || attr_int(at, "n2", &n[1]) ||
-        attr_int(at, "n3", &n[2]))
+    if (wf_xla_attr_i64(at, "nufft_type", &type) || wf_xla_attr_i64(at, "iflag", &iflag) ||
+        wf_xla_attr_f64(at, "eps", &eps) || wf_xla_attr_i64(at, "n1", &n[0]) ||
+        wf_xla_attr_i64(at, "n2", &n[1]) || wf_xla_attr_i64(at, "n3", &n[2]))
         return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                             "warpfft: custom call needs integer attributes nufft_type, iflag, n1, "
                             "n2, n3 and a float eps");
@@ -474,24 +393,8 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
 }
 
 WARPFFT_API XLA_FFI_Error *warpfft_xla_nufft(XLA_FFI_CallFrame *frame) {
-    if (!frame)
-        return NULL;
-    /* Registration asks for the handler's API version and traits through an extension. */
-    for (XLA_FFI_Extension_Base *x = frame->extension_start; x; x = x->next) {
-        if (x->type == WF_XLA_EXTENSION_METADATA) {
-            XLA_FFI_Metadata *m = ((XLA_FFI_Metadata_Extension *)x)->metadata;
-            if (m) {
-                m->api_version.struct_size = sizeof m->api_version;
-                m->api_version.extension_start = NULL;
-                m->api_version.major_version = WF_XLA_API_MAJOR;
-                m->api_version.minor_version = WF_XLA_API_MINOR;
-                m->traits = 0; /* plans may be created, type 3 waits on the host: not CUDA-graph
-                                  capturable */
-            }
-            return NULL;
-        }
-    }
-    if (frame->stage != WF_XLA_STAGE_EXECUTE)
+    /* plans may be created, type 3 waits on the host: not CUDA-graph capturable */
+    if (!frame || wf_xla_metadata(frame) || frame->stage != WF_XLA_STAGE_EXECUTE)
         return NULL;
     return run(frame);
 }

@@ -1,12 +1,13 @@
 /*
- * xla_ffi.h — the few declarations of XLA's FFI C ABI that warpfft's JAX custom call uses, and
- * the functions libwarpfft.so exports for it (python/warpfft/jax registers them with jax.ffi).
+ * xla_ffi.h — the few declarations of XLA's FFI C ABI that warpfft's XLA handlers (xla_ffi.c,
+ * xla_toeplitz.c) read; the handlers' exports are public, in warpfft_xla.h (which declares the
+ * two XLA types they take as incomplete: completed here).
  *
  * Written from the public specification of XLA's typed FFI (xla/ffi/api/c_api.h, API major
  * version 0, minor 1): a plain C ABI whose structs all start with their size, so the library
  * builds without jaxlib's headers. Only what the handler reads is declared in full; the API
  * table is declared up to XLA_FFI_Stream_Get (its first members never move within major 0).
- * Not installed: JAX users reach these through the Python package.
+ * Not installed.
  */
 #ifndef WARPFFT_XLA_FFI_H
 #define WARPFFT_XLA_FFI_H
@@ -15,6 +16,7 @@
 #include <stdint.h>
 
 #include "warpfft.h"
+#include "warpfft_xla.h"
 
 #define WF_XLA_API_MAJOR 0
 #define WF_XLA_API_MINOR 1
@@ -34,7 +36,6 @@ typedef struct XLA_FFI_Api_Version {
     int minor_version;
 } XLA_FFI_Api_Version;
 
-typedef struct XLA_FFI_Error XLA_FFI_Error; /* opaque, owned by XLA */
 typedef struct XLA_FFI_ExecutionContext XLA_FFI_ExecutionContext;
 
 enum {
@@ -160,39 +161,5 @@ typedef struct XLA_FFI_Metadata_Extension {
     XLA_FFI_Extension_Base extension_base;
     XLA_FFI_Metadata *metadata;
 } XLA_FFI_Metadata_Extension;
-
-/*
- * The NUFFT handler (type 1, 2 or 3), registered for platform CUDA with api_version 1.
- * Arguments: source, then `dim` point arrays in the C plan's dimension order (dimension 1
- * first). Shapes: points (G or 1, M) of f32/f64; type 1 source (G, T, M) complex, result
- * (G, T, N3?, N2?, N1); type 2 source (G, T, N...) complex, result (G, T, M).
- * Attributes (integers of any width, floats f64): nufft_type, iflag, eps, n1, n2, n3 (the C
- * plan's mode counts); and the plan options as one string, opts: the warpfft_opts record the
- * Python side resolved through the option table (warpfft.h), its struct_size bytes in hex
- * (wf_xla_opts; absent: the defaults). The handler sets the record's device, stream, points_hint
- * and check_points (0) per call. For each of the G groups it sets the group's points (once
- * when the points are shared) and runs T transforms on XLA's stream, with a plan from the
- * live-plan pool (warpfft.h) keyed by (type, dim, modes, T, eps, iflag, precision, options,
- * device, stream); types 1 and 2 set opts.points_hint to M rounded to the nearest power of two
- * (a tie up). G > 1 groups with their own points run as one plan of G * T transforms with
- * batched points (warpfft_setpts_sets / setpts3_sets, one execute), unless the plan spreads by
- * OD (deterministic types 1 and 3, method 3) or G exceeds 65535, or the batched plan runs out of
- * memory (OUT_OF_MEMORY: its G * T grids) or cannot take the sets' bins (BAD_SIZE): then group
- * after group as above.
- * Type 3 (nufft_type = 3; n1..n3 and modeord unused): source (G, T, M), then `dim` source
- * coordinate arrays (G or 1, M) and `dim` target coordinate arrays (G or 1, K), each set in the
- * C plan's dimension order; result (G, T, K). setpts3 runs on every call (once per group when
- * the coordinates are per group); the pooled plan's key has no M or K.
- */
-WARPFFT_API XLA_FFI_Error *warpfft_xla_nufft(XLA_FFI_CallFrame *frame);
-
-/* Plans the handler has created since the process started (for tests: jit must not replan). */
-WARPFFT_API int64_t warpfft_xla_plans_created(void);
-/* Plans in the live-plan pool now, idle and in use (the handler shares the pool, warpfft.h,
- * with every other user in the process). */
-WARPFFT_API int64_t warpfft_xla_cache_size(void);
-/* warpfft_pool_clear: destroys every idle plan of the pool now, each plan in use at its
- * release (kept for warpfft.jax.clear_plan_cache). */
-WARPFFT_API void warpfft_xla_cache_clear(void);
 
 #endif /* WARPFFT_XLA_FFI_H */

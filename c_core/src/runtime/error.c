@@ -15,6 +15,14 @@
 
 static _Thread_local char wf_errmsg[WF_ERRMSG_MAX];
 
+warpfft_status wf_need_two(const char *who, const void *a, const char *a_name, const void *b,
+                           const char *b_name) {
+    wf_clear_error();
+    if (!a || !b)
+        return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: %s is NULL", who, !a ? a_name : b_name);
+    return WARPFFT_SUCCESS;
+}
+
 warpfft_status wf_error(warpfft_status status, const char *fmt, ...) {
     /* Format into a scratch buffer first: callers may pass wf_last_error() as an argument
      * to prefix context to an earlier message, and vsnprintf must not read what it writes. */

@@ -13,6 +13,11 @@ warpfft_status wf_error(warpfft_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Clears this thread's message (call at the start of every public function). */
 void wf_clear_error(void);
+/* A public call's start for two pointer arguments that must not be NULL (a handle and an
+ * output, say): clears the message, then WARPFFT_ERR_INVALID_ARG ("who: a_name is NULL") for
+ * the first NULL one, else WARPFFT_SUCCESS. */
+warpfft_status wf_need_two(const char *who, const void *a, const char *a_name, const void *b,
+                           const char *b_name);
 /* A multi-line tool log (JIT, NVRTC) made one line for a message: newlines and tabs become
  * spaces, trailing spaces go. In place. */
 void wf_one_line(char *s);

@@ -18,17 +18,7 @@ from .. import CUFINUFFT_VERSION
 from .. import __version__ as __warpfft_version__  # noqa: F401
 from . import _compat, _cufinufft, _plan, _simple  # noqa: F401  (the reference's submodules)
 from ._plan import Plan
-from ._simple import (
-    nufft1d1,
-    nufft1d2,
-    nufft1d3,
-    nufft2d1,
-    nufft2d2,
-    nufft2d3,
-    nufft3d1,
-    nufft3d2,
-    nufft3d3,
-)
+from ._simple import *  # noqa: F401,F403  (the nine one-call functions)
 
 #: The reference's version this package stands in for, in its format (pytorch-finufft refuses
 #: "1.x").
@@ -37,7 +27,4 @@ __version__ = CUFINUFFT_VERSION
 #: The submodules ``install_as_cufinufft`` registers as ``cufinufft.<name>``.
 SUBMODULES = ("_compat", "_plan", "_simple", "_cufinufft")
 
-__all__ = ["nufft1d1", "nufft1d2", "nufft1d3",
-           "nufft2d1", "nufft2d2", "nufft2d3",
-           "nufft3d1", "nufft3d2", "nufft3d3",
-           "Plan"]
+__all__ = _simple.__all__ + ["Plan"]

@@ -128,16 +128,19 @@ def plans_created():
 
 
 def cached_plans():
-    """Plans in the C library's live-plan pool now, idle and in use: the handler shares it with
-    the one-call functions and warpfft.torch (``warpfft.plan_cache_info()`` has the details
-    and limits)."""
-    return int(_native.lib.warpfft_xla_cache_size())
+    """Plans and Toeplitz operators in the C library's live-plan pool now, idle and in use: the
+    handlers share it with the one-call functions and warpfft.torch
+    (``warpfft.plan_cache_info()`` has the details and limits)."""
+    from .._cache import info
+
+    i = info()
+    return i["plans"] + i["busy"]
 
 
 def clear_plan_cache():
-    """Frees the pool's idle plans (their GPU memory) now; a plan a running computation uses
-    goes when that call ends."""
-    _native.lib.warpfft_xla_cache_clear()
+    """Frees the pool's idle plans and operators (their GPU memory) now; one a running
+    computation uses goes when that call ends."""
+    _native.check(_native.lib.warpfft_pool_clear(), "warpfft_pool_clear")
 
 
 def __getattr__(name):

@@ -9,7 +9,8 @@ lowered to XLA FFI handlers in libwarpfft.so (c_core/src/framework/xla_toeplitz.
 * ``warpfft_toeplitz_spectrum`` (points, weights) -> the kernel's spectrum, an array of the
   grid's shape (L_d >= 2 N_d - 1 per axis), real unless the weights are complex;
 * ``warpfft_toeplitz_apply`` (spectrum, modes (T, *n_modes)) -> T modes, or T^H with
-  ``adjoint``: pad, FFT, product, inverse FFT, crop.
+  ``adjoint``: pad, FFT, product, inverse FFT, crop, with a zero operator of the C library's
+  live-plan pool (shared with every other caller in the process, under its limits).
 
 Derivatives (custom VJP, :func:`_normal`; JAX's cotangent convention is the transpose):
 * modes: T is linear, so f_bar = T^T ct = conj(T^H conj(ct)) -- one application of the adjoint
@@ -42,27 +43,11 @@ SPECTRUM_TARGET = "warpfft_toeplitz_spectrum"
 APPLY_TARGET = "warpfft_toeplitz_apply"
 
 
-def _handlers():
-    """The handlers' exports (c_core/src/framework/xla_toeplitz.h) on a private CDLL of the
-    library warpfft loaded (they are not part of warpfft.h, which _lib declares)."""
-    lib = ctypes.CDLL(_lib.path)
-    missing = _lib.declare(lib, {
-        "warpfft_xla_toeplitz_spectrum": (ctypes.c_void_p, [ctypes.c_void_p]),
-        "warpfft_xla_toeplitz_apply": (ctypes.c_void_p, [ctypes.c_void_p]),
-        "warpfft_xla_toeplitz_created": (ctypes.c_int64, []),
-        "warpfft_xla_toeplitz_cache_clear": (None, []),
-    })
-    if missing:
-        raise _lib.LibraryNotFoundError(f"{_lib.path} has no {', '.join(missing)}: rebuild "
-                                        "libwarpfft from a checkout with "
-                                        "c_core/src/framework/xla_toeplitz.c")
-    return lib
-
-
-_xla = _handlers()
-jax.ffi.register_ffi_target(SPECTRUM_TARGET, jax.ffi.pycapsule(_xla.warpfft_xla_toeplitz_spectrum),
+# The handlers' exports (warpfft_xla.h) are declared with the rest of the ABI in _lib's one table.
+jax.ffi.register_ffi_target(SPECTRUM_TARGET,
+                            jax.ffi.pycapsule(_lib.lib.warpfft_xla_toeplitz_spectrum),
                             platform="CUDA", api_version=1)
-jax.ffi.register_ffi_target(APPLY_TARGET, jax.ffi.pycapsule(_xla.warpfft_xla_toeplitz_apply),
+jax.ffi.register_ffi_target(APPLY_TARGET, jax.ffi.pycapsule(_lib.lib.warpfft_xla_toeplitz_apply),
                             platform="CUDA", api_version=1)
 
 spectrum_p = Primitive("warpfft_toeplitz_spectrum")
@@ -390,10 +375,14 @@ def toeplitz(f, *points, weights=None, iflag=-1, eps=1e-6, opts=None, adjoint=Fa
 
 
 def operators_created():
-    """Zero operators (grid and FFT plans) the apply handler has created in this process."""
-    return int(_xla.warpfft_xla_toeplitz_created())
+    """Zero operators (grid and FFT plans) the live-plan pool has created in this process: the
+    apply handler takes its operators from it (so does warpfft.torch's Toeplitz operator)."""
+    from .._cache import info
+
+    return int(info()["operators_created"])
 
 
 def clear_cache():
-    """Frees the apply handler's cached operators that no running computation is using."""
-    _xla.warpfft_xla_toeplitz_cache_clear()
+    """Frees the pool's idle plans and operators (warpfft.jax.clear_plan_cache): an operator a
+    running computation uses goes when that call ends."""
+    _lib.check(_lib.lib.warpfft_pool_clear(), "warpfft_pool_clear")

@@ -69,6 +69,8 @@ reused for another tensor; at most 64 records). Changes made behind PyTorch's ba
 :func:`clear_plan_cache`, after such changes.
 """
 
+import math
+
 import torch as _torch
 
 from .. import _lib as _native
@@ -220,10 +222,7 @@ def _check_values(values, M):
 
 def _count(batch):
     """Transforms in a batch of shape `batch` (at least 1: the C checks take ntransf >= 1)."""
-    B = 1
-    for n in batch:
-        B *= int(n)
-    return max(B, 1)
+    return max(math.prod(int(n) for n in batch), 1)
 
 
 def _validate(nufft_type, modes, batch, eps, dtype, opts, compiling):

@@ -17,13 +17,15 @@ f.grad = T^H y.grad):
 * points: not differentiable (passing points that require grad raises ValueError).
 
 The application runs warpfft_toeplitz_apply_spectrum with a zero operator (grid and FFT plans
-only) of the shape, from a cache of 8 keyed by (modes, batch, eps, precision, modeord, device,
-stream).
+only) of the shape that each call takes from the C library's live-plan pool
+(warpfft_pool_acquire_toeplitz, keyed by modes, batch, eps, precision, mode order, device and
+stream) and gives back once the application is enqueued: no handle outlives the call, so no
+other thread's clear or eviction can free it under the call, and two threads applying operators
+of one shape at once (torch's default stream is every thread's) get two operators. The pool
+fences an operator at its release: evicting it waits for that fence, never for a stream.
 """
 
 import ctypes
-import threading
-from collections import OrderedDict
 
 import torch
 
@@ -31,9 +33,6 @@ from .. import _lib
 from .. import _options as _table
 from .._args import effective_eps
 
-CACHE_MAX = 8
-_lock = threading.Lock()
-_ops = OrderedDict()  # key -> zero operator handle
 _PRECISION = {torch.complex64: _lib.PRECISION_F32, torch.complex128: _lib.PRECISION_F64}
 _REAL = {torch.complex64: torch.float32, torch.complex128: torch.float64}
 _WEIGHTS = {"none": 0, "real": 1, "complex": 2}
@@ -135,9 +134,9 @@ def _weights(weights, M, cdtype, device):
     return kind, weights
 
 
-def spectrum(points, n_modes, weights=None, dtype=torch.complex64, **kwargs):
-    """The kernel's spectrum (a tensor of the grid's shape, L_d >= 2 N_d - 1 per axis; real
-    unless the weights are complex) for points (D, M) and n_modes (D ints)."""
+def _problem(points, n_modes, weights, dtype, kwargs):
+    """The checked arguments of an operator: points (D, M), n_modes, the weights' kind and
+    tensor, eps (the C rule, warned), isign and the options record in hex."""
     n_modes = tuple(int(n) for n in n_modes)
     points = _points(points, dtype)
     D, M = points.shape
@@ -146,8 +145,19 @@ def spectrum(points, n_modes, weights=None, dtype=torch.complex64, **kwargs):
     _on_cuda(points, "points")
     kind, w = _weights(weights, M, dtype, points.device)
     eps, isign, opts = _parse(kwargs, D)
+    eps = effective_eps(eps, _PRECISION[dtype])  # the C rule, warned
+    return points, n_modes, kind, w, eps, isign, opts
+
+
+def spectrum(points, n_modes, weights=None, dtype=torch.complex64, **kwargs):
+    """The kernel's spectrum (a tensor of the grid's shape, L_d >= 2 N_d - 1 per axis; real
+    unless the weights are complex) for points (D, M) and n_modes (D ints)."""
+    return _spectrum(dtype, *_problem(points, n_modes, weights, dtype, kwargs))
+
+
+def _spectrum(dtype, points, n_modes, kind, w, eps, isign, opts):
+    D, M = points.shape
     prec = _PRECISION[dtype]
-    eps = effective_eps(eps, prec)  # the C rule, warned
     info = _info(n_modes, eps, prec, opts, kind)
     grid = tuple(int(v) for v in info.n_grid[:D])[::-1]
     out = torch.empty(grid, dtype=dtype if kind == "complex" else _REAL[dtype],
@@ -169,43 +179,10 @@ def spectrum(points, n_modes, weights=None, dtype=torch.complex64, **kwargs):
     return out
 
 
-def _operator(n_modes, T, eps, prec, modeord, device, stream):
-    key = (n_modes, T, eps, prec, modeord, device, stream)
-    with _lock:
-        h = _ops.get(key)
-        if h is not None:
-            _ops.move_to_end(key)
-            return h
-    o = _opts(device, stream, _table.to_hex(_table.record((("modeord", modeord),))))
-    handle = ctypes.c_void_p()
-    _check(_L().warpfft_toeplitz_create(len(n_modes), _lib.n_modes_array(list(n_modes)[::-1]), 1,
-                                        T, eps, prec, ctypes.byref(o), 0, None, None, None, 0,
-                                        None, ctypes.byref(handle)), "warpfft_toeplitz_create")
-    evicted = []
-    with _lock:
-        other = _ops.get(key)
-        if other is not None:
-            evicted.append((handle.value, device, stream))
-            h = other
-        else:
-            h = _ops[key] = handle.value
-            while len(_ops) > CACHE_MAX:
-                (k, old) = _ops.popitem(last=False)
-                evicted.append((old, k[5], k[6]))
-    for old, dev, st in evicted:
-        _L().warpfft_stream_sync(dev, st)
-        _L().warpfft_toeplitz_destroy(old)
-    return h
-
-
 def clear_cache():
-    """Destroys the cached zero operators (after waiting for their streams)."""
-    with _lock:
-        items = list(_ops.items())
-        _ops.clear()
-    for k, h in items:
-        _L().warpfft_stream_sync(k[5], k[6])
-        _L().warpfft_toeplitz_destroy(h)
+    """Destroys the pool's idle plans and operators (warpfft.torch.clear_plan_cache); one that a
+    call is applying now goes when that call gives it back."""
+    _check(_L().warpfft_pool_clear(), "warpfft_pool_clear")
 
 
 def _apply(static, spec, f, adjoint):
@@ -220,13 +197,27 @@ def _apply(static, spec, f, adjoint):
         return out
     device = _device(f)
     stream = _stream(device)
-    h = _operator(n_modes, T, eps, prec, modeord, device, stream)
     src = f.detach().resolve_conj().resolve_neg().contiguous()
     real = not spec.is_complex()
-    _check(_L().warpfft_toeplitz_apply_spectrum(h, prec, int(real), spec.data_ptr(),
-                                                int(bool(adjoint)), src.data_ptr(),
-                                                out.data_ptr()),
-           "warpfft_toeplitz_apply_spectrum")
+    lib = _L()
+    o = _opts(device, stream, _table.to_hex(_table.record((("modeord", modeord),))))
+    op = ctypes.c_void_p()
+    _check(lib.warpfft_pool_acquire_toeplitz(len(n_modes),
+                                             _lib.n_modes_array(list(n_modes)[::-1]), T, eps,
+                                             prec, ctypes.byref(o), ctypes.byref(op)),
+           "warpfft_pool_acquire_toeplitz")
+    op, err = op.value, None  # this call's alone until released below
+    try:
+        st = lib.warpfft_toeplitz_apply_spectrum(op, prec, int(real), spec.data_ptr(),
+                                                 int(bool(adjoint)), src.data_ptr(),
+                                                 out.data_ptr())
+        if st:
+            err = _error(st, "warpfft_toeplitz_apply_spectrum")  # before the release's call
+    finally:
+        rst = lib.warpfft_pool_release_toeplitz(op, 0)  # the operator is the pool's again
+    if err is not None:
+        raise err
+    _check(rst, "warpfft_pool_release_toeplitz")
     return out
 
 
@@ -288,19 +279,11 @@ class Toeplitz:
         dtype = torch.complex64 if points.dtype == torch.float32 else torch.complex128
         if isinstance(n_modes, int):
             n_modes = (n_modes,)
-        n_modes = tuple(int(n) for n in n_modes)
-        points = _points(points, dtype)
-        D, M = points.shape
-        if len(n_modes) != D:
-            raise ValueError(f"n_modes {n_modes} has {len(n_modes)} entries for {D}D points")
-        _on_cuda(points, "points")
-        kind, w = _weights(weights, M, dtype, points.device)
-        eps, isign, opts = _parse(kwargs, D)
-        eps = effective_eps(eps, _PRECISION[dtype])  # the C rule, warned
+        points, n_modes, kind, w, eps, isign, opts = _problem(points, n_modes, weights, dtype,
+                                                              kwargs)
         self.dtype, self.n_modes, self.weights = dtype, n_modes, w
         self.points = points.detach().contiguous()
-        rest = {k: v for k, v in kwargs.items() if k not in ("eps", "isign")}
-        self.spectrum = spectrum(self.points, n_modes, w, dtype, eps=eps, isign=isign, **rest)
+        self.spectrum = _spectrum(dtype, self.points, n_modes, kind, w, eps, isign, opts)
         modeord = _table.get(_table.from_hex(opts), "modeord")
         self._static = (n_modes, isign, eps, modeord, opts, kind, self.points)
 
