@@ -43,6 +43,9 @@
  *    w10, 0.58 w11, 0.72 w12, 0.81 w13, 0.87-0.92 w15-16): ~0.9x at w11 and w16, ~0.8x at
  *    w12-15 expected; w9 (NR 12 as w10, fewer cells) about even and w2-8 slower: shared tile.
  *  - 3D f32 (B4, w6-7): every register-tile shape measured lost (1.0-1.8x): shared tile.
+ *  - 3D f64 w11-14 are back on the shared tile: their blocks (8 x 8 x 4 bins: 13 and 16 warps)
+ *    were never launched on a GPU, and an 18-warp block at the cap 112 failed to launch there
+ *    (the host now sizes no register-tile block past the 11 warps B7 ran, params/bins.c).
  */
 #ifndef WF_SMR_SHAPE_H
 #define WF_SMR_SHAPE_H
@@ -50,7 +53,7 @@
 #define WF_SMR_PAD2_(w) (2 * (((w) + 1) / 2))
 
 #define WF_SMR_NR_OF(dim, prec, w)                                                                 \
-    ((prec) == 64 && (dim) == 3 && (w) >= 7 && (w) <= 14    ? 4 + WF_SMR_PAD2_(w)                  \
+    ((prec) == 64 && (dim) == 3 && (w) >= 7 && (w) <= 10    ? 4 + WF_SMR_PAD2_(w)                  \
      : (prec) == 64 && (dim) == 2 && (w) >= 10 && (w) <= 16 ? 2 + WF_SMR_PAD2_(w)                  \
                                                             : 0)
 #define WF_SMR_NBW_OF(dim, prec, w) ((dim) == 2 ? 2 : 1)

@@ -98,9 +98,9 @@ API CUresult cuFuncSetAttribute(CUfunction f, int attr, int v) {
     return 0;
 }
 API CUresult cuFuncGetAttribute(int *v, int attr, CUfunction f) {
-    (void)f, (void)attr;
+    (void)f;
     TICK("cuFuncGetAttribute");
-    *v = 64;
+    *v = attr == 0 ? 1024 : 64; /* MAX_THREADS_PER_BLOCK: a device's; else shared bytes */
     return 0;
 }
 

@@ -118,10 +118,16 @@ int wf_smr_warps(int dim, const int32_t bs[3], int width) {
     return warps < INT32_MAX ? (int)warps : INT32_MAX;
 }
 
+/* The register file bounds a block at 65536 / (32 cap) warps, but on the H100 a 3D f64 w7 block
+ * of 18 warps at the cap of 112 failed to launch (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+ * gpu_accuracy sm_spread_register_tile, 2026-12-06) while 11-warp blocks (B7, 352 threads) ran:
+ * the host sizes no block past the largest launch measured. The spreader also checks each
+ * kernel's own limit at load (plans/spreader.c). */
+#define WF_SMR_WARPS_MEASURED 11
 int wf_smr_max_warps(int precision, int nr) {
     int cap = WF_SMR_MAXREG_OF(precision == WARPFFT_F64 ? 64 : 32, nr);
     int warps = 65536 / (32 * cap);
-    return warps < 32 ? warps : 32;
+    return warps < WF_SMR_WARPS_MEASURED ? warps : WF_SMR_WARPS_MEASURED;
 }
 
 size_t wf_smr_batch_bytes(int dim, int precision, int width) {

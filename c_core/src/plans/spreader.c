@@ -221,11 +221,26 @@ static warpfft_status load_sort_kernels(wf_spreader *sp) {
 static warpfft_status set_shared_limit(const wf_spreader *sp, const wf_kernel *k, int dir,
                                        int width) {
     const wf_driver *drv = sp->ex.drv;
-    size_t bytes = wf_sm_launch_bytes(&sp->p, dir == 0, width);
-    int static_bytes = 0;
+    const wf_params *p = &sp->p;
+    size_t bytes = wf_sm_launch_bytes(p, dir == 0, width);
+    int static_bytes = 0, max_threads = 0;
     CUresult r = drv->cuFuncGetAttribute(&static_bytes, WF_FUNC_ATTR_SHARED_SIZE_BYTES, k->fn);
     if (r != WF_CUDA_SUCCESS)
         return wf_cuda_error(r, "cuFuncGetAttribute(SHARED_SIZE_BYTES)");
+    /* the block the launch will take must be one the compiled kernel can run (its registers):
+     * a clear refusal at plan creation rather than a launch failure at execute */
+    r = drv->cuFuncGetAttribute(&max_threads, WF_FUNC_ATTR_MAX_THREADS_PER_BLOCK, k->fn);
+    if (r != WF_CUDA_SUCCESS)
+        return wf_cuda_error(r, "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
+    int block = p->method != WARPFFT_METHOD_SM ? 0
+                : dir == 0 ? wf_sm_spread_block(p->dim, p->precision, width, p->bin_size)
+                           : wf_sm_interp_block(p->dim, p->precision, width);
+    if (block > max_threads)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "%s: the bins {%d, %d, %d} need blocks of %d threads, the kernel runs at "
+                        "most %d on this device; use smaller opts.bin_size or method GM",
+                        k->name, (int)p->bin_size[0], (int)p->bin_size[1], (int)p->bin_size[2],
+                        block, max_threads);
     if (bytes + (size_t)static_bytes > (size_t)sp->ex.dev->max_shared_optin)
         return wf_error(WARPFFT_ERR_INTERNAL,
                         "%s: tile of %zu bytes + %d bytes of static shared memory exceed the "

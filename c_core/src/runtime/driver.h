@@ -107,7 +107,11 @@ enum {
     WF_ATTR_CC_MINOR = 76,
     WF_ATTR_MAX_SHARED_PER_BLOCK_OPTIN = 97
 };
-enum { WF_FUNC_ATTR_SHARED_SIZE_BYTES = 1, WF_FUNC_ATTR_MAX_DYNAMIC_SHARED = 8 };
+enum {
+    WF_FUNC_ATTR_MAX_THREADS_PER_BLOCK = 0,
+    WF_FUNC_ATTR_SHARED_SIZE_BYTES = 1,
+    WF_FUNC_ATTR_MAX_DYNAMIC_SHARED = 8
+};
 
 /* Loads libcuda.so.1 and calls cuInit(0) once per process (thread-safe). On failure returns
  * WARPFFT_ERR_NO_DRIVER / NO_DEVICE / DRIVER_TOO_OLD / CUDA with a message; later calls
