@@ -54,7 +54,9 @@
 #include "params/cost.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "params/bins.h"
 #include "params/grid.h"
@@ -359,8 +361,8 @@ static int offsets_width(const wf_params *p, const choice *b, int64_t M) {
     wf_offset_plan *op = NULL;
     wf_offset_stats *ex = malloc(sizeof *ex);
     int w = b->w_hi;
-    if (ex && wf_offsets_plan_make(p->dim, p->n_modes, nf, b->sigma, p->precision, p->tol, b->w_hi,
-                                   &op) == WARPFFT_SUCCESS) {
+    if (ex && wf_offsets_plan_get(p->dim, p->n_modes, nf, b->sigma, p->precision, p->tol, b->w_hi,
+                                  &op) == WARPFFT_SUCCESS) {
         wf_offsets_stats_expected(p->dim, M, ex);
         w = wf_offsets_choose(op, ex);
     }
@@ -401,7 +403,85 @@ static choice choose_random(const wf_params *p, const choice *a, int64_t M, int 
     return b;
 }
 
+/* The choices made: the parameters as the basics leave them (wf_params_resolve zeroes p
+ * first, so every byte is a function of the request) -> what the search wrote. The search
+ * takes 5-30 ms of CPU (false position over sigma per width, the tables of choose_random), and a
+ * second plan of a problem would pay it again: its plan creation, not its choice, is the memo's
+ * (docs/performance.md, "Plan creation"). Least recently used replaced; a fork() child keeps a
+ * copy of the entries, the lock re-made. */
+#define WF_CHOICE_MEMO 32
+typedef struct choice_memo_entry {
+    wf_params key;
+    double upsampfac, beta;
+    int width, width_random;
+    uint64_t stamp;
+} choice_memo_entry;
+static pthread_mutex_t choice_lock = PTHREAD_MUTEX_INITIALIZER;
+static choice_memo_entry choice_memo[WF_CHOICE_MEMO]; /* guarded by choice_lock, as below */
+static size_t choice_n;
+static uint64_t choice_stamp;
+
+static void choice_atfork_child(void) {
+    pthread_mutex_init(&choice_lock, NULL);
+}
+__attribute__((constructor)) static void choice_register_atfork(void) {
+    pthread_atfork(NULL, NULL, choice_atfork_child);
+}
+
+static int choice_recall(wf_params *p) {
+    int found = 0;
+    pthread_mutex_lock(&choice_lock);
+    for (size_t i = 0; i < choice_n && !found; i++)
+        if (memcmp(&choice_memo[i].key, p, sizeof *p) == 0) {
+            const choice_memo_entry *e = &choice_memo[i];
+            p->upsampfac = e->upsampfac;
+            p->beta = e->beta;
+            p->width = e->width;
+            p->width_random = e->width_random;
+            choice_memo[i].stamp = ++choice_stamp;
+            found = 1;
+        }
+    pthread_mutex_unlock(&choice_lock);
+    return found;
+}
+
+static void choice_keep(const wf_params *key, const wf_params *p) {
+    pthread_mutex_lock(&choice_lock);
+    size_t at = choice_n;
+    for (size_t i = 0; i < choice_n; i++)
+        if (memcmp(&choice_memo[i].key, key, sizeof *key) == 0)
+            at = i;
+    if (at == choice_n && choice_n == WF_CHOICE_MEMO) {
+        at = 0;
+        for (size_t i = 1; i < choice_n; i++)
+            if (choice_memo[i].stamp < choice_memo[at].stamp)
+                at = i;
+    }
+    if (at == choice_n)
+        choice_n++;
+    choice_memo_entry *e = &choice_memo[at];
+    e->key = *key;
+    e->upsampfac = p->upsampfac;
+    e->beta = p->beta;
+    e->width = p->width;
+    e->width_random = p->width_random;
+    e->stamp = ++choice_stamp;
+    pthread_mutex_unlock(&choice_lock);
+}
+
+static warpfft_status choose_sigma(wf_params *p);
+
 warpfft_status wf_params_choose_sigma(wf_params *p) {
+    if (choice_recall(p))
+        return WARPFFT_SUCCESS;
+    wf_params key = *p;
+    warpfft_status st = choose_sigma(p);
+    if (st == WARPFFT_SUCCESS)
+        choice_keep(&key, p);
+    return st;
+}
+
+static warpfft_status choose_sigma(wf_params *p) {
     int64_t M = wf_params_points(p);
     int w3 = 0, w2 = 0;
     choice c = search_every(p, M, &w3, &w2);

@@ -33,6 +33,11 @@
 warpfft_status wf_offsets_plan_make(int dim, const int64_t n_modes[3], const int64_t nf[3],
                                     double sigma, int precision, double tol, int w_hi,
                                     wf_offset_plan **out);
+/* wf_offsets_plan_make through a process-wide memo of 16 shapes (a copy into *out: free() it):
+ * plan creation asks for the same tables twice, a second plan of a shape again. */
+warpfft_status wf_offsets_plan_get(int dim, const int64_t n_modes[3], const int64_t nf[3],
+                                   double sigma, int precision, double tol, int w_hi,
+                                   wf_offset_plan **out);
 /* Bytes of *op, header and tables: what the plan uploads. */
 size_t wf_offsets_plan_bytes(const wf_offset_plan *op);
 

@@ -38,7 +38,8 @@ const char *wf_missing_coord(int dim, const void *x, const void *y, const void *
  * rounding floor, the predicted time. What depends on the device (method, bins, tiles: its
  * shared memory) is wf_params_fit's. Plan creation, warpfft_plan_params, the pool's key and
  * the Toeplitz build each resolve a request once and hand the result on: nothing is chosen
- * twice, so nothing needs remembering. */
+ * twice in one creation. Across creations, cost.c remembers its choice per request (32 of
+ * them) and offsets.c its tables per shape (16), so a second plan of a problem skips both. */
 typedef struct wf_resolved {
     warpfft_opts opts; /* every field this build knows, checked (wf_opts_resolve) */
     wf_params p;       /* all but wf_params_set_method's fields (method, bins, tiles: 0) */

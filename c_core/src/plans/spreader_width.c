@@ -20,7 +20,7 @@
  * gathered and bounded on their own), so every set meets tol; sets of fewer than
  * WF_PW_MIN_SET_POINTS points take p.width without a gather.
  */
-#include <pthread.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,105 +30,6 @@
 #include "params/offsets.h"
 #include "plans/spreader.h"
 #include "runtime/error.h"
-
-/* ---------------------------------------------------------------- the offsets plans */
-
-/* The offsets plans of the shapes seen: (dim, N, nf, precision, p.width, sigma, tol) -> the
- * plan (the header alone for a shape without candidates), the least recently used replaced. */
-#define WF_PW_MEMO    16
-#define WF_PW_KEY_LEN 11
-typedef struct pw_memo_entry {
-    int64_t key[WF_PW_KEY_LEN];
-    wf_offset_plan *op;
-    uint64_t stamp;
-} pw_memo_entry;
-
-static pthread_mutex_t pw_lock = PTHREAD_MUTEX_INITIALIZER;
-static pw_memo_entry pw_memo[WF_PW_MEMO]; /* guarded by pw_lock, as the two below */
-static size_t pw_n;
-static uint64_t pw_stamp;
-
-/* A fork() while another thread holds the lock leaves it held in the child; the entries are
- * host memory, valid there. */
-static void pw_atfork_child(void) {
-    pthread_mutex_init(&pw_lock, NULL);
-}
-
-__attribute__((constructor)) static void pw_register_atfork(void) {
-    pthread_atfork(NULL, NULL, pw_atfork_child);
-}
-
-static void memo_key(const wf_params *p, int64_t key[WF_PW_KEY_LEN]) {
-    memset(key, 0, WF_PW_KEY_LEN * sizeof key[0]);
-    key[0] = p->dim;
-    key[1] = p->precision;
-    key[2] = p->width;
-    for (int d = 0; d < 3; d++) {
-        key[3 + d] = p->n_modes[d];
-        key[6 + d] = p->n_fine[d];
-    }
-    memcpy(&key[9], &p->upsampfac, sizeof(double));
-    memcpy(&key[10], &p->tol, sizeof(double));
-}
-
-static wf_offset_plan *copy_plan(const wf_offset_plan *op) {
-    size_t bytes = wf_offsets_plan_bytes(op);
-    wf_offset_plan *c = malloc(bytes);
-    if (c)
-        memcpy(c, op, bytes);
-    return c;
-}
-
-/* Puts a copy of op into the memo (nothing lost but time when there is no memory for it). */
-static void memoise(const int64_t key[WF_PW_KEY_LEN], const wf_offset_plan *op) {
-    wf_offset_plan *keep = copy_plan(op), *old = NULL;
-    if (!keep)
-        return;
-    pthread_mutex_lock(&pw_lock);
-    size_t at = pw_n;
-    for (size_t i = 0; i < pw_n; i++)
-        if (memcmp(pw_memo[i].key, key, sizeof pw_memo[i].key) == 0)
-            at = i; /* another thread made it meanwhile: keep one */
-    if (at == pw_n && pw_n == WF_PW_MEMO) {
-        at = 0;
-        for (size_t i = 1; i < pw_n; i++)
-            if (pw_memo[i].stamp < pw_memo[at].stamp)
-                at = i;
-    }
-    if (at == pw_n)
-        pw_n++;
-    old = pw_memo[at].op;
-    memcpy(pw_memo[at].key, key, sizeof pw_memo[at].key);
-    pw_memo[at].op = keep;
-    pw_memo[at].stamp = ++pw_stamp;
-    pthread_mutex_unlock(&pw_lock);
-    free(old);
-}
-
-/* The offsets plan of p's shape into *out (the caller frees it): the memo's, else made. */
-static warpfft_status offsets_plan_of(const wf_params *p, wf_offset_plan **out) {
-    int64_t key[WF_PW_KEY_LEN];
-    memo_key(p, key);
-    *out = NULL;
-    int found = 0;
-    pthread_mutex_lock(&pw_lock);
-    for (size_t i = 0; i < pw_n && !found; i++)
-        if (memcmp(pw_memo[i].key, key, sizeof key) == 0) {
-            found = 1;
-            pw_memo[i].stamp = ++pw_stamp;
-            *out = copy_plan(pw_memo[i].op);
-        }
-    pthread_mutex_unlock(&pw_lock);
-    if (found)
-        return *out ? WARPFFT_SUCCESS
-                    : wf_error(WARPFFT_ERR_OUT_OF_MEMORY,
-                               "host allocation of the width-from-points tables");
-    warpfft_status st = wf_offsets_plan_make(p->dim, p->n_modes, p->n_fine, p->upsampfac,
-                                             p->precision, p->tol, p->width, out);
-    if (st == WARPFFT_SUCCESS)
-        memoise(key, *out);
-    return st;
-}
 
 /* The gather's shared memory: a u32 counter per cell of each dim and per joint bin of each pair
  * (kernels/offsets.cu). */
@@ -146,7 +47,8 @@ warpfft_status wf_spreader_width_plan(wf_spreader *sp) {
     if (!p->points_width || p->spreadinterponly)
         return WARPFFT_SUCCESS;
     wf_offset_plan *op = NULL;
-    warpfft_status st = offsets_plan_of(p, &op);
+    warpfft_status st = wf_offsets_plan_get(p->dim, p->n_modes, p->n_fine, p->upsampfac,
+                                            p->precision, p->tol, p->width, &op);
     if (st != WARPFFT_SUCCESS)
         return st;
     /* a device whose blocks cannot have the gather's counters (3D: 52 KB) keeps one width */
