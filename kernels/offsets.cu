@@ -150,8 +150,10 @@ extern "C" __global__ void __launch_bounds__(WF_OFF_BLOCK)
 
 /* ---------------------------------------------------------------- the choice */
 
-/* Block s (grid-stride over the sets) evaluates set s's statistics against the plan's
- * candidates in order (offsets_bound.h's pieces; the sums over cells and joint bins are block
+/* Block s (grid-stride over the sets) counts the spreading bins set s occupies (bin_count: the
+ * binning's counts, nbins per set; NULL: not counted) and, if at least min_bins (the host's
+ * share of WF_OFF_MIN_SAMPLES), evaluates
+ * its statistics against the plan's candidates in order (offsets_bound.h's pieces; the sums over cells and joint bins are block
  * reductions in a fixed order, the rest thread 0's, in the host's order) and takes the first
  * whose bound is <= limit2, else index n_cand (w_hi; also for a set without points); the
  * widest index over the sets goes to *w_sel by atomicMax (cleared by the gather before). With
@@ -159,11 +161,14 @@ extern "C" __global__ void __launch_bounds__(WF_OFF_BLOCK)
  * there. n_sets <= 0 (statistics not gathered): block 0 writes n_cand. */
 extern "C" __global__ void __launch_bounds__(WF_OFF_BLOCK)
     WF_PNAME(offsets_choose)(i64 n_sets, const u64 *__restrict__ stats, const void *plan,
-                             i32 *w_sel, double *bounds) {
+                             i32 *w_sel, double *bounds, const u64 *__restrict__ bin_count,
+                             i64 nbins, i64 min_bins) {
     __shared__ double s_hb[3][WF_OFF_BINS], s_chi2[WF_OFF_PAIRS], s_sum[WF_OFF_NV];
     __shared__ double s_part[WF_OFF_BLOCK / 32][WF_OFF_NV];
     __shared__ wf_offb_dim s_t[3];
     __shared__ int s_pass;
+    __shared__ u64 s_occ[WF_OFF_BLOCK / 32];
+    __shared__ u64 s_occupied;
     if (blockDim.x != WF_OFF_BLOCK)
         __trap();
     const wf_offset_plan *op = static_cast<const wf_offset_plan *>(plan);
@@ -177,8 +182,22 @@ extern "C" __global__ void __launch_bounds__(WF_OFF_BLOCK)
         const wf_offset_stats *st =
             reinterpret_cast<const wf_offset_stats *>(stats + s * WF_OFF_STATS_WORDS);
         const u64 count = st->count;
+        int count_ok = 1;
         int idx = n_cand;
-        if (count > 0) { /* block-uniform */
+        if (bin_count && min_bins > 1) { /* the bins the set occupies */
+            u64 occ = 0;
+            for (i64 b = tid; b < nbins; b += blockDim.x)
+                occ += bin_count[s * nbins + b] != 0;
+            occ = wf_off_block_sum<u64>(occ, s_occ);
+            if (tid == 0)
+                s_occupied = occ;
+            __syncthreads();
+            occ = s_occupied;
+            __syncthreads();
+            if (occ < (u64)min_bins)
+                count_ok = 0;
+        }
+        if (count > 0 && count_ok) { /* block-uniform */
             const double inv = 1.0 / (double)count;
             if (tid < dim * WF_OFF_BINS)
                 s_hb[tid / WF_OFF_BINS][tid % WF_OFF_BINS] =

@@ -40,6 +40,15 @@ typedef uint64_t wf_off_u64;
 #define WF_OFF_TOP      24  /* modes with their own row in a table; the rest share one row */
 #define WF_OFF_MAX_CAND 3   /* candidate widths below w_hi, at most */
 #define WF_OFF_PAIRS    3   /* pairs of dims (0, 1), (0, 2), (1, 2) */
+/* Independent samples a point set must hold before its width follows its offsets: the bound is
+ * the mean over the points of |E_k(delta_j)|^2, the error's expectation over random strengths
+ * (modes); the error of points within a few coarse-grid cells of each other is one draw of few
+ * independent terms and can exceed its mean (a cluster of 1e6 points of width 1e-3 in 3D f32
+ * type 2 at tol 1e-5: the narrower width 6 measured 1.25e-5 on the H100, 2026-12-06). Counted
+ * at the binning's resolution: occupied bins times the coarse-grid cells of a bin (bin extents
+ * over sigma); a set below keeps w_hi (the host passes the bins it takes: wf_offsets_choose_p's
+ * min_bins). */
+#define WF_OFF_MIN_SAMPLES 256
 /* u64 words of one point set's statistics, and where its parts start */
 #define WF_OFF_STATS_WORDS (1 + 3 * WF_OFF_CELLS + WF_OFF_PAIRS * WF_OFF_BINS * WF_OFF_BINS)
 #define WF_OFF_CELL_AT     1

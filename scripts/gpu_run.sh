@@ -2,7 +2,8 @@
 # Runs on the GPU machine from the repository root: bash .gpu/run.sh [stage...]
 # Stages: info tests demo load rust-kernels c python sanitize bench (default: all; rust-kernels is
 # fatbuild's example crate in each mode: results, first-launch latency cold and warm, sizes),
-# sanitize-builds (memcheck of the jit and nvrtc builds), bench-peer (suite B beside the reference, .peer/ carried), density (non-uniform points beside the reference), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
+# sanitize-builds (memcheck of the jit and nvrtc builds), sanitize-kernels (memcheck and
+# racecheck of module offsets and the register-tile spreading), bench-peer (suite B beside the reference, .peer/ carried), density (non-uniform points beside the reference), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
 # normal operator: tests, example, benchmark, memcheck), batched (batched points: tests, benchmark,
 # memcheck), graphs (CUDA graphs: C capture and replay, its memcheck, the PyTorch ops under
 # torch.cuda.graph and torch.compile), and huge (64-bit sizes:
@@ -128,6 +129,14 @@ sanitize)
     run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_deterministic --test-threads=1 >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     run compute-sanitizer --tool racecheck --error-exitcode 9 $G/aot/gpu_deterministic --test-threads=1 deterministic_spread_only >> "$L/sanitize.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize.log" | tee -a "$log" ;;
+sanitize-kernels)
+    # the kernels wave 4 changed: the width from the points (module offsets: gather, choose with
+    # the bins' occupancy) and the register-tile spreading, memcheck and racecheck (aot)
+    for tool in memcheck racecheck; do
+        say "compute-sanitizer $tool (aot gpu_accuracy: points_width, sm_spread_register_tile)"
+        run compute-sanitizer --tool $tool --error-exitcode 9 $G/aot/gpu_accuracy --test-threads=1 --nocapture points_width:: sm_spread_register_tile >> "$L/sanitize_kernels.log" 2>&1 || fails=$((fails+1))
+        grep -E "ERROR SUMMARY|test result|RACECHECK SUMMARY" "$L/sanitize_kernels.log" | tail -3 | tee -a "$log"
+    done ;;
 sanitize-builds)
     # memcheck of the plan paths in the jit and nvrtc builds too (sanitize: aot); nvrtc compiles
     # into a fresh kernel cache first

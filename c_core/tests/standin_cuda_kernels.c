@@ -1,7 +1,7 @@
 /*
  * standin_cuda_kernels.c — the kernels the stand-in driver computes on the host (standin_cuda.h):
  * the binning kernels whose totals a checked setpts (and warpfft_setpts_check) reads back —
- * wf_bin_count_p (every point into bin 0 of its point set), the one-block wf_bin_scan, and module
+ * wf_bin_count_p (every point into its bin of its point set), the one-block wf_bin_scan, and module
  * scan_big's three passes — and type 3's bounds (wf_t3_minmax_p, which setpts3 reads back), with
  * their arguments as kernels/ABI.md lists them, every array bounds-checked. Nothing reads the
  * stable sort's ranks back, but its passes work in scratch the host carves out of other arrays:
@@ -9,6 +9,7 @@
  * spreader's launch is checked against the conditions its kernel traps on and the arrays it
  * reads and writes.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -297,8 +298,9 @@ void sc_emulate(const char *name, void **args, const sc_geom *g) {
         return;
     }
     if (strncmp(name, "wf_bin_count_", 13) == 0) {
-        /* every point into bin 0 of its point set (n_sets sets of M / n_sets points: the bins
-         * of set s start at s * nb1*nb2*nb3), ranked in input order */
+        /* every point into its bin of its point set (n_sets sets of M / n_sets points: the bins
+         * of set s start at s * nb1*nb2*nb3; a non-finite point into bin 0), ranked in input
+         * order: the occupancy wf_offsets_choose_p counts is the device's */
         long long M = *(long long *)args[0], n_sets = *(long long *)args[18];
         long long nbins = *(long long *)args[11] * *(long long *)args[12] * *(long long *)args[13];
         int wide = *(int32_t *)args[16];
@@ -316,14 +318,35 @@ void sc_emulate(const char *name, void **args, const sc_geom *g) {
             arg_ptr(args, 17, (size_t)(n_sets * nbins) * 8, "wf_bin_count count (every set)");
         if (!bin_of || !pos || !count)
             return;
+        int dim = *(int32_t *)args[1], f64 = strstr(name, "f64") != NULL;
+        const void *xs[3] = {NULL, NULL, NULL};
+        for (int d = 0; d < dim && d < 3; d++)
+            xs[d] = arg_ptr(args, 2 + d, (size_t)M * (f64 ? 8 : 4), "wf_bin_count coordinates");
+        for (int d = 0; d < dim && d < 3; d++)
+            if (!xs[d])
+                return;
         for (long long j = 0; j < M; j++) {
-            long long set = j / set_M;
-            bin_of[j] = (int32_t)(set * nbins);
+            long long set = j / set_M, bin = 0, stride = 1;
+            int finite = 1;
+            for (int d = 0; d < dim && d < 3; d++) {
+                double x = f64 ? ((const double *)xs[d])[j] : ((const float *)xs[d])[j];
+                long long nf = *(long long *)args[5 + d], nb = *(long long *)args[11 + d];
+                int bs = *(int32_t *)args[8 + d];
+                finite = finite && isfinite(x);
+                double u = finite ? x * ((double)nf / (2.0 * M_PI)) : 0.0;
+                u -= floor(u / (double)nf) * (double)nf;
+                long long b = bs > 0 ? (long long)(u / bs) : 0;
+                b = b < 0 ? 0 : b >= nb ? nb - 1 : b;
+                bin += b * stride;
+                stride *= nb;
+            }
+            bin = finite ? bin : 0;
+            uint64_t rank = count[set * nbins + bin]++;
+            bin_of[j] = (int32_t)(set * nbins + bin);
             if (wide)
-                ((uint64_t *)pos)[j] = (uint64_t)(j - set * set_M);
+                ((uint64_t *)pos)[j] = rank;
             else
-                ((uint32_t *)pos)[j] = (uint32_t)(j - set * set_M);
-            count[set * nbins] += 1;
+                ((uint32_t *)pos)[j] = (uint32_t)rank;
         }
     } else if (strcmp(name, "wf_bin_scan") == 0) {
         long long n = *(long long *)args[0], maxsub = *(long long *)args[3];

@@ -96,7 +96,7 @@ static void gather(int f64, void **args, const sc_geom *g, const char *name) {
     }
 }
 
-/* wf_offsets_choose_p(n_sets, stats, plan, w_sel, bounds). */
+/* wf_offsets_choose_p(n_sets, stats, plan, w_sel, bounds, bin_count, nbins, min_bins). */
 static void choose(void **args, const sc_geom *g, const char *name) {
     long long n_sets = *(long long *)args[0];
     if (g->bx != 256)
@@ -122,9 +122,19 @@ static void choose(void **args, const sc_geom *g, const char *name) {
     double *bounds = b ? range(b, (size_t)n_sets * WF_OFF_MAX_CAND * 8, "choose bounds") : NULL;
     if (!st || (b && !bounds))
         return;
+    CUdeviceptr bc = *(CUdeviceptr *)args[5];
+    long long nbins = *(long long *)args[6], min_bins = *(long long *)args[7];
+    const uint64_t *bin_count =
+        bc ? range(bc, (size_t)n_sets * (size_t)nbins * 8, "choose bin counts") : NULL;
+    if (bc && !bin_count)
+        return;
     int widest = 0;
     for (long long s = 0; s < n_sets; s++) {
-        int c = wf_offb_choose_serial(op, &st[s]);
+        long long occupied = 0;
+        for (long long b = 0; bin_count && min_bins > 1 && b < nbins; b++)
+            occupied += bin_count[s * nbins + b] != 0;
+        int c = bin_count && min_bins > 1 && occupied < min_bins ? op->n_cand
+                                                        : wf_offb_choose_serial(op, &st[s]);
         widest = c > widest ? c : widest;
         for (int k = 0; bounds && k < op->n_cand; k++)
             bounds[s * WF_OFF_MAX_CAND + k] = wf_offb_bound_serial(op, k, &st[s]);

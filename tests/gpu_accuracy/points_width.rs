@@ -153,6 +153,10 @@ fn width_from_points() {
                         let width_ok = match dist {
                             Dist::Nodes | Dist::Lattice => o.width == o.w_hi || o.width % 2 == 1,
                             Dist::HalfNodes => o.width == o.w_hi || o.width % 2 == 0,
+                            // a cube of 8 fine cells: few bins, fewer independent samples than
+                            // the choice needs where bins are small (offsets_bound.h's
+                            // WF_OFF_MIN_SAMPLES), either width
+                            Dist::Cluster => true,
                             _ => o.width < o.w_hi,
                         };
                         (

@@ -181,6 +181,16 @@ warpfft_status wf_spreader_width_stats(wf_spreader *sp, int64_t n_sets, int64_t 
     return st;
 }
 
+/* The bins a point set must occupy to hold WF_OFF_MIN_SAMPLES coarse-grid cells (a bin holds
+ * prod_d bin_size_d / sigma of them; offsets_bound.h says why). */
+static long long min_bins_of(const wf_params *p) {
+    double cells = 1.0;
+    for (int d = 0; d < p->dim; d++)
+        cells *= (double)p->bin_size[d] / p->upsampfac;
+    double bins = ceil((double)WF_OFF_MIN_SAMPLES / (cells > 1e-9 ? cells : 1e-9) - 1e-9);
+    return bins > (double)p->nbins ? (long long)p->nbins + 1 : (long long)bins;
+}
+
 warpfft_status wf_spreader_width_setpts(wf_spreader *sp) {
     wf_pwidth *pw = &sp->pw;
     const wf_params *p = &sp->p;
@@ -211,7 +221,11 @@ warpfft_status wf_spreader_width_setpts(wf_spreader *sp) {
                            WF_BLOCK, (unsigned)gather_smem(dim), sp->ex.stream, args);
     }
     long long sets = pw->gathered ? n_sets : 0; /* 0: the choice is p.width */
-    void *cargs[] = {&sets, &stats, &plan, &w_sel, &bounds};
+    /* the bins each set occupies (the binning's counts): a set of fewer independent samples
+     * than WF_OFF_MIN_SAMPLES keeps w_hi */
+    long long nbins = p->nbins, min_bins = min_bins_of(p);
+    CUdeviceptr bin_count = min_bins > 1 ? wf_spreader_bin_arrays(sp)->count.ptr : 0;
+    void *cargs[] = {&sets, &stats, &plan, &w_sel, &bounds, &bin_count, &nbins, &min_bins};
     unsigned grid = sets > 0 ? (sets < (long long)WF_GRID_MAX ? (unsigned)sets : WF_GRID_MAX) : 1;
     if (st == WARPFFT_SUCCESS)
         st = wf_launch(pw->k_choose.fn, pw->k_choose.name, grid, 1, WF_BLOCK, 0, sp->ex.stream,

@@ -50,7 +50,8 @@ static dim3 d3(unsigned x, unsigned y = 1) {
 template <class T>
 using gather_fn = void (*)(i64, int, const T *, const T *, const T *, i64, i64, i64, i64, u64 *,
                            int *);
-using choose_fn = void (*)(i64, const u64 *, const void *, int *, double *);
+using choose_fn = void (*)(i64, const u64 *, const void *, int *, double *, const u64 *, i64,
+                           i64);
 
 enum Kind { UNIFORM, CLUSTER, NODES, EDGE };
 static const char *const kind_name[] = {"uniform", "cluster", "nodes", "edge"};
@@ -191,7 +192,8 @@ static void run_choose(const CCase &k) {
         int w_sel = 0; /* as the gather leaves it */
         const unsigned grid = n_sets == 0 ? 1u : (unsigned)std::min(k.grid, n_sets);
         wf_emu::launch(d3(grid), d3(256), 0,
-                       [&] { fn(n_sets, stats.data(), plan_words.data(), &w_sel, bounds.data()); });
+                       [&] { fn(n_sets, stats.data(), plan_words.data(), &w_sel, bounds.data(), nullptr, 0, 0);
+                       });
         int want = n_sets == 0 ? op->n_cand : 0;
         bool near = false; /* a bound within rounding of the limit: either choice is right */
         for (int s = 0; s < n_sets; ++s) {
@@ -210,6 +212,26 @@ static void run_choose(const CCase &k) {
         ok = ok && (w_sel == want || near);
         std::printf("  choose %dD n_sets %d: index %d (host %d) of %d candidates\n", dim, n_sets,
                     w_sel, want, op->n_cand);
+        if (n_sets != 2)
+            continue;
+        /* the binning's counts: a set in min_bins - 1 bins keeps w_hi; in min_bins, the
+         * choice above */
+        for (int short_set = 0; short_set < 2; ++short_set) {
+            const i64 min_bins = 37, nbins = min_bins + 40;
+            std::vector<u64> counts(2 * nbins, 0);
+            for (int s = 0; s < 2; ++s)
+                for (i64 b = 0; b < min_bins - (s == 0 && short_set); ++b)
+                    counts[s * nbins + 3 + b] = 1 + (u64)b % 5;
+            int w2 = 0;
+            wf_emu::launch(d3(grid), d3(256), 0, [&] {
+                fn(n_sets, stats.data(), plan_words.data(), &w2, nullptr, counts.data(), nbins,
+                   min_bins);
+            });
+            const int want2 = short_set ? op->n_cand : w_sel;
+            ok = ok && w2 == want2;
+            std::printf("  choose %dD, set 0 in %d bins: index %d (want %d)\n", dim,
+                        (int)(min_bins - short_set), w2, want2);
+        }
     }
     if (!ok)
         ++g_fail;
