@@ -199,6 +199,31 @@ static void one_width(void) {
     destroy_plan(plan);
 }
 
+/* A 3D f64 type 1 SM plan at width 11 (its tile in shared memory) may run w10's spreading (the
+ * tile in registers) with its default bins (8 x 8 x 4); given bins whose last extent w10's
+ * register tile cannot hold (8 x 8 x 16), it keeps one width (the H100 faulted there). */
+static void candidates_fit_the_bins(void) {
+    static const int64_t n24[3] = {24, 25, 26};
+    warpfft_opts o;
+    warpfft_opts_default(&o);
+    o.upsampfac = 2.0;
+    o.method = WARPFFT_METHOD_SM;
+    warpfft_plan plan = NULL;
+    int32_t w[4], nw = 0, in_use = -1;
+    CHECK(warpfft_plan_create(1, 3, n24, 1, 1, 1e-8, WARPFFT_F64, &o, &plan) == 0 &&
+              warpfft_plan_points_width(plan, w, &nw, &in_use, NULL, 0) == 0 && nw >= 2 &&
+              w[nw - 1] == 11 && w[nw - 2] == 10,
+          "3D f64 1e-8 sigma 2, default bins: %d widths, widest %d", nw, nw ? w[nw - 1] : -1);
+    destroy_plan(plan);
+    o.bin_size[0] = o.bin_size[1] = 8;
+    o.bin_size[2] = 16;
+    CHECK(warpfft_plan_create(1, 3, n24, 1, 1, 1e-8, WARPFFT_F64, &o, &plan) == 0 &&
+              warpfft_plan_points_width(plan, w, &nw, &in_use, NULL, 0) == 0 && nw == 1 &&
+              w[0] == 11,
+          "3D f64 1e-8 sigma 2, bins 8 x 8 x 16: %d widths, widest %d", nw, nw ? w[nw - 1] : -1);
+    destroy_plan(plan);
+}
+
 void test_points_width(void) {
     static const int uni[2] = {0, 0}, nodes[2] = {1, 1}, mixed[2] = {0, 1};
     for (int type = 1; type <= 2; type++) {
@@ -210,6 +235,7 @@ void test_points_width(void) {
         width_case(type, 1, uni, 2, 300); /* too small to gather: the plan's width */
     }
     one_width();
+    candidates_fit_the_bins();
     /* what the offsets plan costs: a first plan of a new shape builds it, a second takes the
      * memo's (both after the modules loaded, with the plan cache on) */
     warpfft_opts o;

@@ -130,6 +130,17 @@ int wf_smr_max_warps(int precision, int nr) {
     return warps < WF_SMR_WARPS_MEASURED ? warps : WF_SMR_WARPS_MEASURED;
 }
 
+int wf_sm_spread_runs(const wf_params *p, int width) {
+    int nr = p->type == 1 && p->method == WARPFFT_METHOD_SM
+                 ? wf_smr_nr(p->dim, p->precision, width)
+                 : 0;
+    if (nr <= 0)
+        return 1;
+    int32_t pad2 = 2 * ((width + 1) / 2);
+    return p->bin_size[p->dim - 1] + pad2 <= nr &&
+           wf_smr_warps(p->dim, p->bin_size, width) <= wf_smr_max_warps(p->precision, nr);
+}
+
 size_t wf_smr_batch_bytes(int dim, int precision, int width) {
     int nr = wf_smr_nr(dim, precision, width);
     size_t t = precision == WARPFFT_F64 ? 8 : 4, c = 2 * t, vec = 16 / t;

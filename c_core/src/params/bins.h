@@ -56,6 +56,11 @@ int wf_smr_warps(int dim, const int32_t bs[3], int width);
 /* The most warps a block of the register-tile kernel may have: 64K registers over 32 x its
  * register cap (WF_SMR_MAXREG_OF), at most 32. */
 int wf_smr_max_warps(int precision, int nr);
+/* Whether p's SM spreading (type 1) at `width` can run with p's bins: for a width whose tile is
+ * in registers, the last extent within NR and the block within wf_smr_max_warps; 1 for every
+ * other width, method and type. For the widths below p.width a plan may run (plans/
+ * spreader_width.c): p's bins were fitted to p.width. */
+int wf_sm_spread_runs(const wf_params *p, int width);
 /* Dynamic shared memory of the tile in registers (its point batches; kernels/ABI.md):
  * NB (NRP sizeof(T) + 32 + 2 sizeof(cT) + W sizeof(cT) + 16 d + (d = 3 ? W sizeof(T) : 0)),
  * NB = 32 x WF_SMR_NBW_OF, NRP = NR rounded up to 16 bytes of T. Independent of the bins. */

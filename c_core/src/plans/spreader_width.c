@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "params/bins.h"
 #include "params/kernel.h"
 #include "params/offsets.h"
 #include "plans/spreader.h"
@@ -51,8 +52,15 @@ warpfft_status wf_spreader_width_plan(wf_spreader *sp) {
                                             p->precision, p->tol, p->width, &op);
     if (st != WARPFFT_SUCCESS)
         return st;
-    /* a device whose blocks cannot have the gather's counters (3D: 52 KB) keeps one width */
-    if (op->n_cand == 0 || gather_smem(p->dim) > (size_t)sp->ex.dev->max_shared_optin) {
+    /* a device whose blocks cannot have the gather's counters (3D: 52 KB) keeps one width, and
+     * so does a plan whose bins (fitted to p.width; given through opts.bin_size) a candidate's
+     * spreading cannot run with: a register tile's last extent must be within its NR (a 3D
+     * f64 w11 plan with bins 8 x 8 x 16 ran its w10 spreading out of bounds on the H100) */
+    int runs = 1;
+    for (int c = 0; c < op->n_cand; c++)
+        runs &= wf_sm_spread_runs(p, op->width[c]);
+    if (op->n_cand == 0 || !runs ||
+        gather_smem(p->dim) > (size_t)sp->ex.dev->max_shared_optin) {
         free(op);
         return WARPFFT_SUCCESS;
     }
