@@ -133,8 +133,9 @@ static void choose(void **args, const sc_geom *g, const char *name) {
         long long occupied = 0;
         for (long long b = 0; bin_count && min_bins > 1 && b < nbins; b++)
             occupied += bin_count[s * nbins + b] != 0;
-        int c = bin_count && min_bins > 1 && occupied < min_bins ? op->n_cand
-                                                        : wf_offb_choose_serial(op, &st[s]);
+        int c = bin_count && min_bins > 1 && occupied < min_bins
+                    ? op->n_cand
+                    : wf_offb_choose_serial(op, &st[s]);
         widest = c > widest ? c : widest;
         for (int k = 0; bounds && k < op->n_cand; k++)
             bounds[s * WF_OFF_MAX_CAND + k] = wf_offb_bound_serial(op, k, &st[s]);

@@ -131,9 +131,8 @@ int wf_smr_max_warps(int precision, int nr) {
 }
 
 int wf_sm_spread_runs(const wf_params *p, int width) {
-    int nr = p->type == 1 && p->method == WARPFFT_METHOD_SM
-                 ? wf_smr_nr(p->dim, p->precision, width)
-                 : 0;
+    int nr =
+        p->type == 1 && p->method == WARPFFT_METHOD_SM ? wf_smr_nr(p->dim, p->precision, width) : 0;
     if (nr <= 0)
         return 1;
     int32_t pad2 = 2 * ((width + 1) / 2);

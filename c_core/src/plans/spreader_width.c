@@ -59,8 +59,7 @@ warpfft_status wf_spreader_width_plan(wf_spreader *sp) {
     int runs = 1;
     for (int c = 0; c < op->n_cand; c++)
         runs &= wf_sm_spread_runs(p, op->width[c]);
-    if (op->n_cand == 0 || !runs ||
-        gather_smem(p->dim) > (size_t)sp->ex.dev->max_shared_optin) {
+    if (op->n_cand == 0 || !runs || gather_smem(p->dim) > (size_t)sp->ex.dev->max_shared_optin) {
         free(op);
         return WARPFFT_SUCCESS;
     }
