@@ -44,12 +44,6 @@ typedef struct wf_nufft12 {
 
 /* ---- nufft12.c ---- */
 
-/* A transform for the arguments of warpfft_plan_create (type 1 or 2): argument errors first,
- * without a GPU; then the device of opts, its parameters, and the build in its context (entered
- * here). Records the creation times (cache.h). */
-warpfft_status wf_nufft12_create(int type, int dim, const int64_t n_modes[3], int iflag,
-                                 int64_t ntransf, double tol, int precision,
-                                 const warpfft_opts *opts, wf_nufft12 **out);
 /* A transform for parameters p chosen for ex's device (cufft: NULL for spread/interp only);
  * the device's context is current. Times each stage into *t. */
 warpfft_status wf_nufft12_new(const wf_params *p, int iflag, const wf_exec *ex,
