@@ -118,8 +118,13 @@ def test_any_upsampfac_meets_eps(type_, dtype, ups):
     assert info["kernel"] == "sinh" and info["predicted_ms"] > 0 and info["width"] >= 2
     assert all(fine >= info["upsampfac"] * m for fine, m in zip(info["n_fine"], n))
     p = warpfft.plan_params(type_, n, eps=eps, dtype=dtype, upsampfac=ups, points_hint=M)
-    assert {k: p[k] for k in ("upsampfac", "width", "beta", "n_fine", "predicted_ms")} == \
-        {k: info[k] for k in ("upsampfac", "width", "beta", "n_fine", "predicted_ms")}
+    assert {k: p[k] for k in ("upsampfac", "n_fine", "predicted_ms")} == \
+        {k: info[k] for k in ("upsampfac", "n_fine", "predicted_ms")}
+    # plan_params reports the every-point-set width (no points yet); after a checked setpts
+    # the plan reports the width these points took, never wider (docs/accuracy.md)
+    assert info["width"] <= p["width"], (info, p)
+    if info["width"] == p["width"]:
+        assert info["beta"] == p["beta"]
 
 
 def test_direct_sample_matches_numpy():
