@@ -30,6 +30,14 @@ void sc_violation(const char *fmt, const char *what, const void *p, size_t n) {
     sc_counts.violations++;
 }
 
+void sc_named_violation(const char *what, const char *name) {
+    char msg[192];
+    snprintf(msg, sizeof msg, "%s %s", name, what);
+    pthread_mutex_lock(&sc_lock);
+    sc_violation("%s %p %zu", msg, NULL, 0);
+    pthread_mutex_unlock(&sc_lock);
+}
+
 void sc_count(long *counter) {
     pthread_mutex_lock(&sc_lock);
     ++*counter;

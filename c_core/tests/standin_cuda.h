@@ -40,6 +40,12 @@ extern INTERNAL int sc_slow_load_ms;
 /* Counts a violation and prints fmt (with what, p, n) to stderr. Callers hold sc_lock (the
  * event checks, one thread's, excepted). */
 INTERNAL void sc_violation(const char *fmt, const char *what, const void *p, size_t n);
+/* A violation "NAME WHAT" of a kernel's launch contract (it would trap or write out of bounds),
+ * taking sc_lock. */
+INTERNAL void sc_named_violation(const char *what, const char *name);
+/* The twin of c_core/src/params/grid.c's wf_fold (and kernels/common.cuh's), the same text:
+ * the cells and bins the stand-in counts are the device's (standin_cuda_width.c). */
+INTERNAL double sc_fold(double x, int64_t nf);
 /* One more of *counter (a field of sc_counts), under the lock. */
 INTERNAL void sc_count(long *counter);
 /* A release call `fn`: numbers it, takes one off *live (a field of sc_counts) and frees p even

@@ -136,18 +136,9 @@ static void emulate_t3_minmax(int f64, void **args) {
 /* ---- module sort_stable (kernels/sort_stable.cu): tiles of 2048 items, 8-bit digits ---- */
 #define ST_TILE 2048
 
-/* A violation of the launch contract (the kernel would trap or write out of bounds). */
-static void launch_violation(const char *what, const char *name) {
-    char msg[192];
-    snprintf(msg, sizeof msg, "%s %s", name, what);
-    pthread_mutex_lock(&sc_lock);
-    sc_violation("%s %p %zu", msg, NULL, 0);
-    pthread_mutex_unlock(&sc_lock);
-}
-
 static void check_block(const char *name, const sc_geom *g, unsigned want) {
     if (g->bx != want)
-        launch_violation("traps: blocks of other than 256 threads", name);
+        sc_named_violation("traps: blocks of other than 256 threads", name);
 }
 
 static unsigned st_digit(int32_t key, int shift) {
@@ -203,7 +194,7 @@ static void emulate_stable_scatter(void **args) {
         return;
     if ((kout && ((void *)kout == (void *)keys || (void *)kout == vals)) ||
         (vout && (vout == (void *)keys || vout == vals)))
-        launch_violation("an output aliases an input", "wf_stable_scatter");
+        sc_named_violation("an output aliases an input", "wf_stable_scatter");
     uint64_t start[256], run[256], sum = 0;
     for (int d = 0; d < 256; d++) {
         start[d] = sum;
@@ -219,7 +210,7 @@ static void emulate_stable_scatter(void **args) {
                          : wide ? ((const uint64_t *)vals)[i]
                                 : ((const uint32_t *)vals)[i];
             if (dst >= (uint64_t)M) {
-                launch_violation("a destination past M", "wf_stable_scatter");
+                sc_named_violation("a destination past M", "wf_stable_scatter");
                 return;
             }
             if (last) {
@@ -263,7 +254,7 @@ static void check_od(const char *name, void **args, const sc_geom *g) {
     size_t warp = (cells * cb + 15) / 16 * 16 + 32 * (cb + 16 + (size_t)dim * (size_t)w * rb) + 672;
     if (g->bx % 32 != 0 || g->bx > 256 || tl[0] < 1 || tl[1] < 1 || tl[2] < 1 || pitch < tl[0] ||
         g->shared < nw * warp)
-        launch_violation("traps: block, tile, pitch or shared memory out of its contract", name);
+        sc_named_violation("traps: block, tile, pitch or shared memory out of its contract", name);
     for (int d = 0; d < dim; d++)
         if (M > 0)
             arg_ptr(args, 1 + d, (size_t)M * rb, "wf_spread_od coordinates");
@@ -333,8 +324,7 @@ void sc_emulate(const char *name, void **args, const sc_geom *g) {
                 long long nf = *(long long *)args[5 + d], nb = *(long long *)args[11 + d];
                 int bs = *(int32_t *)args[8 + d];
                 finite = finite && isfinite(x);
-                double u = finite ? x * ((double)nf / (2.0 * M_PI)) : 0.0;
-                u -= floor(u / (double)nf) * (double)nf;
+                double u = sc_fold(finite ? x : 0.0, nf);
                 long long b = bs > 0 ? (long long)(u / bs) : 0;
                 b = b < 0 ? 0 : b >= nb ? nb - 1 : b;
                 bin += b * stride;

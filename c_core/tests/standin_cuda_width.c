@@ -20,16 +20,6 @@ static void *range(CUdeviceptr p, size_t bytes, const char *what) {
     return standin_check_range(dptr(p), bytes, what) ? dptr(p) : NULL;
 }
 
-static void violation(const char *what, const char *name) {
-    char msg[192];
-    snprintf(msg, sizeof msg, "%s %s", name, what);
-    pthread_mutex_lock(&sc_lock);
-    sc_violation("%s %p %zu", msg, NULL, 0);
-    pthread_mutex_unlock(&sc_lock);
-}
-
-/* The twin of c_core/src/params/grid.c's wf_fold (and kernels/common.cuh's), the same text:
- * the cells the stand-in counts are the device's. */
 #define WF_INV_2PI 0.15915494309189533576888376337251436
 #define WF_2PI_HI  6.283185307179586232
 #define WF_2PI_LO  2.4492935982947064e-16
@@ -37,7 +27,7 @@ static double mul_rn(double a, double b) {
     volatile double r = a * b; /* never contracted */
     return r;
 }
-static double fold(double x, int64_t nf) {
+double sc_fold(double x, int64_t nf) {
     const double n = rint(mul_rn(x, WF_INV_2PI));
     double r = fma(-n, WF_2PI_HI, x);
     r = fma(-n, WF_2PI_LO, r);
@@ -58,12 +48,13 @@ static void gather(int f64, void **args, const sc_geom *g, const char *name) {
            need =
                (size_t)(dim * WF_OFF_CELLS + wf_off_n_pairs(dim) * WF_OFF_BINS * WF_OFF_BINS) * 4;
     if (g->bx != 256 || g->shared < need)
-        violation("traps: blocks of other than 256 threads or too little shared memory", name);
+        sc_named_violation("traps: blocks of other than 256 threads or too little shared memory",
+                           name);
     if (set_M <= 0)
         set_M = M;
     long long n_sets = g->gy;
     if (set_M * n_sets != M)
-        violation("has grid.y other than the point sets", name);
+        sc_named_violation("has grid.y other than the point sets", name);
     const void *c[3] = {NULL, NULL, NULL};
     for (int d = 0; d < dim; d++)
         if (!(c[d] = range(*(CUdeviceptr *)args[2 + d], (size_t)M * real, "gather coordinates")))
@@ -85,7 +76,7 @@ static void gather(int f64, void **args, const sc_geom *g, const char *name) {
             finite &= isfinite(v[d]);
         }
         for (int d = 0; d < dim; d++) {
-            double u = fold(finite ? v[d] : 0.0, nf[d]);
+            double u = sc_fold(finite ? v[d] : 0.0, nf[d]);
             cell[d] = wf_offsets_cell(u - floor(u));
             s->cell[d][cell[d]]++;
         }
@@ -100,7 +91,7 @@ static void gather(int f64, void **args, const sc_geom *g, const char *name) {
 static void choose(void **args, const sc_geom *g, const char *name) {
     long long n_sets = *(long long *)args[0];
     if (g->bx != 256)
-        violation("traps: blocks of other than 256 threads", name);
+        sc_named_violation("traps: blocks of other than 256 threads", name);
     const wf_offset_plan *op = range(*(CUdeviceptr *)args[2], WF_OFF_HEAD_BYTES, "choose plan");
     int32_t *w_sel = range(*(CUdeviceptr *)args[3], 4, "choose w_sel");
     if (!op || !w_sel)
@@ -109,7 +100,7 @@ static void choose(void **args, const sc_geom *g, const char *name) {
         !range(*(CUdeviceptr *)args[2],
                WF_OFF_HEAD_BYTES + (size_t)op->n_tab * sizeof(wf_offset_dim_table),
                "choose tables")) {
-        violation("reads a plan that is none", name);
+        sc_named_violation("reads a plan that is none", name);
         return;
     }
     if (n_sets <= 0) {
@@ -158,7 +149,7 @@ static void factors(int f64, void **args, const char *name) {
         if (!w_sel)
             return;
         if (*w_sel < 0 || *w_sel >= WF_OFF_MAX_CAND + 1) {
-            violation("reads a width index out of range", name);
+            sc_named_violation("reads a width index out of range", name);
             return;
         }
         const uint64_t *t = range(tab + (CUdeviceptr)(24 * *w_sel), 24, "factor table");

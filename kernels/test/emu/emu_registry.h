@@ -7,6 +7,8 @@
 #ifndef WF_EMU_REGISTRY_H
 #define WF_EMU_REGISTRY_H
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -19,5 +21,16 @@ struct wf_emu_reg {
         wf_emu_kernels()[name] = fn;
     }
 };
+
+/* The entry point `name`, for a test driver: exits (2) naming it when no module linked into the
+ * test registered it. */
+inline void *wf_emu_kernel(const std::string &name) {
+    auto it = wf_emu_kernels().find(name);
+    if (it == wf_emu_kernels().end()) {
+        std::printf("kernel %s not built into this test\n", name.c_str());
+        std::exit(2);
+    }
+    return it->second;
+}
 
 #endif

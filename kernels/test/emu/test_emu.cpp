@@ -42,15 +42,6 @@ static int g_fail = 0;
         }                                                                                          \
     } while (0)
 
-static void *kernel(const std::string &name) {
-    auto it = wf_emu_kernels().find(name);
-    if (it == wf_emu_kernels().end()) {
-        std::printf("kernel %s not built into this test\n", name.c_str());
-        std::exit(2);
-    }
-    return it->second;
-}
-
 /* ---------------------------------------------------------------- module sort_stable */
 typedef void (*hist_fn)(i64, const int *, int, i64, u64 *);
 typedef void (*rowscan_fn)(i64, u64 *, u64 *);
@@ -87,13 +78,13 @@ static std::vector<u64> stable_ranks(const std::vector<int> &bin_of, i64 nbins,
                    : (pos_wide ? (const void *)vals64[in].data() : (const void *)vals32[in].data());
         void *vout = pos_wide ? (void *)vals64[1 - in].data() : (void *)vals32[1 - in].data();
         wf_emu::launch(g, blk, 0, [&] {
-            ((hist_fn)kernel("wf_stable_hist"))(M, keys[in].data(), shift, ntiles, hist.data());
+            ((hist_fn)wf_emu_kernel("wf_stable_hist"))(M, keys[in].data(), shift, ntiles, hist.data());
         });
         wf_emu::launch(g, blk, 0, [&] {
-            ((rowscan_fn)kernel("wf_stable_rowscan"))(ntiles, hist.data(), dtot.data());
+            ((rowscan_fn)wf_emu_kernel("wf_stable_rowscan"))(ntiles, hist.data(), dtot.data());
         });
         wf_emu::launch(g, blk, 0, [&] {
-            ((scatter_fn)kernel("wf_stable_scatter"))(
+            ((scatter_fn)wf_emu_kernel("wf_stable_scatter"))(
                 M, keys[in].data(), vin, shift, ntiles, hist.data(), dtot.data(),
                 last ? nullptr : keys[1 - in].data(), last ? nullptr : vout, pos_wide,
                 last ? bin_start.data() : nullptr,
@@ -168,7 +159,7 @@ template <class T, class Cx> static void run_od(const OdCase &k) {
     const char *p = k.prec == 32 ? "f32" : "f64";
     char name[64]; /* the entry point's name by the rule the host looks it up with */
     std::snprintf(name, sizeof name, WF_SI_ENTRY_FMT, "spread", "od", dim, p, W);
-    const od_fn<T, Cx> fn = (od_fn<T, Cx>)kernel(name);
+    const od_fn<T, Cx> fn = (od_fn<T, Cx>)wf_emu_kernel(name);
     std::mt19937_64 rng(1000 + dim * 100 + W + k.dist);
     std::uniform_real_distribution<double> U(-M_PI, M_PI);
     const i64 M = k.M;

@@ -31,15 +31,6 @@ typedef unsigned long long u64;
 
 static int g_fail = 0;
 
-static void *kernel(const std::string &name) {
-    auto it = wf_emu_kernels().find(name);
-    if (it == wf_emu_kernels().end()) {
-        std::printf("kernel %s not built into this test\n", name.c_str());
-        std::exit(2);
-    }
-    return it->second;
-}
-
 static dim3 d3(unsigned x, unsigned y = 1) {
     dim3 d;
     d.x = x;
@@ -99,7 +90,7 @@ template <class T> static void run_gather(const GCase &k) {
     const char *p = k.prec == 32 ? "f32" : "f64";
     char name[64];
     std::snprintf(name, sizeof name, "offsets_%dd_%s/gather", dim, p);
-    const gather_fn<T> fn = (gather_fn<T>)kernel(name);
+    const gather_fn<T> fn = (gather_fn<T>)wf_emu_kernel(name);
     const i64 M = k.set_M * k.n_sets;
     std::vector<T> x[3];
     for (int d = 0; d < 3; ++d)
@@ -184,7 +175,7 @@ static void run_choose(const CCase &k) {
     std::memcpy(plan_words.data(), op, wf_offsets_plan_bytes(op));
     char name[64];
     std::snprintf(name, sizeof name, "offsets_%dd_%s/choose", dim, k.prec == 32 ? "f32" : "f64");
-    const choose_fn fn = (choose_fn)kernel(name);
+    const choose_fn fn = (choose_fn)wf_emu_kernel(name);
     bool ok = true;
     double worst = 0.0;
     for (int n_sets = 0; n_sets <= 2; ++n_sets) {

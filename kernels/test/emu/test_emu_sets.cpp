@@ -35,15 +35,6 @@ typedef unsigned long long u64;
 
 static int g_fail = 0;
 
-static void *kernel(const std::string &name) {
-    auto it = wf_emu_kernels().find(name);
-    if (it == wf_emu_kernels().end()) {
-        std::printf("kernel %s not built into this test\n", name.c_str());
-        std::exit(2);
-    }
-    return it->second;
-}
-
 template <class T> struct K {
     typedef void (*bin_count)(i64, int, const T *, const T *, const T *, i64, i64, i64, int, int,
                               int, i64, i64, i64, int *, void *, int, u64 *, i64);
@@ -127,13 +118,13 @@ template <class T, class Cx> static void run(const Case &k) {
     const i64 cap = k.method == SM ? total_bins + (M + maxsub - 1) / maxsub : 0;
     const int gx = (int)std::min<i64>((M + 255) / 256, 3);
     wf_emu::launch(d3((unsigned)std::max(gx, 1)), d3(256), 0, [&] {
-        ((typename K<T>::bin_count)kernel(bm + "bin_count"))(
+        ((typename K<T>::bin_count)wf_emu_kernel(bm + "bin_count"))(
             M, dim, x[0].data(), dim >= 2 ? x[1].data() : nullptr,
             dim >= 3 ? x[2].data() : nullptr, nf[0], nf[1], nf[2], bs[0], bs[1], bs[2], nb[0],
             nb[1], nb[2], bin_of.data(), pos.data(), 0, count.data(), n_sets);
     });
     wf_emu::launch(d3(1), d3(512), 0, [&] {
-        ((scan_fn)kernel("wf_bin_scan"))(total_bins, count.data(), start.data(), maxsub,
+        ((scan_fn)wf_emu_kernel("wf_bin_scan"))(total_bins, count.data(), start.data(), maxsub,
                                          maxsub ? nsub.data() : nullptr, cap, result.data());
     });
     const int cw = (int)sizeof(T) / 4, nw = dim * cw + 1;
@@ -141,7 +132,7 @@ template <class T, class Cx> static void run(const Case &k) {
     std::vector<unsigned> rec(std::max<i64>(M, 1) * rw);
     int bad = 0;
     wf_emu::launch(d3((unsigned)std::max(gx, 1)), d3(256), 0, [&] {
-        ((typename K<T>::scatter)kernel(bm + "bin_scatter"))(
+        ((typename K<T>::scatter)wf_emu_kernel(bm + "bin_scatter"))(
             M, dim, x[0].data(), dim >= 2 ? x[1].data() : nullptr,
             dim >= 3 ? x[2].data() : nullptr, bin_of.data(), pos.data(), 0, start.data(), rw,
             rec.data(), &bad);
@@ -152,7 +143,7 @@ template <class T, class Cx> static void run(const Case &k) {
     std::vector<i64> sort_idx(std::max<i64>(M, 1));
     std::vector<int> subprob_bin(std::max<i64>(cap, 1));
     wf_emu::launch(d3(2), d3(256), 0, [&] {
-        ((typename K<T>::unpack)kernel(bm + "sort_unpack"))(
+        ((typename K<T>::unpack)wf_emu_kernel(bm + "sort_unpack"))(
             M, dim, rec.data(), rw, 0, sort_idx.data(), xs[0].data(),
             dim >= 2 ? xs[1].data() : nullptr, dim >= 3 ? xs[2].data() : nullptr, total_bins,
             maxsub ? nsub.data() : nullptr, maxsub ? &result[1] : nullptr, cap,
@@ -207,7 +198,7 @@ template <class T, class Cx> static void run(const Case &k) {
     if (!var.empty())
         std::snprintf(name + std::strlen(name), sizeof name - std::strlen(name), "_%s",
                       var.c_str());
-    void *const fn = kernel(name);
+    void *const fn = wf_emu_kernel(name);
     /* the widths' selection (ABI.md, "Widths from the points"): the kernel runs as width index
      * w_idx of a plan whose points took index w_sel = 0; launched first as index 1 (it must
      * return at once, writing nothing), then as 0 */
