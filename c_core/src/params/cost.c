@@ -54,13 +54,12 @@
 #include "params/cost.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "params/bins.h"
 #include "params/grid.h"
 #include "params/kernel.h"
+#include "params/memo.h"
 #include "params/offsets.h"
 #include "params/width.h"
 #include "runtime/error.h"
@@ -407,77 +406,32 @@ static choice choose_random(const wf_params *p, const choice *a, int64_t M, int 
  * first, so every byte is a function of the request) -> what the search wrote. The search
  * takes 5-30 ms of CPU (false position over sigma per width, the tables of choose_random), and a
  * second plan of a problem would pay it again: its plan creation, not its choice, is the memo's
- * (docs/performance.md, "Plan creation"). Least recently used replaced; a fork() child keeps a
- * copy of the entries, the lock re-made. */
-#define WF_CHOICE_MEMO 32
-typedef struct choice_memo_entry {
-    wf_params key;
+ * (docs/performance.md, "Plan creation"). The 32 last used are kept (memo.h). */
+typedef struct choice_made {
     double upsampfac, beta;
     int width, width_random;
-    uint64_t stamp;
-} choice_memo_entry;
-static pthread_mutex_t choice_lock = PTHREAD_MUTEX_INITIALIZER;
-static choice_memo_entry choice_memo[WF_CHOICE_MEMO]; /* guarded by choice_lock, as below */
-static size_t choice_n;
-static uint64_t choice_stamp;
-
-static void choice_atfork_child(void) {
-    pthread_mutex_init(&choice_lock, NULL);
-}
-__attribute__((constructor)) static void choice_register_atfork(void) {
-    pthread_atfork(NULL, NULL, choice_atfork_child);
-}
-
-static int choice_recall(wf_params *p) {
-    int found = 0;
-    pthread_mutex_lock(&choice_lock);
-    for (size_t i = 0; i < choice_n && !found; i++)
-        if (memcmp(&choice_memo[i].key, p, sizeof *p) == 0) {
-            const choice_memo_entry *e = &choice_memo[i];
-            p->upsampfac = e->upsampfac;
-            p->beta = e->beta;
-            p->width = e->width;
-            p->width_random = e->width_random;
-            choice_memo[i].stamp = ++choice_stamp;
-            found = 1;
-        }
-    pthread_mutex_unlock(&choice_lock);
-    return found;
-}
-
-static void choice_keep(const wf_params *key, const wf_params *p) {
-    pthread_mutex_lock(&choice_lock);
-    size_t at = choice_n;
-    for (size_t i = 0; i < choice_n; i++)
-        if (memcmp(&choice_memo[i].key, key, sizeof *key) == 0)
-            at = i;
-    if (at == choice_n && choice_n == WF_CHOICE_MEMO) {
-        at = 0;
-        for (size_t i = 1; i < choice_n; i++)
-            if (choice_memo[i].stamp < choice_memo[at].stamp)
-                at = i;
-    }
-    if (at == choice_n)
-        choice_n++;
-    choice_memo_entry *e = &choice_memo[at];
-    e->key = *key;
-    e->upsampfac = p->upsampfac;
-    e->beta = p->beta;
-    e->width = p->width;
-    e->width_random = p->width_random;
-    e->stamp = ++choice_stamp;
-    pthread_mutex_unlock(&choice_lock);
-}
+} choice_made;
+WF_MEMO(choice_memo, 32);
 
 static warpfft_status choose_sigma(wf_params *p);
 
 warpfft_status wf_params_choose_sigma(wf_params *p) {
-    if (choice_recall(p))
+    void *kept = NULL;
+    if (wf_memo_get(&choice_memo, p, sizeof *p, &kept, NULL) > 0) {
+        const choice_made *c = kept;
+        p->upsampfac = c->upsampfac;
+        p->beta = c->beta;
+        p->width = c->width;
+        p->width_random = c->width_random;
+        free(kept);
         return WARPFFT_SUCCESS;
+    }
     wf_params key = *p;
     warpfft_status st = choose_sigma(p);
-    if (st == WARPFFT_SUCCESS)
-        choice_keep(&key, p);
+    if (st == WARPFFT_SUCCESS) {
+        choice_made c = {p->upsampfac, p->beta, p->width, p->width_random};
+        wf_memo_put(&choice_memo, &key, sizeof key, &c, sizeof c);
+    }
     return st;
 }
 

@@ -39,13 +39,13 @@
 #include "params/offsets.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "params/grid.h"
 #include "params/kernel.h"
+#include "params/memo.h"
 #include "params/width.h"
 #include "runtime/error.h"
 
@@ -329,65 +329,11 @@ oom:
 /* ---------------------------------------------------------------- the memo */
 
 /* The tables of the shapes seen: (dim, precision, w_hi, N, nf, sigma, tol) -> the plan (the
- * header alone for a shape without candidates), the least recently used replaced. Plan creation
- * asks twice (cost.c's choice of sigma for random points, the spreader's upload), and a second
- * plan of a shape asks again: one make per shape and process. */
-#define WF_OFF_MEMO    16
+ * header alone for a shape without candidates). Plan creation asks twice (cost.c's choice of
+ * sigma for random points, the spreader's upload), and a second plan of a shape asks again: one
+ * make per shape and process while it stays among the 16 last used. */
 #define WF_OFF_KEY_LEN 11
-typedef struct off_memo_entry {
-    int64_t key[WF_OFF_KEY_LEN];
-    wf_offset_plan *op;
-    uint64_t stamp;
-} off_memo_entry;
-
-static pthread_mutex_t off_lock = PTHREAD_MUTEX_INITIALIZER;
-static off_memo_entry off_memo[WF_OFF_MEMO]; /* guarded by off_lock, as the two below */
-static size_t off_n;
-static uint64_t off_stamp;
-
-/* A fork() while another thread holds the lock leaves it held in the child; the entries are
- * host memory, valid there. */
-static void off_atfork_child(void) {
-    pthread_mutex_init(&off_lock, NULL);
-}
-
-__attribute__((constructor)) static void off_register_atfork(void) {
-    pthread_atfork(NULL, NULL, off_atfork_child);
-}
-
-static wf_offset_plan *copy_plan(const wf_offset_plan *op) {
-    size_t bytes = wf_offsets_plan_bytes(op);
-    wf_offset_plan *c = malloc(bytes);
-    if (c)
-        memcpy(c, op, bytes);
-    return c;
-}
-
-/* Puts a copy of op into the memo (nothing lost but time when there is no memory for it). */
-static void memoise(const int64_t key[WF_OFF_KEY_LEN], const wf_offset_plan *op) {
-    wf_offset_plan *keep = copy_plan(op), *old = NULL;
-    if (!keep)
-        return;
-    pthread_mutex_lock(&off_lock);
-    size_t at = off_n;
-    for (size_t i = 0; i < off_n; i++)
-        if (memcmp(off_memo[i].key, key, sizeof off_memo[i].key) == 0)
-            at = i; /* another thread made it meanwhile: keep one */
-    if (at == off_n && off_n == WF_OFF_MEMO) {
-        at = 0;
-        for (size_t i = 1; i < off_n; i++)
-            if (off_memo[i].stamp < off_memo[at].stamp)
-                at = i;
-    }
-    if (at == off_n)
-        off_n++;
-    old = off_memo[at].op;
-    memcpy(off_memo[at].key, key, sizeof off_memo[at].key);
-    off_memo[at].op = keep;
-    off_memo[at].stamp = ++off_stamp;
-    pthread_mutex_unlock(&off_lock);
-    free(old);
-}
+WF_MEMO(off_memo, 16);
 
 warpfft_status wf_offsets_plan_get(int dim, const int64_t n_modes[3], const int64_t nf[3],
                                    double sigma, int precision, double tol, int w_hi,
@@ -399,22 +345,15 @@ warpfft_status wf_offsets_plan_get(int dim, const int64_t n_modes[3], const int6
     }
     memcpy(&key[9], &sigma, sizeof(double));
     memcpy(&key[10], &tol, sizeof(double));
-    *out = NULL;
-    int found = 0;
-    pthread_mutex_lock(&off_lock);
-    for (size_t i = 0; i < off_n && !found; i++)
-        if (memcmp(off_memo[i].key, key, sizeof key) == 0) {
-            found = 1;
-            off_memo[i].stamp = ++off_stamp;
-            *out = copy_plan(off_memo[i].op);
-        }
-    pthread_mutex_unlock(&off_lock);
+    void *kept = NULL;
+    int found = wf_memo_get(&off_memo, key, sizeof key, &kept, NULL);
+    *out = kept;
     if (found)
-        return *out ? WARPFFT_SUCCESS
-                    : wf_error(WARPFFT_ERR_OUT_OF_MEMORY,
-                               "host allocation of the width-from-points tables");
+        return found > 0 ? WARPFFT_SUCCESS
+                         : wf_error(WARPFFT_ERR_OUT_OF_MEMORY,
+                                    "host allocation of the width-from-points tables");
     warpfft_status st = wf_offsets_plan_make(dim, n_modes, nf, sigma, precision, tol, w_hi, out);
     if (st == WARPFFT_SUCCESS)
-        memoise(key, *out);
+        wf_memo_put(&off_memo, key, sizeof key, *out, wf_offsets_plan_bytes(*out));
     return st;
 }

@@ -93,7 +93,7 @@ build test_emu_offsets.o test_emu_offsets.cpp -I"$root/c_core/src" -I"$root/c_co
 for p in "${pids[@]}"; do
     wait "$p" || { echo "run.sh: a compile failed" >&2; exit 1; }
 done
-for f in params/offsets params/grid params/width params/kernel runtime/error; do
+for f in params/offsets params/memo params/grid params/width params/kernel runtime/error; do
     o="$out/host_${f//\//_}.o"
     gcc -std=c11 -O2 -D_GNU_SOURCE -DWARPFFT_BUILDING -Wall -Wextra -Werror -I"$root/c_core/src" \
         -I"$root/c_core/include" -I"$here/../.." -c "$root/c_core/src/$f.c" -o "$o"
