@@ -152,9 +152,9 @@ extern "C" __global__ void __launch_bounds__(WF_OFF_BLOCK)
 
 /* Block s (grid-stride over the sets) counts the spreading bins set s occupies (bin_count: the
  * binning's counts, nbins per set; NULL: not counted) and, if at least min_bins (the host's
- * share of WF_OFF_MIN_SAMPLES), evaluates
- * its statistics against the plan's candidates in order (offsets_bound.h's pieces; the sums over cells and joint bins are block
- * reductions in a fixed order, the rest thread 0's, in the host's order) and takes the first
+ * share of WF_OFF_MIN_SAMPLES), evaluates its statistics against the plan's candidates in
+ * order (offsets_bound.h's pieces; the sums over cells and joint bins are block reductions in
+ * a fixed order, the rest thread 0's, in the host's order) and takes the first
  * whose bound is <= limit2, else index n_cand (w_hi; also for a set without points); the
  * widest index over the sets goes to *w_sel by atomicMax (cleared by the gather before). With
  * bounds (a test's: n_sets * WF_OFF_MAX_CAND doubles), every candidate's bound is written

@@ -54,7 +54,7 @@ void wf_smr_default_bins(int dim, int precision, int width, int32_t bs[3]);
  * (2D), ceil(td1 td2 / 32) (3D), td_d = bs_d + 2 pad. */
 int wf_smr_warps(int dim, const int32_t bs[3], int width);
 /* The most warps a block of the register-tile kernel may have: 64K registers over 32 x its
- * register cap (WF_SMR_MAXREG_OF), at most 32. */
+ * register cap (WF_SMR_MAXREG_OF), at most the 11 measured to launch (bins.c). */
 int wf_smr_max_warps(int precision, int nr);
 /* Whether p's SM spreading (type 1) at `width` can run with p's bins: for a width whose tile is
  * in registers, the last extent within NR and the block within wf_smr_max_warps; 1 for every
