@@ -10,31 +10,16 @@
 
 #include <vector>
 
-/* types[i]: 0 i32, 1 i64, 2 float, 3 double, 4 pointer; values[i] points at argument i.
- * Returns 0, or -1 when libffi refuses the signature. */
+/* types[i]: 0 i32, 1 i64, 2 float, 3 double, 4 (or any other) pointer; values[i] points at argument
+ * i. Returns 0, or -1 when libffi refuses the signature. */
 extern "C" __attribute__((visibility("default"))) int
 wf_emu_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
               unsigned bz, unsigned long long smem, int nargs, const int *types, void **values) {
+    static ffi_type *const kinds[] = {&ffi_type_sint32, &ffi_type_sint64, &ffi_type_float,
+                                      &ffi_type_double};
     std::vector<ffi_type *> at((size_t)nargs);
-    for (int i = 0; i < nargs; ++i) {
-        switch (types[i]) {
-        case 0:
-            at[i] = &ffi_type_sint32;
-            break;
-        case 1:
-            at[i] = &ffi_type_sint64;
-            break;
-        case 2:
-            at[i] = &ffi_type_float;
-            break;
-        case 3:
-            at[i] = &ffi_type_double;
-            break;
-        default:
-            at[i] = &ffi_type_pointer;
-            break;
-        }
-    }
+    for (int i = 0; i < nargs; ++i)
+        at[i] = types[i] >= 0 && types[i] < 4 ? kinds[types[i]] : &ffi_type_pointer;
     ffi_cif cif;
     if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, (unsigned)nargs, &ffi_type_void, at.data()) != FFI_OK)
         return -1;

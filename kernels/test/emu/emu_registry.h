@@ -33,4 +33,15 @@ inline void *wf_emu_kernel(const std::string &name) {
     return it->second;
 }
 
+/* Registers the entry point ns::fn under the name key, as the static wf_emu_reg var. */
+#define WF_EMU_REGISTER(var, key, ns, fn)                                                          \
+    static wf_emu_reg var(key, reinterpret_cast<void *>(&ns::fn))
+
+#define WF_EMU_STR_(x) #x
+#define WF_EMU_STR(x)  WF_EMU_STR_(x)
+/* In a module whose entry points emu_pname.h renamed (bin_module.cpp, offsets_module.cpp):
+ * registers op's entry point, WF_EMU_NS::WF_PNAME(op), as "<WF_EMU_NS>/key". */
+#define WF_EMU_REGISTER_OP(key, op)                                                                \
+    WF_EMU_REGISTER(wf_emu_reg_##op, WF_EMU_STR(WF_EMU_NS) "/" key, WF_EMU_NS, WF_PNAME(op))
+
 #endif

@@ -10,8 +10,6 @@ namespace WF_EMU_NS {
 #include "../../spreadinterp.cu"
 }
 
-#define WF_EMU_STR_(x) #x
-#define WF_EMU_STR(x)  WF_EMU_STR_(x)
 #if WF_SI_METHOD == WF_SI_OD
 #define WF_EMU_ENTRY WF_SINAME(spread_od)
 #elif WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_GM
@@ -23,5 +21,4 @@ namespace WF_EMU_NS {
 #else
 #define WF_EMU_ENTRY WF_SINAME(interp_sm)
 #endif
-static wf_emu_reg wf_emu_this(WF_EMU_STR(WF_EMU_ENTRY),
-                              reinterpret_cast<void *>(&WF_EMU_NS::WF_EMU_ENTRY));
+WF_EMU_REGISTER(wf_emu_this, WF_EMU_STR(WF_EMU_ENTRY), WF_EMU_NS, WF_EMU_ENTRY);

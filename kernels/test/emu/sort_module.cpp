@@ -9,4 +9,4 @@ namespace wf_emu_sort {
 #include "../../sort.cu"
 }
 
-static wf_emu_reg r1("wf_bin_scan", reinterpret_cast<void *>(&wf_emu_sort::wf_bin_scan));
+WF_EMU_REGISTER(r1, "wf_bin_scan", wf_emu_sort, wf_bin_scan);

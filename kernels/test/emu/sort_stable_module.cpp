@@ -9,9 +9,6 @@ namespace wf_emu_sort_stable {
 #include "../../sort_stable.cu"
 }
 
-static wf_emu_reg r1("wf_stable_hist",
-                     reinterpret_cast<void *>(&wf_emu_sort_stable::wf_stable_hist));
-static wf_emu_reg r2("wf_stable_rowscan",
-                     reinterpret_cast<void *>(&wf_emu_sort_stable::wf_stable_rowscan));
-static wf_emu_reg r3("wf_stable_scatter",
-                     reinterpret_cast<void *>(&wf_emu_sort_stable::wf_stable_scatter));
+WF_EMU_REGISTER(r1, "wf_stable_hist", wf_emu_sort_stable, wf_stable_hist);
+WF_EMU_REGISTER(r2, "wf_stable_rowscan", wf_emu_sort_stable, wf_stable_rowscan);
+WF_EMU_REGISTER(r3, "wf_stable_scatter", wf_emu_sort_stable, wf_stable_scatter);

@@ -16,6 +16,7 @@
  */
 #include "cuda_emu.h"
 #include "emu_registry.h"
+#include "emu_test.h"
 #include "../../module_names.h"
 
 #include <algorithm>
@@ -27,20 +28,6 @@ namespace host {
 #include "../../common.cuh"
 }
 #include "footprint_ref.h"
-
-typedef long long i64;
-typedef unsigned long long u64;
-
-static int g_fail = 0;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            std::printf("FAIL %s:%d: ", __FILE__, __LINE__);                                       \
-            std::printf(__VA_ARGS__);                                                              \
-            std::printf("\n");                                                                     \
-            ++g_fail;                                                                              \
-        }                                                                                          \
-    } while (0)
 
 /* ---------------------------------------------------------------- module sort_stable */
 typedef void (*hist_fn)(i64, const int *, int, i64, u64 *);
@@ -78,7 +65,8 @@ static std::vector<u64> stable_ranks(const std::vector<int> &bin_of, i64 nbins,
                    : (pos_wide ? (const void *)vals64[in].data() : (const void *)vals32[in].data());
         void *vout = pos_wide ? (void *)vals64[1 - in].data() : (void *)vals32[1 - in].data();
         wf_emu::launch(g, blk, 0, [&] {
-            ((hist_fn)wf_emu_kernel("wf_stable_hist"))(M, keys[in].data(), shift, ntiles, hist.data());
+            ((hist_fn)wf_emu_kernel("wf_stable_hist"))(M, keys[in].data(), shift, ntiles,
+                                                       hist.data());
         });
         wf_emu::launch(g, blk, 0, [&] {
             ((rowscan_fn)wf_emu_kernel("wf_stable_rowscan"))(ntiles, hist.data(), dtot.data());
@@ -285,20 +273,17 @@ template <class T, class Cx> static void run_od(const OdCase &k) {
         ++g_fail;
     std::printf("%s %s nf=%lldx%lldx%lld bs=%dx%dx%d tl=%dx%dx%d pad=%d nw=%d M=%lld nt=%d "
                 "grid=%dx%d dist=%d: rel err %.2e, unwritten cells %lld, rerun %s\n",
-                ok ? "ok  " : "FAIL", name, nf[0], nf[1], nf[2], bs[0], bs[1], bs[2], tl[0],
-                tl[1], tl[2], k.pitch_pad, k.nwarps, M, k.ntransf, k.gridx, k.gridy, (int)k.dist,
-                rel, nan_cells, same ? "same bits" : "DIFFERS");
+                ok ? "ok  " : "FAIL", name, nf[0], nf[1], nf[2], bs[0], bs[1], bs[2], tl[0], tl[1],
+                tl[2], k.pitch_pad, k.nwarps, M, k.ntransf, k.gridx, k.gridy, (int)k.dist, rel,
+                nan_cells, same ? "same bits" : "DIFFERS");
 }
 
 static void run_case(const OdCase &k) {
-    if (k.prec == 32)
-        run_od<float, float2>(k);
-    else
-        run_od<double, double2>(k);
+    wf_emu_by_prec(k.prec, [&]<class T, class Cx>() { run_od<T, Cx>(k); });
 }
 
 int main(int argc, char **argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "quick";
+    const bool quick = wf_emu_quick(argc, argv);
     test_sort_stable();
     /* dim prec W nf bs tl pad nwarps M ntransf gridx gridy dist */
     std::vector<OdCase> cases = {
@@ -324,6 +309,5 @@ int main(int argc, char **argv) {
             continue;
         run_case(cases[i]);
     }
-    std::printf("emu tests: %d failures\n", g_fail);
-    return g_fail ? 1 : 0;
+    return wf_emu_summary("emu tests");
 }

@@ -15,6 +15,7 @@
  */
 #include "cuda_emu.h"
 #include "emu_registry.h"
+#include "emu_test.h"
 
 extern "C" {
 #include "params/grid.h"
@@ -26,23 +27,10 @@ extern "C" {
 #include <string>
 #include <vector>
 
-typedef long long i64;
-typedef unsigned long long u64;
-
-static int g_fail = 0;
-
-static dim3 d3(unsigned x, unsigned y = 1) {
-    dim3 d;
-    d.x = x;
-    d.y = y;
-    return d;
-}
-
 template <class T>
 using gather_fn = void (*)(i64, int, const T *, const T *, const T *, i64, i64, i64, i64, u64 *,
                            int *);
-using choose_fn = void (*)(i64, const u64 *, const void *, int *, double *, const u64 *, i64,
-                           i64);
+using choose_fn = void (*)(i64, const u64 *, const void *, int *, double *, const u64 *, i64, i64);
 
 enum Kind { UNIFORM, CLUSTER, NODES, EDGE };
 static const char *const kind_name[] = {"uniform", "cluster", "nodes", "edge"};
@@ -182,9 +170,9 @@ static void run_choose(const CCase &k) {
         std::vector<double> bounds(2 * WF_OFF_MAX_CAND, NAN);
         int w_sel = 0; /* as the gather leaves it */
         const unsigned grid = n_sets == 0 ? 1u : (unsigned)std::min(k.grid, n_sets);
-        wf_emu::launch(d3(grid), d3(256), 0,
-                       [&] { fn(n_sets, stats.data(), plan_words.data(), &w_sel, bounds.data(), nullptr, 0, 0);
-                       });
+        wf_emu::launch(d3(grid), d3(256), 0, [&] {
+            fn(n_sets, stats.data(), plan_words.data(), &w_sel, bounds.data(), nullptr, 0, 0);
+        });
         int want = n_sets == 0 ? op->n_cand : 0;
         bool near = false; /* a bound within rounding of the limit: either choice is right */
         for (int s = 0; s < n_sets; ++s) {
@@ -235,7 +223,7 @@ static void run_choose(const CCase &k) {
 }
 
 int main(int argc, char **argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "quick";
+    const bool quick = wf_emu_quick(argc, argv);
     /* dim prec nf set_M n_sets gx kinds */
     const std::vector<GCase> gcases = {
         {1, 32, {48, 1, 1}, 3000, 1, 3, {UNIFORM, UNIFORM}},
@@ -248,10 +236,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < gcases.size(); ++i) {
         if (quick && i % 2 == 1 && gcases[i].dim != 3)
             continue;
-        if (gcases[i].prec == 32)
-            run_gather<float>(gcases[i]);
-        else
-            run_gather<double>(gcases[i]);
+        wf_emu_by_prec(gcases[i].prec, [&]<class T, class>() { run_gather<T>(gcases[i]); });
     }
     /* dim prec N sigma tol w_hi M kinds grid */
     const std::vector<CCase> ccases = {
@@ -266,6 +251,5 @@ int main(int argc, char **argv) {
             continue;
         run_choose(ccases[i]);
     }
-    std::printf("emu offsets tests: %d failures\n", g_fail);
-    return g_fail ? 1 : 0;
+    return wf_emu_summary("emu offsets tests");
 }

@@ -16,6 +16,7 @@
  */
 #include "cuda_emu.h"
 #include "emu_registry.h"
+#include "emu_test.h"
 #include "../../module_names.h"
 #include "../../smr_shape.h"
 
@@ -29,11 +30,6 @@ namespace host {
 #include "../../common.cuh"
 }
 #include "footprint_ref.h"
-
-typedef long long i64;
-typedef unsigned long long u64;
-
-static int g_fail = 0;
 
 template <class T> struct K {
     typedef void (*bin_count)(i64, int, const T *, const T *, const T *, i64, i64, i64, int, int,
@@ -71,13 +67,6 @@ struct Case {
     int nr = 0, px = 0, nbw = 1;
 };
 
-static dim3 d3(unsigned x, unsigned y = 1) {
-    dim3 d;
-    d.x = x;
-    d.y = y;
-    return d;
-}
-
 template <class T, class Cx> static void run(const Case &k) {
     const int dim = k.dim, W = k.W;
     const char *p = k.prec == 32 ? "f32" : "f64";
@@ -104,8 +93,8 @@ template <class T, class Cx> static void run(const Case &k) {
         for (int d = 0; d < dim; ++d) {
             double v = U(rng);
             if (k.dist == CLUSTER)
-                v = -M_PI + 2 * M_PI * ((double)((j / set_M) % 3) + 0.9 * (v + M_PI) / (2 * M_PI)) /
-                                3.0;
+                v = -M_PI +
+                    2 * M_PI * ((double)((j / set_M) % 3) + 0.9 * (v + M_PI) / (2 * M_PI)) / 3.0;
             x[d][j] = (T)v;
         }
 
@@ -119,13 +108,13 @@ template <class T, class Cx> static void run(const Case &k) {
     const int gx = (int)std::min<i64>((M + 255) / 256, 3);
     wf_emu::launch(d3((unsigned)std::max(gx, 1)), d3(256), 0, [&] {
         ((typename K<T>::bin_count)wf_emu_kernel(bm + "bin_count"))(
-            M, dim, x[0].data(), dim >= 2 ? x[1].data() : nullptr,
-            dim >= 3 ? x[2].data() : nullptr, nf[0], nf[1], nf[2], bs[0], bs[1], bs[2], nb[0],
-            nb[1], nb[2], bin_of.data(), pos.data(), 0, count.data(), n_sets);
+            M, dim, x[0].data(), dim >= 2 ? x[1].data() : nullptr, dim >= 3 ? x[2].data() : nullptr,
+            nf[0], nf[1], nf[2], bs[0], bs[1], bs[2], nb[0], nb[1], nb[2], bin_of.data(),
+            pos.data(), 0, count.data(), n_sets);
     });
     wf_emu::launch(d3(1), d3(512), 0, [&] {
         ((scan_fn)wf_emu_kernel("wf_bin_scan"))(total_bins, count.data(), start.data(), maxsub,
-                                         maxsub ? nsub.data() : nullptr, cap, result.data());
+                                                maxsub ? nsub.data() : nullptr, cap, result.data());
     });
     const int cw = (int)sizeof(T) / 4, nw = dim * cw + 1;
     const int rw = nw <= 2 ? 2 : nw <= 4 ? 4 : 8;
@@ -133,9 +122,8 @@ template <class T, class Cx> static void run(const Case &k) {
     int bad = 0;
     wf_emu::launch(d3((unsigned)std::max(gx, 1)), d3(256), 0, [&] {
         ((typename K<T>::scatter)wf_emu_kernel(bm + "bin_scatter"))(
-            M, dim, x[0].data(), dim >= 2 ? x[1].data() : nullptr,
-            dim >= 3 ? x[2].data() : nullptr, bin_of.data(), pos.data(), 0, start.data(), rw,
-            rec.data(), &bad);
+            M, dim, x[0].data(), dim >= 2 ? x[1].data() : nullptr, dim >= 3 ? x[2].data() : nullptr,
+            bin_of.data(), pos.data(), 0, start.data(), rw, rec.data(), &bad);
     });
     std::vector<T> xs[3];
     for (int d = 0; d < 3; ++d)
@@ -175,8 +163,8 @@ template <class T, class Cx> static void run(const Case &k) {
         }
         bad_sub += result[1] != want;
     }
-    const bool sort_ok = result[0] == (u64)M && misplaced == 0 && unordered == 0 && bad == 0 &&
-                         bad_sub == 0;
+    const bool sort_ok =
+        result[0] == (u64)M && misplaced == 0 && unordered == 0 && bad == 0 && bad_sub == 0;
 
     /* strengths or the fine grids */
     std::normal_distribution<double> N01;
@@ -255,9 +243,8 @@ template <class T, class Cx> static void run(const Case &k) {
     };
     const std::vector<Cx> fw_before = fw, c_before = c;
     launch(1);
-    const bool skipped_ok =
-        std::memcmp(fw.data(), fw_before.data(), fw.size() * sizeof(Cx)) == 0 &&
-        std::memcmp(c.data(), c_before.data(), c.size() * sizeof(Cx)) == 0;
+    const bool skipped_ok = std::memcmp(fw.data(), fw_before.data(), fw.size() * sizeof(Cx)) == 0 &&
+                            std::memcmp(c.data(), c_before.data(), c.size() * sizeof(Cx)) == 0;
     launch(0);
 
     /* reference in double: each transform over its own set's points */
@@ -294,21 +281,18 @@ template <class T, class Cx> static void run(const Case &k) {
     std::printf("%s %s nf=%lldx%lldx%lld bs=%dx%dx%d sets=%lld x %lld pts tps=%d maxsub=%d "
                 "grid=%dx%d dist=%d: sort %s (counted %llu, misplaced %lld, unordered %lld, "
                 "subproblems %lld wrong), other width %s, rel err %.2e\n",
-                ok ? "ok  " : "FAIL", name, nf[0], nf[1], nf[2], bs[0], bs[1], bs[2],
-                n_sets, set_M, k.tps, k.maxsub, k.gridx, k.gridy, (int)k.dist,
-                sort_ok ? "ok" : "BAD", (unsigned long long)result[0], misplaced, unordered,
-                bad_sub, skipped_ok ? "skipped" : "WROTE", rel);
+                ok ? "ok  " : "FAIL", name, nf[0], nf[1], nf[2], bs[0], bs[1], bs[2], n_sets, set_M,
+                k.tps, k.maxsub, k.gridx, k.gridy, (int)k.dist, sort_ok ? "ok" : "BAD",
+                (unsigned long long)result[0], misplaced, unordered, bad_sub,
+                skipped_ok ? "skipped" : "WROTE", rel);
 }
 
 static void run_case(const Case &k) {
-    if (k.prec == 32)
-        run<float, float2>(k);
-    else
-        run<double, double2>(k);
+    wf_emu_by_prec(k.prec, [&]<class T, class Cx>() { run<T, Cx>(k); });
 }
 
 int main(int argc, char **argv) {
-    const bool quick = argc > 1 && std::string(argv[1]) == "quick";
+    const bool quick = wf_emu_quick(argc, argv);
     /* dim prec W method dir nf bs set_M n_sets tps maxsub gridx gridy dist */
     std::vector<Case> cases = {
         /* 1D: f64 GM spread (team), f32 SM spread (fixed point), f64 SM interp */
@@ -367,6 +351,5 @@ int main(int argc, char **argv) {
             continue;
         run_case(cases[i]);
     }
-    std::printf("emu sets tests: %d failures\n", g_fail);
-    return g_fail ? 1 : 0;
+    return wf_emu_summary("emu sets tests");
 }

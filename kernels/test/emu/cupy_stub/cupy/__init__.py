@@ -157,6 +157,13 @@ def build(name, extra=""):
     return so
 
 
+# the numpy scalar types a kernel argument may have: (type, emu_launch.cpp's kind, ctypes type,
+# conversion); np.uint64 is the harness's NULL (and no u64 scalar argument), passed as a pointer
+_SCALAR_ARGS = ((np.uint64, 4, ctypes.c_void_p, int), (np.int64, 1, ctypes.c_longlong, int),
+                (np.int32, 0, ctypes.c_int, int), (np.float32, 2, ctypes.c_float, float),
+                (np.float64, 3, ctypes.c_double, float))
+
+
 class _Kernel:
     def __init__(self, lib, name):
         self.lib, self.name = lib, name
@@ -172,23 +179,14 @@ class _Kernel:
             if isinstance(a, np.ndarray):
                 types.append(4)
                 vals.append(ctypes.c_void_p(a.ctypes.data if a.size else 0))
-            elif isinstance(a, np.uint64):  # the harness's NULL (and no u64 scalar argument)
-                types.append(4)
-                vals.append(ctypes.c_void_p(int(a)))
-            elif isinstance(a, np.int64):
-                types.append(1)
-                vals.append(ctypes.c_longlong(int(a)))
-            elif isinstance(a, np.int32):
-                types.append(0)
-                vals.append(ctypes.c_int(int(a)))
-            elif isinstance(a, np.float32):
-                types.append(2)
-                vals.append(ctypes.c_float(float(a)))
-            elif isinstance(a, np.float64):
-                types.append(3)
-                vals.append(ctypes.c_double(float(a)))
             else:
-                raise TypeError(f"{self.name}: argument {a!r} of type {type(a)}")
+                for cls, kind, ctype, conv in _SCALAR_ARGS:
+                    if isinstance(a, cls):
+                        types.append(kind)
+                        vals.append(ctype(conv(a)))
+                        break
+                else:
+                    raise TypeError(f"{self.name}: argument {a!r} of type {type(a)}")
         n = len(vals)
         ptrs = (ctypes.c_void_p * n)(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in vals])
         tys = (ctypes.c_int * n)(*types)
