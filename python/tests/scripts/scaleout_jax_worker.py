@@ -17,7 +17,6 @@ otherwise.
 import argparse
 import os
 import sys
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -33,7 +32,7 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 import jax  # noqa: E402
 
-RANK, N = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+from _scaleout import N, RANK, close, draw, mine, run_checks  # noqa: E402
 COORD = f"{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}"
 if CPU:
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
@@ -59,28 +58,12 @@ DEV = jax.local_devices()[0]
 assert jax.device_count() == N and len(jax.local_devices()) == 1, jax.devices()
 
 
-def relerr(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    return np.linalg.norm((a - b).ravel()) / np.linalg.norm(b.ravel())
-
-
-def close(a, b, tol, what):
-    e = relerr(a, b)
-    assert e < tol, f"{what}: relative difference {e:.3g} to the one-device run (tol {tol})"
-
-
 def data(M, dim, real, lead=(), seed=0):
-    """The global points and strengths (every process makes the same from the seed)."""
-    rng = np.random.default_rng(seed)
-    x = [rng.uniform(-np.pi, np.pi, M).astype(real) for _ in range(dim)]
-    c = (rng.standard_normal(lead + (M,)) + 1j * rng.standard_normal(lead + (M,)))
-    return x, c.astype(np.complex64 if real == np.float32 else np.complex128)
-
-
-def mine(a):
-    """This process's shard of the last axis."""
-    m = a.shape[-1] // N
-    return a[..., RANK * m:(RANK + 1) * m]
+    """The global points (a list of dim) and strengths in `real` (every process makes the same
+    from the seed)."""
+    x, c = draw(M, dim, lead, seed)
+    cplx = np.complex64 if real == np.float32 else np.complex128
+    return [a.astype(real) for a in x], c.astype(cplx)
 
 
 def glob(a):
@@ -163,17 +146,7 @@ def check_gradients():
 
 
 def main():
-    failed = 0
-    for name in [n for n in globals() if n.startswith("check_")]:
-        try:
-            globals()[name]()
-            sys.stdout.write(f"PASS {name} (rank {RANK})\n")  # one write: ranks interleave
-            sys.stdout.flush()
-        except Exception:
-            failed += 1
-            sys.stdout.write(f"FAIL {name} (rank {RANK}): {traceback.format_exc()}\n")
-            sys.stdout.flush()
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if run_checks(globals()) else 0)
 
 
 if __name__ == "__main__":

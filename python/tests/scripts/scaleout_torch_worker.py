@@ -17,7 +17,6 @@ otherwise.
 import argparse
 import os
 import sys
-import traceback
 
 import numpy as np
 import torch
@@ -26,6 +25,7 @@ import torch.distributed as dist
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import warpfft.torch as wt  # noqa: E402
+from _scaleout import N, RANK, close, draw, mine, run_checks  # noqa: E402
 from warpfft.torch import distributed as wd  # noqa: E402
 
 ap = argparse.ArgumentParser()
@@ -33,7 +33,6 @@ ap.add_argument("--device", choices=("cpu", "cuda"), required=True)
 ap.add_argument("--M", type=int, default=400_000, help="points in all (GPU)")
 ARGS = ap.parse_args()
 CPU = ARGS.device == "cpu"
-RANK, N = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
 torch.set_num_threads(1)
 
 
@@ -53,28 +52,11 @@ else:
     GM, GMODES, GEPS = 40_000 * N, (16, 12, 10), 1e-9
 
 
-def relerr(a, b):
-    a, b = a.detach().cpu().numpy(), b.detach().cpu().numpy()
-    return np.linalg.norm((a - b).ravel()) / np.linalg.norm(b.ravel())
-
-
-def close(a, b, tol, what):
-    e = relerr(a, b)
-    assert e < tol, f"{what}: relative difference {e:.3g} to the one-device run (tol {tol})"
-
-
 def data(M, dim, real, lead=(), seed=0):
     """Global points (dim, M) and strengths (*lead, M) on this device (same on every rank)."""
-    rng = np.random.default_rng(seed)
-    x = torch.tensor(rng.uniform(-np.pi, np.pi, (dim, M)), dtype=real, device=DEV)
-    c = rng.standard_normal(lead + (M,)) + 1j * rng.standard_normal(lead + (M,))
+    x, c = draw(M, dim, lead, seed)
     cplx = torch.complex64 if real == torch.float32 else torch.complex128
-    return x, torch.tensor(c, dtype=cplx, device=DEV)
-
-
-def mine(a):
-    m = a.shape[-1] // N
-    return a[..., RANK * m:(RANK + 1) * m]
+    return (torch.tensor(x, dtype=real, device=DEV), torch.tensor(c, dtype=cplx, device=DEV))
 
 
 def check_type1():
@@ -159,16 +141,7 @@ def check_replicated_gradients():
 
 
 def main():
-    failed = 0
-    for name in [n for n in globals() if n.startswith("check_")]:
-        try:
-            globals()[name]()
-            sys.stdout.write(f"PASS {name} (rank {RANK})\n")  # one write: ranks interleave
-            sys.stdout.flush()
-        except Exception:
-            failed += 1
-            sys.stdout.write(f"FAIL {name} (rank {RANK}): {traceback.format_exc()}\n")
-            sys.stdout.flush()
+    failed = run_checks(globals())
     dist.destroy_process_group()
     sys.exit(1 if failed else 0)
 
