@@ -43,6 +43,7 @@ cp "$lib" .gpu/lib/libwarpfft.so.0
 cc -O2 -Ic_core/include examples/c/hello.c -o .gpu/c/hello -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft
 cc -O2 -Ic_core/include examples/c/type1_2d.c -o .gpu/c/type1_2d -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft -lm
 cc -O2 -Ic_core/include examples/c/toeplitz.c -o .gpu/c/toeplitz -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft
+cc -O2 -Ic_core/include examples/c/one_call.c -o .gpu/c/one_call -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft
 # CUDA graphs: warpfft_execute captured and replayed by a C caller (gpu_run.sh's graphs stage)
 cc -O2 -Ic_core/include tests/c/graph_capture.c -o .gpu/c/graph_capture -L.gpu/lib -Wl,-rpath,'$ORIGIN/../lib' -lwarpfft -ldl -lm
 # the wheel (aot+jit for the same archs) for the pip-install check on the GPU machine

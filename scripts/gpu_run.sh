@@ -81,7 +81,7 @@ rust-kernels)
     grep -h '^RESULT\|^SIZE' "$log" ;;
 c)
     say "C examples"; run $G/c/hello || fails=$((fails+1)); run $G/c/type1_2d || fails=$((fails+1))
-    run $G/c/toeplitz || fails=$((fails+1)) ;;
+    run $G/c/toeplitz || fails=$((fails+1)); run $G/c/one_call || fails=$((fails+1)) ;;
 python)
     say python
     # nothing outside the GPU machine is reachable: no PyPI downloads there

@@ -77,6 +77,7 @@
 #include "warpfft/plan.h"        /* NUFFT plans (types 1, 2, 3), the plan cache */
 #include "warpfft/toeplitz.h"    /* the Toeplitz normal operator */
 #include "warpfft/pool.h"        /* the live-plan pool: plans and operators per call */
+#include "warpfft/oneshot.h"     /* one-call transforms over the pool */
 #include "warpfft/diagnostics.h" /* exact sums, FFT timing */
 
 #endif /* WARPFFT_H */

@@ -200,6 +200,11 @@ fault_build "$HERE/test_pool.c" "$HERE/test_pool_stress.c" "$HERE/test_pool_toep
     -o "$FAULT/test_pool"
 echo "== the live-plan pool on the stand-in driver (ASan+UBSan)"
 on_standin "$FAULT/test_pool" || status=1
+# The one-call transforms (api/oneshot.c) over the pool: reuse, argument errors, a fault walk,
+# out of device memory.
+fault_build "$HERE/test_oneshot.c" -o "$FAULT/test_oneshot"
+echo "== one-call transforms on the stand-in driver (ASan+UBSan)"
+on_standin "$FAULT/test_oneshot" || status=1
 # Stream capture into CUDA graphs (api/capture.c) with the whole core: plans the caller owns and
 # the pool's, each call during a capture, the graphs' hold on plans, graphs let go on another
 # thread.

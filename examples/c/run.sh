@@ -9,7 +9,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 export PKG_CONFIG_PATH
-for ex in info hello type1_2d toeplitz; do
+for ex in info hello type1_2d toeplitz one_call; do
     # shellcheck disable=SC2046  # word splitting of pkg-config's flags is intended
     ${CC:-cc} -Wall -Wextra "$here/$ex.c" $(pkg-config --cflags --libs warpfft) -o "$out/$ex"
 done
@@ -18,7 +18,7 @@ printf '#include <warpfft_xla.h>\nint main(void) { return warpfft_xla_nufft == 0
 # shellcheck disable=SC2046
 ${CC:-cc} -Wall -Wextra "$out/xla.c" $(pkg-config --cflags --libs warpfft) -o "$out/xla"
 "$out/info"
-for ex in hello type1_2d toeplitz; do
+for ex in hello type1_2d toeplitz one_call; do
     rc=0
     "$out/$ex" || rc=$?
     if [ "$rc" -eq 2 ]; then

@@ -234,6 +234,18 @@ SIGNATURES = {
     "warpfft_pool_set_limits": (_status, [c_int64, c_int64]),
     "warpfft_pool_get_info": (_status, [POINTER(PoolInfo)]),
     "warpfft_plan_points_id": (_status, [_p, POINTER(c_uint64)]),
+    # one-call transforms over the pool (warpfft/oneshot.h; for C callers: Python's nufft*d*
+    # functions acquire, set points and execute through the calls above)
+    **dict.fromkeys(("warpfft_nufft1", "warpfft_nufft2"), (
+        _status,
+        [c_int, _i64x3, c_int, c_int64, c_double, c_int, POINTER(Opts), c_int64, _p, _p, _p, _p,
+         _p],
+    )),
+    "warpfft_nufft3": (
+        _status,
+        [c_int, c_int, c_int64, c_double, c_int, POINTER(Opts), c_int64, _p, _p, _p, _p, c_int64,
+         _p, _p, _p, _p],
+    ),
     # the XLA FFI handlers (warpfft_xla.h; warpfft.jax registers them)
     "warpfft_xla_nufft": (c_void_p, [c_void_p]),
     "warpfft_xla_plans_created": (c_int64, []),

@@ -2153,6 +2153,60 @@ extern "C" {
     pub fn warpfft_plan_points_id(plan: warpfft_plan, id: *mut u64) -> warpfft_status;
 }
 extern "C" {
+    pub fn warpfft_nufft1(
+        dim: ::std::os::raw::c_int,
+        n_modes: *const i64,
+        iflag: ::std::os::raw::c_int,
+        ntransf: i64,
+        tol: f64,
+        precision: warpfft_precision,
+        opts: *const warpfft_opts,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        c: *const ::std::os::raw::c_void,
+        fk: *mut ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_nufft2(
+        dim: ::std::os::raw::c_int,
+        n_modes: *const i64,
+        iflag: ::std::os::raw::c_int,
+        ntransf: i64,
+        tol: f64,
+        precision: warpfft_precision,
+        opts: *const warpfft_opts,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        c: *mut ::std::os::raw::c_void,
+        fk: *const ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
+    pub fn warpfft_nufft3(
+        dim: ::std::os::raw::c_int,
+        iflag: ::std::os::raw::c_int,
+        ntransf: i64,
+        tol: f64,
+        precision: warpfft_precision,
+        opts: *const warpfft_opts,
+        M: i64,
+        x: *const ::std::os::raw::c_void,
+        y: *const ::std::os::raw::c_void,
+        z: *const ::std::os::raw::c_void,
+        c: *const ::std::os::raw::c_void,
+        K: i64,
+        s: *const ::std::os::raw::c_void,
+        t: *const ::std::os::raw::c_void,
+        u: *const ::std::os::raw::c_void,
+        fk: *mut ::std::os::raw::c_void,
+    ) -> warpfft_status;
+}
+extern "C" {
     pub fn warpfft_direct_sample(
         type_: ::std::os::raw::c_int,
         dim: ::std::os::raw::c_int,
