@@ -4,9 +4,10 @@
 //! A library that was accepted stays loaded for the life of the process (its function
 //! pointers are handed out as `'static`); one that was rejected is closed.
 
-use std::ffi::{c_void, CStr, CString, OsStr};
+use std::ffi::{c_void, CStr, CString, OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// An open library.
 pub(crate) struct Library {
@@ -69,6 +70,33 @@ impl Drop for Library {
     fn drop(&mut self) {
         // SAFETY: the handle came from dlopen and nothing resolved from it is kept.
         unsafe { libc::dlclose(self.handle) };
+    }
+}
+
+/// What was loaded so far (the driver, NVRTC), by the name it was asked for: kept for the
+/// process. A failed load is not kept: a program may fix the environment and retry.
+pub(crate) struct Loaded<T: 'static>(Mutex<Vec<(OsString, &'static T)>>);
+
+impl<T> Loaded<T> {
+    pub(crate) const fn new() -> Self {
+        Loaded(Mutex::new(Vec::new()))
+    }
+
+    /// What `name` loaded before, else `load(name, shown)` (`shown`: the name for messages),
+    /// kept for the rest of the process. Loads of one kind run one at a time.
+    pub(crate) fn get_or_load(
+        &self,
+        name: &OsStr,
+        load: impl FnOnce(&OsStr, String) -> crate::Result<T>,
+    ) -> crate::Result<&'static T> {
+        let mut loaded = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, t)) = loaded.iter().find(|(n, _)| n == name) {
+            return Ok(t);
+        }
+        let shown = Path::new(name).display().to_string();
+        let t: &'static T = Box::leak(Box::new(load(name, shown)?));
+        loaded.push((name.to_os_string(), t));
+        Ok(t)
     }
 }
 

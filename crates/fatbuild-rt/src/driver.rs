@@ -4,7 +4,6 @@
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, OsStr};
 use std::path::Path;
-use std::sync::Mutex;
 
 use crate::dl::{self, Library};
 use crate::error::{Error, ErrorKind, Result};
@@ -99,9 +98,8 @@ pub struct Driver {
     version: i32,
 }
 
-/// Drivers loaded so far, by the name they were asked for (a failed load is not kept: a
-/// program may fix the environment and retry).
-static LOADED: Mutex<Vec<(std::ffi::OsString, &'static Driver)>> = Mutex::new(Vec::new());
+/// Drivers loaded so far.
+static LOADED: dl::Loaded<Driver> = dl::Loaded::new();
 
 impl Driver {
     /// The driver: `$FATBUILD_RT_CUDA_LIB` if set, else `libcuda.so.1` by the system loader's
@@ -120,11 +118,11 @@ impl Driver {
     }
 
     fn load(name: &OsStr) -> Result<&'static Driver> {
-        let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, d)) = loaded.iter().find(|(n, _)| n == name) {
-            return Ok(d);
-        }
-        let shown = Path::new(name).display().to_string();
+        LOADED.get_or_load(name, Driver::load_new)
+    }
+
+    /// The driver library `name` (`shown` in messages) loaded, resolved and initialised.
+    fn load_new(name: &OsStr, shown: String) -> Result<Driver> {
         let lib = Library::open(name).map_err(|why| {
             Error::new(
                 ErrorKind::NoDriver,
@@ -163,8 +161,6 @@ impl Driver {
         })?;
         d.version = v;
         lib.leak(); // the table points into it from now on
-        let d: &'static Driver = Box::leak(Box::new(d));
-        loaded.push((name.to_os_string(), d));
         Ok(d)
     }
 

@@ -5,7 +5,6 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString, OsStr};
 use std::path::Path;
-use std::sync::Mutex;
 
 use crate::cache::{CompiledImage, CompiledKind};
 use crate::dl::{self, Library};
@@ -38,55 +37,54 @@ type GetFn = unsafe extern "C" fn(Program, *mut c_char) -> NvrtcResult;
 type NumArchsFn = unsafe extern "C" fn(*mut c_int) -> NvrtcResult;
 type ArchsFn = unsafe extern "C" fn(*mut c_int) -> NvrtcResult;
 
-#[allow(non_snake_case)]
-struct Api {
-    nvrtcGetErrorString: ErrorStringFn,
-    nvrtcVersion: VersionFn,
-    nvrtcCreateProgram: CreateFn,
-    nvrtcDestroyProgram: DestroyFn,
-    nvrtcCompileProgram: CompileFn,
-    nvrtcGetProgramLogSize: SizeFn,
-    nvrtcGetProgramLog: GetFn,
-    nvrtcGetPTXSize: SizeFn,
-    nvrtcGetPTX: GetFn,
-    /// Newer entry points (CUDA 11.1+, 11.2+): absent in older libraries.
-    nvrtcGetCUBINSize: Option<SizeFn>,
-    nvrtcGetCUBIN: Option<GetFn>,
-    nvrtcGetNumSupportedArchs: Option<NumArchsFn>,
-    nvrtcGetSupportedArchs: Option<ArchsFn>,
+macro_rules! nvrtc_api {
+    (required { $($req:ident: $rt:ty,)* } optional { $($opt:ident: $ot:ty,)* }) => {
+        /// The entry points, resolved by name; the optional ones are newer (CUDA 11.1+,
+        /// 11.2+) and absent in older libraries.
+        #[allow(non_snake_case)]
+        struct Api {
+            $( $req: $rt, )*
+            $( $opt: Option<$ot>, )*
+        }
+
+        impl Api {
+            /// Every required entry point, or the name of the first one missing.
+            fn resolve(lib: &Library) -> std::result::Result<Api, &'static str> {
+                macro_rules! sym {
+                    ($name:ident, $t:ty) => {
+                        lib.symbol(stringify!($name)).map(|p| {
+                            // SAFETY: NVRTC exports `$name` with this signature (nvrtc.h);
+                            // function and data pointers have one size here.
+                            unsafe { std::mem::transmute::<*mut c_void, $t>(p) }
+                        })
+                    };
+                }
+                Ok(Api {
+                    $( $req: sym!($req, $rt).ok_or(stringify!($req))?, )*
+                    $( $opt: sym!($opt, $ot), )*
+                })
+            }
+        }
+    };
 }
 
-impl Api {
-    fn resolve(lib: &Library) -> std::result::Result<Api, &'static str> {
-        macro_rules! opt {
-            ($name:literal, $t:ty) => {
-                lib.symbol($name).map(|p| {
-                    // SAFETY: NVRTC exports `$name` with this signature (nvrtc.h); function
-                    // and data pointers have one size here.
-                    unsafe { std::mem::transmute::<*mut c_void, $t>(p) }
-                })
-            };
-        }
-        macro_rules! req {
-            ($name:literal, $t:ty) => {
-                opt!($name, $t).ok_or($name)?
-            };
-        }
-        Ok(Api {
-            nvrtcGetErrorString: req!("nvrtcGetErrorString", ErrorStringFn),
-            nvrtcVersion: req!("nvrtcVersion", VersionFn),
-            nvrtcCreateProgram: req!("nvrtcCreateProgram", CreateFn),
-            nvrtcDestroyProgram: req!("nvrtcDestroyProgram", DestroyFn),
-            nvrtcCompileProgram: req!("nvrtcCompileProgram", CompileFn),
-            nvrtcGetProgramLogSize: req!("nvrtcGetProgramLogSize", SizeFn),
-            nvrtcGetProgramLog: req!("nvrtcGetProgramLog", GetFn),
-            nvrtcGetPTXSize: req!("nvrtcGetPTXSize", SizeFn),
-            nvrtcGetPTX: req!("nvrtcGetPTX", GetFn),
-            nvrtcGetCUBINSize: opt!("nvrtcGetCUBINSize", SizeFn),
-            nvrtcGetCUBIN: opt!("nvrtcGetCUBIN", GetFn),
-            nvrtcGetNumSupportedArchs: opt!("nvrtcGetNumSupportedArchs", NumArchsFn),
-            nvrtcGetSupportedArchs: opt!("nvrtcGetSupportedArchs", ArchsFn),
-        })
+nvrtc_api! {
+    required {
+        nvrtcGetErrorString: ErrorStringFn,
+        nvrtcVersion: VersionFn,
+        nvrtcCreateProgram: CreateFn,
+        nvrtcDestroyProgram: DestroyFn,
+        nvrtcCompileProgram: CompileFn,
+        nvrtcGetProgramLogSize: SizeFn,
+        nvrtcGetProgramLog: GetFn,
+        nvrtcGetPTXSize: SizeFn,
+        nvrtcGetPTX: GetFn,
+    }
+    optional {
+        nvrtcGetCUBINSize: SizeFn,
+        nvrtcGetCUBIN: GetFn,
+        nvrtcGetNumSupportedArchs: NumArchsFn,
+        nvrtcGetSupportedArchs: ArchsFn,
     }
 }
 
@@ -125,7 +123,8 @@ impl Target {
     }
 }
 
-static LOADED: Mutex<Vec<(std::ffi::OsString, &'static Nvrtc)>> = Mutex::new(Vec::new());
+/// NVRTC libraries loaded so far.
+static LOADED: dl::Loaded<Nvrtc> = dl::Loaded::new();
 
 impl Nvrtc {
     /// NVRTC: `$FATBUILD_RT_NVRTC_LIB` if set (that file only), else `libnvrtc.so.13` and
@@ -157,11 +156,11 @@ impl Nvrtc {
     }
 
     fn load(name: &OsStr) -> Result<&'static Nvrtc> {
-        let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, n)) = loaded.iter().find(|(n, _)| n == name) {
-            return Ok(n);
-        }
-        let shown = Path::new(name).display().to_string();
+        LOADED.get_or_load(name, Nvrtc::load_new)
+    }
+
+    /// The NVRTC library `name` (`shown` in messages) loaded, with its version and archs.
+    fn load_new(name: &OsStr, shown: String) -> Result<Nvrtc> {
         let no = |why: String| Error::new(ErrorKind::NoNvrtc, why);
         let lib = Library::open(name).map_err(|e| no(format!("{shown}: {e}")))?;
         let path = lib.path(name);
@@ -190,14 +189,12 @@ impl Nvrtc {
             }
         }
         lib.leak();
-        let n: &'static Nvrtc = Box::leak(Box::new(Nvrtc {
+        Ok(Nvrtc {
             api,
             path,
             version: (major, minor),
             archs,
-        }));
-        loaded.push((name.to_os_string(), n));
-        Ok(n)
+        })
     }
 
     /// The file loaded.
