@@ -31,22 +31,16 @@ impl Context {
     pub(super) fn load_ptx(&self, module: &Module, img: &Image) -> Result<CUmodule> {
         let d = self.inner.driver;
         let data = img.ptx_with_nul().unwrap_or(img.data);
-        let mut log = vec![0u8; 8192];
-        let mut opts = [JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
-        let mut vals = [
-            log.as_mut_ptr().cast::<c_void>(),
-            (log.len() - 1) as *mut c_void,
-        ];
+        let mut log = JitLog::new();
         let mut m = std::ptr::null_mut();
-        // SAFETY: the context is current; the PTX is NUL-terminated; the log buffer outlives
-        // the call and its size is one less than its length.
+        // SAFETY: the context is current; the PTX is NUL-terminated; the log outlives the call.
         let r = unsafe {
             (d.api.cuModuleLoadDataEx)(
                 &mut m,
                 data.as_ptr().cast(),
                 2,
-                opts.as_mut_ptr(),
-                vals.as_mut_ptr(),
+                log.opts.as_mut_ptr(),
+                log.vals.as_mut_ptr(),
             )
         };
         d.check(r, || {
@@ -54,7 +48,7 @@ impl Context {
                 "cuModuleLoadDataEx (PTX JIT of module `{}`, {}){}",
                 module.name(),
                 img.label(),
-                log_text(&log)
+                log.text()
             )
         })
         .map(|_| m)
@@ -67,22 +61,19 @@ impl Context {
         parts: &[(&[u8], &str)],
     ) -> Result<(CUmodule, Vec<u8>)> {
         let d = self.inner.driver;
-        let mut log = vec![0u8; 8192];
-        let mut opts = [JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
-        let mut vals = [
-            log.as_mut_ptr().cast::<c_void>(),
-            (log.len() - 1) as *mut c_void,
-        ];
+        let mut log = JitLog::new();
         let mut ls = std::ptr::null_mut();
-        let what = |step: &str, log: &[u8]| {
+        let what = |step: &str, log: &JitLog| {
             format!(
                 "{step} (linking the PTX of module `{}`){}",
                 module.name(),
-                log_text(log)
+                log.text()
             )
         };
         // SAFETY: the context is current; the option arrays and log outlive the link state.
-        let r = unsafe { (d.api.cuLinkCreate)(2, opts.as_mut_ptr(), vals.as_mut_ptr(), &mut ls) };
+        let r = unsafe {
+            (d.api.cuLinkCreate)(2, log.opts.as_mut_ptr(), log.vals.as_mut_ptr(), &mut ls)
+        };
         d.check(r, || what("cuLinkCreate", &log))?;
         let guard = LinkGuard { driver: d, ls };
         for (ptx, label) in parts {
@@ -266,14 +257,40 @@ fn nvrtc_key(module: &Module, nv: &Nvrtc, target: &crate::nvrtc::Target, d: &Dri
         .finish()
 }
 
-fn log_text(log: &[u8]) -> String {
-    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
-    let s = String::from_utf8_lossy(&log[..end]);
-    let s = s.trim();
-    if s.is_empty() {
-        String::new()
-    } else {
-        format!("; JIT log: {s}")
+/// The JIT's error log: a buffer, and the two options (`opts`, `vals`) that hand it to the
+/// driver, its size one less than its length. It must outlive the call (or link state) given
+/// the options.
+struct JitLog {
+    buf: Vec<u8>,
+    opts: [c_int; 2],
+    vals: [*mut c_void; 2],
+}
+
+impl JitLog {
+    fn new() -> JitLog {
+        let mut buf = vec![0u8; 8192];
+        let vals = [
+            buf.as_mut_ptr().cast::<c_void>(),
+            (buf.len() - 1) as *mut c_void,
+        ];
+        JitLog {
+            buf,
+            opts: [JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES],
+            vals,
+        }
+    }
+
+    /// What the driver wrote, as `"; JIT log: ..."`, or `""`.
+    fn text(&self) -> String {
+        let log = &self.buf;
+        let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+        let s = String::from_utf8_lossy(&log[..end]);
+        let s = s.trim();
+        if s.is_empty() {
+            String::new()
+        } else {
+            format!("; JIT log: {s}")
+        }
     }
 }
 
