@@ -13,9 +13,12 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use fatbuild_rt::__private::v1::{file, image, module, sass, FATBIN, PTX};
 use fatbuild_rt::{
-    Context, Driver, ErrorKind, FatbinEntry, KernelCache, LoadOptions, LoadedFrom, Module, Nvrtc,
+    Context, Driver, ErrorKind, FatbinEntry, Image, KernelCache, LoadOptions, LoadedFrom, Module,
     SourceFile,
 };
+
+mod common;
+use common::{assert_says, nvrtc, COMMON};
 
 /// The stand-in reads the environment on every call: one scenario at a time.
 static ENV: Mutex<()> = Mutex::new(());
@@ -70,6 +73,19 @@ fn set(vars: &[(&str, &str)]) {
     }
 }
 
+/// A context on the stand-in's GPU of arch `sm`, which logs the loads it is given to the file
+/// returned, and a kernel cache: both in a fresh directory `name`.
+fn gpu(lib: &Path, name: &str, sm: &str) -> (Context, KernelCache, PathBuf) {
+    let dir = tmp(name);
+    let log = dir.join("loads");
+    set(&[
+        ("FBRT_STANDIN_SM", sm),
+        ("FBRT_STANDIN_LOG", log.to_str().unwrap()),
+    ]);
+    let ctx = Context::with_driver(Driver::open(lib).unwrap(), 0).unwrap();
+    (ctx, KernelCache::at(dir.join("cache")), log)
+}
+
 fn log_lines(p: &Path) -> Vec<String> {
     std::fs::read_to_string(p)
         .unwrap_or_default()
@@ -82,32 +98,24 @@ const FATBIN_BYTES: &[u8] = b"\x50\xed\x55\xba\x01\x00\x10\x00fake fatbin";
 static SASS_80_90: [FatbinEntry; 2] = [sass(80), sass(90)];
 static NO_FILES: [SourceFile; 0] = [];
 
-static AOT_ONLY: Module = module(
+/// A module of kernel `k` that CUDA 13 built into `images`, without sources.
+const fn built(name: &'static str, images: &'static [Image]) -> Module {
+    module(name, images, &["k"], &[], &[], &NO_FILES, "", 13000)
+}
+
+static AOT_ONLY: Module = built(
     "aot_only",
     &[image(FATBIN, "fatbin", FATBIN_BYTES, &SASS_80_90)],
-    &["k"],
-    &[],
-    &[],
-    &NO_FILES,
-    "",
-    13000,
 );
 /// A fatbin whose contents were not recorded, and PTX: the driver decides.
-static UNRECORDED: Module = module(
+static UNRECORDED: Module = built(
     "unrecorded",
     &[
         image(FATBIN, "fatbin", FATBIN_BYTES, &[]),
         image(PTX, "a", b".version 9.0\n.target sm_75\n\0", &[]),
     ],
-    &["k"],
-    &[],
-    &[],
-    &NO_FILES,
-    "",
-    13000,
 );
 
-const COMMON: SourceFile = file("common.cuh", b"#define SCALE 3.0f\n\0");
 const ONE: SourceFile = file(
     "one.cu",
     b"#include \"common.cuh\"\nextern \"C\" __global__ void k(float *p) { p[threadIdx.x] *= SCALE; }\n\0",
@@ -170,29 +178,23 @@ fn no_device_is_a_no_gpu_error() {
 fn a_gpu_outside_the_arch_list_gets_the_wrong_arch_error() {
     let _g = lock();
     let Some(lib) = standin() else { return };
-    let dir = tmp("arch");
-    let log = dir.join("loads");
-    set(&[
-        ("FBRT_STANDIN_SM", "75"),
-        ("FBRT_STANDIN_LOG", log.to_str().unwrap()),
-    ]);
-    let ctx = Context::with_driver(Driver::open(lib).unwrap(), 0).unwrap();
+    let (ctx, cache, log) = gpu(lib, "arch", "75");
     assert_eq!(ctx.sm(), 75);
-    let cache = KernelCache::at(dir.join("cache"));
     let opts = LoadOptions {
         cache: Some(&cache),
         nvrtc: None,
     };
     let e = ctx.load_with(&AOT_ONLY, &opts).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NoImageForGpu, "{e}");
-    for want in [
-        "sm_75",
-        "SASS sm_80, SASS sm_90",
-        "nothing in it runs on sm_75",
-        "Fix:",
-    ] {
-        assert!(e.message().contains(want), "{want:?} not in: {e}");
-    }
+    assert_says(
+        &e,
+        &[
+            "sm_75",
+            "SASS sm_80, SASS sm_90",
+            "nothing in it runs on sm_75",
+            "Fix:",
+        ],
+    );
     assert!(
         log_lines(&log).is_empty(),
         "decided from the recorded archs, no driver call"
@@ -227,30 +229,12 @@ fn a_gpu_outside_the_arch_list_gets_the_wrong_arch_error() {
     set(&[]);
 }
 
-/// The real NVRTC, if this machine has one (compiling needs no GPU).
-fn nvrtc() -> Option<&'static Nvrtc> {
-    match Nvrtc::get() {
-        Ok(n) => Some(n),
-        Err(e) => {
-            eprintln!("SKIPPED (NVRTC path): {e}");
-            None
-        }
-    }
-}
-
 #[test]
 fn nvrtc_output_is_cached_and_a_corrupt_entry_is_compiled_again() {
     let _g = lock();
     let Some(lib) = standin() else { return };
     let Some(nv) = nvrtc() else { return };
-    let dir = tmp("nvrtc");
-    let log = dir.join("loads");
-    set(&[
-        ("FBRT_STANDIN_SM", "90"),
-        ("FBRT_STANDIN_LOG", log.to_str().unwrap()),
-    ]);
-    let ctx = Context::with_driver(Driver::open(lib).unwrap(), 0).unwrap();
-    let cache = KernelCache::at(dir.join("cache"));
+    let (ctx, cache, log) = gpu(lib, "nvrtc", "90");
     let opts = LoadOptions {
         cache: Some(&cache),
         nvrtc: Some(nv),
@@ -265,7 +249,7 @@ fn nvrtc_output_is_cached_and_a_corrupt_entry_is_compiled_again() {
     assert_eq!(log_lines(&log), ["elf", "elf"]);
 
     // Damage the entry: the next load notices, removes it, compiles again.
-    let entries: Vec<PathBuf> = std::fs::read_dir(dir.join("cache"))
+    let entries: Vec<PathBuf> = std::fs::read_dir(cache.dir().unwrap())
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "fbk"))
@@ -317,12 +301,13 @@ fn sources_without_nvrtc_say_nvrtc_is_what_is_missing() {
     std::env::remove_var("FATBUILD_RT_NVRTC_LIB");
     let e = r.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::NoNvrtc, "{e}");
-    for want in [
-        "module `sources_only` has no embedded image for this GPU",
-        "must be compiled from its sources",
-        "libnvrtc.so.13",
-        "FATBUILD_RT_NVRTC_LIB",
-    ] {
-        assert!(e.message().contains(want), "{want:?} not in: {e}");
-    }
+    assert_says(
+        &e,
+        &[
+            "module `sources_only` has no embedded image for this GPU",
+            "must be compiled from its sources",
+            "libnvrtc.so.13",
+            "FATBUILD_RT_NVRTC_LIB",
+        ],
+    );
 }

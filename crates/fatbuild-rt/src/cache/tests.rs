@@ -225,6 +225,10 @@ fn eviction_keeps_the_bound_and_the_newest_entry() {
     let dir = fresh_dir("evict");
     let one = (HEADER + 1000) as u64;
     let c = KernelCache::at(&dir).with_max_size(3 * one);
+    // Which of `keys` a cache holds.
+    let held = |c: &KernelCache, keys: &[u8]| -> Vec<bool> {
+        keys.iter().map(|&n| c.get(&key(n)).is_some()).collect()
+    };
     for n in 0..3 {
         c.put(&key(n), &cubin(1000));
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -233,26 +237,22 @@ fn eviction_keeps_the_bound_and_the_newest_entry() {
     assert!(c.get(&key(0)).is_some());
     std::thread::sleep(std::time::Duration::from_millis(20));
     c.put(&key(3), &cubin(1000));
-    assert!(
-        c.get(&key(1)).is_none(),
-        "the least recently used entry went"
+    assert_eq!(
+        held(&c, &[0, 1, 2, 3]),
+        [true, false, true, true],
+        "the least recently used entry (1) went, the others stay"
     );
-    for n in [0, 2, 3] {
-        assert!(c.get(&key(n)).is_some(), "entry {n} stays");
-    }
     // The bound holds even against the entry just written (it goes last).
     let small = KernelCache::at(&dir).with_max_size(one);
     small.put(&key(9), &cubin(1000));
-    assert!(
-        small.get(&key(9)).is_some(),
-        "the newest entry stays while it fits"
+    assert_eq!(
+        held(&small, &[0, 2, 3, 9]),
+        [false, false, false, true],
+        "the others are evicted first; the newest entry stays while it fits"
     );
-    for n in [0, 2, 3] {
-        assert!(small.get(&key(n)).is_none(), "entry {n} evicted first");
-    }
     let tiny = KernelCache::at(&dir).with_max_size(10);
     tiny.put(&key(10), &cubin(1000));
-    assert!(tiny.get(&key(10)).is_none() && tiny.get(&key(9)).is_none());
+    assert_eq!(held(&tiny, &[9, 10]), [false, false]);
     // Old temp files of a writer that died are removed; other files are left alone.
     let stale = dir.join(format!(".tmp-{}-AAAAAA", key(7)));
     std::fs::write(&stale, b"partial").unwrap();

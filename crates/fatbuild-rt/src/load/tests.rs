@@ -3,31 +3,24 @@
 use super::*;
 use crate::driver::CUDA_ERROR_OUT_OF_MEMORY;
 use crate::embedded::__private::v1::{image, module, ptx, sass, FATBIN, PTX};
-use crate::embedded::{FatbinEntry, SourceFile};
+use crate::embedded::{FatbinEntry, Image, SourceFile};
 
 static FAT_80_90: [FatbinEntry; 2] = [sass(80), sass(90)];
 static FAT_80_90_PTX: [FatbinEntry; 3] = [sass(80), sass(90), ptx(75)];
 static NO_FILES: [SourceFile; 0] = [];
 
-static AOT: Module = module(
+/// A module of kernel `k` that CUDA 13 built into `images`, without sources.
+const fn built(name: &'static str, images: &'static [Image]) -> Module {
+    module(name, images, &["k"], &[], &[], &NO_FILES, "", 13000)
+}
+
+static AOT: Module = built(
     "aot_only",
     &[image(FATBIN, "fatbin", b"fatbin bytes", &FAT_80_90)],
-    &["k"],
-    &[],
-    &[],
-    &NO_FILES,
-    "",
-    13000,
 );
-static AOT_JIT: Module = module(
+static AOT_JIT: Module = built(
     "aot_jit",
     &[image(FATBIN, "fatbin", b"fatbin bytes", &FAT_80_90_PTX)],
-    &["k"],
-    &[],
-    &[],
-    &NO_FILES,
-    "",
-    13000,
 );
 static AOT_PTX_NVRTC: Module = module(
     "all",
