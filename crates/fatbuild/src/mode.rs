@@ -172,28 +172,17 @@ mod tests {
 
     #[test]
     fn features_map_to_modes() {
-        assert_eq!(Mode::from_features(true, false, false).unwrap(), Mode::Jit);
-        assert_eq!(Mode::from_features(false, true, false).unwrap(), Mode::Aot);
-        assert_eq!(
-            Mode::from_features(true, true, false).unwrap(),
-            Mode::AotJit
-        );
-        assert_eq!(
-            Mode::from_features(false, false, true).unwrap(),
-            Mode::Nvrtc
-        );
-        assert_eq!(
-            Mode::from_features(true, false, true).unwrap(),
-            Mode::JitNvrtc
-        );
-        assert_eq!(
-            Mode::from_features(false, true, true).unwrap(),
-            Mode::AotNvrtc
-        );
-        assert_eq!(
-            Mode::from_features(true, true, true).unwrap(),
-            Mode::AotJitNvrtc
-        );
+        for (jit, aot, nvrtc, want) in [
+            (true, false, false, Mode::Jit),
+            (false, true, false, Mode::Aot),
+            (true, true, false, Mode::AotJit),
+            (false, false, true, Mode::Nvrtc),
+            (true, false, true, Mode::JitNvrtc),
+            (false, true, true, Mode::AotNvrtc),
+            (true, true, true, Mode::AotJitNvrtc),
+        ] {
+            assert_eq!(Mode::from_features(jit, aot, nvrtc).unwrap(), want);
+        }
         let e = Mode::from_features(false, false, false).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::NoMode);
         assert!(e

@@ -7,6 +7,8 @@ use std::process::Command;
 
 use fatbuild::{fatbin, BlobKind, Build, Embedded, ErrorKind, Mode, Module, Toolkit};
 
+mod common;
+
 fn toolkit() -> Option<Toolkit> {
     match Toolkit::find() {
         Ok(t) => Some(t),
@@ -19,33 +21,29 @@ fn toolkit() -> Option<Toolkit> {
 
 /// A fresh directory with the test kernels.
 fn workdir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("fatbuild-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    let k = d.join("kernels");
-    fs::create_dir_all(&k).unwrap();
-    fs::write(k.join("common.cuh"), "#define SCALE 2.0f\n").unwrap();
-    fs::write(
-        k.join("a.cu"),
-        "#include \"common.cuh\"\n\
-         extern __device__ float helper(float x);\n\
-         extern \"C\" __global__ void twice(float *p, int n) {\n\
-         int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
-         if (i < n) p[i] = SCALE * helper(p[i]);\n}\n",
+    common::kernel_dir(
+        &format!("fatbuild-{name}"),
+        &[
+            ("common.cuh", "#define SCALE 2.0f\n"),
+            (
+                "a.cu",
+                "#include \"common.cuh\"\n\
+                 extern __device__ float helper(float x);\n\
+                 extern \"C\" __global__ void twice(float *p, int n) {\n\
+                 int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                 if (i < n) p[i] = SCALE * helper(p[i]);\n}\n",
+            ),
+            (
+                "b.cu",
+                "__device__ float helper(float x) { return x + WF_W; }\n\
+                 extern \"C\" __global__ void plus_w(float *p) { p[0] = helper(p[1]); }\n",
+            ),
+            (
+                "solo.cu",
+                "extern \"C\" __global__ void solo_k(float *p) { p[threadIdx.x] = WF_W; }\n",
+            ),
+        ],
     )
-    .unwrap();
-    fs::write(
-        k.join("b.cu"),
-        "__device__ float helper(float x) { return x + WF_W; }\n\
-         extern \"C\" __global__ void plus_w(float *p) { p[0] = helper(p[1]); }\n",
-    )
-    .unwrap();
-    fs::write(
-        k.join("solo.cu"),
-        "extern \"C\" __global__ void solo_k(float *p) { p[threadIdx.x] = WF_W; }\n",
-    )
-    .unwrap();
-    d
 }
 
 fn build(dir: &Path, tk: &Toolkit, mode: Mode) -> Build {

@@ -12,6 +12,8 @@ use std::process::Command;
 
 use fatbuild::{BlobKind, Build, Embedded, Mode, Module, Toolkit};
 
+mod common;
+
 /// The runtime crate beside this one (absent in a packaged fatbuild: the test then skips).
 fn runtime_crate() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fatbuild-rt");
@@ -20,34 +22,31 @@ fn runtime_crate() -> Option<PathBuf> {
         .then(|| p.canonicalize().unwrap())
 }
 
+/// A fresh directory with the test kernels.
 fn workdir() -> PathBuf {
-    let d =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("rust-module-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    let k = d.join("kernels");
-    fs::create_dir_all(&k).unwrap();
-    fs::write(k.join("common.cuh"), "#define SCALE 2.0f\n").unwrap();
-    fs::write(
-        k.join("saxpy.cu"),
-        "#include \"common.cuh\"\n\
-         extern \"C\" __global__ void saxpy(float a, const float *x, float *y, int n) {\n\
-         int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
-         if (i < n) y[i] = SCALE * a * x[i] + y[i];\n}\n",
+    common::kernel_dir(
+        "rust-module",
+        &[
+            ("common.cuh", "#define SCALE 2.0f\n"),
+            (
+                "saxpy.cu",
+                "#include \"common.cuh\"\n\
+                 extern \"C\" __global__ void saxpy(float a, const float *x, float *y, int n) {\n\
+                 int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                 if (i < n) y[i] = SCALE * a * x[i] + y[i];\n}\n",
+            ),
+            (
+                "a.cu",
+                "extern __device__ float helper(float x);\n\
+                 extern \"C\" __global__ void twice(float *p) { p[0] = helper(p[1]); }\n",
+            ),
+            (
+                "b.cu",
+                "__device__ float helper(float x) { return x + W; }\n\
+                 extern \"C\" __global__ void plus_w(float *p) { p[0] = helper(p[1]); }\n",
+            ),
+        ],
     )
-    .unwrap();
-    fs::write(
-        k.join("a.cu"),
-        "extern __device__ float helper(float x);\n\
-         extern \"C\" __global__ void twice(float *p) { p[0] = helper(p[1]); }\n",
-    )
-    .unwrap();
-    fs::write(
-        k.join("b.cu"),
-        "__device__ float helper(float x) { return x + W; }\n\
-         extern \"C\" __global__ void plus_w(float *p) { p[0] = helper(p[1]); }\n",
-    )
-    .unwrap();
-    d
 }
 
 fn build(dir: &Path, mode: Mode, tk: Option<&Toolkit>) -> Embedded {

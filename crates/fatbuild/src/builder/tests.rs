@@ -76,16 +76,23 @@ done"#;
 }
 
 impl Fake {
-    fn build(&self, mode: Mode) -> Build {
-        let k = self.dir.join("kernels");
+    /// A build in `mode` with the fake toolkit, writing to `out` and `cache` here: no modules.
+    fn bare(&self, mode: Mode) -> Build {
         Build::new()
             .mode(mode)
-            .emit_c(true)
-            .arch_list(&[80, 90])
             .toolkit(self.toolkit.clone())
             .cargo_metadata(false)
             .out_dir(self.dir.join("out"))
             .cache_dir(self.dir.join("cache"))
+    }
+
+    /// The bare build with C output, archs 80 and 90, and two modules: `pair` (a.cu, b.cu) and
+    /// `solo` (a.cu with `X=1`).
+    fn build(&self, mode: Mode) -> Build {
+        let k = self.dir.join("kernels");
+        self.bare(mode)
+            .emit_c(true)
+            .arch_list(&[80, 90])
             .module(
                 Module::new("pair")
                     .source(k.join("a.cu"))
@@ -263,14 +270,9 @@ fn a_blank_arch_list_warns_in_aot_builds() {
     let f = fake();
     let var = "FATBUILD_TEST_BLANK_ARCHS";
     std::env::set_var(var, "  ");
-    let b = Build::new().mode(Mode::Aot).archs_from_env(var);
+    let b = f.bare(Mode::Aot).archs_from_env(var);
     std::env::remove_var(var);
-    let b = b
-        .toolkit(f.toolkit.clone())
-        .cargo_metadata(false)
-        .out_dir(f.dir.join("out"))
-        .cache_dir(f.dir.join("cache"))
-        .module(Module::new("a").source(f.dir.join("kernels/a.cu")));
+    let b = b.module(Module::new("a").source(f.dir.join("kernels/a.cu")));
     let e = b.embed("k").unwrap();
     assert_eq!(e.archs, [75, 80, 86, 89, 90, 100, 120]);
     assert_eq!(e.warnings.len(), 1, "{:#?}", e.warnings);

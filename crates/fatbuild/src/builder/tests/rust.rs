@@ -58,12 +58,7 @@ fn images_of_removed_modules_are_pruned() {
     f.build(Mode::Jit).embed("k").unwrap();
     assert!(f.dir.join("out/k/m1_i0.ptx").exists());
     let k = f.dir.join("kernels");
-    crate::Build::new()
-        .mode(Mode::Jit)
-        .toolkit(f.toolkit.clone())
-        .cargo_metadata(false)
-        .out_dir(f.dir.join("out"))
-        .cache_dir(f.dir.join("cache"))
+    f.bare(Mode::Jit)
         .module(Module::new("solo").source(k.join("a.cu")))
         .embed("k")
         .unwrap();
@@ -76,14 +71,7 @@ fn images_of_removed_modules_are_pruned() {
 fn declared_kernels_must_be_in_the_ptx() {
     let f = fake();
     let k = f.dir.join("kernels");
-    let base = || {
-        crate::Build::new()
-            .mode(Mode::Jit)
-            .toolkit(f.toolkit.clone())
-            .cargo_metadata(false)
-            .out_dir(f.dir.join("out"))
-            .cache_dir(f.dir.join("cache"))
-    };
+    let base = || f.bare(Mode::Jit);
     let e = base()
         .module(Module::new("m").source(k.join("a.cu")).kernel("a_k"))
         .embed("k")
