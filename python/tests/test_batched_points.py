@@ -36,6 +36,24 @@ def exact_sets(type_, pts, data, n_modes, isign, n_sets):
     return np.concatenate(outs)
 
 
+def exact3_sets(pts, targets, data, n_sets):
+    """The exact type 3 sums (isign +1) set by set, as exact_sets."""
+    tps = data.shape[0] // n_sets
+    return np.concatenate([exact3([v[q] for v in pts], [v[q] for v in targets],
+                                  data[q * tps:(q + 1) * tps], 1) for q in range(n_sets)])
+
+
+def one_call_2d1(rng, B, M, real, n_modes, eps, tol):
+    """warpfft.nufft2d1 on B sets of M points drawn from rng, its shape and its values against
+    the exact sums set by set (within tol); the points, strengths and result."""
+    x, y = point_sets(rng, 2, B, M, real)
+    c = cplx(rng, (B, M), np.complex64 if real == np.float32 else np.complex128)
+    f = warpfft.nufft2d1(x, y, c, n_modes, eps=eps)
+    assert f.shape == (B,) + n_modes
+    assert rel_err(f, exact_sets(1, [x, y], c, n_modes, 1, B)) < tol
+    return x, y, c, f
+
+
 # ---- without a GPU: the fake library ----
 
 @pytest.mark.parametrize("dim", [1, 2, 3])
@@ -88,21 +106,14 @@ def test_type3_batched_points_fake(fake, dim):
         assert (plan.M, plan.K, plan.n_sets) == (M, K, n_sets)
         assert plan.fk_shape == (n_trans, K)
         f = plan.execute(c)
-    tps = n_trans // n_sets
-    want = np.concatenate([exact3([v[q] for v in x], [v[q] for v in s],
-                                  c[q * tps:(q + 1) * tps], 1) for q in range(n_sets)])
-    assert rel_err(f, want) < 1e-5
+    assert rel_err(f, exact3_sets(x, s, c, n_sets)) < 1e-5
     assert [c for c in fake.calls if c[0] == "warpfft_setpts3_sets"][-1][3:5] == (n_sets, M)
 
 
 def test_one_call_functions_fake(fake):
     rng = np.random.default_rng(3)
     B, M = 3, 8
-    x, y = point_sets(rng, 2, B, M, np.float64)
-    c = cplx(rng, (B, M), np.complex128)
-    f = warpfft.nufft2d1(x, y, c, (6, 5), eps=1e-9)
-    assert f.shape == (B, 6, 5)
-    assert rel_err(f, exact_sets(1, [x, y], c, (6, 5), 1, B)) < 1e-12
+    x, y, c, f = one_call_2d1(rng, B, M, np.float64, (6, 5), 1e-9, 1e-12)
     back = warpfft.nufft2d2(x, y, f, eps=1e-9)
     assert back.shape == (B, M)
     assert rel_err(back, exact_sets(2, [x, y], f, (6, 5), -1, B)) < 1e-12
@@ -111,8 +122,7 @@ def test_one_call_functions_fake(fake):
     (x1,) = point_sets(rng, 1, B, M, np.float64)
     (s1,) = point_sets(rng, 1, B, 4, np.float64, half=10.0)
     f3 = warpfft.nufft1d3(x1, c, s1, eps=1e-9)
-    want = np.concatenate([exact3([x1[q]], [s1[q]], c[q:q + 1], 1) for q in range(B)])
-    assert f3.shape == (B, 4) and rel_err(f3, want) < 1e-12
+    assert f3.shape == (B, 4) and rel_err(f3, exact3_sets([x1], [s1], c, B)) < 1e-12
 
 
 def test_argument_errors_fake(fake):
@@ -203,8 +213,7 @@ def test_batched_vs_separate_gpu(type_, dim, dtype):
                 sep.append(p.execute(rows))
     sep = np.concatenate(sep)
     if type_ == 3:
-        want = np.concatenate([exact3([v[q] for v in x], [v[q] for v in s],
-                                      data[q * tps:(q + 1) * tps], 1) for q in range(n_sets)])
+        want = exact3_sets(x, s, data, n_sets)
         bound = 10 * eps
         assert rel_err(out, want) < bound
     else:
@@ -217,13 +226,7 @@ def test_batched_vs_separate_gpu(type_, dim, dtype):
 @pytest.mark.gpu
 def test_one_call_batched_gpu():
     require_gpu()
-    rng = np.random.default_rng(7)
-    B, M = 4, 3000
-    x, y = point_sets(rng, 2, B, M, np.float32)
-    c = cplx(rng, (B, M), np.complex64)
-    f = warpfft.nufft2d1(x, y, c, (32, 30), eps=1e-5)
-    assert f.shape == (B, 32, 30)
-    assert rel_err(f, exact_sets(1, [x, y], c, (32, 30), 1, B)) < 1e-4
+    x, y, c, f = one_call_2d1(np.random.default_rng(7), 4, 3000, np.float32, (32, 30), 1e-5, 1e-4)
     # device arrays in place, if cupy is there
     cp = pytest.importorskip("cupy", reason="cupy not installed")
     fd = warpfft.nufft2d1(cp.asarray(x), cp.asarray(y), cp.asarray(c), (32, 30), eps=1e-5)

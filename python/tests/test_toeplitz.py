@@ -47,18 +47,24 @@ def dense_normal(f, pts, weights, isign, modeord=0, adjoint=False):
     return out.reshape(f.shape)
 
 
-def problem(dim, dtype, weights, n_trans=None, M=40, seed=0):
+def problem(dim, dtype, weights, n_trans=None, M=40, seed=0, shapes=SHAPES, w_range=(0.2, 2.0),
+            edge=False):
+    """M points, weights (None, "real" or "complex": magnitudes uniform in w_range) and modes
+    ((n_trans,) + shapes[dim]) drawn from the seed; edge: the first two x coordinates -pi (an
+    edge) and 4.0 (a folded coordinate)."""
     rng = np.random.default_rng(seed)
     real = np.float32 if dtype == np.complex64 else np.float64
     pts = [rng.uniform(-np.pi, np.pi, M).astype(real) for _ in range(dim)]
+    if edge:
+        pts[0][:2] = [-np.pi, 4.0]
     if weights == "real":
-        w = rng.uniform(0.2, 2.0, M).astype(real)
+        w = rng.uniform(*w_range, M).astype(real)
     elif weights == "complex":
-        w = (rng.uniform(0.2, 2, M) * np.exp(1j * rng.uniform(0, 6, M))).astype(dtype)
+        w = (rng.uniform(*w_range, M) * np.exp(1j * rng.uniform(0, 6, M))).astype(dtype)
     else:
         w = None
     b = () if n_trans is None else (n_trans,)
-    shape = b + SHAPES[dim]
+    shape = b + shapes[dim]
     f = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
     return pts, w, f
 
@@ -319,19 +325,7 @@ GPU_SHAPES = {1: (1000,), 2: (64, 48), 3: (24, 20, 16)}
 
 
 def gpu_problem(dim, dtype, weights, n_trans, M, seed=1):
-    rng = np.random.default_rng(seed)
-    real = np.float32 if dtype == np.complex64 else np.float64
-    pts = [rng.uniform(-np.pi, np.pi, M).astype(real) for _ in range(dim)]
-    pts[0][:2] = [-np.pi, 4.0]  # an edge and a folded coordinate
-    if weights == "real":
-        w = rng.uniform(0.1, 1.0, M).astype(real)
-    elif weights == "complex":
-        w = (rng.uniform(0.1, 1.0, M) * np.exp(1j * rng.uniform(0, 6, M))).astype(dtype)
-    else:
-        w = None
-    shape = (n_trans,) + GPU_SHAPES[dim]
-    f = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    return pts, w, f
+    return problem(dim, dtype, weights, n_trans, M, seed, GPU_SHAPES, (0.1, 1.0), edge=True)
 
 
 @gpu
