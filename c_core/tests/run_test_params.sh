@@ -4,18 +4,15 @@
 # (params.c, options.c, kernel.c, width.c, offsets.c, memo.c, grid.c, bins.c, cost.c).
 # Links c_core/src/runtime/error.c when it is there and links on its own; else a stub in the test.
 set -e
-root="$(cd "$(dirname "$0")/../.." && pwd)"
+# shellcheck source=c_core/tests/params_build.sh
+. "$(dirname "$0")/params_build.sh"
 out="${TMPDIR:-/tmp}/warpfft_test_params"
-src="$root/c_core/src/params"
-rt="$root/c_core/src/runtime"
-flags="-std=c11 -D_GNU_SOURCE -DWARPFFT_BUILDING -pthread -Wall -Wextra -Werror -O1 -g
-       -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-       -I $root/c_core/include -I $root/c_core/src -I $root/kernels -DWF_SOURCE_ROOT=\"$root\""
+flags="$flags -DWF_SOURCE_ROOT=\"$root\""
 t="$root/c_core/tests"
 files="$t/test_params.c $t/test_params_kernel.c $t/test_params_width.c $t/test_params_emulate.c
        $t/test_params_grid.c $t/test_params_opts.c $t/test_params_bins.c $t/test_params_cost.c
        $t/test_params_det.c $t/test_params_offsets.c $t/test_params_points.c $t/test_params_table.c
-       $src/params.c $src/options.c $src/kernel.c $src/width.c $src/offsets.c $src/memo.c $src/grid.c $src/bins.c $src/cost.c"
+       $params_files"
 # shellcheck disable=SC2086
 if [ -f "$rt/error.c" ] && gcc $flags $files "$rt/error.c" -lm -o "$out" 2>/dev/null; then
     echo "test_params: with c_core/src/runtime/error.c"

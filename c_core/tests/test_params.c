@@ -11,26 +11,8 @@
  */
 #include "test_params.h"
 
-#ifdef WF_TEST_STUB_ERROR
-/* error.c is not there yet: a minimal thread-unsafe stand-in for runtime/error.h's functions. */
-#include <stdarg.h>
-static char stub_msg[1024];
-warpfft_status wf_error(warpfft_status status, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(stub_msg, sizeof stub_msg, fmt, ap);
-    va_end(ap);
-    return status;
-}
-void wf_clear_error(void) {
-    stub_msg[0] = '\0';
-}
-const char *wf_last_error(void) {
-    return stub_msg;
-}
-const char *warpfft_last_error(void) {
-    return stub_msg;
-}
+#ifdef WF_TEST_STUB_ERROR /* error.c is not there yet */
+#include "stub_error.h"
 #endif
 
 int n_pass, n_fail;

@@ -18,6 +18,7 @@
 #include "params/params.h"
 #include "runtime/error.h"
 #include "runtime/libfind.h"
+#include "stub_error.h"
 #include "test_xla_ffi.h"
 
 char trace[8192];
@@ -31,7 +32,6 @@ int64_t mem_budget, mem_live;
 
 static long fail_at;               /* the numbered call that fails (0: none) */
 static warpfft_status fail_status; /* what a failing ABI call returns */
-static char last_error[1024];
 const char *buf_name[8];
 int n_bufs;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,7 +91,7 @@ int tick(const char *fn) {
     int fail = ++calls == fail_at;
     if (fail) {
         snprintf(failed_fn, sizeof failed_fn, "%s", fn);
-        snprintf(last_error, sizeof last_error, "stand-in: %s failed", fn);
+        snprintf(stub_error_msg, sizeof stub_error_msg, "stand-in: %s failed", fn);
     }
     pthread_mutex_unlock(&lock);
     if (fail)
@@ -310,23 +310,8 @@ const char *warpfft_status_name(int status) {
     return name;
 }
 
-const char *warpfft_last_error(void) {
-    return last_error;
-}
-
-/* ---- what the pool calls besides the ABI (api/plan_pool.h, params/params.h, runtime/) ---- */
-
-warpfft_status wf_error(warpfft_status status, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
-void wf_clear_error(void) {
-    last_error[0] = '\0';
-}
+/* ---- what the pool calls besides the ABI (api/plan_pool.h, params/params.h, runtime/; the
+ * error functions: stub_error.h) ---- */
 
 const char *wf_getenv(const char *name) {
     return getenv(name);
