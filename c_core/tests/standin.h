@@ -20,7 +20,10 @@
 #ifndef WARPFFT_STANDIN_H
 #define WARPFFT_STANDIN_H
 
+#include <dlfcn.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct CUstream_st; /* CUstream (runtime/driver.h) */
 
@@ -106,5 +109,27 @@ void standin_fft_made(void);
 int standin_mem_room(size_t bytes); /* 1 when `bytes` more fit under the memory limit */
 void standin_check_stream(struct CUstream_st *s, const char *what); /* a violation when s is dead */
 void standin_stream_work(struct CUstream_st *s, const char *what);  /* captured when s captures */
+
+/* For the tests: sets their pointers to the control functions above, looked up in libcuda.so.1
+ * (the stand-in when it is first on LD_LIBRARY_PATH). Pairs of a name and the address of the
+ * pointer (as void **), NULL after the last. Returns the library's handle (for dlclose) when
+ * all were found; else prints a FATAL line saying what is missing and returns NULL. */
+__attribute__((sentinel)) static inline void *standin_lookup(const char *name, ...) {
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    const char *missing = NULL;
+    va_list ap;
+    va_start(ap, name);
+    for (; h && name && !missing; name = va_arg(ap, const char *)) {
+        void **fn = va_arg(ap, void **);
+        if (!(*fn = dlsym(h, name)))
+            missing = name;
+    }
+    va_end(ap);
+    if (h && !missing)
+        return h;
+    printf("FATAL: the stand-in libcuda.so.1 is not first on LD_LIBRARY_PATH (%s%s)\n",
+           h ? "no " : "", h ? missing : dlerror());
+    return NULL;
+}
 
 #endif

@@ -9,7 +9,6 @@
  * transforms stay inside the grid (the stand-in cuFFT checks the ranges). A whole call times
  * `reps` transforms between two events (the stand-in reports 1.5 ms between any two).
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,13 +91,9 @@ static int walk(const config *cf, long k, long base_allocs) {
 }
 
 int main(void) {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h || !(arm = (standin_arm_fn)dlsym(h, "standin_arm")) ||
-        !(get = (standin_get_fn)dlsym(h, "standin_get"))) {
-        printf("FATAL: the stand-in libcuda.so.1 is not first on LD_LIBRARY_PATH (%s)\n",
-               h ? "no standin_arm" : dlerror());
+    void *h = standin_lookup("standin_arm", (void **)&arm, "standin_get", (void **)&get, NULL);
+    if (!h)
         return 1;
-    }
     char path[512];
     if (warpfft_init(0) != 0 || warpfft_cufft_probe(path, sizeof path, NULL) != 0 ||
         !strstr(path, "standin")) {

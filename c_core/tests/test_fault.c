@@ -21,7 +21,6 @@
  * the parts are test_fault_walk.c, test_fault_calls.c, test_fault_cache.c and
  * test_fault_modules.c.
  */
-#include <dlfcn.h>
 
 #include "test_fault.h"
 
@@ -130,16 +129,11 @@ standin_counts counts(void) {
 }
 
 int main(void) {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h || !(arm = (standin_arm_fn)dlsym(h, "standin_arm")) ||
-        !(get = (standin_get_fn)dlsym(h, "standin_get")) ||
-        !(slow_load = (standin_slow_load_fn)dlsym(h, "standin_slow_load")) ||
-        !(mem_limit = (standin_mem_limit_fn)dlsym(h, "standin_mem_limit")) ||
-        !(call_log = (standin_log_fn)dlsym(h, "standin_log"))) {
-        printf("FATAL: the stand-in libcuda.so.1 is not first on LD_LIBRARY_PATH (%s)\n",
-               h ? "no standin_arm" : dlerror());
+    void *h = standin_lookup("standin_arm", (void **)&arm, "standin_get", (void **)&get,
+                             "standin_slow_load", (void **)&slow_load, "standin_mem_limit",
+                             (void **)&mem_limit, "standin_log", (void **)&call_log, NULL);
+    if (!h)
         return 1;
-    }
     /* Driver and cuFFT loading happen once per process: before any failure is injected. */
     char path[512];
     int version = 0;

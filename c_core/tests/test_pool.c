@@ -10,7 +10,6 @@
  * clears and limit changes, and a walk failing each driver/cuFFT call of a pooled lifecycle.
  * After each part: nothing leaked, no context left pushed, no violation (a stand-in check).
  */
-#include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,16 +397,12 @@ int main(void) {
     run_isolated("env not digits", env_not_digits);
     run_isolated("env edges", env_edges);
     run_isolated("env unset", env_unset);
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h || !(arm = (standin_arm_fn)dlsym(h, "standin_arm")) ||
-        !(get = (standin_get_fn)dlsym(h, "standin_get")) ||
-        !(slow_load = (standin_slow_load_fn)dlsym(h, "standin_slow_load")) ||
-        !(stream_dead = (standin_stream_dead_fn)dlsym(h, "standin_stream_dead")) ||
-        !(slow_event_sync = (standin_slow_event_sync_fn)dlsym(h, "standin_slow_event_sync"))) {
-        printf("FATAL: the stand-in libcuda.so.1 is not first on LD_LIBRARY_PATH (%s)\n",
-               h ? "no standin_arm" : dlerror());
+    void *h = standin_lookup("standin_arm", (void **)&arm, "standin_get", (void **)&get,
+                             "standin_slow_load", (void **)&slow_load, "standin_stream_dead",
+                             (void **)&stream_dead, "standin_slow_event_sync",
+                             (void **)&slow_event_sync, NULL);
+    if (!h)
         return 1;
-    }
     if (warpfft_init(0) != 0) {
         printf("FATAL: init: %s\n", warpfft_last_error());
         return 1;
