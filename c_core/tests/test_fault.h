@@ -120,11 +120,20 @@ void set_injected(int *flag);
                   warpfft_last_error());                                                           \
         }                                                                                          \
     } while (0)
-/* The end of one walk (injection disarmed): releases the cache, then checks that nothing of the
+/* The end of one walk: disarms injection, releases the cache, then checks that nothing of the
  * walk is left on the stand-in (allocations beyond base_allocs, cuFFT plans, link states,
- * pushed contexts, violations, modules the module table does not record); `label` names the
- * walk in the message, k its failing call. */
-void check_walk_left_nothing(long base_allocs, long k, const char *label);
+ * pushed contexts, violations, modules the module table does not record); the printf-style
+ * label names the walk in the message, k its failing call. */
+void check_walk_left_nothing(long base_allocs, long k, const char *label_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* One lifecycle of configuration cf (its arrays a) with call k failing, in cache state `cache`;
+ * returns 1 when the failure was injected somewhere. */
+typedef int (*walk_fn)(const void *cf, const void *a, long k, long base_allocs, int cache);
+/* The walks of one configuration (its arrays made) in each cache state: k = 1, 2, ... until a
+ * lifecycle runs to its end without an injected failure, then report(cf, cache, that k).
+ * Returns the lifecycles walked. */
+long walk_cache_modes(walk_fn walk, void (*report)(const void *cf, int cache, long k),
+                      const void *cf, const void *a);
 void test_setpts_keeps_points(void);
 void test_stream_order(void);
 

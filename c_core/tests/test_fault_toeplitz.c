@@ -105,8 +105,9 @@ static int spectrum(const toep_config *cf, const toep_arrays *a) {
 #define STEP(name, call) WALK_STEP(walk_name, name, call, k, injected)
 
 /* One lifecycle with call k failing; returns 1 when the failure was injected somewhere. */
-static int walk_one(const toep_config *cf, const toep_arrays *a, long k, long base_allocs,
-                    int cache) {
+static int walk_one(const void *cfp, const void *ap, long k, long base_allocs, int cache) {
+    const toep_config *cf = cfp;
+    const toep_arrays *a = ap;
     char walk_name[32];
     snprintf(walk_name, sizeof walk_name, "Toeplitz %dD", cf->dim);
     int injected = 0;
@@ -145,11 +146,17 @@ static int walk_one(const toep_config *cf, const toep_arrays *a, long k, long ba
     } else {
         CHECK(op == NULL, "Toeplitz, k %ld: failed create returned an operator", k);
     }
-    arm(0);
-    char label[64];
-    snprintf(label, sizeof label, "Toeplitz %dD %s", cf->dim, wf_prec_name(cf->precision));
-    check_walk_left_nothing(base_allocs, k, label);
+    check_walk_left_nothing(base_allocs, k, "Toeplitz %dD %s", cf->dim,
+                            wf_prec_name(cf->precision));
     return injected;
+}
+
+static void report(const void *cfp, int cache, long k) {
+    const toep_config *cf = cfp;
+    printf("  Toeplitz %dD %s weights %d ntransf %lld stream %#llx %s FFT, %s: %ld lifecycles\n",
+           cf->dim, wf_prec_name(cf->precision), cf->weights, (long long)cf->ntransf,
+           (unsigned long long)cf->stream, cf->pruned ? "pruned" : "one-plan",
+           cache_mode_name[cache], k);
 }
 
 long walk_toeplitz(void) {
@@ -158,20 +165,7 @@ long walk_toeplitz(void) {
         const toep_config *cf = &toep_configs[i];
         fft_env(cf);
         toep_arrays a = toep_arrays_make(cf);
-        standin_counts s;
-        get(&s);
-        long base = s.live_allocs;
-        for (int cache = CACHE_OFF; cache <= CACHE_WARM; cache++) {
-            long k = 1;
-            while (walk_one(cf, &a, k, base, cache) && k < 100000)
-                k++, lifecycles++;
-            lifecycles++;
-            printf("  Toeplitz %dD %s weights %d ntransf %lld stream %#llx %s FFT, %s: %ld "
-                   "lifecycles\n",
-                   cf->dim, wf_prec_name(cf->precision), cf->weights, (long long)cf->ntransf,
-                   (unsigned long long)cf->stream, cf->pruned ? "pruned" : "one-plan",
-                   cache_mode_name[cache], k);
-        }
+        lifecycles += walk_cache_modes(walk_one, report, cf, &a);
         toep_arrays_free(&a);
     }
     wf_cache_set_limits(WF_CACHE_MAX_ITEMS, (size_t)1 << 30);

@@ -129,7 +129,9 @@ static warpfft_opts t3_opts(const t3_config *cf) {
 }
 
 /* One lifecycle with call k failing; returns 1 when the failure was injected somewhere. */
-static int walk3(const t3_config *cf, const t3_arrays *a, long k, long base_allocs, int cache) {
+static int walk3(const void *cfp, const void *ap, long k, long base_allocs, int cache) {
+    const t3_config *cf = cfp;
+    const t3_arrays *a = ap;
     char walk_name[32];
     snprintf(walk_name, sizeof walk_name, "type 3 %dD", cf->dim);
     warpfft_opts o = t3_opts(cf);
@@ -163,12 +165,18 @@ static int walk3(const t3_config *cf, const t3_arrays *a, long k, long base_allo
     } else {
         CHECK(plan == NULL, "type 3, k %ld: failed create returned a plan", k);
     }
-    arm(0);
-    char label[64];
-    snprintf(label, sizeof label, "type 3 %dD %s", cf->dim,
-             cf->precision == WARPFFT_F64 ? "f64" : "f32");
-    check_walk_left_nothing(base_allocs, k, label);
+    check_walk_left_nothing(base_allocs, k, "type 3 %dD %s", cf->dim,
+                            cf->precision == WARPFFT_F64 ? "f64" : "f32");
     return injected;
+}
+
+static void report3(const void *cfp, int cache, long k) {
+    const t3_config *cf = cfp;
+    printf("  type 3 %dD %s %s tol %g ntransf %lld stream %#llx point sets %lld "
+           "deterministic %d, %s: %ld lifecycles\n",
+           cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", method_name(cf->method), cf->tol,
+           (long long)cf->ntransf, (unsigned long long)cf->stream, (long long)sets_of(cf),
+           cf->deterministic, cache_mode_name[cache], k);
 }
 
 long walk_type3(void) {
@@ -176,20 +184,7 @@ long walk_type3(void) {
     for (size_t i = 0; i < sizeof t3_configs / sizeof t3_configs[0]; i++) {
         const t3_config *cf = &t3_configs[i];
         t3_arrays a = t3_arrays_make(cf);
-        standin_counts s;
-        get(&s);
-        long base = s.live_allocs;
-        for (int cache = CACHE_OFF; cache <= CACHE_WARM; cache++) {
-            long k = 1;
-            while (walk3(cf, &a, k, base, cache) && k < 100000)
-                k++, lifecycles++;
-            lifecycles++; /* the last walk ran to the end without a failure */
-            printf("  type 3 %dD %s %s tol %g ntransf %lld stream %#llx point sets %lld "
-                   "deterministic %d, %s: %ld lifecycles\n",
-                   cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", method_name(cf->method),
-                   cf->tol, (long long)cf->ntransf, (unsigned long long)cf->stream,
-                   (long long)sets_of(cf), cf->deterministic, cache_mode_name[cache], k);
-        }
+        lifecycles += walk_cache_modes(walk3, report3, cf, &a);
         t3_arrays_free(&a);
     }
     wf_cache_set_limits(WF_CACHE_MAX_ITEMS, (size_t)1 << 30);

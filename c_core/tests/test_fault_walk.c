@@ -70,7 +70,9 @@ void set_injected(int *flag) {
 const char *const cache_mode_name[] = {"cache off", "cache empty", "cache warm"};
 
 /* One lifecycle with call k failing; returns 1 when the failure was injected somewhere. */
-static int walk(const config *cf, const arrays *a, long k, long base_allocs, int cache) {
+static int walk(const void *cfp, const void *ap, long k, long base_allocs, int cache) {
+    const config *cf = cfp;
+    const arrays *a = ap;
     warpfft_opts o;
     config_opts(cf, &o);
     warpfft_plan plan = NULL;
@@ -117,15 +119,18 @@ static int walk(const config *cf, const arrays *a, long k, long base_allocs, int
     }
     get(&s);
     last_calls = s.calls;
-    arm(0);
-    char label[96];
-    snprintf(label, sizeof label, "type %d %dD %s method %d", cf->type, cf->dim,
-             cf->precision == WARPFFT_F64 ? "f64" : "f32", cf->method);
-    check_walk_left_nothing(base_allocs, k, label);
+    check_walk_left_nothing(base_allocs, k, "type %d %dD %s method %d", cf->type, cf->dim,
+                            cf->precision == WARPFFT_F64 ? "f64" : "f32", cf->method);
     return injected;
 }
 
-void check_walk_left_nothing(long base_allocs, long k, const char *label) {
+void check_walk_left_nothing(long base_allocs, long k, const char *label_fmt, ...) {
+    arm(0);
+    char label[96];
+    va_list ap;
+    va_start(ap, label_fmt);
+    vsnprintf(label, sizeof label, label_fmt, ap);
+    va_end(ap);
     wf_cache_release(); /* the next walk starts from the same cache */
     standin_counts s;
     get(&s);
@@ -138,29 +143,37 @@ void check_walk_left_nothing(long base_allocs, long k, const char *label) {
           s.ctx_depth, s.violations, s.live_modules, records);
 }
 
+long walk_cache_modes(walk_fn walk, void (*report)(const void *cf, int cache, long k),
+                      const void *cf, const void *a) {
+    standin_counts s;
+    get(&s);
+    long base = s.live_allocs, lifecycles = 0;
+    for (int cache = CACHE_OFF; cache <= CACHE_WARM; cache++) {
+        long k = 1;
+        while (walk(cf, a, k, base, cache) && k < 100000)
+            k++, lifecycles++;
+        lifecycles++; /* the last walk ran to the end without a failure */
+        report(cf, cache, k);
+    }
+    return lifecycles;
+}
+
+static void report(const void *cfp, int cache, long k) {
+    const config *cf = cfp;
+    printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx check_points %d, "
+           "bin_size %d, point sets %lld, deterministic %d, %s: %ld "
+           "lifecycles (a whole one: %ld calls)\n",
+           cf->type, cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", method_name(cf->method),
+           (long long)cf->ntransf, cf->upsampfac, (unsigned long long)cf->stream, cf->check_points,
+           (int)cf->bin_size, (long long)(cf->n_sets > 1 ? cf->n_sets : 1), cf->deterministic,
+           cache_mode_name[cache], k, last_calls);
+}
+
 long walk_all(void) {
     long lifecycles = 0;
     for (size_t i = 0; i < n_configs; i++) {
         arrays a = arrays_make(&configs[i]);
-        standin_counts s;
-        get(&s);
-        long base = s.live_allocs;
-        for (int cache = CACHE_OFF; cache <= CACHE_WARM; cache++) {
-            long k = 1;
-            while (walk(&configs[i], &a, k, base, cache) && k < 100000)
-                k++, lifecycles++;
-            lifecycles++; /* the last walk ran to the end without a failure */
-            printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx check_points %d, "
-                   "bin_size %d, point sets %lld, deterministic %d, %s: %ld "
-                   "lifecycles (a whole one: %ld calls)\n",
-                   configs[i].type, configs[i].dim,
-                   configs[i].precision == WARPFFT_F64 ? "f64" : "f32",
-                   method_name(configs[i].method), (long long)configs[i].ntransf,
-                   configs[i].upsampfac, (unsigned long long)configs[i].stream,
-                   configs[i].check_points, (int)configs[i].bin_size,
-                   (long long)(configs[i].n_sets > 1 ? configs[i].n_sets : 1),
-                   configs[i].deterministic, cache_mode_name[cache], k, last_calls);
-        }
+        lifecycles += walk_cache_modes(walk, report, &configs[i], &a);
         arrays_free(&a);
     }
     wf_cache_set_limits(WF_CACHE_MAX_ITEMS, (size_t)1 << 30);
