@@ -11,7 +11,6 @@
  * reasons. The stand-in counts any allocation, free or module load during a capture, any wait
  * for a capturing stream and any host copy on it as a violation. test_capture_pool.c: the pool.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,13 +150,19 @@ static void test_own_plan(int type) {
     expect_clean(type == 1 ? "own plan, type 1" : "own plan, type 2", &s0);
 }
 
+/* A plan of the caller's (type 1 or 2, check_points `check`) on stream S, run once, then a
+ * capture of S begun: returns the capture's graph (capture_begin). */
+static void *run_then_capture(int type, uint64_t S, int check, warpfft_plan *p) {
+    CHECK(make_plan(0, type, S, check, p) == 0 && run_plan(*p, M) == 0, "%s", warpfft_last_error());
+    return capture_begin(STREAM(S), 0);
+}
+
 /* A checked plan's setpts waits for its stream: refused during a capture; its execute is not. */
 static void test_checked_points(void) {
     standin_counts s0 = counts();
     const uint64_t S = 0x6101;
     warpfft_plan p = NULL;
-    CHECK(make_plan(0, 1, S, 1, &p) == 0 && run_plan(p, M) == 0);
-    void *g = capture_begin(STREAM(S), 0);
+    void *g = run_then_capture(1, S, 1, &p);
     CHECK(warpfft_setpts(p, WARPFFT_F32, M, xs, NULL, NULL) == WARPFFT_ERR_UNSUPPORTED &&
           CHECK_MSG("check_points"));
     CHECK(warpfft_execute(p, WARPFFT_F32, cs, fks) == 0, "%s", warpfft_last_error());
@@ -178,9 +183,8 @@ static void test_late_destructor(void) {
     standin_counts s0 = counts();
     const uint64_t S = 0x6102;
     warpfft_plan p = NULL;
-    CHECK(make_plan(0, 2, S, 0, &p) == 0 && run_plan(p, M) == 0);
-    defer_destructors(1);
-    void *g = capture_begin(STREAM(S), 0);
+    defer_destructors(1); /* CUDA's destructors: of the graph's user objects, none before it */
+    void *g = run_then_capture(2, S, 0, &p);
     CHECK(run_plan(p, M) == 0);
     capture_end(STREAM(S));
     graph_destroy(g);
@@ -254,8 +258,7 @@ static void test_invalidated_capture(void) {
     standin_counts s0 = counts();
     const uint64_t S = 0x6105;
     warpfft_plan p = NULL;
-    CHECK(make_plan(0, 1, S, 0, &p) == 0 && run_plan(p, M) == 0);
-    void *g = capture_begin(STREAM(S), 0);
+    void *g = run_then_capture(1, S, 0, &p);
     capture_invalidate(STREAM(S));
     CHECK(warpfft_execute(p, WARPFFT_F32, cs, fks) == WARPFFT_ERR_CUDA && CHECK_MSG("invalidated"));
     CHECK(warpfft_setpts(p, WARPFFT_F32, M, xs, NULL, NULL) == WARPFFT_ERR_CUDA &&
@@ -267,20 +270,14 @@ static void test_invalidated_capture(void) {
 }
 
 int main(void) {
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h || !(get_counts = (standin_get_fn)dlsym(h, "standin_get")) ||
-        !(capture_begin = (standin_capture_begin_fn)dlsym(h, "standin_capture_begin")) ||
-        !(capture_end = (standin_capture_end_fn)dlsym(h, "standin_capture_end")) ||
-        !(capture_invalidate =
-              (standin_capture_invalidate_fn)dlsym(h, "standin_capture_invalidate")) ||
-        !(graph_destroy = (standin_graph_destroy_fn)dlsym(h, "standin_graph_destroy")) ||
-        !(defer_destructors =
-              (standin_defer_destructors_fn)dlsym(h, "standin_defer_destructors")) ||
-        !(run_destructors = (standin_run_destructors_fn)dlsym(h, "standin_run_destructors"))) {
-        printf("FATAL: the stand-in libcuda.so.1 is not first on LD_LIBRARY_PATH (%s)\n",
-               h ? "no standin_capture_begin" : dlerror());
+    void *h = standin_lookup("standin_get", (void **)&get_counts, "standin_capture_begin",
+                             (void **)&capture_begin, "standin_capture_end", (void **)&capture_end,
+                             "standin_capture_invalidate", (void **)&capture_invalidate,
+                             "standin_graph_destroy", (void **)&graph_destroy,
+                             "standin_defer_destructors", (void **)&defer_destructors,
+                             "standin_run_destructors", (void **)&run_destructors, NULL);
+    if (!h)
         return 1;
-    }
     if (warpfft_init(0) != 0 || warpfft_malloc(0, 2 * M * 4, &xs) != 0 ||
         warpfft_malloc(0, 2 * M * 4, &ys) != 0 || warpfft_malloc(0, 2 * M * 8, &cs) != 0 ||
         warpfft_malloc(0, NMAX * 8, &fks) != 0) {
