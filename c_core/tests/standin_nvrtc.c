@@ -140,27 +140,27 @@ API int nvrtcGetProgramLog(prog *p, char *out) {
     return NVRTC_SUCCESS;
 }
 /* PTX and CUBIN are the same text here; sizes count the NUL for PTX only, as NVRTC's do. */
-API int nvrtcGetPTXSize(prog *p, size_t *n) {
+static int out_size(prog *p, size_t *n, size_t nul) {
     if (!p->out)
         return NVRTC_ERROR_INVALID_INPUT;
-    *n = strlen(p->out) + 1;
+    *n = strlen(p->out) + nul;
     return NVRTC_SUCCESS;
+}
+static int out_copy(prog *p, char *out, size_t nul) {
+    if (!p->out)
+        return NVRTC_ERROR_INVALID_INPUT;
+    memcpy(out, p->out, strlen(p->out) + nul);
+    return NVRTC_SUCCESS;
+}
+API int nvrtcGetPTXSize(prog *p, size_t *n) {
+    return out_size(p, n, 1);
 }
 API int nvrtcGetPTX(prog *p, char *out) {
-    if (!p->out)
-        return NVRTC_ERROR_INVALID_INPUT;
-    strcpy(out, p->out);
-    return NVRTC_SUCCESS;
+    return out_copy(p, out, 1);
 }
 API int nvrtcGetCUBINSize(prog *p, size_t *n) {
-    if (!p->out)
-        return NVRTC_ERROR_INVALID_INPUT;
-    *n = strlen(p->out);
-    return NVRTC_SUCCESS;
+    return out_size(p, n, 0);
 }
 API int nvrtcGetCUBIN(prog *p, char *out) {
-    if (!p->out)
-        return NVRTC_ERROR_INVALID_INPUT;
-    memcpy(out, p->out, strlen(p->out));
-    return NVRTC_SUCCESS;
+    return out_copy(p, out, 0);
 }

@@ -44,12 +44,25 @@ static void emu_footprint(const emu_grid *g, double *const u[3], int j, int64_t 
     }
 }
 
-/* Fine-grid cell of footprint node (t1, t2, t3) of a point at i0, wrapped. */
-static int64_t emu_cell(const emu_grid *g, const int64_t i0[3], int t1, int t2, int t3) {
-    int64_t l1 = ((i0[0] + t1) % g->nf[0] + g->nf[0]) % g->nf[0];
-    int64_t l2 = ((i0[1] + t2) % g->nf[1] + g->nf[1]) % g->nf[1];
-    int64_t l3 = ((i0[2] + t3) % g->nf[2] + g->nf[2]) % g->nf[2];
-    return l1 + g->nf[0] * (l2 + g->nf[1] * l3);
+/* Point j's footprint as a stencil: the fine-grid cells it covers, wrapped, and the kernel's
+ * value at each (the product over dims), nodes (t1, t2, t3) in that order, t1 fastest. Returns
+ * how many (w^dim <= WF_EMU_STENCIL). */
+enum { WF_EMU_STENCIL = 16 * 16 * 16 };
+static int emu_stencil(const emu_grid *g, double *const u[3], int j, int64_t cell[], double wt[]) {
+    int64_t i0[3];
+    double kv[3][16];
+    emu_footprint(g, u, j, i0, kv);
+    int w2 = g->dim >= 2 ? g->w : 1, w3 = g->dim >= 3 ? g->w : 1, n = 0;
+    for (int t3 = 0; t3 < w3; t3++)
+        for (int t2 = 0; t2 < w2; t2++)
+            for (int t1 = 0; t1 < g->w; t1++) {
+                int64_t l1 = ((i0[0] + t1) % g->nf[0] + g->nf[0]) % g->nf[0];
+                int64_t l2 = ((i0[1] + t2) % g->nf[1] + g->nf[1]) % g->nf[1];
+                int64_t l3 = ((i0[2] + t3) % g->nf[2] + g->nf[2]) % g->nf[2];
+                cell[n] = l1 + g->nf[0] * (l2 + g->nf[1] * l3);
+                wt[n++] = kv[0][t1] * kv[1][t2] * kv[2][t3];
+            }
+    return n;
 }
 
 /* One dim of a separable transform: out[.., o, ..] = sum_i e^{2 pi i k l / nf_d} in[.., i, ..]
@@ -138,18 +151,12 @@ double emulate_t1(int dim, const int64_t N[3], const int64_t nf[3], int w, doubl
     double *fr = calloc((size_t)g.np, sizeof *fr), *fi = calloc((size_t)g.np, sizeof *fi);
     double *er = malloc((size_t)g.np * sizeof *er), *ei = malloc((size_t)g.np * sizeof *ei);
     for (int j = 0; j < M; j++) {
-        int64_t i0[3];
-        double kv[3][16];
-        emu_footprint(&g, u, j, i0, kv);
-        int w2 = dim >= 2 ? w : 1, w3 = dim >= 3 ? w : 1;
-        for (int t3 = 0; t3 < w3; t3++)
-            for (int t2 = 0; t2 < w2; t2++)
-                for (int t1 = 0; t1 < w; t1++) {
-                    double v = kv[0][t1] * kv[1][t2] * kv[2][t3];
-                    int64_t l = emu_cell(&g, i0, t1, t2, t3);
-                    gr[l] += v * cr[j];
-                    gi[l] += v * ci[j];
-                }
+        int64_t cell[WF_EMU_STENCIL];
+        double wt[WF_EMU_STENCIL];
+        for (int s = 0, n = emu_stencil(&g, u, j, cell, wt); s < n; s++) {
+            gr[cell[s]] += wt[s] * cr[j];
+            gi[cell[s]] += wt[s] * ci[j];
+        }
         emu_phasors(&g, u, j, er, ei); /* exact: f_k = sum_j c_j e^{i k x_j} */
         for (int64_t m = 0; m < g.np; m++) {
             fr[m] += cr[j] * er[m] - ci[j] * ei[m];
@@ -185,18 +192,12 @@ double emulate_t2(int dim, const int64_t N[3], const int64_t nf[3], int w, doubl
     emu_transform(&g, 0, &gr, &gi);
     double num = 0.0, den = 0.0;
     for (int j = 0; j < M; j++) {
-        int64_t i0[3];
-        double kv[3][16], cr = 0.0, ci = 0.0, xr = 0.0, xi = 0.0;
-        emu_footprint(&g, u, j, i0, kv);
-        int w2 = dim >= 2 ? w : 1, w3 = dim >= 3 ? w : 1;
-        for (int t3 = 0; t3 < w3; t3++)
-            for (int t2 = 0; t2 < w2; t2++)
-                for (int t1 = 0; t1 < w; t1++) {
-                    double v = kv[0][t1] * kv[1][t2] * kv[2][t3];
-                    int64_t l = emu_cell(&g, i0, t1, t2, t3);
-                    cr += v * gr[l];
-                    ci += v * gi[l];
-                }
+        int64_t cell[WF_EMU_STENCIL];
+        double wt[WF_EMU_STENCIL], cr = 0.0, ci = 0.0, xr = 0.0, xi = 0.0;
+        for (int s = 0, n = emu_stencil(&g, u, j, cell, wt); s < n; s++) {
+            cr += wt[s] * gr[cell[s]];
+            ci += wt[s] * gi[cell[s]];
+        }
         emu_phasors(&g, u, j, er, ei); /* exact: c_j = sum_k f_k e^{i k x_j} */
         for (int64_t m = 0; m < g.np; m++) {
             xr += fr[m] * er[m] - fi[m] * ei[m];

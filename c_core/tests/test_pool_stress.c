@@ -242,13 +242,9 @@ static void *chaos(void *arg) {
     return NULL;
 }
 
-void test_threads(void) {
-    standin_counts s0 = counts();
-    warpfft_pool_info i0 = info();
-    worker w[N_WORKERS];
-    pthread_t t[N_WORKERS], tc;
-    long rounds = 0;
-    workers_done = 0;
+/* The workers' arrays, the points zeroed (warpfft_memset waits for stream 0: before the
+ * threads start). */
+static void workers_make(worker w[N_WORKERS]) {
     for (int k = 0; k < N_WORKERS; k++) {
         memset(&w[k], 0, sizeof w[k]);
         w[k].index = k;
@@ -256,18 +252,44 @@ void test_threads(void) {
         w[k].c = dmalloc(M * 8);
         w[k].fk = dmalloc(NMAX * 8);
         warpfft_memset(0, w[k].x, 0, M * 4);
-        pthread_create(&t[k], NULL, work, &w[k]);
     }
-    pthread_create(&tc, NULL, chaos, &rounds);
-    long runs = 0, reused = 0;
+}
+
+/* Runs `fn` on every worker's thread and chaos() beside them until the workers are done; checks
+ * that no worker failed. Returns the runs (and the rounds of chaos, the runs with kept points). */
+static long workers_run(worker w[N_WORKERS], void *(*fn)(void *), long *rounds, long *reused) {
+    pthread_t t[N_WORKERS], tc;
+    workers_done = 0;
+    for (int k = 0; k < N_WORKERS; k++)
+        pthread_create(&t[k], NULL, fn, &w[k]);
+    pthread_create(&tc, NULL, chaos, rounds);
+    long runs = 0;
     for (int k = 0; k < N_WORKERS; k++) {
         pthread_join(t[k], NULL);
         CHECK(w[k].fails == 0, "worker %d: %d failures, the first %s", k, w[k].fails, w[k].first);
         runs += w[k].runs;
-        reused += w[k].reused;
+        *reused += w[k].reused;
     }
     workers_done = 1;
     pthread_join(tc, NULL);
+    return runs;
+}
+
+static void workers_free(worker w[N_WORKERS]) {
+    for (int k = 0; k < N_WORKERS; k++) {
+        warpfft_free(0, w[k].x);
+        warpfft_free(0, w[k].c);
+        warpfft_free(0, w[k].fk);
+    }
+}
+
+void test_threads(void) {
+    standin_counts s0 = counts();
+    warpfft_pool_info i0 = info();
+    worker w[N_WORKERS];
+    long rounds = 0, reused = 0;
+    workers_make(w);
+    long runs = workers_run(w, work, &rounds, &reused);
     CHECK(warpfft_pool_set_limits(16, (int64_t)1 << 30) == 0);
     warpfft_pool_info i1 = info();
     CHECK(i1.busy == 0 && runs == N_WORKERS * N_ITER, "%lld busy, %ld runs", (long long)i1.busy,
@@ -280,11 +302,7 @@ void test_threads(void) {
            "of clears and limits\n",
            runs, reused, (long long)(i2.created - i0.created), (long long)(i2.hits - i0.hits),
            rounds);
-    for (int k = 0; k < N_WORKERS; k++) {
-        warpfft_free(0, w[k].x);
-        warpfft_free(0, w[k].c);
-        warpfft_free(0, w[k].fk);
-    }
+    workers_free(w);
     expect_clean("threads", &s0);
 }
 
@@ -320,17 +338,8 @@ static void *work_legacy(void *arg) {
 void test_legacy_stream_threads(void) {
     standin_counts s0 = counts();
     worker w[N_WORKERS];
-    pthread_t t[N_WORKERS], tc;
-    long rounds = 0;
-    workers_done = 0;
-    for (int k = 0; k < N_WORKERS; k++) { /* warpfft_memset waits for stream 0: before */
-        memset(&w[k], 0, sizeof w[k]);
-        w[k].index = k;
-        w[k].x = dmalloc(M * 4);
-        w[k].c = dmalloc(M * 8);
-        w[k].fk = dmalloc(NMAX * 8);
-        warpfft_memset(0, w[k].x, 0, M * 4);
-    }
+    long rounds = 0, reused = 0;
+    workers_make(w);
     /* one eviction on one thread first: a release into a full pool, then a clear */
     CHECK(warpfft_pool_set_limits(1, -1) == 0);
     warpfft_plan a = NULL, b = NULL;
@@ -343,17 +352,7 @@ void test_legacy_stream_threads(void) {
           "two evictions on stream 0: %ld waits for the legacy stream, %ld for fences",
           s2.legacy_syncs - s1.legacy_syncs, s2.event_syncs - s1.event_syncs);
     /* then threads against clears and limits */
-    for (int k = 0; k < N_WORKERS; k++)
-        pthread_create(&t[k], NULL, work_legacy, &w[k]);
-    pthread_create(&tc, NULL, chaos, &rounds);
-    long runs = 0;
-    for (int k = 0; k < N_WORKERS; k++) {
-        pthread_join(t[k], NULL);
-        CHECK(w[k].fails == 0, "worker %d: %d failures, the first %s", k, w[k].fails, w[k].first);
-        runs += w[k].runs;
-    }
-    workers_done = 1;
-    pthread_join(tc, NULL);
+    long runs = workers_run(w, work_legacy, &rounds, &reused);
     CHECK(warpfft_pool_clear() == 0);
     standin_counts s3 = counts();
     CHECK(runs == N_WORKERS * N_ITER && s3.legacy_syncs == s2.legacy_syncs &&
@@ -364,11 +363,7 @@ void test_legacy_stream_threads(void) {
            "fences and %ld times for the legacy stream\n",
            runs, rounds, s3.event_syncs - s2.event_syncs, s3.legacy_syncs - s2.legacy_syncs);
     CHECK(warpfft_pool_set_limits(16, (int64_t)1 << 30) == 0);
-    for (int k = 0; k < N_WORKERS; k++) {
-        warpfft_free(0, w[k].x);
-        warpfft_free(0, w[k].c);
-        warpfft_free(0, w[k].fk);
-    }
+    workers_free(w);
     expect_clean("legacy stream threads", &s0);
 }
 

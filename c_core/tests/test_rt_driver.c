@@ -5,17 +5,31 @@
  */
 #include "test_runtime.h"
 
+/* The barrier run_together's threads start from. */
+static pthread_barrier_t together;
+
+/* Runs fn on n threads at once, thread i on the i-th of the n arguments of `size` bytes at
+ * args; fn waits on `together` first. Returns when all have finished. */
+static void run_together(int n, void *(*fn)(void *), void *args, size_t size) {
+    pthread_t t[8];
+    pthread_barrier_init(&together, NULL, (unsigned)n);
+    for (int i = 0; i < n; i++)
+        pthread_create(&t[i], NULL, fn, (char *)args + (size_t)i * size);
+    for (int i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&together);
+}
+
 /* ---- no driver / stub driver ---- */
 
 typedef struct init_arg {
-    pthread_barrier_t *bar;
     int status;
     char msg[256];
 } init_arg;
 
 static void *init_thread(void *p) {
     init_arg *a = p;
-    pthread_barrier_wait(a->bar);
+    pthread_barrier_wait(&together);
     a->status = warpfft_init(0);
     snprintf(a->msg, sizeof a->msg, "%s", warpfft_last_error());
     return NULL;
@@ -24,19 +38,10 @@ static void *init_thread(void *p) {
 /* The first driver use in the process, from several threads at once. */
 static void test_concurrent_first_init(int want, const char *key) {
     enum { N = 6 };
-    pthread_barrier_t bar;
-    pthread_t t[N];
     init_arg a[N];
-    pthread_barrier_init(&bar, NULL, N);
-    for (int i = 0; i < N; i++) {
-        a[i].bar = &bar;
-        pthread_create(&t[i], NULL, init_thread, &a[i]);
-    }
-    for (int i = 0; i < N; i++) {
-        pthread_join(t[i], NULL);
+    run_together(N, init_thread, a, sizeof a[0]);
+    for (int i = 0; i < N; i++)
         CHECK(a[i].status == want && strstr(a[i].msg, key) != NULL);
-    }
-    pthread_barrier_destroy(&bar);
 }
 
 static void test_runtime_info_nogpu(const char *key) {
@@ -166,14 +171,13 @@ static void gpu_memory(const wf_device *dev) {
 
 typedef struct mod_arg {
     const wf_device *dev;
-    pthread_barrier_t *bar;
     CUmodule mod;
     int status;
 } mod_arg;
 
 static void *mod_thread(void *p) {
     mod_arg *a = p;
-    pthread_barrier_wait(a->bar);
+    pthread_barrier_wait(&together);
     a->status = wf_module_get(a->dev, "fill_jit", &a->mod);
     return NULL;
 }
@@ -187,19 +191,12 @@ static const wf_module_record *find_record(wf_module_record *r, size_t n, const 
 
 static void gpu_module_concurrent(const wf_device *dev) {
     enum { N = 4 };
-    pthread_barrier_t bar;
-    pthread_t t[N];
     mod_arg a[N];
-    pthread_barrier_init(&bar, NULL, N);
-    for (int i = 0; i < N; i++) {
-        a[i] = (mod_arg){.dev = dev, .bar = &bar};
-        pthread_create(&t[i], NULL, mod_thread, &a[i]);
-    }
-    for (int i = 0; i < N; i++) {
-        pthread_join(t[i], NULL);
+    for (int i = 0; i < N; i++)
+        a[i] = (mod_arg){.dev = dev};
+    run_together(N, mod_thread, a, sizeof a[0]);
+    for (int i = 0; i < N; i++)
         CHECK(a[i].status == WARPFFT_SUCCESS && a[i].mod && a[i].mod == a[0].mod);
-    }
-    pthread_barrier_destroy(&bar);
     wf_module_record r[16];
     size_t n = wf_module_records(r, 16);
     CHECK(n == 1 && find_record(r, n, "fill_jit"));

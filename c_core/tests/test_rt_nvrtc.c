@@ -89,6 +89,23 @@ static char *info(void) {
     return buf;
 }
 
+/* Whether warpfft_runtime_info's JSON (info()) contains each string of the NULL-terminated
+ * list; prints the JSON when one is missing. INFO_HAS adds the NULL. */
+static int info_has_(const char *first, ...) {
+    char *buf = info();
+    int ok = 1;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *s = first; s; s = va_arg(ap, const char *))
+        ok = ok && strstr(buf, s) != NULL;
+    va_end(ap);
+    if (!ok)
+        printf("  runtime_info: %s\n", buf);
+    free(buf);
+    return ok;
+}
+#define INFO_HAS(...) info_has_(__VA_ARGS__, (const char *)NULL)
+
 /* ---- stand-in scenarios ---- */
 
 static const wf_device *standin_setup(const char *cache) {
@@ -144,9 +161,7 @@ static void sc_warm(void) {
     CHECK(standin_compiles() == 0);
     CUfunction fn = NULL; /* the stand-in driver knows the kernels by name */
     CHECK_ST(wf_kernel_get(dev, "fill_nvrtc", "wf_test_fill", &fn), WARPFFT_SUCCESS);
-    char *buf = info();
-    CHECK(strstr(buf, "\"name\":\"scale_nvrtc\",\"image\":\"nvrtc-cache\"") != NULL);
-    free(buf);
+    CHECK(INFO_HAS("\"name\":\"scale_nvrtc\",\"image\":\"nvrtc-cache\""));
 }
 
 static void sc_corrupt(void) {
@@ -158,10 +173,7 @@ static void sc_corrupt(void) {
     expect_image(dev, "fill_nvrtc", "nvrtc"); /* never loaded: compiled again */
     expect_image(dev, "scale_nvrtc", "nvrtc");
     CHECK(standin_compiles() == 3 && n_entries(cache) == 2);
-    char *buf = info();
-    CHECK(strstr(buf, "removed the invalid cache entry") &&
-          strstr(buf, "payload checksum mismatch"));
-    free(buf);
+    CHECK(INFO_HAS("removed the invalid cache entry", "payload checksum mismatch"));
 }
 
 static void sc_cache_off(void) {
@@ -169,10 +181,8 @@ static void sc_cache_off(void) {
     if (!dev)
         return;
     expect_image(dev, "fill_nvrtc", "nvrtc");
-    char *buf = info();
-    CHECK(strstr(buf, "\"kernel_cache\":{\"dir\":null,\"note\":\"disabled (WARPFFT_CACHE_DIR is "
-                      "set and empty)\"}") != NULL);
-    free(buf);
+    CHECK(INFO_HAS("\"kernel_cache\":{\"dir\":null,\"note\":\"disabled (WARPFFT_CACHE_DIR is "
+                   "set and empty)\"}"));
 }
 
 /* A cache directory that cannot be created: compiled every time, and runtime_info says why. */
@@ -181,9 +191,7 @@ static void sc_cache_unusable(void) {
     if (!dev)
         return;
     expect_image(dev, "fill_nvrtc", "nvrtc");
-    char *buf = info();
-    CHECK(strstr(buf, "cache directory unusable: cannot create /proc/version") != NULL);
-    free(buf);
+    CHECK(INFO_HAS("cache directory unusable: cannot create /proc/version"));
 }
 
 static void sc_missing(void) {
@@ -204,9 +212,7 @@ static void sc_missing(void) {
     CHECK_MSG("skipped (WARPFFT_NVRTC_DEFAULT_PATHS=0)");
     printf("  NVRTC missing -> %s\n", warpfft_last_error());
     expect_image(dev, "fill_jit", "ptx-link"); /* embedded images need no NVRTC */
-    char *buf = info();
-    CHECK(strstr(buf, "\"nvrtc\":null") != NULL);
-    free(buf);
+    CHECK(INFO_HAS("\"nvrtc\":null"));
 }
 
 void test_nvrtc_standin(void) {
