@@ -23,9 +23,10 @@ Needs cupy (device arrays: no host copies in the timings).
 
 import argparse
 import math
-import time
 
 import numpy as np
+
+from _bench import cupy_sync, timed
 
 
 def radial(B, spokes=402, samples=512):
@@ -45,21 +46,9 @@ def uniform(B, M, dim, seed=0):
     return [rng.uniform(-np.pi, np.pi, (B, M)).astype(np.float32) for _ in range(dim)]
 
 
-def timed(cp, fn, reps):
-    """Median ms of fn() with the device synchronised around each call."""
-    fn()
-    cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        cp.cuda.Device().synchronize()
-        ts.append((time.perf_counter() - t0) * 1e3)
-    return float(np.median(ts))
-
-
 def run_case(cp, warpfft, name, nufft_type, modes, pts, eps, reps):
     B, M = pts[0].shape
+    sync = cupy_sync(cp)
     dpts = [cp.asarray(p) for p in pts]
     rng = np.random.default_rng(1)
     shape = (B, M) if nufft_type == 1 else (B,) + modes
@@ -75,8 +64,8 @@ def run_case(cp, warpfft, name, nufft_type, modes, pts, eps, reps):
             plan.setpts(*dpts)
             out_b["v"] = plan.execute(data)
 
-        t_all = timed(cp, batched_all, reps)
-        t_exec = timed(cp, lambda: plan.execute(data), reps)
+        t_all = timed(batched_all, sync, reps)
+        t_exec = timed(lambda: plan.execute(data), sync, reps)
         rows.append(("batched", t_all, t_exec))
         got = cp.asnumpy(out_b["v"])
 
@@ -93,8 +82,8 @@ def run_case(cp, warpfft, name, nufft_type, modes, pts, eps, reps):
             for b in range(B):
                 plan.execute(data[b])
 
-        t_all = timed(cp, separate_all, reps)
-        t_exec = timed(cp, separate_exec, reps)
+        t_all = timed(separate_all, sync, reps)
+        t_exec = timed(separate_exec, sync, reps)
         rows.append(("separate", t_all, t_exec))
         ref = np.stack([cp.asnumpy(o) for o in outs])
 
@@ -104,8 +93,8 @@ def run_case(cp, warpfft, name, nufft_type, modes, pts, eps, reps):
             plan.setpts(*[p[0] for p in dpts])
             plan.execute(data)
 
-        t_all = timed(cp, shared_all, reps)
-        t_exec = timed(cp, lambda: plan.execute(data), reps)
+        t_all = timed(shared_all, sync, reps)
+        t_exec = timed(lambda: plan.execute(data), sync, reps)
         rows.append(("shared (1 set)", t_all, t_exec))
 
     diff = float(np.linalg.norm((got - ref).ravel()) / np.linalg.norm(ref.ravel()))

@@ -19,15 +19,14 @@ Each case runs type 1 and type 2 (t1, t2: `--cases N1t1 M2R` selects one or both
 Without --lib, only warpfft runs.
 """
 import argparse
-import json
 import math
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _bench import cupy_sync, timed, write_json  # noqa: E402
 from peer_errors import exact_sums, load_reference  # noqa: E402
 
 # NonuniformFFTs.jl's published H100 times (benchmark/CPU+CUDA/results.H100_jean-zay, set-points
@@ -92,18 +91,6 @@ def points(xp, dist, dim, m, seed):
     raise ValueError(dist)
 
 
-def timed(xp, fn, reps):
-    fn()  # warm-up (module loads, plan caches)
-    xp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        xp.cuda.Device().synchronize()
-        ts.append((time.perf_counter() - t0) * 1e3)
-    return float(np.median(ts))
-
-
 def run_lib(xp, make_plan, ty, pts, data, exact, out_idx, nt, dim, reps):
     plan = make_plan()
     out = {}
@@ -112,9 +99,9 @@ def run_lib(xp, make_plan, ty, pts, data, exact, out_idx, nt, dim, reps):
         plan.setpts(*pts)
         return plan.execute(data)
 
-    out["total_ms"] = timed(xp, setpts_exec, reps)
+    out["total_ms"] = timed(setpts_exec, cupy_sync(xp), reps)
     plan.setpts(*pts)
-    out["exec_ms"] = timed(xp, lambda: plan.execute(data), reps)
+    out["exec_ms"] = timed(lambda: plan.execute(data), cupy_sync(xp), reps)
     got = plan.execute(data)
     got = got.reshape((nt,) + got.shape[-(dim if ty == 1 else 1):])[0]
     approx = got[tuple(xp.asarray(out_idx).T)] if ty == 1 else got[out_idx]
@@ -215,9 +202,7 @@ def main():
                   f"| {r['case']} | {r['dist']} | {r['M']:.3g} | {o['total_ms']:.2f} / "
                   f"{o['exec_ms']:.2f} | {o.get('width', '')} | {refcol} | {ratio} | {eratio} | "
                   f"{o['rel_err']:.1e} | {referr} | – | – |", flush=True)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    write_json(a.json, rows)
 
 
 if __name__ == "__main__":

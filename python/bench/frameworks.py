@@ -14,11 +14,11 @@ does; the torch op skips re-sorting when the same points tensor comes back (docu
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
+
+from _bench import timed
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 EPS = 1e-5
@@ -74,18 +74,6 @@ def _err(got, ref):
     return float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
 
 
-def _time(fn, sync, reps):
-    fn()
-    sync()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        ts.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(ts)
-
-
 def run_case(name, case, reps, results, only=None):
     rng = np.random.default_rng(1)
     modes, pts, batch = case["modes"], case["pts"], case["batch"]
@@ -127,32 +115,32 @@ def run_case(name, case, reps, results, only=None):
         sync = torch.cuda.synchronize
         kw = dict(eps=EPS, isign=-1, modeord=0)
         out = wt.finufft_type1(tp, tc, modes, **kw)
-        rec("warpfft torch op", 1, _time(lambda: wt.finufft_type1(tp, tc, modes, **kw), sync,
+        rec("warpfft torch op", 1, timed(lambda: wt.finufft_type1(tp, tc, modes, **kw), sync,
                                          reps), e1(out.cpu().numpy()))
         rec("warpfft torch op, new pts", 1,
-            _time(lambda: wt.finufft_type1(tp.clone(), tc, modes, **kw), sync, reps))
+            timed(lambda: wt.finufft_type1(tp.clone(), tc, modes, **kw), sync, reps))
         out2 = wt.finufft_type2(tp, tf, **kw)
-        rec("warpfft torch op", 2, _time(lambda: wt.finufft_type2(tp, tf, **kw), sync, reps),
+        rec("warpfft torch op", 2, timed(lambda: wt.finufft_type2(tp, tf, **kw), sync, reps),
             e2(out2.cpu().numpy()))
         rec("warpfft torch op, new pts", 2,
-            _time(lambda: wt.finufft_type2(tp.clone(), tf, **kw), sync, reps))
+            timed(lambda: wt.finufft_type2(tp.clone(), tf, **kw), sync, reps))
         for t, data in ((1, tc), (2, tf)):
             plan = warpfft.Plan(t, modes, n_trans=batch, eps=EPS, isign=-1, dtype="complex64")
             coords = [tp[d] for d in range(dim)]
             plan.setpts(*coords)
             src = data if batch > 1 else data[0]
-            rec("warpfft Plan execute", t, _time(lambda: plan.execute(src), sync, reps))
+            rec("warpfft Plan execute", t, timed(lambda: plan.execute(src), sync, reps))
             rec("warpfft Plan setpts+execute", t,
-                _time(lambda: (plan.setpts(*coords), plan.execute(src)), sync, reps))
+                timed(lambda: (plan.setpts(*coords), plan.execute(src)), sync, reps))
         try:
             import torchkbnufft as tkbn
             ktraj = tp  # radians, (d, M)
             adj = tkbn.KbNufftAdjoint(im_size=modes).to(dev)
             fwd = tkbn.KbNufft(im_size=modes).to(dev)
             data = tc.reshape(1, batch, M)
-            rec("torchkbnufft", 1, _time(lambda: adj(data, ktraj), sync, reps))
+            rec("torchkbnufft", 1, timed(lambda: adj(data, ktraj), sync, reps))
             img = tf.reshape((1, batch) + modes)
-            rec("torchkbnufft", 2, _time(lambda: fwd(img, ktraj), sync, reps))
+            rec("torchkbnufft", 2, timed(lambda: fwd(img, ktraj), sync, reps))
         except ImportError:
             pass
     gpus = []
@@ -173,11 +161,11 @@ def run_case(name, case, reps, results, only=None):
         sync = lambda: None  # noqa: E731
         o1 = f1(jc, *jp)
         rec("warpfft jax op (jit)", 1,
-            _time(lambda: f1(jc, *jp).block_until_ready(), sync, reps),
+            timed(lambda: f1(jc, *jp).block_until_ready(), sync, reps),
             e1(np.asarray(o1).reshape((batch,) + modes)))
         o2 = f2(jf, *jp)
         rec("warpfft jax op (jit)", 2,
-            _time(lambda: f2(jf, *jp).block_until_ready(), sync, reps),
+            timed(lambda: f2(jf, *jp).block_until_ready(), sync, reps),
             e2(np.asarray(o2).reshape(batch, M)))
         try:
             import nufftax
@@ -197,10 +185,10 @@ def run_case(name, case, reps, results, only=None):
                 k1 = jax.vmap(k1, in_axes=(0,) + (None,) * dim)
                 k2 = jax.vmap(k2, in_axes=(0,) + (None,) * dim)
             g1, g2 = jax.jit(k1), jax.jit(k2)
-            rec("nufftax (jit)", 1, _time(lambda: g1(jc, *jp).block_until_ready(), sync, reps))
+            rec("nufftax (jit)", 1, timed(lambda: g1(jc, *jp).block_until_ready(), sync, reps))
             lead = tuple(range(jf.ndim - dim))
             jfr = jnp.transpose(jf, lead + tuple(range(jf.ndim - 1, jf.ndim - dim - 1, -1)))
-            rec("nufftax (jit)", 2, _time(lambda: g2(jfr, *jp).block_until_ready(), sync, reps))
+            rec("nufftax (jit)", 2, timed(lambda: g2(jfr, *jp).block_until_ready(), sync, reps))
         except ImportError:
             pass
         except Exception as e:  # a peer's API drift must not hide our numbers
@@ -215,7 +203,7 @@ def run_case(name, case, reps, results, only=None):
         cc = jax.device_put(c if batch > 1 else c[0], cpu)
         h1 = jax.jit(lambda c, *p: jax_finufft.nufft1(modes, c, *p, eps=EPS, iflag=-1))
         rec("jax-finufft (CPU)", 1,
-            _time(lambda: h1(cc, *cp).block_until_ready(), lambda: None, max(3, reps // 5)))
+            timed(lambda: h1(cc, *cp).block_until_ready(), lambda: None, max(3, reps // 5)))
     except ImportError:
         pass
     except Exception as e:
@@ -268,7 +256,7 @@ def multi_gpu(reps):
 
         one = jax.jit(op)
         a1 = [jax.device_put(a, gpus[0]) for a in (c, *pts)]
-        t1 = _time(lambda: one(*a1).block_until_ready(), lambda: None, reps)
+        t1 = timed(lambda: one(*a1).block_until_ready(), lambda: None, reps)
         mesh = Mesh(np.array(gpus[:2]), ("b",))
         kw = dict(mesh=mesh, in_specs=(P("b"), P(), P()), out_specs=P("b"))
         for flag in ("check_vma", "check_rep", None):
@@ -280,7 +268,7 @@ def multi_gpu(reps):
         a2 = [jax.device_put(c, NamedSharding(mesh, P("b")))]
         a2 += [jax.device_put(p, NamedSharding(mesh, P())) for p in pts]
         r1, r2 = np.asarray(one(*a1)), np.asarray(two(*a2))
-        t2 = _time(lambda: two(*a2).block_until_ready(), lambda: None, reps)
+        t2 = timed(lambda: two(*a2).block_until_ready(), lambda: None, reps)
         print(f"E2 type 1 jax: 1 GPU {t1:.3f} ms, 2 GPUs (shard_map) {t2:.3f} ms, "
               f"difference {_err(r2, r1):.1e}")
     try:
@@ -300,8 +288,8 @@ def multi_gpu(reps):
             for d in dev:
                 torch.cuda.synchronize(d)
 
-        t1 = _time(lambda: wt.finufft_type1(tp[0], tc, modes, **kw), sync, reps)
-        t2 = _time(lambda: [wt.finufft_type1(tp[i], halves[i], modes, **kw) for i in range(2)],
+        t1 = timed(lambda: wt.finufft_type1(tp[0], tc, modes, **kw), sync, reps)
+        t2 = timed(lambda: [wt.finufft_type1(tp[i], halves[i], modes, **kw) for i in range(2)],
                    sync, reps)
         r1 = wt.finufft_type1(tp[0], tc, modes, **kw).cpu().numpy()
         r2 = np.concatenate([wt.finufft_type1(tp[i], halves[i], modes, **kw).cpu().numpy()

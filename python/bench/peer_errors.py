@@ -15,13 +15,14 @@ GPU in f64 with cupy, shared by the methods of a case.
 script on a machine without GPU, at small sizes: --scale 1e-3).
 """
 import argparse
-import json
 import os
 import shutil
 import sys
 import tempfile
 
 import numpy as np
+
+from _bench import write_json
 
 # name: (precision, type, modes, M, tol, ntransf, reference methods); suite B's cases, as
 # ../shared/tools/peer_bench.sh lists them
@@ -165,9 +166,7 @@ def main():
             else:
                 print(f"| {name} | {r['method']} | {r['rel_err']:.2e} | {r['tol']:.0e} | "
                       f"{r['samples']} |", flush=True)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    write_json(a.json, rows)
 
 
 if __name__ == "__main__":
