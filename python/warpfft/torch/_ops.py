@@ -378,6 +378,13 @@ def _ramp(d, modes, modeord, device, dtype):
     return _k(modes[d], modeord, device, dtype).reshape(shape)
 
 
+def _saved(ctx):
+    """What a setup above saved for the backward: its tensors, the sign s (+-1) of isign, eps
+    and opts."""
+    isign, eps, opts = ctx.rest
+    return ctx.saved_tensors, 1 if isign >= 0 else -1, eps, opts
+
+
 def _setup1(ctx, inputs, output):
     points, values, n_modes, *rest = inputs
     ctx.save_for_backward(points, values)
@@ -388,12 +395,10 @@ def _setup1(ctx, inputs, output):
 def _backward1(ctx, grad):
     # f_k = sum_j c_j e^{i s k.x_j}. grad_c = A^H g: a type 2 with sign -s. For the points,
     # dL/dx_dj = Re(conj(c_j) * sum_k (-i s k_d) g_k e^{-i s k.x_j}): type 2 of the ramped g.
-    points, values = ctx.saved_tensors
-    isign, eps, opts = ctx.rest
+    (points, values), s, eps, opts = _saved(ctx)
     modeord = _modeord(opts)
-    need_p, need_v = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    need_p, need_v = ctx.needs_input_grad[:2]
     D = points.shape[-2]
-    s = 1 if isign >= 0 else -1
     real = points.dtype
     parts = [grad]
     if need_p:
@@ -418,12 +423,10 @@ def _setup2(ctx, inputs, output):
 def _backward2(ctx, grad):
     # c_j = sum_k f_k e^{i s k.x_j}. grad_f = A^H g: a type 1 with sign -s. For the points,
     # dL/dx_dj = Re(conj(g_j) * sum_k (i s k_d) f_k e^{i s k.x_j}): type 2 of the ramped f.
-    points, targets = ctx.saved_tensors
-    isign, eps, opts = ctx.rest
+    (points, targets), s, eps, opts = _saved(ctx)
     modeord = _modeord(opts)
-    need_p, need_t = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    need_p, need_t = ctx.needs_input_grad[:2]
     D = points.shape[-2]
-    s = 1 if isign >= 0 else -1
     modes = list(targets.shape[1:])
     gt = gp = None
     if need_t:
@@ -504,12 +507,10 @@ def _backward3(ctx, grad):
     # points with sign -s. dL/dx_dj = Re(conj(c_j) sum_k (-i s s_dk g_k) e^{-i s s_k.x_j}) (the
     # same adjoint of the ramped g); dL/ds_dk = Re(conj(g_k) sum_j (i s x_dj c_j) e^{i s s_k.x_j})
     # (a forward type 3 of the ramped c).
-    points, values, targets = ctx.saved_tensors
-    isign, eps, opts = ctx.rest
+    (points, values, targets), s, eps, opts = _saved(ctx)
     need_p, need_v, need_t = ctx.needs_input_grad[:3]
     D = points.shape[-2]
     B = grad.shape[0]
-    s = 1 if isign >= 0 else -1
     gp = gv = gt = None
     if need_p or need_v:
         parts = [grad] + ([(-1j * s) * _sets.coord(targets, d, B) * grad for d in range(D)]
