@@ -128,14 +128,7 @@ pub struct KernelCache {
     note: Mutex<String>,
 }
 
-impl std::fmt::Debug for KernelCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KernelCache")
-            .field("dir", &self.dir)
-            .field("max_size", &self.max_size)
-            .finish()
-    }
-}
+debug_fields!(KernelCache { dir, max_size } finish);
 
 impl KernelCache {
     /// The cache the environment names: `$FATBUILD_RT_CACHE_DIR` (set and empty: off), else

@@ -287,14 +287,7 @@ impl Driver {
     }
 }
 
-impl std::fmt::Debug for Driver {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Driver")
-            .field("path", &self.path)
-            .field("version", &self.version)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(Driver { path, version } finish_non_exhaustive);
 
 /// The names of the results this crate handles itself, for a driver that cannot name them
 /// (the toolkit's stub answers every call with `CUDA_ERROR_STUB_LIBRARY`).

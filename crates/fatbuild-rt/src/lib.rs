@@ -129,6 +129,21 @@
 
 #![warn(missing_docs)]
 
+/// `Debug` for a struct that shows only the fields named (the others are function tables,
+/// locks or settings of no interest), ended by `finish` or `finish_non_exhaustive`.
+#[cfg(feature = "driver")]
+macro_rules! debug_fields {
+    ($t:ident { $($field:ident),+ } $finish:ident) => {
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($t))
+                    $(.field(stringify!($field), &self.$field))+
+                    .$finish()
+            }
+        }
+    };
+}
+
 mod embedded;
 mod error;
 

@@ -96,15 +96,7 @@ pub struct Nvrtc {
     archs: Vec<u32>,
 }
 
-impl std::fmt::Debug for Nvrtc {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Nvrtc")
-            .field("path", &self.path)
-            .field("version", &self.version)
-            .field("archs", &self.archs)
-            .finish_non_exhaustive()
-    }
-}
+debug_fields!(Nvrtc { path, version, archs } finish_non_exhaustive);
 
 /// What NVRTC compiles for: a real arch (a CUBIN) or a virtual one (PTX for the driver).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -233,3 +233,15 @@ fn a_compile_error_carries_nvrtcs_log() {
     assert_eq!(e.kind(), ErrorKind::NoImageForGpu);
     assert!(e.message().contains("embeds no sources"), "{e}");
 }
+
+#[test]
+fn nvrtc_debug_shows_its_file_version_and_archs() {
+    let Some(nv) = nvrtc() else { return };
+    let want = format!(
+        "Nvrtc {{ path: {:?}, version: {:?}, archs: {:?}, .. }}",
+        nv.path(),
+        nv.version(),
+        nv.supported_archs()
+    );
+    assert_eq!(format!("{nv:?}"), want);
+}

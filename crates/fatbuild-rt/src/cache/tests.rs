@@ -295,3 +295,16 @@ fn the_environment_names_the_directory_or_turns_it_off() {
     std::env::remove_var(CACHE_DIR_ENV);
     std::env::remove_var(CACHE_MAX_SIZE_ENV);
 }
+
+#[test]
+fn debug_shows_the_directory_and_the_bound() {
+    let c = KernelCache::at("/tmp/k").with_max_size(5);
+    assert_eq!(
+        format!("{c:?}"),
+        "KernelCache { dir: Some(\"/tmp/k\"), max_size: 5 }"
+    );
+    assert_eq!(
+        format!("{:?}", KernelCache::disabled()),
+        "KernelCache { dir: None, max_size: 0 }"
+    );
+}
