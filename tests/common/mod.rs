@@ -7,7 +7,7 @@ pub mod kernel_shape;
 
 use std::ffi::CStr;
 use std::os::raw::c_void;
-use warpfft::{sys, Complex, Real};
+use warpfft::{sys, Complex, Plan, Real};
 
 /// The last error message of this thread, from the C core.
 pub fn last_error() -> String {
@@ -34,6 +34,15 @@ pub fn check(st: sys::warpfft_status, what: &str) {
     }
 }
 
+/// The value of a call's result, or panics as `check` does with the status it failed with.
+#[track_caller]
+pub fn checked<T>(r: Result<T, sys::warpfft_status>, what: &str) -> T {
+    r.unwrap_or_else(|st| {
+        check(st, what);
+        unreachable!("{what}: status {st} is success")
+    })
+}
+
 /// Returns from the test, with a note on stderr, when there is no usable GPU; any other
 /// failure of `warpfft::init(0)` fails the test. (`#[macro_use] mod common;` to use it.)
 #[allow(unused_macros)]
@@ -47,6 +56,23 @@ macro_rules! require_gpu {
             }
             Err(e) => panic!("warpfft::init(0) failed: {e}"),
         }
+    };
+}
+
+/// One `#[test]` per `name: expression;`, each evaluating its expression when device 0
+/// initialises and skipping visibly (`gpu_or_skip`) otherwise. (`#[macro_use] mod common;`)
+#[allow(unused_macros)]
+macro_rules! gpu_tests {
+    ($($(#[$attr:meta])* $name:ident: $run:expr;)*) => {
+        $(
+            $(#[$attr])*
+            #[test]
+            fn $name() {
+                if $crate::common::gpu_or_skip(stringify!($name)) {
+                    $run;
+                }
+            }
+        )*
     };
 }
 
@@ -97,6 +123,10 @@ impl Rng {
     /// `m` coordinates uniform in [-a, a).
     pub fn points<T: Real>(&mut self, m: usize, a: f64) -> Vec<T> {
         (0..m).map(|_| T::from_f64(self.sym(a))).collect()
+    }
+    /// `dims` coordinate arrays of `m` points each, uniform in [-a, a) (drawn array by array).
+    pub fn coords<T: Real>(&mut self, dims: usize, m: usize, a: f64) -> Vec<Vec<T>> {
+        (0..dims).map(|_| self.points(m, a)).collect()
     }
     /// `n` complex values, real and imaginary parts uniform in [-1, 1).
     pub fn complex<T: Real>(&mut self, n: usize) -> Vec<Complex<T>> {
@@ -204,6 +234,56 @@ pub fn rel_l2(approx: &[f64], exact: &[f64]) -> f64 {
         den += e * e;
     }
     (num / den).sqrt()
+}
+
+/// Relative l2 error of transform `t` of a batch (inputs of `n_in`, outputs of `n_out` values
+/// per transform) at the outputs `sample`, against the plan's exact sums (`direct_sample`).
+pub fn transform_error<T: Real>(
+    plan: &Plan<T>,
+    input: &[Complex<T>],
+    output: &[Complex<T>],
+    (n_in, n_out): (usize, usize),
+    t: usize,
+    sample: &[usize],
+) -> Result<f64, warpfft::Error> {
+    let exact = plan.direct_sample(&input[t * n_in..(t + 1) * n_in], sample)?;
+    let approx: Vec<Complex<T>> = sample.iter().map(|&s| output[t * n_out + s]).collect();
+    Ok(warpfft::relative_l2_error(&approx, &exact))
+}
+
+/// The failed rows of a printed table of checks, asserted to be none at the end.
+#[derive(Default)]
+pub struct Failures(Vec<String>);
+impl Failures {
+    /// The row's "ok" column, "yes" or "NO"; a failed row is recorded as `failure()`.
+    pub fn verdict(&mut self, ok: bool, failure: impl FnOnce() -> String) -> &'static str {
+        if ok {
+            "yes"
+        } else {
+            self.0.push(failure());
+            "NO"
+        }
+    }
+    /// Panics listing the failed rows, "N case(s) {what}:", if there are any.
+    #[track_caller]
+    pub fn assert_none(&self, what: &str) {
+        assert!(
+            self.0.is_empty(),
+            "{} case(s) {what}:\n{}",
+            self.0.len(),
+            self.0.join("\n")
+        );
+    }
+}
+
+/// The plan's info (`warpfft_plan_get_info`).
+pub fn plan_info(plan: sys::warpfft_plan) -> sys::warpfft_plan_info {
+    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
+    check(
+        unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
+        "plan_get_info",
+    );
+    info
 }
 
 /// Destroys a plan when dropped (also when a check panics).

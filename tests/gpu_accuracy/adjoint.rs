@@ -1,8 +1,70 @@
 //! Types 1 and 2 with opposite signs are adjoint: <type1(c), f> = <c, type2(f)>; with one choice
 //! per problem (issue 39) to rounding.
 
+use crate::cases::{case, Dist};
 use crate::common::*;
+use crate::create_plan;
+use std::os::raw::c_void;
 use warpfft::sys;
+
+/// The data of an adjointness check on the device: random strengths `cv` (type 1's input) and
+/// modes `fv` (type 2's), and room for type 1's modes and type 2's strengths.
+pub struct AdjointData {
+    f64: bool,
+    cv: Vec<f64>,
+    fv: Vec<f64>,
+    dc: Dev,
+    df: Dev,
+    dfk: Dev,
+    dcc: Dev,
+}
+
+impl AdjointData {
+    /// `m` strengths and `nm` modes, in the precision `f64` selects.
+    pub fn new(rng: &mut Rng, f64: bool, m: i64, nm: i64) -> Self {
+        let cv: Vec<f64> = (0..2 * m).map(|_| rng.range(-1.0, 1.0)).collect();
+        let fv: Vec<f64> = (0..2 * nm).map(|_| rng.range(-1.0, 1.0)).collect();
+        let (dc, df) = (Dev::from_reals(f64, &cv), Dev::from_reals(f64, &fv));
+        let (dfk, dcc) = (
+            Dev::new(fv.len() * real_bytes(f64)),
+            Dev::new(cv.len() * real_bytes(f64)),
+        );
+        AdjointData {
+            f64,
+            cv,
+            fv,
+            dc,
+            df,
+            dfk,
+            dcc,
+        }
+    }
+
+    /// The (c, fk) arguments of `warpfft_execute` for type 1 (c to fk), then type 2 (fk to c).
+    pub fn io(&self) -> [(*mut c_void, *mut c_void); 2] {
+        [(self.dc.ptr, self.dfk.ptr), (self.dcc.ptr, self.df.ptr)]
+    }
+
+    /// |<fk, fv> - <cv, cc>| / |<fk, fv>|, <a, b> = Σ conj(a) b, once both transforms ran (the
+    /// stream synchronised): how far type 1's modes fk of cv and type 2's strengths cc of fv
+    /// are from adjoint.
+    pub fn gap(&self) -> f64 {
+        let fk = self.dfk.reals(self.f64, self.fv.len());
+        let cc = self.dcc.reals(self.f64, self.cv.len());
+        let dot = |a: &[f64], b: &[f64]| {
+            a.chunks(2)
+                .zip(b.chunks(2))
+                .fold((0.0, 0.0), |(re, im), (x, y)| {
+                    (
+                        re + x[0] * y[0] + x[1] * y[1],
+                        im + x[0] * y[1] - x[1] * y[0],
+                    )
+                })
+        };
+        let (lhs, rhs) = (dot(&fk, &self.fv), dot(&self.cv, &cc));
+        (lhs.0 - rhs.0).hypot(lhs.1 - rhs.1) / lhs.0.hypot(lhs.1).max(1e-300)
+    }
+}
 
 /// The pair of one problem on m random points, with opposite signs and default options:
 /// |<type1(c), f> - <c, type2(f)>| / |<type1(c), f>|, and the two plans' infos (after setpts).
@@ -23,35 +85,11 @@ fn pair(
         .collect();
     let dp: Vec<Dev> = pts.iter().map(|p| Dev::from_reals(f64, p)).collect();
     let ptr = |d: usize| point_ptr(&dp, d);
-    let cv: Vec<f64> = (0..2 * m).map(|_| rng.range(-1.0, 1.0)).collect();
-    let fv: Vec<f64> = (0..2 * nm).map(|_| rng.range(-1.0, 1.0)).collect();
-    let (dc, df) = (Dev::from_reals(f64, &cv), Dev::from_reals(f64, &fv));
-    let (dfk, dcc) = (
-        Dev::new((2 * nm) as usize * real_bytes(f64)),
-        Dev::new((2 * m) as usize * real_bytes(f64)),
-    );
+    let data = AdjointData::new(&mut rng, f64, m, nm);
     let mut infos: [sys::warpfft_plan_info; 2] = unsafe { std::mem::zeroed() };
-    for (k, (ty, iflag, cp, fp)) in [(1, 1, dc.ptr, dfk.ptr), (2, -1, dcc.ptr, df.ptr)]
-        .into_iter()
-        .enumerate()
-    {
-        let mut plan: sys::warpfft_plan = std::ptr::null_mut();
-        check(
-            unsafe {
-                sys::warpfft_plan_create(
-                    ty,
-                    dim,
-                    n.as_ptr(),
-                    iflag,
-                    1,
-                    tol,
-                    prec,
-                    std::ptr::null(),
-                    &mut plan,
-                )
-            },
-            "plan_create",
-        );
+    for (k, ((ty, iflag), (cp, fp))) in [(1, 1), (2, -1)].into_iter().zip(data.io()).enumerate() {
+        let c = case(dim, ty, f64, tol, n, m, Dist::Uniform);
+        let plan = checked(create_plan(&c, iflag, std::ptr::null()), "plan_create");
         check(
             unsafe { sys::warpfft_setpts(plan, prec, m, ptr(0), ptr(1), ptr(2)) },
             "setpts",
@@ -61,29 +99,10 @@ fn pair(
             "execute",
         );
         check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
-        check(
-            unsafe { sys::warpfft_plan_get_info(plan, &mut infos[k]) },
-            "plan_get_info",
-        );
+        infos[k] = plan_info(plan);
         unsafe { sys::warpfft_plan_destroy(plan) };
     }
-    let get = |d: &Dev, n: i64| d.reals(f64, 2 * n as usize);
-    let (fk, cc) = (get(&dfk, nm), get(&dcc, m));
-    let dot = |a: &[f64], b: &[f64]| {
-        // <a, b> = Σ conj(a) b
-        a.chunks(2)
-            .zip(b.chunks(2))
-            .fold((0.0, 0.0), |(re, im), (x, y)| {
-                (
-                    re + x[0] * y[0] + x[1] * y[1],
-                    im + x[0] * y[1] - x[1] * y[0],
-                )
-            })
-    };
-    let lhs = dot(&fk, &fv);
-    let rhs = dot(&cv, &cc);
-    let norm = (lhs.0.hypot(lhs.1)).max(1e-300);
-    ((lhs.0 - rhs.0).hypot(lhs.1 - rhs.1) / norm, infos)
+    (data.gap(), infos)
 }
 
 /// <type1(c), f> = <c, type2(f)> with opposite signs: the two transforms are adjoint.

@@ -8,29 +8,20 @@
 //! 352 threads). `sm_spread_register_tile` covers the register tile's widths.
 
 use crate::cases::{Case, Dist};
-use crate::common::{check, gpu_or_skip};
-use crate::{case_opts, run, run_table};
-use warpfft::sys;
+use crate::common::gpu_or_skip;
+use crate::{params_of, run, run_table, try_params_of};
 
 fn case(f64: bool, tol: f64, upsampfac: f64, dist: Dist, ntransf: i64, m: i64) -> Case {
     case_d(3, f64, tol, upsampfac, dist, ntransf, m)
 }
 
 fn case_d(dim: i32, f64: bool, tol: f64, upsampfac: f64, dist: Dist, ntransf: i64, m: i64) -> Case {
+    let n = if dim == 3 { [24, 25, 26] } else { [100, 90, 1] };
     Case {
-        dim,
-        ty: 1,
-        f64,
-        tol,
         method: 2, // SM
-        modeord: 0,
         ntransf,
-        n: if dim == 3 { [24, 25, 26] } else { [100, 90, 1] },
-        m,
-        dist,
         upsampfac,
-        edge_only: false,
-        bin_size: [0; 3],
+        ..crate::cases::case(dim, 1, f64, tol, n, m, dist)
     }
 }
 
@@ -71,28 +62,6 @@ fn sm_spread_narrow_blocks() {
     }
 }
 
-/// The plan parameters of case `c` (`warpfft_plan_params`: no GPU).
-fn params_of(c: &Case) -> sys::warpfft_plan_info {
-    let (opts, prec) = case_opts(c);
-    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-    check(
-        unsafe {
-            sys::warpfft_plan_params(
-                c.ty,
-                c.dim,
-                c.n.as_ptr(),
-                c.ntransf,
-                c.tol,
-                prec,
-                &opts,
-                &mut info,
-            )
-        },
-        "plan_params",
-    );
-    info
-}
-
 /// SM spreading with the tile in registers (kernels/smr_shape.h: 3D f64 w7-10, 2D f64 w10-16;
 /// one thread per tile column, the block sized by the host from the bins, the point batches in
 /// shared memory): at the narrowest and widest register-tile widths and one between, and the
@@ -125,12 +94,7 @@ fn sm_spread_register_tile() {
             for k in 4..=56 {
                 let tol = 10f64.powf(-(k as f64) / 4.0);
                 let c = case_d(dim, true, tol, up, Dist::Uniform, 1, 1000);
-                let (opts, prec) = case_opts(&c);
-                let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-                let st = unsafe {
-                    sys::warpfft_plan_params(1, dim, c.n.as_ptr(), 1, tol, prec, &opts, &mut info)
-                };
-                if st == sys::WARPFFT_SUCCESS && info.width == want {
+                if try_params_of(&c).is_ok_and(|info| info.width == want) {
                     found = Some((tol, up));
                     break 'search;
                 }

@@ -49,6 +49,31 @@ pub struct Case {
     pub bin_size: [i32; 3],
 }
 
+/// The header of the columns every case table starts with (`Case::lead`).
+pub const LEAD: &str = "dim type prec     tol";
+
+impl Case {
+    /// "f32" or "f64".
+    pub fn prec(&self) -> &'static str {
+        if self.f64 {
+            "f64"
+        } else {
+            "f32"
+        }
+    }
+
+    /// The columns every case table starts with: dim, type, precision, tol.
+    pub fn lead(&self) -> String {
+        format!(
+            "{:>3} {:>4} {:>4} {:>7.0e}",
+            self.dim,
+            self.ty,
+            self.prec(),
+            self.tol
+        )
+    }
+}
+
 /// The next representable value of the precision above (`up`) or below `v` (finite, nonzero;
 /// by the bit pattern: `next_up` needs Rust 1.86, the crate's MSRV is 1.70).
 fn next_to(v: f64, up: bool, f64: bool) -> f64 {
@@ -191,16 +216,19 @@ pub fn sizes(dim: i32, odd: bool) -> [i64; 3] {
     }
 }
 
+/// Every dim (1 to 3) × type (1, 2), nested in this order.
+pub fn dims_types() -> impl Iterator<Item = (i32, i32)> {
+    (1..=3).flat_map(|dim| [1, 2].map(move |ty| (dim, ty)))
+}
+
 /// Every dim (1 to 3) × type (1, 2) × precision (f32, f64) × that precision's `tols`, nested
 /// in this order.
 pub fn dim_type_prec_tol() -> Vec<(i32, i32, bool, f64)> {
     let mut v = Vec::new();
-    for dim in 1..=3 {
-        for ty in [1, 2] {
-            for f64 in [false, true] {
-                for &tol in tols(f64) {
-                    v.push((dim, ty, f64, tol));
-                }
+    for (dim, ty) in dims_types() {
+        for f64 in [false, true] {
+            for &tol in tols(f64) {
+                v.push((dim, ty, f64, tol));
             }
         }
     }

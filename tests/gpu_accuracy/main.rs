@@ -27,7 +27,7 @@ mod points_width;
 mod scan;
 mod sweep;
 
-use cases::{points, Case, Dist};
+use cases::{points, Case, Dist, LEAD};
 
 pub struct Outcome {
     pub err: f64,
@@ -66,37 +66,68 @@ fn case_opts(c: &Case) -> (sys::warpfft_opts, sys::warpfft_precision) {
     (opts, precision(c.f64))
 }
 
-pub fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
-    let mut rng = Rng::new(seed);
+/// The plan parameters of case `c` (`warpfft_plan_params`: no GPU), or the status it refused
+/// them with.
+fn try_params_of(c: &Case) -> Result<sys::warpfft_plan_info, sys::warpfft_status> {
     let (opts, prec) = case_opts(c);
+    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
+    let st = unsafe {
+        sys::warpfft_plan_params(
+            c.ty,
+            c.dim,
+            c.n.as_ptr(),
+            c.ntransf,
+            c.tol,
+            prec,
+            &opts,
+            &mut info,
+        )
+    };
+    (st == sys::WARPFFT_SUCCESS).then_some(info).ok_or(st)
+}
+
+/// The plan parameters of case `c`; a refusal fails the test with the C core's message.
+fn params_of(c: &Case) -> sys::warpfft_plan_info {
+    checked(try_params_of(c), "plan_params")
+}
+
+/// A plan of case `c` (its type, sizes, batch, tol and precision) of sign `iflag`, with options
+/// `opts` (NULL: the defaults), or the status `warpfft_plan_create` refused it with.
+fn create_plan(
+    c: &Case,
+    iflag: i32,
+    opts: *const sys::warpfft_opts,
+) -> Result<sys::warpfft_plan, sys::warpfft_status> {
     let mut plan: sys::warpfft_plan = std::ptr::null_mut();
     let st = unsafe {
         sys::warpfft_plan_create(
             c.ty,
             c.dim,
             c.n.as_ptr(),
-            1,
+            iflag,
             c.ntransf,
             c.tol,
-            prec,
-            &opts,
+            precision(c.f64),
+            opts,
             &mut plan,
         )
     };
-    if st != sys::WARPFFT_SUCCESS {
+    (st == sys::WARPFFT_SUCCESS).then_some(plan).ok_or(st)
+}
+
+pub fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
+    let mut rng = Rng::new(seed);
+    let (opts, prec) = case_opts(c);
+    let plan = create_plan(c, 1, &opts).map_err(|st| {
         let why = if st == sys::WARPFFT_ERR_BAD_TOL && c.upsampfac != 0.0 {
             REFUSED
         } else {
             "plan_create: "
         };
-        return Err(format!("{why}{}", last_error()));
-    }
+        format!("{why}{}", last_error())
+    })?;
     let nmodes: i64 = c.n.iter().product();
-    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-    check(
-        unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
-        "plan_get_info",
-    );
+    let info = plan_info(plan);
     let pts = points(&mut rng, c, info.n_fine);
     let dpts: Vec<Dev> = pts.iter().map(|p| Dev::from_reals(c.f64, p)).collect();
     let ptr = |d: usize| point_ptr(&dpts, d);
@@ -109,11 +140,7 @@ pub fn run(c: &Case, seed: u64) -> Result<Outcome, String> {
         // the binning's device totals: every point sorted, the subproblems within the capacity;
         // it reads the width the points took back too (plan_info reports it from here on)
         check(unsafe { sys::warpfft_setpts_check(plan) }, "setpts_check");
-        let mut after: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-        check(
-            unsafe { sys::warpfft_plan_get_info(plan, &mut after) },
-            "plan_get_info",
-        );
+        let after = plan_info(plan);
         let n_in = if c.ty == 1 { c.m } else { nmodes } * c.ntransf;
         let n_out = if c.ty == 1 { nmodes } else { c.m } * c.ntransf;
         let mut input: Vec<f64> = (0..2 * n_in).map(|_| rng.range(-1.0, 1.0)).collect();
@@ -188,24 +215,17 @@ pub fn refused_ok(c: &Case, e: &str) -> bool {
     c.upsampfac != 0.0 && e.starts_with(REFUSED)
 }
 
-/// Runs `cases`, prints a table and asserts error ≤ max(tol, tol_floor, extra floor) for each.
+/// Runs `cases`, prints a table and asserts error ≤ max(tol, tol_floor, extra floor) for each;
+/// without a GPU, prints that table `name` was skipped.
 fn run_table(name: &str, cases: &[Case], seed: u64) {
-    let mut failures = Vec::new();
+    if !gpu_or_skip(name) {
+        return;
+    }
+    let mut failures = Failures::default();
     println!("== {name}");
     println!(
-        "{:>3} {:>4} {:>4} {:>7} {:>6} {:>3} {:>16} {:>8} {:>9} {:>9} {:>9} {:>6}  ok",
-        "dim",
-        "type",
-        "prec",
-        "tol",
-        "method",
-        "w",
-        "N",
-        "M",
-        "dist",
-        "rel_err",
-        "floor",
-        "err/tol"
+        "{LEAD} {:>6} {:>3} {:>16} {:>8} {:>9} {:>9} {:>9} {:>6}  ok",
+        "method", "w", "N", "M", "dist", "rel_err", "floor", "err/tol"
     );
     for (i, c) in cases.iter().enumerate() {
         let r = run(c, seed + i as u64);
@@ -226,26 +246,15 @@ fn run_table(name: &str, cases: &[Case], seed: u64) {
             Err(e) => (e.clone(), refused_ok(c, e)),
         };
         println!(
-            "{:>3} {:>4} {:>4} {:>7.0e} {:>6} {:>16} {:>8} {:>9} {}  {}",
-            c.dim,
-            c.ty,
-            if c.f64 { "f64" } else { "f32" },
-            c.tol,
+            "{} {:>6} {:>16} {:>8} {:>9} {}  {}",
+            c.lead(),
             ["auto", "GM", "SM"][c.method as usize],
             format!("{:?}", &c.n[..c.dim as usize]),
             c.m,
             format!("{:?}{}", c.dist, if c.edge_only { "+edge" } else { "" }),
             row,
-            if ok { "yes" } else { "NO" }
+            failures.verdict(ok, || format!("{c:?}: {row}"))
         );
-        if !ok {
-            failures.push(format!("{c:?}: {row}"));
-        }
     }
-    assert!(
-        failures.is_empty(),
-        "{name}: {} case(s) above max(tol, floor):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    failures.assert_none(&format!("above max(tol, floor) in {name}"));
 }

@@ -1,9 +1,8 @@
 //! The point sets of issue 14, each a table over dims, types, precisions and tols:
 //! grid-aligned points, tight f32 clusters of 10⁶ points, far points (|x| up to 1e4), the band
-//! edge.
+//! edge. Each table is skipped (visibly) without a GPU.
 
-use crate::cases::{case, dim_type_prec_tol, sizes, tols, with_sigmas, Dist};
-use crate::common::gpu_or_skip;
+use crate::cases::{case, dim_type_prec_tol, dims_types, sizes, tols, with_sigmas, Dist};
 use crate::run_table;
 
 /// Grid-aligned point sets (issue 14: on the H100 the rule before it missed tol by up to 6.5x on
@@ -11,9 +10,6 @@ use crate::run_table;
 /// next to them, for every dim × type × precision × tol. The width rule bounds the worst offset.
 #[test]
 fn grid_aligned() {
-    if !gpu_or_skip("gpu_accuracy::grid_aligned") {
-        return;
-    }
     let mut v = Vec::new();
     let mut k = 0;
     for (dim, ty, f64, tol) in dim_type_prec_tol() {
@@ -31,26 +27,21 @@ fn grid_aligned() {
 /// carries the documented pile-up floor of float atomics (docs/accuracy.md).
 #[test]
 fn tight_clusters_f32() {
-    if !gpu_or_skip("gpu_accuracy::tight_clusters_f32") {
-        return;
-    }
     let mut v = Vec::new();
-    for dim in 1..=3 {
-        for ty in [1, 2] {
-            for tol in [1e-3, 1e-5] {
-                for method in [1, 2] {
-                    let mut c = case(
-                        dim,
-                        ty,
-                        false,
-                        tol,
-                        sizes(dim, false),
-                        1_000_000,
-                        Dist::Tight,
-                    );
-                    c.method = method;
-                    v.push(c);
-                }
+    for (dim, ty) in dims_types() {
+        for tol in [1e-3, 1e-5] {
+            for method in [1, 2] {
+                let mut c = case(
+                    dim,
+                    ty,
+                    false,
+                    tol,
+                    sizes(dim, false),
+                    1_000_000,
+                    Dist::Tight,
+                );
+                c.method = method;
+                v.push(c);
             }
         }
     }
@@ -62,9 +53,6 @@ fn tight_clusters_f32() {
 /// tol 1e-12: the plan reports it); f32 at 1e-5.
 #[test]
 fn far_points() {
-    if !gpu_or_skip("gpu_accuracy::far_points") {
-        return;
-    }
     let mut v = Vec::new();
     for dim in 1..=3 {
         for ty in [1, 2] {
@@ -105,9 +93,6 @@ fn far_points() {
 /// issue 14 this was the documented exception (up to 1.58x tol); the width rule now covers it.
 #[test]
 fn band_edge() {
-    if !gpu_or_skip("gpu_accuracy::band_edge") {
-        return;
-    }
     let mut v = Vec::new();
     for (dim, ty, f64, tol) in dim_type_prec_tol() {
         for dist in [Dist::Uniform, Dist::Nodes] {

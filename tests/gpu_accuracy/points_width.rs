@@ -15,9 +15,10 @@
 //! - `adjoint_to_rounding`: a type-1 and a type-2 plan of the same problem choose the same
 //!   width for the same points, so they are adjoint to rounding (not merely to tol).
 
-use crate::cases::{case, sizes, Case, Dist};
+use crate::adjoint::AdjointData;
+use crate::cases::{case, sizes, Case, Dist, LEAD};
 use crate::common::*;
-use crate::run;
+use crate::{create_plan, run};
 use warpfft::sys;
 
 // The tests' diagnostic of the width the points take: exported by the library, not part of
@@ -73,7 +74,7 @@ fn points_width(plan: sys::warpfft_plan, words: usize) -> (Vec<i32>, i32, Vec<u6
 }
 
 /// A plan of case c's problem, checked points (the choice read back at setpts).
-fn plan_of(c: &Case, ty: i32, iflag: i32) -> sys::warpfft_plan {
+fn plan_of(c: &Case, iflag: i32) -> sys::warpfft_plan {
     let mut opts: sys::warpfft_opts = unsafe { std::mem::zeroed() };
     check(
         unsafe { sys::warpfft_opts_default(&mut opts) },
@@ -81,34 +82,7 @@ fn plan_of(c: &Case, ty: i32, iflag: i32) -> sys::warpfft_plan {
     );
     opts.upsampfac = c.upsampfac;
     opts.check_points = 1;
-    let mut plan: sys::warpfft_plan = std::ptr::null_mut();
-    check(
-        unsafe {
-            sys::warpfft_plan_create(
-                ty,
-                c.dim,
-                c.n.as_ptr(),
-                iflag,
-                c.ntransf,
-                c.tol,
-                precision(c.f64),
-                &opts,
-                &mut plan,
-            )
-        },
-        "plan_create",
-    );
-    plan
-}
-
-/// The fine-grid size of a plan.
-fn n_fine(plan: sys::warpfft_plan) -> [i64; 3] {
-    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-    check(
-        unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
-        "plan_get_info",
-    );
-    info.n_fine
+    checked(create_plan(c, iflag, &opts), "plan_create")
 }
 
 /// The case of a shape: one transform of M points of `dist` at the shape's upsampfac.
@@ -133,11 +107,11 @@ fn width_from_points() {
         Dist::HalfNodes,
         Dist::Lattice,
     ];
-    let mut failures = Vec::new();
+    let mut failures = Failures::default();
     println!("== the width the points take (M = {M})");
     println!(
-        "{:>3} {:>4} {:>4} {:>7} {:>5} {:>9} {:>5} {:>3} {:>9} {:>7}  ok",
-        "dim", "type", "prec", "tol", "sigma", "points", "w_hi", "w", "rel_err", "err/tol"
+        "{LEAD} {:>5} {:>9} {:>5} {:>3} {:>9} {:>7}  ok",
+        "sigma", "points", "w_hi", "w", "rel_err", "err/tol"
     );
     let mut k = 0u64;
     for s in SHAPES {
@@ -173,28 +147,17 @@ fn width_from_points() {
                     Err(e) => (e.clone(), false),
                 };
                 println!(
-                    "{:>3} {:>4} {:>4} {:>7.0e} {:>5} {:>9} {}  {}",
-                    c.dim,
-                    ty,
-                    if c.f64 { "f64" } else { "f32" },
-                    c.tol,
+                    "{} {:>5} {:>9} {}  {}",
+                    c.lead(),
                     c.upsampfac,
                     format!("{dist:?}"),
                     row,
-                    if ok { "yes" } else { "NO" }
+                    failures.verdict(ok, || format!("{c:?}: {row}"))
                 );
-                if !ok {
-                    failures.push(format!("{c:?}: {row}"));
-                }
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "the width the points take: {} case(s) failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    failures.assert_none("failed: the width the points take");
 }
 
 /// wf_fold of c_core/src/params/grid.c (kernels/common.cuh), in Rust, the same operations:
@@ -268,9 +231,9 @@ fn statistics_equal_the_hosts() {
     for (i, s) in SHAPES.iter().enumerate() {
         for dist in [Dist::Uniform, Dist::Nodes, Dist::Far, Dist::NearPi] {
             let c = shape_case(*s, 1 + (i as i32 % 2), dist);
-            let plan = plan_of(&c, c.ty, 1);
+            let plan = plan_of(&c, 1);
             let _g = PlanGuard(plan);
-            let nf = n_fine(plan);
+            let nf = plan_info(plan).n_fine;
             let mut rng = Rng::new(4000 + i as u64);
             let (dp, seen) = upload(&crate::cases::points(&mut rng, &c, nf), c.f64);
             let ptr = |d: usize| point_ptr(&dp, d);
@@ -284,7 +247,7 @@ fn statistics_equal_the_hosts() {
             println!(
                 "statistics {}D {} {:?}: widths {widths:?}, in use {in_use}: {}",
                 c.dim,
-                if c.f64 { "f64" } else { "f32" },
+                c.prec(),
                 dist,
                 if got == want { "equal" } else { "DIFFER" }
             );
@@ -303,9 +266,9 @@ fn sets_take_the_widest() {
         for wide in [false, true] {
             let mut c = shape_case(*s, 2 - (i as i32 % 2), Dist::Uniform);
             c.ntransf = 2;
-            let plan = plan_of(&c, c.ty, 1);
+            let plan = plan_of(&c, 1);
             let _g = PlanGuard(plan);
-            let nf = n_fine(plan);
+            let nf = plan_info(plan).n_fine;
             // the second set: uniform too, or on the candidate's footprint edge (nodes for an
             // even width, half-way for an odd one), which takes w_hi
             let w_lo = points_width(plan, 0).0[0];
@@ -334,11 +297,7 @@ fn sets_take_the_widest() {
             let words = STATS_WORDS;
             let (widths, in_use, got) = points_width(plan, 2 * words);
             let w_hi = *widths.last().unwrap();
-            let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-            check(
-                unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
-                "plan_get_info",
-            );
+            let info = plan_info(plan);
             let want = [
                 host_stats(&seen, nf, 0, M as usize),
                 host_stats(&seen, nf, M as usize, 2 * M as usize),
@@ -347,7 +306,7 @@ fn sets_take_the_widest() {
             println!(
                 "sets {}D {}: uniform + {second:?}: widths {widths:?}, in use {in_use}",
                 c.dim,
-                if c.f64 { "f64" } else { "f32" }
+                c.prec()
             );
             assert!(
                 got == want,
@@ -376,21 +335,15 @@ fn adjoint_to_rounding() {
         let f64 = c.f64;
         let mut rng = Rng::new(6000 + i as u64);
         let nm: i64 = c.n.iter().product();
-        let (p1, p2) = (plan_of(&c, 1, 1), plan_of(&c, 2, -1));
+        let (p1, p2) = (plan_of(&c, 1), plan_of(&Case { ty: 2, ..c.clone() }, -1));
         let (_g1, _g2) = (PlanGuard(p1), PlanGuard(p2));
-        let nf = n_fine(p1);
+        let nf = plan_info(p1).n_fine;
         let (dp, _) = upload(&crate::cases::points(&mut rng, &c, nf), f64);
         let ptr = |d: usize| point_ptr(&dp, d);
-        let cv: Vec<f64> = (0..2 * M).map(|_| rng.range(-1.0, 1.0)).collect();
-        let fv: Vec<f64> = (0..2 * nm).map(|_| rng.range(-1.0, 1.0)).collect();
-        let (dc, df) = (Dev::from_reals(f64, &cv), Dev::from_reals(f64, &fv));
-        let (dfk, dcc) = (
-            Dev::new((2 * nm) as usize * real_bytes(f64)),
-            Dev::new((2 * M) as usize * real_bytes(f64)),
-        );
+        let data = AdjointData::new(&mut rng, f64, M, nm);
         let mut used = Vec::new();
         let mut floor = 0.0f64;
-        for (plan, cp, fp) in [(p1, dc.ptr, dfk.ptr), (p2, dcc.ptr, df.ptr)] {
+        for (plan, (cp, fp)) in [p1, p2].into_iter().zip(data.io()) {
             check(
                 unsafe { sys::warpfft_setpts(plan, precision(f64), M, ptr(0), ptr(1), ptr(2)) },
                 "setpts",
@@ -400,31 +353,12 @@ fn adjoint_to_rounding() {
                 "execute",
             );
             let (widths, in_use, _) = points_width(plan, 0);
-            let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-            check(
-                unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
-                "plan_get_info",
-            );
+            let info = plan_info(plan);
             floor = floor.max(info.tol_floor);
             used.push((in_use, *widths.last().unwrap()));
         }
         check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
-        let (fk, cc) = (
-            dfk.reals(f64, 2 * nm as usize),
-            dcc.reals(f64, 2 * M as usize),
-        );
-        let dot = |a: &[f64], b: &[f64]| {
-            a.chunks(2)
-                .zip(b.chunks(2))
-                .fold((0.0, 0.0), |(re, im), (x, y)| {
-                    (
-                        re + x[0] * y[0] + x[1] * y[1],
-                        im + x[0] * y[1] - x[1] * y[0],
-                    )
-                })
-        };
-        let (lhs, rhs) = (dot(&fk, &fv), dot(&cv, &cc));
-        let rel = (lhs.0 - rhs.0).hypot(lhs.1 - rhs.1) / lhs.0.hypot(lhs.1).max(1e-300);
+        let rel = data.gap();
         println!(
             "adjoint {}D {} tol {:e}: widths (type 1, type 2) {:?}, <A c, f> vs <c, A^H f>: \
              {rel:.2e} (floor {floor:.1e})",

@@ -1,9 +1,7 @@
 //! More bins than the one-block scan is for: setpts takes the multi-block scan.
 
-use crate::cases::{case, Case, Dist};
-use crate::common::{check, gpu_or_skip};
-use crate::{case_opts, run_table};
-use warpfft::sys;
+use crate::cases::{case, dims_types, Case, Dist};
+use crate::{params_of, run_table};
 
 /// Plans with more bins than the one-block scan is for (c_core/src/params/params.h,
 /// WF_SCAN_BIG_BINS = 8192): setpts takes the multi-block scan of module scan_big
@@ -11,28 +9,23 @@ use warpfft::sys;
 /// a multiple of the 1024-bin tile (asserted); every dim × type × precision, GM and SM, uniform
 /// points (a few per bin) and a cluster (a cube of 8 fine-grid cells: a few bins hold every
 /// point, each split into many subproblems, the other bins empty). `warpfft_setpts_check`
-/// checks the device totals.
+/// checks the device totals. The bin counts come from `warpfft_plan_params` (no GPU needed).
 #[test]
 fn many_bins_multi_block_scan() {
-    if !gpu_or_skip("gpu_accuracy::many_bins_multi_block_scan") {
-        return;
-    }
     let mut v = Vec::new();
-    for dim in 1..=3 {
+    for (dim, ty) in dims_types() {
         let (n, bs) = match dim {
             1 => ([5000, 1, 1], [1, 1, 1]),
             2 => ([98, 98, 1], [2, 2, 1]),
             _ => ([24, 26, 28], [2, 2, 2]),
         };
-        for ty in [1, 2] {
-            for (f64, tol) in [(false, 1e-4), (true, 1e-9)] {
-                for method in [1, 2] {
-                    for dist in [Dist::Uniform, Dist::Cluster] {
-                        let mut c = case(dim, ty, f64, tol, n, 200_000, dist);
-                        c.method = method;
-                        c.bin_size = bs;
-                        v.push(c);
-                    }
+        for (f64, tol) in [(false, 1e-4), (true, 1e-9)] {
+            for method in [1, 2] {
+                for dist in [Dist::Uniform, Dist::Cluster] {
+                    let mut c = case(dim, ty, f64, tol, n, 200_000, dist);
+                    c.method = method;
+                    c.bin_size = bs;
+                    v.push(c);
                 }
             }
         }
@@ -51,23 +44,7 @@ fn many_bins_multi_block_scan() {
 
 /// The number of spreading bins of the plan case `c` would make (`warpfft_plan_params`).
 fn bins_of(c: &Case) -> i64 {
-    let (opts, prec) = case_opts(c);
-    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-    check(
-        unsafe {
-            sys::warpfft_plan_params(
-                c.ty,
-                c.dim,
-                c.n.as_ptr(),
-                c.ntransf,
-                c.tol,
-                prec,
-                &opts,
-                &mut info,
-            )
-        },
-        "plan_params",
-    );
+    let info = params_of(c);
     (0..3)
         .map(|d| {
             let bs = i64::from(info.bin_size[d]);
