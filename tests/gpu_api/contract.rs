@@ -100,7 +100,7 @@ fn unchecked_bad_points_give_nan_outputs_and_setpts_check_reports_them() {
             .method(method)
             .build()
             .unwrap();
-        let mut coords: Vec<Vec<f64>> = (0..dim).map(|_| rng.points(m, PI)).collect();
+        let mut coords: Vec<Vec<f64>> = rng.coords(dim, m, PI);
         let (in_len, out_len) = if ty == TransformType::Type1 {
             (2 * m, plan.fk_len())
         } else {

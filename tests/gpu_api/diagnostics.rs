@@ -31,7 +31,7 @@ fn info_and_workspace() {
     assert_eq!(info.workspace_bytes, ws);
 
     let mut rng = Rng::from_state(1);
-    let pts: Vec<Vec<f64>> = (0..3).map(|_| rng.points(123, PI)).collect();
+    let pts: Vec<Vec<f64>> = rng.coords(3, 123, PI);
     plan.set_points(&pts).unwrap();
     assert_eq!(plan.info().unwrap().n_points, Some(123));
     assert_eq!(plan.n_points(), Some(123));

@@ -20,7 +20,7 @@ mod ownership;
 mod streams;
 mod transforms;
 
-use common::Rng;
+use common::{transform_error, Rng};
 
 const PI: f64 = std::f64::consts::PI;
 const TOL_F32: f64 = 1e-5;
@@ -130,11 +130,8 @@ fn check_batch<T: Real>(
     let mut worst = 0.0f64;
     for t in 0..plan.ntransf() {
         let sample = sample_indices(rng, out_len);
-        let exact = plan
-            .direct_sample(&input[t * in_len..(t + 1) * in_len], &sample)
-            .unwrap();
-        let approx: Vec<Complex<T>> = sample.iter().map(|&s| output[t * out_len + s]).collect();
-        worst = worst.max(warpfft::relative_l2_error(&approx, &exact));
+        let err = transform_error(plan, input, output, (in_len, out_len), t, &sample).unwrap();
+        worst = worst.max(err);
     }
     worst
 }

@@ -15,7 +15,7 @@ fn per_thread_default_stream() {
     // exercises the plan's "custom stream" paths (waits in the device-buffer methods).
     let mut rng = Rng::from_state(17);
     let m = 1000;
-    let coords: Vec<Vec<f32>> = vec![rng.points(m, PI), rng.points(m, PI)];
+    let coords: Vec<Vec<f32>> = rng.coords(2, m, PI);
     for ty in [TransformType::Type1, TransformType::Type2] {
         let n = 32 * 24;
         let input = rng.complex::<f32>(NTRANSF * if ty == TransformType::Type1 { m } else { n });

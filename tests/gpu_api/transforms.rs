@@ -11,7 +11,7 @@ use warpfft::{Complex, ModeOrder, Plan, Real, TransformType};
 fn accuracy<T: Real>(ty: TransformType, n_modes: &[usize], tol: f64) {
     let m = 2000;
     let mut rng = Rng::from_state(0x5EED ^ ((n_modes.len() as u64) << 8) ^ (ty.as_raw() as u64));
-    let coords: Vec<Vec<T>> = (0..n_modes.len()).map(|_| rng.points(m, PI)).collect();
+    let coords: Vec<Vec<T>> = rng.coords(n_modes.len(), m, PI);
     let n: usize = n_modes.iter().product();
     let in_len = NTRANSF * if ty == TransformType::Type1 { m } else { n };
     let input = rng.complex::<T>(in_len);
@@ -33,32 +33,33 @@ fn accuracy<T: Real>(ty: TransformType, n_modes: &[usize], tol: f64) {
     }
 }
 
-/// One test per case, `name: precision, type, modes, tol;`: every mode order and path.
+/// Two tests per case, `f32 name, f64 name: type, modes;`: every mode order and path, in f32 at
+/// TOL_F32 and in f64 at TOL_F64.
 macro_rules! accuracy_tests {
-    ($($name:ident: $t:ty, $ty:ident, $modes:expr, $tol:expr;)*) => {
+    ($($name32:ident, $name64:ident: $ty:ident, $modes:expr;)*) => {
         $(
             #[test]
-            fn $name() {
+            fn $name32() {
                 require_gpu!();
-                accuracy::<$t>(TransformType::$ty, &$modes, $tol);
+                accuracy::<f32>(TransformType::$ty, &$modes, TOL_F32);
+            }
+
+            #[test]
+            fn $name64() {
+                require_gpu!();
+                accuracy::<f64>(TransformType::$ty, &$modes, TOL_F64);
             }
         )*
     };
 }
 
 accuracy_tests! {
-    type1_1d_f32: f32, Type1, [301], TOL_F32;
-    type1_2d_f32: f32, Type1, [48, 37], TOL_F32;
-    type1_3d_f32: f32, Type1, [20, 15, 12], TOL_F32;
-    type2_1d_f32: f32, Type2, [301], TOL_F32;
-    type2_2d_f32: f32, Type2, [48, 37], TOL_F32;
-    type2_3d_f32: f32, Type2, [20, 15, 12], TOL_F32;
-    type1_1d_f64: f64, Type1, [301], TOL_F64;
-    type1_2d_f64: f64, Type1, [48, 37], TOL_F64;
-    type1_3d_f64: f64, Type1, [20, 15, 12], TOL_F64;
-    type2_1d_f64: f64, Type2, [301], TOL_F64;
-    type2_2d_f64: f64, Type2, [48, 37], TOL_F64;
-    type2_3d_f64: f64, Type2, [20, 15, 12], TOL_F64;
+    type1_1d_f32, type1_1d_f64: Type1, [301];
+    type1_2d_f32, type1_2d_f64: Type1, [48, 37];
+    type1_3d_f32, type1_3d_f64: Type1, [20, 15, 12];
+    type2_1d_f32, type2_1d_f64: Type2, [301];
+    type2_2d_f32, type2_2d_f64: Type2, [48, 37];
+    type2_3d_f32, type2_3d_f64: Type2, [20, 15, 12];
 }
 
 #[test]
@@ -90,7 +91,7 @@ fn tol_range_ends_meet_the_contract() {
     require_gpu!();
     let mut rng = Rng::from_state(11);
     let m = 1000;
-    let coords: Vec<Vec<f32>> = vec![rng.points(m, PI), rng.points(m, PI)];
+    let coords: Vec<Vec<f32>> = rng.coords(2, m, PI);
     let input = rng.complex::<f32>(m);
     for tol in [1e-1, 1e-3, 1e-6] {
         let b = Plan::<f32>::type1(&[32, 32]).tol(tol);
@@ -98,7 +99,7 @@ fn tol_range_ends_meet_the_contract() {
         let err = check_batch(&plan, &input, &output, &mut rng);
         assert!(err <= tol, "f32 tol {tol:e}: error {err:.3e}");
     }
-    let coords: Vec<Vec<f64>> = vec![rng.points(m, PI)];
+    let coords: Vec<Vec<f64>> = rng.coords(1, m, PI);
     let input = rng.complex::<f64>(m);
     for tol in [1e-4, 1e-12] {
         let b = Plan::<f64>::type1(&[64]).tol(tol);
@@ -128,7 +129,7 @@ fn free_direct_sample_matches_the_plan_one() {
     require_gpu!();
     let mut rng = Rng::from_state(13);
     let m = 200;
-    let coords: Vec<Vec<f32>> = (0..3).map(|_| rng.points(m, PI)).collect();
+    let coords: Vec<Vec<f32>> = rng.coords(3, m, PI);
     for ty in [TransformType::Type1, TransformType::Type2] {
         for modeord in [ModeOrder::Cmcl, ModeOrder::Fft] {
             let builder = Plan::<f32>::builder(ty, &[6, 5, 4]).modeord(modeord);
