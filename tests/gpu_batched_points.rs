@@ -8,6 +8,7 @@
 //! dividing the arrays or `ntransf`, deterministic type 1), device buffers, and switching between
 //! batched and shared points on one plan. Skips visibly without a GPU.
 
+#[macro_use]
 mod common;
 use common::{gpu_or_skip, Rng};
 use warpfft::{Complex, DeviceBuffer, Error, Plan, PlanBuilder, Real, TransformType};
@@ -212,6 +213,7 @@ fn compare<T: Real>(c: &Case, tol: f64, ntransf: usize, n_sets: usize, seed: u64
     diff
 }
 
+/// Every case in precision T: one set per transform, then two transforms per set.
 fn run_all<T: Real>(tol: f64, seed: u64) {
     for (i, c) in CASES.iter().enumerate() {
         compare::<T>(c, tol, 4, 4, seed + 10 * i as u64); // one set per transform
@@ -219,20 +221,27 @@ fn run_all<T: Real>(tol: f64, seed: u64) {
     }
 }
 
-#[test]
-fn batched_points_match_separate_plans_f32() {
-    if !gpu_or_skip("batched_points_match_separate_plans_f32") {
-        return;
-    }
-    run_all::<f32>(1e-5, 1000);
+gpu_tests! {
+    batched_points_match_separate_plans_f32: run_all::<f32>(1e-5, 1000);
+    batched_points_match_separate_plans_f64: run_all::<f64>(1e-10, 2000);
 }
 
-#[test]
-fn batched_points_match_separate_plans_f64() {
-    if !gpu_or_skip("batched_points_match_separate_plans_f64") {
-        return;
-    }
-    run_all::<f64>(1e-10, 2000);
+/// A type-1 plan of `n_sets` transforms over `modes`, transform s on point set s of `x`.
+fn type1_on_sets<T: Real>(modes: &[usize], tol: f64, x: &[Vec<T>], n_sets: usize) -> Plan<T> {
+    let mut plan = Plan::<T>::type1(modes)
+        .tol(tol)
+        .ntransf(n_sets)
+        .build()
+        .unwrap();
+    plan.set_point_sets(n_sets, x).unwrap();
+    plan
+}
+
+/// The modes a type-1 plan makes of strengths `c`.
+fn type1_output<T: Real>(plan: &mut Plan<T>, c: &[Complex<T>]) -> Vec<Complex<T>> {
+    let mut f = vec![Complex::default(); plan.fk_len()];
+    plan.execute(c, &mut f).unwrap();
+    f
 }
 
 /// The sets really are used per transform: a batch of two transforms with the same strengths
@@ -247,14 +256,8 @@ fn each_transform_uses_its_own_set() {
     let x = sets::<f64>(&mut rng, 2, 2, m, PI);
     let c1 = rng.complex::<f64>(m);
     let c: Vec<Complex<f64>> = c1.iter().chain(c1.iter()).copied().collect();
-    let mut plan = Plan::<f64>::type1(&[32, 32])
-        .tol(1e-9)
-        .ntransf(2)
-        .build()
-        .unwrap();
-    plan.set_point_sets(2, &x).unwrap();
-    let mut f = vec![Complex::default(); plan.fk_len()];
-    plan.execute(&c, &mut f).unwrap();
+    let mut plan = type1_on_sets(&[32, 32], 1e-9, &x, 2);
+    let f = type1_output(&mut plan, &c);
     let n = 32 * 32;
     assert!(
         rel_l2(&f[..n], &f[n..]) > 0.1,
@@ -262,8 +265,7 @@ fn each_transform_uses_its_own_set() {
     );
     let swapped: Vec<Vec<f64>> = x.iter().map(|v| [&v[m..], &v[..m]].concat()).collect();
     plan.set_point_sets(2, &swapped).unwrap();
-    let mut g = vec![Complex::default(); plan.fk_len()];
-    plan.execute(&c, &mut g).unwrap();
+    let g = type1_output(&mut plan, &c);
     assert!(rel_l2(&g[..n], &f[n..]) < 1e-12 && rel_l2(&g[n..], &f[..n]) < 1e-12);
 }
 
@@ -278,14 +280,8 @@ fn batched_points_api() {
     let m = 1000;
     let x = sets::<f32>(&mut rng, 2, 4, m, PI);
     let c = rng.complex::<f32>(4 * m);
-    let mut plan = Plan::<f32>::type1(&[24, 20])
-        .tol(1e-5)
-        .ntransf(4)
-        .build()
-        .unwrap();
-    plan.set_point_sets(4, &x).unwrap();
-    let mut host = vec![Complex::default(); plan.fk_len()];
-    plan.execute(&c, &mut host).unwrap();
+    let mut plan = type1_on_sets(&[24, 20], 1e-5, &x, 4);
+    let host = type1_output(&mut plan, &c);
 
     // the same sets from device buffers
     let bufs: Vec<DeviceBuffer<f32>> = x
@@ -294,8 +290,7 @@ fn batched_points_api() {
         .collect();
     plan.set_device_point_sets(4, bufs).unwrap();
     assert_eq!((plan.n_points(), plan.n_sets()), (Some(m), Some(4)));
-    let mut dev = vec![Complex::default(); plan.fk_len()];
-    plan.execute(&c, &mut dev).unwrap();
+    let dev = type1_output(&mut plan, &c);
     assert!(
         rel_l2(&dev, &host) < 1e-6,
         "device buffers: {:e}",

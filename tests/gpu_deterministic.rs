@@ -12,8 +12,9 @@
 //! their bits differed: what the option buys, not asserted (a run may happen to agree).
 //! Skips visibly without a GPU.
 
+#[macro_use]
 mod common;
-use common::{gpu_or_skip, stratified_sample, Rng};
+use common::{gpu_or_skip, stratified_sample, transform_error, Rng};
 use warpfft::{Complex, Method, Plan, PlanBuilder, Real, TransformType};
 
 const PI: f64 = std::f64::consts::PI;
@@ -180,11 +181,7 @@ fn error_of<T: Real>(
         .into_iter()
         .map(|i| i as usize)
         .collect();
-    let exact = plan
-        .direct_sample(&input[t * n_in..(t + 1) * n_in], &sample)
-        .expect("direct_sample");
-    let approx: Vec<Complex<T>> = sample.iter().map(|&i| out[t * n_out + i]).collect();
-    warpfft::relative_l2_error(&approx, &exact)
+    transform_error(plan, input, out, (n_in, n_out), t, &sample).expect("direct_sample")
 }
 
 fn builder<T: Real>(c: &Case, tol: f64) -> PlanBuilder<T> {
@@ -259,22 +256,18 @@ fn check_all<T: Real>(tol: f64, seed: u64) -> (usize, usize) {
     (CASES.len(), default_differed)
 }
 
-#[test]
-fn deterministic_f32() {
-    if !gpu_or_skip("deterministic_f32") {
-        return;
-    }
-    let (n, d) = check_all::<f32>(1e-5, 100);
-    eprintln!("f32: {n} cases bitwise reproducible; default-mode type-1 reruns that differed: {d}");
+/// Every case in precision T, as `check_all`, with what the default mode did.
+fn deterministic<T: Real>(tol: f64, seed: u64) {
+    let (n, d) = check_all::<T>(tol, seed);
+    eprintln!(
+        "{}: {n} cases bitwise reproducible; default-mode type-1 reruns that differed: {d}",
+        std::any::type_name::<T>()
+    );
 }
 
-#[test]
-fn deterministic_f64() {
-    if !gpu_or_skip("deterministic_f64") {
-        return;
-    }
-    let (n, d) = check_all::<f64>(1e-9, 200);
-    eprintln!("f64: {n} cases bitwise reproducible; default-mode type-1 reruns that differed: {d}");
+gpu_tests! {
+    deterministic_f32: deterministic::<f32>(1e-5, 100);
+    deterministic_f64: deterministic::<f64>(1e-9, 200);
 }
 
 /// Spread-only deterministic plans (the grid is the mode array): output-driven too.

@@ -129,11 +129,7 @@ fn run(
         "execute",
     );
     check(unsafe { sys::warpfft_stream_sync(0, 0) }, "sync");
-    let mut info: sys::warpfft_plan_info = unsafe { std::mem::zeroed() };
-    check(
-        unsafe { sys::warpfft_plan_get_info(plan, &mut info) },
-        "get_info",
-    );
+    let info = plan_info(plan);
     assert_eq!(info.n_points, m);
     assert_eq!(info.n_modes, nm);
     // 64 stratified outputs plus the last one

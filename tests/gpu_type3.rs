@@ -6,7 +6,7 @@
 //! Prints the table. Skips visibly without a GPU.
 
 mod common;
-use common::{gpu_or_skip, stratified_sample, Rng};
+use common::{gpu_or_skip, stratified_sample, transform_error, Failures, Rng};
 use warpfft::{Complex, Error, Plan, Precision, Real};
 
 const FLOOR_F32: f64 = 1e-6;
@@ -74,21 +74,6 @@ fn strengths<T: Real>(rng: &mut Rng, n: usize) -> Vec<Complex<T>> {
         .collect()
 }
 
-/// Relative l2 error of transform `t` of a batch at `sample` targets against the exact sums.
-fn batch_error<T: Real>(
-    plan: &Plan<T>,
-    c: &[Complex<T>],
-    f: &[Complex<T>],
-    m: usize,
-    k: usize,
-    t: usize,
-    sample: &[usize],
-) -> Result<f64, Error> {
-    let exact = plan.direct_sample(&c[t * m..(t + 1) * m], sample)?;
-    let approx: Vec<Complex<T>> = sample.iter().map(|&i| f[t * k + i]).collect();
-    Ok(warpfft::relative_l2_error(&approx, &exact))
-}
-
 struct Run {
     err: f64,
     info: String,
@@ -124,7 +109,7 @@ fn run<T: Real>(
         .collect();
     let mut err: f64 = 0.0;
     for t in [0, ntransf - 1] {
-        err = err.max(batch_error(&plan, &c, &f, m, k, t, &sample)?);
+        err = err.max(transform_error(&plan, &c, &f, (m, k), t, &sample)?);
     }
     let info = plan.info()?;
     let t3 = info.type3.expect("type-3 info after set_points3");
@@ -146,7 +131,7 @@ fn accuracy_table() {
     if !gpu_or_skip("gpu_type3::accuracy_table") {
         return;
     }
-    let mut failures = Vec::new();
+    let mut failures = Failures::default();
     let mut seed = 300;
     println!(
         "{:>3} {:>4} {:>7} {:>8} {:>3} {:>9}  {:<3} plan",
@@ -183,21 +168,15 @@ fn accuracy_table() {
                         "{dim:>3} {:>4} {tol:>7.0e} {:>8} {ntransf:>3} {err_s:>9}  {:<3} {info}",
                         if f64 { "f64" } else { "f32" },
                         format!("{dist:?}"),
-                        if ok { "yes" } else { "NO" },
+                        failures.verdict(ok, || format!(
+                            "{dim}D f64={f64} tol {tol} {dist:?}: {err_s}"
+                        )),
                     );
-                    if !ok {
-                        failures.push(format!("{dim}D f64={f64} tol {tol} {dist:?}: {err_s}"));
-                    }
                 }
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} case(s) above tol:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    failures.assert_none("above tol");
 }
 
 /// The large-X·S case: 1D f32, x in [-π, π), s in [-5e5, 5e5], tol 1e-5 (the
@@ -412,7 +391,7 @@ fn repeated_setpts() {
         plan.execute(&c, &mut f).unwrap();
         let k = f.len();
         let sample: Vec<usize> = (0..k).step_by(7).collect();
-        let e = batch_error(&plan, &c, &f, 2000, k, 0, &sample).unwrap();
+        let e = transform_error(&plan, &c, &f, (2000, k), 0, &sample).unwrap();
         println!(
             "round {round} S {smax}: err {e:.2e}, n_fine {:?}",
             plan.info().unwrap().n_fine
