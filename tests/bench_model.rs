@@ -227,27 +227,38 @@ fn roofline3_counts_both_grids_and_both_point_sets() {
 
 #[test]
 fn selection_by_name_and_group() {
-    let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    assert!(selected(&a(&[]), "B1", Group::Uniform));
-    assert!(selected(&a(&[]), "C3t2", Group::NonUniform));
-    assert!(selected(&a(&["B2"]), "B2", Group::Uniform));
-    assert!(!selected(&a(&["B2"]), "B3", Group::Uniform));
-    assert!(selected(&a(&["B3x"]), "T5", Group::Type3));
-    assert!(!selected(&a(&["B3x"]), "B3", Group::Uniform));
-    assert!(selected(&a(&["B"]), "B9", Group::Uniform));
-    assert!(!selected(&a(&["B"]), "T1", Group::Type3));
-    assert!(!selected(&a(&["B"]), "R2t1", Group::NonUniform));
-    assert!(selected(&a(&["R2"]), "R2t1", Group::NonUniform));
-    assert!(selected(&a(&["R2"]), "R2t2", Group::NonUniform));
-    assert!(!selected(&a(&["R2"]), "R3t1", Group::NonUniform));
-    assert!(selected(&a(&["C"]), "C3t1", Group::NonUniform));
-    assert!(!selected(&a(&["C"]), "R3t1", Group::NonUniform));
-    assert!(selected(&a(&["NU"]), "R3t2", Group::NonUniform));
-    assert!(!selected(&a(&["NU"]), "B4", Group::Uniform));
-    assert!(selected(&a(&["T1", "R3t1"]), "R3t1", Group::NonUniform));
-    // a prefix names non-uniform groups only: "B" is its own group, "T" nothing
-    assert!(!selected(&a(&["T"]), "T1", Group::Type3));
-    assert!(!selected(&a(&[""]), "R2t1", Group::NonUniform));
+    use Group::{NonUniform, Type3, Uniform};
+    // (the run's arguments, a case's name, its group, whether the case runs)
+    let table: &[(&[&str], &str, Group, bool)] = &[
+        (&[], "B1", Uniform, true),
+        (&[], "C3t2", NonUniform, true),
+        (&["B2"], "B2", Uniform, true),
+        (&["B2"], "B3", Uniform, false),
+        (&["B3x"], "T5", Type3, true),
+        (&["B3x"], "B3", Uniform, false),
+        (&["B"], "B9", Uniform, true),
+        (&["B"], "T1", Type3, false),
+        (&["B"], "R2t1", NonUniform, false),
+        (&["R2"], "R2t1", NonUniform, true),
+        (&["R2"], "R2t2", NonUniform, true),
+        (&["R2"], "R3t1", NonUniform, false),
+        (&["C"], "C3t1", NonUniform, true),
+        (&["C"], "R3t1", NonUniform, false),
+        (&["NU"], "R3t2", NonUniform, true),
+        (&["NU"], "B4", Uniform, false),
+        (&["T1", "R3t1"], "R3t1", NonUniform, true),
+        // a prefix names non-uniform groups only: "B" is its own group, "T" nothing
+        (&["T"], "T1", Type3, false),
+        (&[""], "R2t1", NonUniform, false),
+    ];
+    for &(args, name, group, runs) in table {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            selected(&args, name, group),
+            runs,
+            "{args:?} selecting {name} ({group:?})"
+        );
+    }
 }
 
 fn sample_row(ref_ms: f64, fft_ms: f64) -> Row {
