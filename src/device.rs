@@ -17,6 +17,25 @@ pub(crate) fn device_ordinal(device: usize) -> Result<c_int> {
         .map_err(|_| Error::InvalidArg(format!("device ordinal {device} does not fit a C int")))
 }
 
+/// Checks that a method's `input` and `output` buffers live on `device`, the one of their
+/// `owner` (`"plan"`, `"operator"`): [`Error::Shape`] naming the method (`what`) if not.
+pub(crate) fn check_on_device(
+    what: &str,
+    owner: &str,
+    device: usize,
+    input: usize,
+    output: usize,
+) -> Result<()> {
+    for (name, d) in [("input", input), ("output", output)] {
+        if d != device {
+            return Err(shape(format!(
+                "{what}: {name} is on device {d}, the {owner} on device {device}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// An owned array of `len` elements of `T` in the memory of one CUDA device.
 ///
 /// Allocated with `warpfft_malloc` (no CUDA bindings needed) and freed by `Drop` with
@@ -74,6 +93,18 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             device,
             _marker: PhantomData,
         })
+    }
+
+    /// The staging buffer in `slot`, made `len` elements on `device`: kept if it has that
+    /// length, else freed and then allocated anew, uninitialised (the caller overwrites it).
+    pub(crate) fn staging(slot: &mut Option<Self>, device: usize, len: usize) -> Result<&mut Self> {
+        if slot.as_ref().map_or(true, |b| b.len() != len) {
+            *slot = None; // free before allocating the new size
+        }
+        match slot {
+            Some(b) => Ok(b),
+            None => Ok(slot.insert(Self::alloc(device, len)?)),
+        }
     }
 
     /// Copies `data` into a new buffer on device 0.
@@ -147,14 +178,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Overwrites the whole buffer with `src` (synchronous). `src.len()` must equal
     /// [`len`](DeviceBuffer::len), otherwise [`Error::Shape`].
     pub fn copy_from(&mut self, src: &[T]) -> Result<()> {
-        if src.len() != self.len {
-            return Err(shape(format!(
-                "copy_from: source has {} elements, the device buffer {}",
-                src.len(),
-                self.len
-            )));
-        }
-        if self.len == 0 {
+        if !self.copies("copy_from: source", src.len())? {
             return Ok(());
         }
         // SAFETY: the buffer holds `len` elements of T; `src` is a host slice of the same size.
@@ -171,14 +195,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// Copies the whole buffer into `dst` (synchronous). `dst.len()` must equal
     /// [`len`](DeviceBuffer::len), otherwise [`Error::Shape`].
     pub fn copy_to(&self, dst: &mut [T]) -> Result<()> {
-        if dst.len() != self.len {
-            return Err(shape(format!(
-                "copy_to: destination has {} elements, the device buffer {}",
-                dst.len(),
-                self.len
-            )));
-        }
-        if self.len == 0 {
+        if !self.copies("copy_to: destination", dst.len())? {
             return Ok(());
         }
         // SAFETY: the buffer holds `len` elements of T; `dst` is a host slice of the same size,
@@ -191,6 +208,19 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                 std::mem::size_of_val(dst),
             )
         })
+    }
+
+    /// Whether a copy between the buffer and a host slice of `host_len` elements (`what`: the
+    /// method and the slice, for the message) moves any data: [`Error::Shape`] if the lengths
+    /// differ, `false` for an empty buffer.
+    fn copies(&self, what: &str, host_len: usize) -> Result<bool> {
+        if host_len != self.len {
+            return Err(shape(format!(
+                "{what} has {host_len} elements, the device buffer {}",
+                self.len
+            )));
+        }
+        Ok(self.len > 0)
     }
 
     /// Copies the buffer into a new `Vec` (synchronous).

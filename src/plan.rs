@@ -11,7 +11,7 @@ use std::os::raw::c_int;
 use num_complex::Complex;
 
 use crate::builder::PlanBuilder;
-use crate::device::DeviceBuffer;
+use crate::device::{check_on_device, DeviceBuffer};
 use crate::direct::{self, Problem};
 use crate::error::{check, shape, Error, Result};
 use crate::info::PlanInfo;
@@ -375,20 +375,9 @@ impl<T: Real> Plan<T> {
     pub fn execute(&mut self, input: &[Complex<T>], output: &mut [Complex<T>]) -> Result<()> {
         self.check_io("execute", input.len(), output.len())?;
         let dev = self.device();
-        let stage = |slot: &mut Option<DeviceBuffer<Complex<T>>>, len: usize| -> Result<()> {
-            if slot.as_ref().map_or(true, |b| b.len() != len) {
-                *slot = None; // free before allocating the new size
-                              // Uninitialised: the input is overwritten below, the output by execute.
-                *slot = Some(DeviceBuffer::alloc(dev, len)?);
-            }
-            Ok(())
-        };
-        stage(&mut self.scratch_in, input.len())?;
-        stage(&mut self.scratch_out, output.len())?;
-        let (din, dout) = match (&mut self.scratch_in, &self.scratch_out) {
-            (Some(i), Some(o)) => (i, o.as_raw()),
-            _ => unreachable!("staging buffers were just allocated"),
-        };
+        // Uninitialised: the input is overwritten below, the output by execute.
+        let din = DeviceBuffer::staging(&mut self.scratch_in, dev, input.len())?;
+        let dout = DeviceBuffer::staging(&mut self.scratch_out, dev, output.len())?.as_raw();
         din.copy_from(input)?;
         let din = din.as_raw();
         // SAFETY: both are plan-owned buffers of the checked lengths on the plan's device; the
@@ -413,14 +402,13 @@ impl<T: Real> Plan<T> {
         output: &mut DeviceBuffer<Complex<T>>,
     ) -> Result<()> {
         self.check_io("execute_device", input.len(), output.len())?;
-        for (name, b) in [("input", input.device()), ("output", output.device())] {
-            if b != self.device() {
-                return Err(shape(format!(
-                    "execute_device: {name} is on device {b}, the plan on device {}",
-                    self.device
-                )));
-            }
-        }
+        check_on_device(
+            "execute_device",
+            "plan",
+            self.device(),
+            input.device(),
+            output.device(),
+        )?;
         // SAFETY: lengths and devices checked; `output` is exclusively borrowed; with a custom
         // stream the call below waits before the borrows end, and on stream 0 later copies and
         // frees of these buffers are ordered after the work.

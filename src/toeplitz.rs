@@ -14,7 +14,7 @@ use std::os::raw::c_int;
 use num_complex::Complex;
 
 use crate::builder;
-use crate::device::DeviceBuffer;
+use crate::device::{check_on_device, DeviceBuffer};
 use crate::error::{check, shape, Error, Result};
 use crate::options::Record;
 use crate::sys;
@@ -439,21 +439,9 @@ impl<T: Real> Toeplitz<T> {
         output: &mut [Complex<T>],
     ) -> Result<()> {
         self.check_len("apply", input.len(), output.len())?;
-        if self
-            .scratch
-            .as_ref()
-            .map_or(true, |b| b.len() != input.len())
-        {
-            self.scratch = None;
-            self.scratch = Some(DeviceBuffer::alloc(self.device as usize, input.len())?);
-        }
-        let p = match &mut self.scratch {
-            Some(b) => {
-                b.copy_from(input)?;
-                b.as_raw() as *mut c_void
-            }
-            None => unreachable!("the staging buffer was just allocated"),
-        };
+        let b = DeviceBuffer::staging(&mut self.scratch, self.device as usize, input.len())?;
+        b.copy_from(input)?;
+        let p = b.as_raw() as *mut c_void;
         // SAFETY: the operator's own buffer of the checked length, in place (allowed); it waits
         // below before the buffer is touched again.
         check(unsafe {
@@ -476,14 +464,13 @@ impl<T: Real> Toeplitz<T> {
         adjoint: bool,
     ) -> Result<()> {
         self.check_len("apply_device", input.len(), output.len())?;
-        for (name, d) in [("input", input.device()), ("output", output.device())] {
-            if d != self.device as usize {
-                return Err(shape(format!(
-                    "apply_device: {name} is on device {d}, the operator on device {}",
-                    self.device
-                )));
-            }
-        }
+        check_on_device(
+            "apply_device",
+            "operator",
+            self.device as usize,
+            input.device(),
+            output.device(),
+        )?;
         // SAFETY: lengths and devices checked; `output` is exclusively borrowed; on a custom
         // stream the call below waits before the borrows end, on stream 0 later copies and
         // frees are ordered after the work.
