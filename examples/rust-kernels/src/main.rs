@@ -9,7 +9,7 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use fatbuild_rt::{Context, Result};
+use fatbuild_rt::{Context, DeviceBuffer, Result};
 use rust_kernels::{embedded_sizes, kernels, Kernels};
 
 fn ms(d: Duration) -> String {
@@ -56,6 +56,23 @@ fn main() -> ExitCode {
     }
 }
 
+/// Launches `y = a x + y` and waits for it, then the sum of `x`: the time of each, and the sum.
+fn launch(
+    ctx: &Context,
+    k: &Kernels,
+    a: f32,
+    x: &DeviceBuffer<f32>,
+    y: &mut DeviceBuffer<f32>,
+) -> Result<(Duration, Duration, f32)> {
+    let t = Instant::now();
+    k.saxpy(a, x, y)?;
+    ctx.synchronize()?;
+    let saxpy = t.elapsed();
+    let t = Instant::now();
+    let sum = k.sum(x)?;
+    Ok((saxpy, t.elapsed(), sum))
+}
+
 /// Loads, launches, checks; `Ok(false)` on a wrong result.
 fn run(start: Instant) -> Result<bool> {
     let t = Instant::now();
@@ -90,23 +107,11 @@ fn run(start: Instant) -> Result<bool> {
             println!("  kernel cache: {}", r.cache_note);
         }
     }
-    let t = Instant::now();
-    k.saxpy(2.0, &x, &mut y)?;
-    ctx.synchronize()?;
-    let first_saxpy = t.elapsed();
-    let t = Instant::now();
-    let sum = k.sum(&x)?;
-    let first_sum = t.elapsed();
+    let (first_saxpy, first_sum, sum) = launch(&ctx, &k, 2.0, &x, &mut y)?;
     let first = start.elapsed();
 
     // Again, warm: the launches alone.
-    let t = Instant::now();
-    k.saxpy(0.0, &x, &mut y)?;
-    ctx.synchronize()?;
-    let second_saxpy = t.elapsed();
-    let t = Instant::now();
-    let _ = k.sum(&x)?;
-    let second_sum = t.elapsed();
+    let (second_saxpy, second_sum, _) = launch(&ctx, &k, 0.0, &x, &mut y)?;
 
     let got = y.to_vec()?;
     let bad = (0..n).filter(|&i| got[i] != 2.0 * xs[i] + 1.0).count();

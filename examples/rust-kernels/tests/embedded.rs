@@ -7,6 +7,13 @@
 use fatbuild_rt::{FatbinEntry, ImageKind};
 use rust_kernels::kernels;
 
+/// This build's features `jit`, `aot` and `nvrtc`.
+const FEATURES: (bool, bool, bool) = (
+    cfg!(feature = "jit"),
+    cfg!(feature = "aot"),
+    cfg!(feature = "nvrtc"),
+);
+
 fn expected_archs() -> Option<Vec<u32>> {
     let s = std::env::var("RUST_KERNELS_EXPECT_ARCHS").ok()?;
     let mut v: Vec<u32> = s
@@ -24,11 +31,7 @@ fn expected_archs() -> Option<Vec<u32>> {
 
 #[test]
 fn the_mode_is_the_features() {
-    let (jit, aot, nvrtc) = (
-        cfg!(feature = "jit"),
-        cfg!(feature = "aot"),
-        cfg!(feature = "nvrtc"),
-    );
+    let (jit, aot, nvrtc) = FEATURES;
     let mut parts = Vec::new();
     if aot {
         parts.push("aot");
@@ -52,11 +55,7 @@ fn the_mode_is_the_features() {
 
 #[test]
 fn each_module_holds_its_kernel_in_the_images_the_mode_asks_for() {
-    let (jit, aot, nvrtc) = (
-        cfg!(feature = "jit"),
-        cfg!(feature = "aot"),
-        cfg!(feature = "nvrtc"),
-    );
+    let (jit, aot, nvrtc) = FEATURES;
     let names: Vec<&str> = kernels::MODULES.iter().map(|m| m.name()).collect();
     assert_eq!(names, ["saxpy", "reduce"]);
     assert!(std::ptr::eq(kernels::MODULES[0], &kernels::SAXPY));
