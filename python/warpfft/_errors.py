@@ -107,6 +107,14 @@ def invalid(message, status=ERR_INVALID_ARG):
     return InvalidArgumentError(message, status, _NAMES[status])
 
 
+def live(handle, what):
+    """A C handle, unless it is gone (None): then the InvalidArgumentError "<what> is closed"
+    (what: "the plan", "the Toeplitz operator")."""
+    if handle is None:
+        raise invalid(f"{what} is closed")
+    return handle
+
+
 def unsupported(message):
     """An UnsupportedError raised by the Python layer (no C call made)."""
     return UnsupportedError(message, ERR_UNSUPPORTED, _NAMES[ERR_UNSUPPORTED])

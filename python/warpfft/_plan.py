@@ -13,7 +13,7 @@ import threading
 import numpy as np
 
 from . import _lib
-from ._errors import ERR_NO_POINTS, WarpfftError, invalid
+from ._errors import ERR_NO_POINTS, WarpfftError, invalid, live
 
 METHODS = {"auto": 0, "gm": 1, "sm": 2, "od": 3}
 _METHOD_NAMES = {v: k for k, v in METHODS.items()}
@@ -163,9 +163,7 @@ class CPlan:
         return self._handle is None
 
     def _live(self):
-        if self._handle is None:
-            raise invalid("the plan is closed")
-        return self._handle
+        return live(self._handle, "the plan")
 
     def setpts(self, M, px, py=None, pz=None, n_sets=1):
         """warpfft_setpts, or warpfft_setpts_sets for n_sets > 1 (batched points: n_sets sets
@@ -212,9 +210,7 @@ class CPlan:
 
     def execute(self, c, fk):
         with self._lock:
-            handle = self._handle
-            if handle is None:
-                raise invalid("the plan is closed")
+            handle = self._live()
             if self.M is None:
                 raise WarpfftError("execute before a successful setpts", ERR_NO_POINTS,
                                    "WARPFFT_ERR_NO_POINTS")

@@ -23,7 +23,7 @@ from . import _lib
 from ._args import effective_eps, normalize_modes, normalize_options
 from ._arrays import empty_like, finish, wrap
 from ._handle import DeviceHandle
-from ._errors import invalid
+from ._errors import invalid, live
 from ._plan import precision_of
 
 WEIGHTS_NONE, WEIGHTS_REAL, WEIGHTS_COMPLEX = 0, 1, 2
@@ -170,9 +170,7 @@ class Toeplitz(DeviceHandle):
         return self._handle is None
 
     def _live(self):
-        if self._handle is None:
-            raise invalid("the Toeplitz operator is closed")
-        return self._handle
+        return live(self._handle, "the Toeplitz operator")
 
     def _coords(self, values):
         names = "xyz"
