@@ -92,6 +92,8 @@ enum { CACHE_OFF, CACHE_COLD, CACHE_WARM };
 extern const char *const cache_mode_name[];
 /* Takes the cache's out-of-memory retries now as the baseline of check_status. */
 void note_oom_baseline(void);
+/* A walk's start: note_oom_baseline, then call k armed to fail. */
+void walk_arm(long k);
 /* Checks the status of `step` of a walk with call k failing: success only when nothing was
  * injected or the failed call was a release nothing depends on (or an allocation retried after
  * the cache was emptied since note_oom_baseline); else a status other than INTERNAL whose
@@ -101,6 +103,8 @@ void check_status(const char *step, int st, long k);
 int count_lines(const char *log, const char *prefix);
 /* Sets *flag when the stand-in has injected its failure. */
 void set_injected(int *flag);
+/* A step of a walk: check_status, then set_injected(injected) (the walk's flag). */
+void check_step(const char *step, int st, long k, int *injected);
 /* One step of a walk with call k failing (`injected`: the walk's flag, an int): its status
  * checked (check_status); after a failure the same call, with nothing failing, must succeed (a
  * failed call leaves its handle usable: a destroy that failed can be repeated); after a success
@@ -109,8 +113,7 @@ void set_injected(int *flag);
 #define WALK_STEP(walk, name, call, k, injected)                                                   \
     do {                                                                                           \
         int st_ = (call);                                                                          \
-        check_status(name, st_, k);                                                                \
-        set_injected(&(injected));                                                                 \
+        check_step(name, st_, k, &(injected));                                                     \
         if (st_ == WARPFFT_SUCCESS && (injected))                                                  \
             arm(0);                                                                                \
         if (st_ != WARPFFT_SUCCESS) {                                                              \

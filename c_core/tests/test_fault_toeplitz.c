@@ -122,11 +122,9 @@ static int walk_one(const void *cfp, const void *ap, long k, long base_allocs, i
         CHECK(st == 0, "warming the cache (Toeplitz): %s", warpfft_last_error());
         op = NULL;
     }
-    note_oom_baseline();
-    arm(k);
+    walk_arm(k);
     int st = create(cf, a, MT, &op);
-    check_status("toeplitz create", st, k);
-    set_injected(&injected);
+    check_step("toeplitz create", st, k, &injected);
     if (st == WARPFFT_SUCCESS && injected) /* a failure it absorbed (check_status says which) */
         arm(0);
     if (st == WARPFFT_SUCCESS) {

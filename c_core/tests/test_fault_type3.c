@@ -150,12 +150,10 @@ static int walk3(const void *cfp, const void *ap, long k, long base_allocs, int 
         CHECK(st == 0, "warming the cache (type 3): %s", warpfft_last_error());
         plan = NULL;
     }
-    note_oom_baseline();
-    arm(k);
+    walk_arm(k);
     int st = warpfft_plan_create(3, cf->dim, NULL, 1, cf->ntransf, cf->tol,
                                  (warpfft_precision)cf->precision, &o, &plan);
-    check_status("create", st, k);
-    set_injected(&injected);
+    check_step("create", st, k, &injected);
     if (st == WARPFFT_SUCCESS) {
         STEP("setpts3", setpts3(plan, cf, a, a->s));
         STEP("execute", execute(plan, cf, a));

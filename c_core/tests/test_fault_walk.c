@@ -67,6 +67,16 @@ void set_injected(int *flag) {
     *flag |= s.failed_at != 0;
 }
 
+void walk_arm(long k) {
+    note_oom_baseline();
+    arm(k);
+}
+
+void check_step(const char *step, int st, long k, int *injected) {
+    check_status(step, st, k);
+    set_injected(injected);
+}
+
 const char *const cache_mode_name[] = {"cache off", "cache empty", "cache warm"};
 
 /* One lifecycle with call k failing; returns 1 when the failure was injected somewhere. */
@@ -85,19 +95,16 @@ static int walk(const void *cfp, const void *ap, long k, long base_allocs, int c
               warpfft_last_error());
         plan = NULL;
     }
-    note_oom_baseline();
-    arm(k);
+    walk_arm(k);
     int st = warpfft_plan_create(cf->type, cf->dim, n_modes, 1, cf->ntransf, 1e-4,
                                  (warpfft_precision)cf->precision, &o, &plan);
-    check_status("create", st, k);
-    set_injected(&injected);
+    check_step("create", st, k, &injected);
     standin_counts s;
     if (st == WARPFFT_SUCCESS) {
         get(&s);
         long after_create = s.live_allocs;
         st = config_setpts(cf, plan, a);
-        check_status("setpts", st, k);
-        set_injected(&injected);
+        check_step("setpts", st, k, &injected);
         if (st != WARPFFT_SUCCESS) {
             get(&s);
             /* nothing the failed call allocated is kept (this was the plan's first setpts) */
