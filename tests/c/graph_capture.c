@@ -49,6 +49,10 @@ static struct {
     CUresult (*cuGraphDestroy)(CUgraph);
 } cu;
 
+/* A driver symbol and the field of `cu` it goes to: the field's name, and a version suffix where
+ * the driver has one. */
+#define SYM(field, version)                                                                        \
+    { #field version, (void **)&cu.field }
 static int load_driver(void) {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h)
@@ -57,20 +61,21 @@ static int load_driver(void) {
         const char *name;
         void **fn;
     } syms[] = {
-        {"cuInit", (void **)&cu.cuInit},
-        {"cuDeviceGet", (void **)&cu.cuDeviceGet},
-        {"cuDevicePrimaryCtxRetain", (void **)&cu.cuDevicePrimaryCtxRetain},
-        {"cuCtxSetCurrent", (void **)&cu.cuCtxSetCurrent},
-        {"cuStreamCreate", (void **)&cu.cuStreamCreate},
-        {"cuStreamDestroy_v2", (void **)&cu.cuStreamDestroy},
-        {"cuStreamSynchronize", (void **)&cu.cuStreamSynchronize},
-        {"cuStreamBeginCapture_v2", (void **)&cu.cuStreamBeginCapture},
-        {"cuStreamEndCapture", (void **)&cu.cuStreamEndCapture},
-        {"cuGraphInstantiateWithFlags", (void **)&cu.cuGraphInstantiateWithFlags},
-        {"cuGraphLaunch", (void **)&cu.cuGraphLaunch},
-        {"cuGraphExecDestroy", (void **)&cu.cuGraphExecDestroy},
-        {"cuGraphDestroy", (void **)&cu.cuGraphDestroy},
+        SYM(cuInit, ""),
+        SYM(cuDeviceGet, ""),
+        SYM(cuDevicePrimaryCtxRetain, ""),
+        SYM(cuCtxSetCurrent, ""),
+        SYM(cuStreamCreate, ""),
+        SYM(cuStreamDestroy, "_v2"),
+        SYM(cuStreamSynchronize, ""),
+        SYM(cuStreamBeginCapture, "_v2"),
+        SYM(cuStreamEndCapture, ""),
+        SYM(cuGraphInstantiateWithFlags, ""),
+        SYM(cuGraphLaunch, ""),
+        SYM(cuGraphExecDestroy, ""),
+        SYM(cuGraphDestroy, ""),
     };
+#undef SYM
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++)
         if (!(*syms[i].fn = dlsym(h, syms[i].name)))
             return 0;
@@ -203,6 +208,35 @@ static void sleep_ms(int ms) {
     nanosleep(&(struct timespec){0, (long)ms * 1000000L}, NULL);
 }
 
+/* Ends the capture of S into *graph and instantiates it: the executable graph (NULL on failure,
+ * checked). */
+static CUgraphExec capture_end(CUgraph *graph) {
+    CUgraphExec exec = NULL;
+    *graph = NULL;
+    CU(cu.cuStreamEndCapture(S, graph));
+    CU(cu.cuGraphInstantiateWithFlags(&exec, *graph, 0));
+    return exec;
+}
+
+/* One replay of the graph on S, waited for. */
+static void replay(CUgraphExec exec) {
+    CU(cu.cuGraphLaunch(exec, S));
+    CU(cu.cuStreamSynchronize(S));
+}
+
+/* Whether done(arg) came true, asked every 10 ms for up to 2 s: what a graph held is let go of
+ * once it is destroyed, on a thread of CUDA's own. */
+static int poll(int (*done)(void *), void *arg) {
+    int ok = 0;
+    for (int t = 0; t < 200 && !ok; t++, sleep_ms(10))
+        ok = done(arg);
+    return ok;
+}
+
+static int plan_destroyed(void *plan) {
+    return warpfft_plan_destroy(plan) == 0;
+}
+
 /* ---- 1. plans the caller owns ---- */
 
 static void own_plan(int type, warpfft_precision prec, int deterministic) {
@@ -229,18 +263,15 @@ static void own_plan(int type, warpfft_precision prec, int deterministic) {
     CHECK(warpfft_setpts_check(p) == WARPFFT_ERR_UNSUPPORTED, "setpts_check during the capture");
     CHECK(warpfft_setpts(p, prec, 2 * M, a.x, a.y, NULL) == WARPFFT_ERR_UNSUPPORTED,
           "a setpts that would grow the arrays");
-    CUgraph graph = NULL;
-    CUgraphExec exec = NULL;
-    CU(cu.cuStreamEndCapture(S, &graph));
-    CU(cu.cuGraphInstantiateWithFlags(&exec, graph, 0));
+    CUgraph graph;
+    CUgraphExec exec = capture_end(&graph);
     if (!exec)
         return;
     CHECK(warpfft_plan_destroy(p) == WARPFFT_ERR_INVALID_ARG, "destroy while the graph lives");
     double worst = 0;
     for (int k = 1; k <= ROUNDS; k++) {
         round_data(&a, type, k); /* new points and inputs in the same arrays */
-        CU(cu.cuGraphLaunch(exec, S));
-        CU(cu.cuStreamSynchronize(S));
+        replay(exec);
         fetch_out(&a, type, a.host_a);
         CHECK(run(ref, &a) == 0, "eager reference");
         warpfft_stream_sync(0, 0);
@@ -255,10 +286,7 @@ static void own_plan(int type, warpfft_precision prec, int deterministic) {
                   k, d);
     }
     graph_free(exec, graph);
-    int st = -1;
-    for (int t = 0; t < 200 && st != 0; t++, sleep_ms(10))
-        st = warpfft_plan_destroy(p);
-    CHECK(st == 0, "destroy after the graph is gone");
+    CHECK(poll(plan_destroyed, p), "destroy after the graph is gone");
     CHECK(warpfft_plan_destroy(ref) == 0, "destroy ref");
     arrays_free(&a);
     printf("  own plan, type %d %s%s: %d replays against eager, worst relative difference %.3g%s\n",
@@ -274,6 +302,14 @@ static warpfft_pool_info pool_info(void) {
     i.struct_size = sizeof i;
     warpfft_pool_get_info(&i);
     return i;
+}
+
+/* Whether the pool destroyed the graph's plan (at a clear) since i0 (its info before). */
+static int pooled_plan_destroyed(void *i0) {
+    const warpfft_pool_info *before = i0;
+    warpfft_pool_clear();
+    warpfft_pool_info i = pool_info();
+    return i.busy == before->busy && i.destroyed == before->destroyed + 1;
 }
 
 static void pooled_plan(void) {
@@ -295,10 +331,8 @@ static void pooled_plan(void) {
     CHECK(warpfft_pool_acquire(1, 2, n, 1, T, 1e-5, WARPFFT_F32, &o, &q) == 0 && q == p,
           "the idle plan during the capture");
     CHECK(run(q, &a) == 0 && warpfft_pool_release(q, 0) == 0, "captured run and release");
-    CUgraph graph = NULL;
-    CUgraphExec exec = NULL;
-    CU(cu.cuStreamEndCapture(S, &graph));
-    CU(cu.cuGraphInstantiateWithFlags(&exec, graph, 0));
+    CUgraph graph;
+    CUgraphExec exec = capture_end(&graph);
     if (!exec)
         return;
     CHECK(pool_info().busy == i0.busy + 1, "the graph's plan counted busy");
@@ -307,8 +341,7 @@ static void pooled_plan(void) {
           "a clear spares the graph's plan");
     for (int k = 1; k <= ROUNDS; k++) {
         round_data(&a, 1, k);
-        CU(cu.cuGraphLaunch(exec, S));
-        CU(cu.cuStreamSynchronize(S));
+        replay(exec);
         fetch_out(&a, 1, a.host_a);
         CHECK(run(ref, &a) == 0, "ref");
         warpfft_stream_sync(0, 0);
@@ -317,13 +350,8 @@ static void pooled_plan(void) {
         CHECK(d < 2e-6, "pooled replay %d: relative difference %.3g", k, d);
     }
     graph_free(exec, graph);
-    int gone = 0; /* the clear doomed it: destroyed once the graph let go, at a pool call */
-    for (int t = 0; t < 200 && !gone; t++, sleep_ms(10)) {
-        warpfft_pool_clear();
-        warpfft_pool_info i = pool_info();
-        gone = i.busy == i0.busy && i.destroyed == i0.destroyed + 1;
-    }
-    CHECK(gone, "the graph's plan destroyed after the graph");
+    /* the clear doomed it: destroyed once the graph let go, at a pool call */
+    CHECK(poll(pooled_plan_destroyed, &i0), "the graph's plan destroyed after the graph");
     CHECK(warpfft_plan_destroy(ref) == 0, "destroy ref");
     arrays_free(&a);
     printf("  pooled plan: %d replays against eager, the plan the graph's until it was freed%s\n",
@@ -355,17 +383,14 @@ static void type3(void) {
               WARPFFT_ERR_UNSUPPORTED,
           "setpts3 during the capture");
     CHECK(warpfft_execute(p, WARPFFT_F32, c, f) == 0, "captured type-3 execute");
-    CUgraph graph = NULL;
-    CUgraphExec exec = NULL;
-    CU(cu.cuStreamEndCapture(S, &graph));
-    CU(cu.cuGraphInstantiateWithFlags(&exec, graph, 0));
+    CUgraph graph;
+    CUgraphExec exec = capture_end(&graph);
     if (!exec)
         return;
     double worst = 0;
     for (int k = 1; k <= ROUNDS; k++) {
         upload_reals(c, 2 * M, WARPFFT_F32, -1, 1, &seed);
-        CU(cu.cuGraphLaunch(exec, S));
-        CU(cu.cuStreamSynchronize(S));
+        replay(exec);
         warpfft_memcpy_dtoh(0, h1, f, K3 * 8);
         CHECK(warpfft_execute(ref, WARPFFT_F32, c, f) == 0, "ref 3");
         warpfft_stream_sync(0, 0);
@@ -375,10 +400,7 @@ static void type3(void) {
         CHECK(d < 2e-6, "type 3 replay %d: relative difference %.3g", k, d);
     }
     graph_free(exec, graph);
-    int st = -1;
-    for (int t = 0; t < 200 && st != 0; t++, sleep_ms(10))
-        st = warpfft_plan_destroy(p);
-    CHECK(st == 0 && warpfft_plan_destroy(ref) == 0, "destroy type 3 plans");
+    CHECK(poll(plan_destroyed, p) && warpfft_plan_destroy(ref) == 0, "destroy type 3 plans");
     warpfft_free(0, x);
     warpfft_free(0, s);
     warpfft_free(0, c);
@@ -394,6 +416,15 @@ static void type3(void) {
 /* An operator of the caller's (its apply captured) and a zero operator of the pool (acquired,
  * applied with a spectrum and released during the capture): replays with new modes against
  * eager applications; each held by the graph until it is freed. */
+static int operator_destroyed(void *op) {
+    return warpfft_toeplitz_destroy(op) == 0;
+}
+
+/* Whether the pool's busy operators are as many as in i0 (its info before). */
+static int pool_operator_back(void *i0) {
+    return pool_info().operators_busy == ((const warpfft_pool_info *)i0)->operators_busy;
+}
+
 static void toeplitz(void) {
     int fails0 = n_fail;
     arrays a;
@@ -429,10 +460,8 @@ static void toeplitz(void) {
               warpfft_pool_release_toeplitz(z2, 0) == 0,
           "captured pooled apply: %s", warpfft_last_error());
     CHECK(warpfft_toeplitz_destroy(op) != 0, "destroy refused during the capture");
-    CUgraph graph = NULL;
-    CUgraphExec exec = NULL;
-    CU(cu.cuStreamEndCapture(S, &graph));
-    CU(cu.cuGraphInstantiateWithFlags(&exec, graph, 0));
+    CUgraph graph;
+    CUgraphExec exec = capture_end(&graph);
     if (!exec)
         return;
     CHECK(warpfft_toeplitz_destroy(op) == WARPFFT_ERR_INVALID_ARG, "destroy refused (graph)");
@@ -441,8 +470,7 @@ static void toeplitz(void) {
     for (int k = 1; k <= ROUNDS; k++) {
         unsigned seed = 555u + (unsigned)k;
         upload_reals(a.fk, 2 * modes, WARPFFT_F32, -1, 1, &seed);
-        CU(cu.cuGraphLaunch(exec, S));
-        CU(cu.cuStreamSynchronize(S));
+        replay(exec);
         for (int which = 0; which < 2; which++) {
             warpfft_memcpy_dtoh(0, a.host_a, which ? out2 : out, a.fk_bytes);
             CHECK(warpfft_toeplitz_apply(op, WARPFFT_F32, 0, a.fk, out) == 0, "eager");
@@ -455,14 +483,8 @@ static void toeplitz(void) {
         }
     }
     graph_free(exec, graph);
-    int st = -1;
-    for (int t = 0; t < 200 && st != 0; t++, sleep_ms(10))
-        st = warpfft_toeplitz_destroy(op);
-    CHECK(st == 0, "the operator destroyed after the graph");
-    int back = 0;
-    for (int t = 0; t < 200 && !back; t++, sleep_ms(10))
-        back = pool_info().operators_busy == i0.operators_busy;
-    CHECK(back, "the pool's operator back after the graph");
+    CHECK(poll(operator_destroyed, op), "the operator destroyed after the graph");
+    CHECK(poll(pool_operator_back, &i0), "the pool's operator back after the graph");
     warpfft_free(0, spec);
     warpfft_free(0, out);
     warpfft_free(0, out2);
