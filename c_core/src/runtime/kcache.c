@@ -254,30 +254,27 @@ static void header(unsigned char h[WF_KC_HEADER], const wf_kimage *img) {
     wf_sha256_final(&c, h + 24);
 }
 
-static int read_all(int fd, unsigned char *p, size_t n) {
-    while (n > 0) {
-        ssize_t k = read(fd, p, n);
+/* All n bytes read into `in`, or (in NULL) written from `out`, retried after a signal; 0 on an
+ * error or an early end of file. */
+static int transfer_all(int fd, unsigned char *in, const unsigned char *out, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = in ? read(fd, in + done, n - done) : write(fd, out + done, n - done);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
             return 0;
-        p += k;
-        n -= (size_t)k;
+        done += (size_t)k;
     }
     return 1;
 }
 
+static int read_all(int fd, unsigned char *p, size_t n) {
+    return transfer_all(fd, p, NULL, n);
+}
+
 static int write_all(int fd, const unsigned char *p, size_t n) {
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return 0;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 1;
+    return transfer_all(fd, NULL, p, n);
 }
 
 /* Deletes the bad entry `name` if it is still the file that was read (`was`): renamed aside to a

@@ -78,15 +78,29 @@ void wf_dbuf_free(wf_dbuf *b, size_t *workspace) {
     b->bytes = 0;
 }
 
-/* Device state (and, if drv is not NULL, the driver table) for a public helper, with the
+/* A public helper's device state and (when asked for) the driver table. */
+typedef struct entered {
+    const wf_device *dev;
+    const wf_driver *d;
+} entered;
+
+/* The device state (and, with `driver`, the driver table) for a public helper, with the
  * device's primary context made current. */
-static warpfft_status enter(int device, const wf_device **dev, const wf_driver **drv) {
-    warpfft_status st = wf_device_get(device, dev);
-    if (st == WARPFFT_SUCCESS && drv)
-        st = wf_driver_get(drv);
+static warpfft_status enter(int device, entered *e, int driver) {
+    e->dev = NULL;
+    e->d = NULL;
+    warpfft_status st = wf_device_get(device, &e->dev);
+    if (st == WARPFFT_SUCCESS && driver)
+        st = wf_driver_get(&e->d);
     if (st == WARPFFT_SUCCESS)
-        st = wf_ctx_enter(*dev);
+        st = wf_ctx_enter(e->dev);
     return st;
+}
+
+/* Leaves the context enter made current; the driver's result r of `what` as a status. */
+static warpfft_status leave(const entered *e, CUresult r, const char *what) {
+    wf_ctx_leave(e->dev);
+    return r == WF_CUDA_SUCCESS ? WARPFFT_SUCCESS : wf_cuda_error(r, what);
 }
 
 WARPFFT_API warpfft_status warpfft_malloc(int device, size_t bytes, void **dptr) {
@@ -94,13 +108,13 @@ WARPFFT_API warpfft_status warpfft_malloc(int device, size_t bytes, void **dptr)
     if (!dptr)
         return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_malloc: dptr is NULL");
     *dptr = NULL;
-    const wf_device *dev = NULL;
-    warpfft_status st = enter(device, &dev, NULL);
+    entered e;
+    warpfft_status st = enter(device, &e, 0);
     if (st != WARPFFT_SUCCESS)
         return st;
     CUdeviceptr p = 0;
     st = wf_alloc(&p, bytes, "warpfft_malloc");
-    wf_ctx_leave(dev);
+    wf_ctx_leave(e.dev);
     *dptr = (void *)(uintptr_t)p;
     return st;
 }
@@ -109,16 +123,11 @@ WARPFFT_API warpfft_status warpfft_free(int device, void *dptr) {
     wf_clear_error();
     if (!dptr)
         return WARPFFT_SUCCESS;
-    const wf_device *dev = NULL;
-    const wf_driver *d = NULL;
-    warpfft_status st = enter(device, &dev, &d);
+    entered e;
+    warpfft_status st = enter(device, &e, 1);
     if (st != WARPFFT_SUCCESS)
         return st;
-    CUresult r = d->cuMemFree((CUdeviceptr)(uintptr_t)dptr);
-    wf_ctx_leave(dev);
-    if (r != WF_CUDA_SUCCESS)
-        return wf_cuda_error(r, "warpfft_free: cuMemFree");
-    return WARPFFT_SUCCESS;
+    return leave(&e, e.d->cuMemFree((CUdeviceptr)(uintptr_t)dptr), "warpfft_free: cuMemFree");
 }
 
 /* Both synchronous copies; NULL pointers are fine only for an empty copy. */
@@ -128,11 +137,11 @@ static warpfft_status copy(const char *fn, int device, void *dst, const void *sr
     if (bytes > 0 && (!dst || !src))
         return wf_error(WARPFFT_ERR_INVALID_ARG, "%s: %s is NULL for a copy of %zu bytes", fn,
                         !dst ? "dst" : "src", bytes);
-    const wf_device *dev = NULL;
-    const wf_driver *d = NULL;
-    warpfft_status st = enter(device, &dev, &d);
+    entered e;
+    warpfft_status st = enter(device, &e, 1);
     if (st != WARPFFT_SUCCESS)
         return st;
+    const wf_driver *d = e.d;
     CUresult r = WF_CUDA_SUCCESS;
     const char *step = "";
     if (bytes > 0 && to_device) {
@@ -147,13 +156,10 @@ static warpfft_status copy(const char *fn, int device, void *dst, const void *sr
     } else if (bytes > 0) {
         r = d->cuMemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes);
     }
-    wf_ctx_leave(dev);
-    if (r != WF_CUDA_SUCCESS) {
-        char what[128];
+    char what[128];
+    if (r != WF_CUDA_SUCCESS)
         snprintf(what, sizeof what, "%s of %zu bytes%s", fn, bytes, step);
-        return wf_cuda_error(r, what);
-    }
-    return WARPFFT_SUCCESS;
+    return leave(&e, r, what);
 }
 
 WARPFFT_API warpfft_status warpfft_memcpy_htod(int device, void *dst, const void *src,
@@ -173,34 +179,26 @@ WARPFFT_API warpfft_status warpfft_memset(int device, void *dptr, int value, siz
                         bytes);
     if (bytes == 0)
         return WARPFFT_SUCCESS;
-    const wf_device *dev = NULL;
-    const wf_driver *d = NULL;
-    warpfft_status st = enter(device, &dev, &d);
+    entered e;
+    warpfft_status st = enter(device, &e, 1);
     if (st != WARPFFT_SUCCESS)
         return st;
     CUresult r =
-        d->cuMemsetD8Async((CUdeviceptr)(uintptr_t)dptr, (unsigned char)value, bytes, NULL);
+        e.d->cuMemsetD8Async((CUdeviceptr)(uintptr_t)dptr, (unsigned char)value, bytes, NULL);
     if (r == WF_CUDA_SUCCESS)
-        r = d->cuStreamSynchronize(NULL);
-    wf_ctx_leave(dev);
-    if (r != WF_CUDA_SUCCESS) {
-        char what[96];
+        r = e.d->cuStreamSynchronize(NULL);
+    char what[96];
+    if (r != WF_CUDA_SUCCESS)
         snprintf(what, sizeof what, "warpfft_memset of %zu bytes", bytes);
-        return wf_cuda_error(r, what);
-    }
-    return WARPFFT_SUCCESS;
+    return leave(&e, r, what);
 }
 
 WARPFFT_API warpfft_status warpfft_stream_sync(int device, uint64_t stream) {
     wf_clear_error();
-    const wf_device *dev = NULL;
-    const wf_driver *d = NULL;
-    warpfft_status st = enter(device, &dev, &d);
+    entered e;
+    warpfft_status st = enter(device, &e, 1);
     if (st != WARPFFT_SUCCESS)
         return st;
-    CUresult r = d->cuStreamSynchronize((CUstream)(uintptr_t)stream);
-    wf_ctx_leave(dev);
-    if (r != WF_CUDA_SUCCESS)
-        return wf_cuda_error(r, "warpfft_stream_sync: cuStreamSynchronize");
-    return WARPFFT_SUCCESS;
+    return leave(&e, e.d->cuStreamSynchronize((CUstream)(uintptr_t)stream),
+                 "warpfft_stream_sync: cuStreamSynchronize");
 }
