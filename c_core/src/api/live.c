@@ -8,6 +8,7 @@
  */
 #include "api/live.h"
 #include "plans/nufft12.h" /* WF_WORK_* */
+#include "runtime/cufft.h"
 #include "runtime/error.h"
 
 #define WF_EVENT_DISABLE_TIMING 0x2 /* CU_EVENT_DISABLE_TIMING: the cheapest kind to record */
@@ -89,4 +90,23 @@ void wf_live_drop_fence(wf_live *l, const wf_exec *ex) {
     if (l->fence)
         ex->drv->cuEventDestroy(l->fence);
     l->fence = NULL;
+}
+
+warpfft_status wf_live_destroy(wf_live *l, const wf_exec *ex, int (*release)(void *h, int work),
+                               void *h, int work, const char *who, const char *what) {
+    warpfft_status st = wf_ctx_enter(ex->dev);
+    if (st != WARPFFT_SUCCESS)
+        return wf_error(st, "%s: %s; nothing was freed and the %s is still valid (call %s again)",
+                        who, wf_last_error(), what, who);
+    cufftResult r = release(h, work);
+    wf_live_drop_fence(l, ex); /* the pool waited for it already, or never fenced */
+    wf_ctx_leave(ex->dev);
+    if (r != 0) {
+        wf_cufft_error(r, "cufftDestroy");
+        return wf_error(WARPFFT_ERR_CUFFT,
+                        "%s: %s; the device buffers were freed and the %s is still valid (call "
+                        "%s again)",
+                        who, wf_last_error(), what, who);
+    }
+    return WARPFFT_SUCCESS;
 }

@@ -61,6 +61,13 @@ warpfft_status wf_live_fence(wf_live *l, const wf_exec *ex, const char *who, int
 int wf_live_wait(wf_live *l, const wf_exec *ex, warpfft_status *st);
 /* Destroys the fence (the context current); nothing waits on it any more. */
 void wf_live_drop_fence(wf_live *l, const wf_exec *ex);
+/* The device side of destroying a handle h (a `what`, "plan" or "operator", of public call
+ * `who`): in the context of ex's device, release(h, work) frees its device buffers and cuFFT
+ * plans, then the fence goes. On failure the handle stays valid (holding whatever could not be
+ * released), so the caller can destroy it again instead of losing the device buffers with it,
+ * and the message says so. On success the caller frees the host side. */
+warpfft_status wf_live_destroy(wf_live *l, const wf_exec *ex, int (*release)(void *h, int work),
+                               void *h, int work, const char *who, const char *what);
 
 /* ---- capture.c: CUDA graphs ---- */
 

@@ -143,28 +143,17 @@ WARPFFT_API warpfft_status warpfft_plan_destroy(warpfft_plan plan) {
     return wf_handle_destroy(plan, WF_WORK_PENDING);
 }
 
+/* wf_live_destroy's release of a plan's device side. */
+static cufftResult release_plan(void *h, int work) {
+    struct warpfft_plan_s *plan = h;
+    return plan->n3 ? wf_nufft3_release(plan->n3, work) : wf_nufft12_release(plan->n12, work);
+}
+
 warpfft_status wf_handle_destroy(struct warpfft_plan_s *plan, int work) {
-    /* On failure the handle stays valid (holding whatever could not be released), so the
-     * caller can destroy it again instead of losing the device buffers with it. */
-    const wf_exec *ex = wf_handle_exec(plan);
-    const wf_device *dev = ex->dev;
-    warpfft_status st = wf_ctx_enter(dev);
+    warpfft_status st = wf_live_destroy(&plan->live, wf_handle_exec(plan), release_plan, plan, work,
+                                        "warpfft_plan_destroy", "plan");
     if (st != WARPFFT_SUCCESS)
-        return wf_error(st,
-                        "warpfft_plan_destroy: %s; nothing was freed and the plan is still "
-                        "valid (call warpfft_plan_destroy again)",
-                        wf_last_error());
-    cufftResult r =
-        plan->n3 ? wf_nufft3_release(plan->n3, work) : wf_nufft12_release(plan->n12, work);
-    wf_live_drop_fence(&plan->live, ex); /* the pool waited for it already, or never fenced */
-    wf_ctx_leave(dev);
-    if (r != 0) {
-        wf_cufft_error(r, "cufftDestroy");
-        return wf_error(WARPFFT_ERR_CUFFT,
-                        "warpfft_plan_destroy: %s; the device buffers were freed and the plan is "
-                        "still valid (call warpfft_plan_destroy again)",
-                        wf_last_error());
-    }
+        return st;
     free(plan->n3);
     free(plan->n12);
     free(plan);
@@ -172,23 +161,19 @@ warpfft_status wf_handle_destroy(struct warpfft_plan_s *plan, int work) {
 }
 
 WARPFFT_API warpfft_status warpfft_plan_get_info(warpfft_plan plan, warpfft_plan_info *info) {
-    wf_clear_error();
-    if (!plan || !info)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_plan_get_info: %s is NULL",
-                        !plan ? "plan" : "info");
-    if (plan->n3) {
+    warpfft_status st = wf_need_two("warpfft_plan_get_info", plan, "plan", info, "info");
+    if (st != WARPFFT_SUCCESS)
+        return st;
+    if (plan->n3)
         wf_nufft3_info(plan->n3, info);
-        return WARPFFT_SUCCESS;
-    }
-    wf_nufft12_info(plan->n12, info);
+    else
+        wf_nufft12_info(plan->n12, info);
     return WARPFFT_SUCCESS;
 }
 
 WARPFFT_API warpfft_status warpfft_plan_workspace_bytes(warpfft_plan plan, size_t *bytes) {
-    wf_clear_error();
-    if (!plan || !bytes)
-        return wf_error(WARPFFT_ERR_INVALID_ARG, "warpfft_plan_workspace_bytes: %s is NULL",
-                        !plan ? "plan" : "bytes");
-    *bytes = plan->n3 ? wf_nufft3_workspace(plan->n3) : wf_nufft12_workspace(plan->n12);
-    return WARPFFT_SUCCESS;
+    warpfft_status st = wf_need_two("warpfft_plan_workspace_bytes", plan, "plan", bytes, "bytes");
+    if (st == WARPFFT_SUCCESS)
+        *bytes = plan->n3 ? wf_nufft3_workspace(plan->n3) : wf_nufft12_workspace(plan->n12);
+    return st;
 }

@@ -179,19 +179,21 @@ static warpfft_status capture_setpts(struct warpfft_plan_s *plan, const wf_captu
 
 /* ---------------------------------------------------------------- public */
 
-/* What a setpts does once its arguments are checked: the device's context made current (when
- * that fails, *entered = 0 and nothing changed, but the points take a new id: the previous ones
- * stay usable), then the capture state of the plan's stream into *cap (the context stays
- * current: the caller leaves it). */
-static warpfft_status enter_points(warpfft_plan plan, const char *who, wf_capture *cap,
-                                   int *entered) {
-    warpfft_status st = wf_ctx_enter(wf_handle_device(plan));
-    *entered = st == WARPFFT_SUCCESS;
-    if (!*entered) {
+/* What a setpts does once its arguments are checked (*st: their check): the device's context
+ * made current, then the capture state of the plan's stream into *cap and its status into *st;
+ * returns 1, and the context stays current (the caller leaves it). Returns 0 with *st the error
+ * when the check failed (nothing done), or entering the context did (nothing changed, but the
+ * points take a new id: the previous ones stay usable). */
+static int enter_points(warpfft_plan plan, const char *who, wf_capture *cap, warpfft_status *st) {
+    if (*st != WARPFFT_SUCCESS)
+        return 0;
+    *st = wf_ctx_enter(wf_handle_device(plan));
+    if (*st != WARPFFT_SUCCESS) {
         plan->points_id = wf_handle_next_points_id();
-        return st;
+        return 0;
     }
-    return wf_plan_capture(plan, who, cap);
+    *st = wf_plan_capture(plan, who, cap);
+    return 1;
 }
 
 /* warpfft_setpts and warpfft_setpts_sets. */
@@ -199,13 +201,8 @@ static warpfft_status setpts(warpfft_plan plan, int precision, int64_t n_sets, i
                              const void *x, const void *y, const void *z, const char *who) {
     wf_clear_error();
     warpfft_status st = check_setpts(plan, precision, n_sets, M, x, y, z, who);
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    const wf_device *dev = wf_handle_device(plan);
     wf_capture cap;
-    int entered;
-    st = enter_points(plan, who, &cap, &entered);
-    if (!entered)
+    if (!enter_points(plan, who, &cap, &st))
         return st;
     if (st == WARPFFT_SUCCESS)
         st = capture_setpts(plan, &cap, n_sets, M, who);
@@ -214,7 +211,7 @@ static warpfft_status setpts(warpfft_plan plan, int precision, int64_t n_sets, i
         st = wf_nufft12_setpts(plan->n12, n_sets, M, wf_dptr(x), wf_dptr(y), wf_dptr(z), who);
         plan->live.eager_work |= !cap.active;
     }
-    wf_ctx_leave(dev);
+    wf_ctx_leave(wf_handle_device(plan));
     return st;
 }
 
@@ -296,14 +293,10 @@ static warpfft_status setpts3(warpfft_plan plan, int precision, int64_t n_sets, 
                               const void *t, const void *u, const char *who) {
     wf_clear_error();
     warpfft_status st = check_setpts3(plan, precision, n_sets, M, x, y, z, K, s, t, u, who);
-    if (st != WARPFFT_SUCCESS)
+    wf_capture cap;
+    if (!enter_points(plan, who, &cap, &st))
         return st;
     const wf_device *dev = wf_handle_device(plan);
-    wf_capture cap;
-    int entered;
-    st = enter_points(plan, who, &cap, &entered);
-    if (!entered)
-        return st;
     if (st == WARPFFT_SUCCESS && cap.active)
         st = wf_error(WARPFFT_ERR_UNSUPPORTED,
                       "%s waits for the plan's stream (the points' bounds choose the grids), "

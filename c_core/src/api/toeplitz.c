@@ -200,24 +200,17 @@ WARPFFT_API warpfft_status warpfft_toeplitz_destroy(warpfft_toeplitz op) {
     return wf_toeplitz_handle_destroy(op);
 }
 
+/* wf_live_destroy's release of an operator's device side (it has no pending-work state). */
+static cufftResult release_operator(void *h, int work) {
+    (void)work;
+    return wf_toeplitz_release(((struct warpfft_toeplitz_s *)h)->t);
+}
+
 warpfft_status wf_toeplitz_handle_destroy(struct warpfft_toeplitz_s *op) {
-    const wf_exec *ex = &op->t->ex;
-    warpfft_status st = wf_ctx_enter(ex->dev);
+    warpfft_status st = wf_live_destroy(&op->live, &op->t->ex, release_operator, op, 0,
+                                        "warpfft_toeplitz_destroy", "operator");
     if (st != WARPFFT_SUCCESS)
-        return wf_error(st,
-                        "warpfft_toeplitz_destroy: %s; nothing was freed and the operator is "
-                        "still valid (call warpfft_toeplitz_destroy again)",
-                        wf_last_error());
-    cufftResult r = wf_toeplitz_release(op->t);
-    wf_live_drop_fence(&op->live, ex);
-    wf_ctx_leave(ex->dev);
-    if (r != 0) {
-        wf_cufft_error(r, "cufftDestroy");
-        return wf_error(WARPFFT_ERR_CUFFT,
-                        "warpfft_toeplitz_destroy: %s; the device buffers were freed and the "
-                        "operator is still valid (call warpfft_toeplitz_destroy again)",
-                        wf_last_error());
-    }
+        return st;
     free(op->t);
     free(op);
     return WARPFFT_SUCCESS;
