@@ -73,12 +73,18 @@ size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_byt
     return bytes;
 }
 
+/* The first of dims 0..n-1 whose bin is the largest. */
+static int largest_bin(const int32_t bs[3], int n) {
+    int big = 0;
+    for (int d = 1; d < n; d++)
+        if (bs[d] > bs[big])
+            big = d;
+    return big;
+}
+
 int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size_t limit) {
     while (wf_tile_bytes(dim, bs, width, complex_bytes) > limit) {
-        int big = 0;
-        for (int d = 1; d < dim; d++)
-            if (bs[d] > bs[big])
-                big = d;
+        int big = largest_bin(bs, dim);
         if (bs[big] <= 2)
             return 0;
         bs[big] = bs[big] / 2 < 2 ? 2 : bs[big] / 2;
@@ -156,10 +162,7 @@ int wf_fit_smr_bins(int dim, int32_t bs[3], int width, int nr, int max_warps) {
     if (bs[last] > nr - pad2)
         bs[last] = nr - pad2;
     while (wf_smr_warps(dim, bs, width) > max_warps) {
-        int big = 0;
-        for (int d = 1; d < last; d++)
-            if (bs[d] > bs[big])
-                big = d;
+        int big = largest_bin(bs, last);
         if (bs[big] <= 1)
             return 0;
         bs[big] /= 2;

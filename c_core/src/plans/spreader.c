@@ -44,21 +44,54 @@ typedef struct si_method {
                              CUdeviceptr grid);
 } si_method;
 
+/* What the launches of every method pass (kernels/ABI.md): the points (all sets': M; per set:
+ * set_M points and tps transforms), the coordinates in sorted order (setpts) indexed like
+ * sort_idx, the fine grid, the bins, and the width the points took. The kernels' argument arrays
+ * point into it. */
+typedef struct si_args {
+    long long M, ntransf, set_M, tps;
+    CUdeviceptr x, y, z, sort_idx;
+    long long nf1, nf2, nf3;
+    int bs1, bs2, bs3;
+    long long nb1, nb2, nb3;
+    CUdeviceptr bin_start, bin_count, w_sel;
+    int w_idx;
+} si_args;
+
+static si_args si_args_of(const wf_spreader *sp, const si_call *k) {
+    const wf_params *p = &sp->p;
+    const wf_bin_arrays *b = wf_spreader_bin_arrays(sp);
+    return (si_args){.M = wf_spreader_points(sp),
+                     .ntransf = p->ntransf,
+                     .set_M = sp->M,
+                     .tps = p->ntransf / sp->n_sets,
+                     .x = sp->xs[0].ptr,
+                     .y = sp->xs[1].ptr,
+                     .z = sp->xs[2].ptr,
+                     .sort_idx = sp->sort_idx.ptr,
+                     .nf1 = p->n_fine[0],
+                     .nf2 = p->n_fine[1],
+                     .nf3 = p->n_fine[2],
+                     .bs1 = p->bin_size[0],
+                     .bs2 = p->bin_size[1],
+                     .bs3 = p->bin_size[2],
+                     .nb1 = p->n_bins[0],
+                     .nb2 = p->n_bins[1],
+                     .nb3 = p->n_bins[2],
+                     .bin_start = b->start.ptr,
+                     .bin_count = b->count.ptr,
+                     .w_sel = k->w_sel,
+                     .w_idx = k->w_idx};
+}
+
 /* GM: one thread per point, grid-stride, in sorted order (every set's: kernels/ABI.md, "Point
  * sets"; set_M points and tps transforms per set). */
 static warpfft_status launch_gm(const wf_spreader *sp, const si_call *k, CUdeviceptr c,
                                 CUdeviceptr grid) {
-    const wf_params *p = &sp->p;
-    long long M = wf_spreader_points(sp), ntransf = p->ntransf;
-    long long set_M = sp->M, tps = p->ntransf / sp->n_sets;
-    CUdeviceptr x = sp->xs[0].ptr, y = sp->xs[1].ptr, z = sp->xs[2].ptr;
-    CUdeviceptr sort_idx = sp->sort_idx.ptr;
-    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
-    CUdeviceptr w_sel = k->w_sel;
-    int w_idx = k->w_idx;
-    void *args[] = {&M,       &x,        &y,      &z,    &c,     &nf1, &nf2,   &nf3,
-                    &ntransf, &sort_idx, k->beta, &grid, &set_M, &tps, &w_sel, &w_idx};
-    return wf_exec_launch(&sp->ex, k->k, M, args);
+    si_args a = si_args_of(sp, k);
+    void *args[] = {&a.M,       &a.x,        &a.y,    &a.z,  &c,       &a.nf1, &a.nf2,   &a.nf3,
+                    &a.ntransf, &a.sort_idx, k->beta, &grid, &a.set_M, &a.tps, &a.w_sel, &a.w_idx};
+    return wf_exec_launch(&sp->ex, k->k, a.M, args);
 }
 
 /* SM: one block per subproblem (grid-stride), grid.y over a set's transforms, grid.z over the
@@ -66,32 +99,22 @@ static warpfft_status launch_gm(const wf_spreader *sp, const si_call *k, CUdevic
 static warpfft_status launch_sm(const wf_spreader *sp, const si_call *k, CUdeviceptr c,
                                 CUdeviceptr grid) {
     const wf_params *p = &sp->p;
-    long long M = wf_spreader_points(sp), ntransf = p->ntransf;
-    long long set_M = sp->M, tps = p->ntransf / sp->n_sets;
-    /* the coordinates in sorted order (setpts), indexed like sort_idx */
-    CUdeviceptr x = sp->xs[0].ptr, y = sp->xs[1].ptr, z = sp->xs[2].ptr;
-    CUdeviceptr sort_idx = sp->sort_idx.ptr;
-    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
-    int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
-    long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
+    si_args a = si_args_of(sp, k);
     const wf_bin_arrays *b = wf_spreader_bin_arrays(sp);
-    CUdeviceptr bin_start = b->start.ptr, bin_count = b->count.ptr;
     CUdeviceptr nsub_start = b->nsub_start.ptr, subprob_bin = sp->subprob_bin.ptr;
     /* the count setpts left on the device; the grid covers its upper bound (blocks past the
      * count return at once), so no host read is needed */
     CUdeviceptr n_subprob = sp->result.ptr + offsetof(wf_setpts_result, n_subprob);
     long long maxsub = p->maxsub;
-    CUdeviceptr w_sel = k->w_sel;
-    int w_idx = k->w_idx;
     /* the subproblems of one set: at most its bins plus its points over maxsub */
     int64_t cap = wf_subprob_cap(p->nbins, sp->M, p->maxsub);
-    void *args[] = {&M,         &x,          &y,           &z,         &c,      &nf1,
-                    &nf2,       &nf3,        &ntransf,     &sort_idx,  k->beta, &bs1,
-                    &bs2,       &bs3,        &nb1,         &nb2,       &nb3,    &bin_start,
-                    &bin_count, &nsub_start, &subprob_bin, &n_subprob, &maxsub, &grid,
-                    &set_M,     &tps,        &w_sel,       &w_idx};
+    void *args[] = {&a.M,         &a.x,        &a.y,         &a.z,        &c,      &a.nf1,
+                    &a.nf2,       &a.nf3,      &a.ntransf,   &a.sort_idx, k->beta, &a.bs1,
+                    &a.bs2,       &a.bs3,      &a.nb1,       &a.nb2,      &a.nb3,  &a.bin_start,
+                    &a.bin_count, &nsub_start, &subprob_bin, &n_subprob,  &maxsub, &grid,
+                    &a.set_M,     &a.tps,      &a.w_sel,     &a.w_idx};
     unsigned gx = cap < (int64_t)WF_GRID_MAX ? (unsigned)cap : WF_GRID_MAX;
-    unsigned gy = tps < 65535 ? (unsigned)tps : 65535u;
+    unsigned gy = a.tps < 65535 ? (unsigned)a.tps : 65535u;
     unsigned gz = (unsigned)sp->n_sets; /* <= WF_MAX_SETS (wf_spreader_sets_ok) */
     /* spreading and interpolation take their per-width blocks and shared memory (bins.h: the
      * kernel's width, which may be a candidate below p.width, spreader_width.c) */
@@ -108,26 +131,19 @@ static warpfft_status launch_sm(const wf_spreader *sp, const si_call *k, CUdevic
 static warpfft_status launch_od(const wf_spreader *sp, const si_call *k, CUdeviceptr c,
                                 CUdeviceptr grid) {
     const wf_params *p = &sp->p;
-    long long M = sp->M, ntransf = p->ntransf;
-    CUdeviceptr x = sp->xs[0].ptr, y = sp->xs[1].ptr, z = sp->xs[2].ptr;
-    CUdeviceptr sort_idx = sp->sort_idx.ptr;
-    long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
-    int bs1 = p->bin_size[0], bs2 = p->bin_size[1], bs3 = p->bin_size[2];
-    long long nb1 = p->n_bins[0], nb2 = p->n_bins[1], nb3 = p->n_bins[2];
-    const wf_bin_arrays *b = wf_spreader_bin_arrays(sp); /* one set's (wf_spreader_sets_ok) */
-    CUdeviceptr bin_start = b->start.ptr, bin_count = b->count.ptr;
+    si_args a = si_args_of(sp, k); /* one set (wf_spreader_sets_ok) */
+    a.M = sp->M;
     int tl1 = p->od_tile[0], tl2 = p->od_tile[1], tl3 = p->od_tile[2], pitch = p->od_pitch;
-    CUdeviceptr w_sel = k->w_sel;
-    int w_idx = k->w_idx;
-    void *args[] = {&M,         &x,      &y,   &z,   &c,     &nf1,  &nf2,   &nf3,  &ntransf,
-                    &sort_idx,  k->beta, &bs1, &bs2, &bs3,   &nb1,  &nb2,   &nb3,  &bin_start,
-                    &bin_count, &tl1,    &tl2, &tl3, &pitch, &grid, &w_sel, &w_idx};
+    void *args[] = {&a.M,   &a.x,       &a.y,        &a.z,         &c,           &a.nf1, &a.nf2,
+                    &a.nf3, &a.ntransf, &a.sort_idx, k->beta,      &a.bs1,       &a.bs2, &a.bs3,
+                    &a.nb1, &a.nb2,     &a.nb3,      &a.bin_start, &a.bin_count, &tl1,   &tl2,
+                    &tl3,   &pitch,     &grid,       &a.w_sel,     &a.w_idx};
     int64_t tiles = 1;
     for (int d = 0; d < 3; d++)
         tiles *= (p->n_fine[d] + p->od_tile[d] - 1) / p->od_tile[d];
     int64_t blocks = (tiles + p->od_nwarps - 1) / p->od_nwarps;
     unsigned gx = blocks < (int64_t)WF_GRID_MAX ? (unsigned)blocks : WF_GRID_MAX;
-    unsigned gy = ntransf < 65535 ? (unsigned)ntransf : 65535u;
+    unsigned gy = a.ntransf < 65535 ? (unsigned)a.ntransf : 65535u;
     return wf_launch(k->k->fn, k->k->name, gx, gy, 32u * (unsigned)p->od_nwarps,
                      (unsigned)p->tile_bytes, sp->ex.stream, args);
 }
