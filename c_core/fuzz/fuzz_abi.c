@@ -384,33 +384,59 @@ static void call_params(reader *r, int three) {
     free(o);
 }
 
-static void call_create(reader *r) {
-    int slot = (int)(take(r, 1) % MAX_PLANS), sio;
-    int type = pick_small(r, 1, 3), dim = pick_small(r, 1, 3), prec = pick_small(r, 1, 2);
-    int64_t n[3];
+/* plan_create's arguments as the input gives them (pool_acquire takes the same). */
+typedef struct create_args {
+    int type, dim, prec, iflag, sio;
+    int64_t n[3], ntransf;
+    double tol;
+    warpfft_opts *o; /* freed by make_plan, or by the caller when it makes none */
+    uint8_t nulls;   /* 1: n is NULL; 2: the result pointer is */
+} create_args;
+
+static create_args pick_create(reader *r) {
+    create_args a;
+    a.type = pick_small(r, 1, 3);
+    a.dim = pick_small(r, 1, 3);
+    a.prec = pick_small(r, 1, 2);
     for (int d = 0; d < 3; d++)
-        n[d] = pick_int(r);
-    int64_t ntransf = pick_int(r);
-    int iflag = (int)pick_int(r);
-    double tol = pick_double(r);
-    warpfft_opts *o = pick_opts(r, &sio);
-    uint8_t nulls = (uint8_t)take(r, 1);
+        a.n[d] = pick_int(r);
+    a.ntransf = pick_int(r);
+    a.iflag = (int)pick_int(r);
+    a.tol = pick_double(r);
+    a.o = pick_opts(r, &a.sio);
+    a.nulls = (uint8_t)take(r, 1);
+    return a;
+}
+
+typedef warpfft_status (*make_fn)(int type, int dim, const int64_t n_modes[3], int iflag,
+                                  int64_t ntransf, double tol, warpfft_precision precision,
+                                  const warpfft_opts *opts, warpfft_plan *plan);
+
+/* make (plan_create or pool_acquire, named `name`) on a, whose options it frees; a failure must
+ * leave *plan NULL. Returns the plan, or NULL (a failure, or no result pointer). */
+static warpfft_plan make_plan(const char *name, make_fn make, create_args *a) {
+    warpfft_plan plan = (warpfft_plan)&plans; /* must be overwritten */
+    warpfft_status st =
+        checked(name, make(a->type, a->dim, a->nulls & 1 ? NULL : a->n, a->iflag, a->ntransf,
+                           a->tol, (warpfft_precision)a->prec, a->o, a->nulls & 2 ? NULL : &plan));
+    free(a->o);
+    if (a->nulls & 2)
+        return NULL;
+    if (st != WARPFFT_SUCCESS && plan != NULL)
+        bug("%s failed but left *plan = %p", name, (void *)plan);
+    return st == WARPFFT_SUCCESS ? plan : NULL;
+}
+
+static void call_create(reader *r) {
+    int slot = (int)(take(r, 1) % MAX_PLANS);
+    create_args a = pick_create(r);
     if (plans[slot] && !destroy_slot(slot)) { /* a graph holds it: no room */
-        free(o);
+        free(a.o);
         return;
     }
-    warpfft_plan plan = (warpfft_plan)&plans; /* must be overwritten */
-    warpfft_status st = checked(
-        "plan_create", warpfft_plan_create(type, dim, nulls & 1 ? NULL : n, iflag, ntransf, tol,
-                                           (warpfft_precision)prec, o, nulls & 2 ? NULL : &plan));
-    free(o);
-    if (nulls & 2)
-        return;
-    if (st != WARPFFT_SUCCESS && plan != NULL)
-        bug("plan_create failed but left *plan = %p", (void *)plan);
-    if (st == WARPFFT_SUCCESS && type == 3 && sio)
+    plans[slot] = make_plan("plan_create", warpfft_plan_create, &a); /* the slot is empty */
+    if (plans[slot] && a.type == 3 && a.sio)
         bug("plan_create(3) accepted opts.spreadinterponly = 1");
-    plans[slot] = st == WARPFFT_SUCCESS ? plan : NULL;
 }
 
 /* setpts / setpts3, or (sets) their batched-points forms: n_sets sets of M (and K) points,
@@ -526,32 +552,14 @@ static void call_pool(reader *r) {
     switch (b % 8) {
     case 0:
     case 1: { /* acquire, as plan_create's arguments */
-        int sio, type = pick_small(r, 1, 3), dim = pick_small(r, 1, 3), prec = pick_small(r, 1, 2);
-        int64_t n[3];
-        for (int d = 0; d < 3; d++)
-            n[d] = pick_int(r);
-        int64_t ntransf = pick_int(r);
-        int iflag = (int)pick_int(r);
-        double tol = pick_double(r);
-        warpfft_opts *o = pick_opts(r, &sio);
-        uint8_t nulls = (uint8_t)take(r, 1);
+        create_args a = pick_create(r);
         if (pooled[slot])
             release_slot(slot, 0);
         if (pooled[slot]) { /* refused: still ours */
-            free(o);
+            free(a.o);
             return;
         }
-        warpfft_plan plan = (warpfft_plan)&plans;
-        warpfft_status st =
-            checked("pool_acquire",
-                    warpfft_pool_acquire(type, dim, nulls & 1 ? NULL : n, iflag, ntransf, tol,
-                                         (warpfft_precision)prec, o, nulls & 2 ? NULL : &plan));
-        free(o);
-        if (nulls & 2)
-            return;
-        if (st != WARPFFT_SUCCESS && plan != NULL)
-            bug("pool_acquire failed but left *plan = %p", (void *)plan);
-        pooled[slot] = st == WARPFFT_SUCCESS ? plan : NULL;
+        pooled[slot] = make_plan("pool_acquire", warpfft_pool_acquire, &a); /* was empty */
         break;
     }
     case 2: {
@@ -863,11 +871,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         uint8_t op = (uint8_t)take(&r, 1);
         if (op >= 192) { /* the calls added since the first corpus (its choices were < 192) */
             switch (op % 8) {
-            case 0:
-                call_setpts(&r, 0, 1);
-                break;
+            case 0: /* setpts or setpts3, batched points */
             case 1:
-                call_setpts(&r, 1, 1);
+                call_setpts(&r, op % 8, 1);
                 break;
             case 2:
             case 3:
@@ -894,11 +900,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 4:
             call_create(&r);
             break;
-        case 5:
-            call_setpts(&r, 0, 0);
-            break;
+        case 5: /* setpts or setpts3 */
         case 6:
-            call_setpts(&r, 1, 0);
+            call_setpts(&r, op % 12 - 5, 0);
             break;
         case 7:
         case 8:
