@@ -10,25 +10,24 @@
  * warpfft_plan_destroy; batched points (warpfft_setpts_sets, warpfft_setpts3_sets); the
  * live-plan pool (warpfft_pool_acquire into pooled slots, whose plans the other calls use too,
  * _release with any flags, _clear, _set_limits, _get_info with any struct_size,
- * warpfft_plan_points_id); the Toeplitz operator (warpfft_toeplitz_create, _apply,
- * _apply_spectrum, _spectrum, _params, _get_info, _workspace_bytes, _destroy; zero operators
- * from the pool: warpfft_pool_acquire_toeplitz / _release_toeplitz); and stream capture
- * into CUDA graphs (the stand-in's stream 0x5150 captured in relaxed mode, graphs destroyed at
- * any point, their user objects' destructors run late or at once). Options NULL, defaults with
- * fields changed, or an opts struct of any struct_size (allocated with exactly that many bytes,
- * at most 8 KiB, so reading past it is an ASan error) and any bytes. A call must return a
- * status of warpfft.h with a message exactly when it fails, leave *plan (*op) NULL when creation
- * fails, never touch device memory outside the arrays it was given nor wait for a capturing
- * stream or copy host memory on it (the stand-in counts violations), never destroy a plan a
- * CUDA graph holds or a pooled one (plan or operator), and never accept opts.spreadinterponly
- * for type 3; after
- * each input the capture ends, the graphs are destroyed, every plan and operator is released or
- * destroyed, the pool and the plan cache emptied, and no device allocation, cuFFT plan, event,
- * user object or context push may be left. Any other outcome aborts, as do the sanitizers. At
- * exit the calls per entry point (and how many succeeded) go to stderr (run.sh prints them).
- * c_core/fuzz/run.sh builds it with the C core and runs it on the stand-ins; corpus/fuzz_abi
- * holds the seeds (make_seeds.py); WF_FUZZ_TRACE=1 prints every call and its status (fuzz_abi
- * SEED runs one input).
+ * warpfft_plan_points_id); the one-call transforms over it (warpfft_nufft1, _nufft2, _nufft3); the
+ * Toeplitz operator (warpfft_toeplitz_create, _apply, _apply_spectrum, _spectrum, _params,
+ * _get_info, _workspace_bytes, _destroy; zero operators from the pool:
+ * warpfft_pool_acquire_toeplitz / _release_toeplitz); and stream capture into CUDA graphs (the
+ * stand-in's stream 0x5150 captured in relaxed mode, graphs destroyed at any point, their user
+ * objects' destructors run late or at once). Options NULL, defaults with fields changed, or an opts
+ * struct of any struct_size (allocated with exactly that many bytes, at most 8 KiB, so reading past
+ * it is an ASan error) and any bytes. A call must return a status of warpfft.h with a message
+ * exactly when it fails, leave *plan (*op) NULL when creation fails, never touch device memory
+ * outside the arrays it was given nor wait for a capturing stream or copy host memory on it (the
+ * stand-in counts violations), never destroy a plan a CUDA graph holds or a pooled one (plan or
+ * operator), and never accept opts.spreadinterponly for type 3; after each input the capture ends,
+ * the graphs are destroyed, every plan and operator is released or destroyed, the pool and the plan
+ * cache emptied, and no device allocation, cuFFT plan, event, user object or context push may be
+ * left. Any other outcome aborts, as do the sanitizers. At exit the calls per entry point (and how
+ * many succeeded) go to stderr (run.sh prints them). c_core/fuzz/run.sh builds it with the C core
+ * and runs it on the stand-ins; corpus/fuzz_abi holds the seeds (make_seeds.py); WF_FUZZ_TRACE=1
+ * prints every call and its status (fuzz_abi SEED runs one input).
  */
 #include <dlfcn.h>
 #include <float.h>
@@ -534,6 +533,46 @@ static void call_direct(reader *r, int three) {
                                       x[2], c, fk, n_sample, sp, op));
 }
 
+/* ---- one-call transforms ---- */
+
+/* warpfft_nufft1/2/3 (api/oneshot.c): plan_create's arguments, the points, and data arrays of
+ * exactly what the transform reads and writes (or NULL); the call acquires a pooled plan and
+ * gives it back, so it must leave no plan in use beyond the input's own slots. */
+static void call_oneshot(reader *r) {
+    create_args a = pick_create(r);
+    size_t real = a.prec == WARPFFT_F64 ? 8 : 4;
+    uint64_t cb = 2 * real;
+    int64_t M = pick_int(r), K = a.type == 3 ? pick_int(r) : 0;
+    const void *x[3], *t[3];
+    coords(r, M, real, x);
+    coords(r, K, real, t);
+    uint64_t modes = mul(mul((uint64_t)a.n[0], a.dim > 1 ? (uint64_t)a.n[1] : 1),
+                         a.dim > 2 ? (uint64_t)a.n[2] : 1);
+    uint64_t nt = a.ntransf > 0 ? (uint64_t)a.ntransf : 1;
+    void *c = a.nulls & 4 || M < 1 ? NULL : dalloc(mul(mul(nt, (uint64_t)M), cb));
+    void *fk = a.nulls & 8
+                   ? NULL
+                   : dalloc(mul(mul(nt, a.type == 3 ? (uint64_t)(K > 0 ? K : 0) : modes), cb));
+    const int64_t *n = a.nulls & 1 ? NULL : a.n;
+    warpfft_precision p = (warpfft_precision)a.prec;
+    warpfft_pool_info before = {.struct_size = sizeof before}, after = before;
+    checked("pool_get_info", warpfft_pool_get_info(&before));
+    if (a.type == 3)
+        checked("nufft3", warpfft_nufft3(a.dim, a.iflag, a.ntransf, a.tol, p, a.o, M, x[0], x[1],
+                                         x[2], c, K, t[0], t[1], t[2], fk));
+    else if (a.type == 2)
+        checked("nufft2", warpfft_nufft2(a.dim, n, a.iflag, a.ntransf, a.tol, p, a.o, M, x[0], x[1],
+                                         x[2], c, fk));
+    else
+        checked("nufft1", warpfft_nufft1(a.dim, n, a.iflag, a.ntransf, a.tol, p, a.o, M, x[0], x[1],
+                                         x[2], c, fk));
+    free(a.o);
+    checked("pool_get_info", warpfft_pool_get_info(&after));
+    if (after.busy > before.busy)
+        bug("a one-call transform left a plan in use (%lld busy, %lld before)",
+            (long long)after.busy, (long long)before.busy);
+}
+
 /* ---- the live-plan pool ---- */
 
 /* Releases pooled slot `slot` with flags; the slot is emptied unless the release was refused
@@ -883,8 +922,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             case 5:
                 call_toeplitz(&r);
                 break;
-            default:
+            case 6:
                 call_capture(&r);
+                break;
+            default:
+                call_oneshot(&r);
             }
             continue;
         }

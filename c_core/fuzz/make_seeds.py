@@ -400,6 +400,13 @@ def toep_destroy(slot):
     return [196, slot * 8 + 7]
 
 
+def one_call(type_, dim, prec, n, ntransf, t, M, K=0, o=None, nulls=0):
+    """warpfft_nufft1/2/3: plan_create's arguments, M (and K), coordinates of zeros."""
+    return ([199] + small(type_, 1) + small(dim, 1) + small(prec, 1) + cnt(n[0]) + cnt(n[1])
+            + cnt(n[2]) + cnt(ntransf) + cnt(1) + tol(t) + (o or opts()) + [nulls] + cnt(M)
+            + (cnt(K) if type_ == 3 else []) + [0, 0])
+
+
 def capture(what):  # begin, end, drop graph 0, late destructors
     return [198, {"begin": 0, "end": 1, "drop": 2, "late": 3}[what]]
 
@@ -450,6 +457,12 @@ def abi_seeds_new_calls():
           + toep_release(1, 0) + toep_pooled(0, 1, (9, 1, 1), o=stream)  # none idle: refused
           + capture("end") + pool_info() + pool_clear() + capture("drop") + capture("late")
           + pool_info() + toep_pooled(0, 1, (9, 1, 1)) + toep_release(0, 2) + pool_clear())
+    write("fuzz_abi", "one-call",
+          one_call(1, 2, 1, (16, 12, 1), 2, 1e-5, 20) + one_call(1, 2, 1, (16, 12, 1), 2, 1e-5, 20)
+          + one_call(2, 1, 2, (20, 1, 1), 1, 1e-9, 30) + one_call(3, 2, 1, (1, 1, 1), 2, 1e-5, 9, 7)
+          + one_call(1, 2, 1, (16, 12, 1), 1, 1e-5, 20, stream, nulls=4) + pool_info()
+          + capture("begin") + one_call(1, 2, 1, (16, 12, 1), 1, 1e-5, 20, stream)
+          + capture("end") + capture("drop") + pool_clear())
     write("fuzz_abi", "toeplitz-zero",
           toep_create(0, 3, (6, 5, 4), 0, 0, ntransf=2) + toep_apply(0)
           + toep_apply_spectrum(0, 1) + toep_info(0) + toep_destroy(0))

@@ -129,10 +129,10 @@ run_one() { # run_one NAME: runs it for SECONDS_EACH, writes its log; the status
 }
 # The entry points each target must reach (regular expressions on function names): those added
 # since the first corpus. fuzz_abi: the pool, the Toeplitz operator, batched points, points ids,
-# CUDA graph capture; fuzz_xla: the handler; fuzz_xla_toeplitz: its two handlers.
+# one-call transforms, CUDA graph capture; fuzz_xla: the handler; fuzz_xla_toeplitz: its two handlers.
 entry_points() {
     case $1 in
-    fuzz_abi) echo '^(warpfft_pool_(acquire|release|acquire_toeplitz|release_toeplitz|clear|set_limits|get_info)|warpfft_toeplitz_(create|apply|apply_spectrum|spectrum|params|get_info|workspace_bytes|destroy)|warpfft_setpts3?_sets|warpfft_plan_points_id|wf_live_join_graph|wf_stream_capture)$' ;;
+    fuzz_abi) echo '^(warpfft_pool_(acquire|release|acquire_toeplitz|release_toeplitz|clear|set_limits|get_info)|warpfft_toeplitz_(create|apply|apply_spectrum|spectrum|params|get_info|workspace_bytes|destroy)|warpfft_setpts3?_sets|warpfft_plan_points_id|warpfft_nufft[123]|wf_live_join_graph|wf_stream_capture)$' ;;
     fuzz_xla) echo '^warpfft_xla_nufft$' ;;
     fuzz_xla_toeplitz) echo '^warpfft_xla_toeplitz_(spectrum|apply)$' ;;
     *) echo '^$' ;;
