@@ -184,34 +184,34 @@ on_standin() {
     LD_LIBRARY_PATH="$FAULT/standin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" WARPFFT_CACHE_DIR='' \
         WARPFFT_CUFFT_LIB="$FAULT/standin/libcufft.so.12" WARPFFT_CUFFT_DEFAULT_PATHS=0 "$@"
 }
-fault_build "$HERE/test_fault.c" "$HERE/test_fault_walk.c" "$HERE/test_fault_cache.c" \
+# standin_test NAME "HEADING" TEST.c...: builds NAME from the tests with the whole core
+# (fault_build), prints the heading and runs it on the stand-ins.
+standin_test() {
+    local name=$1 heading=$2
+    shift 2
+    fault_build "$@" -o "$FAULT/$name"
+    echo "== $heading"
+    on_standin "$FAULT/$name" || status=1
+}
+standin_test test_fault "fault injection (ASan+UBSan): stand-in libcuda.so.1 and libcufft.so.12" \
+    "$HERE/test_fault.c" "$HERE/test_fault_walk.c" "$HERE/test_fault_cache.c" \
     "$HERE/test_fault_modules.c" "$HERE/test_fault_calls.c" "$HERE/test_fault_type3.c" \
-    "$HERE/test_fault_toeplitz.c" "$HERE/test_fault_sets.c" "$HERE/test_fault_width.c" \
-    -o "$FAULT/test_fault"
-echo "== fault injection (ASan+UBSan): stand-in libcuda.so.1 and libcufft.so.12"
-on_standin "$FAULT/test_fault" || status=1
+    "$HERE/test_fault_toeplitz.c" "$HERE/test_fault_sets.c" "$HERE/test_fault_width.c"
 # warpfft_bench_fft (bench.c) walked the same way, events included.
-fault_build "$HERE/test_bench.c" -o "$FAULT/test_bench"
-echo "== warpfft_bench_fft under fault injection (ASan+UBSan)"
-on_standin "$FAULT/test_bench" || status=1
+standin_test test_bench "warpfft_bench_fft under fault injection (ASan+UBSan)" "$HERE/test_bench.c"
 # The live-plan pool (api/pool.c, api/plan_pool.c) with the whole core: reuse, limits, dead
 # user streams, threads racing clears, a fault walk; Toeplitz operators in it.
-fault_build "$HERE/test_pool.c" "$HERE/test_pool_stress.c" "$HERE/test_pool_toeplitz.c" \
-    -o "$FAULT/test_pool"
-echo "== the live-plan pool on the stand-in driver (ASan+UBSan)"
-on_standin "$FAULT/test_pool" || status=1
+standin_test test_pool "the live-plan pool on the stand-in driver (ASan+UBSan)" \
+    "$HERE/test_pool.c" "$HERE/test_pool_stress.c" "$HERE/test_pool_toeplitz.c"
 # The one-call transforms (api/oneshot.c) over the pool: reuse, argument errors, a fault walk,
 # out of device memory.
-fault_build "$HERE/test_oneshot.c" -o "$FAULT/test_oneshot"
-echo "== one-call transforms on the stand-in driver (ASan+UBSan)"
-on_standin "$FAULT/test_oneshot" || status=1
+standin_test test_oneshot "one-call transforms on the stand-in driver (ASan+UBSan)" \
+    "$HERE/test_oneshot.c"
 # Stream capture into CUDA graphs (api/capture.c) with the whole core: plans the caller owns and
 # the pool's, each call during a capture, the graphs' hold on plans, graphs let go on another
 # thread.
-fault_build "$HERE/test_capture.c" "$HERE/test_capture_pool.c" "$HERE/test_capture_toeplitz.c" \
-    -o "$FAULT/test_capture"
-echo "== stream capture into CUDA graphs on the stand-in driver (ASan+UBSan)"
-on_standin "$FAULT/test_capture" || status=1
+standin_test test_capture "stream capture into CUDA graphs on the stand-in driver (ASan+UBSan)" \
+    "$HERE/test_capture.c" "$HERE/test_capture_pool.c" "$HERE/test_capture_toeplitz.c"
 # The GPU test of graph capture (tests/c/graph_capture.c, scripts/gpu_run.sh's graphs stage) run
 # through on the stand-in: its calls, refusals and the graphs' hold on plans, with no stand-in
 # violation (no allocation, wait or host copy during a capture). The stand-in runs no kernels,
