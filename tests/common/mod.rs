@@ -211,6 +211,18 @@ impl Dev {
     }
 }
 
+/// `m` points divided by `$WARPFFT_TEST_POINTS_DIV` (a whole number >= 1; unset: 1), at least
+/// 64: the large-M cases of a test made small enough for compute-sanitizer's racecheck, which
+/// runs a kernel hundreds of times slower (scripts/gpu_run.sh, stage sanitize-kernels).
+pub fn scaled_points(m: usize) -> usize {
+    let div = std::env::var("WARPFFT_TEST_POINTS_DIV")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&d| d >= 1)
+        .unwrap_or(1);
+    (m / div).max(64)
+}
+
 /// Bytes of one real of the precision.
 pub fn real_bytes(f64: bool) -> usize {
     if f64 {

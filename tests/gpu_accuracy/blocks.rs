@@ -8,7 +8,7 @@
 //! 352 threads). `sm_spread_register_tile` covers the register tile's widths.
 
 use crate::cases::{Case, Dist};
-use crate::common::gpu_or_skip;
+use crate::common::{gpu_or_skip, scaled_points};
 use crate::{params_of, run, run_table, try_params_of};
 
 fn case(f64: bool, tol: f64, upsampfac: f64, dist: Dist, ntransf: i64, m: i64) -> Case {
@@ -101,7 +101,7 @@ fn sm_spread_register_tile() {
             }
         }
         let (tol, up) = found.unwrap_or_else(|| panic!("no {dim}D f64 plan took width {want}"));
-        let m = if dim == 3 { 200_000 } else { 500_000 };
+        let m = scaled_points(if dim == 3 { 200_000 } else { 500_000 }) as i64;
         let mut cases = vec![
             case_d(dim, true, tol, up, Dist::Uniform, 1, m),
             case_d(dim, true, tol, up, Dist::Cluster, 3, m / 4),
