@@ -173,6 +173,34 @@ long walk_toeplitz(void) {
 
 /* ---------------------------------------------------------------- the application's calls */
 
+/* warpfft_runtime_info's "toeplitz_build": the last build's parts (runtime/cache.h), each >= 0,
+ * summing to at most its total, which is the operator's build_ms (both printed with %.3f). */
+static void check_build_times(const warpfft_toeplitz_info *oi) {
+    static char json[1 << 16];
+    size_t needed = 0;
+    double part[6], total = -1;
+    unsigned long long builds = 0;
+    const char *b = NULL;
+    if (warpfft_runtime_info(0, json, sizeof json, &needed) == WARPFFT_SUCCESS)
+        b = strstr(json, "\"toeplitz_build\":");
+    int got =
+        b ? sscanf(b,
+                   "\"toeplitz_build\":{\"builds\":%llu,\"last\":{\"kernels_ms\":%lf,"
+                   "\"buffers_ms\":%lf,\"fft_plans_ms\":%lf,\"kernel_plan_ms\":%lf,"
+                   "\"run_ms\":%lf,\"release_ms\":%lf,\"total_ms\":%lf",
+                   &builds, &part[0], &part[1], &part[2], &part[3], &part[4], &part[5], &total)
+          : 0;
+    double sum = 0;
+    int nonneg = 1;
+    for (int i = 0; i < 6 && got == 8; i++)
+        sum += part[i], nonneg &= part[i] >= 0;
+    CHECK(got == 8 && builds > 0 && nonneg && sum <= total + 0.01 &&
+              total - oi->build_ms < 0.0015 && oi->build_ms - total < 0.0015,
+          "runtime_info's toeplitz_build (%d fields): builds %llu, parts summing to %.3f, total "
+          "%.3f; build_ms %.3f",
+          got, builds, sum, total, oi->build_ms);
+}
+
 void test_toeplitz_steady_calls(void) {
     static char log[8192], want[1024];
     for (size_t i = 0; i < sizeof toep_configs / sizeof toep_configs[0]; i++) {
@@ -192,6 +220,7 @@ void test_toeplitz_steady_calls(void) {
         CHECK(warpfft_toeplitz_get_info(op, &oi) == 0 && oi.fft_steps == (cf->pruned ? 2 : 1),
               "Toeplitz %dD: %d FFT steps", cf->dim, oi.fft_steps);
         int steps = oi.fft_steps;
+        check_build_times(&oi); /* this operator's build is the last */
         for (int adjoint = 0; adjoint < 2; adjoint++) {
             arm(0);
             st = warpfft_toeplitz_apply(op, (warpfft_precision)cf->precision, adjoint, a.in, a.out);

@@ -2,7 +2,8 @@
 warpfft.Toeplitz against type 2 + weights + type 1 with warpfft's plans (the NUFFT pair), GPU
 time per application (CUDA events around `--reps` back-to-back calls, median of 3 rounds), the
 relative l2 error of T f against the pair at tol/100 (f64 plans), the kernel's build time
-against one type 1 (set-points + execute, warm plan cache), and the memory.
+against one type 1 (set-points + execute, warm plan cache) with where the build spent it
+(warpfft_runtime_info's "toeplitz_build"), and the memory.
 
     WARPFFT_LIBRARY=target/release/libwarpfft.so PYTHONPATH=python \\
         python python/bench/toeplitz.py [E1 E2 D3 D3x16] [--reps 50] [--json out.json]
@@ -109,6 +110,8 @@ def run_case(name, c, reps, torch, warpfft, lib):
         if len(builds) < 3:
             op.close()
     t_build = statistics.median(builds[1:])
+    # where the last (warm) build spent its time (warpfft_runtime_info's "toeplitz_build")
+    build_parts = warpfft.runtime_info().get("toeplitz_build", {}).get("last", {})
 
     def timed(op):
         h = op._handle
@@ -158,7 +161,8 @@ def run_case(name, c, reps, torch, warpfft, lib):
     return dict(case=name, modes=list(modes), M=M, batch=B, pair_ms=t_pair, toeplitz_ms=t_toep,
                 speedup=t_pair / t_toep, fft_steps=info["fft_steps"],
                 full_ms=variants["full"], pruned_ms=variants["pruned"], build_ms=t_build,
-                type1_ms=t_type1, build_over_type1=t_build / t_type1, rel_err=err,
+                type1_ms=t_type1, build_over_type1=t_build / t_type1, build_parts=build_parts,
+                rel_err=err,
                 pair_rel_err=err_pair,
                 n_grid=list(info["n_grid"]), spectrum_mb=info["spectrum_bytes"] / 2**20,
                 grid_mb=info["grid_bytes"] / 2**20,
@@ -203,6 +207,9 @@ def main():
               f"{r['build_ms']:9.3f} {r['type1_ms']:9.3f} {r['build_over_type1']:6.2f} "
               f"{r['rel_err']:9.2e} {r['pair_rel_err']:9.2e} {r['spectrum_mb']:8.1f} "
               f"{r['grid_mb']:8.1f}", flush=True)
+    print("the last build's parts (ms): " + "; ".join(
+        f"{r['case']} " + ", ".join(f"{k[:-3]} {v:.3f}" for k, v in r["build_parts"].items())
+        for r in rows))
     print(f"device: {torch.cuda.get_device_name(0)}; f32, tol {EPS:g}; x = pair / T per "
           "application (GPU time); ratio = build / one type 1 (set-points + execute, wall); "
           f"WARPFFT_PLAN_CACHE_MB={args.cache_mb}")

@@ -158,21 +158,29 @@ cufftResult wf_toeplitz_release(wf_toeplitz *t) {
     return first;
 }
 
-/* Everything on the device; the context is current. */
+/* Everything on the device; the context is current. Where the time went into *bt. */
 static warpfft_status build(wf_toeplitz *t, CUdeviceptr x, CUdeviceptr y, CUdeviceptr z,
-                            CUdeviceptr w) {
+                            CUdeviceptr w, wf_toep_build_times *bt) {
     const wf_toep_params *q = &t->q;
+    double t0 = now_ms();
     warpfft_status st = load_kernels(t);
+    double t1 = now_ms();
     if (st == WARPFFT_SUCCESS)
         st = wf_dbuf_alloc(&t->grid, q->grid_bytes, "the Toeplitz grid", &t->workspace);
+    double t2 = now_ms();
     if (st == WARPFFT_SUCCESS)
         st = make_ffts(t);
+    double t3 = now_ms();
+    bt->kernels_ms = t1 - t0;
+    bt->buffers_ms = t2 - t1;
+    bt->fft_plans_ms = t3 - t2;
     if (st != WARPFFT_SUCCESS || t->M == 0)
         return st;
     st = wf_dbuf_alloc(&t->spectrum, q->spectrum_bytes, "the Toeplitz spectrum", &t->workspace);
+    bt->buffers_ms += now_ms() - t3;
     if (st == WARPFFT_SUCCESS) /* the kernel's type-1 output goes to the work grid */
         st = wf_toep_kernel(q, t->iflag, &t->ex, t->cufft, &t->k_weights, &t->k_spectrum, t->M, x,
-                            y, z, w, t->grid.ptr, t->spectrum.ptr, "warpfft_toeplitz_create");
+                            y, z, w, t->grid.ptr, t->spectrum.ptr, "warpfft_toeplitz_create", bt);
     return st;
 }
 
@@ -198,7 +206,9 @@ warpfft_status wf_toeplitz_create(const wf_toep_params *q, int iflag, int64_t M,
         free(t);
         return st;
     }
-    st = build(t, x, y, z, w);
+    wf_toep_build_times bt;
+    memset(&bt, 0, sizeof bt);
+    st = build(t, x, y, z, w, &bt);
     if (st != WARPFFT_SUCCESS)
         wf_toeplitz_release(t); /* the build's failure is the one to report */
     wf_ctx_leave(t->ex.dev);
@@ -207,6 +217,10 @@ warpfft_status wf_toeplitz_create(const wf_toep_params *q, int iflag, int64_t M,
         return st;
     }
     t->build_ms = now_ms() - t0;
+    if (M > 0) { /* a zero operator builds nothing to report */
+        bt.total_ms = t->build_ms;
+        wf_cache_note_toeplitz_build(&bt);
+    }
     *out = t;
     return WARPFFT_SUCCESS;
 }

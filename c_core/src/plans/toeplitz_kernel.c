@@ -195,7 +195,9 @@ warpfft_status wf_toep_kernel(const wf_toep_params *q, int iflag, const wf_exec 
                               const wf_cufft *cufft, const wf_kernel *k_weights,
                               const wf_kernel *k_spectrum, int64_t M, CUdeviceptr x, CUdeviceptr y,
                               CUdeviceptr z, CUdeviceptr w, CUdeviceptr scratch, CUdeviceptr dst,
-                              const char *who) {
+                              const char *who, wf_toep_build_times *times_out) {
+    wf_toep_build_times unused;
+    wf_toep_build_times *bt = times_out ? times_out : &unused;
     /* the kernel's type-1 transform: sign -iflag, L modes in FFT order */
     double t0 = now_ms();
     wf_create_times times = {0, 0, 0, 0, 0};
@@ -212,18 +214,23 @@ warpfft_status wf_toep_kernel(const wf_toep_params *q, int iflag, const wf_exec 
     wf_dbuf cbuf = {0, 0};
     size_t counted = 0;
     st = fft_get(&f, q, ex, cufft, scratch == 0);
+    double t1 = now_ms();
+    bt->kernel_plan_ms = t1 - t0;
     if (st == WARPFFT_SUCCESS)
         st = run(q, n1, ex, k_weights, k_spectrum, M, x, y, z, w, &cbuf, &counted,
                  scratch ? scratch : f.it.buf[1], &f, dst, who);
     /* every buffer's work is done before anything goes back or is freed: the cache's contract,
      * and the caller's points and weights may be freed when this returns */
     CUresult r = ex->drv->cuStreamSynchronize(ex->stream);
+    double t2 = now_ms();
+    bt->run_ms = t2 - t1;
     if (st == WARPFFT_SUCCESS && r != WF_CUDA_SUCCESS)
         st = wf_cuda_error(r, "cuStreamSynchronize after the Toeplitz kernel");
     cufftResult rf = fft_put(&f, r == WF_CUDA_SUCCESS);
     wf_dbuf_free(&cbuf, &counted);
     cufftResult rr = wf_nufft12_release(n1, r == WF_CUDA_SUCCESS ? WF_WORK_DONE : WF_WORK_LOST);
     free(n1);
+    bt->release_ms = now_ms() - t2;
     if (st == WARPFFT_SUCCESS && rf != 0)
         st = wf_cufft_error(rf, "cufftDestroy (the Toeplitz kernel's FFT)");
     if (st == WARPFFT_SUCCESS && rr != 0)
@@ -257,7 +264,7 @@ warpfft_status wf_toep_spectrum(const wf_toep_params *q, int iflag, int64_t M, C
     st = wf_toep_kernel_functions(&ex, qd.precision, &kw, &ks);
     if (st == WARPFFT_SUCCESS)
         st = wf_toep_kernel(&qd, iflag, &ex, cufft, &kw, &ks, M, x, y, z, w, 0, dst,
-                            "warpfft_toeplitz_spectrum");
+                            "warpfft_toeplitz_spectrum", NULL);
     wf_ctx_leave(ex.dev);
     return st;
 }

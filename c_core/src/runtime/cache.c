@@ -216,6 +216,13 @@ void wf_cache_note_create(const wf_create_times *t) {
     pthread_mutex_unlock(&wf_cache_lock);
 }
 
+void wf_cache_note_toeplitz_build(const wf_toep_build_times *t) {
+    pthread_mutex_lock(&wf_cache_lock);
+    wf_stats.toeplitz_builds++;
+    wf_stats.toeplitz_last = *t;
+    pthread_mutex_unlock(&wf_cache_lock);
+}
+
 void wf_cache_note_oom_retry(void) {
     pthread_mutex_lock(&wf_cache_lock);
     wf_stats.oom_retries++;

@@ -57,15 +57,33 @@ typedef struct wf_create_times {
     double total_ms;   /* the whole warpfft_plan_create */
 } wf_create_times;
 
+/* Where the last Toeplitz operator's build spent its time (plans/toeplitz.c and
+ * toeplitz_kernel.c measure, warpfft_runtime_info reports it as "toeplitz_build"): host wall
+ * times, with the device's work inside the steps that wait for it (run_ms). */
+typedef struct wf_toep_build_times {
+    double kernels_ms;     /* the operator's kernels found (module loads on first use) */
+    double buffers_ms;     /* its work grid and spectrum allocated */
+    double fft_plans_ms;   /* the application's cuFFT plans and their work area (made anew) */
+    double kernel_plan_ms; /* the kernel's type-1 transform made (parameters, the plan cache's
+                            * cuFFT plan, grid and factors, or new ones) and the L grid's FFT */
+    double run_ms;     /* strengths, setpts (checked: it waits), execute, the L grid's FFT and the
+                        * spectrum, until the stream is synchronised */
+    double release_ms; /* the type-1 transform and the FFT given back to the cache or freed */
+    double total_ms;   /* the whole warpfft_toeplitz_create (its build_ms) */
+} wf_toep_build_times;
+
 typedef struct wf_cache_stats {
     size_t items, bytes, max_items, max_bytes; /* idle now, and the bounds */
     uint64_t fft_hits, fft_misses, other_hits, other_misses, evicted, released, oom_retries;
-    uint64_t plans;        /* plan creations noted */
-    wf_create_times total; /* summed over them */
-    wf_create_times last;  /* the latest */
+    uint64_t plans;                    /* plan creations noted */
+    wf_create_times total;             /* summed over them */
+    wf_create_times last;              /* the latest */
+    uint64_t toeplitz_builds;          /* Toeplitz operators built (M > 0) */
+    wf_toep_build_times toeplitz_last; /* the latest build */
 } wf_cache_stats;
 
 void wf_cache_note_create(const wf_create_times *t);
+void wf_cache_note_toeplitz_build(const wf_toep_build_times *t);
 void wf_cache_note_oom_retry(void);
 void wf_cache_get_stats(wf_cache_stats *out);
 

@@ -155,6 +155,13 @@ static void jcache(jbuf *j) {
     jtimes(j, "total", &s.total);
     jtimes(j, "last", &s.last);
     jputs(j, "}");
+    const wf_toep_build_times *b = &s.toeplitz_last;
+    jprintf(j, ",\"toeplitz_build\":{\"builds\":%llu,\"last\":{\"kernels_ms\":%.3f",
+            (unsigned long long)s.toeplitz_builds, b->kernels_ms);
+    jprintf(j, ",\"buffers_ms\":%.3f,\"fft_plans_ms\":%.3f,\"kernel_plan_ms\":%.3f", b->buffers_ms,
+            b->fft_plans_ms, b->kernel_plan_ms);
+    jprintf(j, ",\"run_ms\":%.3f,\"release_ms\":%.3f,\"total_ms\":%.3f}}", b->run_ms, b->release_ms,
+            b->total_ms);
 }
 
 static void jcufft(jbuf *j, const wf_cufft *c, const char *err) {
