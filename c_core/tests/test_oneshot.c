@@ -45,8 +45,7 @@ static warpfft_status call(int type, const warpfft_opts *o, int64_t m) {
         return warpfft_nufft1(2, n, 1, 2, 1e-4, WARPFFT_F32, o, m, xs, ys, NULL, cs, fks);
     if (type == 2)
         return warpfft_nufft2(2, n, -1, 2, 1e-4, WARPFFT_F32, o, m, xs, ys, NULL, cs, fks);
-    return warpfft_nufft3(2, 1, 2, 1e-4, WARPFFT_F32, o, m, xs, ys, NULL, cs, K, ss, ss, NULL,
-                          fks);
+    return warpfft_nufft3(2, 1, 2, 1e-4, WARPFFT_F32, o, m, xs, ys, NULL, cs, K, ss, ss, NULL, fks);
 }
 
 /* Nothing of the part left: the pool cleared, the resource cache emptied. */
@@ -55,8 +54,8 @@ static void expect_clean(const char *part, const standin_counts *s0) {
     warpfft_release_cached();
     warpfft_pool_info i = info();
     standin_counts s = counts();
-    CHECK(i.idle == 0 && i.busy == 0 && s.live_allocs == s0->live_allocs &&
-              s.live_fft_plans == 0 && s.live_events == s0->live_events && s.ctx_depth == 0 &&
+    CHECK(i.idle == 0 && i.busy == 0 && s.live_allocs == s0->live_allocs && s.live_fft_plans == 0 &&
+              s.live_events == s0->live_events && s.ctx_depth == 0 &&
               s.violations == s0->violations,
           "%s: %lld idle, %lld busy; %ld allocations, %ld cuFFT plans, %ld events left, depth "
           "%ld, %ld violations",
@@ -142,8 +141,8 @@ static void test_arguments(void) {
           WARPFFT_ERR_BAD_NPOINTS);
     CHECK(warpfft_nufft1(2, n, 1, 1, 1e-4, WARPFFT_F32, NULL, M, xs, ys, NULL, NULL, fks) ==
           WARPFFT_ERR_INVALID_ARG);
-    CHECK(warpfft_nufft3(2, 1, 1, 1e-4, WARPFFT_F32, NULL, M, xs, ys, NULL, cs, K, NULL, ss,
-                         NULL, fks) == WARPFFT_ERR_INVALID_ARG);
+    CHECK(warpfft_nufft3(2, 1, 1, 1e-4, WARPFFT_F32, NULL, M, xs, ys, NULL, cs, K, NULL, ss, NULL,
+                         fks) == WARPFFT_ERR_INVALID_ARG);
     CHECK(info().busy == 0, "a failed call left its plan in use");
     expect_clean("arguments", &s0);
 }
@@ -164,8 +163,8 @@ static void test_fault_walk(void) {
             arm(0);
             CHECK(st == WARPFFT_SUCCESS || warpfft_last_error()[0] != '\0',
                   "type %d, call %ld (%s) failed without a message", type, k, s.failed_fn);
-            CHECK(st == WARPFFT_SUCCESS || s.failed_at != 0,
-                  "type %d: %s with no call failing", type, warpfft_status_name(st));
+            CHECK(st == WARPFFT_SUCCESS || s.failed_at != 0, "type %d: %s with no call failing",
+                  type, warpfft_status_name(st));
             CHECK(info().busy == 0, "type %d, call %ld (%s): a plan left in use", type, k,
                   s.failed_fn);
             CHECK(warpfft_pool_clear() == WARPFFT_SUCCESS, "clear after call %ld (%s): %s", k,
@@ -193,8 +192,8 @@ static void test_out_of_memory(void) {
     const int64_t big[3] = {512, 512, 1};
     warpfft_pool_info i0 = info();
     mem_limit(counts().live_bytes + 64 * 1024);
-    warpfft_status st = warpfft_nufft1(2, big, 1, 1, 1e-4, WARPFFT_F32, NULL, M, xs, ys, NULL,
-                                       cs, fks);
+    warpfft_status st =
+        warpfft_nufft1(2, big, 1, 1, 1e-4, WARPFFT_F32, NULL, M, xs, ys, NULL, cs, fks);
     mem_limit(0);
     warpfft_pool_info i1 = info();
     CHECK(st == WARPFFT_ERR_OUT_OF_MEMORY, "%s", warpfft_status_name(st));
