@@ -28,6 +28,10 @@
  * many succeeded) go to stderr (run.sh prints them). c_core/fuzz/run.sh builds it with the C core
  * and runs it on the stand-ins; corpus/fuzz_abi holds the seeds (make_seeds.py); WF_FUZZ_TRACE=1
  * prints every call and its status (fuzz_abi SEED runs one input).
+ * One file past the usual size on purpose: one input interleaves every call family (plans,
+ * pooled plans, operators, one-call transforms, graphs) over the same static slots and device
+ * arrays, and those interleavings are what it tests; a split would move the slots into a shared
+ * header without making any family readable alone.
  */
 #include <dlfcn.h>
 #include <float.h>
