@@ -113,7 +113,7 @@ def run_lib(xp, make_plan, ty, pts, data, exact, out_idx, nt, dim, reps):
     return out
 
 
-def run_case(xp, wf, ref, name, ty, reps, samples, seed):
+def run_case(xp, wf, ref, name, ty, reps, samples, seed, our_methods=()):
     dist, prec, modes, m, tol, nt = CASES[name]
     dim = len(modes)
     rdt = np.float32 if prec == "f" else np.float64
@@ -151,6 +151,22 @@ def run_case(xp, wf, ref, name, ty, reps, samples, seed):
     row["ours"] = run_lib(
         xp, lambda: wf.Plan(ty, modes, nt, tol, isign=isign, dtype=cdt, check_points=False),
         ty, pts, data, exact, out_idx, nt, dim, reps)
+    # --our-methods: ours with each method forced too (the forced-method table of
+    # docs/spreaders.md: which of our methods is fastest on these points, and against which of
+    # the reference's)
+    row["ours_forced"] = {}
+    for meth in our_methods:
+        code = {v: k for k, v in METHOD.items()}[meth]
+        if ty == 2 and meth == "OD":
+            continue
+        try:
+            row["ours_forced"][meth] = run_lib(
+                xp, lambda: wf.Plan(ty, modes, nt, tol, isign=isign, dtype=cdt,
+                                    check_points=False, gpu_method=code),
+                ty, pts, data, exact, out_idx, nt, dim, reps)
+        except Exception as e:  # noqa: BLE001 (a method it refuses or cannot fit)
+            row["ours_forced"][meth] = {"error": str(e)[:160]}
+        xp.get_default_memory_pool().free_all_blocks()
     if m in PUBLISHED and dist == "normal":
         row["published_ms"] = PUBLISHED[m][ty - 1] * 1e3
     xp.get_default_memory_pool().free_all_blocks()
@@ -173,6 +189,8 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--samples", type=int, default=512)
     ap.add_argument("--json")
+    ap.add_argument("--our-methods", nargs="*", default=[], choices=["GM", "SM", "OD"],
+                    help="also time ours with each of these methods forced (a second table)")
     a = ap.parse_args()
     import cupy as xp
 
@@ -186,7 +204,8 @@ def main():
         name, tys = (sel[:-2], (int(sel[-1]),)) if sel[-2:] in ("t1", "t2") else (sel, (1, 2))
         for ty in tys:
             samples = 256 if CASES[name][3] > 1e8 else a.samples
-            r = run_case(xp, wf, ref, name, ty, a.reps, samples, 1000 + 17 * i)
+            r = run_case(xp, wf, ref, name, ty, a.reps, samples, 1000 + 17 * i,
+                         a.our_methods)
             rows.append(r)
             o = r["ours"]
             k, b = best_ref(r)
@@ -202,6 +221,20 @@ def main():
                   f"| {r['case']} | {r['dist']} | {r['M']:.3g} | {o['total_ms']:.2f} / "
                   f"{o['exec_ms']:.2f} | {o.get('width', '')} | {refcol} | {ratio} | {eratio} | "
                   f"{o['rel_err']:.1e} | {referr} | – | – |", flush=True)
+    if a.our_methods:
+        print("\n| case | method | ours total / exec ms | our err | ref total / exec ms | ref err "
+              "| exec ratio |")
+        print("|---|---|---|---|---|---|---|")
+        for r in rows:
+            for meth, o in r["ours_forced"].items():
+                p = r["ref"].get(meth, {})
+                if "exec_ms" not in o:
+                    print(f"| {r['case']} | {meth} | {o.get('error', '')} | | | | |")
+                    continue
+                refs = (f"{p['total_ms']:.2f} / {p['exec_ms']:.2f} | {p['rel_err']:.1e} | "
+                        f"{o['exec_ms'] / p['exec_ms']:.2f}" if "exec_ms" in p else "– | – | –")
+                print(f"| {r['case']} | {meth} | {o['total_ms']:.2f} / {o['exec_ms']:.2f} | "
+                      f"{o['rel_err']:.1e} | {refs} |", flush=True)
     write_json(a.json, rows)
 
 
