@@ -12,6 +12,7 @@ t="$root/c_core/tests"
 files="$t/test_params.c $t/test_params_kernel.c $t/test_params_width.c $t/test_params_emulate.c
        $t/test_params_grid.c $t/test_params_opts.c $t/test_params_bins.c $t/test_params_cost.c
        $t/test_params_det.c $t/test_params_offsets.c $t/test_params_points.c $t/test_params_table.c
+       $t/test_params_real.c
        $params_files"
 # shellcheck disable=SC2086
 if [ -f "$rt/error.c" ] && gcc $flags $files "$rt/error.c" -lm -o "$out" 2>/dev/null; then

@@ -59,5 +59,7 @@ int main(void) {
     test_od_requests();
     test_od_bins();
     test_deterministic_info();
+    test_real_field();
+    test_real_refusals();
     return check_summary("");
 }

@@ -12,7 +12,8 @@
  *   test_params_table.c    the option table: its rows, defaults, the setter and its messages;
  *   test_params_bins.c     bins and method, the bin scan's tiles, size limits, reference cases;
  *   test_params_cost.c     the choice of sigma and width by predicted time (upsampfac 0);
- *   test_params_det.c      opts.deterministic and the OD method: choice, shapes, refusals.
+ *   test_params_det.c      opts.deterministic and the OD method: choice, shapes, refusals;
+ *   test_params_real.c     opts.real_data: the field, its refusals, real plans' sizes.
  */
 #ifndef WARPFFT_TEST_PARAMS_H
 #define WARPFFT_TEST_PARAMS_H
@@ -138,6 +139,10 @@ void test_od_shapes(void);
 void test_od_requests(void);
 void test_od_bins(void);
 void test_deterministic_info(void);
+
+/* ---- test_params_real.c ---- */
+void test_real_field(void);
+void test_real_refusals(void);
 
 /* ---- test_params_bins.c ---- */
 void test_bins(void);

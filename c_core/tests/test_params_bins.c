@@ -45,7 +45,7 @@ void test_bins(void) {
      * batches in shared memory (test_smr_plans) */
     CHECK(wf_params_make(1, 2, n2, 1, 1e-9, WARPFFT_F64, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.width == 12 && p.bin_size[0] == 116 && p.bin_size[1] == 2 &&
-              p.tile_bytes == wf_smr_batch_bytes(2, WARPFFT_F64, 12),
+              p.tile_bytes == wf_smr_batch_bytes(2, WARPFFT_F64, 0, 12),
           "2D t1 f64: w %d bins %d x %d, %zu bytes", p.width, (int)p.bin_size[0],
           (int)p.bin_size[1], p.tile_bytes);
     CHECK(wf_params_make(2, 2, n2, 1, 1e-9, WARPFFT_F64, &S2, WF_SHARED_OPTIN_SM90, &p) == 0 &&
@@ -166,11 +166,11 @@ void test_smr_table(void) {
           "max warps %d %d", wf_smr_max_warps(WARPFFT_F64, 14), wf_smr_max_warps(WARPFFT_F64, 18));
     /* the batch bytes of the launches the H100 sweep measured (kernels/test/gpu_pipeline.py's
      * smr_launch, benches/kernels-sweep-h100-2026-12-06.log: smem=) */
-    CHECK(wf_smr_batch_bytes(3, WARPFFT_F64, 10) == 14848 &&
-              wf_smr_batch_bytes(3, WARPFFT_F64, 8) == 12800 &&
-              wf_smr_batch_bytes(2, WARPFFT_F64, 10) == 22528,
-          "batch bytes %zu %zu %zu", wf_smr_batch_bytes(3, WARPFFT_F64, 10),
-          wf_smr_batch_bytes(3, WARPFFT_F64, 8), wf_smr_batch_bytes(2, WARPFFT_F64, 10));
+    CHECK(wf_smr_batch_bytes(3, WARPFFT_F64, 0, 10) == 14848 &&
+              wf_smr_batch_bytes(3, WARPFFT_F64, 0, 8) == 12800 &&
+              wf_smr_batch_bytes(2, WARPFFT_F64, 0, 10) == 22528,
+          "batch bytes %zu %zu %zu", wf_smr_batch_bytes(3, WARPFFT_F64, 0, 10),
+          wf_smr_batch_bytes(3, WARPFFT_F64, 0, 8), wf_smr_batch_bytes(2, WARPFFT_F64, 0, 10));
     /* fitting: the last extent to NR - 2 pad, the others halved until the warps fit */
     int32_t b3[3] = {32, 32, 16};
     CHECK(wf_fit_smr_bins(3, b3, 12, 16, 16) && b3[0] == 8 && b3[1] == 8 && b3[2] == 4,
@@ -207,14 +207,14 @@ void test_smr_plans(void) {
               wf_params_make(1, 3, n3, 1, tol10, WARPFFT_F64, &o, WF_SHARED_OPTIN_SM90, &p) == 0 &&
               p.method == WARPFFT_METHOD_SM && p.width == 10 && wf_params_smr_nr(&p) == 14 &&
               p.bin_size[0] == 8 && p.bin_size[1] == 8 && p.bin_size[2] == 4 &&
-              p.tile_bytes == wf_smr_batch_bytes(3, WARPFFT_F64, 10) &&
+              p.tile_bytes == wf_smr_batch_bytes(3, WARPFFT_F64, 0, 10) &&
               wf_sm_spread_block(3, WARPFFT_F64, 10, p.bin_size) == 352,
           "3D t1 f64 w%d: NR %d bins %d %d %d, %zu bytes", p.width, wf_params_smr_nr(&p),
           (int)p.bin_size[0], (int)p.bin_size[1], (int)p.bin_size[2], p.tile_bytes);
     /* a narrower width the points choose (plans/spreader_width.c) launches with its own kind of
      * tile on the plan's bins: w9 the register tile's batches, w6 the tile in shared memory */
     CHECK(wf_sm_launch_bytes(&p, 1, 10) == p.tile_bytes &&
-              wf_sm_launch_bytes(&p, 1, 9) == wf_smr_batch_bytes(3, WARPFFT_F64, 9) &&
+              wf_sm_launch_bytes(&p, 1, 9) == wf_smr_batch_bytes(3, WARPFFT_F64, 0, 9) &&
               wf_sm_launch_bytes(&p, 1, 6) == wf_tile_bytes(3, p.bin_size, 6, 16) &&
               wf_sm_launch_bytes(&p, 1, 6) + WF_SM_STATIC_RESERVE <= WF_SHARED_OPTIN_SM90,
           "launch bytes at w10/9/6: %zu %zu %zu", wf_sm_launch_bytes(&p, 1, 10),
@@ -268,7 +268,7 @@ void test_smr_plans(void) {
           "deterministic: OD (method %d)", p.method);
     o = S2;
     /* a device whose shared memory cannot hold the point batches: AUTO takes GM, SM refuses */
-    size_t small = wf_smr_batch_bytes(3, WARPFFT_F64, 10) - 1;
+    size_t small = wf_smr_batch_bytes(3, WARPFFT_F64, 0, 10) - 1;
     CHECK(wf_params_make(1, 3, n3, 1, tol10, WARPFFT_F64, &o, small, &p) == 0 &&
               p.method == WARPFFT_METHOD_GM,
           "AUTO, %zu bytes: method %d", small, p.method);

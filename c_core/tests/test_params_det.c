@@ -25,9 +25,9 @@ void test_deterministic_field(void) {
     const int64_t n[3] = {64, 48, 1};
     warpfft_opts o = defaults();
     CHECK(o.deterministic == 0, "default 0");
-    CHECK(offsetof(warpfft_opts, deterministic) == 64 && sizeof(warpfft_opts) == 72,
-          "deterministic at %zu, struct %zu bytes", offsetof(warpfft_opts, deterministic),
-          sizeof(warpfft_opts));
+    CHECK(offsetof(warpfft_opts, deterministic) == 64 && offsetof(warpfft_opts, real_data) == 72,
+          "deterministic at %zu, the next appended field at %zu",
+          offsetof(warpfft_opts, deterministic), offsetof(warpfft_opts, real_data));
     o.deterministic = 2;
     EXPECT(WARPFFT_ERR_INVALID_ARG, "opts.deterministic = 2; must be 0 or 1", 1, 2, n, 1e-5,
            WARPFFT_F32, &o);
@@ -133,7 +133,7 @@ void test_od_shapes(void) {
               i, cases[i].dim, p.width, (int)p.od_tile[0], (int)p.od_tile[1], (int)p.od_tile[2],
               (int)p.bin_size[0], (int)p.bin_size[1], (int)p.bin_size[2], (int)p.od_nwarps,
               (int)p.od_pitch);
-        size_t warp = wf_od_warp_bytes(p.dim, p.precision, p.width, p.od_tile, p.od_pitch);
+        size_t warp = wf_od_warp_bytes(p.dim, p.precision, 0, p.width, p.od_tile, p.od_pitch);
         CHECK(p.tile_bytes == (size_t)p.od_nwarps * warp, "case %zu: block %zu bytes", i,
               p.tile_bytes);
         CHECK(p.n_bins[0] == (p.n_fine[0] + p.bin_size[0] - 1) / p.bin_size[0],
@@ -142,17 +142,17 @@ void test_od_shapes(void) {
     /* the formula by hand: 3D f32 w7, 8x8x8 tile, pitch 8: 512 cells x 8 bytes, staging
      * 32 (8 + 16 + 3 * 7 * 4) + 672 */
     const int32_t t3[3] = {8, 8, 8}, t2[3] = {64, 16, 1}, t1[3] = {1000, 1, 1};
-    CHECK(wf_od_warp_bytes(3, WARPFFT_F32, 7, t3, 8) == 4096 + 32 * 108 + 672, "3D f32 w7: %zu",
-          wf_od_warp_bytes(3, WARPFFT_F32, 7, t3, 8));
+    CHECK(wf_od_warp_bytes(3, WARPFFT_F32, 0, 7, t3, 8) == 4096 + 32 * 108 + 672, "3D f32 w7: %zu",
+          wf_od_warp_bytes(3, WARPFFT_F32, 0, 7, t3, 8));
     /* 2D f64 w16, pitch 71: 71 x 16 x 16 bytes, staging 32 (16 + 16 + 2 * 16 * 8) + 672 */
-    CHECK(wf_od_warp_bytes(2, WARPFFT_F64, 16, t2, 71) == 71 * 16 * 16 + 32 * 288 + 672,
+    CHECK(wf_od_warp_bytes(2, WARPFFT_F64, 0, 16, t2, 71) == 71 * 16 * 16 + 32 * 288 + 672,
           "2D f64 w16");
     /* 1D f32, 1000 cells: 8000 bytes rounded to 16 */
-    CHECK(wf_od_warp_bytes(1, WARPFFT_F32, 3, t1, 1000) == 8000 + 32 * 36 + 672, "1D f32 w3");
+    CHECK(wf_od_warp_bytes(1, WARPFFT_F32, 0, 3, t1, 1000) == 8000 + 32 * 36 + 672, "1D f32 w3");
     /* the pitch at every width of 2D: = w mod 16 (f32) / 8 (f64), never below the tile */
     for (int w = 2; w <= 16; w++) {
         int32_t tile[3], bins[3], nw, pitch;
-        wf_od_shape(2, w <= 12 ? WARPFFT_F32 : WARPFFT_F64, w, tile, bins, &nw, &pitch);
+        wf_od_shape(2, w <= 12 ? WARPFFT_F32 : WARPFFT_F64, 0, w, tile, bins, &nw, &pitch);
         int m = w <= 12 ? 16 : 8;
         CHECK(pitch >= tile[0] && pitch < tile[0] + m && (pitch - w) % m == 0, "w %d: pitch %d", w,
               (int)pitch);

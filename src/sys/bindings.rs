@@ -149,12 +149,13 @@ pub struct warpfft_opts {
     pub points_hint: i64,
     pub deterministic: i32,
     pub points_width: i32,
+    pub real_data: i32,
 }
 #[test]
 fn bindgen_test_layout_warpfft_opts() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_opts>(),
-        72usize,
+        80usize,
         concat!("Size of: ", stringify!(warpfft_opts))
     );
     assert_eq!(
@@ -383,6 +384,23 @@ fn bindgen_test_layout_warpfft_opts() {
         );
     }
     test_field_points_width();
+    fn test_field_real_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_opts>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).real_data) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_opts),
+                "::",
+                stringify!(real_data)
+            )
+        );
+    }
+    test_field_real_data();
 }
 pub const WARPFFT_OPT_INT32: warpfft_opt_type = 1;
 pub const WARPFFT_OPT_INT64: warpfft_opt_type = 2;
@@ -768,12 +786,13 @@ pub struct warpfft_plan_info {
     pub deterministic: i32,
     pub n_sets: i64,
     pub tol: f64,
+    pub real_data: i32,
 }
 #[test]
 fn bindgen_test_layout_warpfft_plan_info() {
     assert_eq!(
         ::std::mem::size_of::<warpfft_plan_info>(),
-        336usize,
+        344usize,
         concat!("Size of: ", stringify!(warpfft_plan_info))
     );
     assert_eq!(
@@ -1274,6 +1293,23 @@ fn bindgen_test_layout_warpfft_plan_info() {
         );
     }
     test_field_tol();
+    fn test_field_real_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<warpfft_plan_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).real_data) as usize - ptr as usize
+            },
+            336usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(warpfft_plan_info),
+                "::",
+                stringify!(real_data)
+            )
+        );
+    }
+    test_field_real_data();
 }
 extern "C" {
     pub fn warpfft_plan_create(

@@ -96,6 +96,18 @@ typedef struct warpfft_opts {
      * (its size stays 72 bytes), which warpfft_opts_default always zeroed: an opts from an
      * older header reads as 0, the rule that header's warpfft had. */
     int32_t points_width;
+    /* Real-valued data (types 1 and 2; docs/c.md, "Real-valued data"): 1: type 1 takes REAL
+     * strengths c (T c[ntransf][M], T float for WARPFFT_F32, double for F64) and writes the
+     * non-redundant half of the Hermitian-symmetric modes, fk[ntransf][N3][N2][N1/2 + 1]
+     * complex (dimension 1 halved: k1 = 0 .. N1/2 in that order whatever modeord; dimensions 2
+     * and 3 full, in modeord); type 2 takes those half modes and writes real c:
+     * u_j = Re(sum over the half of a_k1 f_k e^{+-i k.x_j}), a_0 = 1, a_k1>0 = 2 (for
+     * Hermitian-symmetric full modes, the complex type 2 of the full array). The fine grid is
+     * real and its FFT real-to-complex (type 1) or complex-to-real (type 2). 0 (default):
+     * complex data. Type 3, spread/interp-only plans (opts.spreadinterponly) and the Toeplitz
+     * operator refuse 1 (WARPFFT_ERR_UNSUPPORTED). Added after points_width: an opts with the
+     * older struct_size (offsetof this field, 72 bytes) is still accepted, with this field 0. */
+    int32_t real_data;
 } warpfft_opts;
 
 /* ---- options: the table every interface sets them through (no GPU) ---- */

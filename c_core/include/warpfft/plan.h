@@ -62,6 +62,8 @@ typedef struct warpfft_plan_info {
     /* The tolerance the plan was made for: tol as given, or the nearer end of the precision's
      * range when it was outside (warpfft_tol_effective). Appended. */
     double tol;
+    /* opts.real_data of the plan (1: real strengths, half modes; docs/c.md). Appended. */
+    int32_t real_data;
 } warpfft_plan_info;
 
 /* ---- plans ---- */

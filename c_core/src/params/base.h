@@ -41,6 +41,7 @@ typedef struct wf_params {
     int points_width;      /* 1: the width may follow the points (plans/spreader_width.c): on
                             * for the NUFFT plans of types 1 and 2, off for spread/interp-only
                             * plans and the transforms inside type 3 and the Toeplitz kernel */
+    int real_data;         /* opts.real_data: real grid, half spectrum (R2C / C2R FFT) */
     int64_t points_hint;   /* opts.points_hint: the M the cost model assumes (0: one per mode) */
     double predicted_ms;   /* the cost model's execute time (cost.c) */
     double tol, upsampfac; /* upsampfac: the sigma used (the choice, when opts said 0) */
@@ -64,9 +65,33 @@ typedef struct wf_params {
     size_t complex_bytes;     /* sizeof(cT): 8 or 16 */
 } wf_params;
 
+/* The value at the points and on the fine grid: sizeof(cT), or sizeof(T) with real_data (real
+ * strengths, a real fine grid: the real modules' sizeof(V), kernels/ABI.md). */
+static inline size_t wf_value_bytes(const wf_params *p) {
+    return p->real_data ? p->real_bytes : p->complex_bytes;
+}
+/* Complex elements of one transform's fk: N1*N2*N3, or with real_data the half modes
+ * (N1/2 + 1)*N2*N3. */
+static inline int64_t wf_fk_prod(const wf_params *p) {
+    return p->real_data ? (p->n_modes[0] / 2 + 1) * p->n_modes[1] * p->n_modes[2] : p->mode_prod;
+}
+/* real_data: complex elements of one transform's half spectrum, (nf1/2 + 1)*nf2*nf3 (the R2C
+ * output, the C2R input); else 0. */
+static inline int64_t wf_half_prod(const wf_params *p) {
+    return p->real_data ? (p->n_fine[0] / 2 + 1) * p->n_fine[1] * p->n_fine[2] : 0;
+}
+
 /* "f32" or "f64": the kernel-name suffix of a precision. */
 static inline const char *wf_prec_name(int precision) {
     return precision == WARPFFT_F64 ? "f64" : "f32";
+}
+
+/* The precision string of the spreading/interpolation modules (kernels/module_names.h): "f32",
+ * "f64", or for real-valued data "f32r", "f64r". */
+static inline const char *wf_si_prec_name(int precision, int real) {
+    if (real)
+        return precision == WARPFFT_F64 ? "f64r" : "f32r";
+    return wf_prec_name(precision);
 }
 
 #endif /* WARPFFT_PARAMS_BASE_H */

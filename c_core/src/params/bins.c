@@ -14,7 +14,7 @@
 void wf_default_bins(int type, int method, int dim, int precision, int32_t bs[3]) {
     if (method == WARPFFT_METHOD_OD) {
         int32_t tile[3], nw, pitch;
-        wf_od_shape(dim, precision, 2, tile, bs, &nw, &pitch);
+        wf_od_shape(dim, precision, 0, 2, tile, bs, &nw, &pitch);
         return;
     }
     static const int32_t gm[3][3] = {{1024, 1, 1}, {32, 32, 1}, {16, 16, 16}};
@@ -146,9 +146,9 @@ int wf_sm_spread_runs(const wf_params *p, int width) {
            wf_smr_warps(p->dim, p->bin_size, width) <= wf_smr_max_warps(p->precision, nr);
 }
 
-size_t wf_smr_batch_bytes(int dim, int precision, int width) {
+size_t wf_smr_batch_bytes(int dim, int precision, int real, int width) {
     int nr = wf_smr_nr(dim, precision, width);
-    size_t t = precision == WARPFFT_F64 ? 8 : 4, c = 2 * t, vec = 16 / t;
+    size_t t = precision == WARPFFT_F64 ? 8 : 4, c = real ? t : 2 * t, vec = 16 / t;
     size_t nrp = ((size_t)nr + vec - 1) / vec * vec;
     size_t nb = 32 * (size_t)WF_SMR_NBW_OF(dim, precision == WARPFFT_F64 ? 64 : 32, width);
     size_t w = (size_t)width;
@@ -229,17 +229,18 @@ static const od_shape od_shapes[3][2] = {
 };
 
 /* The row pitch: lanes add footprint cells q + w r of a row, so in 2D a pitch = w modulo the
- * complex values per 128-byte wavefront (16 in f32, 8 in f64) puts consecutive lanes on
- * distinct banks (B2 and B6's best shapes used it); in 3D the unpadded pitch was faster (B4 w6
- * 17.5 vs 18.8 ms, B7 w10 97.4 vs 104.2) and in 1D only tile[0] cells are used. */
-static int32_t od_pitch(int dim, int precision, int width, int32_t tl1) {
+ * values per 128-byte wavefront (complex: 16 in f32, 8 in f64; real: 32, 16) puts consecutive
+ * lanes on distinct banks (B2 and B6's best shapes used it); in 3D the unpadded pitch was
+ * faster (B4 w6 17.5 vs 18.8 ms, B7 w10 97.4 vs 104.2) and in 1D only tile[0] cells are
+ * used. */
+static int32_t od_pitch(int dim, int precision, int real, int width, int32_t tl1) {
     if (dim != 2)
         return tl1;
-    int32_t m = precision == WARPFFT_F64 ? 8 : 16;
+    int32_t m = (precision == WARPFFT_F64 ? 8 : 16) * (real ? 2 : 1);
     return tl1 + (((width - tl1) % m) + m) % m;
 }
 
-void wf_od_shape(int dim, int precision, int width, int32_t tile[3], int32_t bins[3],
+void wf_od_shape(int dim, int precision, int real, int width, int32_t tile[3], int32_t bins[3],
                  int32_t *nwarps, int32_t *pitch) {
     const od_shape *s = &od_shapes[dim - 1][precision == WARPFFT_F64];
     for (int d = 0; d < 3; d++) {
@@ -247,14 +248,15 @@ void wf_od_shape(int dim, int precision, int width, int32_t tile[3], int32_t bin
         bins[d] = d < dim ? s->bins[d] : 1;
     }
     *nwarps = s->nwarps;
-    *pitch = od_pitch(dim, precision, width, tile[0]);
+    *pitch = od_pitch(dim, precision, real, width, tile[0]);
 }
 
-/* kernels/spreadinterp/od_spread.cuh: WF_OD_STAGE_BYTES = 32 (sizeof(cT) + 16 + d w sizeof(T))
+/* kernels/spreadinterp/od_spread.cuh: WF_OD_STAGE_BYTES = 32 (sizeof(V) + 16 + d w sizeof(T))
  * + 672 (strengths, footprint offsets, kernel values, bin prefix sums and starts, the tile's
- * geometry, rounded to 16 bytes). */
-size_t wf_od_warp_bytes(int dim, int precision, int width, const int32_t tile[3], int32_t pitch) {
-    size_t rb = precision == WARPFFT_F64 ? 8 : 4, cb = 2 * rb;
+ * geometry, rounded to 16 bytes); V = cT, or T for real data (ABI.md). */
+size_t wf_od_warp_bytes(int dim, int precision, int real, int width, const int32_t tile[3],
+                        int32_t pitch) {
+    size_t rb = precision == WARPFFT_F64 ? 8 : 4, cb = real ? rb : 2 * rb;
     size_t cells =
         (size_t)pitch * (size_t)(dim >= 2 ? tile[1] : 1) * (size_t)(dim >= 3 ? tile[2] : 1);
     size_t stage = 32 * (cb + 16 + (size_t)dim * (size_t)width * rb) + 672;
@@ -313,11 +315,11 @@ static warpfft_status set_bin_counts(wf_params *p) {
 }
 
 size_t wf_sm_cell_bytes(const wf_params *p) {
-    /* 1D and 2D f32 spreading add in fixed point: four int32 words per cell (kernels,
-     * WF_SPREAD_SM_FIX) */
+    /* 1D and 2D f32 spreading add in fixed point: two int32 words per real (kernels,
+     * WF_SPREAD_SM_FIX): 16 bytes per complex cell, 8 per real one */
     if (p->type == 1 && p->dim <= 2 && p->precision == WARPFFT_F32)
-        return 16;
-    return p->complex_bytes;
+        return p->real_data ? 8 : 16;
+    return wf_value_bytes(p);
 }
 
 int wf_params_smr_nr(const wf_params *p) {
@@ -328,7 +330,7 @@ size_t wf_sm_launch_bytes(const wf_params *p, int spread, int width) {
     if (p->method != WARPFFT_METHOD_SM)
         return p->tile_bytes;
     if (spread && p->type == 1 && wf_smr_nr(p->dim, p->precision, width) > 0)
-        return wf_smr_batch_bytes(p->dim, p->precision, width);
+        return wf_smr_batch_bytes(p->dim, p->precision, p->real_data, width);
     return wf_tile_bytes(p->dim, p->bin_size, width, wf_sm_cell_bytes(p));
 }
 
@@ -338,7 +340,7 @@ size_t wf_sm_launch_bytes(const wf_params *p, int spread, int width) {
 static int fit_sm(const wf_params *p, int32_t bs[3], size_t limit, size_t *bytes) {
     int nr = wf_params_smr_nr(p);
     if (nr > 0) {
-        *bytes = wf_smr_batch_bytes(p->dim, p->precision, p->width);
+        *bytes = wf_smr_batch_bytes(p->dim, p->precision, p->real_data, p->width);
         return *bytes <= limit &&
                wf_fit_smr_bins(p->dim, bs, p->width, nr, wf_smr_max_warps(p->precision, nr));
     }
@@ -376,7 +378,7 @@ static int bins_addressable(const wf_params *p, const int32_t bs[3]) {
  * until the block's shared memory fits in limit. */
 static warpfft_status set_od(wf_params *p, const warpfft_opts *o, size_t limit) {
     int32_t tile[3], bins[3], nw, pitch;
-    wf_od_shape(p->dim, p->precision, p->width, tile, bins, &nw, &pitch);
+    wf_od_shape(p->dim, p->precision, p->real_data, p->width, tile, bins, &nw, &pitch);
     int user_bins = 0;
     for (int d = 0; d < 3; d++) {
         if (d >= p->dim) {
@@ -394,7 +396,7 @@ static warpfft_status set_od(wf_params *p, const warpfft_opts *o, size_t limit) 
         for (int d = 0; d < p->dim; d++)
             if ((int64_t)bins[d] < p->n_fine[d] && bins[d] <= INT32_MAX / 2)
                 bins[d] *= 2;
-    size_t warp = wf_od_warp_bytes(p->dim, p->precision, p->width, tile, pitch);
+    size_t warp = wf_od_warp_bytes(p->dim, p->precision, p->real_data, p->width, tile, pitch);
     while (nw > 1 && (size_t)nw * warp > limit)
         nw /= 2;
     if (warp > limit)

@@ -26,11 +26,12 @@ int wf_sm_spread_block(int dim, int precision, int width, const int32_t bs[3]);
 /* Threads per block of SM interpolation: 256, or 128 for 2D f32 at widths 7 and 8 (measured
  * faster; the interpolation kernels take any multiple of 32 up to 256). */
 int wf_sm_interp_block(int dim, int precision, int width);
-/* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * complex_bytes, pad = (w+1)/2. */
+/* Shared memory of one SM tile: prod_{d<dim} (bs_d + 2*pad) * cell bytes, pad = (w+1)/2. */
 size_t wf_tile_bytes(int dim, const int32_t bs[3], int width, size_t complex_bytes);
-/* Shared-memory bytes per SM tile cell of a plan's kernel: complex_bytes, or 16 for 1D and 2D f32
- * spreading (fixed-point words, kernels/spreadinterp.cu WF_SPREAD_SM_FIX); the tile in shared
- * memory only (not wf_params_smr_nr's). */
+/* Shared-memory bytes per SM tile cell of a plan's kernel: the value's (wf_value_bytes:
+ * complex_bytes, real_bytes for real data), or for 1D and 2D f32 spreading its fixed-point
+ * words, 16 (8 real: kernels/spreadinterp.cu WF_SPREAD_SM_FIX); the tile in shared memory only
+ * (not wf_params_smr_nr's). */
 size_t wf_sm_cell_bytes(const wf_params *p);
 /* Halves the largest bin edge (not below 2) until the tile fits in limit; 1 if it fits. */
 int wf_fit_sm_bins(int dim, int32_t bs[3], int width, size_t complex_bytes, size_t limit);
@@ -62,9 +63,10 @@ int wf_smr_max_warps(int precision, int nr);
  * spreader_width.c): p's bins were fitted to p.width. */
 int wf_sm_spread_runs(const wf_params *p, int width);
 /* Dynamic shared memory of the tile in registers (its point batches; kernels/ABI.md):
- * NB (NRP sizeof(T) + 32 + 2 sizeof(cT) + W sizeof(cT) + 16 d + (d = 3 ? W sizeof(T) : 0)),
- * NB = 32 x WF_SMR_NBW_OF, NRP = NR rounded up to 16 bytes of T. Independent of the bins. */
-size_t wf_smr_batch_bytes(int dim, int precision, int width);
+ * NB (NRP sizeof(T) + 32 + 2 sizeof(V) + W sizeof(V) + 16 d + (d = 3 ? W sizeof(T) : 0)),
+ * NB = 32 x WF_SMR_NBW_OF, NRP = NR rounded up to 16 bytes of T, V = cT, or T for real data
+ * (real 1). Independent of the bins. */
+size_t wf_smr_batch_bytes(int dim, int precision, int real, int width);
 /* Fits bins to the tile in registers: the last extent to at most NR - 2 pad (the tile's last
  * extent then fits the NR registers), then the largest other extent halved (not below 1) until
  * the block's warps are at most max_warps; 1 if they are. */
@@ -74,13 +76,16 @@ int wf_fit_smr_bins(int dim, int32_t bs[3], int width, int nr, int max_warps);
  * grid, 0 when there is no hint); else SM where its tile fits, else GM. */
 int wf_auto_method(int type, int dim, int precision, int width, int sm_fits, int deterministic,
                    double density);
-/* The OD launch shape of a (dim, precision, width): warp tile, default bins, warps per block
- * and row pitch, from the H100 measurements in bins.c (unused dims 1). */
-void wf_od_shape(int dim, int precision, int width, int32_t tile[3], int32_t bins[3],
+/* The OD launch shape of a (dim, precision, width; real 1 for real data, whose row pitch
+ * counts real values): warp tile, default bins, warps per block and row pitch, from the H100
+ * measurements in bins.c (unused dims 1). */
+void wf_od_shape(int dim, int precision, int real, int width, int32_t tile[3], int32_t bins[3],
                  int32_t *nwarps, int32_t *pitch);
-/* Dynamic shared memory of one OD warp (kernels/ABI.md): its tile of pitch x tl2 x tl3 cells,
- * rounded up to 16 bytes, and its staging area WF_OD_STAGE_BYTES. */
-size_t wf_od_warp_bytes(int dim, int precision, int width, const int32_t tile[3], int32_t pitch);
+/* Dynamic shared memory of one OD warp (kernels/ABI.md): its tile of pitch x tl2 x tl3 cells
+ * (complex, or real with real 1), rounded up to 16 bytes, and its staging area
+ * WF_OD_STAGE_BYTES. */
+size_t wf_od_warp_bytes(int dim, int precision, int real, int width, const int32_t tile[3],
+                        int32_t pitch);
 /* Plan stage (after the grid): p->deterministic, method, bin_size, n_bins, nbins, maxsub,
  * tile_bytes and the OD shape from the options; limit: shared memory per block available to
  * the tile (SM spreading with the tile in registers: to its point batches).

@@ -70,8 +70,14 @@ warpfft_status wf_params_set_grid(wf_params *p) {
         else
             modes *= p->n_modes[d]; /* N_d <= nf_d, so modes <= fine */
     }
-    if (fine < 0 || __builtin_mul_overflow(fine, p->ntransf, &bytes) ||
-        __builtin_mul_overflow(bytes, (int64_t)p->complex_bytes, &bytes))
+    /* real data: the half spectrum beside the real grid ((nf1/2 + 1) nf2 nf3 complex per
+     * transform: a little more than the complex grid's bytes in all), and the grid's end
+     * rounded up (wf_params_grid_bytes) */
+    int64_t half = 0;
+    if (fine > 0 && p->real_data)
+        half = (p->n_fine[0] / 2 + 1) * (fine / p->n_fine[0]);
+    if (fine < 0 || __builtin_mul_overflow(fine + half, p->ntransf, &bytes) ||
+        __builtin_mul_overflow(bytes, (int64_t)p->complex_bytes, &bytes) || bytes > INT64_MAX - 256)
         return wf_error(WARPFFT_ERR_BAD_SIZE,
                         "the fine grid of n_modes = {%lld, %lld, %lld} (upsampfac %g) times "
                         "ntransf = %lld is too large to address",

@@ -108,6 +108,9 @@ static const wf_opt wf_opts_table[] = {
      .idef = 1,
      .imax = 1,
      .iref = 1},
+    SWITCH_ROW("real_data", "", real_data, 1,
+               "1: real strengths (type 1 input, type 2 output) and the half modes N1/2+1 "
+               "along dimension 1"),
     /* the reference's options that change no result here: checked as it takes them */
     REF_ROW("gpu_sort", INT32_MIN, INT32_MAX, 1,
             "the reference's GM sort switch: points are always sorted into bins here"),

@@ -76,6 +76,17 @@ warpfft_status wf_check_problem(int type, int dim, int precision, const int64_t 
     return st;
 }
 
+warpfft_status wf_check_real_data(const warpfft_opts *o) {
+    if (!o->real_data)
+        return WARPFFT_SUCCESS;
+    if (o->spreadinterponly)
+        return wf_error(WARPFFT_ERR_UNSUPPORTED,
+                        "opts.real_data = 1 with opts.spreadinterponly = 1: spread/interp only "
+                        "has no FFT and so no half spectrum; real data needs the NUFFT "
+                        "(spreadinterponly 0)");
+    return wf_error(WARPFFT_ERR_UNSUPPORTED, "opts.real_data = 1: real_data: not yet implemented");
+}
+
 /* The problem and ntransf checked; *tol made the tolerance the plan runs at (wf_check_tol). */
 static warpfft_status check_plan_args(int type, int dim, const int64_t n_modes[3], int64_t ntransf,
                                       double *tol, int precision) {
@@ -104,6 +115,7 @@ static void set_basics(wf_params *p, int type, int dim, const int64_t n_modes[3]
      * deconvolution); the inner transforms' callers set it 0 in their options */
     p->points_width = o->points_width && !o->spreadinterponly;
     p->points_hint = o->points_hint;
+    p->real_data = o->real_data;
     p->ntransf = ntransf;
     for (int d = 0; d < 3; d++)
         p->n_modes[d] = d < dim ? n_modes[d] : 1;
@@ -118,6 +130,8 @@ warpfft_status wf_params_resolve(int type, int dim, const int64_t n_modes[3], in
     warpfft_status st = check_plan_args(type, dim, n_modes, ntransf, &tol, precision);
     if (st == WARPFFT_SUCCESS)
         st = wf_opts_resolve(opts, &r->opts);
+    if (st == WARPFFT_SUCCESS)
+        st = wf_check_real_data(&r->opts);
     if (st != WARPFFT_SUCCESS)
         return st;
     wf_params *p = &r->p;
@@ -180,13 +194,26 @@ void wf_params_to_info(const wf_params *p, warpfft_plan_info *info) {
     info->kernel = WARPFFT_KERNEL_SINH;
     info->deterministic = p->deterministic;
     info->tol = p->tol;
+    info->real_data = p->real_data;
+}
+
+size_t wf_params_half_offset(const wf_params *p) {
+    size_t real = (size_t)p->fine_prod * (size_t)p->ntransf * p->real_bytes;
+    return (real + 255) / 256 * 256; /* cuFFT's input and output aligned alike */
+}
+
+size_t wf_params_grid_bytes(const wf_params *p) {
+    if (p->real_data)
+        return wf_params_half_offset(p) +
+               (size_t)wf_half_prod(p) * (size_t)p->ntransf * p->complex_bytes;
+    return (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
 }
 
 /* Must match what plans/nufft12.c (build) and plans/spreader.c (wf_spreader_alloc) allocate. */
 size_t wf_params_fixed_bytes(const wf_params *p) {
     size_t b = 0;
     if (!p->spreadinterponly) { /* the fine grid and the deconvolution factors */
-        b = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
+        b = wf_params_grid_bytes(p);
         for (int d = 0; d < p->dim; d++)
             b += (size_t)(p->n_modes[d] / 2 + 1) * p->real_bytes;
     }

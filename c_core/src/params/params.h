@@ -29,6 +29,9 @@ warpfft_status wf_check_precision(int precision);
 warpfft_status wf_check_modes(int dim, const int64_t n_modes[3]);
 /* type, dim, precision and n_modes, in that order (what plans and direct sums share). */
 warpfft_status wf_check_problem(int type, int dim, int precision, const int64_t n_modes[3]);
+/* opts.real_data against the rest of a type 1 or 2 request: spread/interp only refuses it
+ * (WARPFFT_ERR_UNSUPPORTED: no FFT, so no half spectrum). */
+warpfft_status wf_check_real_data(const warpfft_opts *o);
 /* Name of the first coordinate array dim needs that is NULL ("x", "y", "z"), or NULL. */
 const char *wf_missing_coord(int dim, const void *x, const void *y, const void *z);
 
@@ -61,6 +64,12 @@ warpfft_status wf_params_make(int type, int dim, const int64_t n_modes[3], int64
                               size_t shared_limit, wf_params *p);
 /* Fills the plan_info fields that *p determines (n_points = -1, workspace_bytes = 0). */
 void wf_params_to_info(const wf_params *p, warpfft_plan_info *info);
+/* Device bytes of a type 1/2 plan's fine grid: ntransf * fine_prod complex; with real_data the
+ * real grid (ntransf * fine_prod reals, its end rounded up to 256 bytes: wf_params_half_offset)
+ * followed by the half spectrum (ntransf * wf_half_prod complex), one buffer. */
+size_t wf_params_grid_bytes(const wf_params *p);
+/* real_data: the byte offset of the half spectrum in that buffer. */
+size_t wf_params_half_offset(const wf_params *p);
 /* Device bytes a plan with these params allocates at creation, without cuFFT's work area:
  * fine grid, deconvolution factors, per-bin arrays, the scan's tile sums and the setpts result
  * block. */

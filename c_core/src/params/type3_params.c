@@ -58,6 +58,11 @@ warpfft_status wf_t3_check(int dim, int64_t ntransf, double *tol, int precision,
         st = wf_error(WARPFFT_ERR_INVALID_ARG,
                       "opts.spreadinterponly = 1 is for types 1 and 2 only (spread or "
                       "interpolate only); a type-3 plan needs it 0");
+    /* real strengths would make type 3's targets' values no half of anything: no symmetry */
+    if (st == WARPFFT_SUCCESS && resolved->real_data)
+        st = wf_error(WARPFFT_ERR_UNSUPPORTED,
+                      "opts.real_data = 1 is for types 1 and 2 only (real strengths, half "
+                      "modes); a type-3 plan needs it 0");
     /* its spreading step spreads (type 1's rule), its inner step interpolates */
     if (st == WARPFFT_SUCCESS && resolved->deterministic &&
         (resolved->method == WARPFFT_METHOD_GM || resolved->method == WARPFFT_METHOD_SM))
