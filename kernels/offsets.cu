@@ -39,19 +39,79 @@ static_assert(WF_OFF_BLOCK == WF_OFF_CELLS, "a thread per cell of a dim");
 
 /* ---------------------------------------------------------------- the gather */
 
-/* The cell of one coordinate (wf_fold as binning and spreading compute it). */
+/* What the gather replaced (issue 39), selectable for re-measuring; the defaults are not yet
+ * measured on a GPU (B4 set-points before/after). -DWF_OFF_MATCH=1 alone builds the gather as
+ * it was before, every piece below following it unless given on its own:
+ *   WF_OFF_MATCH     1: wf_off_add aggregates lanes with __match_any_sync (one per dim and per
+ *                    pair of dims per warp-step: 6 in 3D, a slow instruction); 0: a shuffle and
+ *                    a ballot per group of lanes of one key (WF_OFF_GROUPS at most; random
+ *                    points: one), the other lanes plain shared atomics;
+ *   WF_OFF_CELL_BITS 1: the cell is the low 8 bits of floor(u * 256) (one F2I); 0: as the host
+ *                    writes it, wf_offsets_cell(u - floor(u)) (a second FRND, a DADD, a clamp);
+ *   WF_OFF_PREFETCH  1: each step loads the next step's coordinates before its own work (with
+ *                    ~2 blocks of 8 warps per SM little else hides the loads); 0: each step
+ *                    loads its own and waits for them at once.
+ * Every combination gives the same counts, bit for bit (the emulator's test runs the default
+ * against the host's wf_offsets_gather). */
+#ifndef WF_OFF_MATCH
+#define WF_OFF_MATCH 0
+#endif
+#ifndef WF_OFF_CELL_BITS
+#define WF_OFF_CELL_BITS (!WF_OFF_MATCH)
+#endif
+#ifndef WF_OFF_PREFETCH
+#define WF_OFF_PREFETCH (!WF_OFF_MATCH)
+#endif
+
+/* The cell of one coordinate (wf_fold as binning and spreading compute it). u is in [0, nf),
+ * so the conversion truncates to floor(u * 256); u * 256 is exact (a power of 2), and
+ * floor(u * 256) = 256 floor(u) + floor(256 (u - floor(u))) with the last term in 0..255
+ * (u - floor(u) is exact and < 1, so wf_offsets_cell's clamp never acts): its low 8 bits are
+ * the host's cell, wf_offsets_cell(u - floor(u)). */
 static __device__ __forceinline__ int wf_off_cell_of(wf_real v, i64 nf) {
     const double u = wf_fold((double)v, nf);
+#if WF_OFF_CELL_BITS
+    static_assert((WF_OFF_CELLS & (WF_OFF_CELLS - 1)) == 0, "cells: a power of 2");
+    return (int)((i64)(u * (double)WF_OFF_CELLS) & (WF_OFF_CELLS - 1));
+#else
     return wf_offsets_cell(u - floor(u));
+#endif
 }
 
-/* Adds 1 to h[key] for each lane of the warp whose key is >= 0: lanes with the same key add
- * together (one shared atomic per distinct key), so points on one offset (grid nodes) do not
- * serialise on one counter. Every lane of the warp calls it. */
+/* Adds 1 to h[key] for each lane of the warp whose key is >= 0 (-1: no point). Every lane of
+ * the warp calls it. Up to WF_OFF_GROUPS groups of lanes of one key add together, each with
+ * one atomic by its first lane: the group of lane 0's key, then, while the last group had more
+ * than one lane (keys repeat: points near grid nodes, whose cells are 0 and 255, so 2 keys per
+ * dim and 4 per pair of dims; clusters), that of the first lane left. The other lanes add 1
+ * each with the same atomic instruction (random points: one group of one lane, then plain
+ * shared atomics), a key they share serialising them at most 32 ways. */
+#ifndef WF_OFF_GROUPS
+#define WF_OFF_GROUPS 4
+#endif
+static_assert(WF_OFF_GROUPS >= 1, "the group of lane 0 at least");
 static __device__ __forceinline__ void wf_off_add(unsigned *h, int key) {
+#if WF_OFF_MATCH
+    /* lanes with the same key add together: one shared atomic per distinct key */
     const unsigned peers = __match_any_sync(0xffffffffu, key);
     if (key >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1)
         atomicAdd(h + key, (unsigned)__popc(peers));
+#else
+    const unsigned lane = threadIdx.x & 31;
+    unsigned n = 1, left = 0xffffffffu; /* what this lane adds; the lanes in no group yet */
+#pragma unroll
+    for (int r = 0; r < WF_OFF_GROUPS; r++) {
+        /* every lane of the key of left's first lane (none in an earlier group: other keys) */
+        const int first = __ffs((int)left) - 1;
+        const unsigned g = __ballot_sync(0xffffffffu, key == __shfl_sync(0xffffffffu, key, first));
+        if ((g >> lane) & 1u)
+            n = lane == (unsigned)first ? (unsigned)__popc(g) : 0u;
+        left &= ~g;
+        if (left == 0u || __popc(g) == 1) /* warp-uniform */
+            break;
+    }
+    if (key >= 0 && n)
+        atomicAdd(h + key, n);
+#endif
 }
 
 /* Sum of one value per thread over the block, in a fixed order (the warps' trees, then the
@@ -91,6 +151,22 @@ static __device__ void wf_off_flush(unsigned *h, u64 *st) {
     __syncthreads();
 }
 
+/* The coordinates of point j of the set at base (j < set_M; else zeros; the dims past WF_DIM
+ * zeros). */
+static __device__ __forceinline__ void wf_off_load(wf_real v[3], const wf_real *__restrict__ x,
+                                                   const wf_real *__restrict__ y,
+                                                   const wf_real *__restrict__ z, i64 base, i64 j,
+                                                   i64 set_M) {
+    v[0] = v[1] = v[2] = (wf_real)0;
+    if (j < set_M) {
+        v[0] = __ldg(x + base + j);
+        if (WF_DIM >= 2)
+            v[1] = __ldg(y + base + j);
+        if (WF_DIM >= 3)
+            v[2] = __ldg(z + base + j);
+    }
+}
+
 /* Block (bx, s) gathers point set s (points s*set_M .. + set_M - 1; set_M <= 0: all M) over
  * the grid's x blocks into stats + s*WF_OFF_STATS_WORDS (zeroed by the host): per point and
  * dim, the cell of its offset; per pair of dims, the joint bin. A non-finite point counts at
@@ -114,22 +190,30 @@ extern "C" __global__ void __launch_bounds__(WF_OFF_BLOCK)
         h[e] = 0u;
     __syncthreads();
     int steps = 0;
+    const i64 b_first = (i64)blockIdx.x * blockDim.x, stride = (i64)gridDim.x * blockDim.x;
+#if WF_OFF_PREFETCH
+    wf_real v[3];
+    wf_off_load(v, x, y, z, base, b_first + threadIdx.x, set_M);
+#endif
     /* block-uniform: every lane of a warp reaches the collectives of wf_off_add together */
-    for (i64 b0 = (i64)blockIdx.x * blockDim.x; b0 < set_M; b0 += (i64)gridDim.x * blockDim.x) {
+    for (i64 b0 = b_first; b0 < set_M; b0 += stride) {
         const i64 j = b0 + threadIdx.x;
+#if WF_OFF_PREFETCH
+        wf_real p[3] = {v[0], v[1], v[2]};
+        wf_off_load(v, x, y, z, base, j + stride, set_M); /* the next step's, in flight now */
+#else
+        wf_real p[3];
+        wf_off_load(p, x, y, z, base, j, set_M);
+#endif
         int c[3] = {-1, -1, -1};
         if (j < set_M) {
-            wf_real v[3];
-            v[0] = __ldg(x + base + j);
-            v[1] = WF_DIM >= 2 ? __ldg(y + base + j) : (wf_real)0;
-            v[2] = WF_DIM >= 3 ? __ldg(z + base + j) : (wf_real)0;
-            if (!(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2])))
-                v[0] = v[1] = v[2] = (wf_real)0;
-            c[0] = wf_off_cell_of(v[0], nf1);
+            if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])))
+                p[0] = p[1] = p[2] = (wf_real)0;
+            c[0] = wf_off_cell_of(p[0], nf1);
             if (WF_DIM >= 2)
-                c[1] = wf_off_cell_of(v[1], nf2);
+                c[1] = wf_off_cell_of(p[1], nf2);
             if (WF_DIM >= 3)
-                c[2] = wf_off_cell_of(v[2], nf3);
+                c[2] = wf_off_cell_of(p[2], nf3);
         }
 #pragma unroll
         for (int d = 0; d < WF_DIM; d++)

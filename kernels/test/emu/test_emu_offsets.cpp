@@ -4,7 +4,10 @@
  * the host's c_core/src/params/offsets.c and what it needs):
  *  - wf_offsets_gather_p against the host's wf_offsets_gather, bit for bit (integer counts), in
  *    1D/2D/3D, f32/f64, uniform, clustered, on-node and edge points (NaN, inf, |x| up to 1e4,
- *    +-pi and their neighbours), one set and two (grid.y = the sets), grids of one block and of
+ *    +-pi and their neighbours), warps of one key, of two, of one but a lane, and all distinct
+ *    (kind WARPS, whose one- and two-key warps are counted: the gather's groups of lanes of one
+ *    key and its per-lane atomics; nodes give 2 keys per dim, 4 per pair), a grid of 1e8
+ *    (u * 256 past 2^31), one set and two (grid.y = the sets), grids of one block and of
  *    several, with blocks flushing their counters inside the loop (the module is built with a
  *    small WF_OFF_ROUND) and at its end; the word w_sel cleared;
  *  - wf_offsets_choose_p against the host's wf_offsets_bound / wf_offsets_choose on plans with
@@ -23,6 +26,7 @@ extern "C" {
 #include "params/width.h"
 }
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -32,8 +36,52 @@ using gather_fn = void (*)(i64, int, const T *, const T *, const T *, i64, i64, 
                            int *);
 using choose_fn = void (*)(i64, const u64 *, const void *, int *, double *, const u64 *, i64, i64);
 
-enum Kind { UNIFORM, CLUSTER, NODES, EDGE };
-static const char *const kind_name[] = {"uniform", "cluster", "nodes", "edge"};
+enum Kind { UNIFORM, CLUSTER, NODES, EDGE, WARPS };
+static const char *const kind_name[] = {"uniform", "cluster", "nodes", "edge", "warps"};
+
+/* WARPS: the points of each aligned run of 32 (a warp-step of the gather: its blocks start at
+ * multiples of 256 of the set) follow, per dim, one pattern of the run's: (run + dim) % 6 is
+ * 0: all one value; 1: one value but lane 0's; 2: two values, alternating; 3: one value plus a
+ * jitter of under 1/1024 of the grid spacing (cells of one or two neighbours, mostly one bin);
+ * 4: uniform; 5: all 0 (cell 0). In some runs one lane's first coordinate is NaN, in others
+ * every lane's second (those points count at 0 in every dim): keys all equal in a warp, for
+ * some dims or pairs and not others, equal but for one lane, two keys, all distinct. */
+template <class T>
+static T warp_pattern(int dim, const i64 nf[3], i64 j, int d, double a[3], double b[3],
+                      std::mt19937_64 &rng) {
+    std::uniform_real_distribution<double> U(-M_PI, M_PI), J(0.0, 1.0);
+    const i64 run = j / 32;
+    const int lane = (int)(j % 32);
+    if (lane == 0) {
+        a[d] = U(rng);
+        b[d] = U(rng);
+    }
+    double v = a[d];
+    switch ((run + d) % 6) {
+    case 1:
+        v = lane == 0 ? b[d] : a[d];
+        break;
+    case 2:
+        v = lane % 2 ? b[d] : a[d];
+        break;
+    case 3:
+        v = a[d] + J(rng) * 2 * M_PI / (double)nf[d] / 1024;
+        break;
+    case 4:
+        v = U(rng);
+        break;
+    case 5:
+        v = 0.0;
+        break;
+    default:
+        break;
+    }
+    if (d == 0 && run % 7 == 3 && lane == (int)(run % 32))
+        v = NAN;
+    if (d == 1 && dim >= 2 && run % 11 == 5)
+        v = NAN;
+    return (T)v;
+}
 
 /* n points of kind k on the grid nf (dims < dim) into x[d][off ..], in T. */
 template <class T>
@@ -52,8 +100,13 @@ static void make_points(Kind k, int dim, const i64 nf[3], i64 n, i64 off, std::v
                            std::nextafter(-M_PI, 0.0),
                            NAN,
                            INFINITY};
+    double a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
     for (i64 j = 0; j < n; ++j)
         for (int d = 0; d < dim; ++d) {
+            if (k == WARPS) {
+                x[d][off + j] = warp_pattern<T>(dim, nf, j, d, a, b, rng);
+                continue;
+            }
             double v = U(rng);
             if (k == CLUSTER)
                 v = C(rng);
@@ -107,6 +160,36 @@ template <class T> static void run_gather(const GCase &k) {
         wf_offset_stats ref;
         wf_offsets_stats_init(&ref);
         wf_offsets_gather(dim, nf, k.set_M, xp, &ref);
+        /* the warps of the set whose keys (cells of dim 0; bins of pair 0) are all equal, and
+         * those of two keys: the kinds are to cover them */
+        int one[2] = {0, 0}, two[2] = {0, 0};
+        for (i64 r = 0; r + 32 <= k.set_M; r += 32) {
+            for (int q = 0; q < (dim >= 2 ? 2 : 1); ++q) {
+                std::vector<int> keys;
+                for (i64 j = r; j < r + 32; ++j) {
+                    int c[2];
+                    bool finite = true;
+                    for (int d = 0; d < dim; ++d)
+                        finite = finite && std::isfinite(xp[d][j]);
+                    for (int d = 0; d < std::min(dim, 2); ++d) {
+                        const double u = wf_fold(finite ? xp[d][j] : 0.0, nf[d]);
+                        c[d] = wf_offsets_cell(u - std::floor(u));
+                    }
+                    const int key =
+                        q == 0 ? c[0] : c[0] / WF_OFF_CPB * WF_OFF_BINS + c[1] / WF_OFF_CPB;
+                    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+                        keys.push_back(key);
+                }
+                one[q] += keys.size() == 1;
+                two[q] += keys.size() == 2;
+            }
+        }
+        std::printf("  set %d: warps of one key %d (dim 0), %d (pair 0); of two keys %d, %d\n", s,
+                    one[0], one[1], two[0], two[1]);
+        if (k.kind[s] == WARPS && (one[0] == 0 || two[0] == 0 || (dim >= 2 && one[1] == 0))) {
+            std::printf("FAIL the warps pattern gave no such warps\n");
+            same = false;
+        }
         same = same &&
                std::memcmp(&ref, stats.data() + (size_t)s * WF_OFF_STATS_WORDS, sizeof ref) == 0;
     }
@@ -232,6 +315,11 @@ int main(int argc, char **argv) {
         {2, 64, {50, 48, 1}, 1500, 1, 2, {EDGE, EDGE}},
         {3, 32, {20, 24, 16}, 1200, 1, 2, {NODES, NODES}},
         {3, 64, {20, 20, 20}, 1000, 2, 2, {UNIFORM, EDGE}},
+        /* warps of one key, two keys, one lane apart (run in quick too: even or 3D) */
+        {1, 64, {100000007, 1, 1}, 2000, 2, 2, {WARPS, UNIFORM}},
+        {3, 32, {20, 24, 16}, 3001, 2, 2, {WARPS, WARPS}},
+        {2, 32, {40, 36, 1}, 2531, 1, 3, {WARPS, WARPS}},
+        {3, 64, {48, 20, 64}, 1500, 1, 1, {WARPS, WARPS}},
     };
     for (size_t i = 0; i < gcases.size(); ++i) {
         if (quick && i % 2 == 1 && gcases[i].dim != 3)
