@@ -13,6 +13,7 @@
 #include "api/handle.h"
 #include "params/params.h"
 #include "plans/launch.h"
+#include "plans/nufft12.h" /* WF_WORK_* */
 #include "plans/toeplitz.h"
 #include "plans/toeplitz_kernel.h"
 #include "runtime/cufft.h"
@@ -200,14 +201,21 @@ WARPFFT_API warpfft_status warpfft_toeplitz_destroy(warpfft_toeplitz op) {
     return wf_toeplitz_handle_destroy(op);
 }
 
-/* wf_live_destroy's release of an operator's device side (it has no pending-work state). */
+/* wf_live_destroy's release of an operator's device side: its step plans and block go to the
+ * plan cache as `work` allows (plans/toeplitz.h). */
 static cufftResult release_operator(void *h, int work) {
-    (void)work;
-    return wf_toeplitz_release(((struct warpfft_toeplitz_s *)h)->t);
+    return wf_toeplitz_release(((struct warpfft_toeplitz_s *)h)->t, work);
 }
 
 warpfft_status wf_toeplitz_handle_destroy(struct warpfft_toeplitz_s *op) {
-    warpfft_status st = wf_live_destroy(&op->live, &op->t->ex, release_operator, op, 0,
+    /* What is known of its work: the live-plan pool waited for its fence before this (WAITED:
+     * done, or LOST: unknowable; its stream is not touched, its user may have destroyed it);
+     * an operator of the public destroy was never fenced: its stream is waited for before the
+     * plan cache takes its buffers, as cuMemFree waited for the device before. */
+    int work = op->live.fence_state == WF_FENCE_WAITED ? WF_WORK_DONE
+               : op->live.fence_state == WF_FENCE_LOST ? WF_WORK_LOST
+                                                       : WF_WORK_PENDING;
+    warpfft_status st = wf_live_destroy(&op->live, &op->t->ex, release_operator, op, work,
                                         "warpfft_toeplitz_destroy", "operator");
     if (st != WARPFFT_SUCCESS)
         return st;

@@ -14,6 +14,15 @@
  * memory bandwidth. Small grids (all transforms within WF_TOEP_FULL_FFT_BYTES, about what stays
  * in the L2 cache) take one plan of the whole grid instead (fewer launches; the same layout
  * through cuFFT's advanced layout); WARPFFT_TOEPLITZ_FFT=full|pruned overrides the choice.
+ *
+ * Memory: the work grid, the spectrum and the step plans' cuFFT work area live as long as the
+ * operator, so they are one device allocation (the block), carved at 256-byte boundaries. At
+ * release the step plans and the block go to the plan cache (runtime/cache.h,
+ * WF_CACHE_TOEPLITZ; after the operator's stream is waited for, or the live-plan pool waited for
+ * its fence), and the next operator of the same shape (device, precision, dim, L grid, ntransf,
+ * FFT layout and the pruned steps' slab count, spectrum kind) takes them: its build makes no
+ * cuFFT plan and allocates none of them. While building, the part of the block past the first
+ * grid transform (the kernel's type-1 output) holds the kernel's strengths when they fit.
  */
 #include "plans/toeplitz.h"
 
@@ -22,7 +31,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "plans/nufft12.h" /* WF_WORK_* */
 #include "plans/toeplitz_kernel.h"
+#include "runtime/cache.h"
 #include "runtime/error.h"
 
 static double now_ms(void) {
@@ -64,12 +75,12 @@ static warpfft_status step_plan(wf_toeplitz *t, int i, int rank, long long *n, l
     }
 }
 
-/* The plans of the application (the file comment), their shared work area, on the stream.
+/* The plans of the application (the file comment); *work: the work area they share.
  * One step: rank-dim transforms of the batch-interleaved grid, the slowest dimension's stride
  * B times the slab (inembed {L_dim, B L_{dim-1}[, L_1]}, dist = the slab). Two steps: the faster
  * dimensions over the first N_dim B slabs (contiguous), then the slowest one (stride B times
  * the slab, one transform per element of the B slabs). */
-static warpfft_status make_ffts(wf_toeplitz *t) {
+static warpfft_status make_plans(wf_toeplitz *t, size_t *work_bytes) {
     const wf_toep_params *q = &t->q;
     long long L1 = q->n_grid[0], L2 = q->n_grid[1], L3 = q->n_grid[2], B = q->ntransf;
     size_t work[2] = {0, 0};
@@ -95,18 +106,125 @@ static warpfft_status make_ffts(wf_toeplitz *t) {
         if (st == WARPFFT_SUCCESS)
             st = step_plan(t, 1, 1, n3, n3, B * L1 * L2, 1, B * L1 * L2, &work[1]);
     }
-    if (st != WARPFFT_SUCCESS)
-        return st;
-    size_t bytes = work[0] > work[1] ? work[0] : work[1];
-    st = wf_dbuf_alloc(&t->fft_work, bytes, "the cuFFT work area", &t->workspace);
-    for (int i = 0; i < t->n_fft && st == WARPFFT_SUCCESS; i++) {
-        cufftResult r = t->cufft->cufftSetWorkArea(t->fft[i], (void *)(uintptr_t)t->fft_work.ptr);
+    *work_bytes = work[0] > work[1] ? work[0] : work[1];
+    return st;
+}
+
+/* ---------------------------------------------------------------- the block and the cache */
+
+#define WF_TOEP_ALIGN ((size_t)256)
+
+static size_t align_up(size_t bytes) {
+    return (bytes + WF_TOEP_ALIGN - 1) & ~(WF_TOEP_ALIGN - 1);
+}
+
+/* The block's layout: the grid at 0, then the spectrum (M > 0), then the work area. */
+static size_t spectrum_bytes(const wf_toeplitz *t) {
+    return t->M > 0 ? t->q.spectrum_bytes : 0;
+}
+static size_t spectrum_offset(const wf_toeplitz *t) {
+    return align_up(t->q.grid_bytes);
+}
+static size_t work_offset(const wf_toeplitz *t) {
+    return align_up(spectrum_offset(t) + spectrum_bytes(t));
+}
+
+/* The views of the block (allocated, or from the cache) with a work area of work_bytes. */
+static void carve(wf_toeplitz *t, size_t work_bytes) {
+    CUdeviceptr b = t->block.ptr;
+    t->grid = (wf_dbuf){b, t->q.grid_bytes};
+    t->spectrum =
+        spectrum_bytes(t) ? (wf_dbuf){b + spectrum_offset(t), spectrum_bytes(t)} : (wf_dbuf){0, 0};
+    t->fft_work = work_bytes ? (wf_dbuf){b + work_offset(t), work_bytes} : (wf_dbuf){0, 0};
+}
+
+/* What makes the plans and block reusable: device, precision, dim, FFT layout, spectrum kind
+ * (none, real, complex: its bytes), the L grid, ntransf, and the pruned first step's slab count
+ * N_dim (operators with the same L grid may differ in it). */
+static wf_cache_item cache_item(const wf_toeplitz *t) {
+    const wf_toep_params *q = &t->q;
+    wf_cache_item it;
+    memset(&it, 0, sizeof it);
+    it.kind = WF_CACHE_TOEPLITZ;
+    it.dev = t->ex.dev;
+    int64_t spec = t->M == 0 ? 0 : q->spectrum_real ? 1 : 2;
+    int64_t key[6] = {(int64_t)q->dim | (int64_t)q->precision << 8 | (int64_t)q->fft_steps << 16 |
+                          spec << 24,
+                      q->n_grid[0],
+                      q->n_grid[1],
+                      q->n_grid[2],
+                      q->ntransf,
+                      q->fft_steps == 2 ? q->n_modes[q->dim - 1] : 0};
+    memcpy(it.key, key, sizeof key);
+    return it;
+}
+
+/* The plans and block of a destroyed operator of this shape; 1 on a hit. */
+static int take_cached(wf_toeplitz *t) {
+    wf_cache_item it = cache_item(t);
+    if (!wf_cache_take(&it))
+        return 0;
+    t->n_fft = t->q.fft_steps;
+    t->fft[0] = it.fft;
+    t->fft_created[0] = 1;
+    if (it.has_fft2) {
+        t->fft[1] = it.fft2;
+        t->fft_created[1] = 1;
+    }
+    t->block = (wf_dbuf){it.buf[0], it.bytes[0]};
+    t->workspace += it.bytes[0];
+    carve(t, it.bytes[0] - work_offset(t)); /* the same shape: the same layout */
+    t->from_cache = 1;
+    return 1;
+}
+
+/* The block for new plans whose work area takes work_bytes. */
+static warpfft_status alloc_block(wf_toeplitz *t, size_t work_bytes) {
+    warpfft_status st =
+        wf_dbuf_alloc(&t->block, work_offset(t) + work_bytes,
+                      "the Toeplitz operator (grid, spectrum, cuFFT work area)", &t->workspace);
+    if (st == WARPFFT_SUCCESS)
+        carve(t, work_bytes);
+    return st;
+}
+
+/* The plans on the block's work area (new ones; a cached one's is there already) and on the
+ * operator's stream. */
+static warpfft_status bind_plans(wf_toeplitz *t) {
+    for (int i = 0; i < t->n_fft; i++) {
+        cufftResult r = 0;
+        if (!t->from_cache)
+            r = t->cufft->cufftSetWorkArea(t->fft[i], (void *)(uintptr_t)t->fft_work.ptr);
         if (r == 0)
             r = t->cufft->cufftSetStream(t->fft[i], t->ex.stream);
         if (r != 0)
-            st = wf_cufft_error(r, "cufftSetWorkArea / cufftSetStream (Toeplitz)");
+            return wf_cufft_error(r, "cufftSetWorkArea / cufftSetStream (Toeplitz)");
     }
-    return st;
+    t->ready = 1;
+    return WARPFFT_SUCCESS;
+}
+
+/* At release: the plans and the block to the cache, unless the operator's work may still run
+ * and its stream cannot be waited for (LOST, or the wait fails), or the cache would not keep
+ * them (off, or too big); the release then frees them, as before the cache. */
+static void give_to_cache(wf_toeplitz *t, int work) {
+    if (!t->ready || work == WF_WORK_LOST || !wf_cache_accepts(t->block.bytes) ||
+        (work != WF_WORK_DONE && t->ex.drv->cuStreamSynchronize(t->ex.stream) != WF_CUDA_SUCCESS))
+        return;
+    wf_cache_item it = cache_item(t);
+    it.cufft = t->cufft;
+    it.fft = t->fft[0];
+    if (t->n_fft == 2) {
+        it.fft2 = t->fft[1];
+        it.has_fft2 = 1;
+    }
+    it.buf[0] = t->block.ptr;
+    it.bytes[0] = t->block.bytes;
+    t->workspace -= t->block.bytes;
+    t->block = t->grid = t->spectrum = t->fft_work = (wf_dbuf){0, 0};
+    t->fft_created[0] = t->fft_created[1] = 0;
+    t->ready = 0;
+    wf_cache_put(&it);
 }
 
 /* Plan i in place on the grid, in direction dir. */
@@ -142,7 +260,8 @@ static warpfft_status load_kernels(wf_toeplitz *t) {
     return st;
 }
 
-cufftResult wf_toeplitz_release(wf_toeplitz *t) {
+cufftResult wf_toeplitz_release(wf_toeplitz *t, int work) {
+    give_to_cache(t, work);
     cufftResult first = 0;
     for (int i = 0; i < 2; i++) {
         if (!t->fft_created[i])
@@ -152,9 +271,9 @@ cufftResult wf_toeplitz_release(wf_toeplitz *t) {
             first = r;
         t->fft_created[i] = 0;
     }
-    wf_dbuf_free(&t->grid, &t->workspace);
-    wf_dbuf_free(&t->spectrum, &t->workspace);
-    wf_dbuf_free(&t->fft_work, &t->workspace);
+    wf_dbuf_free(&t->block, &t->workspace);
+    t->grid = t->spectrum = t->fft_work = (wf_dbuf){0, 0};
+    t->ready = 0;
     return first;
 }
 
@@ -165,23 +284,26 @@ static warpfft_status build(wf_toeplitz *t, CUdeviceptr x, CUdeviceptr y, CUdevi
     double t0 = now_ms();
     warpfft_status st = load_kernels(t);
     double t1 = now_ms();
-    if (st == WARPFFT_SUCCESS)
-        st = wf_dbuf_alloc(&t->grid, q->grid_bytes, "the Toeplitz grid", &t->workspace);
+    size_t work = 0;
+    if (st == WARPFFT_SUCCESS && !take_cached(t))
+        st = make_plans(t, &work);
     double t2 = now_ms();
+    if (st == WARPFFT_SUCCESS && !t->from_cache)
+        st = alloc_block(t, work);
     if (st == WARPFFT_SUCCESS)
-        st = make_ffts(t);
-    double t3 = now_ms();
+        st = bind_plans(t);
     bt->kernels_ms = t1 - t0;
-    bt->buffers_ms = t2 - t1;
-    bt->fft_plans_ms = t3 - t2;
+    bt->fft_plans_ms = t2 - t1;
+    bt->buffers_ms = now_ms() - t2;
     if (st != WARPFFT_SUCCESS || t->M == 0)
         return st;
-    st = wf_dbuf_alloc(&t->spectrum, q->spectrum_bytes, "the Toeplitz spectrum", &t->workspace);
-    bt->buffers_ms += now_ms() - t3;
-    if (st == WARPFFT_SUCCESS) /* the kernel's type-1 output goes to the work grid */
-        st = wf_toep_kernel(q, t->iflag, &t->ex, t->cufft, &t->k_weights, &t->k_spectrum, t->M, x,
-                            y, z, w, t->grid.ptr, t->spectrum.ptr, "warpfft_toeplitz_create", bt);
-    return st;
+    /* the kernel's type-1 output goes to the work grid's first transform; what follows it
+     * (the other transforms, the spectrum, the work area) is free until the spectrum is
+     * written from that output: room for the strengths */
+    size_t spare = align_up((size_t)q->grid_prod * q->complex_bytes);
+    return wf_toep_kernel(q, t->iflag, &t->ex, t->cufft, &t->k_weights, &t->k_spectrum, t->M, x, y,
+                          z, w, t->grid.ptr, t->block.ptr + spare, t->block.bytes - spare,
+                          t->spectrum.ptr, "warpfft_toeplitz_create", bt);
 }
 
 warpfft_status wf_toeplitz_create(const wf_toep_params *q, int iflag, int64_t M, CUdeviceptr x,
@@ -209,8 +331,10 @@ warpfft_status wf_toeplitz_create(const wf_toep_params *q, int iflag, int64_t M,
     wf_toep_build_times bt;
     memset(&bt, 0, sizeof bt);
     st = build(t, x, y, z, w, &bt);
+    /* the build's failure is the one to report; what it made goes to the cache once its
+     * stream is waited for (a failure that left work running frees it) */
     if (st != WARPFFT_SUCCESS)
-        wf_toeplitz_release(t); /* the build's failure is the one to report */
+        wf_toeplitz_release(t, WF_WORK_PENDING);
     wf_ctx_leave(t->ex.dev);
     if (st != WARPFFT_SUCCESS) {
         free(t);

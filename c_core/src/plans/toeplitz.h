@@ -29,6 +29,7 @@ typedef struct wf_toeplitz {
     const wf_cufft *cufft;
     /* kernels of module toeplitz_p */
     wf_kernel k_pad, k_crop, k_mulr, k_mulc, k_weights, k_spectrum;
+    wf_dbuf block;      /* the one device allocation the three below are carved from */
     wf_dbuf grid;       /* the work grid, ntransf transforms, layout of kernels/ABI.md */
     wf_dbuf spectrum;   /* the kernel's spectrum (none for M = 0: the zero operator) */
     wf_dbuf fft_work;   /* cuFFT's work area, shared by the step plans */
@@ -36,9 +37,11 @@ typedef struct wf_toeplitz {
                            faster dimensions over the first N_dim slabs, [1] the slowest one */
     int fft_created[2];
     int n_fft;
+    int ready;      /* plans made and bound to the block: the plan cache may keep them */
+    int from_cache; /* the plans and block came from the plan cache */
     int64_t M;
     double build_ms;
-    size_t workspace; /* bytes of grid, spectrum and fft_work */
+    size_t workspace; /* bytes of the block */
 } wf_toeplitz;
 
 /* The operator for the arguments of warpfft_toeplitz_create (checked by the caller with
@@ -52,9 +55,12 @@ warpfft_status wf_toeplitz_create(const wf_toep_params *q, int iflag, int64_t M,
  * out is zeroed). The device's context is current. */
 warpfft_status wf_toeplitz_apply(wf_toeplitz *t, CUdeviceptr spectrum, int spectrum_real,
                                  int adjoint, CUdeviceptr in, CUdeviceptr out);
-/* Frees everything; t itself stays (free() it). Returns the first failing cufftDestroy's
- * result (0: success): every buffer is freed either way. The context is current. */
-cufftResult wf_toeplitz_release(wf_toeplitz *t);
+/* Gives the step plans and the block to the plan cache (when it keeps them and `work`, a
+ * WF_WORK_* value of nufft12.h, allows: PENDING waits for the operator's stream first, DONE
+ * does not touch it, LOST frees them), else destroys and frees them; t itself stays (free()
+ * it). Returns the first failing cufftDestroy's result (0: success or cached): the block is
+ * freed or cached either way. The context is current. */
+cufftResult wf_toeplitz_release(wf_toeplitz *t, int work);
 /* warpfft_toeplitz_get_info of an operator. */
 void wf_toeplitz_info(const wf_toeplitz *t, warpfft_toeplitz_info *info);
 

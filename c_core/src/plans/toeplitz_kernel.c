@@ -161,16 +161,19 @@ static warpfft_status launch_spectrum(const wf_toep_params *q, const wf_exec *ex
 static warpfft_status run(const wf_toep_params *q, wf_nufft12 *n1, const wf_exec *ex,
                           const wf_kernel *k_weights, const wf_kernel *k_spectrum, int64_t M,
                           CUdeviceptr x, CUdeviceptr y, CUdeviceptr z, CUdeviceptr w, wf_dbuf *cbuf,
-                          size_t *counted, CUdeviceptr grid, kernel_fft *f, CUdeviceptr dst,
-                          const char *who) {
+                          size_t *counted, CUdeviceptr spare, size_t spare_bytes, CUdeviceptr grid,
+                          kernel_fft *f, CUdeviceptr dst, const char *who) {
     CUdeviceptr c = w;
     warpfft_status st = WARPFFT_SUCCESS;
     if (q->weights != WARPFFT_WEIGHTS_COMPLEX) { /* (w_j, 0) or (1, 0) */
-        st = wf_dbuf_alloc(cbuf, (size_t)M * q->complex_bytes, "the kernel's strengths", counted);
+        size_t bytes = (size_t)M * q->complex_bytes;
+        if (spare && bytes <= spare_bytes)
+            c = spare; /* read by execute's spreading, before dst is written */
+        else if ((st = wf_dbuf_alloc(cbuf, bytes, "the kernel's strengths", counted)) ==
+                 WARPFFT_SUCCESS)
+            c = cbuf->ptr;
         if (st == WARPFFT_SUCCESS)
-            st = launch_weights(ex, k_weights, M, q->weights == WARPFFT_WEIGHTS_REAL ? w : 0,
-                                cbuf->ptr);
-        c = cbuf->ptr;
+            st = launch_weights(ex, k_weights, M, q->weights == WARPFFT_WEIGHTS_REAL ? w : 0, c);
     }
     if (st == WARPFFT_SUCCESS)
         st = wf_nufft12_setpts(n1, 1, M, x, y, z, who); /* checked: BAD_POINTS for NaN/inf */
@@ -194,8 +197,9 @@ static warpfft_status run(const wf_toep_params *q, wf_nufft12 *n1, const wf_exec
 warpfft_status wf_toep_kernel(const wf_toep_params *q, int iflag, const wf_exec *ex,
                               const wf_cufft *cufft, const wf_kernel *k_weights,
                               const wf_kernel *k_spectrum, int64_t M, CUdeviceptr x, CUdeviceptr y,
-                              CUdeviceptr z, CUdeviceptr w, CUdeviceptr scratch, CUdeviceptr dst,
-                              const char *who, wf_toep_build_times *times_out) {
+                              CUdeviceptr z, CUdeviceptr w, CUdeviceptr scratch, CUdeviceptr spare,
+                              size_t spare_bytes, CUdeviceptr dst, const char *who,
+                              wf_toep_build_times *times_out) {
     wf_toep_build_times unused;
     wf_toep_build_times *bt = times_out ? times_out : &unused;
     /* the kernel's type-1 transform: sign -iflag, L modes in FFT order */
@@ -217,8 +221,8 @@ warpfft_status wf_toep_kernel(const wf_toep_params *q, int iflag, const wf_exec 
     double t1 = now_ms();
     bt->kernel_plan_ms = t1 - t0;
     if (st == WARPFFT_SUCCESS)
-        st = run(q, n1, ex, k_weights, k_spectrum, M, x, y, z, w, &cbuf, &counted,
-                 scratch ? scratch : f.it.buf[1], &f, dst, who);
+        st = run(q, n1, ex, k_weights, k_spectrum, M, x, y, z, w, &cbuf, &counted, spare,
+                 spare_bytes, scratch ? scratch : f.it.buf[1], &f, dst, who);
     /* every buffer's work is done before anything goes back or is freed: the cache's contract,
      * and the caller's points and weights may be freed when this returns */
     CUresult r = ex->drv->cuStreamSynchronize(ex->stream);
@@ -263,7 +267,7 @@ warpfft_status wf_toep_spectrum(const wf_toep_params *q, int iflag, int64_t M, C
     wf_kernel kw, ks;
     st = wf_toep_kernel_functions(&ex, qd.precision, &kw, &ks);
     if (st == WARPFFT_SUCCESS)
-        st = wf_toep_kernel(&qd, iflag, &ex, cufft, &kw, &ks, M, x, y, z, w, 0, dst,
+        st = wf_toep_kernel(&qd, iflag, &ex, cufft, &kw, &ks, M, x, y, z, w, 0, 0, 0, dst,
                             "warpfft_toeplitz_spectrum", NULL);
     wf_ctx_leave(ex.dev);
     return st;

@@ -2,15 +2,19 @@
  * cache.c — the process-wide cache of idle plan resources, so that a plan created after the
  * first of its shape costs well under a millisecond: a cuFFT plan (cufftMakePlanMany takes
  * milliseconds), its work area and the fine grid (cuMemAlloc/cuMemFree of up to GiBs), and the
- * deconvolution factors (computing phihat for N/2 + 1 modes takes ~20 ms for N = 1e6).
+ * deconvolution factors (computing phihat for N/2 + 1 modes takes ~20 ms for N = 1e6); and a
+ * Toeplitz operator's step cuFFT plans with its device block (plans/toeplitz.c), so that the
+ * next operator of its shape builds at about the cost of its kernel's type-1 transform.
  *
- * warpfft_plan_destroy gives a plan's items to the cache after waiting for the plan's stream
- * (what cuMemFree waited for before), and warpfft_plan_create takes matching ones, so an item
- * is always owned by exactly one plan or by the cache. Idle items are bounded by count
- * (WF_CACHE_MAX_ITEMS) and by their device bytes (WARPFFT_PLAN_CACHE_MB, default 1024; 0
+ * warpfft_plan_destroy (and warpfft_toeplitz_destroy) gives a plan's items to the cache after
+ * waiting for the plan's stream (what cuMemFree waited for before; the live-plan pool waited for
+ * the handle's fence instead), and warpfft_plan_create (warpfft_toeplitz_create) takes matching
+ * ones, so an item is always owned by exactly one plan or by the cache. Idle items are bounded by
+ * count (WF_CACHE_MAX_ITEMS) and by their device bytes (WARPFFT_PLAN_CACHE_MB, default 1024; 0
  * disables the cache); beyond either bound the least recently cached go first. A device
  * allocation or cuFFT plan that fails for want of memory empties the cache and is retried once
- * (memory.c, plans/nufft12.c), so the cache never causes an out-of-memory of warpfft's own.
+ * (memory.c, plans/nufft12.c, plans/toeplitz.c), so the cache never causes an out-of-memory of
+ * warpfft's own.
  * warpfft_release_cached empties it on demand; an atexit handler empties it before the driver
  * and cuFFT unload. In the child of a fork() the items are forgotten (the child cannot use the
  * parent's CUDA state).
@@ -106,8 +110,11 @@ void wf_cache_destroy(wf_cache_item *it) {
         return;
     /* Fails only in the child of a fork or with a broken context: then nothing can be freed. */
     if (wf_ctx_enter(it->dev) == WARPFFT_SUCCESS) {
-        if (it->kind == WF_CACHE_FFT && it->cufft)
-            it->cufft->cufftDestroy(it->fft); /* an idle plan: nothing depends on the result */
+        /* idle plans: nothing depends on the result */
+        if ((it->kind == WF_CACHE_FFT || it->kind == WF_CACHE_TOEPLITZ) && it->cufft)
+            it->cufft->cufftDestroy(it->fft);
+        if (it->kind == WF_CACHE_TOEPLITZ && it->has_fft2 && it->cufft)
+            it->cufft->cufftDestroy(it->fft2);
         wf_free(&it->buf[0]);
         wf_free(&it->buf[1]);
         wf_ctx_leave(it->dev);
@@ -140,6 +147,8 @@ int wf_cache_take(wf_cache_item *want) {
     }
     if (want->kind == WF_CACHE_FFT)
         found ? wf_stats.fft_hits++ : wf_stats.fft_misses++;
+    else if (want->kind == WF_CACHE_TOEPLITZ)
+        found ? wf_stats.toeplitz_hits++ : wf_stats.toeplitz_misses++;
     else
         found ? wf_stats.other_hits++ : wf_stats.other_misses++;
     pthread_mutex_unlock(&wf_cache_lock);

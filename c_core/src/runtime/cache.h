@@ -1,7 +1,8 @@
 /*
  * cache.h — the cache of idle plan resources (cache.c): cuFFT plans with their work areas and
- * fine grids, deconvolution factors, handed from a destroyed plan to the next of its shape;
- * and the statistics of plan creation that warpfft_runtime_info reports.
+ * fine grids, deconvolution factors, handed from a destroyed plan to the next of its shape; a
+ * destroyed Toeplitz operator's step plans and device block, handed to the next operator of its
+ * shape; and the statistics of plan creation that warpfft_runtime_info reports.
  */
 #ifndef WARPFFT_RUNTIME_CACHE_H
 #define WARPFFT_RUNTIME_CACHE_H
@@ -15,18 +16,23 @@
 #define WF_CACHE_MAX_ITEMS  32   /* idle items at most (cuFFT plans and factor arrays) */
 #define WF_CACHE_DEFAULT_MB 1024 /* idle device bytes at most, unless WARPFFT_PLAN_CACHE_MB */
 
-enum { WF_CACHE_FFT = 1, WF_CACHE_FACTORS = 2 };
+enum { WF_CACHE_FFT = 1, WF_CACHE_FACTORS = 2, WF_CACHE_TOEPLITZ = 3 };
 
 /* One idle resource and what it was made for. FFT: a cuFFT plan (key: dim, n_fine[3],
  * ntransf, precision) with its work area (buf[0]) and a fine grid of its size (buf[1]).
  * FACTORS: the deconvolution factors of one dimension (key: precision, N_d, nf_d, width, the
- * bits of beta) in buf[0]. All made in dev's primary context. */
+ * bits of beta) in buf[0]. TOEPLITZ: a Toeplitz operator's application plans, fft (step 0)
+ * and fft2 (step 1, when has_fft2), bound to the work area inside the operator's one device
+ * block in buf[0] (work grid, spectrum, cuFFT work area; plans/toeplitz.c owns the key and the
+ * layout). All made in dev's primary context. */
 typedef struct wf_cache_item {
     int kind;
     const wf_device *dev;
     int64_t key[6];
-    const wf_cufft *cufft; /* FFT */
-    cufftHandle fft;       /* FFT */
+    const wf_cufft *cufft; /* FFT, TOEPLITZ */
+    cufftHandle fft;       /* FFT, TOEPLITZ */
+    cufftHandle fft2;      /* TOEPLITZ with has_fft2 */
+    int has_fft2;
     CUdeviceptr buf[2];
     size_t bytes[2];
 } wf_cache_item;
@@ -62,8 +68,10 @@ typedef struct wf_create_times {
  * times, with the device's work inside the steps that wait for it (run_ms). */
 typedef struct wf_toep_build_times {
     double kernels_ms;     /* the operator's kernels found (module loads on first use) */
-    double buffers_ms;     /* its work grid and spectrum allocated */
-    double fft_plans_ms;   /* the application's cuFFT plans and their work area (made anew) */
+    double buffers_ms;     /* its one device block (work grid, spectrum, the plans' work area)
+                            * allocated and bound to the plans (0 when the plan cache had it) */
+    double fft_plans_ms;   /* the application's cuFFT plans made (cufftCreate + MakePlanMany),
+                            * or taken from the plan cache with the block (then about 0) */
     double kernel_plan_ms; /* the kernel's type-1 transform made (parameters, the plan cache's
                             * cuFFT plan, grid and factors, or new ones) and the L grid's FFT */
     double run_ms;     /* strengths, setpts (checked: it waits), execute, the L grid's FFT and the
@@ -75,11 +83,12 @@ typedef struct wf_toep_build_times {
 typedef struct wf_cache_stats {
     size_t items, bytes, max_items, max_bytes; /* idle now, and the bounds */
     uint64_t fft_hits, fft_misses, other_hits, other_misses, evicted, released, oom_retries;
-    uint64_t plans;                    /* plan creations noted */
-    wf_create_times total;             /* summed over them */
-    wf_create_times last;              /* the latest */
-    uint64_t toeplitz_builds;          /* Toeplitz operators built (M > 0) */
-    wf_toep_build_times toeplitz_last; /* the latest build */
+    uint64_t toeplitz_hits, toeplitz_misses; /* Toeplitz items (other_*: the factors) */
+    uint64_t plans;                          /* plan creations noted */
+    wf_create_times total;                   /* summed over them */
+    wf_create_times last;                    /* the latest */
+    uint64_t toeplitz_builds;                /* Toeplitz operators built (M > 0) */
+    wf_toep_build_times toeplitz_last;       /* the latest build */
 } wf_cache_stats;
 
 void wf_cache_note_create(const wf_create_times *t);

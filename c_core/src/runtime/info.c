@@ -149,6 +149,8 @@ static void jcache(jbuf *j) {
     jprintf(j, ",\"factor_hits\":%llu,\"factor_misses\":%llu,\"evicted\":%llu",
             (unsigned long long)s.other_hits, (unsigned long long)s.other_misses,
             (unsigned long long)s.evicted);
+    jprintf(j, ",\"toeplitz_hits\":%llu,\"toeplitz_misses\":%llu",
+            (unsigned long long)s.toeplitz_hits, (unsigned long long)s.toeplitz_misses);
     jprintf(j, ",\"released\":%llu,\"oom_retries\":%llu}", (unsigned long long)s.released,
             (unsigned long long)s.oom_retries);
     jprintf(j, ",\"plan_create\":{\"plans\":%llu", (unsigned long long)s.plans);
