@@ -15,7 +15,8 @@
 #   -j   parallel jobs (default: number of cores)
 #   -o   output folder (default kernels/build): <module>.ptx files, <module>.<sm>.cubin (linked)
 #   -a   real archs for ptxas/nvlink (default sm_90); the first one is reported
-#   MODULE_GLOB  only modules matching it, e.g. 'si_3d_f64_*' or 'si_*_interp_sm' (default all)
+#   MODULE_GLOB  only modules matching it, e.g. 'si_3d_f64_*' or 'si_*_interp_sm' (default all;
+#                the real-valued spreading modules are si_{d}d_f32r_... / f64r_...)
 # Environment: CUDA_PATH / CUDA_HOME (default /usr/local/cuda); WF_EXTRA_DEFS: extra nvcc
 # flags for experiments (e.g. "-DWF_SPREAD_SM_FIX=0" for the float-atomic 1D/2D f32 spread);
 # WF_PTX_ARCH: the PTX's virtual arch (default compute_75, as the build; compute_90 compiles the
@@ -62,8 +63,11 @@ if [[ "${1:-}" == "--one" ]]; then
         files="spreadinterp"
         part=$([[ $part == spread ]] && echo WF_SI_SPREAD || echo WF_SI_INTERP)
         method=WF_SI_$(echo "$method" | tr '[:lower:]' '[:upper:]')
-        defs="-DWF_DIM=${d%d} -DWF_PREC=${p#f} -DWF_W=${w#w} -DWF_SI_PART=$part"
-        defs+=" -DWF_SI_METHOD=$method" ;;
+        # precision f32 / f64, or f32r / f64r: the real-valued variant (-DWF_REAL=1)
+        prec=${p#f}
+        defs="-DWF_DIM=${d%d} -DWF_PREC=${prec%r} -DWF_W=${w#w} -DWF_SI_PART=$part"
+        defs+=" -DWF_SI_METHOD=$method"
+        [[ $prec == *r ]] && defs+=" -DWF_REAL=1" ;;
     *) echo "unknown module $mod" >&2; exit 2 ;;
     esac
     t_nvcc=0; t_ptxas=0
@@ -168,8 +172,8 @@ for d in 1 2 3; do
         modules+=("bin_${d}d_$p" "deconvolve_${d}d_$p" "amplify_${d}d_$p" "offsets_${d}d_$p")
     done
     for w in $(seq 2 16); do
-        for p in f32 f64; do
-            [[ $p == f32 && $w -gt 12 ]] && continue
+        for p in f32 f64 f32r f64r; do # f32r, f64r: the real-valued variants
+            [[ $p == f32* && $w -gt 12 ]] && continue
             # shellcheck disable=SC2059
             for pm in spread_gm spread_sm spread_od interp_gm interp_sm; do # od: spreading only
                 modules+=("$(printf "$si_fmt" "$d" "$p" "$w" "${pm%_*}" "${pm#*_}")")

@@ -24,14 +24,28 @@ typedef int i32;
 
 /* ---- working precision ---- */
 #if defined(WF_PREC)
+/* -DWF_REAL=1 (spreading/interpolation modules only: kernels/spreadinterp.cu) builds the
+ * real-valued variant, whose modules and entry points carry the precision string f32r / f64r
+ * (kernels/module_names.h). */
+#ifndef WF_REAL
+#define WF_REAL 0
+#endif
 #if WF_PREC == 32
 typedef float wf_real;
 typedef float2 wf_cplx;
+#if WF_REAL
+#define WF_PSUF f32r
+#else
 #define WF_PSUF f32
+#endif
 #elif WF_PREC == 64
 typedef double wf_real;
 typedef double2 wf_cplx;
+#if WF_REAL
+#define WF_PSUF f64r
+#else
 #define WF_PSUF f64
+#endif
 #else
 #error "WF_PREC must be 32 or 64"
 #endif
@@ -123,11 +137,17 @@ template <int W, typename T> __device__ __forceinline__ T wf_pick(const T (&a)[W
     return v;
 }
 
-/* ---- complex helpers ---- */
+/* ---- complex (and real) helpers ---- */
 __device__ __forceinline__ float2 wf_ldg(const float2 *p) {
     return __ldg(p);
 }
 __device__ __forceinline__ double2 wf_ldg(const double2 *p) {
+    return __ldg(p);
+}
+__device__ __forceinline__ float wf_ldg(const float *p) {
+    return __ldg(p);
+}
+__device__ __forceinline__ double wf_ldg(const double *p) {
     return __ldg(p);
 }
 
@@ -152,6 +172,13 @@ __device__ __forceinline__ void wf_atomic_add(float2 *p, float re, float im) {
 __device__ __forceinline__ void wf_atomic_add(double2 *p, double re, double im) {
     atomicAdd(&p->x, re);
     atomicAdd(&p->y, im);
+}
+/* a real value (the real-valued modules' fine grid) */
+__device__ __forceinline__ void wf_atomic_add(float *p, float v) {
+    atomicAdd(p, v);
+}
+__device__ __forceinline__ void wf_atomic_add(double *p, double v) {
+    atomicAdd(p, v);
 }
 
 /* ---- dynamic shared memory ----

@@ -92,6 +92,14 @@
 
 typedef wf_real T;
 typedef wf_cplx C;
+/* The value spread and interpolated (strengths c, fine-grid cells fw): complex, or real in the
+ * real-valued modules (-DWF_REAL=1: modules si_{d}d_f32r_... / f64r, entry points
+ * wf_..._{d}d_f32r_w{w}; spreadinterp/value.cuh). */
+#if WF_REAL
+typedef T V;
+#else
+typedef C V;
+#endif
 
 #define W WF_W
 /* tile padding each side (ABI.md) */
@@ -262,6 +270,7 @@ typedef wf_cplx C;
 /* ------------------------------------------------------------------------------------------ */
 /* the device code, in order (each piece uses the ones before it)                              */
 
+#include "spreadinterp/value.cuh"
 #include "spreadinterp/point.cuh"
 #include "spreadinterp/subprob.cuh"
 #if WF_SI_METHOD == WF_SI_OD
@@ -358,9 +367,9 @@ typedef wf_cplx C;
 #if WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_GM
 extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     WF_SINAME(spread_gm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
-                         const T *__restrict__ z, const C *__restrict__ c, i64 nf1, i64 nf2,
+                         const T *__restrict__ z, const V *__restrict__ c, i64 nf1, i64 nf2,
                          i64 nf3, i64 ntransf, const i64 *__restrict__ sort_idx, T beta,
-                         C *__restrict__ fw, i64 set_M, i64 tps, const i32 *w_sel, i32 w_idx) {
+                         V *__restrict__ fw, i64 set_M, i64 tps, const i32 *w_sel, i32 w_idx) {
     if (!WF_WIDTH_SELECTED(w_sel, w_idx))
         return;
     WF_PTS_INIT;
@@ -376,9 +385,9 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
 #if WF_SI_PART == WF_SI_INTERP && WF_SI_METHOD == WF_SI_GM
 extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
     WF_SINAME(interp_gm)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
-                         const T *__restrict__ z, C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3,
+                         const T *__restrict__ z, V *__restrict__ c, i64 nf1, i64 nf2, i64 nf3,
                          i64 ntransf, const i64 *__restrict__ sort_idx, T beta,
-                         const C *__restrict__ fw, i64 set_M, i64 tps, const i32 *w_sel,
+                         const V *__restrict__ fw, i64 set_M, i64 tps, const i32 *w_sel,
                          i32 w_idx) {
     if (!WF_WIDTH_SELECTED(w_sel, w_idx))
         return;
@@ -394,18 +403,19 @@ extern "C" __global__ void __launch_bounds__(256, WF_GM_MINB)
 
 #if WF_SI_PART == WF_SI_SPREAD && WF_SI_METHOD == WF_SI_SM
 #if WF_SPREAD_SM_FIX && WF_DIM == 3
-/* the 3D fixed-point variant's tile has 16-byte cells: a harness sizes the launch by this mark */
+/* the 3D fixed-point variant's tile has 16-byte cells (8 in the real modules): a harness
+ * sizes the launch by this mark */
 extern "C" __device__ const int wf_sm_fix3 = 1;
 #endif
 /* SM spread: per subproblem and transform, zero the tile, add the points, flush the tile into
  * fw (wf_tile_flush). */
 extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
     i64 M, const T *__restrict__ x, const T *__restrict__ y, const T *__restrict__ z,
-    const C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
+    const V *__restrict__ c, i64 nf1, i64 nf2, i64 nf3, i64 ntransf,
     const i64 *__restrict__ sort_idx, T beta, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
     const u64 *__restrict__ bin_start, const u64 *__restrict__ bin_count,
     const u64 *__restrict__ nsub_start, const i32 *__restrict__ subprob_bin,
-    const u64 *__restrict__ n_subprob_p, i64 maxsub, C *__restrict__ fw, i64 set_M, i64 tps,
+    const u64 *__restrict__ n_subprob_p, i64 maxsub, V *__restrict__ fw, i64 set_M, i64 tps,
     const i32 *w_sel, i32 w_idx) {
     if (!WF_WIDTH_SELECTED(w_sel, w_idx))
         return;
@@ -427,19 +437,17 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
         __trap();
     const wf_smr_smem S = wf_smr_carve(wf_smem);
     const wf_smr_col col = wf_smr_column(tl);
-    C acc[WF_SMR_NR];
+    V acc[WF_SMR_NR];
 #pragma unroll
-    for (int z = 0; z < WF_SMR_NR; ++z) {
-        acc[z].x = (T)0;
-        acc[z].y = (T)0;
-    }
+    for (int z = 0; z < WF_SMR_NR; ++z)
+        acc[z] = wf_vzero();
     WF_SET_SUBPROBS(s) {
         WF_SET_TRANSFORMS(t) {
             __syncthreads(); /* the previous subproblem's batch is consumed */
             if (threadIdx.x == 0)
                 s_sp = wf_subprob_get(s, B, P);
             __syncthreads();
-            const C *ct = c + WF_SET_T(t) * set_M; /* values of transform z*tps + t */
+            const V *ct = c + WF_SET_T(t) * set_M; /* values of transform z*tps + t */
             const int npts = sp.npts;
             wf_smr_fold(S, 0, 0, min(WF_SMR_NB, npts), sp, P, ct, sort_idx);
             int buf = 0;
@@ -458,7 +466,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
         }
     }
 #else
-    C *tile = reinterpret_cast<C *>(wf_smem);
+    V *tile = reinterpret_cast<V *>(wf_smem);
 #if WF_SPREAD_SM_FIX
     __shared__ float s_fix_sum;
     bool fix = false;
@@ -475,12 +483,10 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
                 s_fix_sum = 0.0f;
 #endif
             }
-            for (int e = threadIdx.x; e < tl.n * WF_TILE_WORDS; e += blockDim.x) {
-                tile[e].x = 0;
-                tile[e].y = 0;
-            }
+            for (int e = threadIdx.x; e < tl.n * WF_TILE_WORDS; e += blockDim.x)
+                tile[e] = wf_vzero();
             __syncthreads();
-            const C *ct = c + WF_SET_T(t) * set_M; /* values of transform z*tps + t */
+            const V *ct = c + WF_SET_T(t) * set_M; /* values of transform z*tps + t */
 #if WF_SPREAD_SM_OD2
             if (blockDim.x < WF_OD_MIN_BLOCK)
                 __trap();
@@ -516,7 +522,7 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
             wf_spread_sm_thread(tile, tl, sp, P, ct, sort_idx);
 #endif
             __syncthreads();
-            C *f = fw + WF_SET_T(t) * nfprod;
+            V *f = fw + WF_SET_T(t) * nfprod;
 #if WF_SPREAD_SM_FIX
             if (fix)
                 wf_tile_flush_fix(tile, f, tl, sp, P, inv_scale, lo_scale);
@@ -535,15 +541,15 @@ extern "C" __global__ void WF_SPREAD_SM_BOUNDS WF_SINAME(spread_sm)(
  * the points from shared memory. */
 extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
     i64 M, const T *__restrict__ x, const T *__restrict__ y, const T *__restrict__ z,
-    C *__restrict__ c, i64 nf1, i64 nf2, i64 nf3, i64 ntransf, const i64 *__restrict__ sort_idx,
+    V *__restrict__ c, i64 nf1, i64 nf2, i64 nf3, i64 ntransf, const i64 *__restrict__ sort_idx,
     T beta, i32 bs1, i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3, const u64 *__restrict__ bin_start,
     const u64 *__restrict__ bin_count, const u64 *__restrict__ nsub_start,
     const i32 *__restrict__ subprob_bin, const u64 *__restrict__ n_subprob_p, i64 maxsub,
-    const C *__restrict__ fw, i64 set_M, i64 tps, const i32 *w_sel, i32 w_idx) {
+    const V *__restrict__ fw, i64 set_M, i64 tps, const i32 *w_sel, i32 w_idx) {
     if (!WF_WIDTH_SELECTED(w_sel, w_idx))
         return;
     WF_DYNAMIC_SMEM(wf_smem);
-    C *tile = reinterpret_cast<C *>(wf_smem);
+    V *tile = reinterpret_cast<V *>(wf_smem);
     WF_PTS_INIT;
     WF_BINS_INIT;
     const wf_tile tl = wf_tile_of(B);
@@ -556,7 +562,7 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
             if (threadIdx.x == 0)
                 s_sp = wf_subprob_get(s, B, P);
             __syncthreads();
-            const C *f = fw + WF_SET_T(t) * nfprod;
+            const V *f = fw + WF_SET_T(t) * nfprod;
             for (int e = threadIdx.x; e < tl.n; e += blockDim.x)
                 tile[e] = wf_ldg(f + wf_tile_cell_to_grid(e, tl, sp, P));
             __syncthreads();
@@ -576,11 +582,11 @@ extern "C" __global__ void WF_INTERP_SM_BOUNDS WF_SINAME(interp_sm)(
  * the points whose footprints touch them and write every cell of fw once (od_spread.cuh). */
 extern "C" __global__ void __launch_bounds__(WF_OD_MAX_BLOCK)
     WF_SINAME(spread_od)(i64 M, const T *__restrict__ x, const T *__restrict__ y,
-                         const T *__restrict__ z, const C *__restrict__ c, i64 nf1, i64 nf2,
+                         const T *__restrict__ z, const V *__restrict__ c, i64 nf1, i64 nf2,
                          i64 nf3, i64 ntransf, const i64 *__restrict__ sort_idx, T beta, i32 bs1,
                          i32 bs2, i32 bs3, i64 nb1, i64 nb2, i64 nb3,
                          const u64 *__restrict__ bin_start, const u64 *__restrict__ bin_count,
-                         i32 tl1, i32 tl2, i32 tl3, i32 pitch1, C *__restrict__ fw,
+                         i32 tl1, i32 tl2, i32 tl3, i32 pitch1, V *__restrict__ fw,
                          const i32 *w_sel, i32 w_idx) {
     if (!WF_WIDTH_SELECTED(w_sel, w_idx))
         return;

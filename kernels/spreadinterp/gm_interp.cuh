@@ -4,16 +4,16 @@
  * ahead) and wf_interp_gm_team (team per point); the entry point picks one by WF_INTERP_GM_TEAM.
  *
  * Part of the spreadinterp.cu translation unit: included there, in order, after its
- * configuration macros (T, C, W, PAD, WF_TEAMS, WF_*), which it relies on.
+ * configuration macros (T, C, V, W, PAD, WF_TEAMS, WF_*), which it relies on.
  */
 #ifndef WF_SI_GM_INTERP_CUH
 #define WF_SI_GM_INTERP_CUH
 
 /* thread per point: register sums, one write per point and transform */
-__device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *__restrict__ c,
+__device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, V *__restrict__ c,
                                                     const wf_sets &S,
                                                     const i64 *__restrict__ sort_idx,
-                                                    const C *__restrict__ fw) {
+                                                    const V *__restrict__ fw) {
     const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
     const i64 stride = (i64)gridDim.x * blockDim.x;
     i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
@@ -34,7 +34,7 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
         wf_kernel_values(k1, a1, u1, P);
 #if WF_DIM == 1
         for (i64 tt = 0; tt < S.tps; ++tt) {
-            const C *f = fw + (t0 + tt) * nfprod;
+            const V *f = fw + (t0 + tt) * nfprod;
             c[coff + tt * S.set_M + j] =
                 wf_row_sum(k1, [&](int q) { return wf_ldg(f + wf_wrap1(a1 + q, P.nf1)); });
         }
@@ -54,29 +54,25 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
         wf_locate_v(pt.z, P.nf3, u3, a3);
 #endif
         for (i64 tt = 0; tt < S.tps; ++tt) {
-            const C *f = fw + (t0 + tt) * nfprod;
-            C acc;
-            acc.x = 0;
-            acc.y = 0;
+            const V *f = fw + (t0 + tt) * nfprod;
+            V acc = wf_vzero();
 #if WF_DIM == 2
 #pragma unroll 1
             for (int r = 0; r < W; ++r) {
                 const T kr = wf_kernel_value(a2, r, u2, P);
-                const C *row = f + P.nf1 * wf_wrap1(a2 + r, P.nf2);
+                const V *row = f + P.nf1 * wf_wrap1(a2 + r, P.nf2);
                 wf_add_scaled(acc, kr, wf_row_sum(k1, [&](int q) { return wf_ldg(row + col[q]); }));
             }
 #else
 #pragma unroll 1
             for (int p = 0; p < W; ++p) {
                 const T kp = wf_kernel_value(a3, p, u3, P);
-                const C *plane = f + P.nf1 * P.nf2 * wf_wrap1(a3 + p, P.nf3);
-                C pacc;
-                pacc.x = 0;
-                pacc.y = 0;
+                const V *plane = f + P.nf1 * P.nf2 * wf_wrap1(a3 + p, P.nf3);
+                V pacc = wf_vzero();
 #pragma unroll 1
                 for (int r = 0; r < W; ++r) {
                     const T kr = wf_pick(k2, r);
-                    const C *row = plane + P.nf1 * wf_wrap1(a2 + r, P.nf2);
+                    const V *row = plane + P.nf1 * wf_wrap1(a2 + r, P.nf2);
                     wf_add_scaled(pacc, kr,
                                   wf_row_sum(k1, [&](int q) { return wf_ldg(row + col[q]); }));
                 }
@@ -90,9 +86,10 @@ __device__ __forceinline__ void wf_interp_gm_thread(i64 M, const wf_pts &P, C *_
 }
 
 /* team per point: lane q sums its column, the team adds the columns up */
-__device__ __forceinline__ void wf_interp_gm_team(i64 M, const wf_pts &P, C *__restrict__ c,
-                                                  const wf_sets &S, const i64 *__restrict__ sort_idx,
-                                                  const C *__restrict__ fw) {
+__device__ __forceinline__ void wf_interp_gm_team(i64 M, const wf_pts &P, V *__restrict__ c,
+                                                  const wf_sets &S,
+                                                  const i64 *__restrict__ sort_idx,
+                                                  const V *__restrict__ fw) {
     const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
     const wf_lane l = wf_lane_self();
     WF_GM_TEAM_LOOP(base, M) {
@@ -100,10 +97,8 @@ __device__ __forceinline__ void wf_interp_gm_team(i64 M, const wf_pts &P, C *__r
         i64 t0, coff; /* per team: a warp's teams may belong to different sets */
         wf_set_span(S, base + l.g, t0, coff);
         for (i64 tt = 0; tt < S.tps; ++tt) { /* the same count for every team: warp-uniform */
-            const C *f = fw + (t0 + tt) * nfprod + g.col;
-            C acc;
-            acc.x = 0;
-            acc.y = 0;
+            const V *f = fw + (t0 + tt) * nfprod + g.col;
+            V acc = wf_vzero();
 #if WF_DIM == 1
             if (g.active)
                 acc = wf_ldg(f);
@@ -111,9 +106,8 @@ __device__ __forceinline__ void wf_interp_gm_team(i64 M, const wf_pts &P, C *__r
             if (g.active) {
 #pragma unroll
                 for (int r = 0; r < W; ++r) {
-                    const C v = wf_ldg(f + P.nf1 * wf_wrap1(g.pt.a2 + r, P.nf2));
-                    acc.x += g.k2[r] * v.x;
-                    acc.y += g.k2[r] * v.y;
+                    const V v = wf_ldg(f + P.nf1 * wf_wrap1(g.pt.a2 + r, P.nf2));
+                    wf_vfma(acc, g.k2[r], v);
                 }
             }
 #else
@@ -121,22 +115,18 @@ __device__ __forceinline__ void wf_interp_gm_team(i64 M, const wf_pts &P, C *__r
             for (int p = 0; p < W; ++p) {
                 const T kp = wf_team_get(g.pt.k3, l, p);
                 if (g.active) {
-                    const C *plane = f + P.nf1 * P.nf2 * wf_wrap1(g.pt.a3 + p, P.nf3);
-                    C pacc;
-                    pacc.x = 0;
-                    pacc.y = 0;
+                    const V *plane = f + P.nf1 * P.nf2 * wf_wrap1(g.pt.a3 + p, P.nf3);
+                    V pacc = wf_vzero();
 #pragma unroll
                     for (int r = 0; r < W; ++r) {
-                        const C v = wf_ldg(plane + P.nf1 * wf_wrap1(g.pt.a2 + r, P.nf2));
-                        pacc.x += g.k2[r] * v.x;
-                        pacc.y += g.k2[r] * v.y;
+                        const V v = wf_ldg(plane + P.nf1 * wf_wrap1(g.pt.a2 + r, P.nf2));
+                        wf_vfma(pacc, g.k2[r], v);
                     }
                     wf_add_scaled(acc, kp, pacc);
                 }
             }
 #endif
-            acc.x = wf_team_sum(g.pt.k1 * acc.x, l);
-            acc.y = wf_team_sum(g.pt.k1 * acc.y, l);
+            acc = wf_vteam_sum(wf_vscale(g.pt.k1, acc), l);
             if (g.active && l.q == 0)
                 c[coff + tt * S.set_M + g.j] = acc;
         }

@@ -35,7 +35,7 @@
  * for any nf >= W and any tile shape (tiny grids, tiles wider than the grid, odd nf).
  *
  * Part of the spreadinterp.cu translation unit: included there after its configuration macros
- * (T, C, W, WF_DIM, WF_PREC), point.cuh and the scan primitive (scan.cuh).
+ * (T, C, V, W, WF_DIM, WF_PREC), point.cuh and the scan primitive (scan.cuh).
  */
 #ifndef WF_SI_OD_SPREAD_CUH
 #define WF_SI_OD_SPREAD_CUH
@@ -48,9 +48,10 @@
 #define WF_OD_PGROUP 4
 
 /* Per-warp staging area, after the warp's tile in dynamic shared memory (ABI.md:
- * WF_OD_STAGE_BYTES = 32*(sizeof(cT) + 16 + d*W*sizeof(T)) + 672). */
-#define WF_OD_STAGE_C     0                         /* C[32]: strengths */
-#define WF_OD_STAGE_D     (32 * (int)sizeof(C))     /* int4[32]: d1, d2, d3 */
+ * WF_OD_STAGE_BYTES = 32*(sizeof(V) + 16 + d*W*sizeof(T)) + 672, V = cT, or T in the real
+ * modules). */
+#define WF_OD_STAGE_C     0                         /* V[32]: strengths */
+#define WF_OD_STAGE_D     (32 * (int)sizeof(V))     /* int4[32]: d1, d2, d3 */
 #define WF_OD_STAGE_K     (WF_OD_STAGE_D + 32 * 16) /* T[32][WF_DIM][W]: kernel values */
 #define WF_OD_STAGE_PREF  (WF_OD_STAGE_K + 32 * WF_DIM * W * (int)sizeof(T)) /* u64[33] */
 #define WF_OD_STAGE_BST   (WF_OD_STAGE_PREF + 33 * 8) /* u64[32]: bin starts */
@@ -142,16 +143,16 @@ static_assert(sizeof(wf_od_tile) == 144, "WF_OD_STAGE_BYTES counts 144 bytes for
 /* Adds (wr, wi) * k3[p] to the cells col[plane * (z0 + p)], p in [p0, p1): groups of
  * WF_OD_PGROUP planes, their loads issued before their stores (the cells are distinct), the
  * cell pointer advanced by a plane at a time; the last partial group predicated. */
-__device__ __forceinline__ void wf_od_add_planes(C *col, int plane, int z0, int p0, int p1,
-                                                 const T *__restrict__ k3, T wr, T wi) {
+__device__ __forceinline__ void wf_od_add_planes(V *col, int plane, int z0, int p0, int p1,
+                                                 const T *__restrict__ k3, const V &wv) {
     int n = p1 - p0;
     if (n <= 0)
         return;
-    C *cell = col + plane * (z0 + p0);
+    V *cell = col + plane * (z0 + p0);
     const T *kp = k3 + p0;
 #pragma unroll 1
     for (; n >= WF_OD_PGROUP; n -= WF_OD_PGROUP) {
-        C v[WF_OD_PGROUP];
+        V v[WF_OD_PGROUP];
         T k[WF_OD_PGROUP];
 #pragma unroll
         for (int g = 0; g < WF_OD_PGROUP; ++g) {
@@ -160,15 +161,14 @@ __device__ __forceinline__ void wf_od_add_planes(C *col, int plane, int z0, int 
         }
 #pragma unroll
         for (int g = 0; g < WF_OD_PGROUP; ++g) {
-            v[g].x += wr * k[g];
-            v[g].y += wi * k[g];
+            wf_vfma(v[g], wv, k[g]);
             cell[g * plane] = v[g];
         }
         cell += WF_OD_PGROUP * plane;
         kp += WF_OD_PGROUP;
     }
     if (n > 0) {
-        C v[WF_OD_PGROUP - 1];
+        V v[WF_OD_PGROUP - 1];
         T k[WF_OD_PGROUP - 1];
 #pragma unroll
         for (int g = 0; g < WF_OD_PGROUP - 1; ++g) {
@@ -180,8 +180,7 @@ __device__ __forceinline__ void wf_od_add_planes(C *col, int plane, int z0, int 
 #pragma unroll
         for (int g = 0; g < WF_OD_PGROUP - 1; ++g) {
             if (g < n) {
-                v[g].x += wr * k[g];
-                v[g].y += wi * k[g];
+                wf_vfma(v[g], wv, k[g]);
                 cell[g * plane] = v[g];
             }
         }
@@ -189,10 +188,10 @@ __device__ __forceinline__ void wf_od_add_planes(C *col, int plane, int z0, int 
 }
 
 /* Adds staged point k (all 32 lanes call; the caller orders points with __syncwarp). */
-__device__ __forceinline__ void wf_od_add_point(C *tile, int pitch1, int plane, const wf_od_tile &g,
+__device__ __forceinline__ void wf_od_add_point(V *tile, int pitch1, int plane, const wf_od_tile &g,
                                                 const unsigned char *stage, int k, int lane) {
     const int4 dd = reinterpret_cast<const int4 *>(stage + WF_OD_STAGE_D)[k];
-    const C cv = reinterpret_cast<const C *>(stage + WF_OD_STAGE_C)[k];
+    const V cv = reinterpret_cast<const V *>(stage + WF_OD_STAGE_C)[k];
     const T *kk = reinterpret_cast<const T *>(stage + WF_OD_STAGE_K) + k * (WF_DIM * W);
 #if WF_DIM == 1
     (void)pitch1;
@@ -201,10 +200,9 @@ __device__ __forceinline__ void wf_od_add_point(C *tile, int pitch1, int plane, 
     tx += tx < 0 ? g.nfc1 : 0;
     if (lane < W && (unsigned)tx < (unsigned)g.e1) {
         const T kq = kk[lane];
-        C *cell = tile + tx;
-        C v = *cell;
-        v.x += cv.x * kq;
-        v.y += cv.y * kq;
+        V *cell = tile + tx;
+        V v = *cell;
+        wf_vfma(v, cv, kq);
         *cell = v;
     }
 #elif WF_DIM == 2
@@ -226,10 +224,9 @@ __device__ __forceinline__ void wf_od_add_point(C *tile, int pitch1, int plane, 
             tx += tx < 0 ? g.nfc1 : 0;
             if (e < n && (unsigned)tx < (unsigned)g.e1) {
                 const T kv = kk[q] * kk[W + r];
-                C *cell = tile + tx + pitch1 * (y0 + r);
-                C v = *cell;
-                v.x += cv.x * kv;
-                v.y += cv.y * kv;
+                V *cell = tile + tx + pitch1 * (y0 + r);
+                V v = *cell;
+                wf_vfma(v, cv, kv);
                 *cell = v;
             }
         }
@@ -255,11 +252,11 @@ __device__ __forceinline__ void wf_od_add_point(C *tile, int pitch1, int plane, 
         ty += ty < 0 ? g.nfc2 : 0;
         if (e < W * W && (unsigned)tx < (unsigned)g.e1 && (unsigned)ty < (unsigned)g.e2) {
             const T kxy = kk[q] * kk[W + r];
-            const T wr = cv.x * kxy, wi = cv.y * kxy;
-            C *col = tile + tx + pitch1 * ty;
-            wf_od_add_planes(col, plane, dd.z, pa0, pa1, k3, wr, wi);
+            const V wv = wf_vscale(cv, kxy);
+            V *col = tile + tx + pitch1 * ty;
+            wf_od_add_planes(col, plane, dd.z, pa0, pa1, k3, wv);
             if (pb1 > 0)
-                wf_od_add_planes(col, plane, dd.z + g.nfc3, 0, pb1, k3, wr, wi);
+                wf_od_add_planes(col, plane, dd.z + g.nfc3, 0, pb1, k3, wv);
         }
     }
 #endif
@@ -268,9 +265,9 @@ __device__ __forceinline__ void wf_od_add_point(C *tile, int pitch1, int plane, 
 /* Stages this lane's candidate (if it touches the tile) into slot `slot`: strength, tile-
  * relative starts and the W kernel values of each dimension. */
 __device__ __forceinline__ void wf_od_stage(unsigned char *stage, int slot, const wf_pts &P,
-                                            const C *__restrict__ cv, i64 j, const int (&d)[3],
+                                            const V *__restrict__ cv, i64 j, const int (&d)[3],
                                             const i64 (&a)[3], const double (&u)[3]) {
-    reinterpret_cast<C *>(stage + WF_OD_STAGE_C)[slot] = wf_ldg(cv + j);
+    reinterpret_cast<V *>(stage + WF_OD_STAGE_C)[slot] = wf_ldg(cv + j);
     reinterpret_cast<int4 *>(stage + WF_OD_STAGE_D)[slot] = make_int4(d[0], d[1], d[2], 0);
     T *kk = reinterpret_cast<T *>(stage + WF_OD_STAGE_K) + slot * (WF_DIM * W);
 #pragma unroll
@@ -282,9 +279,9 @@ __device__ __forceinline__ void wf_od_stage(unsigned char *stage, int slot, cons
 }
 
 /* One warp tile, one transform: gather, stage, add (steps 2-4 of the file comment). */
-__device__ __forceinline__ void wf_od_gather(C *tile, unsigned char *stage, int pitch1, int plane,
+__device__ __forceinline__ void wf_od_gather(V *tile, unsigned char *stage, int pitch1, int plane,
                                              const wf_od_tile &g, const wf_pts &P,
-                                             const C *__restrict__ cv,
+                                             const V *__restrict__ cv,
                                              const i64 *__restrict__ sort_idx, const wf_bins &B,
                                              i64 nb3, int lane) {
     u64 *s_pref = reinterpret_cast<u64 *>(stage + WF_OD_STAGE_PREF);
@@ -361,10 +358,10 @@ __device__ __forceinline__ void wf_od_gather(C *tile, unsigned char *stage, int 
 }
 
 /* The whole kernel body (the entry point in spreadinterp.cu passes its arguments). */
-__device__ __forceinline__ void wf_spread_od(i64 M, const wf_pts &P, const C *__restrict__ c,
+__device__ __forceinline__ void wf_spread_od(i64 M, const wf_pts &P, const V *__restrict__ c,
                                              i64 ntransf, const i64 *__restrict__ sort_idx,
                                              const wf_bins &B, i64 nb3, i32 tl1, i32 tl2, i32 tl3,
-                                             i32 pitch1, C *__restrict__ fw) {
+                                             i32 pitch1, V *__restrict__ fw) {
     WF_DYNAMIC_SMEM(wf_smem);
     if (WF_DIM < 2)
         tl2 = 1;
@@ -372,7 +369,7 @@ __device__ __forceinline__ void wf_spread_od(i64 M, const wf_pts &P, const C *__
         tl3 = 1;
     const int nw = blockDim.x >> 5, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const i64 tile_cells = (i64)pitch1 * tl2 * tl3;
-    const i64 tile_bytes = (tile_cells * (i64)sizeof(C) + 15) & ~15ll;
+    const i64 tile_bytes = (tile_cells * (i64)sizeof(V) + 15) & ~15ll;
     const i64 warp_bytes = tile_bytes + WF_OD_STAGE_BYTES;
     /* the contract (ABI.md); a wrong launch would write outside the shared memory it was
      * given, so it traps instead */
@@ -380,7 +377,7 @@ __device__ __forceinline__ void wf_spread_od(i64 M, const wf_pts &P, const C *__
     if ((blockDim.x & 31) != 0 || blockDim.x > WF_OD_MAX_BLOCK || tl1 < 1 || tl2 < 1 || tl3 < 1 ||
         pitch1 < tl1 || (i64)dyn_bytes < warp_bytes * nw)
         __trap();
-    C *tile = reinterpret_cast<C *>(wf_smem + warp * warp_bytes);
+    V *tile = reinterpret_cast<V *>(wf_smem + warp * warp_bytes);
     unsigned char *stage = wf_smem + warp * warp_bytes + tile_bytes;
     wf_od_tile *s_tile = reinterpret_cast<wf_od_tile *>(stage + WF_OD_STAGE_TILE);
     const int plane = pitch1 * tl2;
@@ -389,9 +386,7 @@ __device__ __forceinline__ void wf_spread_od(i64 M, const wf_pts &P, const C *__
               nt3 = wf_od_div(P.nf3 + tl3 - 1, tl3);
     const i64 ntiles = nt1 * nt2 * nt3;
     const i64 nfprod = P.nf1 * P.nf2 * P.nf3;
-    C zero;
-    zero.x = 0;
-    zero.y = 0;
+    const V zero = wf_vzero();
 #pragma unroll 1
     for (i64 wt = (i64)blockIdx.x * nw + warp; wt < ntiles; wt += (i64)gridDim.x * nw) {
         if (lane == 0) {
@@ -425,13 +420,13 @@ __device__ __forceinline__ void wf_spread_od(i64 M, const wf_pts &P, const C *__
             wf_od_gather(tile, stage, pitch1, plane, g, P, c + t * M, sort_idx, B, nb3, lane);
             __syncwarp();
             /* the tile out, one row (dimension 1) at a time */
-            C *f = fw + t * nfprod;
+            V *f = fw + t * nfprod;
             const int rows = g.e2 * g.e3;
 #pragma unroll 1
             for (int row = 0; row < rows; ++row) {
                 const int ty = row % g.e2, tz = row / g.e2;
                 const i64 gbase = g.o1 + P.nf1 * ((g.o2 + ty) + P.nf2 * (g.o3 + tz));
-                const C *src = tile + pitch1 * (ty + tl2 * tz);
+                const V *src = tile + pitch1 * (ty + tl2 * tz);
                 for (int x = lane; x < g.e1; x += 32)
                     f[gbase + x] = src[x];
             }

@@ -6,7 +6,7 @@
  * the thread-per-point loops (wf_raw, wf_fetch).
  *
  * Part of the spreadinterp.cu translation unit: included there, in order, after its
- * configuration macros (T, C, W, PAD, WF_TEAMS, WF_*), which it relies on.
+ * configuration macros (T, C, V, W, PAD, WF_TEAMS, WF_*), which it relies on.
  */
 #ifndef WF_SI_POINT_CUH
 #define WF_SI_POINT_CUH
@@ -67,23 +67,19 @@ __device__ __forceinline__ T wf_kernel_value(i64 a, int t, double u, const wf_pt
 
 /* The interpolation's inner sum over one row of the footprint: sum_t k[t] * v(t), t = 0..W-1 in
  * order, where v(t) loads the row's cell t (from the fine grid or a shared tile). */
-template <typename Cell> __device__ __forceinline__ C wf_row_sum(const T (&k)[W], Cell v) {
-    C s;
-    s.x = 0;
-    s.y = 0;
+template <typename Cell> __device__ __forceinline__ V wf_row_sum(const T (&k)[W], Cell v) {
+    V s = wf_vzero();
 #pragma unroll
     for (int t = 0; t < W; ++t) {
-        const C c = v(t);
-        s.x += k[t] * c.x;
-        s.y += k[t] * c.y;
+        const V c = v(t);
+        wf_vfma(s, k[t], c);
     }
     return s;
 }
 
 /* acc += k * s */
-__device__ __forceinline__ void wf_add_scaled(C &acc, T k, const C &s) {
-    acc.x += k * s.x;
-    acc.y += k * s.y;
+__device__ __forceinline__ void wf_add_scaled(V &acc, T k, const V &s) {
+    wf_vfma(acc, k, s);
 }
 
 /* A point's raw data, loaded one loop iteration ahead (software pipelining) so that the
@@ -92,19 +88,18 @@ __device__ __forceinline__ void wf_add_scaled(C &acc, T k, const C &s) {
 struct wf_raw {
     i64 j;
     T x, y, z;
-    C v; /* strength (spreading) */
+    V v; /* strength (spreading) */
 };
 /* i = sorted position (the coordinates are stored in sorted order, ABI.md), j = the point's
  * input index (strengths). */
 __device__ __forceinline__ wf_raw wf_fetch(const wf_pts &P, i64 i, i64 j,
-                                           const C *__restrict__ cv) {
+                                           const V *__restrict__ cv) {
     wf_raw r;
     r.j = j;
     r.x = __ldg(P.x + i);
     r.y = WF_DIM >= 2 ? __ldg(P.y + i) : (T)0;
     r.z = WF_DIM >= 3 ? __ldg(P.z + i) : (T)0;
-    r.v.x = 0;
-    r.v.y = 0;
+    r.v = wf_vzero();
     if (cv)
         r.v = wf_ldg(cv + j);
     return r;
@@ -113,8 +108,7 @@ __device__ __forceinline__ wf_raw wf_raw_none() {
     wf_raw r;
     r.j = 0;
     r.x = r.y = r.z = (T)0;
-    r.v.x = 0;
-    r.v.y = 0;
+    r.v = wf_vzero();
     return r;
 }
 /* wf_locate for an already loaded coordinate */

@@ -4,14 +4,14 @@
  * point: 3D f64, w >= 8); the entry point picks one by WF_INTERP_SM_TEAM.
  *
  * Part of the spreadinterp.cu translation unit: included there, in order, after its
- * configuration macros (T, C, W, PAD, WF_TEAMS, WF_*), which it relies on.
+ * configuration macros (T, C, V, W, PAD, WF_TEAMS, WF_*), which it relies on.
  */
 #ifndef WF_SI_SM_INTERP_CUH
 #define WF_SI_SM_INTERP_CUH
 
-__device__ __forceinline__ void wf_interp_sm_thread(const C *tile, const wf_tile &tl,
+__device__ __forceinline__ void wf_interp_sm_thread(const V *tile, const wf_tile &tl,
                                                     const wf_subprob &sp, const wf_pts &P,
-                                                    C *__restrict__ cv,
+                                                    V *__restrict__ cv,
                                                     const i64 *__restrict__ sort_idx) {
     const int npts = sp.npts, bd = blockDim.x;
     const i64 first = sp.first;
@@ -30,11 +30,9 @@ __device__ __forceinline__ void wf_interp_sm_thread(const C *tile, const wf_tile
         wf_kernel_values(k1, a1, u1, P);
         const int l1 = (int)(a1 - sp.o1);
 #if WF_DIM == 1
-        const C acc = wf_row_sum(k1, [&](int t) { return tile[l1 + t]; });
+        const V acc = wf_row_sum(k1, [&](int t) { return tile[l1 + t]; });
 #else
-        C acc;
-        acc.x = 0;
-        acc.y = 0;
+        V acc = wf_vzero();
         double u2;
         i64 a2;
         wf_locate_v(pt.y, P.nf2, u2, a2);
@@ -44,7 +42,7 @@ __device__ __forceinline__ void wf_interp_sm_thread(const C *tile, const wf_tile
 #pragma unroll 1
         for (int r = 0; r < W; ++r) {
             const T kr = wf_kernel_value(a2, r, u2, P);
-            const C *row = tile + base + tl.td1 * r;
+            const V *row = tile + base + tl.td1 * r;
             wf_add_scaled(acc, kr, wf_row_sum(k1, [&](int t) { return row[t]; }));
         }
 #else
@@ -59,13 +57,11 @@ __device__ __forceinline__ void wf_interp_sm_thread(const C *tile, const wf_tile
 #pragma unroll 1
         for (int p = 0; p < W; ++p) {
             const T kp = wf_kernel_value(a3, p, u3, P);
-            C pacc;
-            pacc.x = 0;
-            pacc.y = 0;
+            V pacc = wf_vzero();
 #pragma unroll 1
             for (int r = 0; r < W; ++r) {
                 const T kr = wf_pick(k2, r);
-                const C *row = tile + base + plane_sz * p + tl.td1 * r;
+                const V *row = tile + base + plane_sz * p + tl.td1 * r;
                 wf_add_scaled(pacc, kr, wf_row_sum(k1, [&](int t) { return row[t]; }));
             }
             wf_add_scaled(acc, kp, pacc);
@@ -76,9 +72,9 @@ __device__ __forceinline__ void wf_interp_sm_thread(const C *tile, const wf_tile
     }
 }
 
-__device__ __forceinline__ void wf_interp_sm_team(const C *tile, const wf_tile &tl,
+__device__ __forceinline__ void wf_interp_sm_team(const V *tile, const wf_tile &tl,
                                                   const wf_subprob &sp, const wf_pts &P,
-                                                  C *__restrict__ cv,
+                                                  V *__restrict__ cv,
                                                   const i64 *__restrict__ sort_idx) {
     const wf_lane l = wf_lane_self();
     const int warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
@@ -88,9 +84,7 @@ __device__ __forceinline__ void wf_interp_sm_team(const C *tile, const wf_tile &
         const i64 j = active ? __ldg(sort_idx + sp.first + pi) : 0;
         const wf_team_pt pt = wf_team_point(active, sp.first + pi, j, sp.o1, sp.o2, sp.o3, l, P);
         const int i0 = (int)(pt.a1 - sp.o1) + l.q;
-        C acc;
-        acc.x = 0;
-        acc.y = 0;
+        V acc = wf_vzero();
 #if WF_DIM == 1
         if (active)
             acc = tile[i0];
@@ -102,9 +96,8 @@ __device__ __forceinline__ void wf_interp_sm_team(const C *tile, const wf_tile &
         if (active) {
 #pragma unroll
             for (int r = 0; r < W; ++r) {
-                const C v = tile[i2 + tl.td1 * r];
-                acc.x += k2[r] * v.x;
-                acc.y += k2[r] * v.y;
+                const V v = tile[i2 + tl.td1 * r];
+                wf_vfma(acc, k2[r], v);
             }
         }
 #else
@@ -114,22 +107,18 @@ __device__ __forceinline__ void wf_interp_sm_team(const C *tile, const wf_tile &
         for (int p = 0; p < W; ++p) {
             const T kp = wf_team_get(pt.k3, l, p);
             if (active) {
-                C pacc;
-                pacc.x = 0;
-                pacc.y = 0;
+                V pacc = wf_vzero();
 #pragma unroll
                 for (int r = 0; r < W; ++r) {
-                    const C v = tile[i3 + plane_sz * p + tl.td1 * r];
-                    pacc.x += k2[r] * v.x;
-                    pacc.y += k2[r] * v.y;
+                    const V v = tile[i3 + plane_sz * p + tl.td1 * r];
+                    wf_vfma(pacc, k2[r], v);
                 }
                 wf_add_scaled(acc, kp, pacc);
             }
         }
 #endif
 #endif
-        acc.x = wf_team_sum(pt.k1 * acc.x, l);
-        acc.y = wf_team_sum(pt.k1 * acc.y, l);
+        acc = wf_vteam_sum(wf_vscale(pt.k1, acc), l);
         if (active && l.q == 0)
             cv[j] = acc;
     }

@@ -2,22 +2,21 @@
  * spreadinterp/sm_spread.cuh — SM spreading: the points of one subproblem into the zeroed shared
  * tile, four ways (the entry point picks one by WF_SPREAD_SM_OD2, _OD, _FIX, _TEAM):
  * wf_spread_sm_thread (thread per point: 1D; f32 in fixed point), wf_spread_sm_team (team per
- * point: 2D f32, in fixed point), wf_spread_sm_od (output-driven, one step of disjoint points at a time: 3D) and
- * wf_spread_sm_od2 (output-driven, several points per step: 2D f64).
+ * point: 2D f32, in fixed point), wf_spread_sm_od (output-driven, one step of disjoint points at a
+ * time: 3D) and wf_spread_sm_od2 (output-driven, several points per step: 2D f64).
  *
  * Part of the spreadinterp.cu translation unit: included there, in order, after its
- * configuration macros (T, C, W, PAD, WF_TEAMS, WF_*), which it relies on.
+ * configuration macros (T, C, V, W, PAD, WF_TEAMS, WF_*), which it relies on.
  */
 #ifndef WF_SI_SM_SPREAD_CUH
 #define WF_SI_SM_SPREAD_CUH
 
 /* FIX (1D f32): add in fixed point (wf_tile_add_rows_fix), strengths times scale. */
 template <bool FIX = false>
-__device__ __forceinline__ void wf_spread_sm_thread(C *tile, const wf_tile &tl,
-                                                    const wf_subprob &sp, const wf_pts &P,
-                                                    const C *__restrict__ cv,
-                                                    const i64 *__restrict__ sort_idx,
-                                                    T scale = (T)1, float lo_scale = 0.0f) {
+__device__ __forceinline__ void
+wf_spread_sm_thread(V *tile, const wf_tile &tl, const wf_subprob &sp, const wf_pts &P,
+                    const V *__restrict__ cv, const i64 *__restrict__ sort_idx, T scale = (T)1,
+                    float lo_scale = 0.0f) {
     const int npts = sp.npts, bd = blockDim.x;
     const i64 first = sp.first;
     int q = threadIdx.x;
@@ -26,7 +25,7 @@ __device__ __forceinline__ void wf_spread_sm_thread(C *tile, const wf_tile &tl,
         const wf_raw pt = nxt;
         if (q + bd < npts)
             nxt = wf_fetch(P, first + q + bd, __ldg(sort_idx + first + q + bd), cv);
-        const C v = pt.v;
+        const V v = pt.v;
         double u1;
         i64 a1;
         wf_locate_v(pt.x, P.nf1, u1, a1);
@@ -36,11 +35,11 @@ __device__ __forceinline__ void wf_spread_sm_thread(C *tile, const wf_tile &tl,
 #if WF_DIM == 1
 #if WF_SPREAD_SM_FIX
         if (FIX)
-            wf_tile_add_rows_fix(reinterpret_cast<int *>(tile), l1, 1, k1, v.x * scale,
-                                 v.y * scale, lo_scale);
+            wf_tile_add_rows_fix(reinterpret_cast<int *>(tile), l1, 1, k1, wf_vscale(v, scale),
+                                 lo_scale);
         else
 #endif
-            wf_tile_add_rows(tile, l1, 1, k1, v.x, v.y);
+            wf_tile_add_rows(tile, l1, 1, k1, v);
         (void)scale;
         (void)lo_scale;
 #else
@@ -53,7 +52,7 @@ __device__ __forceinline__ void wf_spread_sm_thread(C *tile, const wf_tile &tl,
 #pragma unroll 1
         for (int r = 0; r < W; ++r) {
             const T kr = wf_kernel_value(a2, r, u2, P);
-            wf_tile_add_rows(tile, base + tl.td1 * r, 1, k1, kr * v.x, kr * v.y);
+            wf_tile_add_rows(tile, base + tl.td1 * r, 1, k1, wf_vscale(kr, v));
         }
 #else
         T k2[W];
@@ -67,11 +66,11 @@ __device__ __forceinline__ void wf_spread_sm_thread(C *tile, const wf_tile &tl,
 #pragma unroll 1
         for (int p = 0; p < W; ++p) {
             const T kp = wf_kernel_value(a3, p, u3, P);
-            const T vr = kp * v.x, vi = kp * v.y;
+            const V pv = wf_vscale(kp, v);
 #pragma unroll 1
             for (int r = 0; r < W; ++r) {
                 const T kr = wf_pick(k2, r);
-                wf_tile_add_rows(tile, base + plane_sz * p + tl.td1 * r, 1, k1, kr * vr, kr * vi);
+                wf_tile_add_rows(tile, base + plane_sz * p + tl.td1 * r, 1, k1, wf_vscale(kr, pv));
             }
         }
 #endif
@@ -81,8 +80,8 @@ __device__ __forceinline__ void wf_spread_sm_thread(C *tile, const wf_tile &tl,
 
 /* FIX: add in fixed point (wf_tile_add_rows_fix), strengths times scale. */
 template <bool FIX = false>
-__device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, const wf_subprob &sp,
-                                                  const wf_pts &P, const C *__restrict__ cv,
+__device__ __forceinline__ void wf_spread_sm_team(V *tile, const wf_tile &tl, const wf_subprob &sp,
+                                                  const wf_pts &P, const V *__restrict__ cv,
                                                   const i64 *__restrict__ sort_idx, T scale = (T)1,
                                                   float lo_scale = 0.0f) {
     const wf_lane l = wf_lane_self();
@@ -92,17 +91,15 @@ __device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, co
         const int pi = base + l.g;
         const bool active = l.used && pi < sp.npts;
         const i64 j = active ? __ldg(sort_idx + sp.first + pi) : 0;
-        C v;
-        v.x = 0;
-        v.y = 0;
+        V v = wf_vzero();
         if (active)
             v = wf_ldg(cv + j);
         const wf_team_pt pt = wf_team_point(active, sp.first + pi, j, sp.o1, sp.o2, sp.o3, l, P);
-        const T vr = pt.k1 * (FIX ? v.x * scale : v.x), vi = pt.k1 * (FIX ? v.y * scale : v.y);
+        const V vk = wf_vscale(pt.k1, FIX ? wf_vscale(v, scale) : v);
         const int i0 = (int)(pt.a1 - sp.o1) + l.q;
 #if WF_DIM == 1
         if (active)
-            wf_tile_add(tile + i0, vr, vi);
+            wf_vtile_add(tile + i0, vk);
 #else
         T k2[W];
         wf_team_row(k2, pt.k2, l);
@@ -111,11 +108,10 @@ __device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, co
         if (active) {
 #if WF_SPREAD_SM_FIX
             if (FIX)
-                wf_tile_add_rows_fix(reinterpret_cast<int *>(tile), i2, tl.td1, k2, vr, vi,
-                                     lo_scale);
+                wf_tile_add_rows_fix(reinterpret_cast<int *>(tile), i2, tl.td1, k2, vk, lo_scale);
             else
 #endif
-                wf_tile_add_rows(tile, i2, tl.td1, k2, vr, vi);
+                wf_tile_add_rows(tile, i2, tl.td1, k2, vk);
         }
 #else
         const int plane_sz = tl.td1 * tl.td2;
@@ -129,10 +125,10 @@ __device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, co
                  * native integer shared atomics instead of the float CAS loops */
                 if (FIX)
                     wf_tile_add_rows_fix(reinterpret_cast<int *>(tile), i3 + plane_sz * p, tl.td1,
-                                         k2, kp * vr, kp * vi, lo_scale);
+                                         k2, wf_vscale(kp, vk), lo_scale);
                 else
 #endif
-                    wf_tile_add_rows(tile, i3 + plane_sz * p, tl.td1, k2, kp * vr, kp * vi);
+                    wf_tile_add_rows(tile, i3 + plane_sz * p, tl.td1, k2, wf_vscale(kp, vk));
             }
         }
 #endif
@@ -158,10 +154,10 @@ __device__ __forceinline__ void wf_spread_sm_team(C *tile, const wf_tile &tl, co
 #define WF_OD_NB (WF_PREC == 32 ? 32 : 16) /* <= 32 (one warp prepares a batch), multiple of 4 */
 #endif
 
-__device__ __forceinline__ void wf_spread_sm_od(C *tile, const wf_tile &tl, const wf_subprob &sp,
-                                                const wf_pts &P, const C *__restrict__ cv,
+__device__ __forceinline__ void wf_spread_sm_od(V *tile, const wf_tile &tl, const wf_subprob &sp,
+                                                const wf_pts &P, const V *__restrict__ cv,
                                                 const i64 *__restrict__ sort_idx) {
-    __shared__ C s_k1c[WF_OD_NB][W]; /* phi_1(q) * c */
+    __shared__ V s_k1c[WF_OD_NB][W]; /* phi_1(q) * c */
 #if WF_DIM >= 2
     __shared__ T s_k2[WF_OD_NB][W];
 #endif
@@ -194,17 +190,14 @@ __device__ __forceinline__ void wf_spread_sm_od(C *tile, const wf_tile &tl, cons
             if (b < nb) {
                 const i64 i = sp.first + b0 + b;
                 const i64 j = __ldg(sort_idx + i);
-                const C v = wf_ldg(cv + j);
+                const V v = wf_ldg(cv + j);
                 double u;
                 i64 a;
                 wf_locate(P.x, i, P.nf1, u, a);
 #pragma unroll 1
                 for (int q = 0; q < W; ++q) {
                     const T k = wf_kernel_value(a, q, u, P);
-                    C kc;
-                    kc.x = k * v.x;
-                    kc.y = k * v.y;
-                    s_k1c[b][q] = kc;
+                    s_k1c[b][q] = wf_vscale(k, v);
                 }
                 l1 = (int)(a - sp.o1);
 #if WF_DIM >= 2
@@ -259,7 +252,7 @@ __device__ __forceinline__ void wf_spread_sm_od(C *tile, const wf_tile &tl, cons
 #pragma unroll
             for (int k = 0; k < WF_OD_PASSES; ++k) {
                 if (threadIdx.x + k * blockDim.x < WF_CELLS) {
-                    const C kc = s_k1c[b][qq[k]];
+                    const V kc = s_k1c[b][qq[k]];
                     T kk = (T)1;
 #if WF_DIM >= 2
                     kk = s_k2[b][rr[k]];
@@ -267,10 +260,9 @@ __device__ __forceinline__ void wf_spread_sm_od(C *tile, const wf_tile &tl, cons
 #if WF_DIM == 3
                     kk *= s_k3[b][pp[k]];
 #endif
-                    C *cell = tile + base + off[k];
-                    C old = *cell;
-                    old.x += kc.x * kk;
-                    old.y += kc.y * kk;
+                    V *cell = tile + base + off[k];
+                    V old = *cell;
+                    wf_vfma(old, kc, kk);
                     *cell = old;
                 }
             }
@@ -295,10 +287,10 @@ __device__ __forceinline__ void wf_spread_sm_od(C *tile, const wf_tile &tl, cons
 #define WF_OD2_NB    (WF_OD2_G * (WF_OD2_NBT / WF_OD2_G))
 #define WF_OD2_NG    (WF_OD2_NB / WF_OD2_G)
 
-__device__ __forceinline__ void wf_spread_sm_od2(C *tile, const wf_tile &tl, const wf_subprob &sp,
-                                                 const wf_pts &P, const C *__restrict__ cv,
+__device__ __forceinline__ void wf_spread_sm_od2(V *tile, const wf_tile &tl, const wf_subprob &sp,
+                                                 const wf_pts &P, const V *__restrict__ cv,
                                                  const i64 *__restrict__ sort_idx) {
-    __shared__ C s_k1c[WF_OD2_NB][W]; /* phi_1(q) * c */
+    __shared__ V s_k1c[WF_OD2_NB][W]; /* phi_1(q) * c */
     __shared__ T s_k2[WF_OD2_NB][W];
     __shared__ int s_l1[WF_OD2_NB], s_l2[WF_OD2_NB]; /* footprint origin in the tile */
     __shared__ unsigned s_gstart[WF_OD2_NG];         /* per group: bit m = member m opens a step */
@@ -315,15 +307,12 @@ __device__ __forceinline__ void wf_spread_sm_od2(C *tile, const wf_tile &tl, con
         if (pb < nb) {
             const i64 i = sp.first + b0 + pb;
             const i64 j = __ldg(sort_idx + i);
-            const C v = wf_ldg(cv + j);
+            const V v = wf_ldg(cv + j);
             double u;
             i64 a;
             wf_locate(P.x, i, P.nf1, u, a);
             const T k = wf_kernel_value(a, pq, u, P);
-            C kc;
-            kc.x = k * v.x;
-            kc.y = k * v.y;
-            s_k1c[pb][pq] = kc;
+            s_k1c[pb][pq] = wf_vscale(k, v);
             const int l1 = (int)(a - sp.o1);
             wf_locate(P.y, i, P.nf2, u, a);
             s_k2[pb][pq] = wf_kernel_value(a, pq, u, P);
@@ -370,12 +359,11 @@ __device__ __forceinline__ void wf_spread_sm_od2(C *tile, const wf_tile &tl, con
                 const int m = st + slot;
                 if (has_cell && m < en) {
                     const int pi = gbase + m;
-                    const C kc = s_k1c[pi][qq];
+                    const V kc = s_k1c[pi][qq];
                     const T kk = s_k2[pi][e / W];
-                    C *cell = tile + s_l1[pi] + tl.td1 * s_l2[pi] + off;
-                    C old = *cell;
-                    old.x += kc.x * kk;
-                    old.y += kc.y * kk;
+                    V *cell = tile + s_l1[pi] + tl.td1 * s_l2[pi] + off;
+                    V old = *cell;
+                    wf_vfma(old, kc, kk);
                     *cell = old;
                 }
                 __syncthreads();

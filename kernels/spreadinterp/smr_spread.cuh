@@ -42,13 +42,13 @@
  * global atomics (the SM flush; zero cells skipped), then zeroes its registers.
  *
  * Dynamic shared memory (bytes; the kernel traps when it was given less, %dynamic_smem_size):
- *   NB * (NRP*sizeof(T) + 32 + 2*sizeof(C) + W*sizeof(C) + 16*DIM + (DIM == 3 ? W*sizeof(T) : 0))
- * with NRP = NR rounded up to 16 bytes of T (the host's wf_smr_batch_bytes and
- * kernels/test/gpu_pipeline.py's smr_launch compute the same).
- * The module exports wf_smr_info = {NR, PX, NBW, DIM} so that a harness can size the launch.
+ *   NB * (NRP*sizeof(T) + 32 + 2*sizeof(V) + W*sizeof(V) + 16*DIM + (DIM == 3 ? W*sizeof(T) : 0))
+ * with NRP = NR rounded up to 16 bytes of T, V the value (complex C, or T in the real modules) (the
+ * host's wf_smr_batch_bytes and kernels/test/gpu_pipeline.py's smr_launch compute the same). The
+ * module exports wf_smr_info = {NR, PX, NBW, DIM} so that a harness can size the launch.
  *
  * Part of the spreadinterp.cu translation unit: included there, in order, after its
- * configuration macros (T, C, W, PAD, WF_*), which it relies on.
+ * configuration macros (T, C, V, W, PAD, WF_*), which it relies on.
  */
 #ifndef WF_SI_SMR_SPREAD_CUH
 #define WF_SI_SMR_SPREAD_CUH
@@ -85,13 +85,13 @@ __device__ __forceinline__ T wf_smr_comp(const wf_smr_vec &v, int e) {
 struct wf_smr_smem {
     T *kl;     /* [NB][NRP]: last-dimension values aligned to the tile, 0 outside the footprint */
     int4 *l;   /* [2][NB]: tile-relative footprint starts (l1, l2, l3) */
-    C *cv;     /* [2][NB]: strengths */
-    C *c1;     /* [NB][W]: k1(t) * strength */
+    V *cv;     /* [2][NB]: strengths */
+    V *c1;     /* [NB][W]: k1(t) * strength */
     double *u; /* [2][NB][DIM]: folded coordinates */
     T *k2;     /* [NB][W]: k2(t), 3D */
 };
 __device__ __forceinline__ unsigned wf_smr_smem_bytes() {
-    return (unsigned)(WF_SMR_NB * (WF_SMR_NRP * sizeof(T) + 32 + 2 * sizeof(C) + W * sizeof(C) +
+    return (unsigned)(WF_SMR_NB * (WF_SMR_NRP * sizeof(T) + 32 + 2 * sizeof(V) + W * sizeof(V) +
                                    16 * WF_DIM + (WF_DIM == 3 ? W * sizeof(T) : 0)));
 }
 __device__ __forceinline__ wf_smr_smem wf_smr_carve(unsigned char *p) {
@@ -100,10 +100,10 @@ __device__ __forceinline__ wf_smr_smem wf_smr_carve(unsigned char *p) {
     p += WF_SMR_NB * WF_SMR_NRP * sizeof(T);
     s.l = reinterpret_cast<int4 *>(p);
     p += 2 * WF_SMR_NB * sizeof(int4);
-    s.cv = reinterpret_cast<C *>(p);
-    p += 2 * WF_SMR_NB * sizeof(C);
-    s.c1 = reinterpret_cast<C *>(p);
-    p += WF_SMR_NB * W * sizeof(C);
+    s.cv = reinterpret_cast<V *>(p);
+    p += 2 * WF_SMR_NB * sizeof(V);
+    s.c1 = reinterpret_cast<V *>(p);
+    p += WF_SMR_NB * W * sizeof(V);
     s.u = reinterpret_cast<double *>(p);
     p += 2 * WF_SMR_NB * WF_DIM * sizeof(double);
     s.k2 = reinterpret_cast<T *>(p);
@@ -171,7 +171,7 @@ __device__ __forceinline__ wf_smr_col wf_smr_column(const wf_tile &tl) {
 /* A: the folds of batch points b0 .. b0 + nb - 1 into buffer buf (tasks (d, b), d < DIM). */
 __device__ __forceinline__ void wf_smr_fold(const wf_smr_smem &S, int buf, int b0, int nb,
                                             const wf_subprob &sp, const wf_pts &P,
-                                            const C *__restrict__ cv,
+                                            const V *__restrict__ cv,
                                             const i64 *__restrict__ sort_idx) {
     for (int idx = threadIdx.x; idx < WF_DIM * WF_SMR_NB; idx += blockDim.x) {
         const int d = idx / WF_SMR_NB, b = idx % WF_SMR_NB;
@@ -201,11 +201,8 @@ __device__ __forceinline__ void wf_smr_values(const wf_smr_smem &S, int buf, int
         const double *u = S.u + (buf * WF_SMR_NB + b) * WF_DIM;
         if (k < W) {
             const T v = wf_kernel_value(sp.o1 + l.x, k, u[0], P);
-            const C c = S.cv[buf * WF_SMR_NB + b];
-            C kc;
-            kc.x = v * c.x;
-            kc.y = v * c.y;
-            S.c1[b * W + k] = kc;
+            const V c = S.cv[buf * WF_SMR_NB + b];
+            S.c1[b * W + k] = wf_vscale(v, c);
         }
 #if WF_DIM == 3
         else if (k < 2 * W) {
@@ -231,7 +228,7 @@ __device__ __forceinline__ void wf_smr_values(const wf_smr_smem &S, int buf, int
 /* C: this thread's column gets the batch's points (buffer buf) that meet it. */
 __device__ __forceinline__ void wf_smr_accumulate(const wf_smr_smem &S, int buf, int nb,
                                                   const wf_tile &tl, const wf_smr_col &col,
-                                                  C (&acc)[WF_SMR_NR]) {
+                                                  V (&acc)[WF_SMR_NR]) {
     const int warp = threadIdx.x >> 5;
     if (warp >= wf_smr_warps_needed(tl))
         return;
@@ -258,14 +255,13 @@ __device__ __forceinline__ void wf_smr_accumulate(const wf_smr_smem &S, int buf,
             const int t2 = col.y - l.y;
             if ((unsigned)t1 >= (unsigned)W || (unsigned)t2 >= (unsigned)W)
                 continue;
-            const C c1 = S.c1[b * W + t1];
+            const V c1 = S.c1[b * W + t1];
             const T k2 = S.k2[b * W + t2];
-            const T vr = c1.x * k2, vi = c1.y * k2;
+            const V vc = wf_vscale(c1, k2);
 #else
             if ((unsigned)t1 >= (unsigned)W)
                 continue;
-            const C c1 = S.c1[b * W + t1];
-            const T vr = c1.x, vi = c1.y;
+            const V vc = S.c1[b * W + t1];
 #endif
             const wf_smr_vec *kl = reinterpret_cast<const wf_smr_vec *>(S.kl + b * WF_SMR_NRP);
 #pragma unroll
@@ -276,8 +272,7 @@ __device__ __forceinline__ void wf_smr_accumulate(const wf_smr_smem &S, int buf,
                     const int z = q * WF_SMR_VEC + e;
                     if (z < WF_SMR_NR) {
                         const T k = wf_smr_comp(kv, e);
-                        acc[z].x += vr * k;
-                        acc[z].y += vi * k;
+                        wf_vfma(acc[z], vc, k);
                     }
                 }
             }
@@ -286,7 +281,7 @@ __device__ __forceinline__ void wf_smr_accumulate(const wf_smr_smem &S, int buf,
 }
 
 /* The column's non-zero cells into fw (one transform) with global atomics; zeroes acc. */
-__device__ __forceinline__ void wf_smr_flush(C (&acc)[WF_SMR_NR], C *f, const wf_tile &tl,
+__device__ __forceinline__ void wf_smr_flush(V (&acc)[WF_SMR_NR], V *f, const wf_tile &tl,
                                              const wf_subprob &sp, const wf_pts &P,
                                              const wf_smr_col &col) {
     const bool mine = (int)(threadIdx.x >> 5) < wf_smr_warps_needed(tl) && col.x < tl.td1 &&
@@ -300,29 +295,27 @@ __device__ __forceinline__ void wf_smr_flush(C (&acc)[WF_SMR_NR], C *f, const wf
         int gy = (int)sp.g2 + col.y;
         while (gy >= (int)P.nf2)
             gy -= (int)P.nf2;
-        C *base = f + gx + P.nf1 * (i64)gy;
+        V *base = f + gx + P.nf1 * (i64)gy;
         const i64 plane = P.nf1 * P.nf2;
         const int gl0 = (int)sp.g3, nl = (int)P.nf3, tdl = tl.td3;
 #else
-        C *base = f + gx;
+        V *base = f + gx;
         const i64 plane = P.nf1;
         const int gl0 = (int)sp.g2, nl = (int)P.nf2, tdl = tl.td2;
 #endif
 #pragma unroll
         for (int z = 0; z < WF_SMR_NR; ++z) {
-            if (z < tdl && (acc[z].x != (T)0 || acc[z].y != (T)0)) {
+            if (z < tdl && wf_vnonzero(acc[z])) {
                 int g = gl0 + z;
                 while (g >= nl)
                     g -= nl;
-                wf_atomic_add(base + plane * g, acc[z].x, acc[z].y);
+                wf_vatomic_add(base + plane * g, acc[z]);
             }
         }
     }
 #pragma unroll
-    for (int z = 0; z < WF_SMR_NR; ++z) {
-        acc[z].x = (T)0;
-        acc[z].y = (T)0;
-    }
+    for (int z = 0; z < WF_SMR_NR; ++z)
+        acc[z] = wf_vzero();
 }
 
 #endif /* WF_SI_SMR_SPREAD_CUH */

@@ -5,7 +5,7 @@
  * GM batch loop with its per-team point (WF_GM_TEAM_LOOP, wf_gm_team_at).
  *
  * Part of the spreadinterp.cu translation unit: included there, in order, after its
- * configuration macros (T, C, W, PAD, WF_TEAMS, WF_*), which it relies on.
+ * configuration macros (T, C, V, W, PAD, WF_TEAMS, WF_*), which it relies on.
  */
 #ifndef WF_SI_TEAM_CUH
 #define WF_SI_TEAM_CUH
@@ -41,6 +41,17 @@ __device__ __forceinline__ T wf_team_sum(T s, const wf_lane &l) {
             s += y;
     }
     return s;
+}
+
+/* the same for a value, component by component */
+__device__ __forceinline__ V wf_vteam_sum(V s, const wf_lane &l) {
+#if WF_REAL
+    return wf_team_sum(s, l);
+#else
+    s.x = wf_team_sum(s.x, l);
+    s.y = wf_team_sum(s.y, l);
+    return s;
+#endif
 }
 
 /* A team's point: coordinates and this lane's kernel values (k1 at column q; k2, k3 at index

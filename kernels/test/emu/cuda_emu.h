@@ -53,6 +53,9 @@ struct alignas(16) float4 {
 struct int4 {
     int x, y, z, w;
 };
+struct alignas(8) int2 {
+    int x, y;
+};
 struct uint2 {
     unsigned x, y;
 };
