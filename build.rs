@@ -150,7 +150,8 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
                     .define("WF_PREC", prec),
             );
             // Spreading (type 1) or interpolation (type 2), by the method the plan chose; the
-            // output-driven method (od) spreads only.
+            // output-driven method (od) spreads only. Each also real-valued (real strengths and
+            // fine grid, `real_data`): precision string f32r / f64r, -DWF_REAL=1.
             for w in widths.clone() {
                 for (part, def) in [("spread", "WF_SI_SPREAD"), ("interp", "WF_SI_INTERP")] {
                     let methods: &[(&str, &str)] = if part == "spread" {
@@ -159,15 +160,21 @@ fn build_kernels(mode: fatbuild::Mode) -> Result<fatbuild::Embedded, fatbuild::E
                         &[("gm", "WF_SI_GM"), ("sm", "WF_SI_SM")]
                     };
                     for &(method, mdef) in methods {
-                        b = b.module(
-                            fatbuild::Module::new(si_module_name(dim, p, w, part, method))
-                                .source("kernels/spreadinterp.cu")
-                                .define("WF_DIM", dim.to_string().as_str())
-                                .define("WF_PREC", prec)
-                                .define("WF_W", w.to_string().as_str())
-                                .define("WF_SI_PART", def)
-                                .define("WF_SI_METHOD", mdef),
-                        );
+                        for real in [false, true] {
+                            let ps = if real { format!("{p}r") } else { p.to_string() };
+                            let mut m =
+                                fatbuild::Module::new(si_module_name(dim, &ps, w, part, method))
+                                    .source("kernels/spreadinterp.cu")
+                                    .define("WF_DIM", dim.to_string().as_str())
+                                    .define("WF_PREC", prec)
+                                    .define("WF_W", w.to_string().as_str())
+                                    .define("WF_SI_PART", def)
+                                    .define("WF_SI_METHOD", mdef);
+                            if real {
+                                m = m.define("WF_REAL", "1");
+                            }
+                            b = b.module(m);
+                        }
                     }
                 }
             }

@@ -1,7 +1,9 @@
 /*
  * prep.cu — modules bin_{d}d_p, deconvolve_{d}d_p and amplify_{d}d_p (-DWF_PREP_PART, -DWF_DIM,
  * -DWF_PREC): per-point binning for the sort, and the per-mode correction steps around the FFT
- * (kernels/ABI.md, "Modules bin_{d}d_p, deconvolve_{d}d_p, amplify_{d}d_p").
+ * (kernels/ABI.md, "Modules bin_{d}d_p, deconvolve_{d}d_p, amplify_{d}d_p"), for complex data
+ * (wf_deconvolve_p, wf_amplify_p) and for real data on the half spectrum (wf_deconvolve_half_p,
+ * wf_amplify_half_p).
  */
 #include "common.cuh"
 
@@ -347,6 +349,11 @@ __device__ __forceinline__ void wf_divmod(i64 a, i64 b, i64 &q, i64 &r) {
     }
 }
 
+/* The half kernels' modeord carries the exponent's sign in this bit (kernels/ABI.md): set, they
+ * conjugate what they write (R2C is the -i transform and C2R the +i one; a real grid's
+ * transform of the other sign is the conjugate). */
+#define WF_HALF_CONJ 2
+
 /* Mode k of index i along a dimension of N modes (ABI.md: kmin = -(N/2); modeord 0 is CMCL
  * order i = k - kmin, modeord 1 is FFT order i = k >= 0 ? k : N + k). */
 __device__ __forceinline__ i64 wf_mode_of_index(i64 i, i64 N, i32 modeord) {
@@ -433,6 +440,50 @@ extern "C" __global__ void __launch_bounds__(256)
     }
 }
 
+/* The same for real data (type 1 with real strengths, R2C FFT): the half spectrum fwh, rows of
+ * nf1h = nf1/2 + 1 (per transform nf1h*nf2*nf3 elements), into the half modes fk, H1 = N1/2 + 1
+ * along dimension 1 holding k1 = i1 = 0 .. N1/2 whatever modeord (dims 2 and 3 by modeord as
+ * above): fk[t][i3][i2][k1] = fwh[t][l3][l2][k1] * fac1[k1]*fac2[|k2|]*fac3[|k3|]. fac1 has
+ * N1/2 + 1 entries, as for complex data. */
+extern "C" __global__ void __launch_bounds__(256)
+    WF_PNAME(deconvolve_half)(i32 dim_arg, i64 N1, i64 N2, i64 N3, i64 nf1, i64 nf2, i64 nf3,
+                              i64 ntransf, const wf_real *__restrict__ fac1,
+                              const wf_real *__restrict__ fac2, const wf_real *__restrict__ fac3,
+                              i32 modeord, const wf_cplx *__restrict__ fw, wf_cplx *__restrict__ fk,
+                              const i32 *w_sel, const u64 *fac_tab) {
+    const i32 dim = WF_DIM_OF(dim_arg);
+    wf_select_factors(w_sel, fac_tab, fac1, fac2, fac3);
+    const bool conj = (modeord & WF_HALF_CONJ) != 0; /* the exponent's sign (ABI.md) */
+    modeord &= 1;
+    const i64 H1 = N1 / 2 + 1, nf1h = nf1 / 2 + 1;
+    const i64 Nprod = H1 * N2 * N3;
+    const i64 nfprod = nf1h * nf2 * nf3;
+    WF_GRID_STRIDE(idx, Nprod) {
+        i64 row, k1, i2, i3;
+        wf_divmod(idx, H1, row, k1);
+        wf_divmod(row, N2, i3, i2);
+        wf_real f = __ldg(fac1 + k1);
+        i64 l = k1;
+        if (dim >= 2) {
+            const i64 k2 = wf_mode_of_index(i2, N2, modeord);
+            f *= wf_fac_at(fac2, k2);
+            l += nf1h * (k2 >= 0 ? k2 : nf2 + k2);
+        }
+        if (dim >= 3) {
+            const i64 k3 = wf_mode_of_index(i3, N3, modeord);
+            f *= wf_fac_at(fac3, k3);
+            l += nf1h * nf2 * (k3 >= 0 ? k3 : nf3 + k3);
+        }
+        for (i64 t = 0; t < ntransf; ++t) {
+            const wf_cplx v = wf_ldg(fw + t * nfprod + l);
+            wf_cplx r;
+            r.x = v.x * f;
+            r.y = conj ? -(v.y * f) : v.y * f;
+            fk[t * Nprod + idx] = r;
+        }
+    }
+}
+
 #endif /* WF_PREP_DECONVOLVE */
 
 #if WF_PREP_PART == WF_PREP_AMPLIFY
@@ -494,6 +545,71 @@ extern "C" __global__ void __launch_bounds__(256)
                 wf_cplx r;
                 r.x = v.x * f;
                 r.y = v.y * f;
+                fw[t * nfprod + l] = r;
+            }
+        } else {
+            for (i64 t = 0; t < ntransf; ++t)
+                fw[t * nfprod + l] = zero;
+        }
+    }
+}
+
+/* The same for real data (type 2 with real output, C2R FFT): the half modes fk (H1 = N1/2 + 1
+ * along dimension 1, k1 = l1 whatever modeord) into EVERY element of the half spectrum fwh (rows
+ * of nf1h = nf1/2 + 1): fk * fac where l1 <= N1/2 and (l2, l3) are mode rows (as above), else 0.
+ * Walked as wf_amplify_p walks the full grid, (row, chunk) items over rows of nf1h. */
+extern "C" __global__ void __launch_bounds__(256)
+    WF_PNAME(amplify_half)(i32 dim_arg, i64 N1, i64 N2, i64 N3, i64 nf1, i64 nf2, i64 nf3,
+                           i64 ntransf, const wf_real *__restrict__ fac1,
+                           const wf_real *__restrict__ fac2, const wf_real *__restrict__ fac3,
+                           i32 modeord, const wf_cplx *__restrict__ fk, wf_cplx *__restrict__ fw,
+                           const i32 *w_sel, const u64 *fac_tab) {
+    const i32 dim = WF_DIM_OF(dim_arg);
+    wf_select_factors(w_sel, fac_tab, fac1, fac2, fac3);
+    const bool conj = (modeord & WF_HALF_CONJ) != 0; /* the exponent's sign (ABI.md) */
+    modeord &= 1;
+    const i64 H1 = N1 / 2 + 1, nf1h = nf1 / 2 + 1;
+    const i64 Nprod = H1 * N2 * N3;
+    const i64 nfprod = nf1h * nf2 * nf3;
+    const i64 nchunk = (nf1h + blockDim.x - 1) / blockDim.x;
+    const i64 nitems = nchunk * nf2 * nf3;
+    wf_cplx zero;
+    zero.x = 0;
+    zero.y = 0;
+    for (i64 w = blockIdx.x; w < nitems; w += gridDim.x) {
+        i64 row, chunk, l2, l3;
+        wf_divmod(w, nchunk, row, chunk);
+        wf_divmod(row, nf2, l3, l2);
+        const i64 l1 = chunk * blockDim.x + threadIdx.x;
+        bool row_modes = true;
+        wf_real frow = (wf_real)1;
+        i64 irow = 0;
+        if (dim >= 2) {
+            i64 k2 = 0;
+            row_modes = wf_mode_of_fine(l2, N2, nf2, k2);
+            if (row_modes) {
+                frow *= wf_fac_at(fac2, k2);
+                irow += H1 * wf_index_of_mode(k2, N2, modeord);
+            }
+        }
+        if (dim >= 3 && row_modes) {
+            i64 k3 = 0;
+            row_modes = wf_mode_of_fine(l3, N3, nf3, k3);
+            if (row_modes) {
+                frow *= wf_fac_at(fac3, k3);
+                irow += H1 * N2 * wf_index_of_mode(k3, N3, modeord);
+            }
+        }
+        if (l1 >= nf1h)
+            continue;
+        const i64 l = row * nf1h + l1;
+        if (row_modes && l1 < H1) {
+            const wf_real f = frow * __ldg(fac1 + l1);
+            for (i64 t = 0; t < ntransf; ++t) {
+                const wf_cplx v = wf_ldg(fk + t * Nprod + irow + l1);
+                wf_cplx r;
+                r.x = v.x * f;
+                r.y = conj ? -(v.y * f) : v.y * f;
                 fw[t * nfprod + l] = r;
             }
         } else {

@@ -128,8 +128,16 @@ fn embedded_images_match_the_build_mode() {
             "module {want} missing from {names:?}"
         );
     }
-    // The spreading modules at the ends of the width ranges, named by kernels/module_names.h.
-    for (dim, p, w) in [(1, "f32", 2), (3, "f64", 16), (2, "f32", 12)] {
+    // The spreading modules at the ends of the width ranges, named by kernels/module_names.h,
+    // complex and real-valued (precision f32r / f64r).
+    for (dim, p, w) in [
+        (1, "f32", 2),
+        (3, "f64", 16),
+        (2, "f32", 12),
+        (1, "f32r", 2),
+        (3, "f64r", 16),
+        (2, "f32r", 12),
+    ] {
         for (part, method) in SI_KINDS {
             let (want, _) = module_names::si_names(dim, p, w, part, method);
             assert!(
@@ -139,10 +147,10 @@ fn embedded_images_match_the_build_mode() {
         }
     }
     // sort, scan_big, sort_stable; per precision direct, type3, toeplitz and 4 jobs x 3 dims; per dim and
-    // width spread/interp x gm/sm, and spread od
+    // width spread/interp x gm/sm, and spread od, each complex and real-valued
     assert_eq!(
         mods.len(),
-        3 + 2 * (3 + 4 * 3) + (2 * 2 + 1) * 3 * (11 + 15),
+        3 + 2 * (3 + 4 * 3) + 2 * (2 * 2 + 1) * 3 * (11 + 15),
         "module count"
     );
     // No combined module is left (a plan would JIT kernels it never launches).
@@ -237,6 +245,8 @@ fn embedded_images_match_the_build_mode() {
         "wf_bin_count_f32",
         "wf_deconvolve_f64",
         "wf_amplify_f32",
+        "wf_deconvolve_half_f32",
+        "wf_amplify_half_f64",
         "wf_stable_hist",
         "wf_stable_rowscan",
         "wf_stable_scatter",
@@ -254,17 +264,24 @@ fn embedded_images_match_the_build_mode() {
         (1, "f32", 12),
         (3, "f64", 10),
     ];
-    for (dim, p, w) in cases
-        .into_iter()
-        .chain([(3, "f64", 11), (1, "f64", 16), (3, "f64", 16)])
-    {
+    for (dim, p, w) in cases.into_iter().chain([
+        (3, "f64", 11),
+        (1, "f64", 16),
+        (3, "f64", 16),
+        (2, "f32r", 7),
+        (3, "f32r", 7),
+        (1, "f64r", 16),
+        (2, "f64r", 10),
+        (3, "f64r", 11),
+    ]) {
         for (part, method) in SI_KINDS {
             let (module, entry) = module_names::si_names(dim, p, w, part, method);
             let got = manifest_kernels(&man, &module);
             assert_eq!(got, [entry], "kernels of {module}");
         }
     }
-    // The binning module holds setpts' three kernels; deconvolve and amplify one each.
+    // The binning module holds setpts' three kernels; deconvolve and amplify two each (complex
+    // data, and the half spectrum of real data).
     for (dim, p) in [(1, "f32"), (3, "f64")] {
         let mut got = manifest_kernels(&man, &format!("bin_{dim}d_{p}"));
         got.sort();
@@ -275,10 +292,11 @@ fn embedded_images_match_the_build_mode() {
         ];
         assert_eq!(got, want, "kernels of bin_{dim}d_{p}");
         for job in ["deconvolve", "amplify"] {
-            let got = manifest_kernels(&man, &format!("{job}_{dim}d_{p}"));
+            let mut got = manifest_kernels(&man, &format!("{job}_{dim}d_{p}"));
+            got.sort();
             assert_eq!(
                 got,
-                [format!("wf_{job}_{p}")],
+                [format!("wf_{job}_{p}"), format!("wf_{job}_half_{p}")],
                 "kernels of {job}_{dim}d_{p}"
             );
         }

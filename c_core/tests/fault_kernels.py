@@ -3,7 +3,7 @@
 fatbuild types) that the fault-injection suite (run_tests.sh section 4) and the fuzz targets
 (c_core/fuzz/run.sh) link instead of a real embedding: every module a plan may load (module
 names of kernels/ABI.md; the spreading ones by kernels/module_names.h's rule, as the build and
-the C core name them), with stand-in blobs that are never run. "sort" takes the cuLink path
+the C core name them, complex and real-valued: precision f32 f64 f32r f64r), with stand-in blobs that are never run. "sort" takes the cuLink path
 with two PTX blobs, "bin_*" the fatbin path, the rest the cuLink path with one PTX blob (the
 kernel cache is off for these runs: every load reaches the driver)."""
 import os
@@ -19,7 +19,7 @@ mods += [("%s_%dd_%s" % (job, d, p), ["fatbin"] if job == "bin" else ["ptx"])
          for job in ("bin", "deconvolve", "amplify", "offsets") for d in (1, 2, 3)
          for p in ("f32", "f64")]
 mods += [(SI_MODULE % (d, p, w, op, m), ["ptx"]) for d in (1, 2, 3)
-         for p in ("f32", "f64") for w in range(2, 17) for op in ("spread", "interp")
+         for p in ("f32", "f64", "f32r", "f64r") for w in range(2, 17) for op in ("spread", "interp")
          for m in ("gm", "sm", "od") if op == "spread" or m != "od"]
 mods += [("%s_%s" % (job, p), ["ptx"]) for job in ("direct", "type3", "toeplitz")
          for p in ("f32", "f64")]

@@ -6,7 +6,8 @@
  * take before anything runs on a GPU. Built and run by scripts/check_nvrtc_modules.sh:
  *   test_nvrtc_modules [--all] SM...        e.g. 90 80 120
  * Without --all: sort, scan_big, sort_stable, prep, direct and type3 (both precisions) and the
- * spreadinterp modules of one width per dimension and precision (see sampled()).
+ * spreadinterp modules of one width per dimension and precision, complex and real (see
+ * sampled()).
  * The spreading modules' names: every one that kernels/module_names.h's rule names for the
  * embedded widths (params/base.h) is in the table and no other, and each compiled one holds the
  * entry point the rule names (what the C core's wf_si_names looks up).
@@ -41,11 +42,13 @@ static double now_ms(void) {
  * The stems are prefixes: si modules are per direction and method (si_2d_f32_w7_spread_od,
  * ...). */
 static int sampled(const char *name) {
-    static const char *const si[] = {"si_1d_f32_w2_",           "si_1d_f64_w2_",
-                                     "si_2d_f32_w7_",           "si_2d_f64_w7_",
-                                     "si_3d_f32_w12_",          "si_3d_f64_w16_",
-                                     "si_3d_f64_w7_spread_sm",  "si_3d_f64_w14_spread_sm",
-                                     "si_2d_f64_w10_spread_sm", "si_2d_f64_w16_spread_sm"};
+    static const char *const si[] = {
+        "si_1d_f32_w2_",           "si_1d_f64_w2_",           "si_2d_f32_w7_",
+        "si_2d_f64_w7_",           "si_3d_f32_w12_",          "si_3d_f64_w16_",
+        "si_3d_f64_w7_spread_sm",  "si_3d_f64_w14_spread_sm", "si_2d_f64_w10_spread_sm",
+        "si_2d_f64_w16_spread_sm", "si_1d_f32r_w2_",          "si_2d_f64r_w7_",
+        "si_3d_f32r_w12_",         "si_3d_f64r_w16_",         "si_3d_f64r_w10_spread_sm",
+        "si_2d_f64r_w16_spread_sm"};
     if (strncmp(name, "si_", 3) != 0)
         return 1;
     for (size_t i = 0; i < sizeof si / sizeof si[0]; i++)
@@ -55,17 +58,18 @@ static int sampled(const char *name) {
 }
 
 /* The spreading modules by module_names.h's rule: calls f(module, entry) for each (dim,
- * precision, embedded width, direction, method; od spreads only) until f returns nonzero; returns
- * that, or 0. */
+ * precision (f32, f64, and the real-valued f32r, f64r), embedded width, direction, method; od
+ * spreads only) until f returns nonzero; returns that, or 0. */
 static int each_si_module(int (*f)(const char *module, const char *entry, void *ctx), void *ctx) {
     static const char *const dirs[2] = {"spread", "interp"}, *const methods[3] = {"gm", "sm", "od"};
+    static const char *const precs[4] = {"f32", "f64", "f32r", "f64r"};
     char module[64], entry[64];
-    for (int p = 0; p < 2; p++)
+    for (int p = 0; p < 4; p++)
         for (int dim = 1; dim <= 3; dim++)
-            for (int w = 2; w <= (p == 0 ? WF_MAX_WIDTH_F32 : WF_MAX_WIDTH_F64); w++)
+            for (int w = 2; w <= (p % 2 == 0 ? WF_MAX_WIDTH_F32 : WF_MAX_WIDTH_F64); w++)
                 for (int d = 0; d < 2; d++)
                     for (int m = 0; m < 3 - d; m++) {
-                        const char *ps = p == 0 ? "f32" : "f64";
+                        const char *ps = precs[p];
                         snprintf(module, sizeof module, WF_SI_MODULE_FMT, dim, ps, w, dirs[d],
                                  methods[m]);
                         snprintf(entry, sizeof entry, WF_SI_ENTRY_FMT, dirs[d], methods[m], dim, ps,
@@ -95,8 +99,8 @@ static int check_si_names(void) {
     each_si_module(is_embedded, &missing);
     for (size_t k = 0; k < warpfft_kernels_n_modules; k++)
         embedded += strncmp(warpfft_kernels_modules[k].name, "si_", 3) == 0;
-    for (int p = 0; p < 2; p++) /* dims x widths x (3 spread + 2 interp methods) */
-        named += 3 * ((p == 0 ? WF_MAX_WIDTH_F32 : WF_MAX_WIDTH_F64) - 1) * 5;
+    for (int p = 0; p < 4; p++) /* dims x widths x (3 spread + 2 interp methods), complex, real */
+        named += 3 * ((p % 2 == 0 ? WF_MAX_WIDTH_F32 : WF_MAX_WIDTH_F64) - 1) * 5;
     if (embedded != named) {
         printf("FAIL: %d si_ modules embedded, module_names.h names %d\n", embedded, named);
         missing++;

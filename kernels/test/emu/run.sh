@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # kernels/test/emu/run.sh — builds the CPU emulation of the output-driven spreading kernels and
 # of module sort_stable (cuda_emu.h) and runs test_emu.cpp, then that of setpts' binning and
-# the GM/SM kernels with batched point sets and runs test_emu_sets.cpp, then that of module
+# the GM/SM kernels with batched point sets and runs test_emu_sets.cpp, then that of the
+# real-valued spreading/interpolation kernels and the half spectrum's deconvolve/amplify and
+# runs test_emu_real.cpp, then that of module
 # offsets_{d}d_p (the width the points take) against the host's rule and runs
 # test_emu_offsets.cpp: no GPU, no CUDA toolkit, g++ and gcc only.
 #   bash kernels/test/emu/run.sh [quick]        # objects in kernels/test/emu/build (ignored)
@@ -80,6 +82,57 @@ for m in 3:32:5:smr:-DWF_SMR_PX=8 3:64:8:smr:-DWF_SMR_PX=0 2:64:7:smr:-DWF_SMR_N
 done
 build test_emu_sets.o test_emu_sets.cpp
 sets_objs=("${objs[@]}")
+# the real-valued kernels (-DWF_REAL=1, test_emu_real.cpp), each against the complex module of the
+# same (dim, precision, width, direction, method): those built above, and the ones built here
+objs=("$out/cuda_emu.o")
+for m in 1:64:5:SPREAD:GM 3:32:5:SPREAD:GM 1:32:4:SPREAD:SM 2:32:6:SPREAD:SM 2:64:7:SPREAD:SM \
+         2:64:12:SPREAD:SM 3:32:5:SPREAD:SM 3:64:10:SPREAD:SM 3:64:13:SPREAD:SM 1:64:5:INTERP:SM \
+         2:64:7:INTERP:SM 3:32:5:INTERP:SM 3:64:8:INTERP:SM 2:32:6:INTERP:GM 3:64:8:INTERP:GM; do
+    IFS=: read -r d p w part meth <<<"$m"
+    objs+=("$out/si_${d}d_f${p}_w${w}_${part,,}_${meth,,}.o") # the complex module (above)
+done
+for m in 1:32:7 2:64:11 3:32:7 3:64:5; do
+    IFS=: read -r d p w <<<"$m"
+    objs+=("$out/od_${d}d_f${p}_w${w}.o")
+done
+objs+=("$out/si_3d_f32_w7_spread_sm_fix3.o" "$out/si_3d_f32_w5_spread_sm_smr.o")
+# (real (r) and complex (c) modules; :v a variant, its entry renamed entry + "_v")
+for m in 1:64:5:SPREAD:GM:r 3:32:5:SPREAD:GM:r 1:32:4:SPREAD:SM:r 1:64:5:SPREAD:SM:r \
+         1:64:5:SPREAD:SM:c 2:32:6:SPREAD:SM:r 2:64:7:SPREAD:SM:r 2:64:12:SPREAD:SM:r \
+         3:32:5:SPREAD:SM:r 3:64:10:SPREAD:SM:r 3:64:13:SPREAD:SM:r 1:64:5:INTERP:SM:r \
+         2:64:7:INTERP:SM:r 3:32:5:INTERP:SM:r 3:64:8:INTERP:SM:r 2:32:6:INTERP:GM:r \
+         3:64:8:INTERP:GM:r 1:32:7:SPREAD:OD:r 2:64:11:SPREAD:OD:r 3:32:7:SPREAD:OD:r \
+         3:64:5:SPREAD:OD:r 2:32:6:SPREAD:GM:r:thr 2:32:6:SPREAD:GM:c:thr \
+         2:32:6:INTERP:GM:r:team 2:32:6:INTERP:GM:c:team 3:32:7:SPREAD:SM:r:fix3 \
+         3:32:5:SPREAD:SM:r:smr; do
+    IFS=: read -r d p w part meth kind v <<<"$m"
+    ps="f$p"
+    defs=()
+    [[ $kind == r ]] && ps="f${p}r" && defs+=(-DWF_REAL=1)
+    ns="si_${d}d_${ps}_w${w}_${part,,}_${meth,,}${v:+_$v}"
+    entry="wf_${part,,}_${meth,,}_${d}d_${ps}_w${w}"
+    case "$v" in
+    thr) defs+=(-DWF_SPREAD_GM_TEAM=0 -D"$entry=${entry}_$v") ;;
+    team) defs+=(-DWF_INTERP_GM_TEAM=1 -D"$entry=${entry}_$v") ;;
+    fix3) defs+=(-DWF_SPREAD_SM_OD=0 -DWF_SPREAD_SM_TEAM=1 -DWF_SPREAD_SM_FIX=1
+                 -D"$entry=${entry}_$v") ;;
+    smr) defs+=(-DWF_SPREAD_SM_REG=1 -DWF_SMR_PX=8 -D"$entry=${entry}_$v") ;;
+    esac
+    build "$ns.o" si_module.cpp -DWF_DIM="$d" -DWF_PREC="$p" -DWF_W="$w" \
+        -DWF_SI_PART="WF_SI_$part" -DWF_SI_METHOD="WF_SI_$meth" -DWF_EMU_NS="$ns" \
+        -Dwf_smr_info="wf_smr_info_$ns" -Dwf_sm_fix3="wf_sm_fix3_$ns" "${defs[@]}" \
+        -Wno-unused-parameter
+done
+# the half spectrum's deconvolve / amplify (module deconvolve_{d}d_p, amplify_{d}d_p)
+for b in 1:64 2:32 3:64; do
+    IFS=: read -r d p <<<"$b"
+    build "deconvolve_${d}d_f${p}.o" prep_module.cpp -DWF_DIM="$d" -DWF_PREC="$p" \
+        -DWF_PREP_PART=2 -DWF_EMU_NS="deconvolve_${d}d_f${p}"
+    build "amplify_${d}d_f${p}.o" prep_module.cpp -DWF_DIM="$d" -DWF_PREC="$p" \
+        -DWF_PREP_PART=3 -DWF_EMU_NS="amplify_${d}d_f${p}"
+done
+build test_emu_real.o test_emu_real.cpp
+real_objs=("${objs[@]}")
 # module offsets_{d}d_p (test_emu_offsets.cpp; a small WF_OFF_ROUND, so that blocks flush their
 # counters inside the loop too), against the host's params/offsets.c and what it needs (C)
 objs=("$out/cuda_emu.o")
@@ -101,9 +154,11 @@ for f in params/offsets params/memo params/grid params/width params/kernel runti
 done
 "$CXX" "${od_objs[@]}" -o "$out/test_emu"
 "$CXX" "${sets_objs[@]}" -o "$out/test_emu_sets"
+"$CXX" "${real_objs[@]}" -o "$out/test_emu_real"
 "$CXX" "${objs[@]}" -o "$out/test_emu_offsets" -lpthread
 status=0
 "$out/test_emu" "$@" || status=1
 "$out/test_emu_sets" "$@" || status=1
+"$out/test_emu_real" "$@" || status=1
 "$out/test_emu_offsets" "$@" || status=1
 exit $status

@@ -113,9 +113,11 @@ def _module_build(name):
         if fmt % (d, prec, w, part, method) != name:
             raise ValueError(f"{name}: kernels/module_names.h names modules differently now "
                              "(update this reading of the name)")
+        real = prec.endswith("r")  # f32r / f64r: the real-valued module (-DWF_REAL=1)
         return "spreadinterp.cu", [
-            f"-DWF_DIM={d}", f"-DWF_PREC={prec[1:]}", f"-DWF_W={w}",
-            f"-DWF_SI_PART=WF_SI_{part.upper()}", f"-DWF_SI_METHOD=WF_SI_{method.upper()}"]
+            f"-DWF_DIM={d}", f"-DWF_PREC={prec[1:].rstrip('r')}", f"-DWF_W={w}",
+            f"-DWF_SI_PART=WF_SI_{part.upper()}", f"-DWF_SI_METHOD=WF_SI_{method.upper()}"] + (
+            ["-DWF_REAL=1"] if real else [])
     raise ValueError(f"unknown module {name}")
 
 
