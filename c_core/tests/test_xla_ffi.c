@@ -188,29 +188,45 @@ static void test_decoding_edges(void) {
     const config cf = {1, 2, WARPFFT_F32, 2, 2, 1, 3, 0, {4, 4, 1}};
     static frame_store fs;
     static char hex[2 * 4096 + 8];
-    static const struct {
+    /* the messages name this build's struct size S (its appended options make it grow): a
+     * record of S bytes has 2 S hex digits; "size" says S + 16; "newer" is S + 8 bytes with
+     * byte S + 3 set */
+    const size_t S = sizeof(warpfft_opts);
+    char want_odd[128], want_size[128], want_newer[160];
+    snprintf(want_odd, sizeof want_odd,
+             "warpfft: attribute opts has %zu hex digits; a warpfft_opts record is 4..4096",
+             2 * S - 1);
+    snprintf(want_size, sizeof want_size,
+             "warpfft: attribute opts holds %zu bytes but its struct_size says %zu", S, S + 16);
+    snprintf(want_newer, sizeof want_newer,
+             "warpfft: attribute opts sets byte %zu, past the %zu-byte warpfft_opts of this "
+             "warpfft (a newer one made it): update warpfft",
+             S + 3, S);
+    const struct {
         const char *what, *want;
     } bad[] = {
-        {"odd", "warpfft: attribute opts has 143 hex digits; a warpfft_opts record is 4..4096"},
+        {"odd", want_odd},
         {"nothex", "warpfft: attribute opts: \"zz\" at byte 8 is not hex"},
-        {"size", "warpfft: attribute opts holds 72 bytes but its struct_size says 88"},
-        {"newer", "warpfft: attribute opts sets byte 75, past the 72-byte warpfft_opts of this "
-                  "warpfft (a newer one made it): update warpfft"},
+        {"size", want_size},
+        {"newer", want_newer},
         {"scalar", "warpfft: attribute opts must be a string (the warpfft_opts record in hex)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         XLA_FFI_CallFrame *f = frame_at(&fs, &cf);
         memcpy(hex, fs.opts_hex, 2 * sizeof fs.opts + 1);
         size_t len = 2 * sizeof fs.opts;
+        char digits[3];
         if (!strcmp(bad[i].what, "odd")) {
             len--;
         } else if (!strcmp(bad[i].what, "nothex")) {
             hex[16] = hex[17] = 'z';
-        } else if (!strcmp(bad[i].what, "size")) {
-            hex[0] = '5';                           /* struct_size 0x58 = 88 */
-        } else if (!strcmp(bad[i].what, "newer")) { /* 80 bytes, byte 75 set */
+        } else if (!strcmp(bad[i].what, "size")) { /* struct_size S + 16 (its low byte) */
+            snprintf(digits, sizeof digits, "%02x", (unsigned)((S + 16) & 0xff));
+            hex[0] = digits[0], hex[1] = digits[1];
+        } else if (!strcmp(bad[i].what, "newer")) { /* S + 8 bytes, byte S + 3 set */
             memset(hex + len, '0', 16);
-            hex[0] = '5', hex[1] = '0', hex[2 * 75 + 1] = '1';
+            snprintf(digits, sizeof digits, "%02x", (unsigned)((S + 8) & 0xff));
+            hex[0] = digits[0], hex[1] = digits[1], hex[2 * (S + 3) + 1] = '1';
             len += 16;
         } else {
             fs.attr_types[6] = WF_XLA_ATTR_SCALAR;
