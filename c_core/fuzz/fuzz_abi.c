@@ -21,7 +21,8 @@
  * exactly when it fails, leave *plan (*op) NULL when creation fails, never touch device memory
  * outside the arrays it was given nor wait for a capturing stream or copy host memory on it (the
  * stand-in counts violations), never destroy a plan a CUDA graph holds or a pooled one (plan or
- * operator), and never accept opts.spreadinterponly for type 3; after each input the capture ends,
+ * operator), and never accept opts.spreadinterponly for type 3 nor opts.real_data for type 3,
+ * spread/interp only or the Toeplitz operator; after each input the capture ends,
  * the graphs are destroyed, every plan and operator is released or destroyed, the pool and the plan
  * cache emptied, and no device allocation, cuFFT plan, event, user object or context push may be
  * left. Any other outcome aborts, as do the sanitizers. At exit the calls per entry point (and how
@@ -177,8 +178,10 @@ static uint64_t mul(uint64_t a, uint64_t b) {
 /* ---- options ---- */
 
 /* opts for a call: NULL, or a heap copy of exactly its struct_size bytes (min 4, max 8 KiB):
- * defaults with fields changed, or any bytes. *sio: 1 when it certainly asks for
- * spreadinterponly (a full-size struct with the field 1), else 0. Free with free(). */
+ * defaults with fields changed, or any bytes. *sio: bits of what it certainly asks for (a
+ * full-size struct with the field 1): SIO spreadinterponly, REAL real_data; else 0. Free with
+ * free(). */
+enum { SIO = 1, REAL = 2 };
 static warpfft_opts *pick_opts(reader *r, int *sio) {
     *sio = 0;
     uint8_t mode = (uint8_t)take(r, 1) % 8;
@@ -217,6 +220,7 @@ static warpfft_opts *pick_opts(reader *r, int *sio) {
             case 6:
                 o.spreadinterponly = pick_small(r, 0, 2);
                 o.deterministic = pick_small(r, 0, 2);
+                o.real_data = pick_small(r, 0, 2);
                 break;
             default:
                 o.check_points = pick_small(r, 0, 2);
@@ -242,7 +246,8 @@ static warpfft_opts *pick_opts(reader *r, int *sio) {
     if (!p)
         bug("out of host memory");
     memcpy(p, raw, bytes);
-    *sio = size == sizeof o && o.spreadinterponly == 1 && mode < 6;
+    int full = size == sizeof o && mode < 6;
+    *sio = (full && o.spreadinterponly == 1 ? SIO : 0) | (full && o.real_data == 1 ? REAL : 0);
     return p;
 }
 
@@ -335,22 +340,24 @@ static int destroy_slot(int slot) {
 typedef struct shape_t {
     int ok, type, precision;
     int64_t ntransf, modes, M, K;
+    int real; /* real_data: real strengths, modes the half N1/2 + 1 along dimension 1 */
 } shape_t;
 
 static shape_t shape_of(warpfft_plan plan) {
-    shape_t s = {0, 0, WARPFFT_F32, 0, 0, 0, 0};
+    shape_t s = {0, 0, WARPFFT_F32, 0, 0, 0, 0, 0};
     warpfft_plan_info info;
     if (!plan || checked("plan_get_info", warpfft_plan_get_info(plan, &info)) != WARPFFT_SUCCESS)
         return s;
-    uint64_t modes =
-        mul(mul((uint64_t)info.n_modes[0], (uint64_t)info.n_modes[1]), (uint64_t)info.n_modes[2]);
+    uint64_t n1 = (uint64_t)(info.real_data ? info.n_modes[0] / 2 + 1 : info.n_modes[0]);
+    uint64_t modes = mul(mul(n1, (uint64_t)info.n_modes[1]), (uint64_t)info.n_modes[2]);
     s = (shape_t){1,
                   info.type,
                   info.precision,
                   info.ntransf,
                   modes > INT64_MAX ? INT64_MAX : (int64_t)modes,
                   info.n_points > 0 ? info.n_points : 0,
-                  info.n_targets > 0 ? info.n_targets : 0};
+                  info.n_targets > 0 ? info.n_targets : 0,
+                  info.real_data};
     return s;
 }
 
@@ -376,13 +383,15 @@ static void call_params(reader *r, int three) {
                                           nulls & 4 ? NULL : b[2], nulls & 8 ? NULL : b[3],
                                           nulls & 16 ? NULL : &info));
         if (sio && st == WARPFFT_SUCCESS)
-            bug("plan_params3 accepted opts.spreadinterponly = 1");
+            bug("plan_params3 accepted opts.spreadinterponly = 1 or opts.real_data = 1");
     } else {
         int type = pick_small(r, 1, 3);
         uint8_t nulls = (uint8_t)take(r, 1);
-        checked("plan_params",
-                warpfft_plan_params(type, dim, nulls & 1 ? NULL : n, ntransf, tol,
-                                    (warpfft_precision)prec, o, nulls & 2 ? NULL : &info));
+        st = checked("plan_params",
+                     warpfft_plan_params(type, dim, nulls & 1 ? NULL : n, ntransf, tol,
+                                         (warpfft_precision)prec, o, nulls & 2 ? NULL : &info));
+        if (st == WARPFFT_SUCCESS && sio == (SIO | REAL))
+            bug("plan_params accepted opts.real_data = 1 with opts.spreadinterponly = 1");
     }
     free(o);
 }
@@ -439,7 +448,9 @@ static void call_create(reader *r) {
     }
     plans[slot] = make_plan("plan_create", warpfft_plan_create, &a); /* the slot is empty */
     if (plans[slot] && a.type == 3 && a.sio)
-        bug("plan_create(3) accepted opts.spreadinterponly = 1");
+        bug("plan_create(3) accepted opts.spreadinterponly = 1 or opts.real_data = 1");
+    if (plans[slot] && a.sio == (SIO | REAL))
+        bug("plan_create accepted opts.real_data = 1 with opts.spreadinterponly = 1");
 }
 
 /* setpts / setpts3, or (sets) their batched-points forms: n_sets sets of M (and K) points,
@@ -476,7 +487,8 @@ static void call_execute(reader *r) {
     uint64_t cb = s.precision == WARPFFT_F64 ? 16 : 8;
     uint64_t nk = s.type == 3 ? (uint64_t)s.K : (uint64_t)s.modes;
     uint8_t nulls = (uint8_t)take(r, 1);
-    void *c = nulls & 1 ? NULL : dalloc(mul(mul((uint64_t)s.ntransf, (uint64_t)s.M), cb));
+    uint64_t vb = s.real ? cb / 2 : cb; /* real data: real strengths */
+    void *c = nulls & 1 ? NULL : dalloc(mul(mul((uint64_t)s.ntransf, (uint64_t)s.M), vb));
     void *fk = nulls & 2 ? NULL : dalloc(mul(mul((uint64_t)s.ntransf, nk), cb));
     warpfft_status st = checked("execute", warpfft_execute(plan, (warpfft_precision)prec, c, fk));
     (void)st;
@@ -550,10 +562,16 @@ static void call_oneshot(reader *r) {
     const void *x[3], *t[3];
     coords(r, M, real, x);
     coords(r, K, real, t);
-    uint64_t modes = mul(mul((uint64_t)a.n[0], a.dim > 1 ? (uint64_t)a.n[1] : 1),
-                         a.dim > 2 ? (uint64_t)a.n[2] : 1);
+    /* real data (types 1 and 2): real strengths and the half modes, N1/2 + 1 along dimension 1 */
+    int real_data = (a.sio & REAL) && a.type != 3;
+    uint64_t n1 = (uint64_t)a.n[0];
+    if (real_data && a.n[0] > 0)
+        n1 = n1 / 2 + 1;
+    uint64_t modes =
+        mul(mul(n1, a.dim > 1 ? (uint64_t)a.n[1] : 1), a.dim > 2 ? (uint64_t)a.n[2] : 1);
     uint64_t nt = a.ntransf > 0 ? (uint64_t)a.ntransf : 1;
-    void *c = a.nulls & 4 || M < 1 ? NULL : dalloc(mul(mul(nt, (uint64_t)M), cb));
+    void *c =
+        a.nulls & 4 || M < 1 ? NULL : dalloc(mul(mul(nt, (uint64_t)M), real_data ? real : cb));
     void *fk = a.nulls & 8
                    ? NULL
                    : dalloc(mul(mul(nt, a.type == 3 ? (uint64_t)(K > 0 ? K : 0) : modes), cb));
@@ -745,7 +763,7 @@ static void call_toeplitz(reader *r) {
         if (st != WARPFFT_SUCCESS && op != NULL)
             bug("toeplitz_create failed but left *op = %p", (void *)op);
         if (st == WARPFFT_SUCCESS && a.sio)
-            bug("toeplitz_create accepted opts.spreadinterponly = 1");
+            bug("toeplitz_create accepted opts.spreadinterponly = 1 or opts.real_data = 1");
         toeps[slot] = st == WARPFFT_SUCCESS ? op : NULL;
         toep_pooled[slot] = pool && st == WARPFFT_SUCCESS;
         break;
@@ -790,7 +808,7 @@ static void call_toeplitz(reader *r) {
                                               (warpfft_precision)a.prec, a.o, a.M, a.x[0], a.x[1],
                                               a.x[2], a.weights, a.w, spec));
         if (st == WARPFFT_SUCCESS && a.sio)
-            bug("toeplitz_spectrum accepted opts.spreadinterponly = 1");
+            bug("toeplitz_spectrum accepted opts.spreadinterponly = 1 or opts.real_data = 1");
         free(a.o);
         break;
     }

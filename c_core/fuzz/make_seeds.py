@@ -217,13 +217,19 @@ def opts(kind="null", **fields):
     if kind == "null":
         return [0]
     order = ["modeord", "method", "device", "upsampfac", "stream", "bins", "sio", "check"]
+    # field 6 sets three options: spreadinterponly (sio), deterministic (det), real_data (real)
+    bit6 = {f: fields.pop(f) for f in ("det", "real") if f in fields}
+    if bit6 and "sio" not in fields:
+        fields["sio"] = 0
     mask = sum(1 << order.index(f) for f in fields)
     out = [1 if kind == "fields" else 5, mask]
     for f in order:
         if f not in fields:
             continue
         v = fields[f]
-        if f == "upsampfac":
+        if f == "sio":
+            out += [v, bit6.get("det", 0), bit6.get("real", 0)]
+        elif f == "upsampfac":
             out += [12 if v == 2.0 else 13]
         elif f == "stream":
             out += [1 if v else 0]
@@ -294,6 +300,12 @@ def abi_seeds():
     write("fuzz_abi", "spreadinterponly",
           create(0, 1, 2, 1, (16, 16, 1), 1, 1e-5, opts("fields", sio=1)) + setpts(0, 8)
           + execute(0) + create(1, 3, 2, 1, (1, 1, 1), 1, 1e-5, opts("fields", sio=1)))
+    write("fuzz_abi", "real-data",
+          create(0, 1, 2, 1, (16, 12, 1), 2, 1e-5, opts("fields", real=1)) + setpts(0, 30)
+          + execute(0) + create(1, 2, 3, 2, (9, 8, 6), 1, 1e-9, opts("fields", real=1, method=2))
+          + setpts(1, 20) + execute(1) + destroy(0) + destroy(1)
+          + create(2, 3, 2, 1, (1, 1, 1), 1, 1e-5, opts("fields", real=1))
+          + params(1, 2, 1, (30, 20, 1), 1, 1e-6, opts("fields", sio=1, real=1)))
     write("fuzz_abi", "params-old-opts",
           params(1, 2, 1, (30, 20, 1), 1, 1e-6, opts("old-size", sio=1))
           + params(2, 3, 2, (9, 9, 9), 3, 1e-12, opts("fields", modeord=1, stream=1)))

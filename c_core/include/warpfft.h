@@ -29,6 +29,11 @@
  *   (strengths: c[t*M + j]). Index i_d -> k_d depends on opts.modeord:
  *   0 (CMCL): k = i - floor(N/2);  1 (FFT order): k = i for i < ceil(N/2), else i - N.
  *   Complex data are interleaved (re, im) pairs of the plan's precision.
+ *   Real data (opts.real_data = 1, types 1 and 2): the strengths c are real (T c[ntransf][M])
+ *   and the modes the non-redundant half of Hermitian-symmetric ones, complex
+ *   fk[ntransf][N3][N2][N1/2 + 1]: dimension 1 halved, k1 = 0 .. N1/2 in that order whatever
+ *   modeord (dims 2 and 3 by modeord). Type 2 then writes c[j] = Re(sum over the half of
+ *   a_k1 f[k] exp(iflag * i * k . x_j)), a_0 = 1, a_k1>0 = 2 (docs/c.md, "Real-valued data").
  *
  * Errors: every function returns a warpfft_status. On failure, warpfft_last_error() returns a
  * message for the calling thread (valid until that thread's next warpfft call). No function

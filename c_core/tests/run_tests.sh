@@ -196,7 +196,8 @@ standin_test() {
 standin_test test_fault "fault injection (ASan+UBSan): stand-in libcuda.so.1 and libcufft.so.12" \
     "$HERE/test_fault.c" "$HERE/test_fault_walk.c" "$HERE/test_fault_cache.c" \
     "$HERE/test_fault_modules.c" "$HERE/test_fault_calls.c" "$HERE/test_fault_type3.c" \
-    "$HERE/test_fault_toeplitz.c" "$HERE/test_fault_sets.c" "$HERE/test_fault_width.c"
+    "$HERE/test_fault_toeplitz.c" "$HERE/test_fault_sets.c" "$HERE/test_fault_width.c" \
+    "$HERE/test_fault_real.c"
 # The plan cache's Toeplitz items: a second operator of a shape makes no cuFFT plan and allocates
 # no block; other shapes, bounds, out of memory, the pool's operators (test_toeplitz_cache.c).
 standin_test test_toeplitz_cache "Toeplitz operators through the plan cache (ASan+UBSan)" \

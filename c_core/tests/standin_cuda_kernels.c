@@ -236,12 +236,17 @@ static void emulate_stable_scatter(void **args) {
 /* ---- the OD spreader (kernels/ABI.md, "Modules si_..._spread_od") ---- */
 
 /* wf_spread_od_{d}d_{p}_w{w}: the arrays it reads and writes, and what its kernel traps on
- * (block size, tile and pitch, too little dynamic shared memory for its warps). */
+ * (block size, tile and pitch, too little dynamic shared memory for its warps). The real
+ * modules' (p = f32r, f64r) strengths and grid are reals, and so is their shared tile. */
 static void check_od(const char *name, void **args, const sc_geom *g) {
     int dim = 0, prec = 0, w = 0;
-    if (sscanf(name, "wf_spread_od_%dd_f%d_w%d", &dim, &prec, &w) != 3)
+    char sep = 0;
+    if (sscanf(name, "wf_spread_od_%dd_f%d%c", &dim, &prec, &sep) != 3 ||
+        sscanf(name + strcspn(name + 13, "w") + 13, "w%d", &w) != 1) {
+        sc_named_violation("an OD spreader's name out of the rule", name);
         return;
-    size_t rb = prec == 64 ? 8 : 4, cb = 2 * rb;
+    }
+    size_t rb = prec == 64 ? 8 : 4, cb = sep == 'r' ? rb : 2 * rb;
     long long M = *(long long *)args[0], nt = *(long long *)args[8];
     long long nf[3] = {*(long long *)args[5], *(long long *)args[6], *(long long *)args[7]};
     long long nb[3] = {*(long long *)args[14], *(long long *)args[15], *(long long *)args[16]};
@@ -266,9 +271,51 @@ static void check_od(const char *name, void **args, const sc_geom *g) {
     arg_ptr(args, 23, (size_t)(nf[0] * nf[1] * nf[2] * nt) * cb, "wf_spread_od fw");
 }
 
+/* ---- the mode steps and the NaN pass (kernels/ABI.md): the arrays they read and write ---- */
+
+/* wf_deconvolve_p / wf_amplify_p and, for real data, their _half forms: the fine grid (or the
+ * half spectrum, rows of nf1/2 + 1) and the modes (or the half modes, N1/2 + 1 along dimension
+ * 1), complex, ntransf of each; the factors' N_d/2 + 1 reals. */
+static void check_modes(const char *name, void **args) {
+    int half = strstr(name, "_half_") != NULL, amplify = strncmp(name, "wf_amplify", 10) == 0;
+    size_t rb = strstr(name, "f64") ? 8 : 4, cb = 2 * rb;
+    int dim = *(int32_t *)args[0];
+    long long N[3] = {*(long long *)args[1], *(long long *)args[2], *(long long *)args[3]};
+    long long nf[3] = {*(long long *)args[4], *(long long *)args[5], *(long long *)args[6]};
+    long long nt = *(long long *)args[7];
+    int modeord = *(int32_t *)args[11];
+    if (dim < 1 || dim > 3 || (modeord & ~(half ? 3 : 1)) != 0) {
+        sc_named_violation("a mode step's dim or modeord out of its contract", name);
+        return;
+    }
+    for (int d = 0; d < dim; d++)
+        arg_ptr(args, 8 + d, (size_t)(N[d] / 2 + 1) * rb, "deconvolution factors");
+    long long grid = (half ? nf[0] / 2 + 1 : nf[0]) * nf[1] * nf[2];
+    long long modes = (half ? N[0] / 2 + 1 : N[0]) * N[1] * N[2];
+    arg_ptr(args, amplify ? 12 : 13, (size_t)(modes * nt) * cb, "the modes (fk)");
+    arg_ptr(args, amplify ? 13 : 12, (size_t)(grid * nt) * cb,
+            half ? "the half spectrum" : "the fine grid");
+}
+
+/* wf_poison_u32: `words` u32 words at out, the flag. */
+static void check_poison(void **args) {
+    long long words = *(long long *)args[0];
+    arg_ptr(args, 1, 4, "wf_poison_u32 flag");
+    if (words > 0)
+        arg_ptr(args, 2, (size_t)words * 4, "wf_poison_u32 outputs");
+}
+
 void sc_emulate(const char *name, void **args, const sc_geom *g) {
     if (sc_emulate_width(name, args, g))
         return;
+    if (strncmp(name, "wf_deconvolve_", 14) == 0 || strncmp(name, "wf_amplify_", 11) == 0) {
+        check_modes(name, args);
+        return;
+    }
+    if (strcmp(name, "wf_poison_u32") == 0) {
+        check_poison(args);
+        return;
+    }
     if (strcmp(name, "wf_stable_hist") == 0) {
         check_block(name, g, 256);
         emulate_stable_hist(args);

@@ -31,31 +31,41 @@ standin_slow_load_fn slow_load;
 standin_mem_limit_fn mem_limit;
 
 const config configs[] = {
-    {1, 1, WARPFFT_F32, WARPFFT_METHOD_GM, 1, 2.0, 0, 0, 0, 0, 0},
-    {2, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 2, 2.0, 0, 1, 0, 0, 0},
-    {1, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 1.25, 0, 1, 0, 0, 0},
-    {2, 2, WARPFFT_F32, WARPFFT_METHOD_GM, 3, 2.0, 0x5150, 0, 0, 0, 0},
-    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 2, 2.0, 0x5150, 0, 0, 0, 0},
-    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 1.25, 0, 1, 0, 0, 0},
-    {2, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0, 0, 0},
-    {1, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 4, 1.25, 0x5150, 1, 0, 0, 0},
-    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 1, 1, 0, 0},
-    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 2.0, 0x5150, 1, 1, 0, 0},
+    {1, 1, WARPFFT_F32, WARPFFT_METHOD_GM, 1, 2.0, 0, 0, 0, 0, 0, 0},
+    {2, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 2, 2.0, 0, 1, 0, 0, 0, 0},
+    {1, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 1.25, 0, 1, 0, 0, 0, 0},
+    {2, 2, WARPFFT_F32, WARPFFT_METHOD_GM, 3, 2.0, 0x5150, 0, 0, 0, 0, 0},
+    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 2, 2.0, 0x5150, 0, 0, 0, 0, 0},
+    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 1.25, 0, 1, 0, 0, 0, 0},
+    {2, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0, 0, 0, 0},
+    {1, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 4, 1.25, 0x5150, 1, 0, 0, 0, 0},
+    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 1, 1, 0, 0, 0},
+    {2, 3, WARPFFT_F64, WARPFFT_METHOD_GM, 1, 2.0, 0x5150, 1, 1, 0, 0, 0},
     /* batched points (warpfft_setpts_sets): one set per transform, checked (the totals of every
      * set read back), and sets of two transforms each on a stream; GM in 1D; 40 sets of 240
      * bins (bin_size 2), whose 9600 bins take module scan_big that one set does not need */
-    {1, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 4, 2.0, 0, 1, 0, 4, 0},
-    {2, 3, WARPFFT_F64, WARPFFT_METHOD_SM, 6, 2.0, 0x5150, 0, 0, 3, 0},
-    {1, 1, WARPFFT_F64, WARPFFT_METHOD_GM, 2, 1.25, 0, 1, 0, 2, 0},
-    {2, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 40, 2.0, 0, 1, 2, 40, 0},
+    {1, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 4, 2.0, 0, 1, 0, 4, 0, 0},
+    {2, 3, WARPFFT_F64, WARPFFT_METHOD_SM, 6, 2.0, 0x5150, 0, 0, 3, 0, 0},
+    {1, 1, WARPFFT_F64, WARPFFT_METHOD_GM, 2, 1.25, 0, 1, 0, 2, 0, 0},
+    {2, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 40, 2.0, 0, 1, 2, 40, 0, 0},
     /* deterministic: OD spreading after the stable sort's passes (two with module scan_big's
      * many bins), type 2 unchanged, and OD asked for without the option (no stable passes) */
-    {1, 2, WARPFFT_F32, WARPFFT_METHOD_OD, 2, 2.0, 0x5150, 0, 0, 0, 1},
-    {1, 3, WARPFFT_F64, WARPFFT_METHOD_AUTO, 1, 1.25, 0, 1, 1, 0, 1},
-    {2, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0, 0, 1},
-    {1, 1, WARPFFT_F32, WARPFFT_METHOD_OD, 3, 2.0, 0, 0, 0, 0, 0},
+    {1, 2, WARPFFT_F32, WARPFFT_METHOD_OD, 2, 2.0, 0x5150, 0, 0, 0, 1, 0},
+    {1, 3, WARPFFT_F64, WARPFFT_METHOD_AUTO, 1, 1.25, 0, 1, 1, 0, 1, 0},
+    {2, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0, 0, 1, 0},
+    {1, 1, WARPFFT_F32, WARPFFT_METHOD_OD, 3, 2.0, 0, 0, 0, 0, 0, 0},
     /* batched points on a deterministic type 2 (interpolation: GM/SM, the sets' kernels) */
-    {2, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 4, 2.0, 0, 0, 0, 2, 1},
+    {2, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 4, 2.0, 0, 0, 0, 2, 1, 0},
+    /* real data: R2C / C2R plans, the real modules and the half kernels, every dim and method,
+     * batches, checked points, point sets, deterministic OD */
+    {1, 1, WARPFFT_F32, WARPFFT_METHOD_GM, 2, 2.0, 0, 0, 0, 0, 0, 1},
+    {2, 1, WARPFFT_F64, WARPFFT_METHOD_SM, 1, 1.25, 0, 1, 0, 0, 0, 1},
+    {1, 2, WARPFFT_F64, WARPFFT_METHOD_SM, 3, 2.0, 0x5150, 0, 0, 0, 0, 1},
+    {2, 2, WARPFFT_F32, WARPFFT_METHOD_GM, 1, 2.0, 0, 0, 0, 0, 0, 1},
+    {1, 3, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 1.25, 0, 1, 0, 0, 0, 1},
+    {2, 3, WARPFFT_F64, WARPFFT_METHOD_SM, 4, 2.0, 0x5150, 0, 0, 2, 0, 1},
+    {1, 2, WARPFFT_F32, WARPFFT_METHOD_AUTO, 2, 2.0, 0, 0, 0, 0, 1, 1},
+    {1, 3, WARPFFT_F64, WARPFFT_METHOD_OD, 1, 2.0, 0, 0, 0, 0, 0, 1},
 };
 const size_t n_configs = sizeof configs / sizeof configs[0];
 const int64_t n_modes[3] = {24, 10, 6};
@@ -73,9 +83,16 @@ static void *dmalloc(size_t bytes) {
 arrays arrays_make(const config *cf) {
     size_t real = cf->precision == WARPFFT_F64 ? 8 : 4;
     size_t pts = (size_t)M * (size_t)(cf->n_sets > 1 ? cf->n_sets : 1) * real;
+    /* complex: room for every dim's modes (some parts use the arrays with other plans); real
+     * data: exactly the half modes of cf's plan, N1/2 + 1 along dimension 1 */
+    size_t dims[3] = {(size_t)n_modes[0], (size_t)n_modes[1], (size_t)n_modes[2]};
+    for (int d = cf->dim; cf->real && d < 3; d++)
+        dims[d] = 1;
+    if (cf->real)
+        dims[0] = dims[0] / 2 + 1;
     arrays a = {dmalloc(pts), dmalloc(pts), dmalloc(pts),
-                dmalloc((size_t)cf->ntransf * M * 2 * real),
-                dmalloc((size_t)cf->ntransf * 24 * 10 * 6 * 2 * real)};
+                dmalloc((size_t)cf->ntransf * M * (cf->real ? 1 : 2) * real),
+                dmalloc((size_t)cf->ntransf * dims[0] * dims[1] * dims[2] * 2 * real)};
     return a;
 }
 
@@ -92,6 +109,7 @@ void config_opts(const config *cf, warpfft_opts *o) {
     o->stream = cf->stream;
     o->check_points = cf->check_points;
     o->deterministic = cf->deterministic;
+    o->real_data = cf->real;
     for (int d = 0; d < 3; d++)
         o->bin_size[d] = cf->bin_size;
 }
@@ -159,6 +177,7 @@ int main(void) {
     test_sets_switching();
     test_sets_arguments();
     test_points_width();
+    test_real_data();
     test_stable_passes();
     test_type3_steady_calls();
     test_cache_reuse();

@@ -11,7 +11,9 @@
  *   test_fault_toeplitz.c the Toeplitz operator's lifecycles failing each call in turn, the
  *                         calls of an application, its argument checks;
  *   test_fault_sets.c     batched points: switching between one set and several, arguments;
- *   test_fault_width.c    the width the points take, against the host rule.
+ *   test_fault_width.c    the width the points take, against the host rule;
+ *   test_fault_real.c     real-valued data: the cuFFT plan kinds, modules, the plan cache and
+ *                         the pool by kind, the requests that refuse it.
  */
 #ifndef WARPFFT_TEST_FAULT_H
 #define WARPFFT_TEST_FAULT_H
@@ -52,6 +54,7 @@ typedef struct config {
     int64_t n_sets;    /* > 1: batched points, warpfft_setpts_sets with that many sets of M
                           points (it divides ntransf); 0: warpfft_setpts */
     int deterministic; /* opts.deterministic: OD spreading and the stable sort's passes */
+    int real;          /* opts.real_data: real strengths, the half modes, R2C / C2R */
 } config;
 
 /* "AUTO", "GM", "SM" or "OD". */
@@ -68,12 +71,13 @@ typedef struct arrays {
     void *x, *y, *z, *c, *fk;
 } arrays;
 
-/* Arrays of M points (times n_sets) and n_modes for configuration cf; a failed allocation ends
+/* Arrays of M points (times n_sets) and n_modes for configuration cf, each of exactly the bytes
+ * execute may touch (real strengths and the half modes for cf->real); a failed allocation ends
  * the program. */
 arrays arrays_make(const config *cf);
 void arrays_free(arrays *a);
 /* The options of configuration cf: method, upsampfac, stream, check_points, bin_size,
- * deterministic. */
+ * deterministic, real_data. */
 void config_opts(const config *cf, warpfft_opts *o);
 /* warpfft_setpts of M points, or warpfft_setpts_sets of cf->n_sets sets of M (n_sets > 1). */
 int config_setpts(const config *cf, warpfft_plan plan, const arrays *a);
@@ -177,6 +181,11 @@ void test_points_width(void);
  * it, a failed growth freed again), its info and workspace; the argument checks. */
 void test_sets_switching(void);
 void test_sets_arguments(void);
+
+/* ---- test_fault_real.c ---- */
+/* Real-valued data beside the walks of the real configurations: each type and precision's
+ * cuFFT plan kind, modules and info; the plan cache and the pool by kind; the refusals. */
+void test_real_data(void);
 
 /* ---- test_fault_toeplitz.c ---- */
 /* Walks Toeplitz operator lifecycles (create with its kernel, apply, adjoint, apply_spectrum,

@@ -121,7 +121,12 @@ static void expect_execute(const config *cf, const warpfft_plan_info *in, const 
     const char *m = in->method == WARPFFT_METHOD_GM   ? "gm"
                     : in->method == WARPFFT_METHOD_OD ? "od"
                                                       : "sm";
-    const char *fft = cf->precision == WARPFFT_F64 ? "cufftExecZ2Z" : "cufftExecC2C";
+    int f64 = cf->precision == WARPFFT_F64;
+    const char *fft = f64 ? "cufftExecZ2Z" : "cufftExecC2C";
+    if (cf->real) /* real data: R2C / D2Z before the deconvolution, C2R / Z2D after amplify */
+        fft = cf->type == 1 ? (f64 ? "cufftExecD2Z" : "cufftExecR2C")
+                            : (f64 ? "cufftExecZ2D" : "cufftExecC2R");
+    const char *half = cf->real ? "_half" : ""; /* the half kernels of real data */
     char line[96], module[WF_SI_NAME_MAX], entry[WF_SI_NAME_MAX];
     buf[0] = '\0';
     add(buf, cap, "cuCtxPushCurrent");
@@ -130,19 +135,19 @@ static void expect_execute(const config *cf, const warpfft_plan_info *in, const 
         if (in->method != WARPFFT_METHOD_OD) /* OD writes every cell of the grid */
             add(buf, cap, "cuMemsetD8Async");
         for (int i = 0; i < ws->n; i++) {
-            wf_si_names(cf->dim, cf->precision, ws->w[i], "spread", m, module, entry);
+            wf_si_names(cf->dim, cf->precision, cf->real, ws->w[i], "spread", m, module, entry);
             snprintf(line, sizeof line, "launch %s", entry);
             add(buf, cap, line);
         }
         add(buf, cap, fft);
-        snprintf(line, sizeof line, "launch wf_deconvolve_%s", p);
+        snprintf(line, sizeof line, "launch wf_deconvolve%s_%s", half, p);
         add(buf, cap, line);
     } else {
-        snprintf(line, sizeof line, "launch wf_amplify_%s", p);
+        snprintf(line, sizeof line, "launch wf_amplify%s_%s", half, p);
         add(buf, cap, line);
         add(buf, cap, fft);
         for (int i = 0; i < ws->n; i++) {
-            wf_si_names(cf->dim, cf->precision, ws->w[i], "interp", m, module, entry);
+            wf_si_names(cf->dim, cf->precision, cf->real, ws->w[i], "interp", m, module, entry);
             snprintf(line, sizeof line, "launch %s", entry);
             add(buf, cap, line);
         }
@@ -237,11 +242,19 @@ static void steady_calls(size_t ci) {
  * lives in xs[0]; the stand-in computes the passes with every array bounds-checked, and checks
  * the OD launch against its kernel's traps. Then a setpts of fewer points reuses the arrays. */
 void test_stable_passes(void) {
-    const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_AUTO, 1, 2.0, 0, 0, 1, 0, 1};
+    const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_AUTO, 1, 2.0, 0, 0, 1, 0, 1, 0};
     arrays a = arrays_make(&cf);
     warpfft_opts o;
     config_opts(&cf, &o);
     const int64_t n[3] = {40000, 1, 1};
+    /* the modes of this plan (the stand-in checks the deconvolution's arrays) */
+    warpfft_free(0, a.fk);
+    a.fk = NULL;
+    if (warpfft_malloc(0, (size_t)n[0] * 8, &a.fk) != 0) {
+        CHECK(0, "malloc: %s", warpfft_last_error());
+        arrays_free(&a);
+        return;
+    }
     warpfft_plan plan = NULL;
     standin_counts s0 = counts();
     int st = warpfft_plan_create(1, 1, n, 1, 1, 1e-4, WARPFFT_F32, &o, &plan);

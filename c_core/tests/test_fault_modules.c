@@ -180,7 +180,7 @@ static void *create_plan_thread(void *arg) {
 void test_fork(void) {
     slow_load(1000);
     pthread_t t;
-    static const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0, 0, 0};
+    static const config cf = {1, 1, WARPFFT_F32, WARPFFT_METHOD_SM, 1, 2.0, 0, 0, 0, 0, 0, 0};
     pthread_create(&t, NULL, create_plan_thread, (void *)&cf);
     usleep(100 * 1000); /* the thread is inside cuModuleLoadData, holding the module lock */
     fflush(stdout);

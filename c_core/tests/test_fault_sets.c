@@ -50,7 +50,7 @@ static int64_t info_sets(warpfft_plan plan, int64_t *n_points) {
 }
 
 void test_sets_switching(void) {
-    config cf = {1, 2, WARPFFT_F32, WARPFFT_METHOD_SM, NT, 2.0, 0, 1, 2, SETS, 0};
+    config cf = {1, 2, WARPFFT_F32, WARPFFT_METHOD_SM, NT, 2.0, 0, 1, 2, SETS, 0, 0};
     arrays a = arrays_make(&cf);
     for (int type = 1; type <= 2; type++) {
         warpfft_plan plan = sets_plan(type, type == 1);
@@ -162,7 +162,7 @@ void test_sets_switching(void) {
 }
 
 void test_sets_arguments(void) {
-    config cf = {1, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 6, 2.0, 0, 0, 0, 6, 0};
+    config cf = {1, 2, WARPFFT_F32, WARPFFT_METHOD_SM, 6, 2.0, 0, 0, 0, 6, 0, 0};
     arrays a = arrays_make(&cf);
     warpfft_opts o;
     warpfft_opts_default(&o);

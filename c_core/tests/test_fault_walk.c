@@ -167,13 +167,14 @@ long walk_cache_modes(walk_fn walk, void (*report)(const void *cf, int cache, lo
 
 static void report(const void *cfp, int cache, long k) {
     const config *cf = cfp;
-    printf("  type %d %dD %s %s ntransf %lld upsampfac %g stream %#llx check_points %d, "
+    printf("  type %d %dD %s%s %s ntransf %lld upsampfac %g stream %#llx check_points %d, "
            "bin_size %d, point sets %lld, deterministic %d, %s: %ld "
            "lifecycles (a whole one: %ld calls)\n",
-           cf->type, cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", method_name(cf->method),
-           (long long)cf->ntransf, cf->upsampfac, (unsigned long long)cf->stream, cf->check_points,
-           (int)cf->bin_size, (long long)(cf->n_sets > 1 ? cf->n_sets : 1), cf->deterministic,
-           cache_mode_name[cache], k, last_calls);
+           cf->type, cf->dim, cf->precision == WARPFFT_F64 ? "f64" : "f32", cf->real ? " real" : "",
+           method_name(cf->method), (long long)cf->ntransf, cf->upsampfac,
+           (unsigned long long)cf->stream, cf->check_points, (int)cf->bin_size,
+           (long long)(cf->n_sets > 1 ? cf->n_sets : 1), cf->deterministic, cache_mode_name[cache],
+           k, last_calls);
 }
 
 long walk_all(void) {

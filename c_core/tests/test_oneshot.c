@@ -6,7 +6,8 @@
  * (a repeated call makes no plan, loads no module, allocates nothing), the points_hint of the
  * call's M, argument errors before the GPU is touched, an injected failure at every driver and
  * cuFFT call of a one-call transform returned with its message and nothing of the call left in
- * use, and a plan that ran out of device memory destroyed rather than kept idle.
+ * use, and a plan that ran out of device memory destroyed rather than kept idle; real data
+ * (opts.real_data) through the same calls.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -147,6 +148,56 @@ static void test_arguments(void) {
     expect_clean("arguments", &s0);
 }
 
+/* Real data through opts.real_data: types 1 and 2 on arrays of exactly the real strengths and
+ * the half modes (the stand-in checks every array a launch and the FFT touch), a plan of their
+ * own in the pool (not the complex one of the same arguments), reused by the repeated call;
+ * type 3 refuses it with nothing left in use. */
+static void test_real(void) {
+    standin_counts s0 = counts();
+    const int64_t n[3] = {N, N, 1};
+    void *c = NULL, *fk = NULL;
+    size_t c_bytes = 2 * M * 4, fk_bytes = 2 * (size_t)(N / 2 + 1) * N * 8; /* f32, ntransf 2 */
+    if (warpfft_malloc(0, c_bytes, &c) || warpfft_malloc(0, fk_bytes, &fk) ||
+        warpfft_memset(0, c, 0, c_bytes) || warpfft_memset(0, fk, 0, fk_bytes)) {
+        CHECK(0, "malloc: %s", warpfft_last_error());
+        warpfft_free(0, c);
+        warpfft_free(0, fk);
+        return;
+    }
+    warpfft_opts o;
+    warpfft_opts_default(&o);
+    o.real_data = 1;
+    for (int type = 1; type <= 2; type++) {
+        CHECK(call(type, NULL, M) == WARPFFT_SUCCESS, "type %d complex: %s", type,
+              warpfft_last_error());
+        warpfft_pool_info i0 = info();
+        warpfft_status st =
+            type == 1 ? warpfft_nufft1(2, n, 1, 2, 1e-4, WARPFFT_F32, &o, M, xs, ys, NULL, c, fk)
+                      : warpfft_nufft2(2, n, -1, 2, 1e-4, WARPFFT_F32, &o, M, xs, ys, NULL, c, fk);
+        warpfft_pool_info i1 = info();
+        CHECK(st == WARPFFT_SUCCESS && i1.created == i0.created + 1 && i1.busy == 0,
+              "type %d real: %s (plans made %lld)", type, warpfft_last_error(),
+              (long long)(i1.created - i0.created));
+        st = type == 1 ? warpfft_nufft1(2, n, 1, 2, 1e-4, WARPFFT_F32, &o, M, xs, ys, NULL, c, fk)
+                       : warpfft_nufft2(2, n, -1, 2, 1e-4, WARPFFT_F32, &o, M, xs, ys, NULL, c, fk);
+        warpfft_pool_info i2 = info();
+        CHECK(st == WARPFFT_SUCCESS && i2.created == i1.created && i2.hits == i1.hits + 1,
+              "type %d real again: %s (plans made %lld)", type, warpfft_last_error(),
+              (long long)(i2.created - i1.created));
+        /* the complex call again: its own plan, not the real one */
+        CHECK(call(type, NULL, M) == WARPFFT_SUCCESS && info().created == i2.created,
+              "type %d complex after real: %s", type, warpfft_last_error());
+    }
+    warpfft_pool_info i0 = info();
+    CHECK(warpfft_nufft3(2, 1, 2, 1e-4, WARPFFT_F32, &o, M, xs, ys, NULL, cs, K, ss, ss, NULL,
+                         fks) == WARPFFT_ERR_UNSUPPORTED &&
+              CHECK_MSG("real_data") && info().created == i0.created && info().busy == 0,
+          "type 3 with real_data: %s", warpfft_last_error());
+    warpfft_free(0, c);
+    warpfft_free(0, fk);
+    expect_clean("real data", &s0);
+}
+
 /* Every driver and cuFFT call of a one-call transform failing in turn (plan made, points,
  * execute, release): a status with a message, nothing in use after it, nothing leaked. */
 static void test_fault_walk(void) {
@@ -217,6 +268,7 @@ int main(void) {
             return printf("FATAL: warpfft_malloc: %s\n", warpfft_last_error()), 1;
     test_reuse();
     test_arguments();
+    test_real();
     test_fault_walk();
     test_out_of_memory();
     for (int i = 0; i < 5; i++)

@@ -61,5 +61,6 @@ int main(void) {
     test_deterministic_info();
     test_real_field();
     test_real_refusals();
+    test_real_sizes();
     return check_summary("");
 }

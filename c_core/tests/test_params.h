@@ -143,6 +143,7 @@ void test_deterministic_info(void);
 /* ---- test_params_real.c ---- */
 void test_real_field(void);
 void test_real_refusals(void);
+void test_real_sizes(void);
 
 /* ---- test_params_bins.c ---- */
 void test_bins(void);

@@ -25,14 +25,45 @@ static double now_ms(void) {
 
 /* ---------------------------------------------------------------- the cache (cache.c) */
 
-/* The cuFFT plan, work area and fine grid of this plan's shape. */
+/* The cuFFT transform type of n: C2C/Z2Z (types 1 and 2 share it: execute gives the direction),
+ * or with real data R2C/D2Z (type 1) and C2R/Z2D (type 2). */
+static int fft_type(const wf_nufft12 *n) {
+    int f64 = n->p.precision == WARPFFT_F64;
+    if (!n->p.real_data)
+        return f64 ? WF_CUFFT_Z2Z : WF_CUFFT_C2C;
+    if (n->p.type == 1)
+        return f64 ? WF_CUFFT_D2Z : WF_CUFFT_R2C;
+    return f64 ? WF_CUFFT_Z2D : WF_CUFFT_C2R;
+}
+
+static const char *fft_type_name(int type) {
+    switch (type) {
+    case WF_CUFFT_R2C:
+        return "R2C";
+    case WF_CUFFT_C2R:
+        return "C2R";
+    case WF_CUFFT_D2Z:
+        return "D2Z";
+    case WF_CUFFT_Z2D:
+        return "Z2D";
+    case WF_CUFFT_Z2Z:
+        return "Z2Z";
+    default:
+        return "C2C";
+    }
+}
+
+/* The cuFFT plan, work area and fine grid of this plan's shape. The transform type is part of
+ * the key (with the precision), so a complex plan never takes a real one's cuFFT plan or grid,
+ * nor type 1 of real data type 2's. */
 static wf_cache_item fft_item(const wf_nufft12 *n) {
     const wf_params *p = &n->p;
     wf_cache_item it;
     memset(&it, 0, sizeof it);
     it.kind = WF_CACHE_FFT;
     it.dev = n->ex.dev;
-    int64_t key[6] = {p->dim, p->n_fine[0], p->n_fine[1], p->n_fine[2], p->ntransf, p->precision};
+    int64_t key[6] = {p->dim,       p->n_fine[0], p->n_fine[1],
+                      p->n_fine[2], p->ntransf,   p->precision | (int64_t)fft_type(n) << 8};
     memcpy(it.key, key, sizeof key);
     return it;
 }
@@ -197,20 +228,26 @@ static warpfft_status make_factors(wf_nufft12 *n) {
 
 /* ---------------------------------------------------------------- cuFFT */
 
+/* The batched transform over the fine grid, basic layout: complex (in place) fine_prod apart, or
+ * for real data the real grid (fine_prod reals apart) to or from the half spectrum
+ * (wf_half_prod complex apart: dimension 1, the last of cuFFT's, halved). */
 static warpfft_status fft_plan_many(wf_nufft12 *n, size_t *work) {
     const wf_params *p = &n->p;
     long long dims[3] = {1, 1, 1}; /* slowest dimension first */
     for (int d = 0; d < p->dim; d++)
         dims[d] = (long long)p->n_fine[p->dim - 1 - d];
-    int type = p->precision == WARPFFT_F64 ? WF_CUFFT_Z2Z : WF_CUFFT_C2C;
-    long long dist = (long long)p->fine_prod;
-    cufftResult r = n->cufft->cufftMakePlanMany64(n->fft, p->dim, dims, NULL, 1, dist, NULL, 1,
-                                                  dist, type, (long long)p->ntransf, work);
+    int type = fft_type(n);
+    long long idist = (long long)p->fine_prod, odist = idist;
+    if (type == WF_CUFFT_R2C || type == WF_CUFFT_D2Z)
+        odist = (long long)wf_half_prod(p);
+    else if (type == WF_CUFFT_C2R || type == WF_CUFFT_Z2D)
+        idist = (long long)wf_half_prod(p);
+    cufftResult r = n->cufft->cufftMakePlanMany64(n->fft, p->dim, dims, NULL, 1, idist, NULL, 1,
+                                                  odist, type, (long long)p->ntransf, work);
     if (r != 0) {
         char what[192];
         snprintf(what, sizeof what, "cufftMakePlanMany64 (%s, n = {%lld, %lld, %lld}, batch %lld)",
-                 type == WF_CUFFT_Z2Z ? "Z2Z" : "C2C", dims[0], dims[1], dims[2],
-                 (long long)p->ntransf);
+                 fft_type_name(type), dims[0], dims[1], dims[2], (long long)p->ntransf);
         return wf_cufft_error(r, what);
     }
     return WARPFFT_SUCCESS;
@@ -228,8 +265,8 @@ static warpfft_status new_fft(wf_nufft12 *n, size_t *work) {
     return fft_plan_many(n, work);
 }
 
-/* In-place batched C2C/Z2Z over the fine grid, with a work area the plan owns, on its stream:
- * taken from the cache (take_fft) or made here. cuFFT's own device memory counts too: when
+/* The batched FFT over the fine grid (fft_plan_many), with a work area the plan owns, on its
+ * stream: taken from the cache (take_fft) or made here. cuFFT's own device memory counts too: when
  * cuFFT runs out of it, the cache is emptied and the plan made again. */
 static warpfft_status make_fft(wf_nufft12 *n) {
     const wf_cufft *cf = n->cufft;
@@ -258,7 +295,8 @@ static warpfft_status make_fft(wf_nufft12 *n) {
 
 /* ---------------------------------------------------------------- build and release */
 
-/* The modules of the spreader and of the mode step: deconvolve (type 1) or amplify (type 2). */
+/* The modules of the spreader and of the mode step: deconvolve (type 1) or amplify (type 2),
+ * whose modules hold the half kernels of real data too. */
 static void modules_of(const wf_nufft12 *n, wf_module_set *s) {
     const wf_params *p = &n->p;
     wf_spreader_modules(p, p->type == 1 ? WF_SI_SPREAD : WF_SI_INTERP, s);
@@ -276,7 +314,7 @@ static warpfft_status load_kernels(wf_nufft12 *n) {
     const char *fix = p->type == 1 ? "deconvolve" : "amplify", *ps = wf_prec_name(p->precision);
     char module[32], name[64];
     snprintf(module, sizeof module, "%s_%dd_%s", fix, p->dim, ps);
-    snprintf(name, sizeof name, "wf_%s_%s", fix, ps);
+    snprintf(name, sizeof name, "wf_%s%s_%s", fix, p->real_data ? "_half" : "", ps);
     return wf_kernel_load(&n->ex, module, name, &n->k_modes);
 }
 
@@ -305,8 +343,9 @@ static warpfft_status build(wf_nufft12 *n, wf_create_times *t) {
     }
     double t1 = now_ms();
     t->cufft_ms = t1 - t_pre;
-    /* spread/interp only: the grid is the caller's fk; a cached cuFFT plan brought one */
-    size_t fw = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
+    /* spread/interp only: the grid is the caller's fk; a cached cuFFT plan brought one (real
+     * data: the real grid and the half spectrum, one buffer) */
+    size_t fw = wf_params_grid_bytes(p);
     if (st == WARPFFT_SUCCESS && !p->spreadinterponly && !n->fw.ptr)
         st = wf_dbuf_alloc(&n->fw, fw, "the fine grid", &n->workspace);
     if (st == WARPFFT_SUCCESS)

@@ -28,9 +28,12 @@ typedef struct wf_nufft12 {
     int fft_dir; /* WF_CUFFT_INVERSE (iflag >= 0) or WF_CUFFT_FORWARD */
     wf_exec ex;
     const wf_cufft *cufft; /* NULL for spread/interp only */
-    wf_kernel k_modes;     /* wf_deconvolve_p (type 1) or wf_amplify_p (type 2) */
-    wf_dbuf fw;            /* ntransf * nfprod complex (none for spread/interp only) */
-    wf_dbuf fac[3];        /* N_d/2 + 1 reals per used dim, of width p.width */
+    wf_kernel k_modes;     /* wf_deconvolve_p (type 1) or wf_amplify_p (type 2); real data:
+                            * wf_deconvolve_half_p, wf_amplify_half_p */
+    wf_dbuf fw;     /* ntransf * nfprod complex (none for spread/interp only); real data: ntransf *
+                     * nfprod reals, then at wf_params_half_offset the half spectrum (the FFT's
+                     * output for type 1, its input for type 2; wf_params_grid_bytes in all) */
+    wf_dbuf fac[3]; /* N_d/2 + 1 reals per used dim, of width p.width */
     wf_dbuf fac_w[WF_MAX_WIDTHS - 1][3]; /* the same for the spreader's narrower widths (their
                                             pointers in its width tables: spreader_width.c) */
     wf_dbuf fft_work;

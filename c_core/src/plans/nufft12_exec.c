@@ -3,6 +3,11 @@
  * asynchronously, without allocating (setpts grows the spreader's per-point arrays only):
  *   type 1: zero fw, spread c -> fw, FFT in place, deconvolve fw -> fk;
  *   type 2: amplify fk -> fw (every fine-grid element written), FFT in place, interp fw -> c.
+ * Real data (p.real_data): the real grid fwr and the half spectrum fwh share fw's buffer:
+ *   type 1: zero fwr (unless OD), spread c -> fwr, R2C fwr -> fwh, deconvolve_half fwh -> fk;
+ *   type 2: amplify_half fk -> fwh (every element written), C2R fwh -> fwr, interp fwr -> c.
+ * R2C is the -i transform and C2R the +i one: the half kernels conjugate for the other sign
+ * (kernels/ABI.md, WF_HALF_CONJ in their modeord).
  * With p.spreadinterponly the grid is fk itself: type 1 zeroes fk and spreads c -> fk, type 2
  * interpolates fk -> c (no FFT, no deconvolution).
  * Unchecked point sets (p.check_points = 0) end with the spreader's NaN pass over the outputs:
@@ -70,10 +75,17 @@ warpfft_status wf_nufft12_points_width(wf_nufft12 *n, int32_t widths[4], int32_t
     return st;
 }
 
-/* wf_deconvolve_p (in = fw, out = fk) or wf_amplify_p (in = fk, out = fw) over n items. */
+/* The half kernels' modeord bit asking for the conjugate (kernels/prep.cu, WF_HALF_CONJ). */
+#define WF_HALF_CONJ 2
+
+/* wf_deconvolve_p (in = fw, out = fk) or wf_amplify_p (in = fk, out = fw) over n items; their
+ * _half forms for real data, with the exponent's sign: type 1 conjugates R2C's -i transform
+ * for iflag >= 0, type 2 the modes before C2R's +i one for iflag < 0. */
 static warpfft_status launch_modes(wf_nufft12 *n, CUdeviceptr in, CUdeviceptr out, int64_t count) {
     const wf_params *p = &n->p;
     int dim = p->dim, modeord = p->modeord;
+    if (p->real_data && (p->type == 1 ? n->iflag >= 0 : n->iflag < 0))
+        modeord |= WF_HALF_CONJ;
     long long N1 = p->n_modes[0], N2 = p->n_modes[1], N3 = p->n_modes[2];
     long long nf1 = p->n_fine[0], nf2 = p->n_fine[1], nf3 = p->n_fine[2];
     long long ntransf = p->ntransf;
@@ -87,8 +99,27 @@ static warpfft_status launch_modes(wf_nufft12 *n, CUdeviceptr in, CUdeviceptr ou
     return wf_exec_launch(&n->ex, &n->k_modes, count, args);
 }
 
+/* Real data: R2C/D2Z of the real grid into the half spectrum (type 1), C2R/Z2D back (type 2). */
+static warpfft_status exec_fft_real(wf_nufft12 *n) {
+    const wf_params *p = &n->p;
+    void *fwr = (void *)(uintptr_t)n->fw.ptr;
+    void *fwh = (void *)(uintptr_t)(n->fw.ptr + wf_params_half_offset(p));
+    int f64 = p->precision == WARPFFT_F64;
+    const wf_cufft *cf = n->cufft;
+    cufftResult r = p->type == 1 ? (f64 ? cf->cufftExecD2Z : cf->cufftExecR2C)(n->fft, fwr, fwh)
+                                 : (f64 ? cf->cufftExecZ2D : cf->cufftExecC2R)(n->fft, fwh, fwr);
+    if (r != 0)
+        return wf_cufft_error(
+            r, p->type == 1
+                   ? (f64 ? "cufftExecD2Z on the fine grid" : "cufftExecR2C on the fine grid")
+                   : (f64 ? "cufftExecZ2D on the fine grid" : "cufftExecC2R on the fine grid"));
+    return WARPFFT_SUCCESS;
+}
+
 /* In-place FFT of the whole batch on the fine grid (the cuFFT plan is bound to the stream). */
 static warpfft_status exec_fft(wf_nufft12 *n) {
+    if (n->p.real_data)
+        return exec_fft_real(n);
     void *fw = (void *)(uintptr_t)n->fw.ptr;
     cufftResult r;
     if (n->p.precision == WARPFFT_F64)
@@ -101,9 +132,14 @@ static warpfft_status exec_fft(wf_nufft12 *n) {
     return WARPFFT_SUCCESS;
 }
 
+/* The half spectrum of real data (wf_params_half_offset into fw), else the grid itself. */
+static CUdeviceptr spectrum(const wf_nufft12 *n) {
+    return n->p.real_data ? n->fw.ptr + wf_params_half_offset(&n->p) : n->fw.ptr;
+}
+
 static warpfft_status exec_type1(wf_nufft12 *n, CUdeviceptr c, CUdeviceptr fk) {
     const wf_params *p = &n->p;
-    int64_t n_out = p->mode_prod * p->ntransf;
+    int64_t n_out = wf_fk_prod(p) * p->ntransf;
     if (n->sp.M == 0) /* no points: every mode is an empty sum */
         return wf_exec_memset(&n->ex, fk, (size_t)n_out * p->complex_bytes, "fk (no points)");
     if (p->spreadinterponly) /* the grid is fk: zero it, spread into it */
@@ -112,7 +148,7 @@ static warpfft_status exec_type1(wf_nufft12 *n, CUdeviceptr c, CUdeviceptr fk) {
     if (st == WARPFFT_SUCCESS)
         st = exec_fft(n);
     if (st == WARPFFT_SUCCESS)
-        st = launch_modes(n, n->fw.ptr, fk, n_out);
+        st = launch_modes(n, spectrum(n), fk, n_out);
     return st;
 }
 
@@ -122,7 +158,8 @@ static warpfft_status exec_type2(wf_nufft12 *n, CUdeviceptr c, CUdeviceptr fk) {
         return WARPFFT_SUCCESS;
     if (p->spreadinterponly) /* the grid is fk: interpolate from it */
         return wf_spreader_interp(&n->sp, fk, c);
-    warpfft_status st = launch_modes(n, fk, n->fw.ptr, p->fine_prod * p->ntransf);
+    int64_t n_grid = (p->real_data ? wf_half_prod(p) : p->fine_prod) * p->ntransf;
+    warpfft_status st = launch_modes(n, fk, spectrum(n), n_grid);
     if (st == WARPFFT_SUCCESS)
         st = exec_fft(n);
     if (st == WARPFFT_SUCCESS)
@@ -134,7 +171,8 @@ warpfft_status wf_nufft12_execute(wf_nufft12 *n, CUdeviceptr c, CUdeviceptr fk) 
     const wf_params *p = &n->p;
     warpfft_status st = p->type == 1 ? exec_type1(n, c, fk) : exec_type2(n, c, fk);
     if (st == WARPFFT_SUCCESS && n->sp.M > 0) /* M = 0: no points, nothing to flag */
-        st = p->type == 1 ? wf_spreader_poison(&n->sp, fk, p->mode_prod * p->ntransf)
-                          : wf_spreader_poison(&n->sp, c, n->sp.M * p->ntransf);
+        st = p->type == 1
+                 ? wf_spreader_poison(&n->sp, fk, wf_fk_prod(p) * p->ntransf, p->complex_bytes)
+                 : wf_spreader_poison(&n->sp, c, n->sp.M * p->ntransf, wf_value_bytes(p));
     return st;
 }

@@ -179,9 +179,9 @@ int wf_spreader_stable(const wf_spreader *sp) {
 
 static const char *const op_names[2] = {"spread", "interp"};
 
-void wf_si_names(int dim, int precision, int width, const char *dir, const char *method,
+void wf_si_names(int dim, int precision, int real, int width, const char *dir, const char *method,
                  char module[WF_SI_NAME_MAX], char entry[WF_SI_NAME_MAX]) {
-    const char *ps = wf_prec_name(precision);
+    const char *ps = wf_si_prec_name(precision, real);
     snprintf(module, WF_SI_NAME_MAX, WF_SI_MODULE_FMT, dim, ps, width, dir, method);
     snprintf(entry, WF_SI_NAME_MAX, WF_SI_ENTRY_FMT, dir, method, dim, ps, width);
 }
@@ -194,7 +194,8 @@ void wf_spreader_modules(const wf_params *p, int ops, wf_module_set *s) {
     wf_module_set_add(s, "bin_%dd_%s", p->dim, ps);
     for (int i = 0; i < 2; i++)
         if (ops & (1 << i)) {
-            wf_si_names(p->dim, p->precision, p->width, op_names[i], m, module, entry);
+            wf_si_names(p->dim, p->precision, p->real_data, p->width, op_names[i], m, module,
+                        entry);
             wf_module_set_add(s, "%s", module);
         }
     if (wf_params_scan_tiles(p) > 0) /* scan_big: only plans that use it */
@@ -293,7 +294,8 @@ warpfft_status wf_spreader_kernels(wf_spreader *sp) {
     for (int i = 0; i < 2 && st == WARPFFT_SUCCESS; i++) {
         if (!(sp->ops & (1 << i)))
             continue;
-        wf_si_names(p->dim, p->precision, p->width, op_names[i], m->suffix, module, name);
+        wf_si_names(p->dim, p->precision, p->real_data, p->width, op_names[i], m->suffix, module,
+                    name);
         st = wf_kernel_load(&sp->ex, module, name, &sp->k_si[i]);
         if (st == WARPFFT_SUCCESS && m->shared_tile)
             st = set_shared_limit(sp, &sp->k_si[i], i, p->width);
@@ -329,7 +331,7 @@ void wf_bin_arrays_free(wf_spreader *sp, wf_bin_arrays *b) {
 
 warpfft_status wf_spreader_alloc(wf_spreader *sp, int own_grid) {
     const wf_params *p = &sp->p;
-    size_t grid = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
+    size_t grid = (size_t)p->fine_prod * (size_t)p->ntransf * wf_value_bytes(p);
     warpfft_status st = WARPFFT_SUCCESS;
     if (own_grid)
         st = wf_dbuf_alloc(&sp->grid, grid, "the fine grid", &sp->workspace);
@@ -386,7 +388,7 @@ static warpfft_status run_si(wf_spreader *sp, int dir, CUdeviceptr c, CUdevicept
 warpfft_status wf_spreader_spread(wf_spreader *sp, CUdeviceptr c, CUdeviceptr grid,
                                   const char *what) {
     const wf_params *p = &sp->p;
-    size_t bytes = (size_t)p->fine_prod * (size_t)p->ntransf * p->complex_bytes;
+    size_t bytes = (size_t)p->fine_prod * (size_t)p->ntransf * wf_value_bytes(p);
     warpfft_status st = WARPFFT_SUCCESS;
     if (method_of(p)->zero_grid) /* OD writes every cell itself */
         st = wf_exec_memset(&sp->ex, grid, bytes, what);
@@ -399,10 +401,11 @@ warpfft_status wf_spreader_interp(wf_spreader *sp, CUdeviceptr grid, CUdeviceptr
 
 /* One small launch; its blocks return at once when the flag is clear. Its grid is one block per
  * SM at most: the error path need not be fast, the common one should cost nothing. */
-warpfft_status wf_spreader_poison(const wf_spreader *sp, CUdeviceptr out, int64_t n) {
+warpfft_status wf_spreader_poison(const wf_spreader *sp, CUdeviceptr out, int64_t n,
+                                  size_t value_bytes) {
     if (sp->p.check_points || sp->trusted || n <= 0)
         return WARPFFT_SUCCESS;
-    long long words = (long long)(n * (int64_t)(sp->p.complex_bytes / 4));
+    long long words = (long long)(n * (int64_t)(value_bytes / 4));
     CUdeviceptr flag = sp->result.ptr + offsetof(wf_setpts_result, bad);
     void *args[] = {&words, &flag, &out};
     int64_t blocks = words / WF_BLOCK + (words % WF_BLOCK != 0);

@@ -160,10 +160,10 @@ static inline const wf_bin_arrays *wf_spreader_bin_arrays(const wf_spreader *sp)
 /* ---- spreader.c ---- */
 
 /* The module and entry point of a spreading or interpolation kernel (kernels/module_names.h, the
- * names the build gives them): dimension, precision, width, dir "spread" or "interp", method
- * "gm", "sm" or "od". */
+ * names the build gives them): dimension, precision, real (1: the real-valued module, precision
+ * string f32r / f64r), width, dir "spread" or "interp", method "gm", "sm" or "od". */
 #define WF_SI_NAME_MAX 48
-void wf_si_names(int dim, int precision, int width, const char *dir, const char *method,
+void wf_si_names(int dim, int precision, int real, int width, const char *dir, const char *method,
                  char module[WF_SI_NAME_MAX], char entry[WF_SI_NAME_MAX]);
 /* Adds the modules a spreader with parameters p and directions ops launches from to s: "sort",
  * "bin_{d}d_p", one si module per direction (wf_si_names), "scan_big" for many bins,
@@ -171,7 +171,7 @@ void wf_si_names(int dim, int precision, int width, const char *dir, const char 
 void wf_spreader_modules(const wf_params *p, int ops, wf_module_set *s);
 /* Sets sp up for parameters p on ex, directions ops (no GPU work, nothing to release yet). */
 void wf_spreader_init(wf_spreader *sp, const wf_params *p, const wf_exec *ex, int ops);
-/* The per-bin arrays and the result block, after its own grid (fine_prod * ntransf complex) when
+/* The per-bin arrays and the result block, after its own grid (fine_prod * ntransf values) when
  * own_grid. On failure what it made stays for wf_spreader_release. */
 warpfft_status wf_spreader_alloc(wf_spreader *sp, int own_grid);
 /* The kernel handles (its modules loaded) and the SM kernel's shared-memory limit. */
@@ -189,15 +189,18 @@ void wf_bin_arrays_free(wf_spreader *sp, wf_bin_arrays *b);
 /* Whether sp's setpts ranks points stably (deterministic, and sp spreads). */
 int wf_spreader_stable(const wf_spreader *sp);
 
-/* Spreads the strengths c (ntransf * M) onto grid (fine_prod * ntransf complex; `what` names it
- * in messages), zeroing it first unless the method writes every cell (OD). */
+/* Spreads the strengths c (ntransf * M) onto grid (fine_prod * ntransf values: complex, or real
+ * with p.real_data; `what` names it in messages), zeroing it first unless the method writes
+ * every cell (OD). */
 warpfft_status wf_spreader_spread(wf_spreader *sp, CUdeviceptr c, CUdeviceptr grid,
                                   const char *what);
 /* Interpolates grid at the points into c (ntransf * M). */
 warpfft_status wf_spreader_interp(wf_spreader *sp, CUdeviceptr grid, CUdeviceptr c);
-/* The NaN pass of an unchecked point set: n complex values at out become NaN on the device
- * when setpts flagged a non-finite coordinate. Nothing for checked or trusted points. */
-warpfft_status wf_spreader_poison(const wf_spreader *sp, CUdeviceptr out, int64_t n);
+/* The NaN pass of an unchecked point set: n values of value_bytes each (a multiple of 4: real
+ * or complex) at out become NaN on the device when setpts flagged a non-finite coordinate.
+ * Nothing for checked or trusted points. */
+warpfft_status wf_spreader_poison(const wf_spreader *sp, CUdeviceptr out, int64_t n,
+                                  size_t value_bytes);
 
 /* ---- spreader_width.c ---- */
 

@@ -86,7 +86,7 @@ void wf_spreader_width_modules(const wf_spreader *sp, wf_module_set *s) {
     for (int i = 0; i < sp->pw.n_w - 1; i++)
         for (int dir = 0; dir < 2; dir++)
             if (sp->ops & (1 << dir)) {
-                wf_si_names(p->dim, p->precision, sp->pw.width[i], dir_names[dir],
+                wf_si_names(p->dim, p->precision, p->real_data, sp->pw.width[i], dir_names[dir],
                             wf_spreader_suffix(p), module, entry);
                 wf_module_set_add(s, "%s", module);
             }
@@ -142,8 +142,8 @@ warpfft_status wf_spreader_width_kernels(wf_spreader *sp,
         for (int dir = 0; dir < 2 && st == WARPFFT_SUCCESS; dir++) {
             if (!(sp->ops & (1 << dir)))
                 continue;
-            wf_si_names(p->dim, p->precision, pw->width[i], dir_names[dir], wf_spreader_suffix(p),
-                        module, name);
+            wf_si_names(p->dim, p->precision, p->real_data, pw->width[i], dir_names[dir],
+                        wf_spreader_suffix(p), module, name);
             st = wf_kernel_load(&sp->ex, module, name, &pw->k_si[i][dir]);
             if (st == WARPFFT_SUCCESS && set_shared)
                 st = set_shared(sp, &pw->k_si[i][dir], dir, pw->width[i]);

@@ -71,6 +71,10 @@ warpfft_status wf_toep_choose(int dim, const int64_t n_modes[3], int64_t ntransf
     if (st == WARPFFT_SUCCESS && q->opts.spreadinterponly)
         st = wf_error(WARPFFT_ERR_INVALID_ARG,
                       "opts.spreadinterponly = 1: the Toeplitz operator needs the NUFFT (0)");
+    if (st == WARPFFT_SUCCESS && q->opts.real_data)
+        st = wf_error(WARPFFT_ERR_UNSUPPORTED,
+                      "opts.real_data = 1: the Toeplitz operator's vectors are complex (its "
+                      "weights say whether the spectrum is real); it needs real_data 0");
     if (st != WARPFFT_SUCCESS)
         return wf_error(st, "%s: %s", who, wf_last_error());
     q->dim = dim;

@@ -33,6 +33,10 @@ static const struct {
     WF_CUFFT_SYM(cufftSetStream),
     WF_CUFFT_SYM(cufftExecC2C),
     WF_CUFFT_SYM(cufftExecZ2Z),
+    WF_CUFFT_SYM(cufftExecR2C),
+    WF_CUFFT_SYM(cufftExecC2R),
+    WF_CUFFT_SYM(cufftExecD2Z),
+    WF_CUFFT_SYM(cufftExecZ2D),
     WF_CUFFT_SYM(cufftGetVersion),
 };
 #undef WF_CUFFT_SYM

@@ -9,7 +9,16 @@
 
 typedef int cufftHandle;
 typedef int cufftResult; /* 0 = CUFFT_SUCCESS */
-enum { WF_CUFFT_C2C = 0x29, WF_CUFFT_Z2Z = 0x69 };
+/* cufftType: complex-to-complex, and for real data real-to-complex (a forward transform:
+ * exponent -i) and complex-to-real (an inverse one: +i), in single (C, R) and double (Z, D). */
+enum {
+    WF_CUFFT_R2C = 0x2a,
+    WF_CUFFT_C2R = 0x2c,
+    WF_CUFFT_C2C = 0x29,
+    WF_CUFFT_D2Z = 0x6a,
+    WF_CUFFT_Z2D = 0x6c,
+    WF_CUFFT_Z2Z = 0x69
+};
 enum { WF_CUFFT_FORWARD = -1, WF_CUFFT_INVERSE = 1 };
 
 typedef struct wf_cufft {
@@ -23,6 +32,10 @@ typedef struct wf_cufft {
     cufftResult (*cufftSetStream)(cufftHandle, CUstream);
     cufftResult (*cufftExecC2C)(cufftHandle, void *, void *, int);
     cufftResult (*cufftExecZ2Z)(cufftHandle, void *, void *, int);
+    cufftResult (*cufftExecR2C)(cufftHandle, void *, void *); /* real in, complex out */
+    cufftResult (*cufftExecC2R)(cufftHandle, void *, void *); /* complex in, real out */
+    cufftResult (*cufftExecD2Z)(cufftHandle, void *, void *);
+    cufftResult (*cufftExecZ2D)(cufftHandle, void *, void *);
     cufftResult (*cufftGetVersion)(int *);
     char path[4096]; /* the file that was loaded */
     int version;     /* cufftGetVersion, e.g. 12000 */
