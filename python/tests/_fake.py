@@ -94,6 +94,25 @@ class FakeLib(ExactTransforms, LivePlanPool, FakeToeplitz):
                        kernel=info.kernel, predicted_ms=info.predicted_ms,
                        n_fine=tuple(info.n_fine), bin_size=tuple(info.bin_size))
 
+    def _real_data_refused(self, type_, opts):
+        """real_data's refusals as warpfft.h states them: type 3 and spread/interp only
+        (WARPFFT_ERR_UNSUPPORTED)."""
+        if type_ == 3 or opts.spreadinterponly:
+            self.message = (b"opts.real_data = 1 is for the NUFFT of types 1 and 2 only (fake)")
+            return 18
+        return 0
+
+    @staticmethod
+    def _complex_opts(popts):
+        """The record with real_data 0, for the real library's warpfft_plan_params: the fake
+        takes a real plan's kernel and grid from the complex plan's (the same choice), so it
+        does not depend on whether the real library does real data yet."""
+        from warpfft import _options
+
+        rec = _options.copy(popts._obj)
+        _options.set_option(rec, "real_data", 0)
+        return ctypes.byref(rec)
+
     def names(self):
         return [c[0] for c in self.calls]
 
@@ -143,9 +162,12 @@ class FakeLib(ExactTransforms, LivePlanPool, FakeToeplitz):
         self.last_opts = self._opts_dict(popts._obj)
         self.last_record = opts_fields(popts._obj)  # every field, the bins too
         self.opts_seen.append(self.last_opts)
+        real = getattr(opts, "real_data", 0)
+        if st == 0 and real:
+            st = self._real_data_refused(type_, opts)
         if st == 0 and type_ != 3:
             st, params = self._params(type_, dim, _lib.n_modes_array(n), ntransf, tol,
-                                      precision, popts)
+                                      precision, self._complex_opts(popts) if real else popts)
         elif st == 0:  # type 3: the kernel of its spreading step (sigma 2 for upsampfac 0)
             params = dict(width=self.WIDTH, beta=self.BETA,
                           upsampfac=opts.upsampfac or 2.0, kernel=1, predicted_ms=0.0,
@@ -154,7 +176,8 @@ class FakeLib(ExactTransforms, LivePlanPool, FakeToeplitz):
             h = next(self._ids)
             self.plans[h] = dict(type=type_, dim=dim, n=tuple(n[:dim]), iflag=iflag,
                                  ntransf=ntransf, precision=precision, modeord=opts.modeord,
-                                 sio=opts.spreadinterponly, M=None, pts=None, K=None,
+                                 sio=opts.spreadinterponly, real=real, M=None, pts=None,
+                                 K=None,
                                  src=None, tgt=None, **params)
             phandle._obj.value = h
         return st

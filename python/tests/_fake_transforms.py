@@ -73,11 +73,38 @@ class ExactTransforms:
             rows = slice(q * tps, (q + 1) * tps)
             fv[rows] = (cv[rows].astype(np.complex128) @ A.T).astype(cplx)
 
+    def _nudft_real(self, p, c, fk):
+        """real_data (warpfft.h): type 1 real c -> the half modes (dimension 1 holds
+        k1 = 0 .. N1/2, dimensions 2 and 3 by modeord); type 2 the half modes -> real
+        c = Re(sum over the half of a_k1 f_k e^{..}), a_0 = 1, a_k1>0 = 2."""
+        real = np.float32 if p["precision"] == 1 else np.float64
+        cplx = np.complex64 if p["precision"] == 1 else np.complex128
+        M, nt, n, ns = p["M"], p["ntransf"], p["n"], p.get("n_sets") or 1
+        tps = nt // ns
+        allpts = [self.view(q, real, ns * M).astype(np.float64) for q in p["pts"][:p["dim"]]]
+        axes = [np.arange(n[0] // 2 + 1)] + [_k(v, p["modeord"]) for v in n[1:]]
+        grids = np.meshgrid(*axes[::-1], indexing="ij")  # numpy shape (N3, N2, H1)
+        ks = [g.ravel() for g in grids[::-1]]
+        H = ks[0].size
+        a = np.where(ks[0] > 0, 2.0, 1.0)
+        cv = self.view(c, real, nt * M).reshape(nt, M) if M else np.zeros((nt, 0), real)
+        fv = self.view(fk, cplx, nt * H).reshape(nt, H)
+        for q in range(ns):
+            pts = [v[q * M:(q + 1) * M] for v in allpts]
+            A = np.exp(p["iflag"] * 1j * sum(np.outer(x, k) for x, k in zip(pts, ks)))  # (M, H)
+            rows = slice(q * tps, (q + 1) * tps)
+            if p["type"] == 1:
+                fv[rows] = (cv[rows].astype(np.float64) @ A).astype(cplx)
+            else:
+                cv[rows] = ((fv[rows].astype(np.complex128) * a) @ A.T).real.astype(real)
+
     def _nudft(self, p, c, fk):
         if p["type"] == 3:
             return self._nudft3(p, c, fk)
         if p["sio"]:
             return self._spreadinterp(p, c, fk)
+        if p.get("real"):
+            return self._nudft_real(p, c, fk)
         real = np.float32 if p["precision"] == 1 else np.float64
         cplx = np.complex64 if p["precision"] == 1 else np.complex128
         M, nt, n, ns = p["M"], p["ntransf"], p["n"], p.get("n_sets") or 1

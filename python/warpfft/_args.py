@@ -104,6 +104,11 @@ def normalize_options(type_, kwargs):
     return _options.record(items), items
 
 
+def real_data_of(opts):
+    """The record's real_data option (0 with a library whose table has no such row)."""
+    return _options.get(opts, "real_data") if "real_data" in _options.TABLE else 0
+
+
 def effective_eps(eps, precision):
     """The tolerance a plan of `precision` runs at (the C library's rule, warpfft_tol_effective:
     eps itself inside the supported range, else its nearer end, as the reference raises an eps

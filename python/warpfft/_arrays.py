@@ -436,8 +436,9 @@ def empty_like(arr, shape, dtype, device):
     if arr.lib == "torch":
         import torch
 
-        tdt = torch.complex64 if np.dtype(dtype) == np.complex64 else torch.complex128
-        return torch.empty(shape, dtype=tdt, device=arr.obj.device)
+        tdt = {np.dtype(np.complex64): torch.complex64, np.dtype(np.complex128): torch.complex128,
+               np.dtype(np.float32): torch.float32, np.dtype(np.float64): torch.float64}
+        return torch.empty(shape, dtype=tdt[np.dtype(dtype)], device=arr.obj.device)
     if arr.lib == "numba":
         from numba import cuda
 
@@ -446,14 +447,15 @@ def empty_like(arr, shape, dtype, device):
     return DeviceArray(shape, dtype, device)
 
 
-def wrap_made(template, out, stream=0):
-    """The Arr of an output just made by ``empty_like(template, ...)`` in the template's dtype:
-    a torch tensor made on the template's device is on its device and current stream already
-    (no second query of torch); other kinds go through `wrap`."""
+def wrap_made(template, out, stream=0, dtype=None):
+    """The Arr of an output just made by ``empty_like(template, ...)`` in `dtype` (default the
+    template's): a torch tensor made on the template's device is on its device and current
+    stream already (no second query of torch); other kinds go through `wrap`."""
+    dtype = template.dtype if dtype is None else np.dtype(dtype)
     if template.lib == "torch" and template.kind == "device":
-        return Arr("out", "device", "torch", out, tuple(out.shape), template.dtype,
+        return Arr("out", "device", "torch", out, tuple(out.shape), dtype,
                    ptr=out.data_ptr(), device=template.device, stream=template.stream)
-    return wrap(out, "out", template.dtype, output=True, stream=stream)
+    return wrap(out, "out", dtype, output=True, stream=stream)
 
 
 def finish(template, out):

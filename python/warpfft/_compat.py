@@ -65,6 +65,14 @@ Options (the reference's names, as keyword arguments of Plan and of the one-call
                             3). Types 1 and 3 then spread output-driven (method OD; gpu_method
                             must be 0 or 3) after a stable sort of the points; 3-4x slower
                             spreading on an H100 (docs/spreaders.md). Default False.
+``real_data``               warpfft's own (not the reference's; docs/real.md): True -- real
+                            strengths (float32 for complex64, float64 for complex128) and the
+                            half modes: the last axis (the C ABI's dimension 1, paired with
+                            the last coordinate) N//2 + 1 long, k = 0 .. N//2, as
+                            numpy.fft.rfftn halves it; type 1 real data -> complex half
+                            modes, type 2 complex half modes -> real values. Types 1 and 2
+                            only (type 3 and gpu_spreadinterponly raise UnsupportedError).
+                            Default False.
 ==========================  ==================================================================
 
 Any other name raises InvalidArgumentError (also a TypeError, as in the reference). Values are
@@ -97,6 +105,7 @@ from ._array_helpers import *  # noqa: F401,F403  (the reference's _compat helpe
 from ._args import (  # noqa: F401  (OPTION_NAMES, stream_value: importable from here, as before)
     OPTION_NAMES,
     normalize_options,
+    real_data_of,
     shape_of,
     stream_value,
 )
@@ -120,10 +129,11 @@ class Plan(DeviceHandle, PointerCalls):
     * ``isign``: sign of the exponent; default +1 for types 1 and 3, -1 for type 2.
     * ``dtype``: "complex64" (points float32) or "complex128" (points float64).
     * ``**kwargs``: the reference's option names (see ``warpfft._compat``'s table): honoured,
-      or accepted and ignored where they change no result; unknown names raise. Three are
+      or accepted and ignored where they change no result; unknown names raise. Four are
       warpfft's own: ``check_points``, ``points_hint`` (the M you will set, for the
-      plan's choice of upsampfac and kernel width; default: one point per mode) and
-      ``deterministic`` (bitwise-reproducible results).
+      plan's choice of upsampfac and kernel width; default: one point per mode),
+      ``deterministic`` (bitwise-reproducible results) and ``real_data`` (real strengths and
+      the half modes, the last axis N//2 + 1: docs/real.md).
 
     ``setpts(x, y=None, z=None)`` then ``execute(data, out=None)``. Arrays: numpy (copied to the
     device; ``execute`` returns numpy and waits), or device arrays -- cupy, torch, jax, numba,
@@ -174,6 +184,9 @@ class Plan(DeviceHandle, PointerCalls):
         self._type = nufft_type
         opts, self._key = normalize_options(nufft_type, kwargs)
         self._device, self._stream, self._modeord = opts.device, opts.stream, opts.modeord
+        # real_data (docs/real.md): real strengths, the half modes along the last axis (the C
+        # ABI's dimension 1); type 3 and spread/interp only are refused by the C library
+        self._real = bool(real_data_of(opts))
         self._c = CPlan(nufft_type, self._n_modes[::-1], self._isign, self._n_trans, self._eps,
                         self._precision, opts, pooled=self._pooled)
         self._register()  # for the reference's module-level calls on a handle
@@ -209,16 +222,31 @@ class Plan(DeviceHandle, PointerCalls):
         return None if self._c is None else self._c.K
 
     @property
+    def real_data(self):
+        """Whether the plan is on real-valued data (option real_data; docs/real.md): real
+        strengths, and the half modes (the last axis N//2 + 1) as the mode array."""
+        return self._real
+
+    @property
+    def _modes_core(self):
+        """The mode array's shape without the batch axis: n_modes, or with real_data the half
+        modes -- the last axis (the C ABI's dimension 1, the fastest) N//2 + 1, as
+        numpy.fft.rfftn halves it."""
+        if not self._real:
+            return self._n_modes
+        return self._n_modes[:-1] + (self._n_modes[-1] // 2 + 1,)
+
+    @property
     def fk_shape(self):
-        """Shape of the mode array: ([n_trans,] N1[, N2[, N3]]); type 3: of the values at the
-        targets, ([n_trans,] K)."""
+        """Shape of the mode array: ([n_trans,] N1[, N2[, N3]]); with real_data the half
+        modes, the last axis N//2 + 1; type 3: of the values at the targets, ([n_trans,] K)."""
         b = (self._n_trans,) if self._n_trans > 1 else ()
         if self._type == 3:
             if self.K is None:
                 raise WarpfftError("setpts has not been called", ERR_NO_POINTS,
                                    "WARPFFT_ERR_NO_POINTS")
             return b + (self.K,)
-        return b + self._n_modes
+        return b + self._modes_core
 
     @property
     def c_shape(self):
@@ -315,31 +343,48 @@ class Plan(DeviceHandle, PointerCalls):
     def _shapes(self, data_shape):
         """(batch shape, required output core shape) for an input of `data_shape`."""
         if self._type == 1:
-            core_in, core_out = (self.M,), self._n_modes
+            core_in, core_out = (self.M,), self._modes_core
         elif self._type == 3:
             core_in, core_out = (self.M,), (self.K,)
         else:
-            core_in, core_out = self._n_modes, (self.M,)
+            core_in, core_out = self._modes_core, (self.M,)
         k = len(core_in)
         batch = tuple(data_shape[:-k]) if len(data_shape) >= k else None
         if (batch is None or tuple(data_shape[-k:]) != core_in
                 or math.prod(batch) != self._n_trans):
             want = core_in if self._n_trans == 1 else (self._n_trans,) + core_in
-            raise invalid(f"Argument `data` must be of shape {want} (got {tuple(data_shape)})")
+            half = " (real_data: the half modes, last axis N//2 + 1)" if (
+                self._real and self._type == 2) else ""
+            raise invalid(f"Argument `data` must be of shape {want}{half} (got "
+                          f"{tuple(data_shape)})")
         return batch, core_out
+
+    def _io_dtypes(self):
+        """The dtypes of (data, out): the plan's complex dtype, or with real_data its real dtype
+        on the strengths' side (type 1's data, type 2's out)."""
+        if not self._real:
+            return self._dtype, self._dtype
+        if self._type == 1:
+            return self._real_dtype, self._dtype
+        return self._dtype, self._real_dtype
 
     def execute(self, data, out=None):
         """Runs the transform(s): type 1 data = strengths ``([n_trans,] M)`` -> modes
         ``([n_trans,] *n_modes)``; type 2 the reverse; type 3 strengths ``([n_trans,] M)``
         -> values at the targets ``([n_trans,] K)``. Returns ``out`` if given (which must have
-        exactly that shape), else a new array of data's kind."""
+        exactly that shape), else a new array of data's kind.
+
+        With ``real_data=True`` (docs/real.md) the strengths are real (float32 for a complex64
+        plan, float64 for complex128) and the modes are the half ``fk_shape``: type 1 real
+        data -> complex half modes, type 2 complex half modes -> real values."""
         with self._lock:
             c = self._live()
             if c.M is None:
                 raise WarpfftError("execute before setpts", ERR_NO_POINTS,
                                    "WARPFFT_ERR_NO_POINTS")
-            d = wrap(data, "data", self._dtype, stream=self._stream)
-            o = wrap(out, "out", self._dtype, output=True, stream=self._stream)
+            din, dout = self._io_dtypes()
+            d = wrap(data, "data", din, stream=self._stream)
+            o = wrap(out, "out", dout, output=True, stream=self._stream)
             batch, core_out = self._shapes(d.shape)
             out_shape = batch + core_out
             if o is not None and o.shape != out_shape:
@@ -354,15 +399,16 @@ class Plan(DeviceHandle, PointerCalls):
         def run(pin, pout):
             c.execute(*((pin, pout) if self._type != 2 else (pout, pin)))
 
-        return self._device_call(d, o, out, out_shape, run)
+        return self._device_call(d, o, out, out_shape, run, self._io_dtypes()[1])
 
     def _execute_host(self, c, d, o, out, out_shape):
+        in_dt, out_dt = self._io_dtypes()
         made = o is None
         if made:
-            out = empty_like(d, out_shape, self._dtype, self._device)
-            o = wrap(out, "out", self._dtype, output=True)
-        din = self._buffer("in", d.size, self._dtype)
-        dout = self._buffer("out", o.size, self._dtype)
+            out = empty_like(d, out_shape, out_dt, self._device)
+            o = wrap(out, "out", out_dt, output=True)
+        din = self._buffer("in", d.size, in_dt)
+        dout = self._buffer("out", o.size, out_dt)
         din.copy_from_host(d.host)
         self._uploaded()
         cp, fp = (din.ptr, dout.ptr) if self._type != 2 else (dout.ptr, din.ptr)
@@ -423,6 +469,7 @@ class Plan(DeviceHandle, PointerCalls):
         if self._type == 3 and state != "closed":
             state += f", K={self.K}"
         modes = self._dim if self._type == 3 else self._n_modes
-        return (f"Plan(nufft_type={self._type}, n_modes={modes}, "
+        real = ", real_data=True" if self._real else ""
+        return (f"Plan(nufft_type={self._type}, n_modes={modes}{real}, "
                 f"n_trans={self._n_trans}, eps={self._eps:g}, isign={self._isign:+d}, "
                 f"dtype={self._dtype.name!r}, {state})")

@@ -92,15 +92,17 @@ class DeviceHandle(ClosesWhenCollected):
             if a.stream is not None and not same_stream(a.stream, self._stream):
                 driver.order(self._device, a.stream, self._stream)
 
-    def _device_call(self, a, o, out, shape, run):
+    def _device_call(self, a, o, out, shape, run, out_dtype=None):
         """A call on device arrays: input `a`, output `o` (wrapped `out`; made like `a` with
-        `shape` when None), both checked to be on the handle's device, the stream ordered after
-        their producers; run(a's pointer, o's pointer) enqueues the work, and the arrays stay
-        referenced until it completes. Returns the output (of a's kind when made here)."""
+        `shape` and `out_dtype`, default the handle's dtype, when None), both checked to be on
+        the handle's device, the stream ordered after their producers; run(a's pointer, o's
+        pointer) enqueues the work, and the arrays stay referenced until it completes. Returns
+        the output (of a's kind when made here)."""
         made = o is None
         if made:
-            out = empty_like(a, shape, self._dtype, self._device)
-            o = wrap_made(a, out, self._stream)
+            dt = self._dtype if out_dtype is None else out_dtype
+            out = empty_like(a, shape, dt, self._device)
+            o = wrap_made(a, out, self._stream, dt)
         elif not o.is_device:
             raise invalid(f"{a.name} is a device array: out must be a device array too")
         self._check_device(a)

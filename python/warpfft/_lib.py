@@ -125,6 +125,8 @@ class PlanInfo(Structure):
         # the tolerance the plan was made for (tol, or the nearer end of the precision's
         # range; appended with the option table, issue 41)
         ("tol", c_double),
+        # 1: real strengths and the half modes (opts.real_data; appended, issue 43)
+        ("real_data", c_int32),
     ]
 
 

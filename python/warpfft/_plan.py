@@ -94,6 +94,8 @@ def info_dict(info, reverse=True):
         "tol_floor": info.tol_floor,
         # the tolerance the plan was made for (eps, or the nearer end of the supported range)
         "tol": info.tol,
+        # real strengths and the half modes (the real_data option; docs/real.md)
+        "real_data": bool(info.real_data),
     }
 
 

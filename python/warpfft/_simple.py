@@ -16,6 +16,12 @@ shape ``(B, M)`` (type 3: targets ``(B, K)`` too) give each of the B point sets 
 ``n_trans / B`` transforms: ``nufft2d1(x, y, c, n_modes)`` with x, y, c of shape ``(B, M)``
 returns ``(B, N1, N2)``, transform b on the points ``(x[b], y[b])``, in one batched plan.
 
+Real-valued data (``real_data=True``, docs/real.md): type 1 takes real ``data`` (float32 or
+float64) and returns the half modes, complex, the last axis ``N//2 + 1`` (numpy.fft.rfftn's
+halving); type 2 takes the half modes and returns real values. Type 2 (and type 1 given ``out``
+without ``n_modes``) plans ``N = 2H - 1`` for a last axis of ``H``: any ``N`` with
+``N//2 + 1 = H`` gives the same values.
+
 Plans come from the C library's live-plan pool (``warpfft._cache``; shared with warpfft.torch
 and warpfft.jax): a repeated call of the same shape, options and stream costs setpts + execute
 only. Types 1 and 2 pass the plan ``points_hint`` = M rounded to a power of two (unless the
@@ -46,8 +52,25 @@ def _points_per_set(x):
     return shape[-1] if len(shape) else math.prod(shape)
 
 
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128)}
+
+
+def _full_modes(half):
+    """The mode counts of a half-mode shape (real_data: the last axis H = N//2 + 1): N = 2H - 1.
+    Every N with N//2 + 1 = H gives the same values (the half holds k = 0 .. H-1 either way)."""
+    return tuple(half[:-1]) + (2 * half[-1] - 1,)
+
+
 def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, targets=()):
     shape, dt = describe(data, "data")  # no copy: execute copies a non-contiguous input once
+    real = nufft_type != 3 and _real_data(kwargs)
+    if real and nufft_type == 1:
+        # real_data (docs/real.md): type 1 takes real strengths, the plan's dtype is complex
+        if np.dtype(dt) not in _COMPLEX_OF:
+            raise invalid(f"real_data=True: type 1 takes real data (float32 or float64), not "
+                          f"{np.dtype(dt)}")
+        dt = _COMPLEX_OF[np.dtype(dt)]
     _, dtype, _ = precision_of(dt)
     core = dim if nufft_type == 2 else 1
     if len(shape) < core:
@@ -56,9 +79,12 @@ def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, target
     n_trans = 1 if len(shape) == core else shape[0]
     if nufft_type == 1 and out is not None:
         o = wrap(out, "out", dtype, output=True)
-        n_modes = o.shape[-dim:]
+        if not real:
+            n_modes = o.shape[-dim:]
+        elif n_modes is None:  # real_data: out holds the half modes (n_modes, if given, wins)
+            n_modes = _full_modes(o.shape[-dim:])
     elif nufft_type == 2:
-        n_modes = shape[-dim:]
+        n_modes = _full_modes(shape[-dim:]) if real else shape[-dim:]
     elif nufft_type == 3:
         n_modes = dim  # the reference's Plan(3, dim, ...); M and K come at setpts
     if n_modes is None:
@@ -91,6 +117,16 @@ def _invoke(dim, nufft_type, pts, data, out, eps, isign, n_modes, kwargs, target
         raise
     plan.close()  # back to the pool (raises a failure to destroy it where the pool did not keep it)
     return result
+
+
+def _real_data(kwargs):
+    """Whether the call's options ask for real_data (a value the option table refuses raises
+    there, at the plan)."""
+    v = kwargs.get("real_data")
+    try:
+        return v is not None and bool(v)
+    except (TypeError, ValueError):  # not a truth value: the table refuses it at the plan
+        return False
 
 
 def nufft1d1(x, data, n_modes=None, out=None, eps=1e-6, isign=1, **kwargs):

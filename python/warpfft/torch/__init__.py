@@ -94,7 +94,8 @@ OWN_DEFAULTS = {"modeord": 1}
 _CPU = {"nthreads", "fftw", "spread_sort", "spread_kerevalmeth", "spread_kerpad",
         "spread_thread", "maxbatchsize", "spread_nthr_atomic", "spread_max_sp_size", "chkbnds",
         "showwarn", "spread_debug"}
-_MUST_BE_DEFAULT = {"gpu_sort", "gpu_spreadinterponly", "debug", "gpu_debug"}
+# real_data: not in the ops yet (warpfft.Plan and the one-call functions take it; docs/real.md)
+_MUST_BE_DEFAULT = {"gpu_sort", "gpu_spreadinterponly", "debug", "gpu_debug", "real_data"}
 _PER_CALL = {"check_points", "points_hint"}  # set by the ops (unchecked points; the call's M)
 
 
