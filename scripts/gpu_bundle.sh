@@ -21,8 +21,8 @@ for mode in jit aot nvrtc; do
     esac
     export CARGO_TARGET_DIR=target/gpu-$mode WARPFFT_CUDA_ARCHS=$archs
     echo "== $mode build (archs $archs)"
-    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3 --test gpu_nvrtc --test gpu_toeplitz --test gpu_deterministic --test gpu_batched_points
-    collect $mode cargo build --release "${feats[@]}" --bench suite_b --bench costmodel --example demo --example load_time
+    collect $mode cargo test --release "${feats[@]}" --no-run --test gpu_accuracy --test gpu_api --test no_gpu --test gpu_huge --test gpu_type3 --test gpu_nvrtc --test gpu_toeplitz --test gpu_deterministic --test gpu_batched_points --test gpu_real
+    collect $mode cargo build --release "${feats[@]}" --bench suite_b --bench costmodel --bench suite_b_real --example demo --example load_time
     # fatbuild's example crate (its own kernels, this mode): .gpu/<mode>/rust-kernels
     RUST_KERNELS_CUDA_ARCHS=$archs collect $mode cargo build --release -p rust-kernels "${feats[@]}"
 done

@@ -5,7 +5,8 @@
 # sanitize-builds (memcheck of the jit and nvrtc builds), sanitize-kernels (memcheck and
 # racecheck of module offsets and the register-tile spreading), bench-peer (suite B beside the reference, .peer/ carried), density (non-uniform points beside the reference), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
 # normal operator: tests, example, benchmark, memcheck), batched (batched points: tests, benchmark,
-# memcheck), graphs (CUDA graphs: C capture and replay, its memcheck, the PyTorch ops under
+# memcheck), real (real-valued data: the Rust and Python tests, real vs complex timings, memcheck),
+# graphs (CUDA graphs: C capture and replay, its memcheck, the PyTorch ops under
 # torch.cuda.graph and torch.compile), and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
 # few files (the device tool returns at most 8).
@@ -27,7 +28,7 @@ tests)
     # nvrtc: kernels compiled by NVRTC at run time into a fresh kernel cache
     export WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)}
     for m in aot jit nvrtc; do
-        for t in no_gpu gpu_api gpu_accuracy gpu_type3 gpu_toeplitz gpu_deterministic gpu_batched_points $([ $m = nvrtc ] && echo gpu_nvrtc); do
+        for t in no_gpu gpu_api gpu_accuracy gpu_type3 gpu_toeplitz gpu_deterministic gpu_batched_points gpu_real $([ $m = nvrtc ] && echo gpu_nvrtc); do
             say "$m $t"; run $G/$m/$t --test-threads=1 --nocapture || fails=$((fails+1))
         done
     done ;;
@@ -176,6 +177,19 @@ batched)
     say "batched points: compute-sanitizer memcheck (aot gpu_batched_points)"
     run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_batched_points --test-threads=1 > "$L/sanitize_batched.log" 2>&1 || fails=$((fails+1))
     tail -5 "$L/sanitize_batched.log" | tee -a "$log" ;;
+real)
+    # real-valued data (docs/real.md): the Rust tests (values against exact sums and the complex
+    # transforms), the Python tests, real vs complex execute on suite B's cases (the target
+    # "real <= 0.6x complex"), and memcheck of the Rust tests
+    P="WARPFFT_LIBRARY=$PWD/$G/lib/libwarpfft.so PYTHONPATH=$PWD/python:$PWD/$G/pylib"
+    say "real: tests"
+    run $G/aot/gpu_real --test-threads=1 --nocapture || fails=$((fails+1))
+    run env $P python3 -m pytest python/tests/test_real.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    say "real: benchmark (real vs complex, aot)"
+    WARPFFT_BENCH_JSON=$L/suite_b_real.json run $G/aot/suite_b_real $BENCH_CASES || fails=$((fails+1))
+    say "real: compute-sanitizer memcheck (aot gpu_real)"
+    run compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 $G/aot/gpu_real --test-threads=1 > "$L/sanitize_real.log" 2>&1 || fails=$((fails+1))
+    tail -5 "$L/sanitize_real.log" | tee -a "$log" ;;
 graphs)
     # CUDA graphs (docs/cuda-graphs.md): warpfft's calls captured by a C caller and replayed
     # against eager runs (own plans, a pooled plan, type 3), the same under memcheck, and the
@@ -194,7 +208,8 @@ huge)
 bench)
     # BENCH_METHODS=all: GM, SM (and OD for types 1 and 3) forced too; BENCH_DETERMINISTIC=1:
     # deterministic plans too (their cost per case: the summary table, docs/spreaders.md)
-    say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} WARPFFT_BENCH_DETERMINISTIC=${BENCH_DETERMINISTIC:-0} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1)) ;;
+    say "bench (aot)"; WARPFFT_BENCH_JSON=$L/suite_b.json WARPFFT_BENCH_METHODS=${BENCH_METHODS:-auto} WARPFFT_BENCH_DETERMINISTIC=${BENCH_DETERMINISTIC:-0} run $G/aot/suite_b $BENCH_CASES || fails=$((fails+1))
+    say "bench: real vs complex (aot)"; WARPFFT_BENCH_JSON=$L/suite_b_real.json run $G/aot/suite_b_real $BENCH_CASES || fails=$((fails+1)) ;;
 bench-peer)
     # suite B beside the reference library, in one call on one card (the only ratios that
     # count): .peer/ is the tree peer_prep.sh exports (../shared/tools; git-ignored, carried),

@@ -252,6 +252,9 @@ pub struct PlanInfo {
     /// ([`PlanBuilder::deterministic`](crate::PlanBuilder::deterministic)); its type-1 (and
     /// type-3) spreading method is then [`Method::OutputDriven`].
     pub deterministic: bool,
+    /// Whether the plan is on real-valued data (option `real_data`: real strengths and the
+    /// half modes; a [`RealPlan`](crate::RealPlan), docs/real.md).
+    pub real_data: bool,
     /// Type 3 only, once its grids are chosen (after `set_points3`, or from `params3`):
     /// centres, scale factors and the inner type-2 step. For type 3, `n_fine` (= `n_modes`)
     /// is the spreading grid and `width`/`beta` its kernel.
@@ -351,6 +354,7 @@ impl PlanInfo {
             predicted_ms: r.predicted_ms,
             kernel: Kernel::from_raw(r.kernel)?,
             deterministic: r.deterministic != 0,
+            real_data: r.real_data != 0,
         })
     }
 }

@@ -61,6 +61,8 @@
 //! ```
 //!
 //! Type 2 (modes → points) is the same with [`Plan::type2`] and `execute(&fk, &mut c)`.
+//! Real-valued data (real strengths, the half of the Hermitian-symmetric modes) is a
+//! [`RealPlan`], made by [`PlanBuilder::build_real`] (docs/real.md).
 //! Type 3 (points → arbitrary frequencies) uses [`Plan::type3`], [`Plan::set_points3`]
 //! (sources and targets) and `execute(&c, &mut f)`.
 //! The normal operator `Aᴴ W A` (type 2, weights, type 1) of iterative reconstructions is
@@ -107,6 +109,7 @@ mod info;
 mod builder;
 mod options;
 mod plan;
+mod real;
 mod toeplitz;
 
 pub use builder::{direct_sample, PlanBuilder};
@@ -119,6 +122,7 @@ pub use info::{
 };
 pub use options::{options, OptionBounds, OptionInfo};
 pub use plan::Plan;
+pub use real::{RealIo, RealPlan};
 pub use toeplitz::{Toeplitz, ToeplitzBuilder, ToeplitzInfo, Weights};
 pub use types::{DeviceCopy, Method, ModeOrder, Precision, Real, TransformType};
 
@@ -143,3 +147,8 @@ pub struct DocsRustDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/type3.md")]
 pub struct DocsType3Doctests;
+
+/// docs/real.md's Rust example, as above.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/real.md")]
+pub struct DocsRealDoctests;

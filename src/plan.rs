@@ -111,8 +111,23 @@ impl<T: Real> PlanBuilder<T> {
     /// builds compile them now), creates the cuFFT plan and allocates the fine grid.
     ///
     /// Without a GPU this returns [`Error::NoDriver`] or [`Error::NoDevice`]
-    /// ([`Error::is_no_gpu`]) with the C core's message.
+    /// ([`Error::is_no_gpu`]) with the C core's message. A builder with option `real_data`
+    /// set gives [`Error::InvalidArg`]: a real plan's data are not this plan's complex slices;
+    /// build it with [`build_real`](PlanBuilder::build_real) (a [`RealPlan`](crate::RealPlan)).
     pub fn build(&self) -> Result<Plan<T>> {
+        if self.raw_args()?.opts.real_data != 0 {
+            return Err(Error::InvalidArg(
+                "build: option real_data = 1 makes a plan on real strengths and half modes; \
+                 build it with build_real (a RealPlan, whose execute takes them), or set \
+                 real_data(false)"
+                    .into(),
+            ));
+        }
+        self.create()
+    }
+
+    /// Creates the C plan of the builder's arguments as they are (`build` and `build_real`).
+    pub(crate) fn create(&self) -> Result<Plan<T>> {
         let a = self.raw_args()?;
         let mut raw: sys::warpfft_plan = std::ptr::null_mut();
         // SAFETY: all pointers are valid for the call; `raw` receives the new plan.
