@@ -399,6 +399,25 @@ __device__ __forceinline__ void wf_select_factors(const i32 *w_sel, const u64 *f
 }
 
 #if WF_PREP_PART == WF_PREP_DECONVOLVE
+/* Dimensions 2 and 3 of one mode (i2, i3) for deconvolve and deconvolve_half: their factors
+ * into f, their fine-grid row (rows of row_len: nf1, or nf1/2 + 1 for the half spectrum) into l. */
+__device__ __forceinline__ void wf_deconv_rows(i32 dim, i64 i2, i64 i3, i64 N2, i64 N3,
+                                               i64 row_len, i64 nf2, i64 nf3,
+                                               const wf_real *__restrict__ fac2,
+                                               const wf_real *__restrict__ fac3, i32 modeord,
+                                               wf_real &f, i64 &l) {
+    if (dim >= 2) {
+        const i64 k2 = wf_mode_of_index(i2, N2, modeord);
+        f *= wf_fac_at(fac2, k2);
+        l += row_len * (k2 >= 0 ? k2 : nf2 + k2);
+    }
+    if (dim >= 3) {
+        const i64 k3 = wf_mode_of_index(i3, N3, modeord);
+        f *= wf_fac_at(fac3, k3);
+        l += row_len * nf2 * (k3 >= 0 ? k3 : nf3 + k3);
+    }
+}
+
 /* Type 1 after the FFT: fk[t][i(k)] = fw[t][l(k)] * fac1[|k1|]*fac2[|k2|]*fac3[|k3|], one
  * thread per mode (the mode array is small: per-element 32-bit index splitting measured faster
  * here than row chunks, which idle half a block when N1 < blockDim.x), the factor reused for
@@ -420,16 +439,7 @@ extern "C" __global__ void __launch_bounds__(256)
         const i64 k1 = wf_mode_of_index(i1, N1, modeord);
         wf_real f = wf_fac_at(fac1, k1);
         i64 l = k1 >= 0 ? k1 : nf1 + k1;
-        if (dim >= 2) {
-            const i64 k2 = wf_mode_of_index(i2, N2, modeord);
-            f *= wf_fac_at(fac2, k2);
-            l += nf1 * (k2 >= 0 ? k2 : nf2 + k2);
-        }
-        if (dim >= 3) {
-            const i64 k3 = wf_mode_of_index(i3, N3, modeord);
-            f *= wf_fac_at(fac3, k3);
-            l += nf1 * nf2 * (k3 >= 0 ? k3 : nf3 + k3);
-        }
+        wf_deconv_rows(dim, i2, i3, N2, N3, nf1, nf2, nf3, fac2, fac3, modeord, f, l);
         for (i64 t = 0; t < ntransf; ++t) {
             const wf_cplx v = wf_ldg(fw + t * nfprod + l);
             wf_cplx r;
@@ -464,16 +474,7 @@ extern "C" __global__ void __launch_bounds__(256)
         wf_divmod(row, N2, i3, i2);
         wf_real f = __ldg(fac1 + k1);
         i64 l = k1;
-        if (dim >= 2) {
-            const i64 k2 = wf_mode_of_index(i2, N2, modeord);
-            f *= wf_fac_at(fac2, k2);
-            l += nf1h * (k2 >= 0 ? k2 : nf2 + k2);
-        }
-        if (dim >= 3) {
-            const i64 k3 = wf_mode_of_index(i3, N3, modeord);
-            f *= wf_fac_at(fac3, k3);
-            l += nf1h * nf2 * (k3 >= 0 ? k3 : nf3 + k3);
-        }
+        wf_deconv_rows(dim, i2, i3, N2, N3, nf1h, nf2, nf3, fac2, fac3, modeord, f, l);
         for (i64 t = 0; t < ntransf; ++t) {
             const wf_cplx v = wf_ldg(fw + t * nfprod + l);
             wf_cplx r;
@@ -487,6 +488,34 @@ extern "C" __global__ void __launch_bounds__(256)
 #endif /* WF_PREP_DECONVOLVE */
 
 #if WF_PREP_PART == WF_PREP_AMPLIFY
+/* Fine-grid row (l2, l3) for amplify and amplify_half: whether it holds modes, and if so its
+ * dims-2/3 factor into frow and its mode-array row offset (rows of row_len: N1, or N1/2 + 1 for
+ * the half modes) into irow. */
+__device__ __forceinline__ bool wf_amplify_row(i32 dim, i64 l2, i64 l3, i64 row_len, i64 N2,
+                                               i64 N3, i64 nf2, i64 nf3,
+                                               const wf_real *__restrict__ fac2,
+                                               const wf_real *__restrict__ fac3, i32 modeord,
+                                               wf_real &frow, i64 &irow) {
+    bool row_modes = true;
+    if (dim >= 2) {
+        i64 k2 = 0;
+        row_modes = wf_mode_of_fine(l2, N2, nf2, k2);
+        if (row_modes) {
+            frow *= wf_fac_at(fac2, k2);
+            irow += row_len * wf_index_of_mode(k2, N2, modeord);
+        }
+    }
+    if (dim >= 3 && row_modes) {
+        i64 k3 = 0;
+        row_modes = wf_mode_of_fine(l3, N3, nf3, k3);
+        if (row_modes) {
+            frow *= wf_fac_at(fac3, k3);
+            irow += row_len * N2 * wf_index_of_mode(k3, N3, modeord);
+        }
+    }
+    return row_modes;
+}
+
 /* Type 2 before the FFT: every fine-grid element l gets fk[t][i(k)] * fac(k) when each l_d is a
  * mode (l_d <= (N_d-1)/2: k_d = l_d; l_d >= nf_d - N_d/2: k_d = l_d - nf_d), else 0. Writing the
  * zeros here saves the host a memset of the fine grid. The grid is walked as (row, chunk)
@@ -514,25 +543,10 @@ extern "C" __global__ void __launch_bounds__(256)
         wf_divmod(w, nchunk, row, chunk);
         wf_divmod(row, nf2, l3, l2);
         const i64 l1 = chunk * blockDim.x + threadIdx.x;
-        bool row_modes = true;
         wf_real frow = (wf_real)1;
         i64 irow = 0;
-        if (dim >= 2) {
-            i64 k2 = 0;
-            row_modes = wf_mode_of_fine(l2, N2, nf2, k2);
-            if (row_modes) {
-                frow *= wf_fac_at(fac2, k2);
-                irow += N1 * wf_index_of_mode(k2, N2, modeord);
-            }
-        }
-        if (dim >= 3 && row_modes) {
-            i64 k3 = 0;
-            row_modes = wf_mode_of_fine(l3, N3, nf3, k3);
-            if (row_modes) {
-                frow *= wf_fac_at(fac3, k3);
-                irow += N1 * N2 * wf_index_of_mode(k3, N3, modeord);
-            }
-        }
+        const bool row_modes =
+            wf_amplify_row(dim, l2, l3, N1, N2, N3, nf2, nf3, fac2, fac3, modeord, frow, irow);
         if (l1 >= nf1)
             continue;
         const i64 l = row * nf1 + l1;
@@ -581,25 +595,10 @@ extern "C" __global__ void __launch_bounds__(256)
         wf_divmod(w, nchunk, row, chunk);
         wf_divmod(row, nf2, l3, l2);
         const i64 l1 = chunk * blockDim.x + threadIdx.x;
-        bool row_modes = true;
         wf_real frow = (wf_real)1;
         i64 irow = 0;
-        if (dim >= 2) {
-            i64 k2 = 0;
-            row_modes = wf_mode_of_fine(l2, N2, nf2, k2);
-            if (row_modes) {
-                frow *= wf_fac_at(fac2, k2);
-                irow += H1 * wf_index_of_mode(k2, N2, modeord);
-            }
-        }
-        if (dim >= 3 && row_modes) {
-            i64 k3 = 0;
-            row_modes = wf_mode_of_fine(l3, N3, nf3, k3);
-            if (row_modes) {
-                frow *= wf_fac_at(fac3, k3);
-                irow += H1 * N2 * wf_index_of_mode(k3, N3, modeord);
-            }
-        }
+        const bool row_modes =
+            wf_amplify_row(dim, l2, l3, H1, N2, N3, nf2, nf3, fac2, fac3, modeord, frow, irow);
         if (l1 >= nf1h)
             continue;
         const i64 l = row * nf1h + l1;
