@@ -58,14 +58,7 @@ static const char *fft_type_name(int type) {
  * nor type 1 of real data type 2's. */
 static wf_cache_item fft_item(const wf_nufft12 *n) {
     const wf_params *p = &n->p;
-    wf_cache_item it;
-    memset(&it, 0, sizeof it);
-    it.kind = WF_CACHE_FFT;
-    it.dev = n->ex.dev;
-    int64_t key[6] = {p->dim,       p->n_fine[0], p->n_fine[1],
-                      p->n_fine[2], p->ntransf,   p->precision | (int64_t)fft_type(n) << 8};
-    memcpy(it.key, key, sizeof key);
-    return it;
+    return wf_cache_fft_item(n->ex.dev, p->dim, p->n_fine, p->ntransf, p->precision, fft_type(n));
 }
 
 /* The spreader's widths (1: p.width alone), and width i's factor buffers and its kernel. */

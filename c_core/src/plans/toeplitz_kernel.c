@@ -50,15 +50,14 @@ typedef struct kernel_fft {
     size_t counted; /* workspace counter of the buffers allocated here */
 } kernel_fft;
 
+static int fft_type(const wf_toep_params *q) {
+    return q->precision == WARPFFT_F64 ? WF_CUFFT_Z2Z : WF_CUFFT_C2C;
+}
+
+/* the key of plans/nufft12.c's fine-grid FFT (wf_cache_fft_item): the same plan, shared with
+ * complex type 1/2 plans of this grid */
 static wf_cache_item fft_key(const wf_toep_params *q, const wf_exec *ex) {
-    wf_cache_item it;
-    memset(&it, 0, sizeof it);
-    it.kind = WF_CACHE_FFT;
-    it.dev = ex->dev;
-    /* the key of plans/nufft12.c's fine-grid FFT: the same plan, shared with type 1/2 plans */
-    int64_t key[6] = {q->dim, q->n_grid[0], q->n_grid[1], q->n_grid[2], 1, q->precision};
-    memcpy(it.key, key, sizeof key);
-    return it;
+    return wf_cache_fft_item(ex->dev, q->dim, q->n_grid, 1, q->precision, fft_type(q));
 }
 
 /* cufftCreate + MakePlanMany64 of the grid (in place, batch 1, slowest dimension first) + a work
@@ -67,7 +66,7 @@ static warpfft_status fft_new(kernel_fft *f, const wf_toep_params *q, const wf_c
     long long dims[3] = {1, 1, 1};
     for (int d = 0; d < q->dim; d++)
         dims[d] = (long long)q->n_grid[q->dim - 1 - d];
-    int type = q->precision == WARPFFT_F64 ? WF_CUFFT_Z2Z : WF_CUFFT_C2C;
+    int type = fft_type(q);
     size_t work = 0;
     cufftResult r = cf->cufftCreate(&f->it.fft);
     if (r != 0)

@@ -254,3 +254,14 @@ WARPFFT_API warpfft_status warpfft_release_cached(void) {
     wf_cache_release();
     return WARPFFT_SUCCESS;
 }
+
+wf_cache_item wf_cache_fft_item(const wf_device *dev, int dim, const int64_t n[3], int64_t ntransf,
+                                int precision, int type) {
+    wf_cache_item it;
+    memset(&it, 0, sizeof it);
+    it.kind = WF_CACHE_FFT;
+    it.dev = dev;
+    int64_t key[6] = {dim, n[0], n[1], n[2], ntransf, precision | (int64_t)type << 8};
+    memcpy(it.key, key, sizeof key);
+    return it;
+}

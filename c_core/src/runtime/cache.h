@@ -37,6 +37,12 @@ typedef struct wf_cache_item {
     size_t bytes[2];
 } wf_cache_item;
 
+/* An FFT item's identity: a cuFFT plan of `type` (WF_CUFFT_*) over the grid n (dim used),
+ * ntransf batched, precision, in dev's context. Every FFT item is keyed here, so that plans of
+ * one shape are shared (types 1 and 2, the Toeplitz kernel's grid) and plans of another
+ * transform type (real data's R2C/C2R) never are. */
+wf_cache_item wf_cache_fft_item(const wf_device *dev, int dim, const int64_t n[3], int64_t ntransf,
+                                int precision, int type);
 /* Looks for an idle item with want's kind, dev and key; on a hit moves it into *want (the
  * caller owns it now) and returns 1; else 0. */
 int wf_cache_take(wf_cache_item *want);
