@@ -257,6 +257,79 @@ static void test_decoding_edges(void) {
           err ? xla_msg : "no error", trace);
 }
 
+/* real_data (docs/real.md) in the options record: type 1 takes real strengths (float32 or
+ * float64) to the half modes, the last axis H = N1/2 + 1 (N1 the attribute n1, even or odd),
+ * type 2 the half modes to real values; each group's slice of the strengths is T M reals. A
+ * complex source of type 1, a real source of type 2, the full mode shape and type 3 are refused
+ * before anything is asked for. */
+static void test_real_data(void) {
+    static frame_store fs;
+    static const struct {
+        config cf;
+        int64_t H;
+        const char *want; /* the executes of the two groups (deterministic: one after the other) */
+    } ok[] = {
+        {{1, 2, WARPFFT_F32, 2, 2, 3, 5, 0, {7, 4, 1}},
+         4,
+         "execute P%d prec 1 src+0 out+0\n"
+         "setpts P%d prec 1 M 5 x+20 y+20 -\nexecute P%d prec 1 src+60 out+384\n"},
+        {{2, 1, WARPFFT_F64, 2, 1, 3, 5, 0, {6, 1, 1}},
+         4,
+         "execute P%d prec 2 out+0 src+0\nexecute P%d prec 2 out+120 src+192\n"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        const config *cf = &ok[i].cf;
+        XLA_FFI_CallFrame *f = frame_at(&fs, cf);
+        int f64 = cf->precision == WARPFFT_F64;
+        XLA_FFI_Buffer *strengths = &fs.buf[cf->type == 1 ? 0 : cf->dim + 1];
+        XLA_FFI_Buffer *modes = &fs.buf[cf->type == 1 ? cf->dim + 1 : 0];
+        strengths->dtype = f64 ? WF_XLA_F64 : WF_XLA_F32;
+        modes->dims[modes->rank - 1] = ok[i].H;
+        fs.opts.real_data = 1;
+        frame_opts(&fs);
+        warpfft_pool_clear();
+        arm(0, WARPFFT_SUCCESS);
+        XLA_FFI_Error *err = warpfft_xla_nufft(f);
+        char want[512];
+        int id = plan_ids;
+        snprintf(want, sizeof want, ok[i].want, id, id, id, id);
+        CHECK(err == NULL && strstr(trace, want),
+              "real_data type %d: %s\n-- made --\n%s-- "
+              "wanted in it --\n%s",
+              cf->type, err ? xla_msg : "no error", trace, want);
+        /* the same frame with the complex source of a complex plan, or the full modes */
+        for (int bad = 0; bad < 2; bad++) {
+            f = frame_at(&fs, cf);
+            if (bad == 0) {
+                fs.buf[0].dtype = cf->type == 1 ? (f64 ? WF_XLA_C128 : WF_XLA_C64)
+                                                : (f64 ? WF_XLA_F64 : WF_XLA_F32);
+            } else {
+                strengths->dtype = f64 ? WF_XLA_F64 : WF_XLA_F32;
+                modes->dims[modes->rank - 1] = cf->n[0];
+            }
+            fs.opts.real_data = 1;
+            frame_opts(&fs);
+            arm(0, WARPFFT_SUCCESS);
+            err = warpfft_xla_nufft(f);
+            const char *msg = bad == 0 ? "real_data type" : "real_data: the last axis halved";
+            CHECK(err == (XLA_FFI_Error *)&xla_error_token && strstr(xla_msg, msg) &&
+                      xla_errc == WF_XLA_ERR_INVALID_ARGUMENT && trace[0] == '\0',
+                  "real_data type %d, bad %d: %s, calls:\n%s", cf->type, bad,
+                  err ? xla_msg : "no error", trace);
+        }
+    }
+    const config t3 = {3, 2, WARPFFT_F32, 2, 2, 2, 5, 4, {1, 1, 1}};
+    XLA_FFI_CallFrame *f = frame_at(&fs, &t3);
+    fs.opts.real_data = 1;
+    frame_opts(&fs);
+    arm(0, WARPFFT_SUCCESS);
+    XLA_FFI_Error *err = warpfft_xla_nufft(f);
+    CHECK(err == (XLA_FFI_Error *)&xla_error_token && strstr(xla_msg, "types 1 and 2 only") &&
+              xla_errc == WF_XLA_ERR_UNIMPLEMENTED && trace[0] == '\0',
+          "real_data type 3: %s, calls:\n%s", err ? xla_msg : "no error", trace);
+    warpfft_pool_clear();
+}
+
 /* The created plan's "upsampfac U" and "hint H" from the trace; 0 when there is no create. */
 static int created_with(double *ups, long long *hint) {
     const char *c = strstr(trace, "create "), *u = c ? strstr(c, "upsampfac ") : NULL;
@@ -443,6 +516,7 @@ int main(void) {
     test_sets_out_of_memory();
     test_empty();
     test_decoding_edges();
+    test_real_data();
     test_upsampfac_default_and_points_hint();
     test_clear_during_call();
     test_no_waiting_behind_create();

@@ -197,13 +197,26 @@ static XLA_FFI_Error *take_buffers(XLA_FFI_CallFrame *f, wf_xla_call *c, int dim
                                 "warpfft: arguments must be buffers");
     if (!*src)
         return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT, "warpfft: arguments must be buffers");
-    if ((*src)->dtype == WF_XLA_C64 && (*out)->dtype == WF_XLA_C64)
+    /* real_data (types 1 and 2, docs/real.md): the strengths are real -- type 1's source,
+     * type 2's result -- and the modes complex of that precision */
+    int real = c->key.opts.real_data != 0;
+    int want_src32 = real && c->key.type == 1 ? WF_XLA_F32 : WF_XLA_C64;
+    int want_out32 = real && c->key.type == 2 ? WF_XLA_F32 : WF_XLA_C64;
+    int want_src64 = real && c->key.type == 1 ? WF_XLA_F64 : WF_XLA_C128;
+    int want_out64 = real && c->key.type == 2 ? WF_XLA_F64 : WF_XLA_C128;
+    if ((*src)->dtype == want_src32 && (*out)->dtype == want_out32)
         c->key.precision = WARPFFT_F32;
-    else if ((*src)->dtype == WF_XLA_C128 && (*out)->dtype == WF_XLA_C128)
+    else if ((*src)->dtype == want_src64 && (*out)->dtype == want_out64)
         c->key.precision = WARPFFT_F64;
-    else
+    else if (!real)
         return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                             "warpfft: source and result must both be complex64 or complex128");
+    else
+        return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
+                            "warpfft: real_data type %d: the %s must be float32 or float64 and "
+                            "the %s complex64 or complex128 of that precision",
+                            c->key.type, c->key.type == 1 ? "source" : "result",
+                            c->key.type == 1 ? "result" : "source");
     c->key.dim = dim;
     c->data = (*src)->data ? (*src)->data : (*out)->data;
     return NULL;
@@ -234,11 +247,13 @@ static XLA_FFI_Error *check_points(XLA_FFI_CallFrame *f, const wf_xla_call *c) {
 /* The bytes of one group's slice of c (T x M) and of fk (T x out[0] x out[1] x out[2]), for a
  * call with something to compute: its arrays exist, so these products fit; only an empty array
  * (a zero dimension beside huge ones, ruled out by the caller) could overflow them. They are
- * checked all the same: XLA's shapes are not ours. */
+ * checked all the same: XLA's shapes are not ours. With real_data (types 1 and 2) a c value is
+ * real, and out[0] is then the half mode count. */
 static XLA_FFI_Error *group_bytes(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t T, int64_t M,
                                   const int64_t out[3]) {
     int64_t cplx = c->key.precision == WARPFFT_F32 ? 8 : 16, cb, fb;
-    if (__builtin_mul_overflow(T, M, &cb) || __builtin_mul_overflow(cb, cplx, &cb) ||
+    int64_t cel = c->key.opts.real_data ? cplx / 2 : cplx; /* real strengths: half a complex */
+    if (__builtin_mul_overflow(T, M, &cb) || __builtin_mul_overflow(cb, cel, &cb) ||
         __builtin_mul_overflow(T, out[0], &fb) || __builtin_mul_overflow(fb, out[1], &fb) ||
         __builtin_mul_overflow(fb, out[2], &fb) || __builtin_mul_overflow(fb, cplx, &fb))
         return wf_xla_error(
@@ -252,7 +267,8 @@ static XLA_FFI_Error *group_bytes(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t 
 }
 
 /* Types 1 and 2: source, then dim point arrays (G or 1, M); strengths (G, T, M) and modes
- * (G, T, N3?, N2?, N1), type 1 from strengths to modes, type 2 back. n: attributes n1..n3. */
+ * (G, T, N3?, N2?, N1), type 1 from strengths to modes, type 2 back. n: attributes n1..n3.
+ * real_data: real strengths and the half modes (G, T, N3?, N2?, N1/2 + 1) (docs/real.md). */
 static XLA_FFI_Error *decode12(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t n[3]) {
     int type = c->key.type, dim = (int)f->args.size - 1;
     if (dim < 1 || dim > 3 || f->rets.size != 1 || f->rets.types[0] != WF_XLA_RET_BUFFER)
@@ -288,17 +304,20 @@ static XLA_FFI_Error *decode12(XLA_FFI_CallFrame *f, wf_xla_call *c, int64_t n[3
     int ok = modes->rank == 2 + dim && modes->dims[0] == G && modes->dims[1] == T &&
              strengths->rank == 3 && strengths->dims[0] == G && strengths->dims[1] == T &&
              strengths->dims[2] == M;
+    /* the mode array's extents, C order: with real_data the fastest is the half */
+    const int64_t ext[3] = {c->key.opts.real_data ? n[0] / 2 + 1 : n[0], n[1], n[2]};
     for (int d = 0; ok && d < dim; d++)
-        ok = modes->dims[1 + dim - d] == n[d];
+        ok = modes->dims[1 + dim - d] == ext[d];
     if (!ok)
         return wf_xla_error(f, WF_XLA_ERR_INVALID_ARGUMENT,
                             "warpfft: shapes do not match (G=%lld, T=%lld, M=%lld, modes %lld x "
-                            "%lld x %lld)",
-                            (long long)G, (long long)T, (long long)M, (long long)n[2],
-                            (long long)n[1], (long long)n[0]);
+                            "%lld x %lld%s)",
+                            (long long)G, (long long)T, (long long)M, (long long)ext[2],
+                            (long long)ext[1], (long long)ext[0],
+                            c->key.opts.real_data ? ", real_data: the last axis halved" : "");
     c->c = strengths, c->fk = modes;
     c->empty = G == 0 || T == 0;
-    return c->empty ? NULL : group_bytes(f, c, T, M, n);
+    return c->empty ? NULL : group_bytes(f, c, T, M, ext);
 }
 
 /* Type 3: source (G, T, M) complex, dim source coordinate arrays (G or 1, M) then dim target
@@ -382,6 +401,10 @@ static XLA_FFI_Error *run(XLA_FFI_CallFrame *f) {
     c.key.iflag = iflag >= 0 ? 1 : -1;
     c.key.eps = eps;
     c.key.opts.check_points = 0;
+    if (type == 3 && c.key.opts.real_data)
+        return wf_xla_error(f, WF_XLA_ERR_UNIMPLEMENTED,
+                            "warpfft: real_data is for types 1 and 2 only, not type 3 "
+                            "(docs/real.md)");
     if (type == 3)
         c.key.opts.modeord = 0; /* type 3 has no mode order: one pooled plan whatever it says */
     e = type == 3 ? decode3(f, &c) : decode12(f, &c, n);
