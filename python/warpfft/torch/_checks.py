@@ -12,6 +12,10 @@ have too. Layout is not required: the kernels copy what is not contiguous.
 
 Exceptions as warpfft.torch's functions raise them: TypeError for a dtype, ValueError for a
 shape or a device.
+
+Real data (``real``: the options record's real_data; _real.py): type 1's values are real
+(float32 or float64, the points' dtype) and its output the half modes; type 2's targets are the
+complex half modes (a last axis H >= 1) and its output real; type 3 refuses it.
 """
 
 import torch
@@ -23,6 +27,7 @@ import torch
 FIRST_DEVICE = 0
 
 _REAL = {torch.complex64: torch.float32, torch.complex128: torch.float64}
+_FLOAT = (torch.float32, torch.float64)
 
 
 def _devices(op, fake, named):
@@ -38,12 +43,21 @@ def _devices(op, fake, named):
                          "with .cuda(), or use a CPU NUFFT for CPU tensors)")
 
 
-def _points(op, points, data, what):
+def _points(op, points, data, what, real_data=False):
     """(D, M) of points (D, M) -- or (S, D, M), S point sets (batched points), S dividing the
-    batch of `data` -- of the real dtype of `data` (complex64 or complex128)."""
-    real = _REAL.get(data.dtype)
+    batch of `data` -- of the real dtype of `data` (complex64 or complex128; real_data: type 1's
+    real values, float32 or float64, are that dtype themselves)."""
+    if real_data:
+        real = data.dtype if data.dtype in _FLOAT else None
+        if real is None:
+            raise TypeError(f"{op}: real_data: {what} must be real, float32 or float64 (real "
+                            f"strengths in, complex half modes out), not {data.dtype}")
+    else:
+        real = _REAL.get(data.dtype)
     if real is None:
-        raise TypeError(f"{op}: {what} must be complex64 or complex128, not {data.dtype}")
+        hint = (" (real_data: type 2 takes the complex half modes and returns real values)"
+                if data.dtype in _FLOAT else "")
+        raise TypeError(f"{op}: {what} must be complex64 or complex128, not {data.dtype}{hint}")
     if points.dtype != real:
         raise TypeError(f"{op}: points have dtype {points.dtype} but {what} are {data.dtype}: "
                         f"points must be {real}")
@@ -71,16 +85,19 @@ def _values(op, values, M):
 # for fake and meta tensors, passes.
 
 
-def nufft1(points, values, n_modes, fake=False):
-    """points (D, M) (or (S, D, M)), values (B, M), n_modes D positive ints, all on one CUDA device."""
+def nufft1(points, values, n_modes, fake=False, real=False):
+    """points (D, M) (or (S, D, M)), values (B, M), n_modes D positive ints, all on one CUDA device.
+    real: values real (real_data), of the points' dtype."""
     if not fake and points.ndim == 2 and values.ndim == 2:  # (batched points: the full check)
         D, M = points.shape
-        if (_REAL.get(values.dtype) is points.dtype and values.shape[1] == M
+        want = (values.dtype if values.dtype in _FLOAT else None) if real else _REAL.get(
+            values.dtype)
+        if (want is points.dtype and values.shape[1] == M
                 and 0 < len(n_modes) == D <= 3 and min(n_modes) > 0
                 and points.get_device() == values.get_device() >= FIRST_DEVICE):
             return
     op = "warpfft.nufft1"
-    D, M = _points(op, points, values, "values")
+    D, M = _points(op, points, values, "values", real)
     _values(op, values, M)
     if len(n_modes) != D or min(n_modes) < 1:
         raise ValueError(f"{op}: n_modes {list(n_modes)} must be {D} positive ints for "
@@ -88,10 +105,12 @@ def nufft1(points, values, n_modes, fake=False):
     _devices(op, fake, (("points", points), ("values", values)))
 
 
-def nufft2(points, targets, fake=False):
-    """points (D, M), targets (B, N1[, N2[, N3]]) with D mode axes, on one CUDA device."""
+def nufft2(points, targets, fake=False, real=False):
+    """points (D, M), targets (B, N1[, N2[, N3]]) with D mode axes, on one CUDA device. real:
+    targets are the half modes, the last axis H >= 1 (a plan of N = 2H - 1)."""
     if (not fake and points.ndim == 2 and _REAL.get(targets.dtype) is points.dtype
             and 0 < points.shape[0] <= 3 and targets.ndim == points.shape[0] + 1
+            and (not real or targets.shape[-1] > 0)
             and points.get_device() == targets.get_device() >= FIRST_DEVICE):
         return
     op = "warpfft.nufft2"
@@ -99,13 +118,20 @@ def nufft2(points, targets, fake=False):
     if targets.ndim != D + 1:
         raise ValueError(f"{op}: targets have shape {tuple(targets.shape)}, not (B, N1, ..) with "
                          f"the {D} mode axes of {D}D points")
+    if real and targets.shape[-1] < 1:
+        raise ValueError(f"{op}: real_data: targets {tuple(targets.shape)} are half modes, the "
+                         "last axis H = N//2 + 1 >= 1")
     _devices(op, fake, (("points", points), ("targets", targets)))
 
 
-def nufft3(points, values, targets, fake=False):
+def nufft3(points, values, targets, fake=False, real=False):
     """points (D, M), values (B, M), targets (D, K) of the points' dtype, on one CUDA device.
-    (Type 3 sets points on every call: no fast path, its own cost dwarfs this one's.)"""
+    (Type 3 sets points on every call: no fast path, its own cost dwarfs this one's.) real: the
+    options ask for real_data, which type 3 does not take."""
     op = "warpfft.nufft3"
+    if real:
+        raise ValueError(f"{op}: real_data is for types 1 and 2 only (docs/real.md); type 3 "
+                         "takes complex strengths")
     D, M = _points(op, points, values, "values")
     _values(op, values, M)
     if targets.dtype != points.dtype:

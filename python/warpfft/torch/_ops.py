@@ -14,7 +14,10 @@ The plan options cross as one argument, ``opts``: the warpfft_opts record the ca
 through the C library's option table, its bytes in hex (``_options.to_hex``; ``op_options``
 makes one from keywords), so a new option changes no schema here. The ops read from it what
 their rules need (mode order, method, deterministic) and set the per-call fields (device,
-stream, points_hint) through the table.
+stream, points_hint) through the table. Real data (the record's real_data; _real.py): nufft1
+takes real values (B, M) and returns the complex half modes (B, N1, .., ND//2 + 1) of a plan of
+n_modes; nufft2 takes the half modes (B, N1, .., H) and returns real values (B, M) (a plan of
+N = 2H - 1 along the last axis); their outputs, fake shapes, checks and formulas follow it.
 
 Registration style (chosen for per-call cost; python/bench/dispatch.py measures it): the ops
 are defined with ``torch.library.Library`` -- schema, a kernel for the CPU and CUDA keys, a fake
@@ -36,7 +39,7 @@ import torch
 from .. import _errors
 from .. import _lib as native
 from .. import _options
-from . import _checks, _sets
+from . import _checks, _real, _sets
 
 # Plans come from the C library's live-plan pool (warpfft_pool_acquire / _release: shared with
 # the one-call functions and the JAX handler; its limits, clears and eviction are the pool's).
@@ -79,6 +82,8 @@ def _points_sig(p):
 
 
 _PRECISION = {torch.complex64: native.F32, torch.complex128: native.F64}
+# _run's: a real-data op's real tensor (type 1's values, type 2's output) has its plan's precision
+_RUN_PRECISION = {**_PRECISION, torch.float32: native.F32, torch.float64: native.F64}
 
 
 def _precision(dtype):
@@ -235,7 +240,7 @@ def _run(nufft_type, points, src, out, modes, isign, eps, opts, reuse_points=Tru
     still holds its points) + execute, on torch's current stream of the tensors' device."""
     device = _device_of(src)
     stream = _stream_of(device)
-    prec = _precision(src.dtype)
+    prec = _RUN_PRECISION.get(src.dtype) or _precision(src.dtype)  # (F32, F64: 1, 2)
     if points.ndim == 2:  # (inline: this runs on every call)
         S, (D, M) = 1, points.shape
     else:  # S point sets (batched points)
@@ -335,31 +340,45 @@ _BACKENDS = ("CUDA", "CPU")
 
 
 def _nufft1_impl(points, values, n_modes, isign, eps, opts, reuse_points=True):
-    _checks.nufft1(points, values, n_modes)
-    out = torch.empty((values.shape[0], *n_modes), dtype=values.dtype, device=values.device)
+    if _real.is_real(opts):
+        _checks.nufft1(points, values, n_modes, real=True)
+        out = torch.empty((values.shape[0], *_real.half(n_modes)),
+                          dtype=_real.COMPLEX[values.dtype], device=values.device)
+    else:
+        _checks.nufft1(points, values, n_modes)
+        out = torch.empty((values.shape[0], *n_modes), dtype=values.dtype, device=values.device)
     if values.shape[-1] == 0:
         return out.zero_()
     return _run(1, points, values, out, n_modes, isign, eps, _op_opts(opts, 1), reuse_points)
 
 
 def _nufft1_fake(points, values, n_modes, isign, eps, opts, reuse_points=True):
+    if _real.is_real(opts):
+        _checks.nufft1(points, values, n_modes, fake=True, real=True)
+        return values.new_empty((values.shape[0],) + _real.half(n_modes),
+                                dtype=_real.COMPLEX[values.dtype])
     _checks.nufft1(points, values, n_modes, fake=True)
     return values.new_empty((values.shape[0],) + tuple(n_modes))
 
 
 def _nufft2_impl(points, targets, isign, eps, opts, reuse_points=True):
-    _checks.nufft2(points, targets)
+    real = _real.is_real(opts)
+    _checks.nufft2(points, targets, real=real)
     M = points.shape[-1]
-    out = torch.empty((targets.shape[0], M), dtype=targets.dtype, device=targets.device)
+    dtype, modes = targets.dtype, targets.shape[1:]
+    if real:
+        dtype, modes = _real.REAL[dtype], _real.full(modes)
+    out = torch.empty((targets.shape[0], M), dtype=dtype, device=targets.device)
     if M == 0:
         return out
-    return _run(2, points, targets, out, targets.shape[1:], isign, eps, _op_opts(opts, 2),
-                reuse_points)
+    return _run(2, points, targets, out, modes, isign, eps, _op_opts(opts, 2), reuse_points)
 
 
 def _nufft2_fake(points, targets, isign, eps, opts, reuse_points=True):
-    _checks.nufft2(points, targets, fake=True)
-    return targets.new_empty((targets.shape[0], points.shape[-1]))
+    real = _real.is_real(opts)
+    _checks.nufft2(points, targets, fake=True, real=real)
+    dtype = _real.REAL[targets.dtype] if real else targets.dtype
+    return targets.new_empty((targets.shape[0], points.shape[-1]), dtype=dtype)
 
 
 # ---- autograd ------------------------------------------------------------------------------
@@ -393,6 +412,8 @@ def _setup1(ctx, inputs, output):
 
 
 def _backward1(ctx, grad):
+    if _real.is_real(ctx.rest[2]):
+        return _real.backward1(ctx, grad)
     # f_k = sum_j c_j e^{i s k.x_j}. grad_c = A^H g: a type 2 with sign -s. For the points,
     # dL/dx_dj = Re(conj(c_j) * sum_k (-i s k_d) g_k e^{-i s k.x_j}): type 2 of the ramped g.
     (points, values), s, eps, opts = _saved(ctx)
@@ -421,6 +442,8 @@ def _setup2(ctx, inputs, output):
 
 
 def _backward2(ctx, grad):
+    if _real.is_real(ctx.rest[2]):
+        return _real.backward2(ctx, grad)
     # c_j = sum_k f_k e^{i s k.x_j}. grad_f = A^H g: a type 1 with sign -s. For the points,
     # dL/dx_dj = Re(conj(g_j) * sum_k (i s k_d) f_k e^{i s k.x_j}): type 2 of the ramped f.
     (points, targets), s, eps, opts = _saved(ctx)
@@ -485,14 +508,14 @@ def _run3(points, values, targets, out, isign, eps, opts):
 def _nufft3_impl(points, values, targets, isign, eps, opts):
     """f[b, k] = sum_j values[b, j] exp(i isign (targets[:, k] . points[:, j])); points (D, M),
     values (B, M), targets (D, K) -> (B, K)."""
-    _checks.nufft3(points, values, targets)
+    _checks.nufft3(points, values, targets, real=_real.is_real(opts))
     out = torch.empty((values.shape[0], targets.shape[-1]), dtype=values.dtype,
                       device=values.device)
     return _run3(points, values, targets, out, isign, eps, _op_opts(opts, 3))
 
 
 def _nufft3_fake(points, values, targets, isign, eps, opts):
-    _checks.nufft3(points, values, targets, fake=True)
+    _checks.nufft3(points, values, targets, fake=True, real=_real.is_real(opts))
     return values.new_empty((values.shape[0], targets.shape[-1]))
 
 
