@@ -25,6 +25,14 @@ float64). They run on torch's current CUDA stream of the tensors' device.
 An eager type-1/2 call with no gradient to record (plain tensors, no mode or transform active)
 runs the op's kernel directly instead of through the dispatcher (see :func:`_direct`).
 
+**Real data** (``real_data=True``, docs/real.md; types 1 and 2): ``finufft_type1(points,
+values, (N1, N2), real_data=True)`` takes real values (float32 or float64, the points' dtype)
+and returns the complex half modes (..., N1, N2//2 + 1) -- the last axis halved as
+torch.fft.rfftn halves it, k = 0 .. N2//2 along it whatever modeord; ``finufft_type2(points,
+half, real_data=True)`` takes such half modes (..., N1, H) and returns real values (..., M),
+Re(sum over the half of a_k f_k e^{..}) with a_k = 2 for k_last > 0 (planned with N = 2H - 1).
+Both have autograd for the values and the points; type 3 and the Toeplitz operator refuse it.
+
 **Determinism.** By default types 1 and 3 spread with float atomics: results (and type 2's
 gradients) may differ in the last bits from run to run. Under
 ``torch.use_deterministic_algorithms(True)``, or with the keyword ``deterministic=True``, every
@@ -76,7 +84,7 @@ import torch as _torch
 from .. import _lib as _native
 from .. import _options as _table
 from .._args import effective_eps
-from . import _ops
+from . import _ops, _real
 from ._ops import clear_cache as clear_plan_cache
 from ._ops import nufft1_op, nufft2_op, nufft3_op
 from ._toeplitz import Toeplitz, toeplitz
@@ -94,8 +102,7 @@ OWN_DEFAULTS = {"modeord": 1}
 _CPU = {"nthreads", "fftw", "spread_sort", "spread_kerevalmeth", "spread_kerpad",
         "spread_thread", "maxbatchsize", "spread_nthr_atomic", "spread_max_sp_size", "chkbnds",
         "showwarn", "spread_debug"}
-# real_data: not in the ops yet (warpfft.Plan and the one-call functions take it; docs/real.md)
-_MUST_BE_DEFAULT = {"gpu_sort", "gpu_spreadinterponly", "debug", "gpu_debug", "real_data"}
+_MUST_BE_DEFAULT = {"gpu_sort", "gpu_spreadinterponly", "debug", "gpu_debug"}
 _PER_CALL = {"check_points", "points_hint"}  # set by the ops (unchecked points; the call's M)
 
 
@@ -187,15 +194,36 @@ def op_options(dim, **kwargs):
     return _options_hex(kwargs, dim)
 
 
-def _check(points, data, what):
+def _real_data(kwargs):
+    """Whether the keywords ask for real_data (a value the option table refuses raises when the
+    options are parsed)."""
+    v = kwargs.get("real_data")
+    if v is None or isinstance(v, (str, bytes, float)):
+        return False
+    try:
+        return bool(v)  # bools, ints and numpy's, as the table reads them
+    except (TypeError, ValueError):
+        return False
+
+
+def _check(points, data, what, real=False):
+    """points as (D, M) or (S, D, M), checked against `data`: complex64 / complex128 with points
+    of its real dtype; real (type 1 with real_data): real values, the points' dtype."""
     if not isinstance(points, _torch.Tensor) or not isinstance(data, _torch.Tensor):
         raise TypeError(f"points and {what} must be torch tensors")
-    if data.dtype == _torch.complex64:
+    if real:
+        if data.dtype not in _real.COMPLEX:
+            raise TypeError(f"real_data=True: type 1 takes real {what} (float32 or float64), "
+                            f"not {data.dtype}")
+        want = data.dtype
+    elif data.dtype == _torch.complex64:
         want = _torch.float32
     elif data.dtype == _torch.complex128:
         want = _torch.float64
     else:
-        raise TypeError(f"{what} must be complex64 or complex128, not {data.dtype}")
+        hint = (" (real_data=True: type 1 takes real values; type 2 takes the complex half "
+                "modes and returns real values)" if data.dtype in _real.COMPLEX else "")
+        raise TypeError(f"{what} must be complex64 or complex128, not {data.dtype}{hint}")
     if points.dtype != want:
         raise TypeError(f"points have dtype {points.dtype} but {what} are {data.dtype}: points "
                         f"must be {want}")
@@ -290,10 +318,12 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
     (D = 1) or a tuple of D ints. Returns (..., *output_shape). Keywords: eps (1e-6), isign
     (-1), modeord (1: FFT order), upsampfac or gpu_upsampfac (0: chosen per plan for M
     points; or any value in [1.25, 3]), deterministic (False; True: the same bits every run,
-    also under torch.use_deterministic_algorithms(True)), and cufinufft's gpu_* option names
-    where they apply.
+    also under torch.use_deterministic_algorithms(True)), real_data (False; True: values real,
+    float32 or float64, and the result the complex half modes (..., N1, .., ND//2 + 1): the
+    module's doc), and cufinufft's gpu_* option names where they apply.
     """
-    points = _check(points, values, "values")
+    real = _real_data(finufftkwargs)
+    points = _check(points, values, "values", real)
     D, M = points.shape[-2:]
     if isinstance(output_shape, int):
         if D != 1:
@@ -304,37 +334,47 @@ def finufft_type1(points, values, output_shape, **finufftkwargs):
         raise ValueError(f"output_shape {output_shape} must be {D} positive ints")
     _check_values(values, M)
     compiling = _torch.compiler.is_compiling()
-    eps, isign, opts = _options(finufftkwargs, D, values.device,
-                                _ops._precision(values.dtype), compiling)
+    cdtype = _real.COMPLEX[values.dtype] if real else values.dtype
+    eps, isign, opts = _options(finufftkwargs, D, values.device, _ops._precision(cdtype),
+                                compiling)
     batch = values.shape[:-1]
     if points.ndim == 3:
         _check_sets(points, batch, "values")
-    _validate(1, output_shape, batch, eps, values.dtype, opts, compiling)
+    _validate(1, output_shape, batch, eps, cdtype, opts, compiling)
     _check_device(points, values, "values")
     if values.ndim != 2:  # (B, M) already: no view to make (nor to undo below)
         values = values.reshape(-1, M)
     op = _ops._nufft1_impl if not compiling and _direct(points, values) else nufft1_op
     out = op(points, values, list(output_shape), isign, eps, opts, not points.requires_grad)
-    return out if len(batch) == 1 else out.reshape(batch + output_shape)
+    if len(batch) == 1:
+        return out
+    return out.reshape(batch + (_real.half(output_shape) if real else output_shape))
 
 
 def finufft_type2(points, targets, **finufftkwargs):
     """Type 2 (uniform to non-uniform): c[j] = sum_k f[k] exp(isign * i * k . x_j).
 
     points: (D, M) (or (M,)) real; targets: complex (..., N1[, N2[, N3]]). Returns (..., M).
-    Keywords as :func:`finufft_type1`.
+    Keywords as :func:`finufft_type1`; real_data=True: targets are the half modes
+    (..., N1, .., H), H = N//2 + 1 along the last axis (k = 0 .. H - 1), and the result is real,
+    Re(sum over the half of a_k f_k exp(..)), a_k = 2 for k_last > 0.
     """
+    real = _real_data(finufftkwargs)
     points = _check(points, targets, "targets")
     D, M = points.shape[-2:]
     if targets.ndim < D:
         raise ValueError(f"targets have shape {tuple(targets.shape)}: need {D} mode axes")
+    if real and targets.shape[-1] < 1:
+        raise ValueError(f"real_data=True: targets {tuple(targets.shape)} are half modes; the "
+                         "last axis H = N//2 + 1 must be at least 1")
     compiling = _torch.compiler.is_compiling()
     eps, isign, opts = _options(finufftkwargs, D, targets.device,
                                 _ops._precision(targets.dtype), compiling)
     batch, modes = targets.shape[:targets.ndim - D], targets.shape[targets.ndim - D:]
     if points.ndim == 3:
         _check_sets(points, batch, "targets")
-    _validate(2, modes, batch, eps, targets.dtype, opts, compiling)
+    _validate(2, _real.full(modes) if real else modes, batch, eps, targets.dtype, opts,
+              compiling)
     _check_device(points, targets, "targets")
     if targets.ndim != D + 1:  # (B, N1, ..) already: no view to make (nor to undo below)
         targets = targets.reshape((-1,) + tuple(modes))
@@ -351,6 +391,9 @@ def finufft_type3(points, values, targets, **finufftkwargs):
     real, the frequencies s_k. Returns (..., K). Keywords as :func:`finufft_type1` (modeord
     does not apply). Differentiable with respect to the values, the points and the targets.
     """
+    if _real_data(finufftkwargs):
+        raise ValueError("real_data=True is for types 1 and 2 (docs/real.md): type 3 takes "
+                         "complex strengths")
     points = _check(points, values, "values")
     if not isinstance(targets, _torch.Tensor):
         raise TypeError("targets must be a torch tensor")

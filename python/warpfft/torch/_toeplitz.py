@@ -137,6 +137,11 @@ def _weights(weights, M, cdtype, device):
 def _problem(points, n_modes, weights, dtype, kwargs):
     """The checked arguments of an operator: points (D, M), n_modes, the weights' kind and
     tensor, eps (the C rule, warned), isign and the options record in hex."""
+    from . import _real_data
+
+    if _real_data(kwargs):  # (the C library refuses it too, less plainly)
+        raise ValueError("real_data=True is for the type 1 and 2 NUFFTs (docs/real.md): the "
+                         "Toeplitz operator takes complex modes")
     n_modes = tuple(int(n) for n in n_modes)
     points = _points(points, dtype)
     D, M = points.shape
