@@ -306,7 +306,8 @@ def test_gradcheck_batched_points_fake(fake_c):
     assert torch.autograd.gradcheck(lambda p, f: wt.finufft_type2(p, f, **kw), (p, f))
 
 
-def test_torch_compile_fake(fake_c):
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_torch_compile_fake(fake_c, dynamic):
     """torch.compile (fullgraph, aot_eager: the fake implementations' shapes and dtypes) gives
     eager's values and gradients."""
     torch._dynamo.reset()
@@ -317,7 +318,7 @@ def test_torch_compile_fake(fake_c):
         f = wt.finufft_type1(p, v, (6, 6), eps=1e-12, real_data=True)
         return wt.finufft_type2(p, f * 0.5, eps=1e-12, real_data=True)
 
-    compiled = torch.compile(fn, fullgraph=True, backend="aot_eager")
+    compiled = torch.compile(fn, fullgraph=True, backend="aot_eager", dynamic=dynamic)
     p1, v1 = p.clone().requires_grad_(True), v.clone().requires_grad_(True)
     p2, v2 = p.clone().requires_grad_(True), v.clone().requires_grad_(True)
     a, b = fn(p1, v1), compiled(p2, v2)
