@@ -177,6 +177,7 @@ int main(void) {
     test_sets_switching();
     test_sets_arguments();
     test_points_width();
+    test_late_gm();
     test_real_data();
     test_stable_passes();
     test_type3_steady_calls();

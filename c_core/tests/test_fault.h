@@ -160,6 +160,7 @@ void test_module_without_images(void);
 
 /* ---- test_fault_calls.c ---- */
 void test_steady_calls(void);
+void test_late_gm(void);
 /* The stable sort's three radix passes on the stand-in (bounds-checked scratch). */
 void test_stable_passes(void);
 

@@ -291,3 +291,60 @@ void test_steady_calls(void) {
     /* upsampfac 1.25 leaves width 9 a candidate 8 at these sizes (test_fault.c's configs) */
     CHECK(n_multi_width >= 4, "%d configurations run several widths", n_multi_width);
 }
+
+/* A 3D f64 type-2 plan of method AUTO without points_hint keeps SM, and setpts interpolates by
+ * GM when its M gives fewer than WF_GM_DENSITY points per fine-grid cell (bins.c, wf_late_gm):
+ * the launches of each execute and plan_info's method follow the points given, with no host
+ * wait in setpts; with a hint the plan's choice stands whatever M. */
+void test_late_gm(void) {
+    const int64_t n[3] = {8, 8, 8};
+    for (int hint = 0; hint <= 1; hint++) {
+        warpfft_opts o;
+        warpfft_opts_default(&o);
+        o.upsampfac = 2.0;
+        o.points_hint = hint ? 100000 : 0; /* dense: SM at creation */
+        warpfft_plan plan = NULL;
+        int st = warpfft_plan_create(2, 3, n, -1, 1, 1e-6, WARPFFT_F64, &o, &plan);
+        CHECK(st == 0, "create: %s", warpfft_last_error());
+        if (st != 0)
+            return;
+        warpfft_plan_info info;
+        warpfft_plan_get_info(plan, &info);
+        CHECK(info.method == WARPFFT_METHOD_SM, "hint %d: method %d before setpts", hint,
+              info.method);
+        int64_t fine = info.n_fine[0] * info.n_fine[1] * info.n_fine[2];
+        int64_t ms[2] = {fine / 50, fine / 2}; /* densities 0.02 and 0.5 */
+        void *x = NULL, *y = NULL, *z = NULL, *c = NULL, *fk = NULL;
+        size_t pb = (size_t)ms[1] * 8;
+        int ok = warpfft_malloc(0, pb, &x) == 0 && warpfft_malloc(0, pb, &y) == 0 &&
+                 warpfft_malloc(0, pb, &z) == 0 && warpfft_malloc(0, 2 * pb, &c) == 0 &&
+                 warpfft_malloc(0, 16 * 512, &fk) == 0;
+        CHECK(ok, "malloc: %s", warpfft_last_error());
+        for (int i = 0; ok && i < 2; i++) {
+            char module[WF_SI_NAME_MAX], gm[WF_SI_NAME_MAX], sm[WF_SI_NAME_MAX];
+            wf_si_names(3, WARPFFT_F64, 0, info.width, "interp", "gm", module, gm);
+            wf_si_names(3, WARPFFT_F64, 0, info.width, "interp", "sm", module, sm);
+            arm(0);
+            st = warpfft_setpts(plan, WARPFFT_F64, ms[i], x, y, z);
+            CHECK(st == 0 && count_lines(logged(), "cuStreamSynchronize") == 0,
+                  "setpts of %lld points (status %d) waited or failed:\n%s", (long long)ms[i], st,
+                  got);
+            arm(0);
+            st = warpfft_execute(plan, WARPFFT_F64, c, fk);
+            int want_gm = !hint && i == 0;
+            logged();
+            CHECK(st == 0 && (strstr(got, gm) != NULL) == want_gm &&
+                      (strstr(got, sm) != NULL) == !want_gm,
+                  "hint %d, %lld points: execute (status %d) called\n%s", hint, (long long)ms[i],
+                  st, got);
+            warpfft_plan_get_info(plan, &info);
+            CHECK(info.method == (want_gm ? WARPFFT_METHOD_GM : WARPFFT_METHOD_SM),
+                  "hint %d, %lld points: info.method %d", hint, (long long)ms[i], info.method);
+        }
+        void *bufs[] = {x, y, z, c, fk};
+        for (int i = 0; i < 5; i++)
+            warpfft_free(0, bufs[i]);
+        destroy_plan(plan);
+    }
+    warpfft_release_cached();
+}

@@ -33,6 +33,9 @@
 typedef struct wf_params {
     int type, dim, precision; /* precision: WARPFFT_F32 / WARPFFT_F64 */
     int method;               /* WARPFFT_METHOD_GM, _SM or _OD (never AUTO) */
+    int interp_gm_late;       /* AUTO chose SM for a type 2 that the GM rule may serve but had
+                               * no points_hint: setpts takes GM for interpolation when its M
+                               * gives a density below WF_GM_DENSITY (bins.c, wf_late_gm) */
     int deterministic;        /* opts.deterministic: OD spreading and the stable sort (bins.c) */
     int modeord;
     int spreadinterponly;  /* 1: spread/interp only on fk itself (n_fine = n_modes; nufft12_exec.c)

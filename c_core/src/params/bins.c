@@ -190,15 +190,31 @@ int wf_fit_smr_bins(int dim, int32_t bs[3], int width, int nr, int max_warps) {
  * is unknown and SM stays. */
 #define WF_GM_DENSITY 0.2
 
+/* The problems the GM rule is about; its density test is gm_sparse. */
+static int gm_rule_applies(int type, int dim, int precision) {
+    return type == 2 && dim == 3 && precision == WARPFFT_F64;
+}
+
+static int gm_sparse(double density) {
+    return density > 0.0 && density < WF_GM_DENSITY;
+}
+
 int wf_auto_method(int type, int dim, int precision, int width, int sm_fits, int deterministic,
                    double density) {
     (void)width;
     if (deterministic && type == 1)
         return WARPFFT_METHOD_OD;
-    if (type == 2 && dim == 3 && precision == WARPFFT_F64 && density > 0.0 &&
-        density < WF_GM_DENSITY)
+    if (gm_rule_applies(type, dim, precision) && gm_sparse(density))
         return WARPFFT_METHOD_GM;
     return sm_fits ? WARPFFT_METHOD_SM : WARPFFT_METHOD_GM;
+}
+
+/* Without a hint the density is known at setpts, from M: the N1t2 row of docs/performance.md's
+ * density table (256^3 f64, M = 1.7e6 normal points, sigma 1.76 w9, density 0.018) executed in
+ * 14.1 ms with SM and 8.4 with GM (H100, 2026-12-07, one call), where a plan made without
+ * points_hint had kept SM; at density 0.18 (N3t2, U3t2) the two were within 2%. */
+int wf_late_gm(const wf_params *p, int64_t M) {
+    return p->interp_gm_late && M > 0 && gm_sparse((double)M / (double)p->fine_prod);
 }
 
 /* ---------------------------------------------------------------- OD (output-driven) */
@@ -442,6 +458,7 @@ warpfft_status wf_params_set_method(wf_params *p, const warpfft_opts *o, size_t 
     p->maxsub = o->max_subprob > 0 ? o->max_subprob : WF_DEFAULT_MAXSUB;
     p->od_tile[0] = p->od_tile[1] = p->od_tile[2] = 0;
     p->od_nwarps = p->od_pitch = 0;
+    p->interp_gm_late = 0;
     warpfft_status st = check_method_request(p, o->method);
     if (st != WARPFFT_SUCCESS)
         return st;
@@ -461,6 +478,8 @@ warpfft_status wf_params_set_method(wf_params *p, const warpfft_opts *o, size_t 
     if (m == WARPFFT_METHOD_SM && !fits)
         return sm_unfit(p, sm, sm_bytes, limit);
     p->method = m;
+    p->interp_gm_late = o->method == WARPFFT_METHOD_AUTO && m == WARPFFT_METHOD_SM &&
+                        p->points_hint <= 0 && gm_rule_applies(p->type, p->dim, p->precision);
     if (m == WARPFFT_METHOD_SM) {
         memcpy(p->bin_size, sm, sizeof sm);
         p->tile_bytes = sm_bytes;

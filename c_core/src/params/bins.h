@@ -76,6 +76,9 @@ int wf_fit_smr_bins(int dim, int32_t bs[3], int width, int nr, int max_warps);
  * grid, 0 when there is no hint); else SM where its tile fits, else GM. */
 int wf_auto_method(int type, int dim, int precision, int width, int sm_fits, int deterministic,
                    double density);
+/* Whether setpts of M points per set interpolates by GM on a plan with p.interp_gm_late (the
+ * rule of wf_auto_method, with the density of the points given). */
+int wf_late_gm(const wf_params *p, int64_t M);
 /* The OD launch shape of a (dim, precision, width; real 1 for real data, whose row pitch
  * counts real values): warp tile, default bins, warps per block and row pitch, from the H100
  * measurements in bins.c (unused dims 1). */

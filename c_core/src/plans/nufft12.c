@@ -327,6 +327,7 @@ static warpfft_status build(wf_nufft12 *n, wf_create_times *t) {
     /* the widths the points may take (host work, while those modules load), and their modules */
     warpfft_status st = wf_spreader_width_plan(&n->sp);
     wf_spreader_width_modules(&n->sp, &wmods);
+    wf_spreader_gm_modules(&n->sp, &wmods);
     if (st == WARPFFT_SUCCESS && wmods.n > 0)
         st = wf_modules_start(&n->ex, &wmods, &loading_w);
     double t_pre = now_ms(); /* loads done here unless they run beside what follows */

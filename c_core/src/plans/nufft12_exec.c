@@ -46,6 +46,8 @@ void wf_nufft12_info(const wf_nufft12 *n, warpfft_plan_info *info) {
     info->n_points = n->has_points ? n->sp.M : -1;
     info->n_sets = n->has_points ? n->sp.n_sets : -1;
     info->workspace_bytes = wf_nufft12_workspace(n);
+    if (n->has_points && n->sp.use_gm) /* the points' interpolation (p.interp_gm_late) */
+        info->method = WARPFFT_METHOD_GM;
     /* the width the points took, once read back (a checked setpts or setpts_check); else the
      * plan's, the widest it runs with (spreader_width.c) */
     const wf_pwidth *pw = &n->sp.pw;

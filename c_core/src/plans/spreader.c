@@ -204,6 +204,27 @@ void wf_spreader_modules(const wf_params *p, int ops, wf_module_set *s) {
         wf_module_set_add(s, "sort_stable");
 }
 
+/* The widths a spreader runs, narrowest first (p.width last; spreader_width.c). */
+static int n_widths(const wf_spreader *sp) {
+    return sp->pw.n_w > 1 ? sp->pw.n_w : 1;
+}
+
+static int width_at(const wf_spreader *sp, int i) {
+    return sp->pw.n_w > 1 ? sp->pw.width[i] : sp->p.width;
+}
+
+void wf_spreader_gm_modules(const wf_spreader *sp, wf_module_set *s) {
+    const wf_params *p = &sp->p;
+    char module[WF_SI_NAME_MAX], entry[WF_SI_NAME_MAX];
+    if (!p->interp_gm_late || !(sp->ops & WF_SI_INTERP))
+        return;
+    for (int i = 0; i < n_widths(sp); i++) {
+        wf_si_names(p->dim, p->precision, p->real_data, width_at(sp, i), "interp", "gm", module,
+                    entry);
+        wf_module_set_add(s, "%s", module);
+    }
+}
+
 void wf_spreader_init(wf_spreader *sp, const wf_params *p, const wf_exec *ex, int ops) {
     *sp = (wf_spreader){0};
     sp->p = *p;
@@ -302,6 +323,12 @@ warpfft_status wf_spreader_kernels(wf_spreader *sp) {
     }
     if (st == WARPFFT_SUCCESS && sp->pw.n_w > 1) /* the narrower widths' (spreader_width.c) */
         st = wf_spreader_width_kernels(sp, m->shared_tile ? set_shared_limit : NULL);
+    int late_gm = p->interp_gm_late && (sp->ops & WF_SI_INTERP); /* wf_spreader_gm_modules */
+    for (int i = 0; late_gm && i < n_widths(sp) && st == WARPFFT_SUCCESS; i++) {
+        wf_si_names(p->dim, p->precision, p->real_data, width_at(sp, i), "interp", "gm", module,
+                    name);
+        st = wf_kernel_load(&sp->ex, module, name, &sp->k_gm[i]);
+    }
     return st;
 }
 
@@ -367,20 +394,24 @@ static warpfft_status run_si(wf_spreader *sp, int dir, CUdeviceptr c, CUdevicept
     if (!(sp->ops & (1 << dir)))
         return wf_error(WARPFFT_ERR_INTERNAL, "the spreader was made without its %s kernel",
                         op_names[dir]);
-    int n_w = sp->pw.n_w > 1 ? sp->pw.n_w : 1;
+    int n_w = n_widths(sp);
     CUdeviceptr w_sel = n_w > 1 ? sp->result.ptr + offsetof(wf_setpts_result, w_sel) : 0;
+    /* GM for these points' interpolation (p.interp_gm_late, chosen at setpts) */
+    int gm = dir == 1 && sp->use_gm;
+    const si_method *m = gm ? &si_methods[0] : method_of(p);
     warpfft_status st = WARPFFT_SUCCESS;
     for (int i = 0; i < n_w && st == WARPFFT_SUCCESS; i++) {
         double b = n_w > 1 ? sp->pw.beta[i] : p->beta;
         float beta_f = (float)b; /* the kernel's T beta: pass exactly sizeof(T) */
         double beta_d = b;
-        si_call k = {wf_spreader_width_kernel(sp, i, dir),
+        const wf_kernel *kern = gm ? &sp->k_gm[i] : wf_spreader_width_kernel(sp, i, dir);
+        si_call k = {kern,
                      dir,
-                     n_w > 1 ? sp->pw.width[i] : p->width,
+                     width_at(sp, i),
                      p->precision == WARPFFT_F64 ? (void *)&beta_d : (void *)&beta_f,
                      w_sel,
                      i};
-        st = method_of(p)->launch(sp, &k, c, grid);
+        st = m->launch(sp, &k, c, grid);
     }
     return st;
 }

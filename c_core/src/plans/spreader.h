@@ -119,6 +119,9 @@ typedef struct wf_spreader {
                               spreaders only) */
     wf_kernel k_si[2];     /* [0]: spread, [1]: interp (those in ops), of width p.width */
     wf_pwidth pw;          /* the width the points take (its candidates' kernels, tables) */
+    wf_kernel k_gm[WF_MAX_WIDTHS]; /* p.interp_gm_late: GM interpolation of each width, indexed
+                                      as pw.width (n_w 1: [0] is p.width's) */
+    int use_gm;                    /* the current points interpolate by GM (wf_late_gm) */
 
     /* allocated at creation */
     wf_dbuf grid;       /* its own grid (wf_spreader_alloc with own_grid), else empty */
@@ -213,6 +216,9 @@ warpfft_status wf_spreader_width_plan(wf_spreader *sp);
 /* Adds the modules of the candidates (their spread/interp modules for sp's directions, and
  * offsets_{d}d_p) to s; nothing for n_w = 1. */
 void wf_spreader_width_modules(const wf_spreader *sp, wf_module_set *s);
+/* p.interp_gm_late: the GM interpolation modules of every width sp may run (after
+ * wf_spreader_width_plan); nothing otherwise. */
+void wf_spreader_gm_modules(const wf_spreader *sp, wf_module_set *s);
 /* The device tables (uploaded on sp's stream) and one point set's statistics; nothing for
  * n_w = 1. On failure what it made stays for wf_spreader_release. */
 warpfft_status wf_spreader_width_alloc(wf_spreader *sp);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "params/bins.h"
 #include "params/params.h"
 #include "plans/spreader.h"
 #include "runtime/error.h"
@@ -317,6 +318,7 @@ warpfft_status wf_spreader_setpts(wf_spreader *sp, int64_t n_sets, int64_t M, CU
     sp->M = M;
     sp->n_sets = n_sets;
     sp->pw.in_use = 0;
+    sp->use_gm = wf_late_gm(&sp->p, M); /* no host wait: M alone decides (bins.c) */
     sp->x = x;
     sp->y = dim >= 2 ? y : 0;
     sp->z = dim >= 3 ? z : 0;
