@@ -53,12 +53,13 @@ def freeze(opts):
     return opts
 
 
-def plan_record(opts, nufft_type, dim):
+def plan_record(opts, nufft_type, dim, real=False):
     """The options record (_options.record: checked by the option table, shared, read-only) of
     a transform of `nufft_type`. gpu_method 3 (OD, a spreading method) has no effect on type 2,
     as in the reference; a deterministic type 1 or 3 spreads output-driven, so GM and SM (1, 2:
     atomics) give way to AUTO there, as in warpfft.torch (they stay for type 2, where they are
-    deterministic); type 3 has no mode order."""
+    deterministic); type 3 has no mode order. real: real_data set (the real primitive, ._real;
+    the user's options never set it, options.resolve refuses it there)."""
     kw = dict(_options.resolve(_options.unpack(opts, nufft_type, True), dim))
     method = kw.get("method")
     atomics = (_table.value("method", "GM"), _table.value("method", "SM"))
@@ -67,6 +68,8 @@ def plan_record(opts, nufft_type, dim):
         del kw["method"]
     if nufft_type == 3:
         kw.pop("modeord", None)
+    if real:
+        kw["real_data"] = 1
     return _table.record(tuple(sorted(kw.items())))
 
 

@@ -313,6 +313,12 @@ def _spectrum(static, points, w):
                            weights=kind)
 
 
+def _no_real_data(real_data):
+    if bool(real_data):
+        raise ValueError("real_data=True: the Toeplitz operator works on complex modes only; "
+                         "real data is for nufft1 / nufft2 (docs/real.md)")
+
+
 class Toeplitz:
     """``T = A^H W A`` of M points, its kernel's spectrum computed once (when made; under jit,
     where it is traced):
@@ -326,10 +332,11 @@ class Toeplitz:
     """
 
     def __init__(self, n_modes, *points, weights=None, iflag=-1, eps=1e-6, opts=None,
-                 _state=None):
+                 real_data=False, _state=None):
         if _state is not None:  # unflatten
             self._static, self.points, self.weights, self.spectrum = _state
             return
+        _no_real_data(real_data)
         static, pts, w, _ = _setup(n_modes, points, weights, iflag, eps, opts)
         self._static, self.points, self.weights = static, pts, w
         self.spectrum = _spectrum(static, pts, w)
@@ -360,11 +367,13 @@ class Toeplitz:
 jax.tree_util.register_pytree_node_class(Toeplitz)
 
 
-def toeplitz(f, *points, weights=None, iflag=-1, eps=1e-6, opts=None, adjoint=False):
+def toeplitz(f, *points, weights=None, iflag=-1, eps=1e-6, opts=None, adjoint=False,
+             real_data=False):
     """``T f = A^H (W (A f))`` in one call (the kernel's spectrum computed here): f complex
     (..., *n_modes) with n_modes its last len(points) axes; points x[, y[, z]] (M,) of f's real
     type; weights None, (M,) real or (M,) complex. For repeated applications make a
-    :class:`Toeplitz` once."""
+    :class:`Toeplitz` once. real_data=True raises ValueError (docs/real.md)."""
+    _no_real_data(real_data)
     f = jnp.asarray(f)
     dim = len(points)
     if f.ndim < dim:

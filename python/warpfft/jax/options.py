@@ -113,8 +113,9 @@ _MUST_BE_DEFAULT = {"gpu_sort": "warpfft always sorts points into bins",
                     "gpu_obinsizey": "warpfft sizes type-3 output bins itself",
                     "gpu_obinsizez": "warpfft sizes type-3 output bins itself",
                     "gpu_debug": "warpfft prints nothing; use warpfft.runtime_info()",
-                    "real_data": "warpfft.jax does not take real data yet (warpfft.Plan and "
-                                 "the one-call functions do; docs/real.md)"}
+                    "real_data": "pass real_data=True to nufft1 / nufft2 (a keyword of "
+                                 "theirs, not an option); type 3 and the Toeplitz operator do "
+                                 "not take it (docs/real.md)"}
 # Options the handler sets per call (unchecked points; the call's M): not taken here.
 _PER_CALL = {"check_points", "points_hint"}
 # Every other spelling of the option table (jax-finufft's gpu_* names; warpfft's own, such as
