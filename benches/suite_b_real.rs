@@ -13,7 +13,10 @@
 //!
 //! `cargo bench --bench suite_b_real [-- B2 B3]` runs all or the named cases;
 //! `WARPFFT_BENCH_REPS=N` sets the timed repetitions (default 20); JSON to $WARPFFT_BENCH_JSON
-//! (default target/suite_b_real.json), rewritten after every row. Skips visibly without a GPU.
+//! (default target/suite_b_real.json), rewritten after every row;
+//! `WARPFFT_BENCH_REAL_BINS=B4:16x16x4,B7:8x8x8` gives the real plans of those cases their
+//! bins (tuning; the complex plans keep theirs; the bins used go to stderr). Skips visibly
+//! without a GPU.
 
 #[path = "suite_b/cases.rs"]
 mod cases;
@@ -156,6 +159,22 @@ struct RowOut {
     tol: f64,
 }
 
+/// The bins WARPFFT_BENCH_REAL_BINS gives case `case` (`B4:16x16x4,B7:8x8x8`), if any.
+fn real_bins(case: &str) -> Option<[usize; 3]> {
+    let spec = std::env::var("WARPFFT_BENCH_REAL_BINS").ok()?;
+    spec.split(',').find_map(|item| {
+        let (name, dims) = item.split_once(':')?;
+        if name != case {
+            return None;
+        }
+        let mut bins = [0usize; 3];
+        for (slot, v) in bins.iter_mut().zip(dims.split('x')) {
+            *slot = v.parse().ok()?;
+        }
+        Some(bins)
+    })
+}
+
 fn sample(rng: &mut Rng, n: usize) -> Vec<usize> {
     (0..SAMPLES.min(n))
         .map(|_| rng.below(n as u64) as usize)
@@ -182,7 +201,15 @@ fn run<T: Real>(b: &Bench, reps: usize) -> Result<RowOut> {
     };
     let mut cplx: Plan<T> = builder.build()?;
     cplx.set_device_points(dev_points(&x)?)?;
-    let mut real: RealPlan<T> = builder.build_real()?;
+    // WARPFFT_BENCH_REAL_BINS=B4:16x16x4,...: the real plan's bins (tuning; the complex
+    // plan keeps its defaults)
+    let real_builder = match real_bins(b.name) {
+        Some(bins) => builder.clone().bin_size(bins),
+        None => builder.clone(),
+    };
+    let mut real: RealPlan<T> = real_builder.build_real()?;
+    let bins = real.info()?.bin_size;
+    eprintln!("{}: real plan bins {:?}", b.name, &bins[..dim]);
     real.set_device_points(dev_points(&x)?)?;
     let p = Problem {
         x64: x

@@ -103,3 +103,50 @@ fn band_edge() {
     }
     run_table("band edge", &with_sigmas(v), 8000);
 }
+
+/// A 3D f64 type-2 plan made without `points_hint` keeps SM at creation; each set-points then
+/// interpolates by GM when its M gives fewer than 0.2 points per fine-grid cell, by SM
+/// otherwise (c_core/src/params/bins.c, `wf_late_gm`), within tol either way (issue 39).
+#[test]
+fn late_gm_follows_m() {
+    use crate::common::{gpu_or_skip, transform_error, Rng};
+    use warpfft::{Complex, Method, Plan, TransformType};
+    if !gpu_or_skip("gpu_accuracy::point_sets::late_gm_follows_m") {
+        return;
+    }
+    let n = [32usize, 32, 32];
+    let tol = 1e-6;
+    let mut plan = Plan::<f64>::builder(TransformType::Type2, &n)
+        .tol(tol)
+        .build()
+        .expect("plan");
+    let info = plan.info().expect("info");
+    assert_eq!(info.method, Method::SharedMemory, "before set-points");
+    let fine: usize = info.n_fine.iter().product();
+    let modes: usize = n.iter().product();
+    let mut rng = Rng::new(7);
+    for (m, want) in [
+        (fine / 50, Method::GlobalMemory),
+        (fine / 2, Method::SharedMemory),
+        (fine / 50, Method::GlobalMemory),
+    ] {
+        let x: Vec<Vec<f64>> = rng.coords(3, m, std::f64::consts::PI);
+        plan.set_points(&x).expect("set_points");
+        let fk: Vec<Complex<f64>> = (0..modes)
+            .map(|_| Complex::new(rng.sym(1.0), rng.sym(1.0)))
+            .collect();
+        let mut c = vec![Complex::new(0.0, 0.0); m];
+        plan.execute(&fk, &mut c).expect("execute");
+        let got = plan.info().expect("info").method;
+        let sample: Vec<usize> = (0..256).map(|_| rng.below(m as u64) as usize).collect();
+        let err = transform_error(&plan, &fk, &c, (modes, m), 0, &sample).expect("direct");
+        println!(
+            "late GM: M = {m} ({:.3} per cell): {got:?}, error {err:.2e}",
+            m as f64 / fine as f64
+        );
+        assert!(
+            got == want && err <= tol,
+            "M = {m}: method {got:?} (want {want:?}), error {err:.2e} (tol {tol:e})"
+        );
+    }
+}
