@@ -12,13 +12,14 @@
  * record (attribute opts, hex) must reach the plan field for field, a malformed one never (the
  * handler refuses the call); the plan's points_hint must be
  * the power of two nearest to the M its set-points get (types 1 and 2; 0 for type 3 and for
- * M = 0); every plan taken from the live-plan pool (a small stand-in of warpfft_pool_*: plans kept
- * by key between inputs) must be given back exactly once by the end of the call; and an error must
- * come back through XLA_FFI_Error_Create with a message. Any other outcome aborts, as do the
- * sanitizers. The input's decoding into the frame is fuzz_xla_frame.c's; this file holds the
- * stand-in, its checks and the entry point. c_core/fuzz/run.sh builds and runs it (with
- * fuzz_xla_frame.c); corpus/fuzz_xla holds the seeds (make_seeds.py); WF_FUZZ_TRACE=1 prints the
- * stand-in's calls (fuzz_xla SEED runs one input).
+ * M = 0); real_data (opts) makes execute's strengths real and its modes the half (dimension
+ * 1: n1/2 + 1), and never reaches a type-3 plan; every plan taken from the live-plan pool (a small
+ * stand-in of warpfft_pool_*: plans kept by key between inputs) must be given back exactly once by
+ * the end of the call; and an error must come back through XLA_FFI_Error_Create with a message. Any
+ * other outcome aborts, as do the sanitizers. The input's decoding into the frame is
+ * fuzz_xla_frame.c's; this file holds the stand-in, its checks and the entry point.
+ * c_core/fuzz/run.sh builds and runs it (with fuzz_xla_frame.c); corpus/fuzz_xla holds the seeds
+ * (make_seeds.py); WF_FUZZ_TRACE=1 prints the stand-in's calls (fuzz_xla SEED runs one input).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -34,7 +35,7 @@ const char *fuzz_target = "fuzz_xla";
 /* ---- the checking stand-in of the C ABI ---- */
 
 struct warpfft_plan_s {
-    int type, dim, precision;
+    int type, dim, precision, real; /* real: opts.real_data (real strengths, half modes) */
     int64_t n[3], ntransf, M, K;
     int64_t hint;       /* opts.points_hint it was made with */
     int points_set;     /* in the current handler call */
@@ -85,6 +86,7 @@ static void check_opts(int type, const warpfft_opts *o) {
             (unsigned long long)o->stream);
     if (o->method != r.method || o->max_subprob != r.max_subprob ||
         o->deterministic != r.deterministic || o->spreadinterponly != r.spreadinterponly ||
+        o->real_data != r.real_data ||
         memcmp(&o->upsampfac, &r.upsampfac, sizeof r.upsampfac) != 0 ||
         memcmp(o->bin_size, r.bin_size, sizeof r.bin_size) != 0 ||
         o->modeord != (type == 3 ? 0 : r.modeord))
@@ -110,9 +112,12 @@ warpfft_status warpfft_plan_create(int type, int dim, const int64_t n[3], int if
         return WARPFFT_ERR_OUT_OF_MEMORY;
     if (o->points_hint < 0 || (type == 3 && o->points_hint != 0))
         bug("plan_create: type %d with points_hint %lld", type, (long long)o->points_hint);
+    if (type == 3 && o->real_data)
+        bug("plan_create: type 3 with real_data %d (the handler refuses it)", o->real_data);
     *p = (struct warpfft_plan_s){.type = type,
                                  .dim = dim,
                                  .precision = (int)precision,
+                                 .real = o->real_data != 0,
                                  .n = {1, 1, 1},
                                  .ntransf = ntransf,
                                  .M = -1,
@@ -234,13 +239,16 @@ warpfft_status warpfft_execute(warpfft_plan plan, warpfft_precision precision, v
             (int)precision, plan->precision, plan->points_set ? "set" : "NOT set");
     trace("execute c %p fk %p\n", c, fk);
     int cplx = plan->precision == WARPFFT_F64 ? WF_XLA_C128 : WF_XLA_C64;
+    int real = plan->precision == WARPFFT_F64 ? WF_XLA_F64 : WF_XLA_F32;
     uint64_t cb = 2 * real_size(plan->precision);
-    uint64_t nk =
-        plan->type == 3 ? (uint64_t)plan->K : mul(mul(plan->n[0], plan->n[1]), plan->n[2]);
-    uint64_t c_bytes = mul(mul((uint64_t)plan->ntransf, (uint64_t)plan->M), cb);
+    /* real_data: real strengths, the half modes (dimension 1: n/2 + 1) */
+    uint64_t n1 = plan->real ? (uint64_t)plan->n[0] / 2 + 1 : (uint64_t)plan->n[0];
+    uint64_t nk = plan->type == 3 ? (uint64_t)plan->K : mul(mul(n1, plan->n[1]), plan->n[2]);
+    uint64_t c_bytes =
+        mul(mul((uint64_t)plan->ntransf, (uint64_t)plan->M), plan->real ? cb / 2 : cb);
     uint64_t fk_bytes = mul(mul((uint64_t)plan->ntransf, nk), cb);
     /* type 2 writes c (interpolated strengths); types 1 and 3 write fk */
-    check_extent("execute c", c, c_bytes, cplx, plan->type == 2);
+    check_extent("execute c", c, c_bytes, plan->real ? real : cplx, plan->type == 2);
     check_extent("execute fk", fk, fk_bytes, cplx, plan->type != 2);
     return fail_fn == 3 ? fail_status : WARPFFT_SUCCESS;
 }

@@ -9,6 +9,7 @@
  */
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +157,14 @@ static size_t make_text(reader *r, int i) {
     memcpy(rec, &o, sizeof o < n ? sizeof o : n);
     if (n > sizeof o)
         rec[sizeof o + take(r, 1) % (n - sizeof o)] = (unsigned char)take(r, 1);
-    int upper = take(r, 1) % 4 == 0;
+    /* the last choice: bits 0-1 the case of the digits, bits 2-3 real_data (1: set; 2: any
+     * value), so that the inputs made before real_data existed read as they did */
+    uint8_t last = (uint8_t)take(r, 1);
+    int upper = last % 4 == 0;
+    if (last / 4 % 4 && n >= offsetof(warpfft_opts, real_data) + sizeof o.real_data) {
+        o.real_data = last / 4 % 4 == 1 ? 1 : (int32_t)pick_int(r);
+        memcpy(rec + offsetof(warpfft_opts, real_data), &o.real_data, sizeof o.real_data);
+    }
     for (size_t k = 0; k < n; k++)
         snprintf(t + 2 * k, 3, upper ? "%02X" : "%02x", rec[k]);
     return 2 * n;

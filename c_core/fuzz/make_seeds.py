@@ -74,14 +74,15 @@ OPTS_FIELDS = ["modeord", "method", "device", "upsampfac", "stream", "bin1", "bi
                "max_subprob", "spreadinterponly", "check_points", "points_hint", "deterministic"]
 
 
-def xla_opts(**fields):
+def xla_opts(real_data=0, **fields):
     """A string attribute's choices: a record of this header's size (sizes[0]) whose struct_size
-    says so, the fields given (others 0), lowercase hex."""
+    says so, the fields given (others 0), lowercase hex; real_data 1 sets that field."""
     out = [0, 0, 1]  # a record (0 < 200), sizes[0], struct_size as the size (1 % 8 != 0)
     for f in OPTS_FIELDS:
         v = fields.get(f, 0)
         out += [DOUBLES.index(v)] if f == "upsampfac" else xla_int(v)
-    return out + [1]  # lowercase (1 % 4 != 0)
+    # the last choice: lowercase (1 % 4 != 0); real_data 1 when 1 / 4 % 4 == 1 (5)
+    return out + [5 if real_data else 1]
 
 
 def xla_frame(args, ret, attrs, fail=0, flags=0):
@@ -99,11 +100,11 @@ def xla_frame(args, ret, attrs, fail=0, flags=0):
     return out
 
 
-def xla_attrs(type_, n, eps=1e-5, modeord=1):
+def xla_attrs(type_, n, eps=1e-5, modeord=1, real_data=0):
     a = [("nufft_type", "s64", type_), ("iflag", "s64", -1), ("eps", "f64", eps),
          ("n1", "s64", n[0]), ("n2", "s64", n[1]), ("n3", "s64", n[2]),
          ("opts", None, xla_opts(modeord=modeord, method=2, bin1=4, bin2=5, bin3=6,
-                                 max_subprob=7, upsampfac=1.25))]
+                                 max_subprob=7, upsampfac=1.25, real_data=real_data))]
     return a
 
 
@@ -126,6 +127,13 @@ def xla_seeds():
           xla_frame([("c64", [2, 1, 3, 5]), ("f32", [2, 0]), ("f32", [2, 0])],
                     ("c64", [2, 1, 0]), xla_attrs(2, (5, 3, 1))))
     # type 3, 2D f32: source (G, T, M), sources (Gp, M) x 2, targets (Gp, K) x 2, (G, T, K)
+    # real_data (docs/real.md): real strengths, the half modes (n1 = 8 or 7: 5 or 4 columns)
+    write("fuzz_xla", "type1-2d-f32-real",
+          xla_frame([("f32", [G, T, M]), ("f32", [G, M]), ("f32", [G, M])],
+                    ("c64", [G, T, 6, 5]), xla_attrs(1, (8, 6, 1), real_data=1)))
+    write("fuzz_xla", "type2-1d-f64-real",
+          xla_frame([("c128", [2, 3, 4]), ("f64", [1, 7])], ("f64", [2, 3, 7]),
+                    xla_attrs(2, (7, 1, 1), real_data=1)))
     write("fuzz_xla", "type3-2d-f32",
           xla_frame([("c64", [3, 2, 5]), ("f32", [3, 5]), ("f32", [3, 5]), ("f32", [3, 4]),
                      ("f32", [3, 4])], ("c64", [3, 2, 4]), xla_attrs(3, (1, 1, 1), modeord=0)))
