@@ -157,8 +157,9 @@ static size_t make_text(reader *r, int i) {
     memcpy(rec, &o, sizeof o < n ? sizeof o : n);
     if (n > sizeof o)
         rec[sizeof o + take(r, 1) % (n - sizeof o)] = (unsigned char)take(r, 1);
-    /* the last choice: bits 0-1 the case of the digits, bits 2-3 real_data (1: set; 2: any
-     * value), so that the inputs made before real_data existed read as they did */
+    /* the last choice: bits 0-1 the case of the digits, bits 2-3 real_data (0: as the record
+     * says, 0; 1: set; else any value), so the seeds made before real_data (last choice 1) read
+     * as they did */
     uint8_t last = (uint8_t)take(r, 1);
     int upper = last % 4 == 0;
     if (last / 4 % 4 && n >= offsetof(warpfft_opts, real_data) + sizeof o.real_data) {
