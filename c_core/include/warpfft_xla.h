@@ -35,7 +35,9 @@ typedef struct XLA_FFI_CallFrame XLA_FFI_CallFrame; /* XLA's: one call's argumen
  * The NUFFT handler (type 1, 2 or 3).
  * Arguments: source, then `dim` point arrays in the C plan's dimension order (dimension 1
  * first). Shapes: points (G or 1, M) of f32/f64; type 1 source (G, T, M) complex, result
- * (G, T, N3?, N2?, N1); type 2 source (G, T, N...) complex, result (G, T, M).
+ * (G, T, N3?, N2?, N1); type 2 source (G, T, N...) complex, result (G, T, M). With
+ * opts.real_data (types 1 and 2): type 1's source and type 2's result are f32/f64 (real), and
+ * the modes' N1 axis holds the half, N1/2 + 1 (docs/real.md).
  * Attributes (integers of any width, floats f64): nufft_type, iflag, eps, n1, n2, n3 (the C
  * plan's mode counts); and the plan options as one string, opts: the warpfft_opts record the
  * Python side resolved through the option table , its struct_size bytes in hex

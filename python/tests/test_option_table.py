@@ -207,6 +207,8 @@ def test_torch_op(row):
         target = wt._table_name(spelling, 3)  # bins in the C plan's order
         for value in good + bad:
             st, msg, want = _c_set(target, value)
+            # real_data: type 1 takes real values (docs/real.md)
+            vals = v.real.contiguous() if wt._real_data({row.name: value}) else v
             if spelling == "gpu_stream" or row.name in wt._PER_CALL or \
                     spelling in wt._MUST_BE_DEFAULT:
                 if spelling in wt._MUST_BE_DEFAULT and value == row.default:
@@ -219,10 +221,10 @@ def test_torch_op(row):
                 if row.offset >= 0:
                     assert _options.get(rec, target) == _options.get(want, target), value
                 with pytest.raises(ValueError, match="CUDA tensors"):
-                    wt.finufft_type1(p, v, (4, 4, 4), eps=1e-3, **{spelling: value})
+                    wt.finufft_type1(p, vals, (4, 4, 4), eps=1e-3, **{spelling: value})
             else:
                 with pytest.raises(ValueError) as ei:
-                    wt.finufft_type1(p, v, (4, 4, 4), eps=1e-3, **{spelling: value})
+                    wt.finufft_type1(p, vals, (4, 4, 4), eps=1e-3, **{spelling: value})
                 assert ei.value.message == msg, (spelling, value)
 
 
