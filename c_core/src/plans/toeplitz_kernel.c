@@ -4,9 +4,17 @@
  *   order: position l_d holds m_d = l_d or l_d - L_d), by a type-1 transform of L modes
  *   (plans/nufft12.h, its cuFFT plan and grid through the plan cache), then the DFT of K on the
  *   grid by a cuFFT plan of that grid (also through the plan cache: the same item a type 1/2
- *   plan with that fine grid uses), then the real part (real weights: K is Hermitian, so its
- *   DFT is real up to rounding) or the complex values, scaled by 1 / (L_1 L_2 L_3), which is
- *   what the inverse FFT of the application leaves out.
+ *   plan with that fine grid uses), scaled by 1 / (L_1 L_2 L_3), which is what the inverse FFT
+ *   of the application leaves out.
+ * Complex weights: a complex type 1, a C2C/Z2Z DFT, then the scaled copy (toep_spectrum).
+ * Real weights or none: K is Hermitian (K(-m) = conj K(m)), so its DFT is real, and a real-data
+ *   type 1 (docs/real.md; real strengths w_j / (L_1 L_2 L_3), the scale folded in) gives the
+ *   half K(m) for m_1 = 0 .. L_1/2, which is the input of a C2R/Z2D DFT of the L grid as it
+ *   stands (m_2, m_3 in FFT order): the real spectrum, written into dst directly. That takes
+ *   the real spreading (half the tile bytes), an R2C and a C2R (half the work of C2C). Where the
+ *   computed half is not exactly Hermitian (rounding), the C2R keeps its Hermitian part, as the
+ *   real part of the complex route did; its m_1 = L_1/2 plane stands for lags +-L_1/2 >= N_1,
+ *   which no output of the operator reaches.
  * Every resource taken here is given back (plan cache) or freed before returning, on every path.
  */
 #include <stdio.h>
@@ -51,6 +59,8 @@ typedef struct kernel_fft {
 } kernel_fft;
 
 static int fft_type(const wf_toep_params *q) {
+    if (q->spectrum_real) /* the half of a real-data type 1 in, the real spectrum out */
+        return q->precision == WARPFFT_F64 ? WF_CUFFT_Z2D : WF_CUFFT_C2R;
     return q->precision == WARPFFT_F64 ? WF_CUFFT_Z2Z : WF_CUFFT_C2C;
 }
 
@@ -60,8 +70,8 @@ static wf_cache_item fft_key(const wf_toep_params *q, const wf_exec *ex) {
     return wf_cache_fft_item(ex->dev, q->dim, q->n_grid, 1, q->precision, fft_type(q));
 }
 
-/* cufftCreate + MakePlanMany64 of the grid (in place, batch 1, slowest dimension first) + a work
- * area, as plans/nufft12.c makes its fine-grid plan. */
+/* cufftCreate + MakePlanMany64 of the grid (batch 1, slowest dimension first; C2C in place, C2R
+ * from the half to dst) + a work area, as plans/nufft12.c makes its fine-grid plan. */
 static warpfft_status fft_new(kernel_fft *f, const wf_toep_params *q, const wf_cufft *cf) {
     long long dims[3] = {1, 1, 1};
     for (int d = 0; d < q->dim; d++)
@@ -156,6 +166,65 @@ static warpfft_status launch_spectrum(const wf_toep_params *q, const wf_exec *ex
     return wf_exec_launch(ex, k, q->grid_prod, args);
 }
 
+static size_t align256(size_t n) {
+    return (n + 255) / 256 * 256;
+}
+
+/* The strengths of real weights or none into `spare` (spare_bytes) when they fit, else into a
+ * buffer of their own (cbuf): complex (w_j, 0) or (1, 0); for a real spectrum (the real-data
+ * type 1) real w_j / (L_1 L_2 L_3) or 1 / (L_1 L_2 L_3), made from those complex values by the
+ * spectrum kernel's scaled real part. Sets *c. */
+static warpfft_status strengths(const wf_toep_params *q, const wf_exec *ex,
+                                const wf_kernel *k_weights, const wf_kernel *k_spectrum, int64_t M,
+                                CUdeviceptr w, wf_dbuf *cbuf, size_t *counted, CUdeviceptr spare,
+                                size_t spare_bytes, CUdeviceptr *c) {
+    size_t cplx = align256((size_t)M * q->complex_bytes);
+    size_t bytes = cplx + (q->spectrum_real ? (size_t)M * q->real_bytes : 0);
+    CUdeviceptr base = spare; /* read by execute's spreading, before dst is written */
+    warpfft_status st = WARPFFT_SUCCESS;
+    if (!spare || bytes > spare_bytes) {
+        st = wf_dbuf_alloc(cbuf, bytes, "the kernel's strengths", counted);
+        base = cbuf->ptr;
+    }
+    if (st == WARPFFT_SUCCESS)
+        st = launch_weights(ex, k_weights, M, q->weights == WARPFFT_WEIGHTS_REAL ? w : 0, base);
+    if (st != WARPFFT_SUCCESS || !q->spectrum_real) {
+        *c = base;
+        return st;
+    }
+    /* the scaled real parts: toep_spectrum over the M strengths (its n = M) */
+    *c = base + cplx;
+    float s32 = (float)(1.0 / (double)q->grid_prod);
+    double s64 = 1.0 / (double)q->grid_prod;
+    long long n = M;
+    int real = 1;
+    void *scale = q->precision == WARPFFT_F64 ? (void *)&s64 : (void *)&s32;
+    void *args[] = {&n, scale, &real, &base, c};
+    return wf_exec_launch(ex, k_spectrum, M, args);
+}
+
+/* The DFT of the kernel on the L grid: in place (complex), or C2R from the half in `grid` to
+ * the real spectrum in dst. */
+static warpfft_status kernel_dft(const wf_toep_params *q, kernel_fft *f, CUdeviceptr grid,
+                                 CUdeviceptr dst) {
+    const wf_cufft *cf = f->it.cufft;
+    void *g = (void *)(uintptr_t)grid, *d = (void *)(uintptr_t)dst;
+    int f64 = q->precision == WARPFFT_F64;
+    cufftResult r;
+    const char *what;
+    if (q->spectrum_real) {
+        r = f64 ? cf->cufftExecZ2D(f->it.fft, g, d) : cf->cufftExecC2R(f->it.fft, g, d);
+        what = f64 ? "cufftExecZ2D (the Toeplitz kernel's FFT)"
+                   : "cufftExecC2R (the Toeplitz kernel's FFT)";
+    } else {
+        r = f64 ? cf->cufftExecZ2Z(f->it.fft, g, g, WF_CUFFT_FORWARD)
+                : cf->cufftExecC2C(f->it.fft, g, g, WF_CUFFT_FORWARD);
+        what = f64 ? "cufftExecZ2Z (the Toeplitz kernel's FFT)"
+                   : "cufftExecC2C (the Toeplitz kernel's FFT)";
+    }
+    return r != 0 ? wf_cufft_error(r, what) : WARPFFT_SUCCESS;
+}
+
 /* The type-1 transform's steps: strengths, points, execute into the grid, FFT, spectrum. */
 static warpfft_status run(const wf_toep_params *q, wf_nufft12 *n1, const wf_exec *ex,
                           const wf_kernel *k_weights, const wf_kernel *k_spectrum, int64_t M,
@@ -164,31 +233,15 @@ static warpfft_status run(const wf_toep_params *q, wf_nufft12 *n1, const wf_exec
                           kernel_fft *f, CUdeviceptr dst, const char *who) {
     CUdeviceptr c = w;
     warpfft_status st = WARPFFT_SUCCESS;
-    if (q->weights != WARPFFT_WEIGHTS_COMPLEX) { /* (w_j, 0) or (1, 0) */
-        size_t bytes = (size_t)M * q->complex_bytes;
-        if (spare && bytes <= spare_bytes)
-            c = spare; /* read by execute's spreading, before dst is written */
-        else if ((st = wf_dbuf_alloc(cbuf, bytes, "the kernel's strengths", counted)) ==
-                 WARPFFT_SUCCESS)
-            c = cbuf->ptr;
-        if (st == WARPFFT_SUCCESS)
-            st = launch_weights(ex, k_weights, M, q->weights == WARPFFT_WEIGHTS_REAL ? w : 0, c);
-    }
+    if (q->weights != WARPFFT_WEIGHTS_COMPLEX)
+        st = strengths(q, ex, k_weights, k_spectrum, M, w, cbuf, counted, spare, spare_bytes, &c);
     if (st == WARPFFT_SUCCESS)
         st = wf_nufft12_setpts(n1, 1, M, x, y, z, who); /* checked: BAD_POINTS for NaN/inf */
     if (st == WARPFFT_SUCCESS)
         st = wf_nufft12_execute(n1, c, grid);
-    if (st == WARPFFT_SUCCESS) {
-        void *g = (void *)(uintptr_t)grid;
-        cufftResult r = q->precision == WARPFFT_F64
-                            ? f->it.cufft->cufftExecZ2Z(f->it.fft, g, g, WF_CUFFT_FORWARD)
-                            : f->it.cufft->cufftExecC2C(f->it.fft, g, g, WF_CUFFT_FORWARD);
-        if (r != 0)
-            st = wf_cufft_error(r, q->precision == WARPFFT_F64
-                                       ? "cufftExecZ2Z (the Toeplitz kernel's FFT)"
-                                       : "cufftExecC2C (the Toeplitz kernel's FFT)");
-    }
     if (st == WARPFFT_SUCCESS)
+        st = kernel_dft(q, f, grid, dst);
+    if (st == WARPFFT_SUCCESS && !q->spectrum_real) /* real: the C2R wrote it, scaled */
         st = launch_spectrum(q, ex, k_spectrum, grid, dst);
     return st;
 }

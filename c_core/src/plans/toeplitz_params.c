@@ -92,13 +92,15 @@ warpfft_status wf_toep_choose(int dim, const int64_t n_modes[3], int64_t ntransf
         q->n_grid[d] = d < dim ? wf_next_smooth_even(2 * n_modes[d] - 1) : 1;
     }
     /* The kernel's type-1 transform: L modes in FFT order (its output is the circulant's first
-     * column), checked points, one width (the spectrum is computed once, from points that may
-     * sit anywhere); its parameters check the grid's sizes and overflow too. Resolved once:
-     * wf_toep_for_device only fits them to the device. */
+     * column; the half of it for real weights or none), checked points, one width (the spectrum is
+     * computed once, from points that may sit anywhere); its parameters check the grid's sizes and
+     * overflow too. Resolved once: wf_toep_for_device only fits them to the device. */
     warpfft_opts ko = q->opts;
     ko.modeord = 1;
     ko.check_points = 1;
     ko.points_width = 0;
+    /* real weights or none: a real-data type 1 (toeplitz_kernel.c: K is Hermitian) */
+    ko.real_data = q->spectrum_real;
     st = wf_params_resolve(1, dim, q->n_grid, 1, q->kernel_tol, precision, &ko, &q->kernel_req);
     if (st == WARPFFT_SUCCESS)
         st = wf_params_fit(&q->kernel_req, shared_limit, &q->kernel);
