@@ -127,6 +127,15 @@ def test_upsampfac_outside_what_the_library_takes_raises_its_error(fake, value):
     assert "must be 0 (chosen per plan) or in [1.25, 3]" in str(ei.value)
 
 
+def test_a_refused_value_is_refused_after_an_equal_accepted_one(fake):
+    """The options records are cached per items; 1.0 equals 1 as a key, but an integer option
+    takes 1 and refuses 1.0, so a record made for gpu_sort=1 must not answer for 1.0 (the
+    parametrized test below failed when test_option_table.py ran first in the process)."""
+    Plan(1, (8, 8), gpu_sort=1).close()
+    with pytest.raises(TypeError, match="gpu_sort"):
+        Plan(1, (8, 8), gpu_sort=1.0)
+
+
 @pytest.mark.parametrize("name, value", [
     ("gpu_sort", 1.0), ("gpu_sort", "1"), ("gpu_method", 0.5), ("modeord", None),
     ("gpu_device_id", None), ("upsampfac", "2.0"), ("upsampfac", None), ("upsampfac", 2j),

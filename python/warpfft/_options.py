@@ -119,13 +119,19 @@ def set_option(opts, name, value):
         raise _lib.make_error(st)
 
 
-@functools.lru_cache(maxsize=512)
 def record(items=()):
     """A record with the table's defaults, then each ``(name, value)`` of `items` (a tuple, in
     order) set through the table. Made once per distinct items and shared by its callers:
-    read-only -- never change its bytes (:func:`copy` gives a record to change)."""
+    read-only -- never change its bytes (:func:`copy` gives a record to change). Distinct
+    means of distinct types too: 1 and 1.0 (or True) are equal keys to a plain cache, but the
+    table takes 1 and refuses 1.0 for an integer option, so the types are part of the key."""
+    return _record(tuple((name, type(value), value) for name, value in items))
+
+
+@functools.lru_cache(maxsize=512)
+def _record(typed_items):
     opts = _lib.default_opts()
-    for name, value in items:
+    for name, _, value in typed_items:
         set_option(opts, name, value)
     return opts
 
