@@ -113,6 +113,35 @@ static const shape shapes[] = {
     {3, WARPFFT_F32, WARPFFT_WEIGHTS_REAL, {12, 7, 5}, 2, MT, 0x5150, 0},
 };
 
+/* The kernel's route (toeplitz_kernel.c): with real weights or none a real-data type 1 (R2C /
+ * D2Z) and a C2R / Z2D of the L grid, no complex FFT; with complex weights complex ones only.
+ * And its L-grid plan is the plan cache's item of that grid and kind: after the first build, a
+ * second operator of the shape (the first destroyed into the cache) makes none. */
+static void test_kernel_route(void) {
+    static char log[1 << 18];
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const shape *s = &shapes[i];
+        int f64 = s->precision == WARPFFT_F64, real = s->weights != WARPFFT_WEIGHTS_COMPLEX;
+        warpfft_release_cached();
+        warpfft_toeplitz op = NULL;
+        arm(0);
+        int st = create(s, &op);
+        call_log(log, sizeof log);
+        int r2c = count_lines(log, f64 ? "cufftExecD2Z" : "cufftExecR2C");
+        int c2r = count_lines(log, f64 ? "cufftExecZ2D" : "cufftExecC2R");
+        int c2c = count_lines(log, f64 ? "cufftExecZ2Z" : "cufftExecC2C");
+        CHECK(st == 0 && (real ? r2c == 1 && c2r == 1 && c2c == 0 : r2c + c2r == 0 && c2c == 2),
+              "%dD %s weights %d: status %d, R2C %d, C2R %d, C2C %d", s->dim, f64 ? "f64" : "f32",
+              s->weights, st, r2c, c2r, c2c);
+        warpfft_toeplitz_destroy(op);
+        warpfft_toeplitz op2 = NULL;
+        CHECK(measured_create(s, &op2).fft_makes == 0, "%dD weights %d: a second build made plans",
+              s->dim, s->weights);
+        warpfft_toeplitz_destroy(op2);
+    }
+    warpfft_release_cached();
+}
+
 /* A second operator of a shape makes no cuFFT plan and allocates none of the block; it runs
  * inside the buffers it took; its workspace is the first one's. Measured against an operator
  * built while the first is alive (the plan cache warm with its kernel's type-1 items, but no
@@ -345,6 +374,7 @@ int main(void) {
         if (warpfft_malloc(0, bytes, arrays[i]) || warpfft_memset(0, *arrays[i], 0, bytes))
             return printf("FATAL: warpfft_malloc: %s\n", warpfft_last_error()), 1;
     test_second_build();
+    test_kernel_route();
     test_other_shapes();
     test_bounds();
     test_out_of_memory();
