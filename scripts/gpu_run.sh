@@ -5,7 +5,7 @@
 # sanitize-builds (memcheck of the jit and nvrtc builds), sanitize-kernels (memcheck and
 # racecheck of module offsets and the register-tile spreading), bench-peer (suite B beside the reference, .peer/ carried), density (non-uniform points beside the reference), bench-jit, bench-nvrtc, python-gpu, frameworks, toeplitz (the
 # normal operator: tests, example, benchmark, memcheck), batched (batched points: tests, benchmark,
-# memcheck), real (real-valued data: the Rust and Python tests, real vs complex timings, memcheck),
+# memcheck), real (real-valued data: the Rust, Python, JAX and PyTorch tests, jit and nvrtc too, real vs complex timings, memcheck),
 # graphs (CUDA graphs: C capture and replay, its memcheck, the PyTorch ops under
 # torch.cuda.graph and torch.compile), and huge (64-bit sizes:
 # needs ~95 GB of device memory, e.g. nvidia-h200; not in the default list). Logs: $OUT or .gpu/logs,
@@ -185,6 +185,13 @@ real)
     say "real: tests"
     run $G/aot/gpu_real --test-threads=1 --nocapture || fails=$((fails+1))
     run env $P python3 -m pytest python/tests/test_real.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    say "real: the JAX and PyTorch ops (values, gradients) and the docs' examples"
+    run env $P XLA_PYTHON_CLIENT_PREALLOCATE=false python3 -m pytest python/tests/test_torch_real.py python/tests/test_jax_real.py -q -rs -p no:cacheprovider || fails=$((fails+1))
+    run env $P XLA_PYTHON_CLIENT_PREALLOCATE=false python3 -m pytest python/tests/test_docs.py -q -rs -p no:cacheprovider -k real || fails=$((fails+1))
+    for m in jit nvrtc; do
+        say "real: $m build (gpu_real)"
+        WARPFFT_CACHE_DIR=${WARPFFT_CACHE_DIR:-$(mktemp -d)} run $G/$m/gpu_real --test-threads=1 || fails=$((fails+1))
+    done
     say "real: benchmark (real vs complex, aot)"
     WARPFFT_BENCH_JSON=$L/suite_b_real.json run $G/aot/suite_b_real $BENCH_CASES || fails=$((fails+1))
     say "real: compute-sanitizer memcheck (aot gpu_real)"
